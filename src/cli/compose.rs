@@ -1,0 +1,115 @@
+//! `new` and `error`: writing envelopes.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::parse_cmd::report;
+use super::{EXIT_INVALID, Failure, input};
+use crate::protocol::error_envelope::{ERROR_CODES, error_envelope, is_error_code};
+use crate::protocol::{self, Envelope, IdGenerator, Options};
+
+/// Arguments of `crosstalk new`.
+pub struct NewArgs {
+    pub from: String,
+    pub to: String,
+    pub intent: String,
+    pub context: String,
+    pub thread: Option<String>,
+    pub parent: Option<String>,
+    pub body: Option<String>,
+    pub user: Option<String>,
+    pub session: Option<String>,
+}
+
+/// Accepts only codes from the taxonomy, listing them when another is given.
+pub fn parse_error_code(s: &str) -> Result<String, String> {
+    let up = s.to_ascii_uppercase();
+    if is_error_code(&up) {
+        Ok(up)
+    } else {
+        let codes: Vec<&str> = ERROR_CODES.iter().map(|(c, _)| *c).collect();
+        Err(format!(
+            "`{s}` is not an error code; use one of {}",
+            codes.join(", ")
+        ))
+    }
+}
+
+/// A session value as the protocol writes them: the UTC hour and a short random id.
+fn new_session() -> String {
+    let now = jiff::Timestamp::now();
+    let hour = now.strftime("%Y-%m-%dT%H");
+    let random = (ulid::Ulid::new().random() & 0xff_ffff) as u32;
+    format!("{hour}Z {random:06x}")
+}
+
+/// `crosstalk new`: a fresh envelope in canonical form, checked before it is printed.
+pub fn new(a: NewArgs) -> Result<u8, Failure> {
+    let body = match a.body.as_deref() {
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                Failure::usage(format!("cannot read the body from standard input: {e}"))
+            })?;
+            Some(s.trim_end_matches(['\n', '\r']).to_string())
+        }
+        Some(b) => Some(b.to_string()),
+        None => None,
+    };
+    let ids = IdGenerator::new();
+    let mut env = Envelope::new(a.from, a.to);
+    let user = a
+        .user
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "operator".into());
+    env.set_header("user", user);
+    env.set_header("session", a.session.unwrap_or_else(new_session));
+    let message = ids.next_id();
+    env.set_header("thread", a.thread.unwrap_or_else(|| message.clone()));
+    if let Some(p) = a.parent {
+        env.set_header("parent", p);
+    }
+    env.set_header("message", message);
+    env.set_header("context", a.context);
+    env.set_header("intent", a.intent);
+    env.body = Some(body.unwrap_or_default());
+    env.sig = Some("none".into());
+    emit(&[env], "<new>")
+}
+
+/// Prints envelopes in canonical form after checking each by parsing it back; diagnostics go
+/// to standard error and any error makes the exit status 1.
+fn emit(envs: &[Envelope], name: &str) -> Result<u8, Failure> {
+    let mut text = String::new();
+    for (i, e) in envs.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str(&protocol::render(e));
+    }
+    let ex = protocol::extract(&text, &input::options());
+    report(name, ex.all_diagnostics());
+    print!("{text}");
+    Ok(if ex.error_count() == 0 {
+        0
+    } else {
+        EXIT_INVALID
+    })
+}
+
+/// `crosstalk error`: the ERROR reply to each envelope found, or one reply to the whole
+/// input when nothing in it parsed.
+pub fn error(code: &str, reason: Option<&str>, file: Option<&Path>) -> Result<u8, Failure> {
+    let inp = input::read(file)?;
+    let ex = inp.extract(&Options::default());
+    let ids = IdGenerator::new();
+    let replies: Vec<Envelope> = if ex.envelopes.is_empty() {
+        vec![error_envelope(None, code, reason, &ex.diagnostics, &ids)]
+    } else {
+        ex.envelopes
+            .iter()
+            .map(|p| error_envelope(Some(&p.envelope), code, reason, &p.diagnostics, &ids))
+            .collect()
+    };
+    emit(&replies, "<error>")
+}

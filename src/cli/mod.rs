@@ -1,0 +1,218 @@
+//! The command line: each subcommand is a thin call into the protocol core.
+//!
+//! Exit status, the same for every command: 0 ok; 1 invalid input, no envelope found or a
+//! failed verification; 2 usage or I/O error.
+
+mod compose;
+mod input;
+mod json;
+mod parse_cmd;
+mod sign_cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Exit status for invalid input (also: no envelope, failed verification).
+pub const EXIT_INVALID: u8 = 1;
+/// Exit status for usage and I/O errors.
+pub const EXIT_USAGE: u8 = 2;
+
+/// The operator's desk for AI Crosstalk envelopes.
+#[derive(Debug, Parser)]
+#[command(name = "crosstalk", version, about, long_about = None)]
+#[command(
+    after_help = "Exit status: 0 ok; 1 invalid input, no envelope found or failed verification; 2 usage or I/O error."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Find every envelope in a paste and show what it says (and what is wrong with it).
+    Parse {
+        /// Input file; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+        /// Print one JSON object instead of the human view.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rewrite every envelope found in canonical form, one blank line between them.
+    Fmt {
+        /// Input file; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+        /// Give envelopes without `thread`/`message` new ids (v1.0 envelopes on receipt).
+        #[arg(long)]
+        fill_ids: bool,
+    },
+    /// Check files and report diagnostics as `file:line:col: severity: message`.
+    Check {
+        /// Input files; none reads standard input.
+        files: Vec<PathBuf>,
+        /// Print JSON: one object per file with its counts and diagnostics.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a new envelope with fresh ids.
+    New {
+        /// Sender: a name (CLAUDE) or an address (claude://session/abc).
+        #[arg(long)]
+        from: String,
+        /// Recipient: a name or an address.
+        #[arg(long)]
+        to: String,
+        /// Intent: REQUEST, RESPOND, POLL, … (legacy names are accepted with a warning).
+        #[arg(long)]
+        intent: String,
+        /// What the conversation is about.
+        #[arg(long)]
+        context: String,
+        /// Thread to join; a new thread is started when absent.
+        #[arg(long)]
+        thread: Option<String>,
+        /// Message this one replies to.
+        #[arg(long)]
+        parent: Option<String>,
+        /// The body text, or `-` to read it from standard input.
+        #[arg(long)]
+        body: Option<String>,
+        /// The `user` header [default: $USER].
+        #[arg(long)]
+        user: Option<String>,
+        /// The `session` header [default: the current UTC hour and a random id].
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// Write the ERROR reply to each envelope of the input (or to input that did not parse).
+    Error {
+        /// Error code from the taxonomy.
+        #[arg(long, value_parser = compose::parse_error_code)]
+        code: String,
+        /// Reason; the code's standard reason when absent.
+        #[arg(long)]
+        reason: Option<String>,
+        /// Input file; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+    },
+    /// Sign every envelope of the input and print them in canonical form.
+    Sign {
+        /// Input file; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+        /// Private key: PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
+        #[arg(long)]
+        key: PathBuf,
+        /// Key id for the `ed25519:` form [default: derived from the public key].
+        #[arg(long)]
+        pkid: Option<String>,
+        /// Signature form: detached JWS (rc1) or the spec's `ed25519:pkid=…;sig=…`.
+        #[arg(long, value_enum, default_value_t = SigFormatArg::Jws)]
+        format: SigFormatArg,
+    },
+    /// Verify every envelope's signature with a public key (exit 0 only if all are valid).
+    Verify {
+        /// Input file; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+        /// Public key: SPKI PEM or the DNS TXT form `ed25519:pk=<base64>`.
+        #[arg(long)]
+        key: PathBuf,
+        /// Print JSON: one object per envelope.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The two `sig:` forms on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum SigFormatArg {
+    /// Detached JWS with EdDSA (the rc1 canonicalization appendix).
+    Jws,
+    /// `ed25519:pkid=<id>;sig=<base64>` (the spec's syntax).
+    Ed25519,
+}
+
+/// A failure that ends a command: its exit status and what to tell the user.
+#[derive(Debug)]
+pub struct Failure {
+    /// Exit status.
+    pub code: u8,
+    /// The message, already saying what to do.
+    pub message: String,
+}
+
+impl Failure {
+    /// A usage or I/O failure (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            code: EXIT_USAGE,
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses the command line and runs it.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("crosstalk: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<u8, Failure> {
+    let Some(command) = cli.command else {
+        use clap::CommandFactory;
+        let mut cmd = Cli::command();
+        let _ = cmd.print_help();
+        return Ok(0);
+    };
+    match command {
+        Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json),
+        Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids),
+        Command::Check { files, json } => parse_cmd::check(&files, json),
+        Command::New {
+            from,
+            to,
+            intent,
+            context,
+            thread,
+            parent,
+            body,
+            user,
+            session,
+        } => compose::new(compose::NewArgs {
+            from,
+            to,
+            intent,
+            context,
+            thread,
+            parent,
+            body,
+            user,
+            session,
+        }),
+        Command::Error { code, reason, file } => {
+            compose::error(&code, reason.as_deref(), file.as_deref())
+        }
+        Command::Sign {
+            file,
+            key,
+            pkid,
+            format,
+        } => sign_cmd::sign(
+            file.as_deref(),
+            &key,
+            pkid.as_deref(),
+            match format {
+                SigFormatArg::Jws => crate::protocol::signature::SigFormat::Jws,
+                SigFormatArg::Ed25519 => crate::protocol::signature::SigFormat::Ed25519,
+            },
+        ),
+        Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json),
+    }
+}

@@ -1,0 +1,110 @@
+//! `sign` and `verify`.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use serde_json::json;
+
+use super::parse_cmd::report;
+use super::{EXIT_INVALID, Failure, input, json as out_json};
+use crate::protocol::keys::{default_pkid, parse_private_key, parse_public_key};
+use crate::protocol::signature::{Matched, SigFormat, sign_envelope, verify_parsed};
+use crate::protocol::{self, Options};
+
+/// `crosstalk sign`: signs the canonical rendering of each envelope and prints it. Envelopes
+/// with errors are not signed: a signature would vouch for text that is known to be wrong.
+pub fn sign(
+    file: Option<&Path>,
+    key: &Path,
+    pkid: Option<&str>,
+    format: SigFormat,
+) -> Result<u8, Failure> {
+    let sk = parse_private_key(&input::read_key(key)?)
+        .map_err(|e| Failure::usage(format!("{}: {e}", key.display())))?;
+    let pkid = pkid
+        .map(str::to_string)
+        .unwrap_or_else(|| default_pkid(&sk.verifying_key()));
+    let inp = input::read(file)?;
+    let ex = inp.extract(&Options::default());
+    report(&inp.name, ex.all_diagnostics());
+    if ex.envelopes.is_empty() {
+        return Ok(EXIT_INVALID);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut status = 0;
+    let mut first = true;
+    for p in &ex.envelopes {
+        if p.has_errors() {
+            eprintln!(
+                "{}:{}: envelope not signed: fix its errors first",
+                inp.name, p.span.start_line
+            );
+            status = EXIT_INVALID;
+            continue;
+        }
+        let mut env = p.envelope.clone();
+        sign_envelope(&mut env, &sk, format, &pkid);
+        if env.hash.is_some() {
+            env.hash = Some(protocol::render::crc32_hex(
+                &protocol::render::hashed_portion(&env),
+            ));
+        }
+        if !first {
+            let _ = writeln!(out);
+        }
+        first = false;
+        let _ = out.write_all(protocol::render(&env).as_bytes());
+    }
+    let _ = out.flush();
+    Ok(status)
+}
+
+/// `crosstalk verify`: exit 0 only when every envelope carries a valid signature by `key`.
+pub fn verify(file: Option<&Path>, key: &Path, as_json: bool) -> Result<u8, Failure> {
+    let vk = parse_public_key(&input::read_key(key)?)
+        .map_err(|e| Failure::usage(format!("{}: {e}", key.display())))?;
+    let inp = input::read(file)?;
+    let ex = inp.extract(&Options::default());
+    if ex.envelopes.is_empty() {
+        report(&inp.name, ex.diagnostics.iter());
+        return Ok(EXIT_INVALID);
+    }
+    let mut all_ok = true;
+    let mut results = Vec::new();
+    for (i, p) in ex.envelopes.iter().enumerate() {
+        let r = verify_parsed(p, &inp.text, &vk);
+        all_ok &= r.is_ok();
+        let (valid, detail) = match &r {
+            Ok(Matched::AsReceived) => (
+                true,
+                "valid (signature matches the text as received)".to_string(),
+            ),
+            Ok(Matched::Canonical) => (
+                true,
+                "valid (signature matches the canonical form)".to_string(),
+            ),
+            Err(e) => (false, e.to_string()),
+        };
+        if as_json {
+            results.push(json!({
+                "index": i,
+                "span": p.span,
+                "valid": valid,
+                "matched": match r { Ok(Matched::AsReceived) => Some("as_received"), Ok(Matched::Canonical) => Some("canonical"), Err(_) => None },
+                "error": if valid { None } else { Some(detail.clone()) },
+            }));
+        } else {
+            let mark = if valid { "ok" } else { "FAILED" };
+            println!(
+                "{}:{}: envelope {} {mark}: {detail}",
+                inp.name,
+                p.span.start_line,
+                i + 1
+            );
+        }
+    }
+    if as_json {
+        out_json::print(&results);
+    }
+    Ok(if all_ok { 0 } else { EXIT_INVALID })
+}

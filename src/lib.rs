@@ -1,0 +1,8 @@
+//! crosstalk: the operator's desk for the AI Crosstalk protocol.
+//!
+//! Layers, used in one direction only: `cli` → `protocol`. The protocol core is pure (text in,
+//! values out); everything that touches files, terminals or the clock sits above it.
+
+pub mod cli;
+pub mod protocol;
+pub mod sanitize;

@@ -1,0 +1,5 @@
+//! The `crosstalk` binary: hands over to the command line.
+
+fn main() -> std::process::ExitCode {
+    crosstalk::cli::run()
+}

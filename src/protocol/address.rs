@@ -1,0 +1,148 @@
+//! Names and addresses in banners and routing headers.
+//!
+//! A banner side is either a simple name (`CLAUDE`, `supportbot@acme.com`) or an address
+//! `<scheme>://<authority>[/path][?query][#fragment]`, `email:<addr>` or `tel:<number>`.
+
+/// Checks one banner side or routing hop; `Err` says what is wrong and how to write it.
+pub fn check_address(value: &str) -> Result<(), String> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(
+            "the name is empty; write a name like CLAUDE or an address like claude://session/abc"
+                .into(),
+        );
+    }
+    if v.chars().any(char::is_whitespace) {
+        return Err(format!(
+            "`{v}` contains spaces; names and addresses are one word (use - or _ instead)"
+        ));
+    }
+    if let Some(idx) = v.find("://") {
+        let scheme = &v[..idx];
+        check_scheme(v, scheme)?;
+        let rest = &v[idx + 3..];
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        if authority.is_empty() {
+            return Err(format!(
+                "`{v}` has no authority after `{scheme}://`; write it like {scheme}://session/abc"
+            ));
+        }
+        return Ok(());
+    }
+    if let Some(rest) = v.strip_prefix("email:") {
+        let addr = rest.split('?').next().unwrap_or("");
+        return match addr.split_once('@') {
+            Some((l, d)) if !l.is_empty() && d.contains('.') && !d.starts_with('.') => Ok(()),
+            _ => Err(format!(
+                "`{v}` is not an e-mail address; write it like email:support@example.com"
+            )),
+        };
+    }
+    if let Some(rest) = v.strip_prefix("tel:") {
+        let digits = rest.chars().filter(char::is_ascii_digit).count();
+        let ok = rest
+            .chars()
+            .all(|c| c.is_ascii_digit() || "+-.()".contains(c));
+        return if ok && digits >= 3 {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{v}` is not a phone number; write it like tel:+1-555-0100"
+            ))
+        };
+    }
+    if let Some((scheme, _)) = v.split_once(':') {
+        if scheme.contains('/') || scheme.contains('@') {
+            return check_simple(v);
+        }
+        return Err(format!(
+            "`{v}` looks like an address but lacks `//` after `{scheme}:`; write it like {scheme}://host/path"
+        ));
+    }
+    check_simple(v)
+}
+
+fn check_scheme(v: &str, scheme: &str) -> Result<(), String> {
+    let mut chars = scheme.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{v}` has an invalid scheme `{scheme}`; a scheme is letters, digits, + . - and starts with a letter"
+        ))
+    }
+}
+
+fn check_simple(v: &str) -> Result<(), String> {
+    let first_ok = v.chars().next().is_some_and(|c| c.is_alphanumeric());
+    let rest_ok = v
+        .chars()
+        .all(|c| c.is_alphanumeric() || "_.-@+/".contains(c));
+    if first_ok && rest_ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{v}` is not a valid name; use letters, digits and _ . - @ + (like CLAUDE or bot@acme.com)"
+        ))
+    }
+}
+
+/// Splits an `X-Route` value into hops (`a → b → c`, `->` accepted).
+pub fn route_hops(value: &str) -> Vec<&str> {
+    value
+        .split('→')
+        .flat_map(|s| s.split("->"))
+        .map(str::trim)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_field_note_forms() {
+        for ok in [
+            "CLAUDE",
+            "BROTHER",
+            "claude://session/abc",
+            "chatgpt://thread/xyz?model=gpt-4",
+            "human://alice@example.com",
+            "human://+1-555-0100",
+            "supportbot@acme.com",
+            "human://support.acme.com/queue/billing",
+            "email:support@example.com?subject=AI+Crosstalk",
+            "tel:+44-20-7123-4567",
+            "mcp://tool@host",
+            "POLL",
+        ] {
+            assert!(check_address(ok).is_ok(), "{ok}: {:?}", check_address(ok));
+        }
+    }
+
+    #[test]
+    fn rejects_malformed() {
+        for bad in [
+            "",
+            "claude://",
+            "claude:/session",
+            "://abc",
+            "1x://a",
+            "email:nobody",
+            "tel:abc",
+            "two words",
+            "*bad*",
+        ] {
+            assert!(check_address(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hops() {
+        assert_eq!(
+            route_hops("claude://a → human://relay -> chatgpt://x"),
+            vec!["claude://a", "human://relay", "chatgpt://x"]
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! Diagnostics: what is wrong with an input, where (1-based line and column), and what to do.
+//!
+//! Codes are stable kebab-case names: scripts match on them, so a code is never renamed; a new
+//! problem gets a new code.
+
+use serde::Serialize;
+use std::fmt;
+
+/// How bad a diagnostic is. An envelope with an `Error` is not relayed or threaded as is;
+/// a `Warning` reports a repair or a doubtful value and keeps the envelope usable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Usable, but look at it.
+    Warning,
+    /// Not usable as is.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+macro_rules! codes {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $sev:ident; )*) => {
+        /// A stable diagnostic code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Code {
+            /// Every code, for documentation and tests.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable name, e.g. `bad-id`.
+            pub fn as_str(self) -> &'static str {
+                match self { $( Code::$variant => $name, )* }
+            }
+
+            /// The severity this code always has.
+            pub fn severity(self) -> Severity {
+                match self { $( Code::$variant => Severity::$sev, )* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// No envelope was found in the input.
+    NoEnvelope = "no-envelope", Error;
+    /// A `thread`, `parent` or `message` value that is neither a ULID nor a UUIDv7.
+    BadId = "bad-id", Error;
+    /// Intent ERROR without a `meta: error` block carrying `Code`.
+    ErrorCodeMissing = "error-code-missing", Error;
+    /// A `meta: error` `Code` outside the error taxonomy.
+    ErrorCodeUnknown = "error-code-unknown", Error;
+    /// A banner name or address that does not parse.
+    BadAddress = "bad-address", Error;
+    /// An `X-Route` that is not a `→` chain of addresses.
+    BadRoute = "bad-route", Error;
+    /// An `X-Reply-To` that is not an address.
+    BadReplyTo = "bad-reply-to", Error;
+    /// The envelope is larger than the size limit (E-TOO-LARGE).
+    TooLarge = "too-large", Error;
+    /// A banner version other than v1 / v1.x.
+    UnsupportedVersion = "unsupported-version", Error;
+    /// The same threading or identity header given twice with different values.
+    ConflictingHeader = "conflicting-header", Error;
+    /// A line inside a META block that is not `Key: value`.
+    BadMetaEntry = "bad-meta-entry", Error;
+    /// A line among the headers that is neither a header, a META block nor the body.
+    UnexpectedLine = "unexpected-line", Error;
+    /// A banner followed directly by `[[END]]`.
+    EmptyEnvelope = "empty-envelope", Error;
+    /// An intent outside the registry (kept as written).
+    UnknownIntent = "unknown-intent", Warning;
+    /// A v1.0 intent (QUESTION, ANSWER, STATUS, PATCH, NOTE), mapped to its v1.1 name.
+    LegacyIntent = "legacy-intent", Warning;
+    /// A v1.1 RESPOND without `parent`, so it cannot be placed in a thread tree.
+    RespondWithoutParent = "respond-without-parent", Warning;
+    /// Repair: the envelope had no `[[END]]`.
+    MissingEnd = "missing-end", Warning;
+    /// Repair: the body's indentation was stripped by a chat window.
+    BodyIndentStripped = "body-indent-stripped", Warning;
+    /// Repair: some body lines lost their indentation.
+    BodyIndentPartial = "body-indent-partial", Warning;
+    /// Repair: the envelope's newlines were collapsed onto one line.
+    CollapsedNewlines = "collapsed-newlines", Warning;
+    /// An `X-Priority` other than high, normal or low.
+    UnknownPriority = "unknown-priority", Warning;
+    /// A `PII` value other than present, redacted or none.
+    UnknownPii = "unknown-pii", Warning;
+    /// An `Expires` that is not an ISO 8601 time.
+    BadExpires = "bad-expires", Warning;
+    /// An `Expires` already in the past.
+    Expired = "expired", Warning;
+    /// A banner without a version; v1 is assumed.
+    MissingVersion = "missing-version", Warning;
+    /// The `hash:` does not match the text: the paste may be truncated or edited.
+    HashMismatch = "hash-mismatch", Warning;
+    /// No `body:` line at all.
+    MissingBody = "missing-body", Warning;
+    /// Zero-width or byte-order-mark characters were removed from a structural line.
+    InvisibleChars = "invisible-chars", Warning;
+    /// Bidirectional control characters in a header or META value.
+    BidiControl = "bidi-control", Warning;
+    /// The same header given twice with the same value.
+    DuplicateHeader = "duplicate-header", Warning;
+    /// A header written after the body.
+    HeaderAfterBody = "header-after-body", Warning;
+    /// The older `meta: |` layout, read as `meta: legacy`.
+    LegacyMeta = "legacy-meta", Warning;
+    /// An `[[END]]` with no envelope open.
+    StrayEnd = "stray-end", Warning;
+    /// A banner with nothing of an envelope after it.
+    LoneBanner = "lone-banner", Warning;
+    /// Bytes that are not UTF-8 were replaced with U+FFFD.
+    InvalidUtf8 = "invalid-utf8", Warning;
+    /// A `sig:` value in neither the `ed25519:` nor the detached JWS form.
+    UnknownSigFormat = "unknown-sig-format", Warning;
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One finding about the input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Error or warning; always the code's own severity.
+    pub severity: Severity,
+    /// 1-based line in the input.
+    pub line: u32,
+    /// 1-based column (in characters) in that line.
+    pub column: u32,
+    /// Stable code.
+    pub code: Code,
+    /// What is wrong and what to do about it.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the code's severity.
+    pub fn new(code: Code, line: u32, column: u32, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: code.severity(),
+            line,
+            column,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `line:col: severity: message [code]`; callers prefix the file name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}: {} [{}]",
+            self.line, self.column, self.severity, self.message, self.code
+        )
+    }
+}

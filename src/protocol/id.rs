@@ -1,0 +1,145 @@
+//! Message, thread and parent identifiers: ULID or UUIDv7, and monotonic ULID generation.
+
+use std::sync::Mutex;
+
+/// Why a value is not an identifier, phrased so the message can tell the user what to fix.
+pub fn check_id(value: &str) -> Result<(), String> {
+    let v = value.trim();
+    if v.len() == 36 && v.as_bytes().get(8) == Some(&b'-') {
+        return check_uuid_v7(v);
+    }
+    check_ulid(v)
+}
+
+fn check_ulid(v: &str) -> Result<(), String> {
+    const ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    if let Some(bad) = v
+        .chars()
+        .find(|c| !ALPHABET.contains(c.to_ascii_uppercase()))
+    {
+        let why = match bad.to_ascii_uppercase() {
+            'I' | 'L' | 'O' | 'U' => " (Crockford base32 leaves out I, L, O and U)",
+            '.' => " (it looks truncated)",
+            _ => "",
+        };
+        return Err(format!(
+            "`{v}` is not a ULID: `{bad}` is not a ULID character{why}; use a 26-character ULID or a UUIDv7"
+        ));
+    }
+    if v.chars().count() != 26 {
+        return Err(format!(
+            "`{v}` is not a ULID: it has {} characters, a ULID has 26; use a 26-character ULID or a UUIDv7",
+            v.chars().count()
+        ));
+    }
+    if v.as_bytes()[0] > b'7' {
+        return Err(format!(
+            "`{v}` is not a ULID: the first character must be 0–7 (the timestamp overflows otherwise)"
+        ));
+    }
+    Ok(())
+}
+
+fn check_uuid_v7(v: &str) -> Result<(), String> {
+    match uuid::Uuid::try_parse(v) {
+        Ok(u) if u.get_version_num() == 7 && u.get_variant() == uuid::Variant::RFC4122 => Ok(()),
+        Ok(u) => Err(format!(
+            "`{v}` is a UUID of version {}, not 7; use a ULID or a UUIDv7 (time-ordered)",
+            u.get_version_num()
+        )),
+        Err(e) => Err(format!("`{v}` is not a UUID: {e}; use a ULID or a UUIDv7")),
+    }
+}
+
+/// Whether `value` is a ULID or a UUIDv7.
+pub fn is_id(value: &str) -> bool {
+    check_id(value).is_ok()
+}
+
+/// Monotonic ULIDs: ids made within one millisecond still sort in the order they were made,
+/// so messages composed in a burst keep their order in the tree.
+pub struct IdGenerator {
+    inner: Mutex<ulid::Generator>,
+}
+
+impl Default for IdGenerator {
+    fn default() -> Self {
+        IdGenerator {
+            inner: Mutex::new(ulid::Generator::new()),
+        }
+    }
+}
+
+impl IdGenerator {
+    /// A new generator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The next ULID, strictly greater than the previous one from this generator.
+    pub fn next_id(&self) -> String {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        // Overflow needs 2^80 ids in one millisecond; fall back to a fresh ULID rather than
+        // fail, since uniqueness matters more than strict order then.
+        match g.generate() {
+            Ok(u) => u.to_string(),
+            Err(_) => ulid::Ulid::new().to_string(),
+        }
+    }
+}
+
+/// Fills `thread` and `message` of an envelope that has none (v1.0 envelopes get their ids on
+/// receipt). Returns which keys were added.
+pub fn fill_ids(env: &mut crate::protocol::Envelope, ids: &IdGenerator) -> Vec<&'static str> {
+    let mut added = Vec::new();
+    if env.message().is_none() {
+        env.set_header("message", ids.next_id());
+        added.push("message");
+    }
+    if env.thread().is_none() {
+        let thread = env.message().unwrap_or_default().to_string();
+        env.set_header("thread", thread);
+        added.push("thread");
+    }
+    added
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_ulid_and_uuid_v7() {
+        assert!(is_id("01J9J3D3M6A4M3WQX8G1ZQ0S7K"));
+        assert!(is_id("01j9j3d3m6a4m3wqx8g1zq0s7k"));
+        assert!(is_id("018c8e5a-3b2f-7890-abcd-ef1234567890"));
+    }
+
+    #[test]
+    fn rejects_with_reason() {
+        // The spec's own example parent contains U.
+        let e = check_id("01J9J3D9C2V8M4P1R6S8T9U0V1").unwrap_err();
+        assert!(e.contains("leaves out I, L, O and U"), "{e}");
+        assert!(
+            check_id("01J9J3D9C2V8M4...")
+                .unwrap_err()
+                .contains("truncated")
+        );
+        assert!(
+            check_id("01J9J3D3M6A4M3WQX8G1ZQ0S7")
+                .unwrap_err()
+                .contains("25 characters")
+        );
+        assert!(check_id("8ZZZZZZZZZZZZZZZZZZZZZZZZZ").is_err());
+        let v4 = check_id("550e8400-e29b-41d4-a716-446655440000").unwrap_err();
+        assert!(v4.contains("version 4"), "{v4}");
+    }
+
+    #[test]
+    fn generator_is_monotonic() {
+        let g = IdGenerator::new();
+        let ids: Vec<String> = (0..1000).map(|_| g.next_id()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        assert!(ids.iter().all(|i| is_id(i)));
+    }
+}

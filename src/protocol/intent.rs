@@ -1,0 +1,147 @@
+//! The intent registry of v1.1, with the v1.0 names mapped onto it.
+
+use std::fmt;
+
+/// A normalized intent. Values are matched case-insensitively; the envelope keeps the spelling
+/// it was written with (`Envelope::intent_raw`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Intent {
+    /// Ask for information, action or a decision; expects RESPOND.
+    Request,
+    /// Answer to a REQUEST.
+    Respond,
+    /// Ask for a human.
+    Escalate,
+    /// Transfer the conversation.
+    Handoff,
+    /// Ask several recipients; expects several RESPONDs.
+    Poll,
+    /// Acknowledge receipt.
+    Ack,
+    /// Refuse or reject.
+    Nack,
+    /// Report a failure; carries `meta: error`.
+    Error,
+    /// One-way announcement.
+    Broadcast,
+    /// Withdraw consent, keys or permissions; must be signed.
+    Revoke,
+    /// End the thread.
+    Close,
+    /// Not in the registry: kept upper-cased for comparison; the raw spelling stays on the
+    /// envelope.
+    Unknown(String),
+}
+
+/// Where a raw intent value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntentKind {
+    /// A v1.1 core intent.
+    Core,
+    /// A v1.0 intent mapped to its v1.1 name.
+    Legacy,
+    /// Not in the registry.
+    Unknown,
+}
+
+/// The v1.0 names and what they became.
+pub const LEGACY_INTENTS: [(&str, Intent); 5] = [
+    ("QUESTION", Intent::Request),
+    ("ANSWER", Intent::Respond),
+    ("STATUS", Intent::Broadcast),
+    ("PATCH", Intent::Request),
+    ("NOTE", Intent::Broadcast),
+];
+
+impl Intent {
+    /// All core intents in registry order.
+    pub const CORE: [Intent; 11] = [
+        Intent::Request,
+        Intent::Respond,
+        Intent::Escalate,
+        Intent::Handoff,
+        Intent::Poll,
+        Intent::Ack,
+        Intent::Nack,
+        Intent::Error,
+        Intent::Broadcast,
+        Intent::Revoke,
+        Intent::Close,
+    ];
+
+    /// Normalizes a raw value (case-insensitive; legacy names mapped).
+    pub fn parse(raw: &str) -> Intent {
+        Self::classify(raw).0
+    }
+
+    /// Normalizes a raw value and says whether it was core, legacy or unknown.
+    pub fn classify(raw: &str) -> (Intent, IntentKind) {
+        let upper = raw.trim().to_ascii_uppercase();
+        if let Some(i) = Self::CORE.iter().find(|i| i.as_str() == upper) {
+            return (i.clone(), IntentKind::Core);
+        }
+        if let Some((_, i)) = LEGACY_INTENTS.iter().find(|(n, _)| *n == upper) {
+            return (i.clone(), IntentKind::Legacy);
+        }
+        (Intent::Unknown(upper), IntentKind::Unknown)
+    }
+
+    /// The registry name (upper case).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Intent::Request => "REQUEST",
+            Intent::Respond => "RESPOND",
+            Intent::Escalate => "ESCALATE",
+            Intent::Handoff => "HANDOFF",
+            Intent::Poll => "POLL",
+            Intent::Ack => "ACK",
+            Intent::Nack => "NACK",
+            Intent::Error => "ERROR",
+            Intent::Broadcast => "BROADCAST",
+            Intent::Revoke => "REVOKE",
+            Intent::Close => "CLOSE",
+            Intent::Unknown(s) => s,
+        }
+    }
+
+    /// Whether a reply to this intent is a RESPOND (the ones that ask for an answer).
+    pub fn expects_response(&self) -> bool {
+        matches!(
+            self,
+            Intent::Request | Intent::Poll | Intent::Escalate | Intent::Handoff
+        )
+    }
+}
+
+impl fmt::Display for Intent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_and_case() {
+        assert_eq!(
+            Intent::classify("question"),
+            (Intent::Request, IntentKind::Legacy)
+        );
+        assert_eq!(
+            Intent::classify("Note"),
+            (Intent::Broadcast, IntentKind::Legacy)
+        );
+        assert_eq!(
+            Intent::classify("respond"),
+            (Intent::Respond, IntentKind::Core)
+        );
+        assert_eq!(
+            Intent::classify("VOTE"),
+            (Intent::Unknown("VOTE".into()), IntentKind::Unknown)
+        );
+        assert!(Intent::Poll.expects_response());
+        assert!(!Intent::Ack.expects_response());
+    }
+}

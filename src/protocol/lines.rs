@@ -1,0 +1,302 @@
+//! Lines of pasted text and the small normalizations applied to structural lines.
+//!
+//! Structural lines (banner, headers, META, `sig:`, `[[END]]`) are read through [`clean`]:
+//! chat windows and rich-text editors sprinkle zero-width characters and non-breaking spaces
+//! into them. Body lines are never cleaned: they are the message, kept as written.
+
+use std::borrow::Cow;
+
+/// One input line without its line ending.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Line<'a> {
+    /// The text, with `\n` and a trailing `\r` removed.
+    pub text: &'a str,
+    /// 1-based line number.
+    pub no: u32,
+    /// Byte offset of the line's first byte in the input.
+    pub start: usize,
+    /// Byte offset just past the line ending (the next line's start).
+    pub end: usize,
+}
+
+/// A position in the input that can be copied to look ahead without consuming.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cursor<'a> {
+    text: &'a str,
+    pos: usize,
+    line: u32,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `text`, numbering lines from `first_line`.
+    pub fn new(text: &'a str, first_line: u32) -> Self {
+        Cursor {
+            text,
+            pos: 0,
+            line: first_line,
+        }
+    }
+
+    /// The next line, consumed.
+    pub fn next_line(&mut self) -> Option<Line<'a>> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let rest = &self.text[self.pos..];
+        let (raw, advance) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(i) => (&rest[..i], i + 1),
+            None => (rest, rest.len()),
+        };
+        let text = raw.strip_suffix('\r').unwrap_or(raw);
+        let line = Line {
+            text,
+            no: self.line,
+            start: self.pos,
+            end: self.pos + advance,
+        };
+        self.pos += advance;
+        self.line += 1;
+        Some(line)
+    }
+
+    /// The next line, not consumed.
+    pub fn peek_line(&self) -> Option<Line<'a>> {
+        let mut c = *self;
+        c.next_line()
+    }
+
+    /// Byte offset of the next line.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+}
+
+/// Splits text into lines without line endings (`\n` or `\r\n`).
+pub(crate) fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut c = Cursor::new(text, 1);
+    std::iter::from_fn(move || c.next_line().map(|l| l.text))
+}
+
+/// Characters that carry no visible content and are dropped from structural lines.
+pub(crate) fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
+    )
+}
+
+/// Spaces that chat windows substitute for ordinary ones.
+pub(crate) fn is_odd_space(c: char) -> bool {
+    matches!(c, '\u{00A0}' | '\u{2007}' | '\u{202F}')
+}
+
+/// Bidirectional control characters, which can make text display in another order than it is.
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// Whitespace that counts as indentation: space, tab and the odd spaces.
+pub(crate) fn is_indent(c: char) -> bool {
+    c == ' ' || c == '\t' || is_odd_space(c)
+}
+
+/// A structural line with invisible characters removed and odd spaces made plain.
+/// Borrowed (no copy) for the common all-ASCII line.
+pub(crate) fn clean(s: &str) -> Cow<'_, str> {
+    if s.is_ascii() || !s.chars().any(|c| is_invisible(c) || is_odd_space(c)) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .filter(|c| !is_invisible(*c))
+            .map(|c| if is_odd_space(c) { ' ' } else { c })
+            .collect(),
+    )
+}
+
+/// Whether [`clean`] removed any invisible character from `s`.
+pub(crate) fn had_invisible(s: &str) -> bool {
+    !s.is_ascii() && s.chars().any(is_invisible)
+}
+
+/// The 1-based character column in `original` of byte offset `off` in `clean(original)`.
+pub(crate) fn column(original: &str, off: usize) -> u32 {
+    if original.is_ascii() {
+        return off.min(original.len()) as u32 + 1;
+    }
+    let mut cleaned = 0usize;
+    let mut col = 1u32;
+    for c in original.chars() {
+        if is_invisible(c) {
+            col += 1;
+            continue;
+        }
+        if cleaned >= off {
+            return col;
+        }
+        cleaned += if is_odd_space(c) { 1 } else { c.len_utf8() };
+        col += 1;
+    }
+    col
+}
+
+/// The byte offset in `original` of byte offset `off` in `clean(original)`.
+pub(crate) fn original_offset(original: &str, off: usize) -> usize {
+    if original.is_ascii() {
+        return off.min(original.len());
+    }
+    let mut cleaned = 0usize;
+    for (i, c) in original.char_indices() {
+        if is_invisible(c) {
+            continue;
+        }
+        if cleaned >= off {
+            return i;
+        }
+        cleaned += if is_odd_space(c) { 1 } else { c.len_utf8() };
+    }
+    original.len()
+}
+
+/// Number of leading indentation characters and their byte length.
+pub(crate) fn indent_of(s: &str) -> (usize, usize) {
+    let mut n = 0;
+    let mut bytes = 0;
+    for c in s.chars() {
+        if !is_indent(c) {
+            break;
+        }
+        n += 1;
+        bytes += c.len_utf8();
+    }
+    (n, bytes)
+}
+
+/// Removes up to `n` leading indentation characters.
+pub(crate) fn strip_indent(s: &str, n: usize) -> &str {
+    let mut bytes = 0;
+    for (i, c) in s.chars().enumerate() {
+        if i >= n || !is_indent(c) {
+            break;
+        }
+        bytes += c.len_utf8();
+    }
+    &s[bytes..]
+}
+
+/// Whether the line is empty or only indentation.
+pub(crate) fn is_blank(s: &str) -> bool {
+    s.chars().all(|c| is_indent(c) || is_invisible(c))
+}
+
+/// Removes a quote/indent prefix; a line holding only the prefix's non-space part (a bare `>`
+/// for a blank quoted line) becomes empty. Lines without the prefix are returned unchanged.
+pub(crate) fn strip_prefix_loose<'a>(line: &'a str, prefix: &str) -> &'a str {
+    if prefix.is_empty() {
+        return line;
+    }
+    if let Some(rest) = line.strip_prefix(prefix) {
+        return rest;
+    }
+    if line.trim_end() == prefix.trim_end() {
+        return "";
+    }
+    line
+}
+
+/// Removes a quote/indent prefix strictly: `None` when the line does not carry it (the quote
+/// or indented region has ended). Blank lines pass when the prefix is only whitespace.
+pub(crate) fn strip_prefix_strict<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
+    if prefix.is_empty() {
+        return Some(line);
+    }
+    if let Some(rest) = line.strip_prefix(prefix) {
+        return Some(rest);
+    }
+    let t = line.trim_end();
+    if t == prefix.trim_end() || (t.is_empty() && prefix.trim().is_empty()) {
+        return Some("");
+    }
+    None
+}
+
+/// Whether a (cleaned) line opens or closes a markdown code fence.
+pub(crate) fn is_fence(s: &str) -> bool {
+    let t = s.trim_start_matches(|c: char| is_indent(c) || c == '>');
+    t.starts_with("```") || t.starts_with("~~~")
+}
+
+/// Whether a (cleaned, prefix-stripped) line is `[[END]]` (spaces and case tolerated).
+pub(crate) fn is_end_marker(s: &str) -> bool {
+    let t = s.trim();
+    let Some(inner) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) else {
+        return false;
+    };
+    inner.trim().eq_ignore_ascii_case("END")
+}
+
+/// Splits `key: value` where the key is a word (`[A-Za-z][A-Za-z0-9_-]*`) after optional
+/// indentation. Returns the key, the value (trimmed) and the value's byte offset.
+pub(crate) fn split_key(s: &str) -> Option<(&str, &str, usize)> {
+    let (_, lead) = indent_of(s);
+    let rest = &s[lead..];
+    let colon = rest.find(':')?;
+    let key = &rest[..colon];
+    let mut chars = key.chars();
+    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        || !chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return None;
+    }
+    let after = &rest[colon + 1..];
+    // `claude://x` is an address, not a key named `claude`.
+    if after.starts_with("//") {
+        return None;
+    }
+    let value = after.trim_start_matches(is_indent);
+    let value_off = lead + colon + 1 + (after.len() - value.len());
+    Some((key, value.trim_end(), value_off))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_handles_crlf_and_last_line() {
+        let v: Vec<_> = split_lines("a\r\nb\n\nc").collect();
+        assert_eq!(v, ["a", "b", "", "c"]);
+        assert_eq!(split_lines("a\n").count(), 1);
+    }
+
+    #[test]
+    fn clean_and_column() {
+        let s = "\u{200B}user:\u{00A0}kalle";
+        assert_eq!(clean(s), "user: kalle");
+        // `k` is at byte 6 of the cleaned line and column 8 of the original.
+        assert_eq!(column(s, 6), 8);
+        assert!(had_invisible(s));
+    }
+
+    #[test]
+    fn keys() {
+        assert_eq!(split_key("user: kalle"), Some(("user", "kalle", 6)));
+        assert_eq!(
+            split_key("  X-Route:  a → b "),
+            Some(("X-Route", "a → b", 12))
+        );
+        assert_eq!(split_key("claude://session/abc"), None);
+        assert_eq!(split_key("no colon here"), None);
+        assert_eq!(split_key("two words: x"), None);
+    }
+
+    #[test]
+    fn prefixes() {
+        assert_eq!(strip_prefix_strict("> a", "> "), Some("a"));
+        assert_eq!(strip_prefix_strict(">", "> "), Some(""));
+        assert_eq!(strip_prefix_strict("a", "> "), None);
+        assert_eq!(strip_prefix_strict("", "    "), Some(""));
+        assert!(is_end_marker(" [[ end ]] "));
+        assert!(is_fence("> ```text"));
+    }
+}

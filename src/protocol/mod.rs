@@ -1,0 +1,243 @@
+//! The protocol core: text in, envelopes and diagnostics out, and envelopes back into text.
+//!
+//! Pure: no I/O, no SQL, no terminal. Everything here works on `&str` and returns values, so
+//! the CLI, the store and the TUI share one implementation and tests need no fixtures on disk.
+//!
+//! - [`extract`] finds every envelope in pasted text (transcripts, fences, quotes, mangled
+//!   pastes), repairs what it safely can and reports the rest as [`Diagnostic`]s.
+//! - [`render()`] writes the canonical form (see `docs/PROTOCOL.md`).
+//! - [`signature`] signs and verifies in both `sig:` forms; [`keys`] reads the key formats.
+//! - [`error_envelope`] builds the ERROR reply the spec describes.
+
+pub mod address;
+mod collapsed;
+pub mod diagnostic;
+pub mod error_envelope;
+pub mod id;
+pub mod intent;
+pub mod keys;
+mod lines;
+pub mod model;
+mod parse;
+pub mod render;
+mod scan;
+pub mod signature;
+pub mod validate;
+
+pub use diagnostic::{Code, Diagnostic, Severity};
+pub use id::{IdGenerator, check_id, fill_ids, is_id};
+pub use intent::{Intent, IntentKind};
+pub use model::{Banner, Envelope, Header, MetaBlock};
+pub use render::{render, signable};
+pub use scan::Extractor;
+
+use std::ops::Range;
+
+/// The default size limit for one envelope: 1 MiB, past which it is `E-TOO-LARGE`.
+pub const DEFAULT_SIZE_LIMIT: usize = 1024 * 1024;
+
+/// Settings for extraction and validation.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Largest envelope, in bytes of input, accepted without a `too-large` error.
+    pub size_limit: usize,
+    /// "Now", for judging `Expires`; `None` skips the already-past check (the protocol core
+    /// does not read the clock itself, so results are reproducible).
+    pub now: Option<jiff::Timestamp>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            size_limit: DEFAULT_SIZE_LIMIT,
+            now: None,
+        }
+    }
+}
+
+/// A position in the input: 1-based line and column (columns count characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Pos {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column in characters.
+    pub column: u32,
+}
+
+/// The first and last input line of an envelope, 1-based and inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Span {
+    /// Line of the banner.
+    pub start_line: u32,
+    /// Line of `[[END]]`, or the last line that belonged to the envelope when it had none.
+    pub end_line: u32,
+}
+
+/// Where each part of an envelope was found, for diagnostics that name a line and column.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Positions {
+    /// The banner's `[[`.
+    pub banner: Pos,
+    /// The value of each header, parallel to `Envelope::headers`.
+    pub headers: Vec<Pos>,
+    /// Each META block's `meta:` line and the value of each entry, parallel to
+    /// `Envelope::meta`.
+    pub meta: Vec<(Pos, Vec<Pos>)>,
+    /// The `body:` (or `response:`) key.
+    pub body: Option<Pos>,
+    /// The `sig:` key.
+    pub sig: Option<Pos>,
+    /// The `hash:` key.
+    pub hash: Option<Pos>,
+}
+
+/// One envelope found in the input, with where it was and what was said about it.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// The envelope's content.
+    pub envelope: Envelope,
+    /// The input lines it occupied.
+    pub span: Span,
+    /// The input bytes it occupied: whole lines, or for a collapsed one-line envelope the
+    /// bytes from `[[` through `[[END]]`.
+    pub byte_range: Range<usize>,
+    /// Findings about this envelope, in line order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The quote or indentation prefix (`> `, `  `) removed from each of its lines.
+    pub prefix: String,
+    /// Whether it arrived collapsed onto one line.
+    pub collapsed: bool,
+    /// Whether the body was a v1.0 `response:` block (a reply to its session's latest message).
+    pub reply_form: bool,
+    /// Whether it ended with `[[END]]`.
+    pub terminated: bool,
+    /// Where each part was.
+    pub positions: Positions,
+}
+
+impl Parsed {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The normalized intent: the `intent` header, or RESPOND for a v1.0 `response:` reply
+    /// that names none.
+    pub fn intent(&self) -> Option<Intent> {
+        self.envelope
+            .intent()
+            .or_else(|| self.reply_form.then_some(Intent::Respond))
+    }
+
+    /// The envelope's text as received, with the transport wrapping undone: quote prefix
+    /// removed, CRLF turned into LF, each line ending in LF.
+    pub fn received_text(&self, input: &str) -> String {
+        let text = &input[self.byte_range.clone()];
+        if self.collapsed {
+            return format!("{text}\n");
+        }
+        let mut out = String::with_capacity(text.len() + 1);
+        for line in lines::split_lines(text) {
+            out.push_str(lines::strip_prefix_loose(line, &self.prefix));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The signable portion as received: banner through the line before `sig:`, LF line
+    /// endings, NFC. `None` when there is no `sig:` line or the envelope arrived collapsed
+    /// (its line breaks are gone, so only the canonical form can be checked).
+    pub fn signable_received(&self, input: &str) -> Option<String> {
+        let sig = self.positions.sig?;
+        if self.collapsed {
+            return None;
+        }
+        let text = &input[self.byte_range.clone()];
+        let mut out = String::with_capacity(text.len());
+        for (i, line) in lines::split_lines(text).enumerate() {
+            if self.span.start_line + i as u32 >= sig.line {
+                break;
+            }
+            out.push_str(lines::strip_prefix_loose(line, &self.prefix));
+            out.push('\n');
+        }
+        Some(render::nfc(&out))
+    }
+}
+
+/// Everything found in one input.
+#[derive(Debug, Clone, Default)]
+pub struct Extraction {
+    /// The envelopes, in input order.
+    pub envelopes: Vec<Parsed>,
+    /// Findings outside any envelope (no envelope at all, stray `[[END]]`, invalid UTF-8).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Extraction {
+    /// Number of error diagnostics, in envelopes and outside them.
+    pub fn error_count(&self) -> usize {
+        self.all_diagnostics().filter(|d| d.is_error()).count()
+    }
+
+    /// Number of warnings, in envelopes and outside them.
+    pub fn warning_count(&self) -> usize {
+        self.all_diagnostics().filter(|d| !d.is_error()).count()
+    }
+
+    /// All diagnostics, outside and inside envelopes.
+    pub fn all_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .chain(self.envelopes.iter().flat_map(|p| p.diagnostics.iter()))
+    }
+}
+
+/// Finds, repairs and validates every envelope in `input`.
+///
+/// Adds a `no-envelope` error when there is none, so callers can report "nothing found" the
+/// same way as any other problem.
+pub fn extract(input: &str, opts: &Options) -> Extraction {
+    let mut ex = Extractor::new(input, opts.clone());
+    let mut envelopes = Vec::new();
+    for p in ex.by_ref() {
+        envelopes.push(p);
+    }
+    let mut diagnostics = ex.into_diagnostics();
+    if envelopes.is_empty() {
+        diagnostics.push(Diagnostic::new(
+            Code::NoEnvelope,
+            1,
+            1,
+            "no envelope found: an envelope starts with a banner like `[[CLAUDE→CHATGPT v1]]` on a line of its own",
+        ));
+    }
+    Extraction {
+        envelopes,
+        diagnostics,
+    }
+}
+
+/// Decodes bytes as UTF-8, replacing invalid sequences, and reports where the first one was.
+pub fn decode(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, Option<Diagnostic>) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (std::borrow::Cow::Borrowed(s), None),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let before = &bytes[..at];
+            let line = memchr::memchr_iter(b'\n', before).count() as u32 + 1;
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count() as u32
+                + 1;
+            let d = Diagnostic::new(
+                Code::InvalidUtf8,
+                line,
+                column,
+                "bytes that are not UTF-8 were replaced with U+FFFD; save the text as UTF-8",
+            );
+            (String::from_utf8_lossy(bytes), Some(d))
+        }
+    }
+}

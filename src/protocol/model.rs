@@ -1,0 +1,190 @@
+//! The envelope model: everything an envelope carries, in the order it was written.
+//!
+//! The model holds content only. Where things were in the input (lines, columns, the quote
+//! prefix a chat window added) lives in [`crate::protocol::Parsed`], so two envelopes compare
+//! equal when they say the same thing, wherever they came from.
+
+use serde::Serialize;
+
+/// The known header keys, in canonical order. Anything else is an unknown header: kept, never
+/// dropped, rendered after these in the order it was received.
+pub const KNOWN_HEADERS: [&str; 7] = [
+    "user", "session", "thread", "parent", "message", "context", "intent",
+];
+
+/// `[[FROM→TO v1]]`: who wrote the envelope, for whom, and which protocol version it claims.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Banner {
+    /// A simple name (`CLAUDE`) or an address (`claude://session/abc`).
+    pub from: String,
+    /// A simple name or an address.
+    pub to: String,
+    /// As written, e.g. `v1` or `v1.1`.
+    pub version: String,
+}
+
+/// One `key: value` header line. Known keys are stored lower-case; unknown keys as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Header {
+    /// The header's key.
+    pub key: String,
+    /// The value with surrounding whitespace removed.
+    pub value: String,
+}
+
+/// A `meta: <namespace>` block: ordered key/value entries, duplicates kept, keys case-sensitive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MetaBlock {
+    /// The namespace, e.g. `routing`, `privacy`, `custom-acme`.
+    pub namespace: String,
+    /// Entries in the order written.
+    pub entries: Vec<(String, String)>,
+}
+
+impl MetaBlock {
+    /// The first value of `key` in this block.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A Crosstalk envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Envelope {
+    /// The banner line.
+    pub banner: Banner,
+    /// Every header in the order received, known and unknown.
+    pub headers: Vec<Header>,
+    /// META blocks in the order received.
+    pub meta: Vec<MetaBlock>,
+    /// The body text without its indentation and without a trailing newline; `None` when the
+    /// envelope has no `body:` (or v1.0 `response:`) at all.
+    pub body: Option<String>,
+    /// The `sig:` value as written (`none`, `ed25519:pkid=…;sig=…`, or a detached JWS).
+    pub sig: Option<String>,
+    /// The optional `hash:` integrity value (CRC32 in hex).
+    pub hash: Option<String>,
+}
+
+impl Envelope {
+    /// A new envelope with just a banner; the rest is filled in by the caller.
+    pub fn new(from: impl Into<String>, to: impl Into<String>) -> Self {
+        Envelope {
+            banner: Banner {
+                from: from.into(),
+                to: to.into(),
+                version: "v1".into(),
+            },
+            headers: Vec::new(),
+            meta: Vec::new(),
+            body: None,
+            sig: None,
+            hash: None,
+        }
+    }
+
+    /// The first value of header `key` (known keys are lower-case).
+    pub fn header(&self, key: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|h| h.key == key)
+            .map(|h| h.value.as_str())
+    }
+
+    /// Sets header `key`: replaces its first occurrence, or inserts it where canonical order
+    /// puts it (after the known headers that precede it), so a filled-in envelope still reads
+    /// in the usual order.
+    pub fn set_header(&mut self, key: &str, value: impl Into<String>) {
+        let value = value.into();
+        if let Some(h) = self.headers.iter_mut().find(|h| h.key == key) {
+            h.value = value;
+            return;
+        }
+        let rank = header_rank(key);
+        let at = self
+            .headers
+            .iter()
+            .position(|h| header_rank(&h.key) > rank)
+            .unwrap_or(self.headers.len());
+        self.headers.insert(
+            at,
+            Header {
+                key: key.to_string(),
+                value,
+            },
+        );
+    }
+
+    /// Removes every occurrence of header `key`.
+    pub fn remove_header(&mut self, key: &str) {
+        self.headers.retain(|h| h.key != key);
+    }
+
+    /// The first META block with `namespace`.
+    pub fn meta_block(&self, namespace: &str) -> Option<&MetaBlock> {
+        self.meta.iter().find(|m| m.namespace == namespace)
+    }
+
+    /// The `user` header.
+    pub fn user(&self) -> Option<&str> {
+        self.header("user")
+    }
+    /// The `session` header.
+    pub fn session(&self) -> Option<&str> {
+        self.header("session")
+    }
+    /// The `thread` header.
+    pub fn thread(&self) -> Option<&str> {
+        self.header("thread")
+    }
+    /// The `parent` header.
+    pub fn parent(&self) -> Option<&str> {
+        self.header("parent")
+    }
+    /// The `message` header.
+    pub fn message(&self) -> Option<&str> {
+        self.header("message")
+    }
+    /// The `context` header.
+    pub fn context(&self) -> Option<&str> {
+        self.header("context")
+    }
+    /// The `intent` header as written.
+    pub fn intent_raw(&self) -> Option<&str> {
+        self.header("intent")
+    }
+    /// The intent, normalized through the registry (legacy names mapped).
+    pub fn intent(&self) -> Option<crate::protocol::Intent> {
+        self.intent_raw().map(crate::protocol::Intent::parse)
+    }
+
+    /// Whether the envelope uses anything v1.1 added: threading headers, META blocks, or a
+    /// `v1.1` banner. (v1.1 examples still write `v1` in the banner, so the version alone
+    /// cannot tell.)
+    pub fn is_v11(&self) -> bool {
+        self.banner.version == "v1.1"
+            || !self.meta.is_empty()
+            || ["thread", "parent", "message"]
+                .iter()
+                .any(|k| self.header(k).is_some())
+    }
+
+    /// The headers in canonical order: known keys in [`KNOWN_HEADERS`] order (repeats kept in
+    /// their relative order), then unknown headers as received.
+    pub fn canonical_headers(&self) -> Vec<&Header> {
+        let mut out: Vec<&Header> = self.headers.iter().collect();
+        out.sort_by_key(|h| header_rank(&h.key));
+        out
+    }
+}
+
+/// Position of a key in canonical order; unknown keys sort after all known ones, stably.
+pub fn header_rank(key: &str) -> usize {
+    KNOWN_HEADERS
+        .iter()
+        .position(|k| *k == key)
+        .unwrap_or(KNOWN_HEADERS.len())
+}

@@ -1,0 +1,547 @@
+//! Reading one multi-line envelope, from the line after its banner to `[[END]]` (or to where
+//! it evidently stops when `[[END]]` is missing).
+//!
+//! Sections: headers and META blocks (in any order, blank lines allowed), then the body, then
+//! `sig:` / `hash:` and `[[END]]`. Lines are read through the envelope's quote prefix.
+
+use std::borrow::Cow;
+
+use super::lines::{self, Cursor, Line};
+use super::model::{Banner, Envelope, Header, KNOWN_HEADERS, MetaBlock};
+use super::scan::{self, BannerMatch};
+use super::{Code, Diagnostic, Options, Parsed, Pos, Positions, Span};
+
+/// What the scanner knows about the place where an envelope starts.
+pub(crate) struct BlockCtx<'o> {
+    pub opts: &'o Options,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Headers,
+    Meta,
+    AfterBody,
+}
+
+/// The next line as seen through the envelope's prefix.
+struct View<'a> {
+    line: Line<'a>,
+    /// Prefix removed, otherwise as written (body lines use this).
+    text: &'a str,
+    /// `text` through [`lines::clean`] (structural reading uses this).
+    cleaned: Cow<'a, str>,
+    /// Characters of prefix removed, for columns.
+    pcols: u32,
+}
+
+impl View<'_> {
+    fn col(&self, off: usize) -> u32 {
+        self.pcols + lines::column(self.text, off)
+    }
+    fn pos(&self, off: usize) -> Pos {
+        Pos {
+            line: self.line.no,
+            column: self.col(off),
+        }
+    }
+}
+
+struct Block<'a, 'p> {
+    cur: Cursor<'a>,
+    prefix: &'p str,
+    env: Envelope,
+    pos: Positions,
+    diags: Vec<Diagnostic>,
+    last: Line<'a>,
+    /// Cached look-ahead: (line where it stopped, line of the terminator it found).
+    lookahead: Option<(u32, Option<u32>)>,
+    seen: bool,
+    reply_form: bool,
+}
+
+/// Parses the envelope whose banner is on `banner_line`; `cur` stands after the banner and
+/// is left after the envelope. `None` means the banner had nothing of an envelope after it.
+pub(crate) fn parse_block<'a>(
+    ctx: &BlockCtx<'_>,
+    banner_line: Line<'a>,
+    bm: BannerMatch,
+    prefix: &str,
+    cur: &mut Cursor<'a>,
+) -> Option<Parsed> {
+    let banner_col = lines::column(banner_line.text, bm.start);
+    let mut b = Block {
+        cur: *cur,
+        prefix,
+        env: Envelope {
+            banner: banner_of(&bm),
+            headers: Vec::new(),
+            meta: Vec::new(),
+            body: None,
+            sig: None,
+            hash: None,
+        },
+        pos: Positions {
+            banner: Pos {
+                line: banner_line.no,
+                column: banner_col,
+            },
+            ..Positions::default()
+        },
+        diags: Vec::new(),
+        last: banner_line,
+        lookahead: None,
+        seen: false,
+        reply_form: false,
+    };
+    if lines::had_invisible(banner_line.text) {
+        b.invisible(banner_line.no, banner_col);
+    }
+    b.diags
+        .extend(version_diag(&bm, banner_line.no, banner_col));
+    let terminated = b.run();
+    if !b.seen && !terminated {
+        return None;
+    }
+    *cur = b.cur;
+    if terminated && !b.seen {
+        b.diags.push(Diagnostic::new(
+            Code::EmptyEnvelope,
+            banner_line.no,
+            banner_col,
+            "the envelope has no headers and no body; put `user:`, `session:`, `intent:` and `body: |` between the banner and `[[END]]`",
+        ));
+    }
+    if !terminated {
+        b.diags.push(Diagnostic::new(
+            Code::MissingEnd,
+            b.last.no,
+            1,
+            format!(
+                "no `[[END]]`: the envelope was taken to end at line {}; add `[[END]]` as its last line",
+                b.last.no
+            ),
+        ));
+    }
+    let byte_range = banner_line.start..b.last.end;
+    let too_large = byte_range.len() > ctx.opts.size_limit;
+    if too_large {
+        b.diags.push(Diagnostic::new(
+            Code::TooLarge,
+            banner_line.no,
+            banner_col,
+            format!(
+                "the envelope is {} bytes, over the limit of {} (E-TOO-LARGE); split the body over several messages or send it as an attachment",
+                byte_range.len(),
+                ctx.opts.size_limit
+            ),
+        ));
+    }
+    Some(Parsed {
+        envelope: b.env,
+        span: Span {
+            start_line: banner_line.no,
+            end_line: b.last.no,
+        },
+        byte_range,
+        diagnostics: b.diags,
+        prefix: prefix.to_string(),
+        collapsed: false,
+        reply_form: b.reply_form,
+        terminated,
+        positions: b.pos,
+    })
+}
+
+/// The banner of the model from a match; a missing version reads as `v1`.
+pub(crate) fn banner_of(bm: &BannerMatch) -> Banner {
+    Banner {
+        from: bm.from.clone(),
+        to: bm.to.clone(),
+        version: bm.version.clone().unwrap_or_else(|| "v1".into()),
+    }
+}
+
+/// The warning for a banner that names no version.
+pub(crate) fn version_diag(bm: &BannerMatch, line: u32, column: u32) -> Option<Diagnostic> {
+    bm.version.is_none().then(|| {
+        Diagnostic::new(
+            Code::MissingVersion,
+            line,
+            column,
+            "the banner names no version; v1 was assumed. Write it as `[[FROM→TO v1]]`",
+        )
+    })
+}
+
+fn is_known(key: &str) -> bool {
+    KNOWN_HEADERS.contains(&key)
+}
+
+impl<'a> Block<'a, '_> {
+    fn peek(&self) -> Option<View<'a>> {
+        let line = self.cur.peek_line()?;
+        let text = lines::strip_prefix_strict(line.text, self.prefix)?;
+        let pcols = if line.text.len() > text.len() {
+            self.prefix.chars().count() as u32
+        } else {
+            0
+        };
+        Some(View {
+            line,
+            text,
+            cleaned: lines::clean(text),
+            pcols,
+        })
+    }
+
+    fn consume(&mut self, v: &View<'a>, content: bool) {
+        self.cur.next_line();
+        if content {
+            self.last = v.line;
+        }
+    }
+
+    fn invisible(&mut self, line: u32, column: u32) {
+        self.diags.push(Diagnostic::new(
+            Code::InvisibleChars,
+            line,
+            column,
+            "invisible characters (zero-width space, byte-order mark) were removed from this line; they often come from rich-text copies",
+        ));
+    }
+
+    /// Reads sections until `[[END]]` (returns true) or until the envelope evidently stops.
+    fn run(&mut self) -> bool {
+        let mut state = State::Headers;
+        while let Some(v) = self.peek() {
+            let c: &str = &v.cleaned;
+            if lines::is_end_marker(c) {
+                self.consume(&v, true);
+                return true;
+            }
+            if scan::starts_banner(c) || lines::is_fence(c) {
+                return false;
+            }
+            if lines::is_blank(c) {
+                self.consume(&v, false);
+                if state == State::Meta {
+                    state = State::Headers;
+                }
+                continue;
+            }
+            if lines::had_invisible(v.text) {
+                self.invisible(v.line.no, v.pcols + 1);
+            }
+            let Some((key, value, voff)) = lines::split_key(c) else {
+                if state != State::AfterBody && self.terminator_ahead(v.line.no) {
+                    let (code, what) = if state == State::Meta {
+                        (
+                            Code::BadMetaEntry,
+                            "inside a META block is not `Key: value`",
+                        )
+                    } else {
+                        (
+                            Code::UnexpectedLine,
+                            "is not a header, a META block or the body",
+                        )
+                    };
+                    self.diags.push(Diagnostic::new(
+                        code,
+                        v.line.no,
+                        v.col(lines::indent_of(c).1),
+                        format!(
+                            "this line {what}; write it as `Key: value`, or move it into the body"
+                        ),
+                    ));
+                    self.seen = true;
+                    self.consume(&v, true);
+                    continue;
+                }
+                return false;
+            };
+            let lower = key.to_ascii_lowercase();
+            let after_body = state == State::AfterBody;
+            match lower.as_str() {
+                "body" | "response" => {
+                    self.seen = true;
+                    self.reply_form = lower == "response";
+                    self.pos.body = Some(v.pos(lines::indent_of(c).1));
+                    let value = value.to_string();
+                    self.consume(&v, true);
+                    self.body(&value);
+                    state = State::AfterBody;
+                }
+                "sig" | "hash" => {
+                    self.seen = true;
+                    let p = Some(v.pos(lines::indent_of(c).1));
+                    if lower == "sig" {
+                        self.env.sig = Some(value.to_string());
+                        self.pos.sig = p;
+                    } else {
+                        self.env.hash = Some(value.to_string());
+                        self.pos.hash = p;
+                    }
+                    self.consume(&v, true);
+                    state = State::AfterBody;
+                }
+                "meta" => {
+                    self.seen = true;
+                    if after_body {
+                        self.after_body(&v);
+                    }
+                    let mpos = v.pos(lines::indent_of(c).1);
+                    let legacy = value.starts_with('|');
+                    let namespace = if legacy { "legacy" } else { value }.to_string();
+                    self.env.meta.push(MetaBlock {
+                        namespace,
+                        entries: Vec::new(),
+                    });
+                    self.pos.meta.push((mpos, Vec::new()));
+                    self.consume(&v, true);
+                    if legacy {
+                        self.diags.push(Diagnostic::new(
+                            Code::LegacyMeta,
+                            mpos.line,
+                            mpos.column,
+                            "the older `meta: |` layout was read as `meta: legacy`; write META blocks as `meta: <namespace>` followed by `Key: value` lines",
+                        ));
+                        self.legacy_meta();
+                        state = State::Headers;
+                    } else {
+                        state = State::Meta;
+                    }
+                }
+                k if is_known(k) || state != State::Meta => {
+                    if after_body && !is_known(k) {
+                        return false;
+                    }
+                    self.seen = true;
+                    if after_body {
+                        self.after_body(&v);
+                    }
+                    let key = if is_known(k) {
+                        lower.clone()
+                    } else {
+                        key.to_string()
+                    };
+                    self.env.headers.push(Header {
+                        key,
+                        value: value.to_string(),
+                    });
+                    self.pos.headers.push(v.pos(voff));
+                    self.consume(&v, true);
+                    if !after_body {
+                        state = State::Headers;
+                    }
+                }
+                _ => {
+                    // An entry of the open META block; keys are case-sensitive.
+                    let (block, positions) =
+                        match (self.env.meta.last_mut(), self.pos.meta.last_mut()) {
+                            (Some(b), Some((_, p))) => (b, p),
+                            _ => return false,
+                        };
+                    block.entries.push((key.to_string(), value.to_string()));
+                    positions.push(v.pos(voff));
+                    self.consume(&v, true);
+                }
+            }
+        }
+        false
+    }
+
+    fn after_body(&mut self, v: &View<'a>) {
+        self.diags.push(Diagnostic::new(
+            Code::HeaderAfterBody,
+            v.line.no,
+            v.pcols + 1,
+            "a header after the body; it was kept, and the canonical form moves it before `body:`",
+        ));
+    }
+
+    /// Entries of an old-style `meta: |` block: the indented `key: value` lines after it.
+    fn legacy_meta(&mut self) {
+        while let Some(v) = self.peek() {
+            let c: &str = &v.cleaned;
+            if lines::indent_of(c).0 == 0 || lines::is_blank(c) {
+                return;
+            }
+            let Some((key, value, voff)) = lines::split_key(c) else {
+                return;
+            };
+            if let (Some(b), Some((_, p))) = (self.env.meta.last_mut(), self.pos.meta.last_mut()) {
+                b.entries.push((key.to_string(), value.to_string()));
+                p.push(v.pos(voff));
+            }
+            self.consume(&v, true);
+        }
+    }
+
+    /// Whether `[[END]]` or an unindented `sig:` comes before the next banner, reading from
+    /// line `from` (the line not yet consumed). Cached, so repeated questions cost nothing.
+    fn terminator_ahead(&mut self, from: u32) -> bool {
+        if let Some((until, found)) = self.lookahead
+            && from <= until
+        {
+            return found.is_some();
+        }
+        let mut c = self.cur;
+        let mut result = (u32::MAX, None);
+        while let Some(l) = c.next_line() {
+            let Some(s) = lines::strip_prefix_strict(l.text, self.prefix) else {
+                result = (l.no, None);
+                break;
+            };
+            let cl = lines::clean(s);
+            if lines::is_end_marker(&cl) || is_unindented_key(&cl, "sig") {
+                result = (l.no, Some(l.no));
+                break;
+            }
+            if scan::starts_banner(&cl) {
+                result = (l.no, None);
+                break;
+            }
+        }
+        self.lookahead = Some(result);
+        result.1.is_some()
+    }
+
+    /// Reads the body after `body:` / `response:` with the given value.
+    fn body(&mut self, value: &str) {
+        let Some(indicator) = value.strip_prefix('|') else {
+            if !value.is_empty() {
+                self.env.body = Some(value.to_string());
+                return;
+            }
+            return self.block_body(None);
+        };
+        let explicit = indicator
+            .trim_matches(['-', '+'])
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0);
+        self.block_body(explicit)
+    }
+
+    fn block_body(&mut self, explicit: Option<usize>) {
+        let mut out: Vec<&'a str> = Vec::new();
+        let mut kept = 0; // lines of `out` up to the last non-blank one
+        // Leading blank lines belong to the body.
+        let first = loop {
+            let Some(v) = self.peek() else {
+                self.env.body = Some(String::new());
+                return;
+            };
+            if !lines::is_blank(v.text) {
+                break v;
+            }
+            out.push("");
+            self.consume(&v, false);
+        };
+        let indent = explicit.unwrap_or_else(|| lines::indent_of(first.text).0);
+        if lines::indent_of(first.text).0 < indent.max(1) {
+            if is_structural(&first.cleaned) {
+                self.env.body = Some(String::new());
+                return;
+            }
+            return self.stripped_body(first);
+        }
+        while let Some(v) = self.peek() {
+            let blank = lines::is_blank(v.text);
+            if !blank && lines::indent_of(v.text).0 < indent {
+                if is_structural(&v.cleaned) || !self.terminator_ahead(v.line.no) {
+                    break;
+                }
+                self.diags.push(Diagnostic::new(
+                    Code::BodyIndentPartial,
+                    v.line.no,
+                    v.pcols + 1,
+                    "this body line lost its indentation (a chat window stripped it); it was kept in the body up to `sig:`. Indent body lines to keep them unambiguous",
+                ));
+                self.until_terminator(&mut out, &mut kept, indent);
+                break;
+            }
+            out.push(lines::strip_indent(v.text, indent));
+            if !blank {
+                kept = out.len();
+            }
+            self.consume(&v, !blank);
+        }
+        out.truncate(kept);
+        self.env.body = Some(out.join("\n"));
+    }
+
+    /// A body whose first line has no indentation: a chat window stripped it. Taken up to
+    /// `sig:` / `[[END]]` when one follows, else up to the next banner or fence.
+    fn stripped_body(&mut self, first: View<'a>) {
+        self.diags.push(Diagnostic::new(
+            Code::BodyIndentStripped,
+            first.line.no,
+            first.pcols + 1,
+            "the body is not indented (a chat window stripped the indentation); it was read up to `sig:` or `[[END]]`. Indent body lines by two spaces",
+        ));
+        let mut out = Vec::new();
+        let mut kept = 0;
+        if self.terminator_ahead(first.line.no) {
+            self.until_terminator(&mut out, &mut kept, 0);
+        } else {
+            while let Some(v) = self.peek() {
+                let c: &str = &v.cleaned;
+                if lines::is_end_marker(c) || scan::starts_banner(c) || lines::is_fence(c) {
+                    break;
+                }
+                let blank = lines::is_blank(v.text);
+                out.push(v.text);
+                if !blank {
+                    kept = out.len();
+                }
+                self.consume(&v, !blank);
+            }
+        }
+        out.truncate(kept);
+        self.env.body = Some(out.join("\n"));
+    }
+
+    /// Body lines up to (not including) the unindented `sig:`, `hash:` or `[[END]]` that
+    /// [`Self::terminator_ahead`] found, each with up to `indent` characters of indentation
+    /// removed.
+    fn until_terminator(&mut self, out: &mut Vec<&'a str>, kept: &mut usize, indent: usize) {
+        while let Some(v) = self.peek() {
+            let c: &str = &v.cleaned;
+            if lines::is_end_marker(c)
+                || is_unindented_key(c, "sig")
+                || is_unindented_key(c, "hash")
+            {
+                break;
+            }
+            let blank = lines::is_blank(v.text);
+            out.push(lines::strip_indent(v.text, indent));
+            if !blank {
+                *kept = out.len();
+            }
+            self.consume(&v, !blank);
+        }
+    }
+}
+
+/// Whether a cleaned line is `key:` at column one (case-insensitive key).
+fn is_unindented_key(c: &str, key: &str) -> bool {
+    c.len() > key.len()
+        && c.as_bytes()[key.len()] == b':'
+        && c[..key.len()].eq_ignore_ascii_case(key)
+}
+
+/// Lines that end an indented body when they appear less indented: the envelope's own
+/// structure, not body text that lost its indentation.
+fn is_structural(c: &str) -> bool {
+    if lines::is_end_marker(c) || scan::starts_banner(c) || lines::is_fence(c) {
+        return true;
+    }
+    match lines::split_key(c) {
+        Some((k, _, _)) => {
+            let k = k.to_ascii_lowercase();
+            k == "sig" || k == "hash" || k == "meta" || is_known(&k)
+        }
+        None => false,
+    }
+}

@@ -1,0 +1,178 @@
+//! The canonical form: one way to write any envelope, used for `fmt`, for signing and for
+//! everything crosstalk itself composes. `docs/PROTOCOL.md` specifies it.
+//!
+//! LF line endings, Unicode NFC; banner `[[FROM→TO vN]]`; the known headers in the order
+//! user, session, thread, parent, message, context, intent, then unknown headers as received;
+//! META blocks each after a blank line, and a blank line before the body when there are any;
+//! `body: |` with a two-space indent (`body: |2` when the first body line itself starts with
+//! whitespace, so that whitespace survives); then `sig:`, `hash:` and `[[END]]`. An envelope with
+//! only v1.0 headers and no META renders exactly as the rc1 conformance payloads.
+
+use std::fmt::Write as _;
+
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+
+use super::Envelope;
+use super::lines;
+
+/// Text in Unicode NFC (a cheap check first: most text already is).
+pub fn nfc(s: &str) -> String {
+    if s.is_ascii() || is_nfc_quick(s.chars()) == IsNormalized::Yes {
+        return s.to_string();
+    }
+    s.nfc().collect()
+}
+
+/// The canonical text of an envelope, ending with `[[END]]` and a newline.
+pub fn render(env: &Envelope) -> String {
+    let mut out = signable_raw(env);
+    if let Some(sig) = &env.sig {
+        field(&mut out, "sig", sig);
+    }
+    if let Some(hash) = &env.hash {
+        field(&mut out, "hash", hash);
+    }
+    out.push_str("[[END]]\n");
+    nfc(&out)
+}
+
+/// The signable portion in canonical form: banner through the last body line, each line
+/// ending in LF, NFC. These are the bytes a signature covers.
+pub fn signable(env: &Envelope) -> String {
+    nfc(&signable_raw(env))
+}
+
+fn signable_raw(env: &Envelope) -> String {
+    let mut out = String::with_capacity(256 + env.body.as_ref().map_or(0, String::len));
+    let b = &env.banner;
+    let _ = writeln!(
+        out,
+        "[[{}→{} {}]]",
+        one_line(&b.from),
+        one_line(&b.to),
+        one_line(&b.version)
+    );
+    for h in env.canonical_headers() {
+        field(&mut out, &h.key, &h.value);
+    }
+    for m in &env.meta {
+        out.push('\n');
+        field(&mut out, "meta", &m.namespace);
+        for (k, v) in &m.entries {
+            field(&mut out, k, v);
+        }
+    }
+    if let Some(body) = &env.body {
+        if !env.meta.is_empty() {
+            out.push('\n');
+        }
+        let first = body.lines().find(|l| !lines::is_blank(l));
+        let needs_indicator = first.is_some_and(|l| l.starts_with(lines::is_indent));
+        out.push_str(if needs_indicator {
+            "body: |2\n"
+        } else {
+            "body: |\n"
+        });
+        if !body.is_empty() {
+            for line in body.split('\n') {
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                if !line.is_empty() {
+                    out.push_str("  ");
+                    out.push_str(line);
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// `key: value`, or `key:` for an empty value (no trailing space).
+fn field(out: &mut String, key: &str, value: &str) {
+    out.push_str(key);
+    out.push(':');
+    if !value.is_empty() {
+        out.push(' ');
+        out.push_str(&one_line(value));
+    }
+    out.push('\n');
+}
+
+/// Header values are single-line; a line break that slipped into one (from a program that
+/// built the envelope) becomes a space rather than breaking the envelope's structure.
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['\n', '\r']) {
+        std::borrow::Cow::Owned(s.replace(['\n', '\r'], " "))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// The `hash:` value crosstalk writes: CRC32 (IEEE) in lower-case hex over the text from
+/// `[[` through the `sig:` line, LF-terminated.
+pub fn crc32_hex(text: &str) -> String {
+    format!("{:08x}", crc32fast::hash(text.as_bytes()))
+}
+
+/// The canonical text from the banner through the `sig:` line, which `hash:` covers.
+pub fn hashed_portion(env: &Envelope) -> String {
+    let mut out = signable_raw(env);
+    if let Some(sig) = &env.sig {
+        field(&mut out, "sig", sig);
+    }
+    nfc(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Header, MetaBlock};
+
+    fn env() -> Envelope {
+        let mut e = Envelope::new("BROTHER", "CLAUDE");
+        for (k, v) in [
+            ("intent", "REQUEST"),
+            ("user", "kalle"),
+            ("X-Custom", "kept"),
+            ("session", "2025-10-09T17Z b447a4"),
+            ("context", "canonicalization-spec"),
+        ] {
+            e.headers.push(Header {
+                key: k.into(),
+                value: v.into(),
+            });
+        }
+        e.body = Some("Hello, world.".into());
+        e.sig = Some("none".into());
+        e
+    }
+
+    #[test]
+    fn canonical_order_and_layout() {
+        let mut e = env();
+        e.meta.push(MetaBlock {
+            namespace: "routing".into(),
+            entries: vec![("X-Priority".into(), "high".into())],
+        });
+        assert_eq!(
+            render(&e),
+            "[[BROTHER→CLAUDE v1]]\nuser: kalle\nsession: 2025-10-09T17Z b447a4\ncontext: canonicalization-spec\nintent: REQUEST\nX-Custom: kept\n\nmeta: routing\nX-Priority: high\n\nbody: |\n  Hello, world.\nsig: none\n[[END]]\n"
+        );
+    }
+
+    #[test]
+    fn indicator_for_leading_whitespace_and_blank_lines() {
+        let mut e = Envelope::new("A", "B");
+        e.body = Some("    code\n\nplain".into());
+        assert!(render(&e).contains("body: |2\n      code\n\n  plain\n[[END]]"));
+        e.body = Some(String::new());
+        assert!(render(&e).ends_with("body: |\n[[END]]\n"));
+    }
+
+    #[test]
+    fn nfc_applied() {
+        let mut e = Envelope::new("A", "B");
+        e.body = Some("Cafe\u{301}".into());
+        assert!(render(&e).contains("Caf\u{e9}"));
+    }
+}

@@ -1,0 +1,229 @@
+//! Finding envelopes in arbitrary text: the [`Extractor`] walks the input line by line,
+//! recognizes banners (alone on a line, behind a quote prefix, or at the start of an envelope
+//! collapsed onto one line) and hands each envelope to the block or one-line parser.
+//!
+//! Every line is visited a bounded number of times: banners must close within
+//! [`MAX_BANNER`] bytes, and look-aheads stop at the next banner and are cached, so the whole
+//! pass is linear in the input whatever it holds.
+
+use super::lines::{self, Cursor, Line};
+use super::{Code, Diagnostic, Options, Parsed, collapsed, parse, validate};
+
+/// Longest banner accepted, from `[[` to `]]`, in bytes.
+pub(crate) const MAX_BANNER: usize = 512;
+
+/// A banner found in a line.
+#[derive(Debug, Clone)]
+pub(crate) struct BannerMatch {
+    pub from: String,
+    pub to: String,
+    pub version: Option<String>,
+    /// Byte offset of `[[` in the (cleaned) line.
+    pub start: usize,
+    /// Byte offset just past `]]`.
+    pub end: usize,
+}
+
+/// What starts at a `[[`.
+pub(crate) enum Bracket {
+    Banner(BannerMatch),
+    End { end: usize },
+    Nothing,
+}
+
+/// Reads the bracket construct starting at byte `at` (which holds `[[`) of a cleaned line.
+pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket {
+    let window_end = floor_char_boundary(line, (at + MAX_BANNER).min(line.len()));
+    let window = &line[at + 2..window_end];
+    let Some(close) = memchr::memmem::find(window.as_bytes(), b"]]") else {
+        return Bracket::Nothing;
+    };
+    let inner = &window[..close];
+    let end = at + 2 + close + 2;
+    if inner.trim().eq_ignore_ascii_case("END") {
+        return Bracket::End { end };
+    }
+    let (arrow, alen) = match (inner.find('→'), inner.find("->")) {
+        (Some(a), Some(b)) if b < a => (b, 2),
+        (Some(a), _) => (a, '→'.len_utf8()),
+        (None, Some(b)) => (b, 2),
+        (None, None) => return Bracket::Nothing,
+    };
+    if inner.contains('\n') || inner.contains("[[") {
+        return Bracket::Nothing;
+    }
+    let from = inner[..arrow].trim();
+    let after = inner[arrow + alen..].trim();
+    let (to, version) = match after.rsplit_once(char::is_whitespace) {
+        Some((to, v)) if is_version(v) => (to.trim(), Some(v.to_string())),
+        _ if is_version(after) => ("", Some(after.to_string())),
+        _ => (after, None),
+    };
+    if from.is_empty() && to.is_empty() {
+        return Bracket::Nothing;
+    }
+    Bracket::Banner(BannerMatch {
+        from: from.to_string(),
+        to: to.to_string(),
+        version,
+        start: at,
+        end,
+    })
+}
+
+fn is_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix(['v', 'V']) else {
+        return false;
+    };
+    !rest.is_empty()
+        && rest
+            .split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Whether a cleaned, prefix-stripped line starts with a banner (used to stop an envelope
+/// that has no `[[END]]` where the next one begins).
+pub(crate) fn starts_banner(s: &str) -> bool {
+    let t = s.trim_start_matches(lines::is_indent);
+    t.starts_with("[[") && matches!(match_bracket(t, 0), Bracket::Banner(_))
+}
+
+/// Whether everything before `[[` is indentation and quote markers, so the banner begins
+/// the line; returns that prefix.
+fn line_prefix(cleaned: &str, at: usize) -> Option<&str> {
+    let p = &cleaned[..at];
+    p.chars()
+        .all(|c| lines::is_indent(c) || c == '>')
+        .then_some(p)
+}
+
+/// An iterator over the envelopes of one input, in order. Diagnostics that belong to no
+/// envelope are collected and handed over by [`Extractor::into_diagnostics`].
+pub struct Extractor<'a> {
+    input: &'a str,
+    cur: Cursor<'a>,
+    opts: Options,
+    diags: Vec<Diagnostic>,
+    /// A line partly consumed by a one-line envelope, and where to continue in it.
+    resume: Option<(Line<'a>, usize)>,
+}
+
+impl<'a> Extractor<'a> {
+    /// An extractor over `input`, numbering lines from 1.
+    pub fn new(input: &'a str, opts: Options) -> Self {
+        Self::with_first_line(input, 1, opts)
+    }
+
+    /// An extractor over a piece of a larger input that starts at line `first_line`, so
+    /// callers that read a large file in pieces still get the file's line numbers.
+    pub fn with_first_line(input: &'a str, first_line: u32, opts: Options) -> Self {
+        // A leading byte-order mark stays part of line one, where `clean` drops it, so
+        // byte offsets keep referring to `input`.
+        Extractor {
+            input,
+            cur: Cursor::new(input, first_line),
+            opts,
+            diags: Vec::new(),
+            resume: None,
+        }
+    }
+
+    /// The diagnostics found outside envelopes.
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diags
+    }
+
+    /// Byte offset up to which the input has been consumed.
+    pub fn position(&self) -> usize {
+        self.cur.pos()
+    }
+
+    fn scan_line(&mut self, line: Line<'a>, from: usize) -> Option<Parsed> {
+        let cleaned = lines::clean(line.text);
+        let c: &str = &cleaned;
+        let mut search = from.min(c.len());
+        // Offsets in `from` refer to the cleaned line (one-line envelopes are read cleaned).
+        while let Some(rel) = memchr::memmem::find(&c.as_bytes()[search..], b"[[") {
+            let at = search + rel;
+            search = at + 2;
+            match match_bracket(c, at) {
+                Bracket::Nothing => continue,
+                Bracket::End { end } => {
+                    if line_prefix(c, at).is_some() && c[end..].trim().is_empty() {
+                        self.diags.push(Diagnostic::new(
+                            Code::StrayEnd,
+                            line.no,
+                            lines::column(line.text, at),
+                            "`[[END]]` with no envelope open: its banner is missing or was not copied",
+                        ));
+                    }
+                }
+                Bracket::Banner(bm) => {
+                    let rest = &c[bm.end..];
+                    let prefix = line_prefix(c, at);
+                    if rest.trim().is_empty() {
+                        if prefix.is_some() {
+                            // The prefix as written (it may hold odd spaces that `clean`
+                            // changed); only indentation and `>` precede the first `[`.
+                            let orig_at = line.text.find('[').unwrap_or(0);
+                            let prefix: String = line.text[..orig_at]
+                                .chars()
+                                .filter(|c| !lines::is_invisible(*c))
+                                .collect();
+                            let before = self.cur;
+                            let ctx = parse::BlockCtx { opts: &self.opts };
+                            if let Some(mut p) =
+                                parse::parse_block(&ctx, line, bm, &prefix, &mut self.cur)
+                            {
+                                validate::validate(&mut p, self.input, &self.opts);
+                                return Some(p);
+                            }
+                            self.cur = before;
+                            self.diags.push(Diagnostic::new(
+                                Code::LoneBanner,
+                                line.no,
+                                lines::column(line.text, at),
+                                "a banner with no headers or body after it was ignored; if it starts an envelope, put its headers on the lines after it",
+                            ));
+                            return None;
+                        }
+                        continue;
+                    }
+                    if collapsed::looks_collapsed(rest) {
+                        let (mut p, resume_at) = collapsed::parse_line(line, c, bm);
+                        validate::validate(&mut p, self.input, &self.opts);
+                        self.resume = resume_at.map(|off| (line, off));
+                        return Some(p);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+impl Iterator for Extractor<'_> {
+    type Item = Parsed;
+
+    fn next(&mut self) -> Option<Parsed> {
+        loop {
+            let (line, from) = match self.resume.take() {
+                Some(r) => r,
+                None => (self.cur.next_line()?, 0),
+            };
+            if from == 0 && memchr::memmem::find(line.text.as_bytes(), b"[[").is_none() {
+                continue;
+            }
+            if let Some(p) = self.scan_line(line, from) {
+                return Some(p);
+            }
+        }
+    }
+}

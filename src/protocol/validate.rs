@@ -1,0 +1,271 @@
+//! Checks on a parsed envelope's content: ids, intents, addresses, the META keys the spec
+//! gives meaning to, and the integrity hash. Structure problems are found while parsing;
+//! this adds what can only be judged once the envelope is whole.
+
+use super::address::{check_address, route_hops};
+use super::error_envelope::is_error_code;
+use super::intent::IntentKind;
+use super::lines::is_bidi_control;
+use super::model::KNOWN_HEADERS;
+use super::render::{crc32_hex, hashed_portion};
+use super::signature::{SigError, parse_sig};
+use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
+
+/// Adds the content diagnostics of `p` and sorts all of them by position.
+pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
+    let mut d = Vec::new();
+    let env = &p.envelope;
+    let at = |pos: Pos, code: Code, msg: String| Diagnostic::new(code, pos.line, pos.column, msg);
+    let banner = p.positions.banner;
+
+    let major = env.banner.version.trim_start_matches(['v', 'V']);
+    if major.split('.').next() != Some("1") {
+        d.push(at(
+            banner,
+            Code::UnsupportedVersion,
+            format!(
+                "protocol version `{}` is not supported; crosstalk reads v1 and v1.x envelopes",
+                env.banner.version
+            ),
+        ));
+    }
+    for (side, value) in [("sender", &env.banner.from), ("recipient", &env.banner.to)] {
+        if let Err(e) = check_address(value) {
+            d.push(at(banner, Code::BadAddress, format!("banner {side}: {e}")));
+        }
+    }
+
+    // Headers: ids, repeats, hidden bidi controls.
+    for (i, h) in env.headers.iter().enumerate() {
+        let pos = p.positions.headers.get(i).copied().unwrap_or(banner);
+        if matches!(h.key.as_str(), "thread" | "parent" | "message") {
+            if let Err(e) = super::check_id(&h.value) {
+                d.push(at(pos, Code::BadId, format!("{}: {e}", h.key)));
+            }
+        }
+        if KNOWN_HEADERS.contains(&h.key.as_str()) {
+            if let Some(first) = env.headers[..i].iter().find(|o| o.key == h.key) {
+                let (code, what) = if first.value == h.value {
+                    (Code::DuplicateHeader, "repeats the same value; remove one")
+                } else {
+                    (
+                        Code::ConflictingHeader,
+                        "is given twice with different values; keep the right one",
+                    )
+                };
+                d.push(at(pos, code, format!("`{}` {what}", h.key)));
+            }
+        }
+        if h.value.chars().any(is_bidi_control) {
+            d.push(at(pos, Code::BidiControl, bidi_message(&h.key)));
+        }
+    }
+
+    // Intent.
+    let intent = p.intent();
+    if let Some(raw) = env.intent_raw() {
+        let pos = header_pos(p, "intent").unwrap_or(banner);
+        match Intent::classify(raw) {
+            (i, IntentKind::Legacy) => d.push(at(
+                pos,
+                Code::LegacyIntent,
+                format!("`{raw}` is the v1.0 name; v1.1 calls it {i} (kept as written, read as {i})"),
+            )),
+            (_, IntentKind::Unknown) => d.push(at(
+                pos,
+                Code::UnknownIntent,
+                format!(
+                    "intent `{raw}` is not in the registry (REQUEST, RESPOND, ESCALATE, HANDOFF, POLL, ACK, NACK, ERROR, BROADCAST, REVOKE, CLOSE); it was kept as written"
+                ),
+            )),
+            _ => {}
+        }
+    }
+    if intent == Some(Intent::Respond) && env.is_v11() && env.parent().is_none() {
+        d.push(at(
+            header_pos(p, "intent").unwrap_or(banner),
+            Code::RespondWithoutParent,
+            "a v1.1 RESPOND without `parent`: add `parent: <message id of the request>` so it can be placed in its thread".into(),
+        ));
+    }
+    if intent == Some(Intent::Error) {
+        match env.meta_block("error").and_then(|m| m.get("Code")) {
+            None => d.push(at(
+                header_pos(p, "intent").unwrap_or(banner),
+                Code::ErrorCodeMissing,
+                "intent ERROR needs a `meta: error` block with `Code: E-…` (E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE)".into(),
+            )),
+            Some(code) if !is_error_code(code) => d.push(at(
+                meta_pos(p, "error", "Code").unwrap_or(banner),
+                Code::ErrorCodeUnknown,
+                format!("error code `{code}` is not in the taxonomy; use one of E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE"),
+            )),
+            Some(_) => {}
+        }
+    }
+
+    // META values the spec defines.
+    for (bi, block) in env.meta.iter().enumerate() {
+        for (ei, (key, value)) in block.entries.iter().enumerate() {
+            let pos = p
+                .positions
+                .meta
+                .get(bi)
+                .and_then(|(_, e)| e.get(ei))
+                .copied()
+                .unwrap_or(banner);
+            if value.chars().any(is_bidi_control) {
+                d.push(at(pos, Code::BidiControl, bidi_message(key)));
+            }
+            match (block.namespace.as_str(), key.as_str()) {
+                ("routing", "X-Route") => {
+                    for hop in route_hops(value) {
+                        if let Err(e) = check_address(hop) {
+                            d.push(at(pos, Code::BadRoute, format!("X-Route hop: {e}; write the route as `a → b → c`")));
+                            break;
+                        }
+                    }
+                }
+                ("routing", "X-Reply-To") => {
+                    if let Err(e) = check_address(value) {
+                        d.push(at(pos, Code::BadReplyTo, format!("X-Reply-To: {e}")));
+                    }
+                }
+                ("routing", "X-Priority") => {
+                    if !["high", "normal", "low"].contains(&value.to_ascii_lowercase().as_str()) {
+                        d.push(at(pos, Code::UnknownPriority, format!("X-Priority `{value}` is not high, normal or low")));
+                    }
+                }
+                ("privacy", "PII") => {
+                    if !["present", "redacted", "none"].contains(&value.to_ascii_lowercase().as_str()) {
+                        d.push(at(pos, Code::UnknownPii, format!("PII `{value}` is not present, redacted or none")));
+                    }
+                }
+                ("privacy", "Expires") => match parse_time(value) {
+                    None => d.push(at(
+                        pos,
+                        Code::BadExpires,
+                        format!("Expires `{value}` is not an ISO 8601 time; write it like 2025-10-10T16:00Z"),
+                    )),
+                    Some(t) if opts.now.is_some_and(|now| t < now) => d.push(at(
+                        pos,
+                        Code::Expired,
+                        format!("Expires `{value}` is in the past: the consent has lapsed"),
+                    )),
+                    Some(_) => {}
+                },
+                _ => {}
+            }
+        }
+    }
+
+    if env.body.is_none() {
+        d.push(at(
+            banner,
+            Code::MissingBody,
+            "no `body:` line; add `body: |` followed by the message indented by two spaces".into(),
+        ));
+    }
+    if let Some(sig) = &env.sig {
+        if let Err(SigError::Malformed(why)) = parse_sig(sig) {
+            d.push(at(
+                p.positions.sig.unwrap_or(banner),
+                Code::UnknownSigFormat,
+                format!("sig: {why}"),
+            ));
+        }
+    }
+    if let Some(hash) = &env.hash {
+        if !hash_matches(p, input, hash) {
+            d.push(at(
+                p.positions.hash.unwrap_or(banner),
+                Code::HashMismatch,
+                "the hash does not match the text: the paste may be truncated or edited; copy the envelope again".into(),
+            ));
+        }
+    }
+
+    p.diagnostics.append(&mut d);
+    p.diagnostics.sort_by_key(|d| (d.line, d.column));
+}
+
+fn bidi_message(key: &str) -> String {
+    format!(
+        "`{key}` contains bidirectional control characters, which can make it display differently from what it is; check it"
+    )
+}
+
+fn header_pos(p: &Parsed, key: &str) -> Option<Pos> {
+    let i = p.envelope.headers.iter().position(|h| h.key == key)?;
+    p.positions.headers.get(i).copied()
+}
+
+fn meta_pos(p: &Parsed, ns: &str, key: &str) -> Option<Pos> {
+    let bi = p.envelope.meta.iter().position(|m| m.namespace == ns)?;
+    let ei = p.envelope.meta[bi]
+        .entries
+        .iter()
+        .position(|(k, _)| k == key)?;
+    p.positions.meta.get(bi)?.1.get(ei).copied()
+}
+
+/// An ISO 8601 time as the protocol writes them: `2025-10-10T16:00Z`, with seconds or an
+/// offset, `2025-10-09T16Z`, or a date alone (its midnight, UTC).
+pub fn parse_time(value: &str) -> Option<jiff::Timestamp> {
+    let v = value.trim();
+    if let Ok(t) = v.parse::<jiff::Timestamp>() {
+        return Some(t);
+    }
+    if let Some(hours) = v
+        .strip_suffix('Z')
+        .filter(|h| h.len() == 13 && h.as_bytes()[10] == b'T')
+    {
+        return format!("{hours}:00Z").parse().ok();
+    }
+    let date: jiff::civil::Date = v.parse().ok()?;
+    date.to_zoned(jiff::tz::TimeZone::UTC)
+        .ok()
+        .map(|z| z.timestamp())
+}
+
+/// Whether `hash` (CRC32 hex, optionally `crc32:`-prefixed) matches the text from `[[` through
+/// the `sig:` line, as received or canonical, with or without the final newline.
+fn hash_matches(p: &Parsed, input: &str, hash: &str) -> bool {
+    let want = hash
+        .trim()
+        .trim_start_matches("crc32:")
+        .to_ascii_lowercase();
+    let mut candidates = vec![hashed_portion(&p.envelope)];
+    if let (Some(sig), false) = (p.positions.sig, p.collapsed) {
+        let received = p.received_text(input);
+        let upto: String = received
+            .split_inclusive('\n')
+            .take((sig.line - p.span.start_line + 1) as usize)
+            .collect();
+        candidates.push(upto);
+    }
+    candidates
+        .iter()
+        .any(|c| crc32_hex(c) == want || crc32_hex(c.strip_suffix('\n').unwrap_or(c)) == want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times() {
+        for ok in [
+            "2025-10-10T16:00Z",
+            "2025-10-10T16:00:00Z",
+            "2025-10-10T16:00:00+02:00",
+            "2025-10-09T16Z",
+            "2025-10-10",
+        ] {
+            assert!(parse_time(ok).is_some(), "{ok}");
+        }
+        for bad in ["tomorrow", "2025-13-01", "16:00Z", ""] {
+            assert!(parse_time(bad).is_none(), "{bad}");
+        }
+    }
+}

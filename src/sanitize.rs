@@ -1,0 +1,80 @@
+//! Making untrusted text safe to print on a terminal.
+//!
+//! Envelope text comes from chat windows and other people: it may hold escape sequences that
+//! recolour, move the cursor, set the window title or the clipboard, and bidirectional
+//! overrides that make text read differently from what it is. Human-readable output passes
+//! every such string through [`sanitize`]; JSON output does not need to (it escapes them).
+
+use std::borrow::Cow;
+
+/// Replaces control characters (C0 except newline, DEL, C1), bidi controls and invisible
+/// characters with visible placeholders, and expands tabs to spaces (tab stops of 8), so the
+/// text prints as what it is and nothing in it reaches the terminal as a command.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(needs_escape) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut col = 0usize;
+    for c in s.chars() {
+        match c {
+            '\n' => {
+                out.push('\n');
+                col = 0;
+                continue;
+            }
+            '\t' => {
+                let n = 8 - col % 8;
+                out.extend(std::iter::repeat_n(' ', n));
+                col += n;
+                continue;
+            }
+            c if (c as u32) < 0x20 => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?')),
+            '\u{7f}' => out.push('\u{2421}'),
+            c if needs_escape(c) => out.push_str(&format!("⟨U+{:04X}⟩", c as u32)),
+            c => out.push(c),
+        }
+        col += 1;
+    }
+    Cow::Owned(out)
+}
+
+/// Like [`sanitize`] for text that must stay on one line: newlines are shown as `␊`.
+pub fn sanitize_line(s: &str) -> Cow<'_, str> {
+    if s.contains('\n') {
+        Cow::Owned(sanitize(&s.replace('\n', "\u{240A}")).into_owned())
+    } else {
+        sanitize(s)
+    }
+}
+
+fn needs_escape(c: char) -> bool {
+    let u = c as u32;
+    (u < 0x20 && c != '\n')
+        || (0x7f..=0x9f).contains(&u)
+        || matches!(c,
+            '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}'
+            | '\u{061C}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{00AD}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_cannot_pass() {
+        let evil = "a\u{1b}]52;c;aGk=\u{7}b\u{1b}[2Jc\u{9b}31m\u{202e}d\u{200b}e\u{7f}";
+        let s = sanitize(evil);
+        assert!(!s.chars().any(needs_escape), "{s}");
+        assert!(s.contains('␛'));
+        assert!(s.contains("⟨U+202E⟩"));
+        assert!(s.contains("⟨U+009B⟩"));
+    }
+
+    #[test]
+    fn plain_text_untouched_tabs_expanded() {
+        assert!(matches!(sanitize("héllo\nwörld"), Cow::Borrowed(_)));
+        assert_eq!(sanitize("a\tb"), "a       b");
+        assert_eq!(sanitize_line("a\nb"), "a␊b");
+    }
+}
