@@ -6,3 +6,4 @@
 pub mod cli;
 pub mod protocol;
 pub mod sanitize;
+pub mod synth;

@@ -6,11 +6,11 @@
 //! `sig:` (or `hash:`) before `[[END]]`, so body text may mention any key. Inside a META block
 //! entries are cut at capitalized `Key:` words (`X-Route:`, `PII:`), the form META keys take.
 
-use super::lines::{self, Line};
+use super::lines::{self, Line, LineMap};
 use super::model::{Envelope, Header, KNOWN_HEADERS, MetaBlock};
 use super::parse::banner_of;
 use super::scan::{BannerMatch, Bracket, match_bracket};
-use super::{Code, Diagnostic, Parsed, Pos, Positions, Span};
+use super::{Code, Diagnostic, Options, Parsed, Pos, Positions, Span};
 
 const KEYS: [&str; 12] = [
     "user", "session", "thread", "parent", "message", "context", "intent", "meta", "body",
@@ -50,7 +50,9 @@ fn tokens(s: &str, from: usize, to: usize) -> Vec<Token> {
             continue;
         }
         let word = &s[word_start..colon];
-        if let Some(key) = KEYS.iter().find(|k| word.eq_ignore_ascii_case(k)) {
+        // Exact, lower-case keys only: META keys are capitalized (`User:` in a META block is
+        // that block's entry, not the `user` header).
+        if let Some(key) = KEYS.iter().find(|k| **k == word) {
             out.push(Token {
                 key,
                 start: word_start,
@@ -65,16 +67,19 @@ fn tokens(s: &str, from: usize, to: usize) -> Vec<Token> {
 /// Returns it and, when more of the line follows, the offset to continue scanning from.
 pub(crate) fn parse_line(
     line: Line<'_>,
-    cleaned: &str,
+    map: &LineMap<'_>,
     bm: BannerMatch,
+    opts: &Options,
 ) -> (Parsed, Option<usize>) {
-    let col = |off: usize| lines::column(line.text, off);
+    let cleaned: &str = &map.cleaned;
+    let col = |off: usize| map.column(off);
     let pos = |off: usize| Pos {
         line: line.no,
         column: col(off),
     };
     // Where the envelope stops: `[[END]]`, or a following banner, or the end of the line.
     let mut stop = cleaned.len();
+    let mut env_end = cleaned.len();
     let mut resume = None;
     let mut terminated = false;
     let mut search = bm.end;
@@ -84,12 +89,14 @@ pub(crate) fn parse_line(
         match match_bracket(cleaned, at) {
             Bracket::End { end } => {
                 stop = at;
+                env_end = end;
                 terminated = true;
                 resume = (end < cleaned.len()).then_some(end);
                 break;
             }
             Bracket::Banner(_) => {
                 stop = at;
+                env_end = at;
                 resume = Some(at);
                 break;
             }
@@ -168,12 +175,8 @@ pub(crate) fn parse_line(
         }
     }
 
-    let start = lines::original_offset(line.text, bm.start);
-    let end = if terminated {
-        lines::original_offset(line.text, stop + "[[END]]".len().min(cleaned.len() - stop))
-    } else {
-        lines::original_offset(line.text, stop)
-    };
+    let start = map.original_offset(bm.start);
+    let end = map.original_offset(env_end);
     let mut diagnostics = vec![Diagnostic::new(
         Code::CollapsedNewlines,
         line.no,
@@ -181,6 +184,22 @@ pub(crate) fn parse_line(
         "the envelope arrived on one line (a chat window collapsed its newlines) and was recovered by its header keys; check the values, and copy envelopes inside a code fence to keep line breaks",
     )];
     diagnostics.extend(super::parse::version_diag(&bm, line.no, col(bm.start)));
+    if lines::had_invisible(&line.text[start..end]) {
+        diagnostics.push(Diagnostic::new(
+            Code::InvisibleChars,
+            line.no,
+            col(bm.start),
+            "invisible characters (zero-width space, byte-order mark) were removed from this envelope's headers; they often come from rich-text copies",
+        ));
+    }
+    if end - start > opts.size_limit {
+        diagnostics.push(super::parse::too_large(
+            end - start,
+            opts.size_limit,
+            line.no,
+            col(bm.start),
+        ));
+    }
     if !terminated {
         diagnostics.push(Diagnostic::new(
             Code::MissingEnd,

@@ -37,6 +37,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Moves past the first `n` bytes of the current line (a byte-order mark).
+    pub fn skip(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.text.len());
+    }
+
     /// The next line, consumed.
     pub fn next_line(&mut self) -> Option<Line<'a>> {
         if self.pos >= self.text.len() {
@@ -119,6 +124,60 @@ pub(crate) fn had_invisible(s: &str) -> bool {
     !s.is_ascii() && s.chars().any(is_invisible)
 }
 
+/// A line read for structure: its cleaned text, and the way back from a cleaned byte offset
+/// to the original's column and byte offset. One long line can hold many one-line envelopes,
+/// each asking for several positions, so a non-ASCII line gets a table built once (linear)
+/// rather than a walk from the line start per question.
+pub(crate) struct LineMap<'a> {
+    /// The line as written.
+    pub original: &'a str,
+    /// The line through [`clean`].
+    pub cleaned: Cow<'a, str>,
+    /// For each cleaned byte offset (and one past the end): column and original offset.
+    table: Option<Vec<(u32, u32)>>,
+}
+
+impl<'a> LineMap<'a> {
+    /// Cleans `original` and, when it is not ASCII, builds its position table.
+    pub fn new(original: &'a str) -> Self {
+        let cleaned = clean(original);
+        let table = (!original.is_ascii()).then(|| {
+            let mut t = Vec::with_capacity(cleaned.len() + 1);
+            let mut col = 1u32;
+            for (i, c) in original.char_indices() {
+                if !is_invisible(c) {
+                    let n = if is_odd_space(c) { 1 } else { c.len_utf8() };
+                    t.extend(std::iter::repeat_n((col, i as u32), n));
+                }
+                col += 1;
+            }
+            t.push((col, original.len() as u32));
+            t
+        });
+        LineMap {
+            original,
+            cleaned,
+            table,
+        }
+    }
+
+    /// The 1-based column in the original of cleaned byte offset `off`.
+    pub fn column(&self, off: usize) -> u32 {
+        match &self.table {
+            None => off.min(self.original.len()) as u32 + 1,
+            Some(t) => t[off.min(t.len() - 1)].0,
+        }
+    }
+
+    /// The original byte offset of cleaned byte offset `off`.
+    pub fn original_offset(&self, off: usize) -> usize {
+        match &self.table {
+            None => off.min(self.original.len()),
+            Some(t) => t[off.min(t.len() - 1)].1 as usize,
+        }
+    }
+}
+
 /// The 1-based character column in `original` of byte offset `off` in `clean(original)`.
 pub(crate) fn column(original: &str, off: usize) -> u32 {
     if original.is_ascii() {
@@ -138,24 +197,6 @@ pub(crate) fn column(original: &str, off: usize) -> u32 {
         col += 1;
     }
     col
-}
-
-/// The byte offset in `original` of byte offset `off` in `clean(original)`.
-pub(crate) fn original_offset(original: &str, off: usize) -> usize {
-    if original.is_ascii() {
-        return off.min(original.len());
-    }
-    let mut cleaned = 0usize;
-    for (i, c) in original.char_indices() {
-        if is_invisible(c) {
-            continue;
-        }
-        if cleaned >= off {
-            return i;
-        }
-        cleaned += if is_odd_space(c) { 1 } else { c.len_utf8() };
-    }
-    original.len()
 }
 
 /// Number of leading indentation characters and their byte length.
@@ -276,6 +317,10 @@ mod tests {
         // `k` is at byte 6 of the cleaned line and column 8 of the original.
         assert_eq!(column(s, 6), 8);
         assert!(had_invisible(s));
+        let m = LineMap::new(s);
+        assert_eq!(m.column(6), 8);
+        assert_eq!(m.original_offset(6), 10);
+        assert_eq!(m.column(m.cleaned.len()), 13);
     }
 
     #[test]

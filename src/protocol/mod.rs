@@ -129,16 +129,30 @@ impl Parsed {
             .or_else(|| self.reply_form.then_some(Intent::Respond))
     }
 
-    /// The envelope's text as received, with the transport wrapping undone: quote prefix
-    /// removed, CRLF turned into LF, each line ending in LF.
-    pub fn received_text(&self, input: &str) -> String {
+    /// The envelope's lines as received, with the transport wrapping undone: quote prefix
+    /// removed, CRLF read as LF, and on the banner line anything before `[[` (a byte-order
+    /// mark, an invisible character) dropped.
+    fn unwrapped_lines<'i>(&self, input: &'i str) -> impl Iterator<Item = &'i str> {
         let text = &input[self.byte_range.clone()];
+        lines::split_lines(text).enumerate().map(|(i, line)| {
+            let line = lines::strip_prefix_loose(line, &self.prefix);
+            if i == 0 {
+                line.find('[').map_or(line, |at| &line[at..])
+            } else {
+                line
+            }
+        })
+    }
+
+    /// The envelope's text as received, with the transport wrapping undone (quote prefix,
+    /// CRLF), each line ending in LF.
+    pub fn received_text(&self, input: &str) -> String {
         if self.collapsed {
-            return format!("{text}\n");
+            return format!("{}\n", &input[self.byte_range.clone()]);
         }
-        let mut out = String::with_capacity(text.len() + 1);
-        for line in lines::split_lines(text) {
-            out.push_str(lines::strip_prefix_loose(line, &self.prefix));
+        let mut out = String::with_capacity(self.byte_range.len() + 1);
+        for line in self.unwrapped_lines(input) {
+            out.push_str(line);
             out.push('\n');
         }
         out
@@ -152,13 +166,10 @@ impl Parsed {
         if self.collapsed {
             return None;
         }
-        let text = &input[self.byte_range.clone()];
-        let mut out = String::with_capacity(text.len());
-        for (i, line) in lines::split_lines(text).enumerate() {
-            if self.span.start_line + i as u32 >= sig.line {
-                break;
-            }
-            out.push_str(lines::strip_prefix_loose(line, &self.prefix));
+        let count = sig.line.checked_sub(self.span.start_line)? as usize;
+        let mut out = String::with_capacity(self.byte_range.len());
+        for line in self.unwrapped_lines(input).take(count) {
+            out.push_str(line);
             out.push('\n');
         }
         Some(render::nfc(&out))

@@ -123,17 +123,12 @@ pub(crate) fn parse_block<'a>(
         ));
     }
     let byte_range = banner_line.start..b.last.end;
-    let too_large = byte_range.len() > ctx.opts.size_limit;
-    if too_large {
-        b.diags.push(Diagnostic::new(
-            Code::TooLarge,
+    if byte_range.len() > ctx.opts.size_limit {
+        b.diags.push(too_large(
+            byte_range.len(),
+            ctx.opts.size_limit,
             banner_line.no,
             banner_col,
-            format!(
-                "the envelope is {} bytes, over the limit of {} (E-TOO-LARGE); split the body over several messages or send it as an attachment",
-                byte_range.len(),
-                ctx.opts.size_limit
-            ),
         ));
     }
     Some(Parsed {
@@ -159,6 +154,18 @@ pub(crate) fn banner_of(bm: &BannerMatch) -> Banner {
         to: bm.to.clone(),
         version: bm.version.clone().unwrap_or_else(|| "v1".into()),
     }
+}
+
+/// The `too-large` error for an envelope of `size` bytes.
+pub(crate) fn too_large(size: usize, limit: usize, line: u32, column: u32) -> Diagnostic {
+    Diagnostic::new(
+        Code::TooLarge,
+        line,
+        column,
+        format!(
+            "the envelope is {size} bytes, over the limit of {limit} (E-TOO-LARGE); split the body over several messages or send it as an attachment"
+        ),
+    )
 }
 
 /// The warning for a banner that names no version.
@@ -259,7 +266,13 @@ impl<'a> Block<'a, '_> {
                 }
                 return false;
             };
-            let lower = key.to_ascii_lowercase();
+            // Inside a META block keys are case-sensitive: only the lower-case structural
+            // keys end it, so `User:` or `Body:` stay entries of the block.
+            let lower = if state == State::Meta {
+                key.to_string()
+            } else {
+                key.to_ascii_lowercase()
+            };
             let after_body = state == State::AfterBody;
             match lower.as_str() {
                 "body" | "response" => {

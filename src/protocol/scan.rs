@@ -6,7 +6,7 @@
 //! [`MAX_BANNER`] bytes, and look-aheads stop at the next banner and are cached, so the whole
 //! pass is linear in the input whatever it holds.
 
-use super::lines::{self, Cursor, Line};
+use super::lines::{self, Cursor, Line, LineMap};
 use super::{Code, Diagnostic, Options, Parsed, collapsed, parse, validate};
 
 /// Longest banner accepted, from `[[` to `]]`, in bytes.
@@ -112,7 +112,7 @@ pub struct Extractor<'a> {
     opts: Options,
     diags: Vec<Diagnostic>,
     /// A line partly consumed by a one-line envelope, and where to continue in it.
-    resume: Option<(Line<'a>, usize)>,
+    resume: Option<(Line<'a>, LineMap<'a>, usize)>,
 }
 
 impl<'a> Extractor<'a> {
@@ -124,11 +124,15 @@ impl<'a> Extractor<'a> {
     /// An extractor over a piece of a larger input that starts at line `first_line`, so
     /// callers that read a large file in pieces still get the file's line numbers.
     pub fn with_first_line(input: &'a str, first_line: u32, opts: Options) -> Self {
-        // A leading byte-order mark stays part of line one, where `clean` drops it, so
-        // byte offsets keep referring to `input`.
+        // A leading byte-order mark is the file's encoding signature, not text: skip it
+        // (byte offsets still refer to `input`).
+        let mut cur = Cursor::new(input, first_line);
+        if input.starts_with('\u{FEFF}') {
+            cur.skip('\u{FEFF}'.len_utf8());
+        }
         Extractor {
             input,
-            cur: Cursor::new(input, first_line),
+            cur,
             opts,
             diags: Vec::new(),
             resume: None,
@@ -145,9 +149,8 @@ impl<'a> Extractor<'a> {
         self.cur.pos()
     }
 
-    fn scan_line(&mut self, line: Line<'a>, from: usize) -> Option<Parsed> {
-        let cleaned = lines::clean(line.text);
-        let c: &str = &cleaned;
+    fn scan_line(&mut self, line: Line<'a>, map: LineMap<'a>, from: usize) -> Option<Parsed> {
+        let c: &str = &map.cleaned;
         let mut search = from.min(c.len());
         // Offsets in `from` refer to the cleaned line (one-line envelopes are read cleaned).
         while let Some(rel) = memchr::memmem::find(&c.as_bytes()[search..], b"[[") {
@@ -160,7 +163,7 @@ impl<'a> Extractor<'a> {
                         self.diags.push(Diagnostic::new(
                             Code::StrayEnd,
                             line.no,
-                            lines::column(line.text, at),
+                            map.column(at),
                             "`[[END]]` with no envelope open: its banner is missing or was not copied",
                         ));
                     }
@@ -189,7 +192,7 @@ impl<'a> Extractor<'a> {
                             self.diags.push(Diagnostic::new(
                                 Code::LoneBanner,
                                 line.no,
-                                lines::column(line.text, at),
+                                map.column(at),
                                 "a banner with no headers or body after it was ignored; if it starts an envelope, put its headers on the lines after it",
                             ));
                             return None;
@@ -197,9 +200,9 @@ impl<'a> Extractor<'a> {
                         continue;
                     }
                     if collapsed::looks_collapsed(rest) {
-                        let (mut p, resume_at) = collapsed::parse_line(line, c, bm);
+                        let (mut p, resume_at) = collapsed::parse_line(line, &map, bm, &self.opts);
                         validate::validate(&mut p, self.input, &self.opts);
-                        self.resume = resume_at.map(|off| (line, off));
+                        self.resume = resume_at.map(|off| (line, map, off));
                         return Some(p);
                     }
                 }
@@ -214,14 +217,19 @@ impl Iterator for Extractor<'_> {
 
     fn next(&mut self) -> Option<Parsed> {
         loop {
-            let (line, from) = match self.resume.take() {
+            let (line, map, from) = match self.resume.take() {
                 Some(r) => r,
-                None => (self.cur.next_line()?, 0),
+                None => {
+                    let line = self.cur.next_line()?;
+                    // Most lines are prose: skip them before any other work. (A single `[`
+                    // is enough to look closer: an invisible character may sit between two.)
+                    if memchr::memchr(b'[', line.text.as_bytes()).is_none() {
+                        continue;
+                    }
+                    (line, LineMap::new(line.text), 0)
+                }
             };
-            if from == 0 && memchr::memmem::find(line.text.as_bytes(), b"[[").is_none() {
-                continue;
-            }
-            if let Some(p) = self.scan_line(line, from) {
+            if let Some(p) = self.scan_line(line, map, from) {
                 return Some(p);
             }
         }

@@ -131,15 +131,19 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                         d.push(at(pos, Code::BadReplyTo, format!("X-Reply-To: {e}")));
                     }
                 }
-                ("routing", "X-Priority") => {
-                    if !["high", "normal", "low"].contains(&value.to_ascii_lowercase().as_str()) {
-                        d.push(at(pos, Code::UnknownPriority, format!("X-Priority `{value}` is not high, normal or low")));
-                    }
+                ("routing", "X-Priority") if !one_of(value, &["high", "normal", "low"]) => {
+                    d.push(at(
+                        pos,
+                        Code::UnknownPriority,
+                        format!("X-Priority `{value}` is not high, normal or low"),
+                    ));
                 }
-                ("privacy", "PII") => {
-                    if !["present", "redacted", "none"].contains(&value.to_ascii_lowercase().as_str()) {
-                        d.push(at(pos, Code::UnknownPii, format!("PII `{value}` is not present, redacted or none")));
-                    }
+                ("privacy", "PII") if !one_of(value, &["present", "redacted", "none"]) => {
+                    d.push(at(
+                        pos,
+                        Code::UnknownPii,
+                        format!("PII `{value}` is not present, redacted or none"),
+                    ));
                 }
                 ("privacy", "Expires") => match parse_time(value) {
                     None => d.push(at(
@@ -187,6 +191,10 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
 
     p.diagnostics.append(&mut d);
     p.diagnostics.sort_by_key(|d| (d.line, d.column));
+}
+
+fn one_of(value: &str, allowed: &[&str]) -> bool {
+    allowed.iter().any(|a| a.eq_ignore_ascii_case(value))
 }
 
 fn bidi_message(key: &str) -> String {
