@@ -15,7 +15,11 @@ fn one_megabyte_single_line_of_noise() {
     // `[[A→ ]] user: …` reads as one-line envelopes with no recipient: each is found and
     // rejected, none swallows the rest of the line.
     assert_eq!(ex.envelopes.len(), line.matches("[[A→").count());
-    assert!(ex.envelopes.iter().all(|p| codes(p).contains(&Code::BadAddress)));
+    assert!(
+        ex.envelopes
+            .iter()
+            .all(|p| codes(p).contains(&Code::BadAddress))
+    );
 }
 
 #[test]

@@ -38,9 +38,22 @@ pub fn read(path: Option<&Path>) -> Result<Input, Failure> {
                 .map_err(|e| Failure::usage(format!("cannot read `{}`: {e}", p.display())))?,
         ),
     };
-    let (text, utf8) = protocol::decode(&bytes);
-    let text = text.into_owned();
-    Ok(Input { name, text, utf8 })
+    // Valid UTF-8 (the usual case) becomes the text without a copy.
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Input {
+            name,
+            text,
+            utf8: None,
+        }),
+        Err(e) => {
+            let (text, utf8) = protocol::decode(e.as_bytes());
+            Ok(Input {
+                name,
+                text: text.into_owned(),
+                utf8,
+            })
+        }
+    }
 }
 
 fn read_stdin() -> Result<(String, Vec<u8>), Failure> {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::json::{self, CheckFile};
 use super::{EXIT_INVALID, Failure, input};
-use crate::protocol::{self, Diagnostic, IdGenerator, Parsed};
+use crate::protocol::{self, Diagnostic, Extractor, IdGenerator, Options, Parsed};
 use crate::sanitize::{sanitize, sanitize_line};
 
 fn status(ok: bool) -> u8 {
@@ -110,6 +110,68 @@ pub fn report<'a>(name: &str, diags: impl Iterator<Item = &'a Diagnostic>) {
     }
 }
 
+/// Extracts one piece of an input whose first line is `first_line`, keeping only the
+/// diagnostics: envelopes are dropped as they come, so memory stays small whatever the
+/// input's size.
+fn tally(text: &str, first_line: u32, opts: &Options) -> (usize, Vec<Diagnostic>) {
+    let mut ex = Extractor::with_first_line(text, first_line, opts.clone());
+    let mut diagnostics = Vec::new();
+    let mut envelopes = 0;
+    for p in ex.by_ref() {
+        envelopes += 1;
+        diagnostics.extend(p.diagnostics);
+    }
+    diagnostics.extend(ex.into_diagnostics());
+    diagnostics.sort_by_key(|d| (d.line, d.column));
+    (envelopes, diagnostics)
+}
+
+/// Runs `f` on each piece on its own thread and returns the results in order.
+fn on_threads<T: Send>(pieces: &[&str], f: impl Fn(usize, &str) -> T + Sync) -> Vec<T> {
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, piece)| s.spawn(move || f(i, piece)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// Checks one input on every core: the text is cut where no envelope can span the cut
+/// ([`protocol::split_points`]); each piece's lines are counted first so that every piece
+/// reports the input's own line numbers.
+fn check_text(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let parts = if text.len() < 1 << 20 { 1 } else { cores };
+    let pieces: Vec<&str> = protocol::split_points(text, parts)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect();
+    let counts = on_threads(&pieces, |_, p| {
+        memchr::memchr_iter(b'\n', p.as_bytes()).count()
+    });
+    let firsts: Vec<u32> = counts
+        .iter()
+        .scan(1u32, |line, n| {
+            let first = *line;
+            *line += *n as u32;
+            Some(first)
+        })
+        .collect();
+    let tallies = on_threads(&pieces, |i, p| tally(p, firsts[i], opts));
+    let envelopes = tallies.iter().map(|t| t.0).sum();
+    let mut diagnostics: Vec<Diagnostic> = tallies.into_iter().flat_map(|t| t.1).collect();
+    if envelopes == 0 {
+        diagnostics.push(protocol::no_envelope());
+    }
+    (envelopes, diagnostics)
+}
+
 /// `crosstalk check`: every diagnostic of every file, then a summary.
 pub fn check(files: &[PathBuf], as_json: bool) -> Result<u8, Failure> {
     let stdin = [PathBuf::from("-")];
@@ -121,27 +183,29 @@ pub fn check(files: &[PathBuf], as_json: bool) -> Result<u8, Failure> {
     let mut reports = Vec::new();
     for f in files {
         let inp = input::read(Some(f))?;
-        let ex = inp.extract(&opts);
-        let mut diags: Vec<&Diagnostic> = ex.all_diagnostics().collect();
-        diags.sort_by_key(|d| (d.line, d.column));
-        let (e, w) = (ex.error_count(), ex.warning_count());
-        ok &= e == 0 && !ex.envelopes.is_empty();
-        envelopes += ex.envelopes.len();
+        let (n, mut diags) = check_text(&inp.text, &opts);
+        if let Some(d) = &inp.utf8 {
+            diags.insert(0, d.clone());
+        }
+        let e = diags.iter().filter(|d| d.is_error()).count();
+        let w = diags.len() - e;
+        ok &= e == 0 && n > 0;
+        envelopes += n;
         errors += e;
         warnings += w;
         if as_json {
             reports.push(
                 serde_json::to_value(CheckFile {
                     file: &inp.name,
-                    envelopes: ex.envelopes.len(),
+                    envelopes: n,
                     errors: e,
                     warnings: w,
-                    diagnostics: diags,
+                    diagnostics: diags.iter().collect(),
                 })
                 .unwrap_or_default(),
             );
         } else {
-            for d in diags {
+            for d in &diags {
                 let _ = writeln!(out, "{}:{}", inp.name, sanitize_line(&d.to_string()));
             }
         }

@@ -89,12 +89,8 @@ fn check_simple(v: &str) -> Result<(), String> {
 }
 
 /// Splits an `X-Route` value into hops (`a → b → c`, `->` accepted).
-pub fn route_hops(value: &str) -> Vec<&str> {
-    value
-        .split('→')
-        .flat_map(|s| s.split("->"))
-        .map(str::trim)
-        .collect()
+pub fn route_hops(value: &str) -> impl Iterator<Item = &str> {
+    value.split('→').flat_map(|s| s.split("->")).map(str::trim)
 }
 
 #[cfg(test)]
@@ -141,7 +137,7 @@ mod tests {
     #[test]
     fn hops() {
         assert_eq!(
-            route_hops("claude://a → human://relay -> chatgpt://x"),
+            route_hops("claude://a → human://relay -> chatgpt://x").collect::<Vec<_>>(),
             vec!["claude://a", "human://relay", "chatgpt://x"]
         );
     }

@@ -76,14 +76,23 @@ impl Intent {
 
     /// Normalizes a raw value and says whether it was core, legacy or unknown.
     pub fn classify(raw: &str) -> (Intent, IntentKind) {
-        let upper = raw.trim().to_ascii_uppercase();
-        if let Some(i) = Self::CORE.iter().find(|i| i.as_str() == upper) {
+        let raw = raw.trim();
+        if let Some(i) = Self::CORE
+            .iter()
+            .find(|i| i.as_str().eq_ignore_ascii_case(raw))
+        {
             return (i.clone(), IntentKind::Core);
         }
-        if let Some((_, i)) = LEGACY_INTENTS.iter().find(|(n, _)| *n == upper) {
+        if let Some((_, i)) = LEGACY_INTENTS
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(raw))
+        {
             return (i.clone(), IntentKind::Legacy);
         }
-        (Intent::Unknown(upper), IntentKind::Unknown)
+        (
+            Intent::Unknown(raw.to_ascii_uppercase()),
+            IntentKind::Unknown,
+        )
     }
 
     /// The registry name (upper case).

@@ -133,49 +133,80 @@ pub(crate) struct LineMap<'a> {
     pub original: &'a str,
     /// The line through [`clean`].
     pub cleaned: Cow<'a, str>,
+    ascii: bool,
     /// For each cleaned byte offset (and one past the end): column and original offset.
-    table: Option<Vec<(u32, u32)>>,
+    /// Built on first use, for long non-ASCII lines only.
+    table: std::cell::OnceCell<Vec<(u32, u32)>>,
 }
 
+/// Lines shorter than this answer position questions by walking; longer ones build a table.
+const TABLE_FROM: usize = 1024;
+
 impl<'a> LineMap<'a> {
-    /// Cleans `original` and, when it is not ASCII, builds its position table.
+    /// Cleans `original`.
     pub fn new(original: &'a str) -> Self {
-        let cleaned = clean(original);
-        let table = (!original.is_ascii()).then(|| {
-            let mut t = Vec::with_capacity(cleaned.len() + 1);
+        LineMap {
+            original,
+            cleaned: clean(original),
+            ascii: original.is_ascii(),
+            table: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn table(&self) -> &[(u32, u32)] {
+        self.table.get_or_init(|| {
+            let mut t = Vec::with_capacity(self.cleaned.len() + 1);
             let mut col = 1u32;
-            for (i, c) in original.char_indices() {
+            for (i, c) in self.original.char_indices() {
                 if !is_invisible(c) {
                     let n = if is_odd_space(c) { 1 } else { c.len_utf8() };
                     t.extend(std::iter::repeat_n((col, i as u32), n));
                 }
                 col += 1;
             }
-            t.push((col, original.len() as u32));
+            t.push((col, self.original.len() as u32));
             t
-        });
-        LineMap {
-            original,
-            cleaned,
-            table,
-        }
+        })
     }
 
     /// The 1-based column in the original of cleaned byte offset `off`.
     pub fn column(&self, off: usize) -> u32 {
-        match &self.table {
-            None => off.min(self.original.len()) as u32 + 1,
-            Some(t) => t[off.min(t.len() - 1)].0,
+        if self.ascii {
+            return off.min(self.original.len()) as u32 + 1;
         }
+        if self.original.len() < TABLE_FROM {
+            return column(self.original, off);
+        }
+        let t = self.table();
+        t[off.min(t.len() - 1)].0
     }
 
     /// The original byte offset of cleaned byte offset `off`.
     pub fn original_offset(&self, off: usize) -> usize {
-        match &self.table {
-            None => off.min(self.original.len()),
-            Some(t) => t[off.min(t.len() - 1)].1 as usize,
+        if self.ascii {
+            return off.min(self.original.len());
         }
+        if self.original.len() < TABLE_FROM {
+            return original_offset(self.original, off);
+        }
+        let t = self.table();
+        t[off.min(t.len() - 1)].1 as usize
     }
+}
+
+/// The original byte offset of byte offset `off` in `clean(original)`.
+fn original_offset(original: &str, off: usize) -> usize {
+    let mut cleaned = 0usize;
+    for (i, c) in original.char_indices() {
+        if is_invisible(c) {
+            continue;
+        }
+        if cleaned >= off {
+            return i;
+        }
+        cleaned += if is_odd_space(c) { 1 } else { c.len_utf8() };
+    }
+    original.len()
 }
 
 /// The 1-based character column in `original` of byte offset `off` in `clean(original)`.
@@ -321,6 +352,13 @@ mod tests {
         assert_eq!(m.column(6), 8);
         assert_eq!(m.original_offset(6), 10);
         assert_eq!(m.column(m.cleaned.len()), 13);
+        // The table for long lines gives the same answers as the walk.
+        let long = format!("{s}{}", "é\u{200B}x".repeat(400));
+        let m = LineMap::new(&long);
+        for off in [0, 6, 11, 13, 500, 1200, m.cleaned.len()] {
+            assert_eq!(m.column(off), column(&long, off), "{off}");
+            assert_eq!(m.original_offset(off), original_offset(&long, off), "{off}");
+        }
     }
 
     #[test]

@@ -216,17 +216,59 @@ pub fn extract(input: &str, opts: &Options) -> Extraction {
     }
     let mut diagnostics = ex.into_diagnostics();
     if envelopes.is_empty() {
-        diagnostics.push(Diagnostic::new(
-            Code::NoEnvelope,
-            1,
-            1,
-            "no envelope found: an envelope starts with a banner like `[[CLAUDE→CHATGPT v1]]` on a line of its own",
-        ));
+        diagnostics.push(no_envelope());
     }
     Extraction {
         envelopes,
         diagnostics,
     }
+}
+
+/// Cuts `input` into at most `parts` pieces that extract independently with the same result
+/// as the whole: each cut falls just after a line that is exactly `[[END]]`, which always
+/// closes the envelope before it (or stands alone), so no envelope spans a cut. Returns the
+/// byte ranges in order; large pastes are extracted on several cores this way.
+pub fn split_points(input: &str, parts: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::with_capacity(parts.max(1));
+    let mut start = 0;
+    let finder = memchr::memmem::Finder::new(b"\n[[END]]");
+    for k in 1..parts.max(1) {
+        let target = (input.len() / parts * k).max(start);
+        let mut from = target;
+        let cut = loop {
+            let Some(i) = finder.find(&input.as_bytes()[from..]) else {
+                break None;
+            };
+            let after = from + i + "\n[[END]]".len();
+            let rest = &input.as_bytes()[after..];
+            if rest.starts_with(b"\n") {
+                break Some(after + 1);
+            }
+            if rest.starts_with(b"\r\n") {
+                break Some(after + 2);
+            }
+            from = after;
+        };
+        match cut {
+            Some(c) if c < input.len() => {
+                out.push(start..c);
+                start = c;
+            }
+            _ => break,
+        }
+    }
+    out.push(start..input.len());
+    out
+}
+
+/// The `no-envelope` error, for inputs in which nothing was found.
+pub fn no_envelope() -> Diagnostic {
+    Diagnostic::new(
+        Code::NoEnvelope,
+        1,
+        1,
+        "no envelope found: an envelope starts with a banner like `[[CLAUDE→CHATGPT v1]]` on a line of its own",
+    )
 }
 
 /// Decodes bytes as UTF-8, replacing invalid sequences, and reports where the first one was.

@@ -28,13 +28,17 @@ struct View<'a> {
     line: Line<'a>,
     /// Prefix removed, otherwise as written (body lines use this).
     text: &'a str,
-    /// `text` through [`lines::clean`] (structural reading uses this).
-    cleaned: Cow<'a, str>,
+    /// `text` through [`lines::clean`], made on first use: body lines never need it.
+    cleaned: std::cell::OnceCell<Cow<'a, str>>,
     /// Characters of prefix removed, for columns.
     pcols: u32,
 }
 
 impl View<'_> {
+    fn cleaned(&self) -> &str {
+        self.cleaned.get_or_init(|| lines::clean(self.text))
+    }
+
     fn col(&self, off: usize) -> u32 {
         self.pcols + lines::column(self.text, off)
     }
@@ -74,7 +78,8 @@ pub(crate) fn parse_block<'a>(
         prefix,
         env: Envelope {
             banner: banner_of(&bm),
-            headers: Vec::new(),
+            // Typical envelopes carry up to eight headers: size once, never regrow.
+            headers: Vec::with_capacity(8),
             meta: Vec::new(),
             body: None,
             sig: None,
@@ -85,6 +90,7 @@ pub(crate) fn parse_block<'a>(
                 line: banner_line.no,
                 column: banner_col,
             },
+            headers: Vec::with_capacity(8),
             ..Positions::default()
         },
         diags: Vec::new(),
@@ -180,6 +186,28 @@ pub(crate) fn version_diag(bm: &BannerMatch, line: u32, column: u32) -> Option<D
     })
 }
 
+/// Keys with a meaning in the envelope's structure, lower-case.
+const STRUCTURAL: [&str; 12] = [
+    "user", "session", "thread", "parent", "message", "context", "intent", "body", "response",
+    "sig", "hash", "meta",
+];
+
+/// The lower-case spelling of a structural key (without allocating: this runs on every
+/// line), or the key as written. `exact` matches case-sensitively, as inside META blocks.
+fn structural_key(key: &str, exact: bool) -> &str {
+    STRUCTURAL
+        .iter()
+        .find(|k| {
+            if exact {
+                **k == key
+            } else {
+                k.eq_ignore_ascii_case(key)
+            }
+        })
+        .copied()
+        .unwrap_or(key)
+}
+
 fn is_known(key: &str) -> bool {
     KNOWN_HEADERS.contains(&key)
 }
@@ -196,7 +224,7 @@ impl<'a> Block<'a, '_> {
         Some(View {
             line,
             text,
-            cleaned: lines::clean(text),
+            cleaned: std::cell::OnceCell::new(),
             pcols,
         })
     }
@@ -221,7 +249,7 @@ impl<'a> Block<'a, '_> {
     fn run(&mut self) -> bool {
         let mut state = State::Headers;
         while let Some(v) = self.peek() {
-            let c: &str = &v.cleaned;
+            let c: &str = v.cleaned();
             if lines::is_end_marker(c) {
                 self.consume(&v, true);
                 return true;
@@ -268,13 +296,9 @@ impl<'a> Block<'a, '_> {
             };
             // Inside a META block keys are case-sensitive: only the lower-case structural
             // keys end it, so `User:` or `Body:` stay entries of the block.
-            let lower = if state == State::Meta {
-                key.to_string()
-            } else {
-                key.to_ascii_lowercase()
-            };
+            let lower = structural_key(key, state == State::Meta);
             let after_body = state == State::AfterBody;
-            match lower.as_str() {
+            match lower {
                 "body" | "response" => {
                     self.seen = true;
                     self.reply_form = lower == "response";
@@ -332,11 +356,7 @@ impl<'a> Block<'a, '_> {
                     if after_body {
                         self.after_body(&v);
                     }
-                    let key = if is_known(k) {
-                        lower.clone()
-                    } else {
-                        key.to_string()
-                    };
+                    let key = lower.to_string();
                     self.env.headers.push(Header {
                         key,
                         value: value.to_string(),
@@ -375,7 +395,7 @@ impl<'a> Block<'a, '_> {
     /// Entries of an old-style `meta: |` block: the indented `key: value` lines after it.
     fn legacy_meta(&mut self) {
         while let Some(v) = self.peek() {
-            let c: &str = &v.cleaned;
+            let c: &str = v.cleaned();
             if lines::indent_of(c).0 == 0 || lines::is_blank(c) {
                 return;
             }
@@ -437,8 +457,7 @@ impl<'a> Block<'a, '_> {
     }
 
     fn block_body(&mut self, explicit: Option<usize>) {
-        let mut out: Vec<&'a str> = Vec::new();
-        let mut kept = 0; // lines of `out` up to the last non-blank one
+        let mut out = BodyText::default();
         // Leading blank lines belong to the body.
         let first = loop {
             let Some(v) = self.peek() else {
@@ -453,7 +472,7 @@ impl<'a> Block<'a, '_> {
         };
         let indent = explicit.unwrap_or_else(|| lines::indent_of(first.text).0);
         if lines::indent_of(first.text).0 < indent.max(1) {
-            if is_structural(&first.cleaned) {
+            if is_structural(first.cleaned()) {
                 self.env.body = Some(String::new());
                 return;
             }
@@ -462,7 +481,7 @@ impl<'a> Block<'a, '_> {
         while let Some(v) = self.peek() {
             let blank = lines::is_blank(v.text);
             if !blank && lines::indent_of(v.text).0 < indent {
-                if is_structural(&v.cleaned) || !self.terminator_ahead(v.line.no) {
+                if is_structural(v.cleaned()) || !self.terminator_ahead(v.line.no) {
                     break;
                 }
                 self.diags.push(Diagnostic::new(
@@ -471,17 +490,13 @@ impl<'a> Block<'a, '_> {
                     v.pcols + 1,
                     "this body line lost its indentation (a chat window stripped it); it was kept in the body up to `sig:`. Indent body lines to keep them unambiguous",
                 ));
-                self.until_terminator(&mut out, &mut kept, indent);
+                self.until_terminator(&mut out, indent);
                 break;
             }
             out.push(lines::strip_indent(v.text, indent));
-            if !blank {
-                kept = out.len();
-            }
             self.consume(&v, !blank);
         }
-        out.truncate(kept);
-        self.env.body = Some(out.join("\n"));
+        self.env.body = Some(out.finish());
     }
 
     /// A body whose first line has no indentation: a chat window stripped it. Taken up to
@@ -493,47 +508,65 @@ impl<'a> Block<'a, '_> {
             first.pcols + 1,
             "the body is not indented (a chat window stripped the indentation); it was read up to `sig:` or `[[END]]`. Indent body lines by two spaces",
         ));
-        let mut out = Vec::new();
-        let mut kept = 0;
+        let mut out = BodyText::default();
         if self.terminator_ahead(first.line.no) {
-            self.until_terminator(&mut out, &mut kept, 0);
+            self.until_terminator(&mut out, 0);
         } else {
             while let Some(v) = self.peek() {
-                let c: &str = &v.cleaned;
+                let c: &str = v.cleaned();
                 if lines::is_end_marker(c) || scan::starts_banner(c) || lines::is_fence(c) {
                     break;
                 }
-                let blank = lines::is_blank(v.text);
                 out.push(v.text);
-                if !blank {
-                    kept = out.len();
-                }
-                self.consume(&v, !blank);
+                self.consume(&v, !lines::is_blank(v.text));
             }
         }
-        out.truncate(kept);
-        self.env.body = Some(out.join("\n"));
+        self.env.body = Some(out.finish());
     }
 
     /// Body lines up to (not including) the unindented `sig:`, `hash:` or `[[END]]` that
     /// [`Self::terminator_ahead`] found, each with up to `indent` characters of indentation
     /// removed.
-    fn until_terminator(&mut self, out: &mut Vec<&'a str>, kept: &mut usize, indent: usize) {
+    fn until_terminator(&mut self, out: &mut BodyText, indent: usize) {
         while let Some(v) = self.peek() {
-            let c: &str = &v.cleaned;
+            let c: &str = v.cleaned();
             if lines::is_end_marker(c)
                 || is_unindented_key(c, "sig")
                 || is_unindented_key(c, "hash")
             {
                 break;
             }
-            let blank = lines::is_blank(v.text);
             out.push(lines::strip_indent(v.text, indent));
-            if !blank {
-                *kept = out.len();
-            }
-            self.consume(&v, !blank);
+            self.consume(&v, !lines::is_blank(v.text));
         }
+    }
+}
+
+/// Body text built line by line; trailing blank lines are dropped at the end (they separate
+/// the body from what follows, they are not part of it).
+#[derive(Default)]
+struct BodyText {
+    text: String,
+    lines: usize,
+    /// Length of `text` up to the end of the last non-blank line.
+    kept: usize,
+}
+
+impl BodyText {
+    fn push(&mut self, line: &str) {
+        if self.lines > 0 {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        self.lines += 1;
+        if !lines::is_blank(line) {
+            self.kept = self.text.len();
+        }
+    }
+
+    fn finish(mut self) -> String {
+        self.text.truncate(self.kept);
+        self.text
     }
 }
 
@@ -552,8 +585,8 @@ fn is_structural(c: &str) -> bool {
     }
     match lines::split_key(c) {
         Some((k, _, _)) => {
-            let k = k.to_ascii_lowercase();
-            k == "sig" || k == "hash" || k == "meta" || is_known(&k)
+            let k = structural_key(k, false);
+            matches!(k, "sig" | "hash" | "meta") || is_known(k)
         }
         None => false,
     }
