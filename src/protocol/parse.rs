@@ -458,7 +458,9 @@ impl<'a> Block<'a, '_> {
 
     fn block_body(&mut self, explicit: Option<usize>) {
         let mut out = BodyText::default();
-        // Leading blank lines belong to the body.
+        // Leading blank lines belong to the body; their indentation is known only once the
+        // first non-blank line is.
+        let mut leading: Vec<&'a str> = Vec::new();
         let first = loop {
             let Some(v) = self.peek() else {
                 self.env.body = Some(String::new());
@@ -467,7 +469,7 @@ impl<'a> Block<'a, '_> {
             if !lines::is_blank(v.text) {
                 break v;
             }
-            out.push("");
+            leading.push(v.text);
             self.consume(&v, false);
         };
         let indent = explicit.unwrap_or_else(|| lines::indent_of(first.text).0);
@@ -476,7 +478,10 @@ impl<'a> Block<'a, '_> {
                 self.env.body = Some(String::new());
                 return;
             }
-            return self.stripped_body(first);
+            return self.stripped_body(first, &leading);
+        }
+        for l in leading {
+            out.push(lines::strip_indent(l, indent));
         }
         while let Some(v) = self.peek() {
             let blank = lines::is_blank(v.text);
@@ -501,7 +506,7 @@ impl<'a> Block<'a, '_> {
 
     /// A body whose first line has no indentation: a chat window stripped it. Taken up to
     /// `sig:` / `[[END]]` when one follows, else up to the next banner or fence.
-    fn stripped_body(&mut self, first: View<'a>) {
+    fn stripped_body(&mut self, first: View<'a>, leading: &[&str]) {
         self.diags.push(Diagnostic::new(
             Code::BodyIndentStripped,
             first.line.no,
@@ -509,6 +514,9 @@ impl<'a> Block<'a, '_> {
             "the body is not indented (a chat window stripped the indentation); it was read up to `sig:` or `[[END]]`. Indent body lines by two spaces",
         ));
         let mut out = BodyText::default();
+        for l in leading {
+            out.push(l);
+        }
         if self.terminator_ahead(first.line.no) {
             self.until_terminator(&mut out, 0);
         } else {
