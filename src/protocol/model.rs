@@ -6,6 +6,11 @@
 
 use serde::Serialize;
 
+/// Whether `key` is one of [`KNOWN_HEADERS`], in any case.
+pub fn is_known_header(key: &str) -> bool {
+    KNOWN_HEADERS.iter().any(|k| k.eq_ignore_ascii_case(key))
+}
+
 /// The known header keys, in canonical order. Anything else is an unknown header: kept, never
 /// dropped, rendered after these in the order it was received.
 pub const KNOWN_HEADERS: [&str; 7] = [
@@ -23,7 +28,7 @@ pub struct Banner {
     pub version: String,
 }
 
-/// One `key: value` header line. Known keys are stored lower-case; unknown keys as written.
+/// One `key: value` header line. Keys are kept as written and matched case-insensitively.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Header {
     /// The header's key.
@@ -86,11 +91,11 @@ impl Envelope {
         }
     }
 
-    /// The first value of header `key` (known keys are lower-case).
+    /// The first value of header `key`, matched case-insensitively.
     pub fn header(&self, key: &str) -> Option<&str> {
         self.headers
             .iter()
-            .find(|h| h.key == key)
+            .find(|h| h.key.eq_ignore_ascii_case(key))
             .map(|h| h.value.as_str())
     }
 
@@ -99,7 +104,11 @@ impl Envelope {
     /// in the usual order.
     pub fn set_header(&mut self, key: &str, value: impl Into<String>) {
         let value = value.into();
-        if let Some(h) = self.headers.iter_mut().find(|h| h.key == key) {
+        if let Some(h) = self
+            .headers
+            .iter_mut()
+            .find(|h| h.key.eq_ignore_ascii_case(key))
+        {
             h.value = value;
             return;
         }
@@ -120,7 +129,7 @@ impl Envelope {
 
     /// Removes every occurrence of header `key`.
     pub fn remove_header(&mut self, key: &str) {
-        self.headers.retain(|h| h.key != key);
+        self.headers.retain(|h| !h.key.eq_ignore_ascii_case(key));
     }
 
     /// The first META block with `namespace`.
@@ -185,6 +194,6 @@ impl Envelope {
 pub fn header_rank(key: &str) -> usize {
     KNOWN_HEADERS
         .iter()
-        .position(|k| *k == key)
+        .position(|k| k.eq_ignore_ascii_case(key))
         .unwrap_or(KNOWN_HEADERS.len())
 }

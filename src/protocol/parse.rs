@@ -356,7 +356,8 @@ impl<'a> Block<'a, '_> {
                     if after_body {
                         self.after_body(&v);
                     }
-                    let key = lower.to_string();
+                    // Kept as written: the canonical form must not change what was signed.
+                    let key = key.to_string();
                     self.env.headers.push(Header {
                         key,
                         value: value.to_string(),

@@ -6,7 +6,7 @@ use super::address::{check_address, route_hops};
 use super::error_envelope::is_error_code;
 use super::intent::IntentKind;
 use super::lines::is_bidi_control;
-use super::model::KNOWN_HEADERS;
+use super::model::is_known_header;
 use super::render::{crc32_hex, hashed_portion};
 use super::signature::{SigError, parse_sig};
 use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
@@ -38,13 +38,17 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
     // Headers: ids, repeats, hidden bidi controls.
     for (i, h) in env.headers.iter().enumerate() {
         let pos = p.positions.headers.get(i).copied().unwrap_or(banner);
-        if matches!(h.key.as_str(), "thread" | "parent" | "message") {
+        let key = h.key.to_ascii_lowercase();
+        if matches!(key.as_str(), "thread" | "parent" | "message") {
             if let Err(e) = super::check_id(&h.value) {
                 d.push(at(pos, Code::BadId, format!("{}: {e}", h.key)));
             }
         }
-        if KNOWN_HEADERS.contains(&h.key.as_str()) {
-            if let Some(first) = env.headers[..i].iter().find(|o| o.key == h.key) {
+        if is_known_header(&h.key) {
+            if let Some(first) = env.headers[..i]
+                .iter()
+                .find(|o| o.key.eq_ignore_ascii_case(&h.key))
+            {
                 let (code, what) = if first.value == h.value {
                     (Code::DuplicateHeader, "repeats the same value; remove one")
                 } else {
@@ -204,7 +208,11 @@ fn bidi_message(key: &str) -> String {
 }
 
 fn header_pos(p: &Parsed, key: &str) -> Option<Pos> {
-    let i = p.envelope.headers.iter().position(|h| h.key == key)?;
+    let i = p
+        .envelope
+        .headers
+        .iter()
+        .position(|h| h.key.eq_ignore_ascii_case(key))?;
     p.positions.headers.get(i).copied()
 }
 

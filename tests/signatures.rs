@@ -1,0 +1,146 @@
+//! Signatures against the published rc1 conformance vectors, through the whole pipeline:
+//! text as a chat window delivers it → extraction → verification.
+
+use crosstalk::protocol::keys::{parse_private_key, parse_public_key, public_key_txt};
+use crosstalk::protocol::signature::{Matched, SigError, SigFormat, sign_envelope, verify_parsed};
+use crosstalk::protocol::{Options, extract};
+use ed25519_dalek::VerifyingKey;
+
+const PUBLIC: &str = include_str!("fixtures/rc1/public.pem");
+const PRIVATE: &str = include_str!("fixtures/rc1/private.pem");
+const VECTORS: [&str; 3] = [
+    include_str!("fixtures/rc1/vector1.txt"),
+    include_str!("fixtures/rc1/vector2.txt"),
+    include_str!("fixtures/rc1/vector3.txt"),
+];
+
+/// The payload (each line LF-terminated) and the detached JWS of a vector file.
+fn vector(text: &str) -> (String, String) {
+    let mut lines = text.lines();
+    lines.by_ref().find(|l| *l == "Payload:").expect("Payload:");
+    let payload: String = lines
+        .by_ref()
+        .take_while(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let jws = lines
+        .skip_while(|l| *l != "Detached JWS:")
+        .nth(1)
+        .expect("JWS")
+        .to_string();
+    (payload, jws)
+}
+
+fn key() -> VerifyingKey {
+    parse_public_key(PUBLIC).expect("public key")
+}
+
+fn verify_text(text: &str, key: &VerifyingKey) -> Result<Matched, SigError> {
+    let ex = extract(text, &Options::default());
+    assert_eq!(ex.envelopes.len(), 1, "{text}");
+    verify_parsed(&ex.envelopes[0], text, key)
+}
+
+#[test]
+fn all_vectors_verify_as_received() {
+    for v in VECTORS {
+        let (payload, jws) = vector(v);
+        let text = format!("{payload}sig: {jws}\n[[END]]\n");
+        assert!(verify_text(&text, &key()).is_ok(), "{payload}");
+    }
+}
+
+#[test]
+fn vector3_verifies_through_crlf_fence_and_quote() {
+    let (payload, jws) = vector(VECTORS[2]);
+    assert!(payload.contains("\tTabbed line 1\n"));
+    let env = format!("{payload}sig: {jws}\n[[END]]\n");
+    // Only the text as received matches: the canonical form re-indents the tabbed body.
+    let crlf = format!("Here it is:\r\n```\r\n{}```\r\n", env.replace('\n', "\r\n"));
+    assert_eq!(verify_text(&crlf, &key()), Ok(Matched::AsReceived));
+    let quoted: String = env.lines().map(|l| format!("> {l}\n")).collect();
+    assert_eq!(verify_text(&quoted, &key()), Ok(Matched::AsReceived));
+}
+
+#[test]
+fn vector2_verifies_when_delivered_decomposed() {
+    let (payload, jws) = vector(VECTORS[1]);
+    let nfd: String = unicode_normalization::UnicodeNormalization::nfd(payload.as_str()).collect();
+    assert_ne!(nfd, payload);
+    let text = format!("{nfd}sig: {jws}\n[[END]]\n");
+    assert!(verify_text(&text, &key()).is_ok());
+}
+
+#[test]
+fn signing_vector1_reproduces_its_jws_byte_for_byte() {
+    let (payload, jws) = vector(VECTORS[0]);
+    let text = format!("{payload}sig: none\n[[END]]\n");
+    let mut env = extract(&text, &Options::default())
+        .envelopes
+        .remove(0)
+        .envelope;
+    sign_envelope(
+        &mut env,
+        &parse_private_key(PRIVATE).expect("key"),
+        SigFormat::Jws,
+        "",
+    );
+    assert_eq!(env.sig.as_deref(), Some(jws.as_str()));
+}
+
+#[test]
+fn any_one_character_change_in_the_signed_portion_fails() {
+    let sk = parse_private_key(PRIVATE).expect("key");
+    for format in [SigFormat::Jws, SigFormat::Ed25519] {
+        for v in VECTORS {
+            let (payload, _) = vector(v);
+            let mut env = extract(
+                &format!("{payload}sig: none\n[[END]]\n"),
+                &Options::default(),
+            )
+            .envelopes
+            .remove(0)
+            .envelope;
+            sign_envelope(&mut env, &sk, format, "alice@example.com");
+            let sig = env.sig.clone().expect("signed");
+            let chars: Vec<char> = payload.chars().collect();
+            for i in 0..chars.len() {
+                for replacement in ['X', '0', 'é'] {
+                    if chars[i] == replacement {
+                        continue;
+                    }
+                    let mut changed = chars.clone();
+                    changed[i] = replacement;
+                    let changed: String = changed.into_iter().collect();
+                    let text = format!("{changed}sig: {sig}\n[[END]]\n");
+                    let ex = extract(&text, &Options::default());
+                    let ok = ex
+                        .envelopes
+                        .iter()
+                        .any(|p| verify_parsed(p, &text, &key()).is_ok());
+                    assert!(
+                        !ok,
+                        "change at {i} to {replacement:?} still verifies:\n{text}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn wrong_key_and_unsigned_fail_with_reasons() {
+    let (payload, jws) = vector(VECTORS[0]);
+    let other = ed25519_dalek::SigningKey::from_bytes(&[7; 32]).verifying_key();
+    let text = format!("{payload}sig: {jws}\n[[END]]\n");
+    assert_eq!(verify_text(&text, &other), Err(SigError::Mismatch));
+    let unsigned = format!("{payload}sig: none\n[[END]]\n");
+    assert_eq!(verify_text(&unsigned, &key()), Err(SigError::Unsigned));
+}
+
+#[test]
+fn dns_txt_key_form_round_trips() {
+    let txt = public_key_txt(&key());
+    assert!(txt.starts_with("ed25519:pk="));
+    assert_eq!(parse_public_key(&txt).expect("txt"), key());
+}
