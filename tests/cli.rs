@@ -44,7 +44,18 @@ struct Run {
 }
 
 fn run(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crosstalk"))
+    run_env(args, stdin, &[])
+}
+
+/// Runs with a config directory of its own, so the user's own config never leaks in.
+fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crosstalk"));
+    cmd.env("XDG_CONFIG_HOME", "/nonexistent/crosstalk-test-config")
+        .env_remove("CROSSTALK_CONFIG");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -383,4 +394,26 @@ fn human_output_never_passes_escape_sequences() {
             }
         }
     }
+}
+
+#[test]
+fn config_sets_the_size_limit_and_bad_config_names_the_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let small = dir.path().join("small.toml");
+    std::fs::write(&small, "[protocol]\nsize_limit = 100\n").expect("write");
+    let small = small.to_str().expect("utf-8 path");
+    let r = run(&["--config", small, "check"], V11);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("[too-large]"), "{}", r.stdout);
+    let r = run_env(&["check"], V11, &[("CROSSTALK_CONFIG", small)]);
+    assert!(r.stdout.contains("[too-large]"), "{}", r.stdout);
+
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[protocol]\nsize_limit = \"huge\"\n").expect("write");
+    let r = run(&["check", "--config", bad.to_str().expect("utf-8")], V11);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("bad.toml:2:14:"), "{}", r.stderr);
+    let r = run(&["--config", "/nonexistent/c.toml", "check"], V11);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("cannot read config"), "{}", r.stderr);
 }

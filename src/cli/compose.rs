@@ -44,7 +44,7 @@ fn new_session() -> String {
 }
 
 /// `crosstalk new`: a fresh envelope in canonical form, checked before it is printed.
-pub fn new(a: NewArgs) -> Result<u8, Failure> {
+pub fn new(opts: &Options, a: NewArgs) -> Result<u8, Failure> {
     let body = match a.body.as_deref() {
         Some("-") => {
             let mut s = String::new();
@@ -74,12 +74,12 @@ pub fn new(a: NewArgs) -> Result<u8, Failure> {
     env.set_header("intent", a.intent);
     env.body = Some(body.unwrap_or_default());
     env.sig = Some("none".into());
-    emit(&[env], "<new>")
+    emit(&[env], "<new>", opts)
 }
 
 /// Prints envelopes in canonical form after checking each by parsing it back; diagnostics go
 /// to standard error and any error makes the exit status 1.
-fn emit(envs: &[Envelope], name: &str) -> Result<u8, Failure> {
+fn emit(envs: &[Envelope], name: &str, opts: &Options) -> Result<u8, Failure> {
     let mut text = String::new();
     for (i, e) in envs.iter().enumerate() {
         if i > 0 {
@@ -87,7 +87,7 @@ fn emit(envs: &[Envelope], name: &str) -> Result<u8, Failure> {
         }
         text.push_str(&protocol::render(e));
     }
-    let ex = protocol::extract(&text, &input::options());
+    let ex = protocol::extract(&text, opts);
     report(name, ex.all_diagnostics());
     print!("{text}");
     Ok(if ex.error_count() == 0 {
@@ -99,9 +99,14 @@ fn emit(envs: &[Envelope], name: &str) -> Result<u8, Failure> {
 
 /// `crosstalk error`: the ERROR reply to each envelope found, or one reply to the whole
 /// input when nothing in it parsed.
-pub fn error(code: &str, reason: Option<&str>, file: Option<&Path>) -> Result<u8, Failure> {
+pub fn error(
+    code: &str,
+    reason: Option<&str>,
+    file: Option<&Path>,
+    opts: &Options,
+) -> Result<u8, Failure> {
     let inp = input::read(file)?;
-    let ex = inp.extract(&Options::default());
+    let ex = inp.extract(opts);
     let ids = IdGenerator::new();
     let replies: Vec<Envelope> = if ex.envelopes.is_empty() {
         vec![error_envelope(None, code, reason, &ex.diagnostics, &ids)]
@@ -111,5 +116,5 @@ pub fn error(code: &str, reason: Option<&str>, file: Option<&Path>) -> Result<u8
             .map(|p| error_envelope(Some(&p.envelope), code, reason, &p.diagnostics, &ids))
             .collect()
     };
-    emit(&replies, "<error>")
+    emit(&replies, "<error>", opts)
 }

@@ -69,11 +69,3 @@ pub fn read_key(path: &Path) -> Result<String, Failure> {
     std::fs::read_to_string(path)
         .map_err(|e| Failure::usage(format!("cannot read key `{}`: {e}", path.display())))
 }
-
-/// Options for commands that judge the envelopes now (expiry against the clock).
-pub fn options() -> Options {
-    Options {
-        now: Some(jiff::Timestamp::now()),
-        ..Options::default()
-    }
-}

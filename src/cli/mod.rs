@@ -14,6 +14,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::protocol::Options;
+
 /// Exit status for invalid input (also: no envelope, failed verification).
 pub const EXIT_INVALID: u8 = 1;
 /// Exit status for usage and I/O errors.
@@ -26,6 +28,9 @@ pub const EXIT_USAGE: u8 = 2;
     after_help = "Exit status: 0 ok; 1 invalid input, no envelope found or failed verification; 2 usage or I/O error."
 )]
 pub struct Cli {
+    /// Config file [default: $CROSSTALK_CONFIG, then the platform config directory].
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -171,10 +176,17 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         let _ = cmd.print_help();
         return Ok(0);
     };
+    let config =
+        crate::config::load(cli.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    // One "now" for the whole command, so every envelope is judged against the same time.
+    let opts = &Options {
+        size_limit: config.protocol.size_limit,
+        now: Some(jiff::Timestamp::now()),
+    };
     match command {
-        Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json),
-        Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids),
-        Command::Check { files, json } => parse_cmd::check(&files, json),
+        Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json, opts),
+        Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids, opts),
+        Command::Check { files, json } => parse_cmd::check(&files, json, opts),
         Command::New {
             from,
             to,
@@ -185,19 +197,22 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             body,
             user,
             session,
-        } => compose::new(compose::NewArgs {
-            from,
-            to,
-            intent,
-            context,
-            thread,
-            parent,
-            body,
-            user,
-            session,
-        }),
+        } => compose::new(
+            opts,
+            compose::NewArgs {
+                from,
+                to,
+                intent,
+                context,
+                thread,
+                parent,
+                body,
+                user,
+                session,
+            },
+        ),
         Command::Error { code, reason, file } => {
-            compose::error(&code, reason.as_deref(), file.as_deref())
+            compose::error(&code, reason.as_deref(), file.as_deref(), opts)
         }
         Command::Sign {
             file,
@@ -205,6 +220,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             pkid,
             format,
         } => sign_cmd::sign(
+            opts,
             file.as_deref(),
             &key,
             pkid.as_deref(),
@@ -213,6 +229,6 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
                 SigFormatArg::Ed25519 => crate::protocol::signature::SigFormat::Ed25519,
             },
         ),
-        Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json),
+        Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json, opts),
     }
 }

@@ -13,9 +13,9 @@ fn status(ok: bool) -> u8 {
 }
 
 /// `crosstalk parse`: the envelopes found, for people or (`--json`) for scripts.
-pub fn parse(file: Option<&Path>, as_json: bool) -> Result<u8, Failure> {
+pub fn parse(file: Option<&Path>, as_json: bool, opts: &Options) -> Result<u8, Failure> {
     let inp = input::read(file)?;
-    let ex = inp.extract(&input::options());
+    let ex = inp.extract(opts);
     if as_json {
         json::print(&json::extraction(&ex));
     } else {
@@ -80,9 +80,9 @@ fn human(out: &mut impl Write, name: &str, n: usize, p: &Parsed) -> std::io::Res
 }
 
 /// `crosstalk fmt`: canonical envelopes, one blank line between; diagnostics on stderr.
-pub fn fmt(file: Option<&Path>, fill_ids: bool) -> Result<u8, Failure> {
+pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Failure> {
     let inp = input::read(file)?;
-    let ex = inp.extract(&input::options());
+    let ex = inp.extract(opts);
     let ids = IdGenerator::new();
     let mut out = BufWriter::new(std::io::stdout().lock());
     for (i, p) in ex.envelopes.iter().enumerate() {
@@ -173,17 +173,16 @@ fn check_text(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
 }
 
 /// `crosstalk check`: every diagnostic of every file, then a summary.
-pub fn check(files: &[PathBuf], as_json: bool) -> Result<u8, Failure> {
+pub fn check(files: &[PathBuf], as_json: bool, opts: &Options) -> Result<u8, Failure> {
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
-    let opts = input::options();
     let mut out = BufWriter::new(std::io::stdout().lock());
     let (mut envelopes, mut errors, mut warnings) = (0, 0, 0);
     let mut ok = true;
     let mut reports = Vec::new();
     for f in files {
         let inp = input::read(Some(f))?;
-        let (n, mut diags) = check_text(&inp.text, &opts);
+        let (n, mut diags) = check_text(&inp.text, opts);
         if let Some(d) = &inp.utf8 {
             diags.insert(0, d.clone());
         }

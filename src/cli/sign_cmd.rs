@@ -14,6 +14,7 @@ use crate::protocol::{self, Options};
 /// `crosstalk sign`: signs the canonical rendering of each envelope and prints it. Envelopes
 /// with errors are not signed: a signature would vouch for text that is known to be wrong.
 pub fn sign(
+    opts: &Options,
     file: Option<&Path>,
     key: &Path,
     pkid: Option<&str>,
@@ -25,7 +26,7 @@ pub fn sign(
         .map(str::to_string)
         .unwrap_or_else(|| default_pkid(&sk.verifying_key()));
     let inp = input::read(file)?;
-    let ex = inp.extract(&Options::default());
+    let ex = inp.extract(opts);
     report(&inp.name, ex.all_diagnostics());
     if ex.envelopes.is_empty() {
         return Ok(EXIT_INVALID);
@@ -60,11 +61,16 @@ pub fn sign(
 }
 
 /// `crosstalk verify`: exit 0 only when every envelope carries a valid signature by `key`.
-pub fn verify(file: Option<&Path>, key: &Path, as_json: bool) -> Result<u8, Failure> {
+pub fn verify(
+    file: Option<&Path>,
+    key: &Path,
+    as_json: bool,
+    opts: &Options,
+) -> Result<u8, Failure> {
     let vk = parse_public_key(&input::read_key(key)?)
         .map_err(|e| Failure::usage(format!("{}: {e}", key.display())))?;
     let inp = input::read(file)?;
-    let ex = inp.extract(&Options::default());
+    let ex = inp.extract(opts);
     if ex.envelopes.is_empty() {
         report(&inp.name, ex.diagnostics.iter());
         return Ok(EXIT_INVALID);

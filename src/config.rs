@@ -1,0 +1,137 @@
+//! Settings from `config.toml`: found through `--config`, then `$CROSSTALK_CONFIG`, then the
+//! platform's config directory (`$XDG_CONFIG_HOME/crosstalk/config.toml` on Linux).
+//! `config.example.toml` at the repository root documents every option.
+//!
+//! A missing default file means defaults; a file named explicitly must exist. Unknown keys are
+//! errors, so a typo is reported instead of silently ignored.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::protocol::DEFAULT_SIZE_LIMIT;
+
+/// The whole configuration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// How envelopes are read.
+    #[serde(default)]
+    pub protocol: ProtocolConfig,
+}
+
+/// `[protocol]`: how envelopes are read and judged.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProtocolConfig {
+    /// Largest envelope in bytes before it is `E-TOO-LARGE`.
+    #[serde(default = "default_size_limit")]
+    pub size_limit: usize,
+}
+
+impl Default for ProtocolConfig {
+    fn default() -> Self {
+        ProtocolConfig {
+            size_limit: DEFAULT_SIZE_LIMIT,
+        }
+    }
+}
+
+fn default_size_limit() -> usize {
+    DEFAULT_SIZE_LIMIT
+}
+
+/// Why the configuration could not be used; the message names the file and, for syntax or
+/// type errors, the line and column.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The named file could not be read.
+    #[error("cannot read config `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has a wrong key or value.
+    #[error("{path}:{line}:{column}: {message} (see config.example.toml for every option)")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the TOML reader said.
+        message: String,
+    },
+}
+
+/// The default config file: `config.toml` in the platform's config directory.
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "crosstalk").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// Loads the configuration: `explicit` (the `--config` flag) or `$CROSSTALK_CONFIG` must
+/// exist; the default file may be absent.
+pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+    let env = std::env::var_os("CROSSTALK_CONFIG").map(PathBuf::from);
+    let (path, required) = match (explicit, env) {
+        (Some(p), _) => (p.to_path_buf(), true),
+        (None, Some(p)) => (p, true),
+        (None, None) => match default_path() {
+            Some(p) => (p, false),
+            None => return Ok(Config::default()),
+        },
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse(&text, &path),
+        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+        Err(source) => Err(ConfigError::Read { path, source }),
+    }
+}
+
+/// Parses config text; `path` is only used in error messages.
+pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start).min(text.len());
+        let before = &text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ConfigError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: e.message().to_string(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_values() {
+        let c = parse("", Path::new("c.toml")).unwrap();
+        assert_eq!(c.protocol.size_limit, DEFAULT_SIZE_LIMIT);
+        let c = parse("[protocol]\nsize_limit = 2048\n", Path::new("c.toml")).unwrap();
+        assert_eq!(c.protocol.size_limit, 2048);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = parse("[protocol]\nsize_limt = 1\n", Path::new("c.toml")).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("c.toml:2:1: "), "{msg}");
+        assert!(msg.contains("size_limt"), "{msg}");
+        let e = parse("[protocol]\nsize_limit = \"big\"\n", Path::new("c.toml")).unwrap_err();
+        assert!(e.to_string().starts_with("c.toml:2:14: "), "{e}");
+    }
+
+    #[test]
+    fn example_file_is_valid() {
+        let text = include_str!("../config.example.toml");
+        parse(text, Path::new("config.example.toml")).unwrap();
+    }
+}
