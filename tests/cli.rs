@@ -62,13 +62,15 @@ fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn crosstalk");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
+    // Written from a thread so a large output cannot deadlock against a full pipe; a
+    // command that exits without reading its input (a usage error) closes the pipe early.
+    let mut pipe = child.stdin.take().expect("stdin");
+    let input = stdin.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(input.as_bytes());
+    });
     let out = child.wait_with_output().expect("wait");
+    let _ = writer.join();
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

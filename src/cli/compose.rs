@@ -9,15 +9,34 @@ use crate::protocol::error_envelope::{ERROR_CODES, error_envelope, is_error_code
 use crate::protocol::{self, Envelope, IdGenerator, Options};
 
 /// Arguments of `crosstalk new`.
+#[derive(Debug, clap::Args)]
 pub struct NewArgs {
+    /// Sender: a name (CLAUDE) or an address (claude://session/abc).
+    #[arg(long)]
     pub from: String,
+    /// Recipient: a name or an address.
+    #[arg(long)]
     pub to: String,
+    /// Intent: REQUEST, RESPOND, POLL, … (legacy names are accepted with a warning).
+    #[arg(long)]
     pub intent: String,
+    /// What the conversation is about.
+    #[arg(long)]
     pub context: String,
+    /// Thread to join; a new thread is started when absent.
+    #[arg(long)]
     pub thread: Option<String>,
+    /// Message this one replies to.
+    #[arg(long)]
     pub parent: Option<String>,
+    /// The body text, or `-` to read it from standard input.
+    #[arg(long)]
     pub body: Option<String>,
+    /// The `user` header [default: $USER].
+    #[arg(long)]
     pub user: Option<String>,
+    /// The `session` header [default: the current UTC hour and a random id].
+    #[arg(long)]
     pub session: Option<String>,
 }
 

@@ -62,35 +62,7 @@ enum Command {
         json: bool,
     },
     /// Write a new envelope with fresh ids.
-    New {
-        /// Sender: a name (CLAUDE) or an address (claude://session/abc).
-        #[arg(long)]
-        from: String,
-        /// Recipient: a name or an address.
-        #[arg(long)]
-        to: String,
-        /// Intent: REQUEST, RESPOND, POLL, … (legacy names are accepted with a warning).
-        #[arg(long)]
-        intent: String,
-        /// What the conversation is about.
-        #[arg(long)]
-        context: String,
-        /// Thread to join; a new thread is started when absent.
-        #[arg(long)]
-        thread: Option<String>,
-        /// Message this one replies to.
-        #[arg(long)]
-        parent: Option<String>,
-        /// The body text, or `-` to read it from standard input.
-        #[arg(long)]
-        body: Option<String>,
-        /// The `user` header [default: $USER].
-        #[arg(long)]
-        user: Option<String>,
-        /// The `session` header [default: the current UTC hour and a random id].
-        #[arg(long)]
-        session: Option<String>,
-    },
+    New(compose::NewArgs),
     /// Write the ERROR reply to each envelope of the input (or to input that did not parse).
     Error {
         /// Error code from the taxonomy.
@@ -187,30 +159,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json, opts),
         Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids, opts),
         Command::Check { files, json } => parse_cmd::check(&files, json, opts),
-        Command::New {
-            from,
-            to,
-            intent,
-            context,
-            thread,
-            parent,
-            body,
-            user,
-            session,
-        } => compose::new(
-            opts,
-            compose::NewArgs {
-                from,
-                to,
-                intent,
-                context,
-                thread,
-                parent,
-                body,
-                user,
-                session,
-            },
-        ),
+        Command::New(args) => compose::new(opts, args),
         Command::Error { code, reason, file } => {
             compose::error(&code, reason.as_deref(), file.as_deref(), opts)
         }
