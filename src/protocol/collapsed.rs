@@ -21,7 +21,7 @@ const KEYS: [&str; 12] = [
 pub(crate) fn looks_collapsed(rest: &str) -> bool {
     let t = rest.trim_start();
     let word = t.split(':').next().unwrap_or("");
-    t.len() > word.len() && KEYS.iter().any(|k| word.eq_ignore_ascii_case(k))
+    t.len() > word.len() && KEYS.contains(&word)
 }
 
 /// A `key:` found in the line: where the key starts and where its value starts.
@@ -114,10 +114,17 @@ pub(crate) fn parse_line(
     };
     if let Some(i) = body_idx {
         let after = &toks[i + 1..];
-        let last = |k: &str| after.iter().rev().find(|t| t.key == k).copied();
-        let mut tail: Vec<Token> = [last("sig"), last("hash")].into_iter().flatten().collect();
-        tail.sort_by_key(|t| t.start);
-        structural.extend(tail);
+        // The body runs to the last `sig:`; a `hash:` counts only after it (the hash covers
+        // the text through the `sig:` line, so it comes last).
+        let sig = after.iter().rev().find(|t| t.key == "sig").copied();
+        let from = sig.map_or(0, |s| s.start);
+        let hash = after
+            .iter()
+            .rev()
+            .find(|t| t.key == "hash" && t.start >= from)
+            .copied();
+        structural.extend(sig);
+        structural.extend(hash);
     }
 
     let mut env = Envelope {
@@ -145,8 +152,7 @@ pub(crate) fn parse_line(
                 let v = value
                     .strip_prefix('|')
                     .map(|r| {
-                        r.trim_start_matches(['-', '+'])
-                            .trim_start_matches(|c: char| c.is_ascii_digit())
+                        r.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+')
                     })
                     .unwrap_or(value);
                 env.body = Some(v.trim().to_string());

@@ -70,7 +70,8 @@ codes! {
     TooLarge = "too-large", Error;
     /// A banner version other than v1 / v1.x.
     UnsupportedVersion = "unsupported-version", Error;
-    /// The same threading or identity header given twice with different values.
+    /// A known header (user, session, thread, parent, message, context, intent) given twice
+    /// with different values.
     ConflictingHeader = "conflicting-header", Error;
     /// A line inside a META block that is not `Key: value`.
     BadMetaEntry = "bad-meta-entry", Error;

@@ -289,6 +289,11 @@ pub(crate) fn strip_prefix_strict<'a>(line: &'a str, prefix: &str) -> Option<&'a
     if t == prefix.trim_end() || (t.is_empty() && prefix.trim().is_empty()) {
         return Some("");
     }
+    // `>text` continues a `> ` quote: markdown reads both as quoted.
+    let bare = prefix.trim_end();
+    if bare.ends_with('>') && bare.len() < prefix.len() {
+        return line.strip_prefix(bare);
+    }
     None
 }
 
@@ -378,6 +383,7 @@ mod tests {
         assert_eq!(strip_prefix_strict("> a", "> "), Some("a"));
         assert_eq!(strip_prefix_strict(">", "> "), Some(""));
         assert_eq!(strip_prefix_strict("a", "> "), None);
+        assert_eq!(strip_prefix_strict(">a", "> "), Some("a"));
         assert_eq!(strip_prefix_strict("", "    "), Some(""));
         assert!(is_end_marker(" [[ end ]] "));
         assert!(is_fence("> ```text"));

@@ -236,6 +236,15 @@ impl<'a> Block<'a, '_> {
         }
     }
 
+    /// Consumes a structural line (header, META, `sig:`, `[[END]]`), reporting invisible
+    /// characters that were removed from it.
+    fn structural(&mut self, v: &View<'a>) {
+        if lines::had_invisible(v.text) {
+            self.invisible(v.line.no, v.pcols + 1);
+        }
+        self.consume(v, true);
+    }
+
     fn invisible(&mut self, line: u32, column: u32) {
         self.diags.push(Diagnostic::new(
             Code::InvisibleChars,
@@ -251,7 +260,7 @@ impl<'a> Block<'a, '_> {
         while let Some(v) = self.peek() {
             let c: &str = v.cleaned();
             if lines::is_end_marker(c) {
-                self.consume(&v, true);
+                self.structural(&v);
                 return true;
             }
             if scan::starts_banner(c) || lines::is_fence(c) {
@@ -263,9 +272,6 @@ impl<'a> Block<'a, '_> {
                     state = State::Headers;
                 }
                 continue;
-            }
-            if lines::had_invisible(v.text) {
-                self.invisible(v.line.no, v.pcols + 1);
             }
             let Some((key, value, voff)) = lines::split_key(c) else {
                 if state != State::AfterBody && self.terminator_ahead(v.line.no) {
@@ -289,7 +295,7 @@ impl<'a> Block<'a, '_> {
                         ),
                     ));
                     self.seen = true;
-                    self.consume(&v, true);
+                    self.structural(&v);
                     continue;
                 }
                 return false;
@@ -304,7 +310,7 @@ impl<'a> Block<'a, '_> {
                     self.reply_form = lower == "response";
                     self.pos.body = Some(v.pos(lines::indent_of(c).1));
                     let value = value.to_string();
-                    self.consume(&v, true);
+                    self.structural(&v);
                     self.body(&value);
                     state = State::AfterBody;
                 }
@@ -318,7 +324,7 @@ impl<'a> Block<'a, '_> {
                         self.env.hash = Some(value.to_string());
                         self.pos.hash = p;
                     }
-                    self.consume(&v, true);
+                    self.structural(&v);
                     state = State::AfterBody;
                 }
                 "meta" => {
@@ -334,7 +340,7 @@ impl<'a> Block<'a, '_> {
                         entries: Vec::new(),
                     });
                     self.pos.meta.push((mpos, Vec::new()));
-                    self.consume(&v, true);
+                    self.structural(&v);
                     if legacy {
                         self.diags.push(Diagnostic::new(
                             Code::LegacyMeta,
@@ -349,7 +355,7 @@ impl<'a> Block<'a, '_> {
                     }
                 }
                 k if is_known(k) || state != State::Meta => {
-                    if after_body && !is_known(k) {
+                    if after_body && !is_known(k) && !self.terminator_ahead(v.line.no) {
                         return false;
                     }
                     self.seen = true;
@@ -363,7 +369,7 @@ impl<'a> Block<'a, '_> {
                         value: value.to_string(),
                     });
                     self.pos.headers.push(v.pos(voff));
-                    self.consume(&v, true);
+                    self.structural(&v);
                     if !after_body {
                         state = State::Headers;
                     }
@@ -377,7 +383,7 @@ impl<'a> Block<'a, '_> {
                         };
                     block.entries.push((key.to_string(), value.to_string()));
                     positions.push(v.pos(voff));
-                    self.consume(&v, true);
+                    self.structural(&v);
                 }
             }
         }
@@ -427,7 +433,10 @@ impl<'a> Block<'a, '_> {
                 break;
             };
             let cl = lines::clean(s);
-            if lines::is_end_marker(&cl) || is_unindented_key(&cl, "sig") {
+            if lines::is_end_marker(&cl)
+                || is_unindented_key(&cl, "sig")
+                || is_unindented_key(&cl, "hash")
+            {
                 result = (l.no, Some(l.no));
                 break;
             }
@@ -449,6 +458,14 @@ impl<'a> Block<'a, '_> {
             }
             return self.block_body(None);
         };
+        // `|`, `|-`, `|+`, `|2`, `|2-`: a block follows. Anything else after the `|` is text
+        // that a chat window pulled up onto the key's line: it is the body.
+        let flags =
+            indicator.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+        if !flags.trim().is_empty() {
+            self.env.body = Some(indicator.trim().to_string());
+            return;
+        }
         let explicit = indicator
             .trim_matches(['-', '+'])
             .parse::<usize>()

@@ -238,6 +238,13 @@ pub fn parse_time(value: &str) -> Option<jiff::Timestamp> {
     {
         return format!("{hours}:00Z").parse().ok();
     }
+    // No offset: the protocol's times are UTC.
+    if let Ok(dt) = v.parse::<jiff::civil::DateTime>() {
+        return dt
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()
+            .map(|z| z.timestamp());
+    }
     let date: jiff::civil::Date = v.parse().ok()?;
     date.to_zoned(jiff::tz::TimeZone::UTC)
         .ok()
@@ -258,7 +265,7 @@ fn hash_matches(p: &Parsed, input: &str, hash: &str) -> bool {
             .split_inclusive('\n')
             .take((sig.line - p.span.start_line + 1) as usize)
             .collect();
-        candidates.push(upto);
+        candidates.push(super::render::nfc(&upto));
     }
     candidates
         .iter()
@@ -271,6 +278,10 @@ mod tests {
 
     #[test]
     fn times() {
+        assert_eq!(
+            parse_time("2026-11-21T23:59"),
+            parse_time("2026-11-21T23:59Z")
+        );
         for ok in [
             "2025-10-10T16:00Z",
             "2025-10-10T16:00:00Z",
