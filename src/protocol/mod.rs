@@ -29,7 +29,7 @@ pub use id::{IdGenerator, check_id, fill_ids, is_id};
 pub use intent::{Intent, IntentKind};
 pub use model::{Banner, Envelope, Header, MetaBlock};
 pub use render::{render, signable};
-pub use scan::Extractor;
+pub use scan::{Extractor, starts_banner};
 
 use std::ops::Range;
 

@@ -1,0 +1,129 @@
+//! The operator's history in one SQLite file: pastes as received, threads, and messages
+//! linked into trees by `parent`. rusqlite only: no terminal, no clap.
+//!
+//! Every write runs in a `BEGIN IMMEDIATE` transaction, so two processes importing into one
+//! database take turns (each waits up to [`BUSY_TIMEOUT`]) instead of failing halfway.
+
+mod import;
+mod query;
+mod reply;
+mod schema;
+
+pub use import::{ImportItem, ImportReport, Outcome};
+pub use query::{SearchHit, StoredMessage, ThreadSummary, ThreadView};
+pub use schema::SCHEMA_VERSION;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use crate::protocol::IdGenerator;
+
+/// How long a writer waits for another process's transaction before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What went wrong with the database; messages say what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite refused an operation.
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The database was written by a newer crosstalk.
+    #[error(
+        "the database has schema version {found}, newer than this crosstalk understands ({supported}); upgrade crosstalk, or use another database with --db"
+    )]
+    TooNew {
+        /// Version found in the file.
+        found: i64,
+        /// Newest version this binary writes.
+        supported: i64,
+    },
+    /// The database's folder could not be created.
+    #[error("cannot create `{path}`: {source}")]
+    CreateDir {
+        /// The folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Reading an input failed.
+    #[error("cannot read {source_name}: {error}")]
+    Read {
+        /// Name of the input.
+        source_name: String,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// A stored row could not be decoded (the database was edited by hand, or is damaged).
+    #[error("stored message `{id}` is damaged: {why}")]
+    Damaged {
+        /// The message id.
+        id: String,
+        /// What could not be read.
+        why: String,
+    },
+    /// No message with this id.
+    #[error("no message `{0}` in the database; `crosstalk threads` and `crosstalk show` list them")]
+    NoMessage(String),
+}
+
+/// The default database: `crosstalk.db` in the platform data directory
+/// (`$XDG_DATA_HOME/crosstalk/` on Linux).
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "crosstalk").map(|d| d.data_dir().join("crosstalk.db"))
+}
+
+/// An open database.
+pub struct Store {
+    conn: Connection,
+    ids: IdGenerator,
+}
+
+impl Store {
+    /// Opens (creating it and its folders if needed) and migrates the database at `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        Self::setup(Connection::open(path)?)
+    }
+
+    /// A database in memory, for tests and throwaway sessions.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        Self::setup(Connection::open_in_memory()?)
+    }
+
+    fn setup(mut conn: Connection) -> Result<Store, StoreError> {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // WAL: readers never block the writer, and a killed writer leaves the file whole.
+        let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        // NORMAL is durable against the process dying at any point (WAL keeps every committed
+        // transaction); only a power cut can lose the last commits, never corrupt the file.
+        // FULL would fsync on every commit, which an operator pasting all day pays for in
+        // latency without protection that matters here.
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        schema::migrate(&mut conn)?;
+        Ok(Store {
+            conn,
+            ids: IdGenerator::new(),
+        })
+    }
+
+    /// Whether the database passes SQLite's own consistency check.
+    pub fn integrity_check(&self) -> Result<bool, StoreError> {
+        let r: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+        Ok(r == "ok")
+    }
+}
+
+/// The current time as RFC 3339, the form every stored time takes.
+pub(crate) fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}

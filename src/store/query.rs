@@ -1,0 +1,286 @@
+//! Reading the history: thread lists, thread trees, single messages, full-text search.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::Serialize;
+
+use super::{Store, StoreError};
+use crate::protocol::{Banner, Envelope, Header, MetaBlock};
+
+/// A thread as the list shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadSummary {
+    /// Thread id.
+    pub id: String,
+    /// The first context seen in the thread.
+    pub context: Option<String>,
+    /// Senders and recipients, in order of appearance.
+    pub participants: Vec<String>,
+    /// Messages in the thread.
+    pub message_count: i64,
+    /// When a message last arrived or was composed (RFC 3339).
+    pub last_activity: String,
+    /// Whether a message copied out is still waiting for its reply.
+    pub awaiting_reply: bool,
+    /// Since when the oldest such message has waited (RFC 3339).
+    pub awaiting_since: Option<String>,
+}
+
+/// One stored message with its envelope.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoredMessage {
+    /// Message id.
+    pub id: String,
+    /// Thread id.
+    pub thread: String,
+    /// The message it answers, which may not have arrived yet.
+    pub parent: Option<String>,
+    /// `received` or `composed`.
+    pub direction: String,
+    /// `draft`, `awaiting_reply`, `answered` or `received`.
+    pub status: String,
+    /// When it arrived or was composed (RFC 3339).
+    pub received_at: String,
+    /// The normalized intent.
+    pub intent: Option<String>,
+    /// The envelope, ids filled in.
+    #[serde(skip)]
+    pub envelope: Envelope,
+    /// The envelope as received (transport wrapping undone).
+    #[serde(skip)]
+    pub raw: String,
+    /// The canonical form.
+    #[serde(skip)]
+    pub canonical: String,
+    /// Diagnostics found on receipt, as `parse --json` reports them.
+    pub diagnostics: serde_json::Value,
+    /// Depth in the thread tree (0 for a root); set when a thread is loaded.
+    pub depth: usize,
+}
+
+/// A thread with its messages in tree order: parents before children, siblings by arrival.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadView {
+    /// Thread id.
+    pub id: String,
+    /// The thread's context.
+    pub context: Option<String>,
+    /// Messages in tree order.
+    pub messages: Vec<StoredMessage>,
+}
+
+/// A search result.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    /// The message found.
+    pub message: String,
+    /// Its thread.
+    pub thread: String,
+    /// The message's context.
+    pub context: Option<String>,
+    /// Matching text with the matches in `[` `]`.
+    pub snippet: String,
+    /// BM25 rank (lower is better).
+    pub rank: f64,
+}
+
+const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at, intent,
+    sender, recipient, version, headers, meta, body, sig, hash, raw, canonical, diagnostics";
+
+fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
+    let id: String = r.get(0)?;
+    let headers: String = r.get(10)?;
+    let meta: String = r.get(11)?;
+    let diagnostics: String = r.get(17)?;
+    let decoded = (|| -> Result<_, serde_json::Error> {
+        let headers: Vec<(String, String)> = serde_json::from_str(&headers)?;
+        let meta: Vec<serde_json::Value> = serde_json::from_str(&meta)?;
+        let meta = meta
+            .into_iter()
+            .map(|m| {
+                Ok(MetaBlock {
+                    namespace: serde_json::from_value(m["namespace"].clone())?,
+                    entries: serde_json::from_value(m["entries"].clone())?,
+                })
+            })
+            .collect::<Result<Vec<_>, serde_json::Error>>()?;
+        Ok((headers, meta, serde_json::from_str(&diagnostics)?))
+    })();
+    let (headers, meta, diagnostics) = match decoded {
+        Ok(d) => d,
+        Err(e) => {
+            return Ok(Err(StoreError::Damaged {
+                id,
+                why: e.to_string(),
+            }));
+        }
+    };
+    Ok(Ok(StoredMessage {
+        thread: r.get(1)?,
+        parent: r.get(2)?,
+        direction: r.get(3)?,
+        status: r.get(4)?,
+        received_at: r.get(5)?,
+        intent: r.get(6)?,
+        envelope: Envelope {
+            banner: Banner {
+                from: r.get(7)?,
+                to: r.get(8)?,
+                version: r.get(9)?,
+            },
+            headers: headers
+                .into_iter()
+                .map(|(key, value)| Header { key, value })
+                .collect(),
+            meta,
+            body: r.get(12)?,
+            sig: r.get(13)?,
+            hash: r.get(14)?,
+        },
+        raw: r.get(15)?,
+        canonical: r.get(16)?,
+        diagnostics,
+        depth: 0,
+        id,
+    }))
+}
+
+impl Store {
+    /// One message by id.
+    pub fn message(&self, id: &str) -> Result<Option<StoredMessage>, StoreError> {
+        let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1");
+        self.conn
+            .prepare_cached(&sql)?
+            .query_row([id], message_from_row)
+            .optional()?
+            .transpose()
+    }
+
+    /// The `limit` threads with the newest activity.
+    pub fn threads(&self, limit: usize) -> Result<Vec<ThreadSummary>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT t.id, t.context, t.participants, t.message_count, t.last_activity,
+                (SELECT min(m.updated_at) FROM messages m
+                  WHERE m.thread_id = t.id AND m.status = 'awaiting_reply')
+             FROM threads t ORDER BY t.last_activity DESC, t.id DESC LIMIT ?1",
+        )?;
+        let rows = stmt.query_map([limit as i64], |r| {
+            let participants: String = r.get(2)?;
+            let awaiting_since: Option<String> = r.get(5)?;
+            Ok(ThreadSummary {
+                id: r.get(0)?,
+                context: r.get(1)?,
+                participants: serde_json::from_str(&participants).unwrap_or_default(),
+                message_count: r.get(3)?,
+                last_activity: r.get(4)?,
+                awaiting_reply: awaiting_since.is_some(),
+                awaiting_since,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A thread with its messages in tree order, or `None` when there is no such thread.
+    pub fn thread(&self, id: &str) -> Result<Option<ThreadView>, StoreError> {
+        let context: Option<Option<String>> = self
+            .conn
+            .query_row("SELECT context FROM threads WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        let Some(context) = context else {
+            return Ok(None);
+        };
+        let sql =
+            format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE thread_id = ?1 ORDER BY seq");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let messages = stmt
+            .query_map([id], message_from_row)?
+            .map(|r| r.map_err(StoreError::from).and_then(|m| m))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(ThreadView {
+            id: id.to_string(),
+            context,
+            messages: tree_order(messages),
+        }))
+    }
+
+    /// Full-text search over bodies, contexts and participants, best matches first. Words
+    /// are matched as given (all must occur); FTS syntax in the query is not interpreted, so
+    /// any text is a valid query.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
+        let fts: Vec<String> = query
+            .split_whitespace()
+            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+            .collect();
+        if fts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT m.id, m.thread_id, m.context,
+                    snippet(messages_fts, -1, '[', ']', '…', 12), bm25(messages_fts)
+             FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid
+             WHERE messages_fts MATCH ?1 ORDER BY bm25(messages_fts) LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![fts.join(" "), limit as i64], |r| {
+            Ok(SearchHit {
+                message: r.get(0)?,
+                thread: r.get(1)?,
+                context: r.get(2)?,
+                snippet: r.get(3)?,
+                rank: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// Orders messages (given in arrival order) as a tree: each root, then its replies depth
+/// first, siblings in arrival order. A message whose parent is not in the thread (not arrived
+/// yet) is a root; messages caught in a parent cycle are appended as roots, so none is lost.
+fn tree_order(messages: Vec<StoredMessage>) -> Vec<StoredMessage> {
+    let index: HashMap<&str, usize> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.id.as_str(), i))
+        .collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); messages.len()];
+    let mut roots = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        match m.parent.as_deref().and_then(|p| index.get(p)) {
+            Some(&p) if p != i => children[p].push(i),
+            _ => roots.push(i),
+        }
+    }
+    let mut order: Vec<(usize, usize)> = Vec::with_capacity(messages.len());
+    let mut seen = vec![false; messages.len()];
+    let visit = |start: usize, order: &mut Vec<(usize, usize)>, seen: &mut Vec<bool>| {
+        let mut stack = vec![(start, 0usize)];
+        while let Some((i, depth)) = stack.pop() {
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            order.push((i, depth));
+            stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+        }
+    };
+    for r in roots {
+        visit(r, &mut order, &mut seen);
+    }
+    for i in 0..messages.len() {
+        if !seen[i] {
+            visit(i, &mut order, &mut seen);
+        }
+    }
+    let mut slots: Vec<Option<StoredMessage>> = messages.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|(i, depth)| {
+            slots[i].take().map(|mut m| {
+                m.depth = depth;
+                m
+            })
+        })
+        .collect()
+}

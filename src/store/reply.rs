@@ -1,0 +1,148 @@
+//! Composing: a draft reply to a stored message, with the headers a reply should carry.
+
+use rusqlite::params;
+
+use super::{Store, StoreError, StoredMessage, now};
+use crate::protocol::{self, Envelope, Intent};
+
+/// The envelope that replies to `original`: direction swapped; thread, session and context
+/// kept; `parent` = the original's id; a new message id; RESPOND when the original asked for
+/// an answer (REQUEST, POLL, ESCALATE, HANDOFF), otherwise REQUEST unless `intent` says.
+pub fn reply_envelope(
+    original: &StoredMessage,
+    intent: Option<&str>,
+    body: &str,
+    user: &str,
+    message_id: String,
+) -> Envelope {
+    let o = &original.envelope;
+    let mut env = Envelope::new(o.banner.to.clone(), o.banner.from.clone());
+    env.banner.version = o.banner.version.clone();
+    env.set_header("user", user);
+    if let Some(s) = o.session() {
+        env.set_header("session", s);
+    }
+    env.set_header("thread", original.thread.as_str());
+    env.set_header("parent", original.id.as_str());
+    env.set_header("message", message_id);
+    if let Some(c) = o.context() {
+        env.set_header("context", c);
+    }
+    let default = match original.intent.as_deref().map(Intent::parse) {
+        Some(i) if i.expects_response() => "RESPOND",
+        _ => "REQUEST",
+    };
+    env.set_header("intent", intent.unwrap_or(default));
+    env.body = Some(body.to_string());
+    env.sig = Some("none".into());
+    env
+}
+
+impl Store {
+    /// Stores a draft reply to message `parent` and returns it.
+    pub fn create_reply(
+        &mut self,
+        parent: &str,
+        intent: Option<&str>,
+        body: &str,
+        user: &str,
+    ) -> Result<StoredMessage, StoreError> {
+        let original = self
+            .message(parent)?
+            .ok_or_else(|| StoreError::NoMessage(parent.to_string()))?;
+        let env = reply_envelope(&original, intent, body, user, self.ids.next_id());
+        self.store_composed(&env, "draft")?;
+        let id = env.message().unwrap_or_default().to_string();
+        self.message(&id)?.ok_or(StoreError::NoMessage(id))
+    }
+
+    /// Stores an envelope the operator composed (ids filled) with `status`.
+    pub fn store_composed(&mut self, env: &Envelope, status: &str) -> Result<(), StoreError> {
+        let time = now();
+        let (Some(id), Some(thread)) = (env.message(), env.thread()) else {
+            return Err(StoreError::Damaged {
+                id: env.message().unwrap_or("?").to_string(),
+                why: "a composed envelope needs `thread` and `message` ids".into(),
+            });
+        };
+        let canonical = protocol::render(env);
+        let diagnostics = protocol::extract(&canonical, &protocol::Options::default())
+            .envelopes
+            .into_iter()
+            .next()
+            .map(|p| p.diagnostics)
+            .unwrap_or_default();
+        let headers: Vec<[&str; 2]> = env
+            .headers
+            .iter()
+            .map(|h| [h.key.as_str(), h.value.as_str()])
+            .collect();
+        let meta: Vec<serde_json::Value> = env
+            .meta
+            .iter()
+            .map(|m| serde_json::json!({"namespace": m.namespace, "entries": m.entries}))
+            .collect();
+        let participants = [env.banner.from.clone(), env.banner.to.clone()];
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT OR IGNORE INTO threads (id, context, created_at, last_activity)
+             VALUES (?1, ?2, ?3, ?3)",
+            params![thread, env.context(), time],
+        )?;
+        tx.execute(
+            "INSERT INTO messages (id, thread_id, parent_id, direction, status, sender, recipient,
+                participants, version, user, session, context, intent, intent_raw, body, sig,
+                hash, headers, meta, diagnostics, raw, canonical, received_at, updated_at)
+             VALUES (?1, ?2, ?3, 'composed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?21, ?21)",
+            params![
+                id,
+                thread,
+                env.parent(),
+                status,
+                env.banner.from,
+                env.banner.to,
+                participants.join(" "),
+                env.banner.version,
+                env.user(),
+                env.session(),
+                env.context(),
+                env.intent().map(|i| i.to_string()),
+                env.intent_raw(),
+                env.body,
+                env.sig,
+                env.hash,
+                serde_json::to_string(&headers).unwrap_or_default(),
+                serde_json::to_string(&meta).unwrap_or_default(),
+                serde_json::to_string(&diagnostics).unwrap_or_default(),
+                canonical,
+                time,
+            ],
+        )?;
+        let existing: String = tx.query_row(
+            "SELECT participants FROM threads WHERE id = ?1",
+            [thread],
+            |r| r.get(0),
+        )?;
+        let mut all: Vec<String> = serde_json::from_str(&existing).unwrap_or_default();
+        for p in participants {
+            if !all.contains(&p) {
+                all.push(p);
+            }
+        }
+        tx.execute(
+            "UPDATE threads SET message_count = message_count + 1, last_activity = ?2,
+                participants = ?3, context = coalesce(context, ?4) WHERE id = ?1",
+            params![
+                thread,
+                time,
+                serde_json::to_string(&all).unwrap_or_default(),
+                env.context()
+            ],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}

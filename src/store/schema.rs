@@ -1,0 +1,121 @@
+//! The database schema and its migrations.
+//!
+//! `PRAGMA user_version` holds the schema version. Each migration runs in one transaction, so a
+//! database is always at a whole version; a database newer than this binary is refused rather
+//! than read or changed.
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+/// Migrations in order; index + 1 is the version each produces.
+const MIGRATIONS: &[&str] = &[r#"
+-- Everything a user pasted or imported, as received, before any parsing. Large inputs are
+-- kept in pieces so that storing them never needs the whole text in memory.
+CREATE TABLE pastes (
+    id          INTEGER PRIMARY KEY,
+    source      TEXT NOT NULL,
+    received_at TEXT NOT NULL,
+    bytes       INTEGER NOT NULL,
+    digest      TEXT NOT NULL
+);
+CREATE INDEX pastes_digest ON pastes(digest);
+CREATE TABLE paste_chunks (
+    paste_id INTEGER NOT NULL REFERENCES pastes(id) ON DELETE CASCADE,
+    seq      INTEGER NOT NULL,
+    text     TEXT NOT NULL,
+    PRIMARY KEY (paste_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE threads (
+    id            TEXT PRIMARY KEY,
+    context       TEXT,
+    participants  TEXT NOT NULL DEFAULT '[]',  -- JSON array, in order of appearance
+    message_count INTEGER NOT NULL DEFAULT 0,
+    created_at    TEXT NOT NULL,
+    last_activity TEXT NOT NULL
+);
+CREATE INDEX threads_activity ON threads(last_activity DESC, id);
+
+-- One row per envelope kept. `parent_id` has no foreign key on purpose: a reply may arrive
+-- before the message it answers, and is linked when that message arrives.
+CREATE TABLE messages (
+    seq          INTEGER PRIMARY KEY,          -- arrival order
+    id           TEXT NOT NULL UNIQUE,
+    thread_id    TEXT NOT NULL REFERENCES threads(id),
+    parent_id    TEXT,
+    paste_id     INTEGER REFERENCES pastes(id),
+    direction    TEXT NOT NULL CHECK (direction IN ('received', 'composed')),
+    status       TEXT NOT NULL CHECK (status IN ('draft', 'awaiting_reply', 'answered', 'received')),
+    sender       TEXT NOT NULL,
+    recipient    TEXT NOT NULL,
+    participants TEXT NOT NULL,                -- "sender recipient", for search
+    version      TEXT NOT NULL,
+    user         TEXT,
+    session      TEXT,
+    context      TEXT,
+    intent       TEXT,                         -- normalized
+    intent_raw   TEXT,                         -- as written
+    body         TEXT,
+    sig          TEXT,
+    hash         TEXT,
+    headers      TEXT NOT NULL,                -- JSON [[key, value], ...], as received
+    meta         TEXT NOT NULL,                -- JSON [{"namespace", "entries"}], in order
+    diagnostics  TEXT NOT NULL,                -- JSON, as `parse --json` reports them
+    raw          TEXT NOT NULL,                -- the envelope as received (transport undone)
+    canonical    TEXT NOT NULL,                -- the canonical form, ids filled in
+    digest       TEXT UNIQUE,                  -- SHA-256 of the canonical text as received
+    ids_assigned INTEGER NOT NULL DEFAULT 0,   -- 1 when thread/message were made on receipt
+    received_at  TEXT NOT NULL,
+    updated_at   TEXT NOT NULL
+);
+CREATE INDEX messages_thread ON messages(thread_id, seq);
+CREATE INDEX messages_parent ON messages(parent_id);
+CREATE INDEX messages_session ON messages(session, seq);
+CREATE INDEX messages_status ON messages(status) WHERE status IN ('draft', 'awaiting_reply');
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    body, context, participants,
+    content = 'messages', content_rowid = 'seq', tokenize = 'unicode61'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, body, context, participants)
+    VALUES (new.seq, new.body, new.context, new.participants);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, body, context, participants)
+    VALUES ('delete', old.seq, old.body, old.context, old.participants);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF body, context, participants ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, body, context, participants)
+    VALUES ('delete', old.seq, old.body, old.context, old.participants);
+    INSERT INTO messages_fts(rowid, body, context, participants)
+    VALUES (new.seq, new.body, new.context, new.participants);
+END;
+"#];
+
+/// The schema version this binary writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the database to [`SCHEMA_VERSION`], or refuses one that is newer.
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(StoreError::TooNew {
+            found: current,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        // Another process may have migrated while this one waited for the lock.
+        let now: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if now > i as i64 {
+            continue;
+        }
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
