@@ -3,12 +3,33 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::protocol::{Diagnostic, Extraction, Parsed};
+use crate::protocol::{Diagnostic, Envelope, Extraction, Parsed};
+use crate::store::StoredMessage;
 
 /// One envelope as `parse --json` prints it: the spec's fields flat (absent ones `null`),
 /// every header and META block in order, the span and the diagnostics.
 pub fn envelope(p: &Parsed) -> Value {
-    let e = &p.envelope;
+    let mut v = fields(&p.envelope, p.intent().map(|i| i.to_string()));
+    v["span"] = json!(p.span);
+    v["collapsed"] = json!(p.collapsed);
+    v["reply_form"] = json!(p.reply_form);
+    v["diagnostics"] = json!(p.diagnostics);
+    v
+}
+
+/// A stored message: the envelope fields of `parse --json` plus where it stands.
+pub fn stored(m: &StoredMessage) -> Value {
+    let mut v = fields(&m.envelope, m.intent.clone());
+    v["status"] = json!(m.status);
+    v["direction"] = json!(m.direction);
+    v["received_at"] = json!(m.received_at);
+    v["depth"] = json!(m.depth);
+    v["diagnostics"] = m.diagnostics.clone();
+    v
+}
+
+/// The envelope's own fields, shared by parsed and stored envelopes.
+fn fields(e: &Envelope, intent: Option<String>) -> Value {
     json!({
         "from": e.banner.from,
         "to": e.banner.to,
@@ -19,7 +40,7 @@ pub fn envelope(p: &Parsed) -> Value {
         "parent": e.parent(),
         "message": e.message(),
         "context": e.context(),
-        "intent": p.intent().map(|i| i.to_string()),
+        "intent": intent,
         "intent_raw": e.intent_raw(),
         "body": e.body,
         "sig": e.sig,
@@ -29,10 +50,6 @@ pub fn envelope(p: &Parsed) -> Value {
             "namespace": m.namespace,
             "entries": m.entries.iter().map(|(k, v)| [k, v]).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-        "span": p.span,
-        "collapsed": p.collapsed,
-        "reply_form": p.reply_form,
-        "diagnostics": p.diagnostics,
     })
 }
 

@@ -4,10 +4,12 @@
 //! failed verification; 2 usage or I/O error.
 
 mod compose;
+mod export;
 mod input;
 mod json;
 mod parse_cmd;
 mod sign_cmd;
+mod store_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +33,9 @@ pub struct Cli {
     /// Config file [default: $CROSSTALK_CONFIG, then the platform config directory].
     #[arg(long, global = true, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Database [default: $CROSSTALK_DB, then crosstalk.db in the platform data directory].
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -87,6 +92,64 @@ enum Command {
         /// Signature form: detached JWS (rc1) or the spec's `ed25519:pkid=…;sig=…`.
         #[arg(long, value_enum, default_value_t = SigFormatArg::Jws)]
         format: SigFormatArg,
+    },
+    /// Store every envelope of the inputs in the database, threaded; report each.
+    Import {
+        /// Input files; `-` or none reads standard input.
+        files: Vec<PathBuf>,
+        /// Print JSON: one report per input.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List threads, newest activity first.
+    Threads {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many threads.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// Show one thread as a tree.
+    Show {
+        /// Thread id.
+        thread: String,
+        /// Print JSON: the thread and its messages in tree order.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a thread out.
+    Export {
+        /// Thread id.
+        thread: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = export::Format::Crosstalk)]
+        format: export::Format,
+    },
+    /// Full-text search over bodies, contexts and participants.
+    Search {
+        /// Words to find (all must occur).
+        query: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many results.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Store a draft reply to a message (headers filled in) and print it.
+    Reply {
+        /// Id of the message to answer.
+        message: String,
+        /// Intent [default: RESPOND to REQUEST/POLL/ESCALATE/HANDOFF, else REQUEST].
+        #[arg(long)]
+        intent: Option<String>,
+        /// The body text, or `-` to read it from standard input.
+        #[arg(long)]
+        body: Option<String>,
+        /// The `user` header [default: $USER].
+        #[arg(long)]
+        user: Option<String>,
     },
     /// Verify every envelope's signature with a public key (exit 0 only if all are valid).
     Verify {
@@ -155,6 +218,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         size_limit: config.protocol.size_limit,
         now: Some(jiff::Timestamp::now()),
     };
+    let db = cli.db.as_deref();
     match command {
         Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json, opts),
         Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids, opts),
@@ -179,5 +243,22 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             },
         ),
         Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json, opts),
+        Command::Import { files, json } => store_cmd::import(db, &files, json, opts),
+        Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
+        Command::Show { thread, json } => store_cmd::show(db, &thread, json),
+        Command::Export { thread, format } => store_cmd::export_thread(db, &thread, format),
+        Command::Search { query, json, limit } => store_cmd::search(db, &query, limit, json),
+        Command::Reply {
+            message,
+            intent,
+            body,
+            user,
+        } => store_cmd::reply(
+            db,
+            &message,
+            intent.as_deref(),
+            body.as_deref(),
+            user.as_deref(),
+        ),
     }
 }

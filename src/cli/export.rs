@@ -1,0 +1,104 @@
+//! Writing a thread out: canonical envelopes (to re-import or relay), JSON (for scripts) or
+//! markdown (for people).
+
+use serde_json::{Value, json};
+
+use super::json::stored;
+use crate::sanitize::{sanitize, sanitize_line};
+use crate::store::ThreadView;
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    /// Every envelope in canonical form, tree order, META kept; importing it into an empty
+    /// database rebuilds the same tree with the same ids.
+    Crosstalk,
+    /// The `show --json` object.
+    Json,
+    /// A readable transcript.
+    Markdown,
+}
+
+/// `{"id", "context", "messages": [...]}` with messages in tree order.
+pub fn thread_json(t: &ThreadView) -> Value {
+    json!({
+        "id": t.id,
+        "context": t.context,
+        "messages": t.messages.iter().map(stored).collect::<Vec<_>>(),
+    })
+}
+
+/// The thread in `format`.
+pub fn render(t: &ThreadView, format: Format) -> String {
+    match format {
+        Format::Crosstalk => t
+            .messages
+            .iter()
+            .map(|m| m.canonical.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&thread_json(t)).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        Format::Markdown => markdown(t),
+    }
+}
+
+/// A transcript for people: one section per message in tree order, replies marked with
+/// their depth, bodies quoted, META as lists. Text is sanitized: it came from elsewhere.
+fn markdown(t: &ThreadView) -> String {
+    let mut out = String::new();
+    let title = t.context.as_deref().unwrap_or("Untitled thread");
+    out.push_str(&format!("# {}\n\n", sanitize_line(title)));
+    out.push_str(&format!(
+        "Thread `{}`, {} messages.\n",
+        t.id,
+        t.messages.len()
+    ));
+    for m in &t.messages {
+        let e = &m.envelope;
+        let arrow = if m.depth == 0 {
+            String::new()
+        } else {
+            format!("{} ", "↳".repeat(m.depth))
+        };
+        out.push_str(&format!(
+            "\n## {arrow}{} → {} · {} · {}\n\n",
+            sanitize_line(&e.banner.from),
+            sanitize_line(&e.banner.to),
+            sanitize_line(m.intent.as_deref().unwrap_or("(no intent)")),
+            m.received_at
+                .replace('T', " ")
+                .get(..16)
+                .unwrap_or(&m.received_at),
+        ));
+        out.push_str(&format!("Message `{}`", m.id));
+        if let Some(p) = &m.parent {
+            out.push_str(&format!(", in reply to `{p}`"));
+        }
+        out.push_str(&format!(", {}.\n\n", m.status.replace('_', " ")));
+        for block in &e.meta {
+            out.push_str(&format!("- **{}**:", sanitize_line(&block.namespace)));
+            for (k, v) in &block.entries {
+                out.push_str(&format!(" {}: {};", sanitize_line(k), sanitize_line(v)));
+            }
+            out.push('\n');
+        }
+        if !e.meta.is_empty() {
+            out.push('\n');
+        }
+        match &e.body {
+            Some(b) if !b.is_empty() => {
+                for line in sanitize(b).split('\n') {
+                    out.push_str(if line.is_empty() { ">" } else { "> " });
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str("*(empty body)*\n"),
+        }
+    }
+    out
+}

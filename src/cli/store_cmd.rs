@@ -1,0 +1,318 @@
+//! The commands over the database: `import`, `threads`, `show`, `export`, `search`, `reply`.
+
+use std::io::{BufWriter, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::json as out_json;
+use super::{EXIT_INVALID, Failure, export};
+use crate::protocol::Options;
+use crate::sanitize::sanitize_line;
+use crate::store::{Outcome, Store, StoreError, ThreadView};
+
+/// Opens the database named by `--db`, `$CROSSTALK_DB`, or the platform default.
+pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
+    let path = match db
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CROSSTALK_DB").map(PathBuf::from))
+    {
+        Some(p) => p,
+        None => crate::store::default_path().ok_or_else(|| {
+            Failure::usage("no home directory to keep the database in; name one with --db PATH")
+        })?,
+    };
+    Store::open(&path).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
+}
+
+fn store_failure(e: StoreError) -> Failure {
+    Failure::usage(e.to_string())
+}
+
+/// Progress on standard error, only when it is a terminal: a bulk import of a large file
+/// says how far it is instead of going silent.
+struct Progress {
+    total: Option<u64>,
+    shown: std::time::Instant,
+    on: bool,
+    phase: &'static str,
+    last: u64,
+}
+
+impl Progress {
+    fn new(total: Option<u64>) -> Self {
+        Progress {
+            total,
+            shown: std::time::Instant::now(),
+            on: std::io::stderr().is_terminal(),
+            phase: "storing",
+            last: 0,
+        }
+    }
+
+    fn update(&mut self, done: u64) {
+        if done < self.last {
+            self.phase = "importing";
+        }
+        self.last = done;
+        if !self.on || self.shown.elapsed().as_millis() < 200 {
+            return;
+        }
+        self.shown = std::time::Instant::now();
+        let mb = |b: u64| b as f64 / 1e6;
+        match self.total {
+            Some(t) if t > 0 => eprint!(
+                "\r{} {:.1}/{:.1} MB ({:.0}%)   ",
+                self.phase,
+                mb(done),
+                mb(t),
+                100.0 * done as f64 / t as f64
+            ),
+            _ => eprint!("\r{} {:.1} MB   ", self.phase, mb(done)),
+        }
+    }
+
+    fn finish(&self) {
+        if self.on && self.last > 0 {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+/// `crosstalk import`: each input in one transaction; a report per envelope.
+pub fn import(
+    db: Option<&Path>,
+    files: &[PathBuf],
+    as_json: bool,
+    opts: &Options,
+) -> Result<u8, Failure> {
+    let mut store = open(db)?;
+    let stdin = [PathBuf::from("-")];
+    let files = if files.is_empty() { &stdin[..] } else { files };
+    let mut ok = true;
+    let mut reports = Vec::new();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for f in files {
+        let (name, mut reader, size): (String, Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-"
+        {
+            ("<stdin>".into(), Box::new(std::io::stdin().lock()), None)
+        } else {
+            let file = std::fs::File::open(f)
+                .map_err(|e| Failure::usage(format!("cannot read `{}`: {e}", f.display())))?;
+            let size = file.metadata().ok().map(|m| m.len());
+            (f.display().to_string(), Box::new(file), size)
+        };
+        let mut progress = Progress::new(size);
+        let report = store
+            .import_reader(&name, &mut reader, opts, &mut |n| progress.update(n))
+            .map_err(store_failure)?;
+        progress.finish();
+        ok &= report.count(Outcome::Rejected) == 0 && !report.items.is_empty();
+        if as_json {
+            reports.push(report);
+            continue;
+        }
+        for d in &report.diagnostics {
+            let _ = writeln!(out, "{name}:{}", sanitize_line(&d.to_string()));
+        }
+        for item in &report.items {
+            let what = match item.outcome {
+                Outcome::Imported => "imported",
+                Outcome::Duplicate => "duplicate",
+                Outcome::Rejected => "rejected",
+            };
+            let id = item
+                .message
+                .as_deref()
+                .map(|m| format!(" {m}"))
+                .unwrap_or_default();
+            let thread = item
+                .thread
+                .as_deref()
+                .map(|t| format!(" (thread {t})"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "{name}:{}: {what}{id}{thread}", item.span.start_line);
+            if item.outcome == Outcome::Rejected {
+                for d in item.diagnostics.iter().filter(|d| d.is_error()) {
+                    let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));
+                }
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{name}: {} imported, {} duplicate, {} rejected",
+            report.count(Outcome::Imported),
+            report.count(Outcome::Duplicate),
+            report.count(Outcome::Rejected)
+        );
+    }
+    let _ = out.flush();
+    if as_json {
+        out_json::print(&reports);
+    }
+    Ok(if ok { 0 } else { EXIT_INVALID })
+}
+
+/// `crosstalk threads`: newest activity first.
+pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Failure> {
+    let store = open(db)?;
+    let threads = store.threads(limit).map_err(store_failure)?;
+    if as_json {
+        out_json::print(&threads);
+        return Ok(0);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for t in &threads {
+        let waiting = if t.awaiting_reply {
+            "  [awaiting reply]"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{}  {:>4} msgs  {}  {}  {}{waiting}",
+            t.id,
+            t.message_count,
+            short_time(&t.last_activity),
+            sanitize_line(t.context.as_deref().unwrap_or("(no context)")),
+            sanitize_line(&t.participants.join(", ")),
+        );
+    }
+    if threads.is_empty() {
+        let _ = writeln!(
+            out,
+            "no threads yet: `crosstalk import FILE` or paste into `crosstalk import -`"
+        );
+    }
+    let _ = out.flush();
+    Ok(0)
+}
+
+fn load_thread(store: &Store, id: &str) -> Result<ThreadView, Failure> {
+    store
+        .thread(id)
+        .map_err(store_failure)?
+        .ok_or_else(|| Failure {
+            code: EXIT_INVALID,
+            message: format!("no thread `{id}`; `crosstalk threads` lists them"),
+        })
+}
+
+/// `crosstalk show`: the thread as an indented tree, or JSON.
+pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
+    let store = open(db)?;
+    let t = load_thread(&store, id)?;
+    if as_json {
+        out_json::print(&export::thread_json(&t));
+        return Ok(0);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let _ = writeln!(
+        out,
+        "thread {}  {}",
+        t.id,
+        sanitize_line(t.context.as_deref().unwrap_or("(no context)"))
+    );
+    for m in &t.messages {
+        let e = &m.envelope;
+        let first = e
+            .body
+            .as_deref()
+            .and_then(|b| b.lines().find(|l| !l.trim().is_empty()));
+        let _ = writeln!(
+            out,
+            "{}{} {} → {}  {}  {}  [{}]",
+            "  ".repeat(m.depth + 1),
+            sanitize_line(m.intent.as_deref().unwrap_or("?")),
+            sanitize_line(&e.banner.from),
+            sanitize_line(&e.banner.to),
+            sanitize_line(&truncate(first.unwrap_or(""), 60)),
+            short_time(&m.received_at),
+            m.id,
+        );
+    }
+    let _ = out.flush();
+    Ok(0)
+}
+
+/// `crosstalk export`.
+pub fn export_thread(db: Option<&Path>, id: &str, format: export::Format) -> Result<u8, Failure> {
+    let store = open(db)?;
+    let t = load_thread(&store, id)?;
+    let text = export::render(&t, format);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    Ok(0)
+}
+
+/// `crosstalk search`.
+pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Result<u8, Failure> {
+    let store = open(db)?;
+    let hits = store.search(query, limit).map_err(store_failure)?;
+    if as_json {
+        out_json::print(&hits);
+        return Ok(0);
+    }
+    for h in &hits {
+        println!(
+            "{}  {}  {}  {}",
+            h.thread,
+            h.message,
+            sanitize_line(h.context.as_deref().unwrap_or("")),
+            sanitize_line(&h.snippet)
+        );
+    }
+    Ok(if hits.is_empty() { EXIT_INVALID } else { 0 })
+}
+
+/// `crosstalk reply`: a draft reply, stored and printed.
+pub fn reply(
+    db: Option<&Path>,
+    message: &str,
+    intent: Option<&str>,
+    body: Option<&str>,
+    user: Option<&str>,
+) -> Result<u8, Failure> {
+    let body = match body {
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                Failure::usage(format!("cannot read the body from standard input: {e}"))
+            })?;
+            s.trim_end_matches(['\n', '\r']).to_string()
+        }
+        Some(b) => b.to_string(),
+        None => String::new(),
+    };
+    let user = user
+        .map(str::to_string)
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "operator".into());
+    let mut store = open(db)?;
+    let m = store
+        .create_reply(message, intent, &body, &user)
+        .map_err(|e| match e {
+            StoreError::NoMessage(_) => Failure {
+                code: EXIT_INVALID,
+                message: e.to_string(),
+            },
+            e => store_failure(e),
+        })?;
+    eprintln!("draft {} stored in thread {}", m.id, m.thread);
+    print!("{}", m.canonical);
+    Ok(0)
+}
+
+/// `2026-11-21T21:30:05.123Z` → `2026-11-21 21:30`.
+fn short_time(t: &str) -> String {
+    let t = t.replace('T', " ");
+    t.get(..16).unwrap_or(&t).to_string()
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
