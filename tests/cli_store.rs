@@ -1,0 +1,279 @@
+//! The database commands as scripts use them: import, threads, show, export, search, reply.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+const CONVERSATION: &str = "Operator notes, then the relay:
+
+```
+[[CLAUDE→BROTHER v1]]
+user: kalle
+session: 2025-10-09T16Z a7f3d1
+context: naming the project
+intent: QUESTION
+body: |
+  Which name reads better: crosstalk or relay?
+sig: none
+[[END]]
+```
+
+[[BROTHER→CLAUDE v1]]
+session: 2025-10-09T16Z a7f3d1
+response: |
+  crosstalk, it says what the tool is for.
+[[END]]
+
+> [[claude://session/abc→chatgpt://thread/xyz v1]]
+> user: kalle
+> session: 2025-10-09T17Z b447a4
+> thread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K
+> message: 01J9J3DBC4N7P2Q3R5S7T9V1V2
+> context: storage review
+> intent: POLL
+>
+> meta: poll
+> Type: consensus
+>
+> body: |
+>   SQLITE | FILES | ABSTAIN?
+> sig: none
+> [[END]]
+";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(db: &Path, args: &[&str], stdin: &str) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crosstalk"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("XDG_CONFIG_HOME", "/nonexistent/crosstalk-test-config")
+        .env_remove("CROSSTALK_CONFIG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn crosstalk");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let input = stdin.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn json_of(r: &Run) -> Value {
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", r.stdout, r.stderr))
+}
+
+#[test]
+fn import_threads_show_search_reply() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("nested/dir/history.db");
+    let r = run(&db, &["import", "--json", "-"], CONVERSATION);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let report = json_of(&r);
+    let items = report[0]["items"].as_array().expect("items");
+    assert_eq!(items.len(), 3);
+    assert!(items.iter().all(|i| i["outcome"] == "imported"), "{report}");
+    assert_eq!(items[0]["span"], json!({"start_line": 4, "end_line": 12}));
+    assert!(db.exists(), "the database and its folders are created");
+
+    // Again: nothing new.
+    let again = json_of(&run(&db, &["import", "--json", "-"], CONVERSATION));
+    assert!(
+        again[0]["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .all(|i| i["outcome"] == "duplicate")
+    );
+
+    let threads = json_of(&run(&db, &["threads", "--json"], ""));
+    let threads = threads.as_array().expect("threads");
+    assert_eq!(threads.len(), 2);
+    for t in threads {
+        for key in [
+            "id",
+            "context",
+            "participants",
+            "message_count",
+            "last_activity",
+            "awaiting_reply",
+        ] {
+            assert!(t.get(key).is_some(), "missing {key} in {t}");
+        }
+        let time = t["last_activity"].as_str().expect("time");
+        assert!(
+            time.parse::<jiff::Timestamp>().is_ok(),
+            "{time} is not RFC 3339"
+        );
+    }
+    let naming = threads
+        .iter()
+        .find(|t| t["context"] == "naming the project")
+        .expect("naming");
+    assert_eq!(naming["message_count"], 2);
+    assert_eq!(naming["participants"], json!(["CLAUDE", "BROTHER"]));
+    assert_eq!(naming["awaiting_reply"], false);
+
+    let id = naming["id"].as_str().expect("id");
+    let show = json_of(&run(&db, &["show", id, "--json"], ""));
+    assert_eq!(show["id"], id);
+    let msgs = show["messages"].as_array().expect("messages");
+    assert_eq!(msgs[0]["intent"], "REQUEST");
+    assert_eq!(msgs[0]["intent_raw"], "QUESTION");
+    assert_eq!(msgs[1]["intent"], "RESPOND");
+    assert_eq!(msgs[1]["parent"], msgs[0]["message"]);
+    assert_eq!(msgs[1]["body"], "crosstalk, it says what the tool is for.");
+    for key in [
+        "status",
+        "received_at",
+        "from",
+        "to",
+        "meta",
+        "headers",
+        "thread",
+    ] {
+        assert!(msgs[0].get(key).is_some(), "missing {key}");
+    }
+    let human = run(&db, &["show", id], "");
+    assert!(
+        human.stdout.contains("REQUEST CLAUDE → BROTHER"),
+        "{}",
+        human.stdout
+    );
+
+    let hits = json_of(&run(&db, &["search", "--json", "crosstalk"], ""));
+    assert_eq!(hits[0]["thread"], id);
+    assert!(
+        hits[0]["snippet"]
+            .as_str()
+            .unwrap_or("")
+            .contains("[crosstalk]")
+    );
+    assert_eq!(run(&db, &["search", "zebra"], "").code, 1);
+
+    // Reply to the POLL: RESPOND, direction swapped, thread/session/context kept.
+    let r = run(
+        &db,
+        &["reply", "01J9J3DBC4N7P2Q3R5S7T9V1V2", "--body", "SQLITE"],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let parsed = json_of(&run(&db, &["parse", "--json"], &r.stdout));
+    let e = &parsed["envelopes"][0];
+    assert_eq!(e["from"], "chatgpt://thread/xyz");
+    assert_eq!(e["to"], "claude://session/abc");
+    assert_eq!(e["intent"], "RESPOND");
+    assert_eq!(e["parent"], "01J9J3DBC4N7P2Q3R5S7T9V1V2");
+    assert_eq!(e["thread"], "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
+    assert_eq!(e["session"], "2025-10-09T17Z b447a4");
+    assert_eq!(e["context"], "storage review");
+    assert_ne!(e["message"], "01J9J3DBC4N7P2Q3R5S7T9V1V2");
+    let show = json_of(&run(
+        &db,
+        &["show", "01J9J3D3M6A4M3WQX8G1ZQ0S7K", "--json"],
+        "",
+    ));
+    assert_eq!(show["messages"][1]["status"], "draft");
+    assert_eq!(show["messages"][1]["direction"], "composed");
+
+    assert_eq!(run(&db, &["reply", "01NOPE", "--body", "x"], "").code, 1);
+    assert_eq!(run(&db, &["show", "01NOPE"], "").code, 1);
+}
+
+#[test]
+fn export_round_trips_into_an_empty_database() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("a.db");
+    let b = dir.path().join("b.db");
+    run(&a, &["import", "-"], CONVERSATION);
+    for t in json_of(&run(&a, &["threads", "--json"], ""))
+        .as_array()
+        .expect("threads")
+    {
+        let id = t["id"].as_str().expect("id");
+        let exported = run(&a, &["export", id], "");
+        assert_eq!(exported.code, 0);
+        let r = run(&b, &["import", "-"], &exported.stdout);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let tree = |db: &Path| -> Vec<(Value, Value, Value)> {
+            json_of(&run(db, &["show", id, "--json"], ""))["messages"]
+                .as_array()
+                .expect("messages")
+                .iter()
+                .map(|m| (m["message"].clone(), m["parent"].clone(), m["body"].clone()))
+                .collect()
+        };
+        assert_eq!(tree(&a), tree(&b));
+        let md = run(&a, &["export", id, "--format", "markdown"], "");
+        assert!(md.stdout.starts_with("# "), "{}", md.stdout);
+        let js = json_of(&run(&a, &["export", id, "--format", "json"], ""));
+        assert_eq!(js["id"], id);
+    }
+}
+
+#[test]
+fn rejected_envelopes_exit_one_and_name_the_problem() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("h.db");
+    let bad = CONVERSATION.replace(
+        "> thread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K",
+        "> thread: 01J9J3D3M6A4M3WQX8G1ZQ0S7U",
+    );
+    let r = run(&db, &["import", "-"], &bad);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("<stdin>:21: rejected"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("<stdin>:24:11: error: thread:"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("2 imported, 0 duplicate, 1 rejected"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn human_output_of_stored_text_is_sanitized() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("h.db");
+    let evil = "[[EVIL→B v1]]\nsession: s1\ncontext: \u{1b}]0;pwned\u{7}title\nintent: REQUEST\nbody: |\n  \u{1b}[2Jwiped \u{202e}gnp.exe\nsig: none\n[[END]]\n";
+    run(&db, &["import", "-"], evil);
+    let threads = run(&db, &["threads"], "");
+    let id = threads
+        .stdout
+        .split_whitespace()
+        .next()
+        .expect("id")
+        .to_string();
+    for args in [
+        vec!["threads"],
+        vec!["show", id.as_str()],
+        vec!["search", "wiped"],
+        vec!["export", id.as_str(), "--format", "markdown"],
+    ] {
+        let r = run(&db, &args, "");
+        assert!(
+            !r.stdout.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+            "{args:?} leaked: {:?}",
+            r.stdout
+        );
+    }
+}
