@@ -98,6 +98,10 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let first_seq: i64 =
+            tx.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {
+                r.get(0)
+            })?;
         let mut run = Run {
             tx: &tx,
             ids: &self.ids,
@@ -110,6 +114,7 @@ impl Store {
         run.flush_threads()?;
         let items = std::mem::take(&mut run.items);
         drop(run);
+        super::index_since(&tx, first_seq)?;
         tx.commit()?;
         if found == 0 {
             diagnostics.push(protocol::no_envelope());
@@ -215,7 +220,13 @@ fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
 }
 
 /// The state of one import transaction.
@@ -294,17 +305,21 @@ impl Run<'_, '_> {
             });
             return Ok(());
         }
-        let digest = hex(&Sha256::digest(protocol::render(&p.envelope).as_bytes()));
-        let duplicate = match p.envelope.message() {
-            Some(id) => self.existing("SELECT id, thread_id FROM messages WHERE id = ?1", id)?,
-            None => None,
-        };
-        let duplicate = match duplicate {
-            Some(d) => Some(d),
-            None => self.existing(
-                "SELECT id, thread_id FROM messages WHERE digest = ?1",
-                &digest,
-            )?,
+        // Envelopes with a message id are the same message when the id is; only those
+        // without one (v1.0) are recognized by a digest of their canonical text.
+        let (duplicate, digest) = match p.envelope.message() {
+            Some(id) => (
+                self.existing("SELECT id, thread_id FROM messages WHERE id = ?1", id)?,
+                None,
+            ),
+            None => {
+                let digest = hex(&Sha256::digest(protocol::render(&p.envelope).as_bytes()));
+                let found = self.existing(
+                    "SELECT id, thread_id FROM messages WHERE digest = ?1",
+                    &digest,
+                )?;
+                (found, Some(digest))
+            }
         };
         if let Some((id, thread)) = duplicate {
             self.items.push(ImportItem {
@@ -353,6 +368,8 @@ impl Run<'_, '_> {
         }
 
         self.touch_thread(&thread, env.context(), [&env.banner.from, &env.banner.to])?;
+        let raw = p.received_text(piece);
+        let canonical = protocol::render(&env);
         let headers: Vec<[&str; 2]> = env
             .headers
             .iter()
@@ -392,8 +409,8 @@ impl Run<'_, '_> {
                 serde_json::to_string(&headers).unwrap_or_default(),
                 serde_json::to_string(&meta).unwrap_or_default(),
                 serde_json::to_string(&p.diagnostics).unwrap_or_default(),
-                p.received_text(piece),
-                protocol::render(&env),
+                Some(raw).filter(|r| *r != canonical),
+                canonical,
                 digest,
                 ids_assigned,
                 self.now,

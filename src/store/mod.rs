@@ -107,6 +107,9 @@ impl Store {
         // latency without protection that matters here.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // A 32 MiB page cache: a bulk import writes tens of megabytes in one transaction, and
+        // with SQLite's 2 MB default it spills pages to the WAL and reads them back.
+        conn.pragma_update(None, "cache_size", -32768)?;
         schema::migrate(&mut conn)?;
         Ok(Store {
             conn,
@@ -121,6 +124,16 @@ impl Store {
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
         Ok(r == "ok")
     }
+}
+
+/// Adds the messages stored after `seq` to the full-text index, in one statement.
+pub(crate) fn index_since(conn: &Connection, seq: i64) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO messages_fts (rowid, body, context, participants)
+         SELECT seq, body, context, participants FROM messages WHERE seq > ?1",
+        [seq],
+    )?;
+    Ok(())
 }
 
 /// The current time as RFC 3339, the form every stored time takes.

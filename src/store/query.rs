@@ -86,7 +86,8 @@ pub struct SearchHit {
 }
 
 const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at, intent,
-    sender, recipient, version, headers, meta, body, sig, hash, raw, canonical, diagnostics";
+    sender, recipient, version, headers, meta, body, sig, hash, coalesce(raw, canonical), canonical,
+    diagnostics";
 
 fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
     let id: String = r.get(0)?;

@@ -86,6 +86,9 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let before: i64 = tx.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {
+            r.get(0)
+        })?;
         tx.execute(
             "INSERT OR IGNORE INTO threads (id, context, created_at, last_activity)
              VALUES (?1, ?2, ?3, ?3)",
@@ -94,9 +97,9 @@ impl Store {
         tx.execute(
             "INSERT INTO messages (id, thread_id, parent_id, direction, status, sender, recipient,
                 participants, version, user, session, context, intent, intent_raw, body, sig,
-                hash, headers, meta, diagnostics, raw, canonical, received_at, updated_at)
+                hash, headers, meta, diagnostics, canonical, received_at, updated_at)
              VALUES (?1, ?2, ?3, 'composed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?21, ?21)",
+                ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?21)",
             params![
                 id,
                 thread,
@@ -142,6 +145,7 @@ impl Store {
                 env.context()
             ],
         )?;
+        super::index_since(&tx, before)?;
         tx.commit()?;
         Ok(())
     }

@@ -62,9 +62,11 @@ CREATE TABLE messages (
     headers      TEXT NOT NULL,                -- JSON [[key, value], ...], as received
     meta         TEXT NOT NULL,                -- JSON [{"namespace", "entries"}], in order
     diagnostics  TEXT NOT NULL,                -- JSON, as `parse --json` reports them
-    raw          TEXT NOT NULL,                -- the envelope as received (transport undone)
+    raw          TEXT,                         -- as received (transport undone); NULL when
+                                               -- it equals `canonical`, to store it once
     canonical    TEXT NOT NULL,                -- the canonical form, ids filled in
-    digest       TEXT UNIQUE,                  -- SHA-256 of the canonical text as received
+    digest       TEXT UNIQUE,                  -- for envelopes that came without a message id:
+                                               -- SHA-256 of their canonical text as received
     ids_assigned INTEGER NOT NULL DEFAULT 0,   -- 1 when thread/message were made on receipt
     received_at  TEXT NOT NULL,
     updated_at   TEXT NOT NULL
@@ -78,10 +80,8 @@ CREATE VIRTUAL TABLE messages_fts USING fts5(
     body, context, participants,
     content = 'messages', content_rowid = 'seq', tokenize = 'unicode61'
 );
-CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-    INSERT INTO messages_fts(rowid, body, context, participants)
-    VALUES (new.seq, new.body, new.context, new.participants);
-END;
+-- New rows are indexed by whoever inserts them, in bulk at the end of an import (FTS5 flushes
+-- its pending index at every statement savepoint, so a per-row trigger costs a flush per row).
 CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
     INSERT INTO messages_fts(messages_fts, rowid, body, context, participants)
     VALUES ('delete', old.seq, old.body, old.context, old.participants);
