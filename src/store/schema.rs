@@ -35,7 +35,7 @@ CREATE TABLE threads (
     created_at    TEXT NOT NULL,
     last_activity TEXT NOT NULL
 );
-CREATE INDEX threads_activity ON threads(last_activity DESC, id);
+CREATE INDEX threads_activity ON threads(last_activity DESC, id DESC);
 
 -- One row per envelope kept. `parent_id` has no foreign key on purpose: a reply may arrive
 -- before the message it answers, and is linked when that message arrives.
