@@ -109,6 +109,7 @@ impl Store {
             now: now(),
             threads: HashMap::new(),
             items: Vec::new(),
+            repeats: HashMap::new(),
         };
         let found = run.envelopes(opts, progress, &mut diagnostics)?;
         run.flush_threads()?;
@@ -237,6 +238,8 @@ struct Run<'t, 'c> {
     now: String,
     threads: HashMap<String, ThreadAcc>,
     items: Vec<ImportItem>,
+    /// How often each content digest has been seen in this input.
+    repeats: HashMap<String, u32>,
 }
 
 impl Run<'_, '_> {
@@ -313,7 +316,17 @@ impl Run<'_, '_> {
                 None,
             ),
             None => {
-                let digest = hex(&Sha256::digest(protocol::render(&p.envelope).as_bytes()));
+                // The same text twice in one input (an identical reply later in the session)
+                // is two messages: the n-th repeat gets its own digest. Importing the same
+                // input again, or a longer copy of it, finds each one again.
+                let base = hex(&Sha256::digest(protocol::render(&p.envelope).as_bytes()));
+                let seen = self.repeats.entry(base.clone()).or_insert(0);
+                let digest = if *seen == 0 {
+                    base
+                } else {
+                    hex(&Sha256::digest(format!("{base}#{seen}").as_bytes()))
+                };
+                *seen += 1;
                 let found = self.existing(
                     "SELECT id, thread_id FROM messages WHERE digest = ?1",
                     &digest,
@@ -347,10 +360,19 @@ impl Run<'_, '_> {
             .message()
             .map(str::to_string)
             .unwrap_or_else(|| self.ids.next_id());
-        let thread = match (env.thread(), &latest) {
-            (Some(t), _) => t.to_string(),
-            (None, Some((_, t))) => t.clone(),
-            (None, None) => message.clone(),
+        // Without a `thread`, a reply joins the thread of the message it names as parent
+        // when that is stored, else its session's.
+        let parents_thread = match (env.thread(), env.parent()) {
+            (None, Some(parent)) => self
+                .existing("SELECT id, thread_id FROM messages WHERE id = ?1", parent)?
+                .map(|(_, t)| t),
+            _ => None,
+        };
+        let thread = match (env.thread(), parents_thread, &latest) {
+            (Some(t), _, _) => t.to_string(),
+            (None, Some(t), _) => t,
+            (None, None, Some((_, t))) => t.clone(),
+            (None, None, None) => message.clone(),
         };
         let parent = env
             .parent()
@@ -424,25 +446,27 @@ impl Run<'_, '_> {
                 )?
                 .execute(params![parent, self.now])?;
         }
-        // Replies that arrived first, filed under another thread, join this one now.
-        let moved = self
+        // Replies that arrived first, filed under another thread, join this one now, with
+        // everything that hangs under them.
+        let moving: Vec<(String, String)> = self
             .tx
             .prepare_cached(
-                "UPDATE messages SET thread_id = ?2 WHERE parent_id = ?1 AND thread_id <> ?2
-                 RETURNING thread_id",
+                "WITH RECURSIVE sub(id) AS (
+                    SELECT id FROM messages WHERE parent_id = ?1 AND thread_id <> ?2
+                    UNION
+                    SELECT m.id FROM messages m JOIN sub ON m.parent_id = sub.id
+                 )
+                 SELECT m.id, m.thread_id FROM messages m JOIN sub ON m.id = sub.id
+                 WHERE m.thread_id <> ?2",
             )?
-            .query_map(params![message, thread], |r| r.get::<_, String>(0))?
-            .count();
-        if moved > 0 {
-            // The old threads' counts are recomputed when the import ends.
-            let stale: Vec<String> = self
-                .tx
-                .prepare_cached("SELECT DISTINCT thread_id FROM messages WHERE parent_id = ?1")?
-                .query_map([&message], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            for t in stale {
-                self.touch_thread(&t, None, [])?;
-            }
+            .query_map(params![message, thread], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (id, old) in &moving {
+            self.tx
+                .prepare_cached("UPDATE messages SET thread_id = ?2 WHERE id = ?1")?
+                .execute(params![id, thread])?;
+            // The old thread's count is recomputed (and an emptied one removed) at the end.
+            self.touch_thread(old, None, [])?;
         }
         self.items.push(ImportItem {
             span: p.span,

@@ -99,6 +99,9 @@ impl Store {
 
     fn setup(mut conn: Connection) -> Result<Store, StoreError> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // A database from a newer crosstalk is refused before anything (even the journal
+        // mode) is changed in it.
+        schema::refuse_newer(&conn)?;
         // WAL: readers never block the writer, and a killed writer leaves the file whole.
         let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         // NORMAL is durable against the process dying at any point (WAL keeps every committed
@@ -136,7 +139,10 @@ pub(crate) fn index_since(conn: &Connection, seq: i64) -> Result<(), StoreError>
     Ok(())
 }
 
-/// The current time as RFC 3339, the form every stored time takes.
+/// The current time as RFC 3339 with a fixed six-digit fraction, so that stored times sort
+/// correctly as text.
 pub(crate) fn now() -> String {
-    jiff::Timestamp::now().to_string()
+    jiff::fmt::temporal::DateTimePrinter::new()
+        .precision(Some(6))
+        .timestamp_to_string(&jiff::Timestamp::now())
 }

@@ -97,8 +97,8 @@ END;
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// Brings the database to [`SCHEMA_VERSION`], or refuses one that is newer.
-pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+/// Refuses a database written by a newer crosstalk.
+pub fn refuse_newer(conn: &Connection) -> Result<(), StoreError> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > SCHEMA_VERSION {
         return Err(StoreError::TooNew {
@@ -106,6 +106,13 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             supported: SCHEMA_VERSION,
         });
     }
+    Ok(())
+}
+
+/// Brings the database to [`SCHEMA_VERSION`], or refuses one that is newer.
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    refuse_newer(conn)?;
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         // Another process may have migrated while this one waited for the lock.

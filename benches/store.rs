@@ -1,0 +1,200 @@
+//! The store: reads on a realistic history, and import throughput against parsing alone.
+//!
+//! The history is built once, on first use, from a synthetic transcript of 100 000 envelopes in
+//! 5 000 threads (about 70 MB) imported into a temporary database file; building it takes some
+//! seconds and is not measured. Its shape (size of the largest thread, hits of the two searched
+//! words) is printed to stderr after the benchmarks.
+//!
+//! `import_10k` (into a fresh database per iteration) and `extract_10k` (the parsing alone, on
+//! the same text) sit side by side, so the cost of storing over parsing reads off directly.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use crosstalk::protocol::{Options, extract};
+use crosstalk::store::{Outcome, Store};
+use crosstalk::synth::{TranscriptSpec, transcript};
+use divan::counter::{BytesCount, ItemsCount};
+use divan::{Bencher, black_box};
+use tempfile::TempDir;
+
+fn main() {
+    divan::main();
+    // Statics are never dropped: remove the history database here.
+    if let Some(h) = HISTORY.get() {
+        eprintln!("{}", h.summary);
+        let _ = std::fs::remove_dir_all(h.dir.path());
+    }
+}
+
+/// The database every read benchmark uses, with what they look up in it.
+struct History {
+    dir: TempDir,
+    path: PathBuf,
+    /// The thread with the most messages, and how many it has.
+    largest: (String, usize),
+    /// A word in most messages, and a word in a handful.
+    common: &'static str,
+    rare: String,
+    /// What was built, printed after the benchmarks.
+    summary: String,
+}
+
+static HISTORY: OnceLock<History> = OnceLock::new();
+
+fn history() -> &'static History {
+    HISTORY.get_or_init(|| {
+        let start = std::time::Instant::now();
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = dir.path().join("history.db");
+        let text = transcript(&TranscriptSpec {
+            envelopes: 100_000,
+            threads: 5_000,
+            seed: 1,
+            mangled_percent: 5,
+        });
+        let mut store = Store::open(&path).expect("open the history");
+        let report = store
+            .import_text("history", &text, &Options::default())
+            .expect("import the history");
+        let threads = store.threads(usize::MAX >> 1).expect("threads");
+        let (id, count) = threads
+            .iter()
+            .max_by_key(|t| t.message_count)
+            .map(|t| (t.id.clone(), t.message_count as usize))
+            .expect("a thread");
+        // A banner address ends in a per-thread hex id: a word found in one thread only.
+        let rare = threads
+            .iter()
+            .flat_map(|t| &t.participants)
+            .filter_map(|a| a.rsplit_once('/').map(|(_, tail)| tail))
+            .find(|tail| tail.len() == 6 && tail.bytes().all(|b| b.is_ascii_hexdigit()))
+            .expect("an address with a thread id")
+            .to_string();
+        let common = "the";
+        let hits = |w: &str| store.search(w, usize::MAX >> 1).map_or(0, |h| h.len());
+        let summary = format!(
+            "history: {} messages ({} envelopes, {:.1} MB) built in {:.1?}; largest thread \
+             {count} messages; `{common}` in {} messages, `{rare}` in {}",
+            report.count(Outcome::Imported),
+            report.items.len(),
+            text.len() as f64 / 1e6,
+            start.elapsed(),
+            hits(common),
+            hits(&rare),
+        );
+        History {
+            dir,
+            path,
+            largest: (id, count),
+            common,
+            rare,
+            summary,
+        }
+    })
+}
+
+fn open_history() -> Store {
+    Store::open(&history().path).expect("open the history")
+}
+
+/// The thread list's first page.
+#[divan::bench]
+fn threads_first_page(b: Bencher) {
+    let store = open_history();
+    b.bench_local(|| store.threads(black_box(50)).expect("threads").len());
+}
+
+/// The thread with the most messages, loaded and put in tree order.
+#[divan::bench]
+fn load_largest_thread(b: Bencher) {
+    let store = open_history();
+    let (id, count) = &history().largest;
+    b.counter(ItemsCount::new(*count)).bench_local(|| {
+        store
+            .thread(black_box(id))
+            .expect("thread")
+            .expect("largest thread")
+            .messages
+            .len()
+    });
+}
+
+/// A page of 20 results for a word found in most messages (all of them are ranked).
+#[divan::bench]
+fn search_common_word(b: Bencher) {
+    let store = open_history();
+    let word = history().common;
+    b.bench_local(|| store.search(black_box(word), 20).expect("search").len());
+}
+
+/// A page of results for a word found in one thread only.
+#[divan::bench]
+fn search_rare_word(b: Bencher) {
+    let store = open_history();
+    let word = &history().rare;
+    b.bench_local(|| store.search(black_box(word), 20).expect("search").len());
+}
+
+const IMPORT_ENVELOPES: usize = 10_000;
+
+fn import_text() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        transcript(&TranscriptSpec {
+            envelopes: IMPORT_ENVELOPES,
+            threads: IMPORT_ENVELOPES / 20,
+            seed: 2,
+            mangled_percent: 5,
+        })
+    })
+}
+
+/// Importing 10 000 envelopes (about 7 MB) into a fresh in-memory database: storing the
+/// input, parsing, threading, indexing.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn import_10k(b: Bencher) {
+    let text = import_text();
+    b.counter(BytesCount::of_str(text))
+        .counter(ItemsCount::new(IMPORT_ENVELOPES))
+        .with_inputs(|| Store::open_in_memory().expect("in-memory store"))
+        .bench_local_values(|mut store| {
+            let report = store
+                .import_text("bench", black_box(text), &Options::default())
+                .expect("import");
+            // Returned, so dropping the database is not measured.
+            (store, report)
+        });
+}
+
+/// The same import into a fresh database file.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn import_10k_file(b: Bencher) {
+    let text = import_text();
+    b.counter(BytesCount::of_str(text))
+        .counter(ItemsCount::new(IMPORT_ENVELOPES))
+        .with_inputs(|| {
+            let dir = tempfile::tempdir().expect("temporary folder");
+            let store = Store::open(&dir.path().join("import.db")).expect("store");
+            (dir, store)
+        })
+        .bench_local_values(|(dir, mut store)| {
+            let report = store
+                .import_text("bench", black_box(text), &Options::default())
+                .expect("import");
+            (dir, store, report)
+        });
+}
+
+/// Baseline: parsing the same text alone (`extract`), nothing stored.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn extract_10k(b: Bencher) {
+    let text = import_text();
+    b.counter(BytesCount::of_str(text))
+        .counter(ItemsCount::new(IMPORT_ENVELOPES))
+        .bench_local(|| {
+            extract(black_box(text), &Options::default())
+                .envelopes
+                .len()
+        });
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Times `crosstalk import` of a synthetic relay transcript of 100 000 envelopes (about 70 MB,
+# made by examples/gen_transcript.rs, see src/synth.rs) into a fresh database, against Python's
+# sqlite3 inserting the very rows that import wrote (the raw input, threads, messages), already
+# split into fields: one prepared statement per table, one transaction, then one FTS5 rebuild.
+# That is the floor for storing this data with SQLite; the ratio says what parsing, repairing,
+# threading and indexing on the way add on top.
+#
+# Both commands run in one hyperfine run (5 runs each, databases removed before every run).
+# The Python figure is reported twice: the whole process (which also reads the prepared rows
+# from JSON lines), and the insert alone, timed inside the script. Then the peak memory of
+# `crosstalk import` for the 70 MB transcript and one twice as big, which should stay about
+# the same: the input is read and stored in pieces, not held whole.
+#
+# Usage: scripts/bench-import.sh            (files go to a temporary directory, removed after)
+#        BENCH_DIR=dir scripts/bench-import.sh   (files, databases and hyperfine.json kept in dir)
+# Needs cargo, python3, GNU time (/usr/bin/time) and hyperfine (installed with apt-get when
+# missing). About 3 GB of disk in the working directory.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+helper="$PWD/scripts/bench_import_python.py"
+
+die() {
+    echo "bench-import: $*" >&2
+    exit 1
+}
+
+install_pkg() {
+    echo "bench-import: $1 not found, installing $2 with apt-get" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get install -y "$2" >&2 ||
+        { $sudo apt-get update >&2 && $sudo apt-get install -y "$2" >&2; } ||
+        die "could not install $2"
+}
+
+command -v python3 >/dev/null || die "python3 is needed"
+python3 -c 'import sqlite3' || die "python3 lacks the sqlite3 module"
+command -v hyperfine >/dev/null || install_pkg hyperfine hyperfine
+[ -x /usr/bin/time ] || install_pkg /usr/bin/time time
+
+# (a) Build the CLI and the generator.
+cargo build --release
+cargo build --release --example gen_transcript
+target_dir=$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+cli="$target_dir/release/crosstalk"
+gen="$target_dir/release/examples/gen_transcript"
+[ -x "$cli" ] || die "$cli was not built"
+[ -x "$gen" ] || die "$gen was not built"
+
+if [ -n "${BENCH_DIR:-}" ]; then
+    mkdir -p "$BENCH_DIR"
+    dir=$(cd "$BENCH_DIR" && pwd)
+else
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/bench-import.XXXXXX")
+    trap 'rm -rf "$dir"' EXIT
+fi
+cd "$dir"
+
+# (b) The transcripts: 100 000 envelopes in 5 000 threads, and twice that for the memory check.
+small="$dir/transcript-100k.txt"
+large="$dir/transcript-200k.txt"
+"$gen" --envelopes 100000 --threads 5000 --seed 1 --out "$small"
+"$gen" --envelopes 200000 --threads 10000 --seed 1 --out "$large"
+
+# Imports exit 1 when an envelope was rejected (a result); anything above is a failure.
+import_into() {
+    local status=0
+    "$@" >/dev/null || status=$?
+    [ "$status" -le 1 ] || die "'$*' failed with exit status $status"
+}
+
+# (c) The rows Python will insert: what a crosstalk import of the same transcript stored.
+rm -f ref.sqlite ref.sqlite-wal ref.sqlite-shm
+import_into "$cli" --db ref.sqlite import "$small"
+rm -rf rows
+mkdir rows
+python3 "$helper" dump ref.sqlite rows
+
+# (d) One hyperfine run for both.
+rm -f python-times.txt db*
+q_cli=$(printf %q "$cli")
+q_small=$(printf %q "$small")
+q_helper=$(printf %q "$helper")
+hyperfine --runs 5 --ignore-failure --prepare 'rm -f db*' --export-json hyperfine.json \
+    -n crosstalk "$q_cli --db db-crosstalk.sqlite import $q_small >/dev/null" \
+    -n python "python3 $q_helper insert rows db-python.sqlite python-times.txt"
+
+# `--prepare` ran before every run of either command, so only Python's last database is
+# left: it holds what the crosstalk import in (c) stored.
+python3 "$helper" compare ref.sqlite db-python.sqlite
+
+# (e) Peak memory of the import, for both transcript sizes.
+rss=()
+for file in "$small" "$large"; do
+    rm -f db-rss.sqlite db-rss.sqlite-wal db-rss.sqlite-shm
+    status=0
+    kb=$(/usr/bin/time -f %M "$cli" --db db-rss.sqlite import "$file" 2>&1 >/dev/null |
+        tail -n 1) || status=$?
+    [ "$status" -le 1 ] || die "import of $file failed with exit status $status"
+    [[ "$kb" =~ ^[0-9]+$ ]] || die "no memory figure for $file: $kb"
+    rss+=("$(basename "$file" .txt | sed 's/transcript-//; s/k$/000/'):$(wc -c <"$file"):$kb")
+    rm -f db-rss.sqlite db-rss.sqlite-wal db-rss.sqlite-shm
+done
+
+# (f) The tables.
+python3 "$helper" table hyperfine.json python-times.txt 100000 "$(wc -c <"$small")"
+python3 "$helper" rss "${rss[@]}"

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""The Python side of scripts/bench-import.sh: what inserting the rows crosstalk produced costs
+when the parsing is already done.
+
+  dump SOURCE_DB DIR          Rows and schema of a database crosstalk imported into:
+                              DIR/schema.sql and DIR/rows-TABLE.jsonl for every table
+                              crosstalk writes (the input as received, threads, messages).
+  insert DIR DB [TIMES]       A fresh DB with that schema (the full-text table without
+                              triggers), then in one transaction: the rows of each table with
+                              one prepared statement (executemany), and one FTS5 'rebuild'.
+                              Loading the rows is timed apart from inserting them; with TIMES,
+                              "load insert" seconds are appended to that file. Same pragmas
+                              as crosstalk.
+  compare DB_A DB_B           Same messages, threads and full-text index in both databases.
+  table HYPERFINE_JSON TIMES ENVELOPES BYTES   The markdown table of the comparison.
+  rss ENVELOPES:BYTES:KB...   The markdown table of crosstalk's peak memory.
+"""
+
+import json
+import sqlite3
+import sys
+import time
+
+FTS = "messages_fts"
+# Every table crosstalk writes on import, parents before children (foreign keys are on).
+TABLES = (("pastes", "id"), ("paste_chunks", "paste_id, seq"), ("threads", "id"),
+          ("messages", "seq"))
+
+
+def connect(path):
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA cache_size = -32768")
+    return conn
+
+
+def dump(source, out):
+    conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    ddl = []
+    for kind, name, sql in conn.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
+    ):
+        # FTS5 makes its shadow tables itself; no triggers: the index is rebuilt at the end.
+        if kind == "trigger" or (kind == "table" and name.startswith(FTS + "_")):
+            continue
+        ddl.append(sql + ";")
+    with open(f"{out}/schema.sql", "w") as f:
+        f.write("\n".join(ddl) + "\n")
+    for table, order in TABLES:
+        cur = conn.execute(f"SELECT * FROM {table} ORDER BY {order}")
+        columns = [d[0] for d in cur.description]
+        with open(f"{out}/rows-{table}.jsonl", "w") as f:
+            f.write(json.dumps(columns) + "\n")
+            for row in cur:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def load(path):
+    with open(path) as f:
+        columns = json.loads(f.readline())
+        return columns, [tuple(json.loads(line)) for line in f]
+
+
+def insert(rows_dir, db, times=None):
+    start = time.perf_counter()
+    tables = {t: load(f"{rows_dir}/rows-{t}.jsonl") for t, _ in TABLES}
+    with open(f"{rows_dir}/schema.sql") as f:
+        schema = f.read()
+    loaded = time.perf_counter()
+
+    conn = connect(db)
+    conn.executescript(schema)
+    conn.execute("BEGIN IMMEDIATE")
+    for table, _ in TABLES:
+        columns, rows = tables[table]
+        sql = "INSERT INTO {} ({}) VALUES ({})".format(
+            table, ", ".join(columns), ", ".join("?" * len(columns))
+        )
+        conn.executemany(sql, rows)
+    conn.execute(f"INSERT INTO {FTS}({FTS}) VALUES ('rebuild')")
+    conn.execute("COMMIT")
+    conn.close()
+    done = time.perf_counter()
+
+    if times:
+        with open(times, "a") as f:
+            f.write(f"{loaded - start:.6f} {done - loaded:.6f}\n")
+
+
+def compare(a, b):
+    """Both databases hold the same import: v1.0 envelopes get fresh ids on every import, so
+    only the ids that came with the envelopes are compared one by one."""
+    ca, cb = (sqlite3.connect(f"file:{p}?mode=ro", uri=True) for p in (a, b))
+    checks = [
+        "SELECT count(*), total(length(canonical)), total(ids_assigned) FROM messages",
+        "SELECT id FROM messages WHERE ids_assigned = 0 ORDER BY seq",
+        "SELECT count(*), total(message_count) FROM threads",
+        "SELECT count(*), total(length(text)) FROM paste_chunks",
+        f"SELECT count(*) FROM {FTS} WHERE {FTS} MATCH 'backfill'",
+        f"SELECT count(*) FROM {FTS} WHERE {FTS} MATCH 'zusammenfassung'",
+    ]
+    for sql in checks:
+        ra, rb = ca.execute(sql).fetchall(), cb.execute(sql).fetchall()
+        if ra != rb:
+            sys.exit(f"bench-import: {a} and {b} differ: {sql}: {ra[:3]} vs {rb[:3]}")
+    n = ca.execute("SELECT count(*) FROM messages").fetchone()[0]
+    print(f"bench-import: {a} and {b} hold the same {n} messages")
+
+
+def table(hyperfine_json, times, envelopes, size):
+    envelopes, size = int(envelopes), int(size)
+    results = {r["command"]: r for r in json.load(open(hyperfine_json))["results"]}
+    # `crosstalk import` exits 1 when some envelope was rejected, which is a result, not a
+    # failure; anything else (usage error, crash) means the wrong thing was timed.
+    allowed = {"crosstalk": {0, 1}, "python": {0}}
+    bad = [
+        f"{name}: exit codes {sorted(set(r.get('exit_codes') or []))}"
+        for name, r in results.items()
+        if not set(r.get("exit_codes") or []) <= allowed[name]
+    ]
+    if bad or set(results) != set(allowed):
+        sys.exit("bench-import: failed runs: " + ("; ".join(bad) or str(sorted(results))))
+    runs = [tuple(map(float, line.split())) for line in open(times) if line.strip()]
+    load_s = sum(r[0] for r in runs) / len(runs)
+    insert_s = sum(r[1] for r in runs) / len(runs)
+    ct, py = results["crosstalk"], results["python"]
+    mb = size / 1e6
+
+    def ms(r):
+        return f"{r['mean'] * 1e3:,.0f} ± {(r.get('stddev') or 0) * 1e3:,.0f} ms"
+
+    print()
+    print(f"Import of {envelopes:,} envelopes ({mb:.1f} MB transcript), {len(runs)} runs each:")
+    print()
+    print("| | mean (hyperfine) | envelopes/s | crosstalk / this |")
+    print("|---|---:|---:|---:|")
+    print(f"| `crosstalk import` (parse, thread, store, index) | {ms(ct)}"
+          f" | {envelopes / ct['mean']:,.0f} | 1.00× |")
+    print(f"| Python sqlite3, whole process (load rows + insert) | {ms(py)}"
+          f" | {envelopes / py['mean']:,.0f} | {ct['mean'] / py['mean']:.2f}× |")
+    print(f"| Python sqlite3, insert + FTS rebuild only | {insert_s * 1e3:,.0f} ms"
+          f" | {envelopes / insert_s:,.0f} | {ct['mean'] / insert_s:.2f}× |")
+    print()
+    print(f"(Python spent {load_s * 1e3:,.0f} ms per run reading the prepared rows from JSON.)")
+
+
+def rss(*entries):
+    print()
+    print("| transcript | size | crosstalk import peak RSS |")
+    print("|---|---:|---:|")
+    for entry in entries:
+        envelopes, size, kb = map(int, entry.split(":"))
+        print(f"| {envelopes:,} envelopes | {size / 1e6:.0f} MB | {kb / 1024:.0f} MiB |")
+
+
+def main(argv):
+    commands = {"dump": dump, "insert": insert, "compare": compare, "table": table, "rss": rss}
+    if len(argv) < 2 or argv[1] not in commands:
+        sys.exit(__doc__)
+    commands[argv[1]](*argv[2:])
+
+
+if __name__ == "__main__":
+    main(sys.argv)
