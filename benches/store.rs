@@ -198,3 +198,41 @@ fn extract_10k(b: Bencher) {
                 .len()
         });
 }
+
+/// A database holding one conversation of 5 000 messages, the long-thread case.
+fn long_thread() -> &'static (TempDir, PathBuf, String) {
+    static LONG: OnceLock<(TempDir, PathBuf, String)> = OnceLock::new();
+    LONG.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = dir.path().join("long.db");
+        let text = transcript(&TranscriptSpec {
+            envelopes: 5_000,
+            threads: 1,
+            seed: 3,
+            mangled_percent: 0,
+        });
+        let mut store = Store::open(&path).expect("open");
+        store
+            .import_text("long", &text, &Options::default())
+            .expect("import");
+        let t = store.threads(1).expect("threads");
+        let id = t[0].id.clone();
+        assert!(t[0].message_count >= 4_900, "{}", t[0].message_count);
+        (dir, path, id)
+    })
+}
+
+/// Loading a 5 000-message thread and putting it in tree order.
+#[divan::bench]
+fn load_5000_message_thread(b: Bencher) {
+    let (_, path, id) = long_thread();
+    let store = Store::open(path).expect("open");
+    b.counter(ItemsCount::new(5_000usize)).bench_local(|| {
+        store
+            .thread(black_box(id))
+            .expect("thread")
+            .expect("the thread")
+            .messages
+            .len()
+    });
+}
