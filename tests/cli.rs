@@ -1,8 +1,8 @@
 //! The `crosstalk` binary as scripts use it: output formats, JSON shapes and exit codes.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
+use common::{Run, run, run_env};
 use serde_json::Value;
 
 const V11: &str = "Pasted from the chat:
@@ -36,47 +36,6 @@ response: |
   Looks good.
 [[END]]
 ";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str], stdin: &str) -> Run {
-    run_env(args, stdin, &[])
-}
-
-/// Runs with a config directory of its own, so the user's own config never leaks in.
-fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crosstalk"));
-    cmd.env("XDG_CONFIG_HOME", "/nonexistent/crosstalk-test-config")
-        .env_remove("CROSSTALK_CONFIG");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn crosstalk");
-    // Written from a thread so a large output cannot deadlock against a full pipe; a
-    // command that exits without reading its input (a usage error) closes the pipe early.
-    let mut pipe = child.stdin.take().expect("stdin");
-    let input = stdin.to_string();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().expect("wait");
-    let _ = writer.join();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn json(r: &Run) -> Value {
     serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))

@@ -1,9 +1,10 @@
 //! The database commands as scripts use them: import, threads, show, export, search, reply.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
+mod common;
 
+use std::path::Path;
+
+use common::Run;
 use serde_json::{Value, json};
 
 const CONVERSATION: &str = "Operator notes, then the relay:
@@ -43,36 +44,11 @@ response: |
 > [[END]]
 ";
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
+/// Runs the binary on the database `db`.
 fn run(db: &Path, args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crosstalk"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env("XDG_CONFIG_HOME", "/nonexistent/crosstalk-test-config")
-        .env_remove("CROSSTALK_CONFIG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn crosstalk");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let input = stdin.to_string();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().expect("wait");
-    let _ = writer.join();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let mut all = vec!["--db", db.to_str().expect("utf-8 path")];
+    all.extend_from_slice(args);
+    common::run(&all, stdin)
 }
 
 fn json_of(r: &Run) -> Value {

@@ -392,16 +392,7 @@ impl Run<'_, '_> {
         self.touch_thread(&thread, env.context(), [&env.banner.from, &env.banner.to])?;
         let raw = p.received_text(piece);
         let canonical = protocol::render(&env);
-        let headers: Vec<[&str; 2]> = env
-            .headers
-            .iter()
-            .map(|h| [h.key.as_str(), h.value.as_str()])
-            .collect();
-        let meta: Vec<serde_json::Value> = env
-            .meta
-            .iter()
-            .map(|m| serde_json::json!({"namespace": m.namespace, "entries": m.entries}))
-            .collect();
+        let (headers, meta) = super::envelope_json(&env);
         self.tx
             .prepare_cached(
                 "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction, status, sender,
@@ -428,8 +419,8 @@ impl Run<'_, '_> {
                 env.body,
                 env.sig,
                 env.hash,
-                serde_json::to_string(&headers).unwrap_or_default(),
-                serde_json::to_string(&meta).unwrap_or_default(),
+                headers,
+                meta,
                 serde_json::to_string(&p.diagnostics).unwrap_or_default(),
                 Some(raw).filter(|r| *r != canonical),
                 canonical,

@@ -139,6 +139,25 @@ pub(crate) fn index_since(conn: &Connection, seq: i64) -> Result<(), StoreError>
     Ok(())
 }
 
+/// The `headers` and `meta` columns of an envelope: JSON `[[key, value], ...]` and
+/// `[{"namespace", "entries"}, ...]`, in the order received (query.rs reads them back).
+pub(crate) fn envelope_json(env: &crate::protocol::Envelope) -> (String, String) {
+    let headers: Vec<[&str; 2]> = env
+        .headers
+        .iter()
+        .map(|h| [h.key.as_str(), h.value.as_str()])
+        .collect();
+    let meta: Vec<serde_json::Value> = env
+        .meta
+        .iter()
+        .map(|m| serde_json::json!({"namespace": m.namespace, "entries": m.entries}))
+        .collect();
+    (
+        serde_json::to_string(&headers).unwrap_or_default(),
+        serde_json::to_string(&meta).unwrap_or_default(),
+    )
+}
+
 /// The current time as RFC 3339 with a fixed six-digit fraction, so that stored times sort
 /// correctly as text.
 pub(crate) fn now() -> String {

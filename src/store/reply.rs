@@ -72,16 +72,7 @@ impl Store {
             .next()
             .map(|p| p.diagnostics)
             .unwrap_or_default();
-        let headers: Vec<[&str; 2]> = env
-            .headers
-            .iter()
-            .map(|h| [h.key.as_str(), h.value.as_str()])
-            .collect();
-        let meta: Vec<serde_json::Value> = env
-            .meta
-            .iter()
-            .map(|m| serde_json::json!({"namespace": m.namespace, "entries": m.entries}))
-            .collect();
+        let (headers, meta) = super::envelope_json(env);
         let participants = [env.banner.from.clone(), env.banner.to.clone()];
         let tx = self
             .conn
@@ -117,8 +108,8 @@ impl Store {
                 env.body,
                 env.sig,
                 env.hash,
-                serde_json::to_string(&headers).unwrap_or_default(),
-                serde_json::to_string(&meta).unwrap_or_default(),
+                headers,
+                meta,
                 serde_json::to_string(&diagnostics).unwrap_or_default(),
                 canonical,
                 time,
