@@ -85,6 +85,13 @@ pub struct SearchHit {
     pub rank: f64,
 }
 
+/// A stored META block, read straight into its fields.
+#[derive(serde::Deserialize)]
+struct MetaJson {
+    namespace: String,
+    entries: Vec<(String, String)>,
+}
+
 const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at, intent,
     sender, recipient, version, headers, meta, body, sig, hash, coalesce(raw, canonical), canonical,
     diagnostics";
@@ -96,17 +103,21 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, Store
     let diagnostics: String = r.get(17)?;
     let decoded = (|| -> Result<_, serde_json::Error> {
         let headers: Vec<(String, String)> = serde_json::from_str(&headers)?;
-        let meta: Vec<serde_json::Value> = serde_json::from_str(&meta)?;
+        let meta: Vec<MetaJson> = serde_json::from_str(&meta)?;
         let meta = meta
             .into_iter()
-            .map(|m| {
-                Ok(MetaBlock {
-                    namespace: serde_json::from_value(m["namespace"].clone())?,
-                    entries: serde_json::from_value(m["entries"].clone())?,
-                })
+            .map(|m| MetaBlock {
+                namespace: m.namespace,
+                entries: m.entries,
             })
-            .collect::<Result<Vec<_>, serde_json::Error>>()?;
-        Ok((headers, meta, serde_json::from_str(&diagnostics)?))
+            .collect::<Vec<_>>();
+        // Most messages have no diagnostics: skip the parser for the empty list.
+        let diagnostics = if diagnostics == "[]" {
+            serde_json::Value::Array(Vec::new())
+        } else {
+            serde_json::from_str(&diagnostics)?
+        };
+        Ok((headers, meta, diagnostics))
     })();
     let (headers, meta, diagnostics) = match decoded {
         Ok(d) => d,
