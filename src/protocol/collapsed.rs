@@ -7,21 +7,16 @@
 //! entries are cut at capitalized `Key:` words (`X-Route:`, `PII:`), the form META keys take.
 
 use super::lines::{self, Line, LineMap};
-use super::model::{Envelope, Header, KNOWN_HEADERS, MetaBlock};
+use super::model::{Envelope, Header, KNOWN_HEADERS, MetaBlock, STRUCTURAL_KEYS};
 use super::parse::banner_of;
 use super::scan::{BannerMatch, Bracket, match_bracket};
 use super::{Code, Diagnostic, Options, Parsed, Pos, Positions, Span};
-
-const KEYS: [&str; 12] = [
-    "user", "session", "thread", "parent", "message", "context", "intent", "meta", "body",
-    "response", "sig", "hash",
-];
 
 /// Whether the text after a banner on the same line starts like an envelope's headers.
 pub(crate) fn looks_collapsed(rest: &str) -> bool {
     let t = rest.trim_start();
     let word = t.split(':').next().unwrap_or("");
-    t.len() > word.len() && KEYS.contains(&word)
+    t.len() > word.len() && STRUCTURAL_KEYS.contains(&word)
 }
 
 /// A `key:` found in the line: where the key starts and where its value starts.
@@ -52,7 +47,7 @@ fn tokens(s: &str, from: usize, to: usize) -> Vec<Token> {
         let word = &s[word_start..colon];
         // Exact, lower-case keys only: META keys are capitalized (`User:` in a META block is
         // that block's entry, not the `user` header).
-        if let Some(key) = KEYS.iter().find(|k| **k == word) {
+        if let Some(key) = STRUCTURAL_KEYS.iter().find(|k| **k == word) {
             out.push(Token {
                 key,
                 start: word_start,

@@ -69,11 +69,6 @@ impl<'a> Cursor<'a> {
         let mut c = *self;
         c.next_line()
     }
-
-    /// Byte offset of the next line.
-    pub fn pos(&self) -> usize {
-        self.pos
-    }
 }
 
 /// Splits text into lines without line endings (`\n` or `\r\n`).

@@ -17,6 +17,14 @@ pub const KNOWN_HEADERS: [&str; 7] = [
     "user", "session", "thread", "parent", "message", "context", "intent",
 ];
 
+/// Every key with a meaning in an envelope's structure, lower-case: the known headers, then
+/// `body`, v1.0's `response`, `sig`, `hash` and `meta`. The block parser dispatches on them
+/// and the one-line parser cuts a collapsed envelope at them.
+pub const STRUCTURAL_KEYS: [&str; 12] = [
+    "user", "session", "thread", "parent", "message", "context", "intent", "body", "response",
+    "sig", "hash", "meta",
+];
+
 /// `[[FROM→TO v1]]`: who wrote the envelope, for whom, and which protocol version it claims.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Banner {

@@ -96,12 +96,11 @@ pub fn starts_banner(s: &str) -> bool {
 }
 
 /// Whether everything before `[[` is indentation and quote markers, so the banner begins
-/// the line; returns that prefix.
-fn line_prefix(cleaned: &str, at: usize) -> Option<&str> {
-    let p = &cleaned[..at];
-    p.chars()
+/// the line.
+fn begins_line(cleaned: &str, at: usize) -> bool {
+    cleaned[..at]
+        .chars()
         .all(|c| lines::is_indent(c) || c == '>')
-        .then_some(p)
 }
 
 /// An iterator over the envelopes of one input, in order. Diagnostics that belong to no
@@ -144,11 +143,6 @@ impl<'a> Extractor<'a> {
         self.diags
     }
 
-    /// Byte offset up to which the input has been consumed.
-    pub fn position(&self) -> usize {
-        self.cur.pos()
-    }
-
     fn scan_line(&mut self, line: Line<'a>, map: LineMap<'a>, from: usize) -> Option<Parsed> {
         let c: &str = &map.cleaned;
         let mut search = from.min(c.len());
@@ -159,7 +153,7 @@ impl<'a> Extractor<'a> {
             match match_bracket(c, at) {
                 Bracket::Nothing => continue,
                 Bracket::End { end } => {
-                    if line_prefix(c, at).is_some() && c[end..].trim().is_empty() {
+                    if begins_line(c, at) && c[end..].trim().is_empty() {
                         self.diags.push(Diagnostic::new(
                             Code::StrayEnd,
                             line.no,
@@ -170,9 +164,8 @@ impl<'a> Extractor<'a> {
                 }
                 Bracket::Banner(bm) => {
                     let rest = &c[bm.end..];
-                    let prefix = line_prefix(c, at);
                     if rest.trim().is_empty() {
-                        if prefix.is_some() {
+                        if begins_line(c, at) {
                             // The prefix as written (it may hold odd spaces that `clean`
                             // changed); only indentation and `>` precede the first `[`.
                             let orig_at = line.text.find('[').unwrap_or(0);
@@ -180,15 +173,13 @@ impl<'a> Extractor<'a> {
                                 .chars()
                                 .filter(|c| !lines::is_invisible(*c))
                                 .collect();
-                            let before = self.cur;
-                            let ctx = parse::BlockCtx { opts: &self.opts };
+                            // `parse_block` moves the cursor only when it found an envelope.
                             if let Some(mut p) =
-                                parse::parse_block(&ctx, line, bm, &prefix, &mut self.cur)
+                                parse::parse_block(&self.opts, line, bm, &prefix, &mut self.cur)
                             {
                                 validate::validate(&mut p, self.input, &self.opts);
                                 return Some(p);
                             }
-                            self.cur = before;
                             self.diags.push(Diagnostic::new(
                                 Code::LoneBanner,
                                 line.no,

@@ -9,14 +9,9 @@ use std::borrow::Cow;
 mod body;
 
 use super::lines::{self, Cursor, Line};
-use super::model::{Banner, Envelope, Header, KNOWN_HEADERS, MetaBlock};
+use super::model::{Banner, Envelope, Header, KNOWN_HEADERS, MetaBlock, STRUCTURAL_KEYS};
 use super::scan::{self, BannerMatch};
 use super::{Code, Diagnostic, Options, Parsed, Pos, Positions, Span};
-
-/// What the scanner knows about the place where an envelope starts.
-pub(crate) struct BlockCtx<'o> {
-    pub opts: &'o Options,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -68,7 +63,7 @@ struct Block<'a, 'p> {
 /// Parses the envelope whose banner is on `banner_line`; `cur` stands after the banner and
 /// is left after the envelope. `None` means the banner had nothing of an envelope after it.
 pub(crate) fn parse_block<'a>(
-    ctx: &BlockCtx<'_>,
+    opts: &Options,
     banner_line: Line<'a>,
     bm: BannerMatch,
     prefix: &str,
@@ -131,10 +126,10 @@ pub(crate) fn parse_block<'a>(
         ));
     }
     let byte_range = banner_line.start..b.last.end;
-    if byte_range.len() > ctx.opts.size_limit {
+    if byte_range.len() > opts.size_limit {
         b.diags.push(too_large(
             byte_range.len(),
-            ctx.opts.size_limit,
+            opts.size_limit,
             banner_line.no,
             banner_col,
         ));
@@ -188,16 +183,10 @@ pub(crate) fn version_diag(bm: &BannerMatch, line: u32, column: u32) -> Option<D
     })
 }
 
-/// Keys with a meaning in the envelope's structure, lower-case.
-const STRUCTURAL: [&str; 12] = [
-    "user", "session", "thread", "parent", "message", "context", "intent", "body", "response",
-    "sig", "hash", "meta",
-];
-
 /// The lower-case spelling of a structural key (without allocating: this runs on every
 /// line), or the key as written. `exact` matches case-sensitively, as inside META blocks.
 fn structural_key(key: &str, exact: bool) -> &str {
-    STRUCTURAL
+    STRUCTURAL_KEYS
         .iter()
         .find(|k| {
             if exact {
