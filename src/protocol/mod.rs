@@ -29,7 +29,7 @@ pub use id::{IdGenerator, check_id, fill_ids, is_id};
 pub use intent::{Intent, IntentKind};
 pub use model::{Banner, Envelope, Header, MetaBlock};
 pub use render::{render, signable};
-pub use scan::{Extractor, starts_banner};
+pub use scan::Extractor;
 
 use std::ops::Range;
 
@@ -224,37 +224,50 @@ pub fn extract(input: &str, opts: &Options) -> Extraction {
     }
 }
 
-/// Cuts `input` into at most `parts` pieces that extract independently with the same result
-/// as the whole: each cut falls just after a line that is exactly `[[END]]`, which always
-/// closes the envelope before it (or stands alone), so no envelope spans a cut. Returns the
-/// byte ranges in order; large pastes are extracted on several cores this way.
+/// Where text may be cut so that both sides extract exactly as the whole would: after the
+/// last line that is exactly `[[END]]` (it always closes the envelope before it, or stands
+/// alone), else before the last line that starts with a banner (it always ends whatever
+/// came before). `None` when the text has neither. Large inputs are extracted in pieces —
+/// on several cores, or read back from the store a piece at a time — cut this way.
+pub fn last_safe_cut(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut end = b.len();
+    while let Some(i) = memchr::memmem::rfind(&b[..end], b"\n[[END]]") {
+        let after = i + "\n[[END]]".len();
+        if b[after..].starts_with(b"\n") {
+            return Some(after + 1);
+        }
+        if b[after..].starts_with(b"\r\n") {
+            return Some(after + 2);
+        }
+        end = i;
+    }
+    let mut end = b.len();
+    while let Some(i) = memchr::memmem::rfind(&b[..end], b"\n[[") {
+        if i > 0 && scan::starts_banner(&text[i + 1..]) {
+            return Some(i + 1);
+        }
+        end = i;
+    }
+    None
+}
+
+/// Cuts `input` into at most `parts` pieces of about equal size at [`last_safe_cut`] places,
+/// and returns their byte ranges in order.
 pub fn split_points(input: &str, parts: usize) -> Vec<Range<usize>> {
     let mut out = Vec::with_capacity(parts.max(1));
     let mut start = 0;
-    let finder = memchr::memmem::Finder::new(b"\n[[END]]");
     for k in 1..parts.max(1) {
-        let target = (input.len() / parts * k).max(start);
-        let mut from = target;
-        let cut = loop {
-            let Some(i) = finder.find(&input.as_bytes()[from..]) else {
-                break None;
-            };
-            let after = from + i + "\n[[END]]".len();
-            let rest = &input.as_bytes()[after..];
-            if rest.starts_with(b"\n") {
-                break Some(after + 1);
-            }
-            if rest.starts_with(b"\r\n") {
-                break Some(after + 2);
-            }
-            from = after;
-        };
-        match cut {
-            Some(c) if c < input.len() => {
-                out.push(start..c);
-                start = c;
-            }
-            _ => break,
+        let mut target = input.len() / parts * k;
+        while !input.is_char_boundary(target) {
+            target -= 1;
+        }
+        if target <= start {
+            continue;
+        }
+        if let Some(cut) = last_safe_cut(&input[start..target]).filter(|c| *c > 0) {
+            out.push(start..start + cut);
+            start += cut;
         }
     }
     out.push(start..input.len());

@@ -90,7 +90,7 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// Whether a (cleaned, prefix-stripped) line starts with a banner: an envelope without
 /// `[[END]]` stops where the next one begins, and large inputs may be cut before such a line.
-pub fn starts_banner(s: &str) -> bool {
+pub(crate) fn starts_banner(s: &str) -> bool {
     let t = s.trim_start_matches(lines::is_indent);
     t.starts_with("[[") && matches!(match_bracket(t, 0), Bracket::Banner(_))
 }

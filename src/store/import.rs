@@ -148,9 +148,9 @@ impl Store {
         let mut diagnostics = Vec::new();
         let (mut total, mut seq, mut lines_before) = (0u64, 0i64, 0u32);
         let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
+        let mut block = vec![0u8; CHUNK];
         let mut eof = false;
         while !eof {
-            let mut block = vec![0u8; CHUNK];
             let n = read_full(reader, &mut block).map_err(|error| StoreError::Read {
                 source_name: source.to_string(),
                 error,
@@ -273,7 +273,7 @@ impl Run<'_, '_> {
             let cut = if last {
                 carry.len()
             } else {
-                match safe_cut(&carry) {
+                match protocol::last_safe_cut(&carry) {
                     Some(c) => c,
                     // No safe place yet: wait for more, unless the text has grown past any
                     // envelope's size (then a line break will do).
@@ -547,24 +547,4 @@ impl Run<'_, '_> {
         }
         Ok(())
     }
-}
-
-/// Where a piece may end so that no envelope spans the cut: after the last line that is
-/// exactly `[[END]]`, else before the last line that starts with a banner.
-fn safe_cut(text: &str) -> Option<usize> {
-    let b = text.as_bytes();
-    if let Some(i) = memchr::memmem::rfind(b, b"\n[[END]]\n") {
-        return Some(i + "\n[[END]]\n".len());
-    }
-    if let Some(i) = memchr::memmem::rfind(b, b"\n[[END]]\r\n") {
-        return Some(i + "\n[[END]]\r\n".len());
-    }
-    let mut end = b.len();
-    while let Some(i) = memchr::memmem::rfind(&b[..end], b"\n[[") {
-        if i > 0 && crate::protocol::starts_banner(&text[i + 1..]) {
-            return Some(i + 1);
-        }
-        end = i;
-    }
-    None
 }
