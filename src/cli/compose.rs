@@ -1,6 +1,5 @@
 //! `new` and `error`: writing envelopes.
 
-use std::io::Read;
 use std::path::Path;
 
 use super::parse_cmd::report;
@@ -64,24 +63,10 @@ fn new_session() -> String {
 
 /// `crosstalk new`: a fresh envelope in canonical form, checked before it is printed.
 pub fn new(opts: &Options, a: NewArgs) -> Result<u8, Failure> {
-    let body = match a.body.as_deref() {
-        Some("-") => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| {
-                Failure::usage(format!("cannot read the body from standard input: {e}"))
-            })?;
-            Some(s.trim_end_matches(['\n', '\r']).to_string())
-        }
-        Some(b) => Some(b.to_string()),
-        None => None,
-    };
+    let body = input::body(a.body.as_deref())?;
     let ids = IdGenerator::new();
     let mut env = Envelope::new(a.from, a.to);
-    let user = a
-        .user
-        .or_else(|| std::env::var("USER").ok())
-        .unwrap_or_else(|| "operator".into());
-    env.set_header("user", user);
+    env.set_header("user", input::user(a.user.as_deref()));
     env.set_header("session", a.session.unwrap_or_else(new_session));
     let message = ids.next_id();
     env.set_header("thread", a.thread.unwrap_or_else(|| message.clone()));
@@ -91,7 +76,7 @@ pub fn new(opts: &Options, a: NewArgs) -> Result<u8, Failure> {
     env.set_header("message", message);
     env.set_header("context", a.context);
     env.set_header("intent", a.intent);
-    env.body = Some(body.unwrap_or_default());
+    env.body = Some(body);
     env.sig = Some("none".into());
     emit(&[env], "<new>", opts)
 }

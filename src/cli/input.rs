@@ -69,3 +69,26 @@ pub fn read_key(path: &Path) -> Result<String, Failure> {
     std::fs::read_to_string(path)
         .map_err(|e| Failure::usage(format!("cannot read key `{}`: {e}", path.display())))
 }
+
+/// A `--body` argument: the text itself, or `-` to read it from standard input (without the
+/// final line break a shell or editor adds). Absent means an empty body.
+pub fn body(arg: Option<&str>) -> Result<String, Failure> {
+    match arg {
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                Failure::usage(format!("cannot read the body from standard input: {e}"))
+            })?;
+            Ok(s.trim_end_matches(['\n', '\r']).to_string())
+        }
+        Some(b) => Ok(b.to_string()),
+        None => Ok(String::new()),
+    }
+}
+
+/// The `user` header of envelopes the operator writes: `--user`, else `$USER`.
+pub fn user(arg: Option<&str>) -> String {
+    arg.map(str::to_string)
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "operator".into())
+}

@@ -4,7 +4,7 @@ use std::io::{BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::json as out_json;
-use super::{EXIT_INVALID, Failure, export};
+use super::{EXIT_INVALID, Failure, export, input};
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
 use crate::store::{Outcome, Store, StoreError, ThreadView};
@@ -271,21 +271,8 @@ pub fn reply(
     body: Option<&str>,
     user: Option<&str>,
 ) -> Result<u8, Failure> {
-    let body = match body {
-        Some("-") => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| {
-                Failure::usage(format!("cannot read the body from standard input: {e}"))
-            })?;
-            s.trim_end_matches(['\n', '\r']).to_string()
-        }
-        Some(b) => b.to_string(),
-        None => String::new(),
-    };
-    let user = user
-        .map(str::to_string)
-        .or_else(|| std::env::var("USER").ok())
-        .unwrap_or_else(|| "operator".into());
+    let body = input::body(body)?;
+    let user = input::user(user);
     let mut store = open(db)?;
     let m = store
         .create_reply(message, intent, &body, &user)
