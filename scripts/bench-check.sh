@@ -11,38 +11,12 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-die() {
-    echo "bench-check: $*" >&2
-    exit 1
-}
+name=bench-check
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
 
-command -v python3 >/dev/null || die "python3 is needed to read hyperfine's JSON"
-if ! command -v hyperfine >/dev/null; then
-    echo "bench-check: hyperfine not found, installing it with apt-get" >&2
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get install -y hyperfine >&2 ||
-        { $sudo apt-get update >&2 && $sudo apt-get install -y hyperfine >&2; } ||
-        die "could not install hyperfine"
-fi
-
-# (a) Build the CLI and the generator.
-cargo build --release
-cargo build --release --example gen_transcript
-target_dir=$(cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-cli="$target_dir/release/crosstalk"
-gen="$target_dir/release/examples/gen_transcript"
-[ -x "$cli" ] || die "$cli was not built"
-[ -x "$gen" ] || die "$gen was not built"
-
-if [ -n "${BENCH_DIR:-}" ]; then
-    dir=$BENCH_DIR
-    mkdir -p "$dir"
-else
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/bench-check.XXXXXX")
-    trap 'rm -rf "$dir"' EXIT
-fi
+# (a) Build the CLI and the generator; pick the working directory.
+bench_setup
 
 # (b) Two transcripts of the same shape (20 envelopes per thread on average), one twice as big.
 small="$dir/transcript-100k.txt"

@@ -21,42 +21,15 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 helper="$PWD/scripts/bench_import_python.py"
 
-die() {
-    echo "bench-import: $*" >&2
-    exit 1
-}
+name=bench-import
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
 
-install_pkg() {
-    echo "bench-import: $1 not found, installing $2 with apt-get" >&2
-    local sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get install -y "$2" >&2 ||
-        { $sudo apt-get update >&2 && $sudo apt-get install -y "$2" >&2; } ||
-        die "could not install $2"
-}
-
-command -v python3 >/dev/null || die "python3 is needed"
-python3 -c 'import sqlite3' || die "python3 lacks the sqlite3 module"
-command -v hyperfine >/dev/null || install_pkg hyperfine hyperfine
+python3 -c 'import sqlite3' 2>/dev/null || die "python3 lacks the sqlite3 module"
 [ -x /usr/bin/time ] || install_pkg /usr/bin/time time
 
-# (a) Build the CLI and the generator.
-cargo build --release
-cargo build --release --example gen_transcript
-target_dir=$(cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-cli="$target_dir/release/crosstalk"
-gen="$target_dir/release/examples/gen_transcript"
-[ -x "$cli" ] || die "$cli was not built"
-[ -x "$gen" ] || die "$gen was not built"
-
-if [ -n "${BENCH_DIR:-}" ]; then
-    mkdir -p "$BENCH_DIR"
-    dir=$(cd "$BENCH_DIR" && pwd)
-else
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/bench-import.XXXXXX")
-    trap 'rm -rf "$dir"' EXIT
-fi
+# (a) Build the CLI and the generator; pick the working directory.
+bench_setup
 cd "$dir"
 
 # (b) The transcripts: 100 000 envelopes in 5 000 threads, and twice that for the memory check.
