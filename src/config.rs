@@ -5,9 +5,12 @@
 //! A missing default file means defaults; a file named explicitly must exist. Unknown keys are
 //! errors, so a typo is reported instead of silently ignored.
 
+use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::protocol::DEFAULT_SIZE_LIMIT;
 
@@ -18,6 +21,66 @@ pub struct Config {
     /// How envelopes are read.
     #[serde(default)]
     pub protocol: ProtocolConfig,
+    /// Key bindings: `[keys.<scope>]` tables of `"key" = "action"`, checked by the app
+    /// (it knows the actions) and reported at their place in the file.
+    #[serde(default)]
+    pub keys: BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, Spanned<String>>>,
+    /// How copies reach the clipboard.
+    #[serde(default)]
+    pub clipboard: crate::clipboard::ClipboardConfig,
+    /// Defaults for envelopes the operator writes.
+    #[serde(default)]
+    pub compose: ComposeConfig,
+    /// Per-recipient settings, by name or address (case-insensitive).
+    #[serde(default)]
+    pub recipients: BTreeMap<String, RecipientConfig>,
+    /// The file and text this came from, for locating errors found after parsing.
+    #[serde(skip)]
+    origin: Option<(PathBuf, String)>,
+}
+
+impl Config {
+    /// `file:line:col` of a span of the config text (`config.toml` when there was no file).
+    pub fn locate(&self, span: Range<usize>) -> String {
+        match &self.origin {
+            Some((path, text)) => {
+                let (line, column) = line_col(text, span.start);
+                format!("{}:{line}:{column}", path.display())
+            }
+            None => "config.toml".into(),
+        }
+    }
+}
+
+/// `[compose]`: defaults for envelopes the operator writes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComposeConfig {
+    /// The `user` header (default: `$USER`).
+    pub user: Option<String>,
+    /// The sender new envelopes start with (e.g. the operator's own name or address).
+    pub from: Option<String>,
+}
+
+/// `[recipients."<name>"]`: how copies for one recipient are made.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecipientConfig {
+    /// Wrap copies in a markdown code fence (for chat windows that collapse newlines).
+    #[serde(default)]
+    pub fence: bool,
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
 }
 
 /// `[protocol]`: how envelopes are read and judged.
@@ -93,18 +156,17 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
 
 /// Parses config text; `path` is only used in error messages.
 pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-    toml::from_str(text).map_err(|e| {
-        let offset = e.span().map_or(0, |s| s.start).min(text.len());
-        let before = &text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let mut config: Config = toml::from_str(text).map_err(|e| {
+        let (line, column) = line_col(text, e.span().map_or(0, |s| s.start));
         ConfigError::Invalid {
             path: path.to_path_buf(),
             line,
             column,
             message: e.message().to_string(),
         }
-    })
+    })?;
+    config.origin = Some((path.to_path_buf(), text.to_string()));
+    Ok(config)
 }
 
 #[cfg(test)]

@@ -1,11 +1,16 @@
 //! crosstalk: the operator's desk for the AI Crosstalk protocol.
 //!
-//! Layers, used in one direction only: `cli` → `store` → `protocol` (and `config`). The protocol core is pure (text in,
+//! Layers, used in one direction only: `tui` → `ui` → `app` → `store` → `protocol`, and
+//! `cli` → `store` → `protocol` (with `config`, `clipboard` and `sanitize` beside them). The protocol core is pure (text in,
 //! values out); everything that touches files, terminals or the clock sits above it.
 
+pub mod app;
 pub mod cli;
+pub mod clipboard;
 pub mod config;
 pub mod protocol;
 pub mod sanitize;
 pub mod store;
 pub mod synth;
+pub mod tui;
+pub mod ui;

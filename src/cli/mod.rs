@@ -36,12 +36,19 @@ pub struct Cli {
     /// Database [default: $CROSSTALK_DB, then crosstalk.db in the platform data directory].
     #[arg(long, global = true, value_name = "PATH")]
     db: Option<PathBuf>,
+    /// Open the app on a throwaway database seeded with demo threads.
+    #[arg(long)]
+    demo: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Keeps copied text on the X11/Wayland clipboard after the app exits (started by the
+    /// app itself).
+    #[command(name = "__hold-clipboard", hide = true)]
+    HoldClipboard,
     /// Find every envelope in a paste and show what it says (and what is wrong with it).
     Parse {
         /// Input file; `-` or nothing reads standard input.
@@ -192,6 +199,11 @@ impl Failure {
     }
 }
 
+/// The `user` header of envelopes the operator writes when nothing else says: `$USER`.
+pub fn default_user() -> String {
+    input::user(None)
+}
+
 /// Parses the command line and runs it.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
@@ -205,14 +217,24 @@ pub fn run() -> ExitCode {
 }
 
 fn dispatch(cli: Cli) -> Result<u8, Failure> {
-    let Some(command) = cli.command else {
-        use clap::CommandFactory;
-        let mut cmd = Cli::command();
-        let _ = cmd.print_help();
-        return Ok(0);
-    };
+    // Before the config is read: the clipboard keeper must not fail on a config being edited.
+    if let Some(Command::HoldClipboard) = cli.command {
+        return crate::clipboard::hold_from_stdin()
+            .map(|()| 0)
+            .map_err(|e| Failure::usage(e.to_string()));
+    }
     let config =
         crate::config::load(cli.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let Some(command) = cli.command else {
+        let launch = crate::tui::Launch {
+            db: cli.db,
+            demo: cli.demo,
+            config,
+        };
+        return crate::tui::run(launch)
+            .map(|()| 0)
+            .map_err(|e| Failure::usage(format!("{e:#}")));
+    };
     // One "now" for the whole command, so every envelope is judged against the same time.
     let opts = &Options {
         size_limit: config.protocol.size_limit,
@@ -220,6 +242,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
     };
     let db = cli.db.as_deref();
     match command {
+        Command::HoldClipboard => Ok(0),
         Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json, opts),
         Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids, opts),
         Command::Check { files, json } => parse_cmd::check(&files, json, opts),

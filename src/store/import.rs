@@ -68,6 +68,17 @@ impl ImportReport {
     }
 }
 
+/// An input stored as received and not yet imported (see [`Store::keep_text`]).
+#[derive(Debug, Clone)]
+pub struct Kept {
+    /// The input's name.
+    pub source: String,
+    /// Where its text is kept.
+    pub paste_id: i64,
+    /// Diagnostics of the raw text (invalid UTF-8).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
 /// Per-thread changes gathered during one import, written once at its end.
 struct ThreadAcc {
     context: Option<String>,
@@ -94,7 +105,39 @@ impl Store {
         opts: &Options,
         progress: &mut dyn FnMut(u64),
     ) -> Result<ImportReport, StoreError> {
-        let (paste_id, mut diagnostics) = self.store_paste(source, reader, progress)?;
+        let (paste_id, diagnostics) = self.store_paste(source, reader, progress)?;
+        let kept = Kept {
+            source: source.to_string(),
+            paste_id,
+            diagnostics,
+        };
+        self.import_kept(&kept, opts, progress, true)
+    }
+
+    /// Stores `text` as received and commits it, without importing anything yet: the paste
+    /// preview keeps what the operator pasted even when they cancel.
+    pub fn keep_text(&mut self, source: &str, text: &str) -> Result<Kept, StoreError> {
+        let (paste_id, diagnostics) =
+            self.store_paste(source, &mut text.as_bytes(), &mut |_| {})?;
+        Ok(Kept {
+            source: source.to_string(),
+            paste_id,
+            diagnostics,
+        })
+    }
+
+    /// Imports a kept input. With `commit` false nothing is written (the transaction is
+    /// rolled back): the report then says exactly what importing would do, which thread each
+    /// envelope would join included, because it is the same code.
+    pub fn import_kept(
+        &mut self,
+        kept: &Kept,
+        opts: &Options,
+        progress: &mut dyn FnMut(u64),
+        commit: bool,
+    ) -> Result<ImportReport, StoreError> {
+        let (source, paste_id) = (kept.source.as_str(), kept.paste_id);
+        let mut diagnostics = kept.diagnostics.clone();
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -115,8 +158,12 @@ impl Store {
         run.flush_threads()?;
         let items = std::mem::take(&mut run.items);
         drop(run);
-        super::index_since(&tx, first_seq)?;
-        tx.commit()?;
+        if !commit {
+            tx.rollback()?;
+        } else {
+            super::index_since(&tx, first_seq)?;
+            tx.commit()?;
+        }
         if found == 0 {
             diagnostics.push(protocol::no_envelope());
         }

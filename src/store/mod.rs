@@ -4,13 +4,16 @@
 //! Every write runs in a `BEGIN IMMEDIATE` transaction, so two processes importing into one
 //! database take turns (each waits up to [`BUSY_TIMEOUT`]) instead of failing halfway.
 
+mod browse;
 mod import;
 mod query;
 mod reply;
 mod schema;
 
-pub use import::{ImportItem, ImportReport, Outcome};
+pub use browse::{Draft, ThreadRow};
+pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use query::{SearchHit, StoredMessage, ThreadSummary, ThreadView};
+pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;
 
 use std::path::{Path, PathBuf};

@@ -9,7 +9,8 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Migrations in order; index + 1 is the version each produces.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 -- Everything a user pasted or imported, as received, before any parsing. Large inputs are
 -- kept in pieces so that storing them never needs the whole text in memory.
 CREATE TABLE pastes (
@@ -92,7 +93,25 @@ CREATE TRIGGER messages_fts_update AFTER UPDATE OF body, context, participants O
     INSERT INTO messages_fts(rowid, body, context, participants)
     VALUES (new.seq, new.body, new.context, new.participants);
 END;
-"#];
+"#,
+    r#"
+-- When the operator last looked at each thread: newer activity marks it unread.
+ALTER TABLE threads ADD COLUMN seen_at TEXT;
+
+-- Envelopes being composed, saved as they are typed so that neither a quit nor a crash loses
+-- them. `form` is the composer's fields exactly as typed (JSON, owned by the app); `envelope`
+-- is what they render to, readable without the app. A draft becomes a message when copied.
+CREATE TABLE drafts (
+    id         TEXT PRIMARY KEY,   -- the message id it will be sent with
+    thread_id  TEXT NOT NULL,
+    parent_id  TEXT,
+    envelope   TEXT NOT NULL,
+    form       TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX drafts_parent ON drafts(parent_id);
+"#,
+];
 
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

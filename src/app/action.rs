@@ -1,0 +1,202 @@
+//! The one vocabulary of the app: every key, mouse event, paste and command becomes an
+//! [`Action`], and [`super::App::update`] is the only place that acts on them. The names of
+//! the bindable actions are also the names `config.toml` uses under `[keys.*]`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use ratatui::crossterm::event::KeyEvent;
+
+/// Everything the operator can ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Leave the app (drafts are already saved).
+    Quit,
+    /// Move the selection up, or scroll up.
+    Up,
+    /// Move the selection down, or scroll down.
+    Down,
+    /// A page up.
+    PageUp,
+    /// A page down.
+    PageDown,
+    /// To the first item.
+    Top,
+    /// To the last item.
+    Bottom,
+    /// Open the selected thread or message.
+    Open,
+    /// Close a popup, leave the composer, or go back a pane.
+    Back,
+    /// Focus the next pane.
+    NextPane,
+    /// Focus the previous pane.
+    PrevPane,
+    /// Collapse the selected branch, or go to its parent.
+    Collapse,
+    /// Expand the selected branch, or go to its first reply.
+    Expand,
+    /// Collapse or expand the selected branch.
+    ToggleBranch,
+    /// Select the parent of the selected message.
+    Parent,
+    /// Compose a new envelope.
+    NewEnvelope,
+    /// Reply to the selected message.
+    Reply,
+    /// Copy the selected envelope.
+    Copy,
+    /// Copy the whole thread.
+    CopyThread,
+    /// Import from the system clipboard, or open a box to paste into.
+    PasteClipboard,
+    /// Full-text search.
+    Search,
+    /// The command line.
+    Command,
+    /// Keys and commands.
+    Help,
+    /// Show the envelope as received or in canonical form.
+    ToggleRaw,
+    /// Filter the thread list by typing.
+    Filter,
+    /// The list of drafts.
+    Drafts,
+    /// Composer: save the draft now.
+    SaveDraft,
+    /// Composer: save, copy, and wait for the reply.
+    SaveAndCopy,
+    /// Composer: edit the body in `$EDITOR`.
+    EditExternal,
+    /// Composer: next field.
+    NextField,
+    /// Composer: previous field.
+    PrevField,
+    /// Composer: add a META block template (routing, then privacy).
+    MetaTemplate,
+    /// Paste preview and paste box: import.
+    Confirm,
+    /// Discard the selected draft.
+    Discard,
+
+    /// Text typed into whatever has the text focus (not bindable).
+    Input(KeyEvent),
+    /// A bracketed paste, or text read from the clipboard (not bindable).
+    Paste(String),
+    /// The terminal was resized (not bindable).
+    Resize(u16, u16),
+    /// A left click at a cell (not bindable).
+    Click(u16, u16),
+    /// The wheel turned over a cell: negative is up (not bindable).
+    Scroll(u16, u16, i8),
+    /// A line entered on the command line (not bindable).
+    Run(String),
+    /// The body came back from `$EDITOR` (not bindable).
+    EditedBody(String),
+}
+
+/// The bindable actions: config name and the short description shown in help and hints.
+pub const BINDABLE: &[(Action, &str, &str)] = &[
+    (Action::Quit, "quit", "quit"),
+    (Action::Up, "up", "up"),
+    (Action::Down, "down", "down"),
+    (Action::PageUp, "page_up", "page up"),
+    (Action::PageDown, "page_down", "page down"),
+    (Action::Top, "top", "first"),
+    (Action::Bottom, "bottom", "last"),
+    (Action::Open, "open", "open"),
+    (Action::Back, "back", "back"),
+    (Action::NextPane, "next_pane", "next pane"),
+    (Action::PrevPane, "prev_pane", "previous pane"),
+    (Action::Collapse, "collapse", "collapse / parent"),
+    (Action::Expand, "expand", "expand / first reply"),
+    (Action::ToggleBranch, "toggle_branch", "fold branch"),
+    (Action::Parent, "parent", "jump to parent"),
+    (Action::NewEnvelope, "new_envelope", "new envelope"),
+    (Action::Reply, "reply", "reply"),
+    (Action::Copy, "copy", "copy envelope"),
+    (Action::CopyThread, "copy_thread", "copy thread"),
+    (Action::PasteClipboard, "paste_clipboard", "paste / import"),
+    (Action::Search, "search", "search"),
+    (Action::Command, "command", "command line"),
+    (Action::Help, "help", "help"),
+    (Action::ToggleRaw, "toggle_raw", "raw / canonical"),
+    (Action::Filter, "filter", "filter threads"),
+    (Action::Drafts, "drafts", "drafts"),
+    (Action::SaveDraft, "save_draft", "save draft"),
+    (Action::SaveAndCopy, "save_and_copy", "save + copy"),
+    (Action::EditExternal, "edit_external", "$EDITOR"),
+    (Action::NextField, "next_field", "next field"),
+    (Action::PrevField, "prev_field", "previous field"),
+    (Action::MetaTemplate, "meta_template", "META template"),
+    (Action::Confirm, "confirm", "import"),
+    (Action::Discard, "discard", "discard draft"),
+];
+
+impl Action {
+    /// The config name of a bindable action.
+    pub fn name(&self) -> Option<&'static str> {
+        BINDABLE
+            .iter()
+            .find(|(a, ..)| a == self)
+            .map(|(_, n, _)| *n)
+    }
+
+    /// What a bindable action does, in a few words.
+    pub fn describe(&self) -> &'static str {
+        BINDABLE
+            .iter()
+            .find(|(a, ..)| a == self)
+            .map(|(.., d)| *d)
+            .unwrap_or("")
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name().unwrap_or("internal"))
+    }
+}
+
+/// An action name that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown action `{0}`; actions are: {names}", names = action_names())]
+pub struct UnknownAction(pub String);
+
+fn action_names() -> String {
+    BINDABLE
+        .iter()
+        .map(|(_, n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl FromStr for Action {
+    type Err = UnknownAction;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        BINDABLE
+            .iter()
+            .find(|(_, n, _)| *n == s)
+            .map(|(a, ..)| a.clone())
+            .ok_or_else(|| UnknownAction(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for (a, n, d) in BINDABLE {
+            assert!(seen.insert(*n), "duplicate name {n}");
+            assert_eq!(&n.parse::<Action>().unwrap(), a);
+            assert!(!d.is_empty());
+        }
+        let e = "frobnicate".parse::<Action>().unwrap_err();
+        assert!(e.to_string().contains("unknown action `frobnicate`"));
+        assert!(e.to_string().contains("save_and_copy"));
+    }
+}

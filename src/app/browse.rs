@@ -1,0 +1,246 @@
+//! Actions on the browse screen: moving through threads and messages, folding, the panes,
+//! the mouse, and copying envelopes.
+
+use ratatui::crossterm::event::KeyCode;
+
+use super::layout::{contains, inner_height};
+use super::popup::{Popup, Prompt, Search};
+use super::thread_tree::ThreadTree;
+use super::{Action, App, Pane};
+
+impl App {
+    pub(super) fn browse_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let areas = self.areas();
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Up => self.move_by(-1)?,
+            Action::Down => self.move_by(1)?,
+            Action::PageUp => self.move_by(-(self.page() as isize))?,
+            Action::PageDown => self.move_by(self.page() as isize)?,
+            Action::Top => self.move_by(isize::MIN / 2)?,
+            Action::Bottom => match self.focus {
+                Pane::List => {
+                    self.list.to_bottom(&self.store)?;
+                    self.open_selected_thread(false)?;
+                }
+                _ => self.move_by(isize::MAX / 2)?,
+            },
+            Action::Open => match self.focus {
+                Pane::List => {
+                    self.list.filtering = false;
+                    self.open_selected_thread(true)?;
+                }
+                Pane::Tree => self.focus = Pane::Inspector,
+                Pane::Inspector => {}
+            },
+            Action::Back => {
+                if self.list.filtering || !self.list.filter.is_empty() && self.focus == Pane::List {
+                    self.list.filtering = false;
+                    self.list.filter.clear();
+                    self.list.refilter(&self.store)?;
+                    self.open_selected_thread(false)?;
+                } else {
+                    self.focus = match self.focus {
+                        Pane::Inspector => Pane::Tree,
+                        _ => Pane::List,
+                    };
+                }
+            }
+            Action::NextPane | Action::PrevPane => {
+                let order = [Pane::List, Pane::Tree, Pane::Inspector];
+                let i = order.iter().position(|p| *p == self.focus).unwrap_or(0);
+                let step = if action == Action::NextPane { 1 } else { 2 };
+                self.focus = order[(i + step) % 3];
+                self.list.filtering = false;
+            }
+            Action::Collapse | Action::Expand | Action::ToggleBranch | Action::Parent => {
+                if let Some(t) = self.tree.as_mut() {
+                    match action {
+                        Action::Collapse => t.collapse(),
+                        Action::Expand => t.expand(),
+                        Action::ToggleBranch => t.toggle(),
+                        _ => t.to_parent(),
+                    }
+                    if self.focus == Pane::List {
+                        self.focus = Pane::Tree;
+                    }
+                    self.after_tree_move();
+                }
+            }
+            Action::Filter => {
+                self.focus = Pane::List;
+                self.list.filtering = true;
+            }
+            Action::Input(ev) => {
+                self.focus = Pane::List;
+                self.list.filtering = true;
+                match ev.code {
+                    KeyCode::Backspace => {
+                        self.list.filter.pop();
+                    }
+                    KeyCode::Char(c) => self.list.filter.push(c),
+                    _ => return Ok(()),
+                }
+                self.list.refilter(&self.store)?;
+                self.open_selected_thread(false)?;
+            }
+            Action::ToggleRaw => {
+                self.inspector.view = self.inspector.view.next();
+                self.refresh_inspector();
+            }
+            Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
+            Action::Search => self.popup = Some(Popup::Search(Search::default())),
+            Action::Command => self.popup = Some(Popup::Command(Prompt::default())),
+            Action::Drafts => self.open_drafts()?,
+            Action::PasteClipboard => self.paste_from_clipboard()?,
+            Action::NewEnvelope => self.compose_new()?,
+            Action::Reply => self.compose_reply()?,
+            Action::Copy => self.copy_selected()?,
+            Action::CopyThread => self.copy_thread()?,
+            Action::Click(x, y) => {
+                if contains(areas.list, x, y) {
+                    self.focus = Pane::List;
+                    let row = (y.saturating_sub(areas.list.y + 1)) as usize + self.list.offset;
+                    if y > areas.list.y && row < self.list.rows.len() {
+                        self.list.selected = row;
+                        self.open_selected_thread(false)?;
+                    }
+                } else if contains(areas.tree, x, y) {
+                    self.focus = Pane::Tree;
+                    if let Some(t) = self.tree.as_mut() {
+                        let row = (y.saturating_sub(areas.tree.y + 1)) as usize + t.offset;
+                        if y > areas.tree.y && row < t.visible.len() {
+                            t.selected = row;
+                        }
+                    }
+                    self.after_tree_move();
+                } else if contains(areas.inspector, x, y) {
+                    self.focus = Pane::Inspector;
+                }
+            }
+            Action::Scroll(x, y, dir) => {
+                let delta = 3 * dir as isize;
+                if contains(areas.inspector, x, y) {
+                    let h = inner_height(areas.inspector);
+                    self.inspector.scroll_by(delta, h);
+                } else if contains(areas.tree, x, y) {
+                    if let Some(t) = self.tree.as_mut() {
+                        t.move_by(delta);
+                    }
+                    self.after_tree_move();
+                } else if contains(areas.list, x, y) {
+                    self.list.move_by(delta, &self.store)?;
+                    self.open_selected_thread(false)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Rows in a page of the focused pane.
+    fn page(&self) -> usize {
+        let a = self.areas();
+        let pane = match self.focus {
+            Pane::List => a.list,
+            Pane::Tree => a.tree,
+            Pane::Inspector => a.inspector,
+        };
+        inner_height(pane).saturating_sub(1).max(1)
+    }
+
+    fn move_by(&mut self, delta: isize) -> anyhow::Result<()> {
+        match self.focus {
+            Pane::List => {
+                self.list.move_by(delta, &self.store)?;
+                self.open_selected_thread(false)?;
+            }
+            Pane::Tree => {
+                if let Some(t) = self.tree.as_mut() {
+                    t.move_by(delta);
+                }
+                self.after_tree_move();
+            }
+            Pane::Inspector => {
+                let h = inner_height(self.areas().inspector);
+                self.inspector.scroll_by(delta, h);
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the tree's selection in view and shows it in the inspector.
+    pub(super) fn after_tree_move(&mut self) {
+        let h = inner_height(self.areas().tree);
+        if let Some(t) = self.tree.as_mut() {
+            t.offset = super::thread_list::keep_visible(t.selected, t.offset, h, t.visible.len());
+        }
+        self.refresh_inspector();
+    }
+
+    /// Loads the selected thread into the tree (and focuses it when `focus`). A thread
+    /// already open is not reloaded; `mark` records it as seen.
+    pub(super) fn open_selected_thread(&mut self, focus: bool) -> anyhow::Result<()> {
+        let h = inner_height(self.areas().list);
+        self.list.scroll_into_view(h);
+        let Some(id) = self.list.selected_id().map(str::to_string) else {
+            self.tree = None;
+            self.refresh_inspector();
+            return Ok(());
+        };
+        if self.tree.as_ref().map(|t| t.view.id.as_str()) != Some(id.as_str()) {
+            self.load_thread(&id, None)?;
+        }
+        if focus {
+            self.focus = Pane::Tree;
+            self.mark_seen(&id)?;
+        }
+        Ok(())
+    }
+
+    /// Loads thread `id` and selects `message` in it (else its last message).
+    pub(super) fn load_thread(&mut self, id: &str, message: Option<&str>) -> anyhow::Result<()> {
+        match self.store.thread(id)? {
+            Some(view) => {
+                let mut t = ThreadTree::new(view);
+                let found = message.is_some_and(|m| t.select_id(m));
+                if !found {
+                    t.selected = t.visible.len().saturating_sub(1);
+                }
+                self.tree = Some(t);
+            }
+            None => self.tree = None,
+        }
+        self.after_tree_move();
+        Ok(())
+    }
+
+    /// Records that the operator looked at thread `id` (its unread marker goes).
+    pub(super) fn mark_seen(&mut self, id: &str) -> anyhow::Result<()> {
+        if let Some(row) = self.list.rows.iter_mut().find(|r| r.summary.id == id) {
+            if row.unread {
+                row.unread = false;
+                self.store.mark_seen(id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Shows thread `id` with `message` selected: the list jumps to it (clearing a filter
+    /// that hides it) and the tree gets the focus.
+    pub(super) fn reveal(&mut self, id: &str, message: Option<&str>) -> anyhow::Result<()> {
+        self.list.reload(&self.store)?;
+        if !self.list.rows.iter().any(|r| r.summary.id == id) {
+            self.list.filter.clear();
+            self.list.refilter(&self.store)?;
+        }
+        self.list.select_id(id);
+        self.thread_count = self.thread_count.max(self.list.rows.len());
+        self.load_thread(id, message)?;
+        let h = inner_height(self.areas().list);
+        self.list.scroll_into_view(h);
+        self.focus = Pane::Tree;
+        self.mark_seen(id)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,315 @@
+//! Composing and copying: new envelopes and replies, drafts saved as they are typed, and
+//! copies through the clipboard chain that start the wait for a reply.
+
+use anyhow::Context as _;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+
+use super::composer::{Composer, Field, Form};
+use super::{Action, App, Level, strip_controls};
+use crate::protocol;
+use crate::store::Draft;
+
+impl App {
+    /// Opens the composer on a new envelope in a new thread.
+    pub(super) fn compose_new(&mut self) -> anyhow::Result<()> {
+        let mut form = Form::new_envelope(
+            &self.settings.user,
+            self.store.new_id(),
+            self.store.new_id(),
+        );
+        form.from = self.settings.from.clone();
+        self.composer = Some(Composer::new(form, None));
+        self.info(
+            "New envelope: type the body; Tab for the headers, C-y copies, Esc keeps the draft.",
+        );
+        Ok(())
+    }
+
+    /// Opens the composer on a reply to the selected message (resuming its draft if one
+    /// was left).
+    pub(super) fn compose_reply(&mut self) -> anyhow::Result<()> {
+        let Some(original) = self.selected_message().cloned() else {
+            self.warn("Select a message to reply to (open a thread with Enter).");
+            return Ok(());
+        };
+        let first_line = original
+            .envelope
+            .body
+            .as_deref()
+            .and_then(|b| b.lines().find(|l| !l.trim().is_empty()))
+            .unwrap_or("")
+            .to_string();
+        let title = format!(
+            "{} {}→{}: {}",
+            original.intent.as_deref().unwrap_or("?"),
+            original.envelope.banner.from,
+            original.envelope.banner.to,
+            first_line
+        );
+        if let Some(draft) = self.store.drafts_for(&original.id)?.into_iter().next() {
+            return self.resume_draft(&draft);
+        }
+        let form = Form::reply(&original, &self.settings.user, self.store.new_id());
+        self.composer = Some(Composer::new(form, Some(title)));
+        self.info("Reply: type the body; C-y saves and copies, Esc keeps the draft.");
+        Ok(())
+    }
+
+    /// Opens the composer on a saved draft.
+    pub(super) fn resume_draft(&mut self, draft: &Draft) -> anyhow::Result<()> {
+        let form: Form = serde_json::from_str(&draft.form)
+            .with_context(|| format!("draft {} cannot be read", draft.id))?;
+        let title = draft.parent.as_ref().map(|p| format!("reply to {p}"));
+        let mut c = Composer::new(form, title);
+        c.saved_at = Some(draft.updated_at.clone());
+        self.composer = Some(c);
+        self.info("Draft resumed.");
+        Ok(())
+    }
+
+    pub(super) fn composer_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let Some(c) = self.composer.as_mut() else {
+            return Ok(());
+        };
+        match action {
+            Action::Back => {
+                let empty = c.form.body.trim().is_empty() && c.form.meta.trim().is_empty();
+                if empty && c.saved_at.is_none() {
+                    self.info("Nothing typed; no draft kept.");
+                } else {
+                    self.save_draft(false)?;
+                    self.info("Draft kept: D lists drafts, r on the same message resumes it.");
+                }
+                self.composer = None;
+            }
+            Action::NextField | Action::PrevField => {
+                c.set_focus(c.focus.step(action == Action::PrevField));
+            }
+            Action::MetaTemplate => {
+                c.add_meta_template();
+                self.save_draft(false)?;
+            }
+            Action::SaveDraft => self.save_draft(true)?,
+            Action::SaveAndCopy => self.send()?,
+            Action::EditExternal => {
+                c.set_focus(Field::Body);
+                self.edit_request = Some(c.form.body.clone());
+            }
+            Action::Paste(text) => {
+                let (clean, removed) = strip_controls(&text);
+                if let Some(b) = c.focused_box() {
+                    b.insert_str(&clean);
+                }
+                c.validate();
+                self.save_draft(false)?;
+                if removed > 0 {
+                    self.warn(format!(
+                        "removed {removed} control character(s) from the paste"
+                    ));
+                }
+            }
+            Action::Input(ev) => {
+                let single_line = !matches!(c.focus, Field::Body | Field::Meta);
+                if c.focus == Field::Intent {
+                    match ev.code {
+                        KeyCode::Up | KeyCode::Left | KeyCode::Char('k') | KeyCode::Char('h') => {
+                            c.pick_intent(-1)
+                        }
+                        KeyCode::Down
+                        | KeyCode::Right
+                        | KeyCode::Char('j')
+                        | KeyCode::Char('l')
+                        | KeyCode::Char(' ') => c.pick_intent(1),
+                        KeyCode::Enter => c.set_focus(c.focus.step(false)),
+                        _ => return Ok(()),
+                    }
+                } else if single_line && ev.code == KeyCode::Enter {
+                    c.set_focus(c.focus.step(false));
+                    return Ok(());
+                } else if ev.modifiers.contains(KeyModifiers::CONTROL)
+                    && matches!(ev.code, KeyCode::Char('m') | KeyCode::Char('j'))
+                    && single_line
+                {
+                    return Ok(());
+                } else {
+                    let changed = c.focused_box().map(|b| b.input(ev)).unwrap_or(false);
+                    if !changed {
+                        return Ok(());
+                    }
+                    c.validate();
+                }
+                self.save_draft(false)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Saves the composer's fields as a draft; `announce` says so on the status line.
+    pub(super) fn save_draft(&mut self, announce: bool) -> anyhow::Result<()> {
+        let Some(c) = self.composer.as_mut() else {
+            return Ok(());
+        };
+        let (env, _) = c.form.envelope();
+        let form = serde_json::to_string(&c.form)?;
+        let at = self.store.save_draft(&env, &c.preview, &form)?;
+        c.saved_at = Some(at);
+        if announce {
+            self.info("Draft saved.");
+        }
+        Ok(())
+    }
+
+    /// Ctrl-Y: stores the composed envelope, copies it and marks it as awaiting a reply. An
+    /// envelope with errors is saved as a draft and not copied.
+    fn send(&mut self) -> anyhow::Result<()> {
+        self.save_draft(false)?;
+        let Some(c) = self.composer.as_ref() else {
+            return Ok(());
+        };
+        if !c.is_valid() {
+            let why = c
+                .meta_problems
+                .first()
+                .cloned()
+                .or_else(|| {
+                    c.diagnostics
+                        .iter()
+                        .find(|d| d.is_error())
+                        .map(|d| d.message.clone())
+                })
+                .unwrap_or_default();
+            self.error(format!("Not copied (draft saved): {why}"));
+            return Ok(());
+        }
+        let (env, _) = c.form.envelope();
+        let text = c.preview.clone();
+        let thread = c.form.thread.clone();
+        let message = c.form.message.clone();
+        let to = env.banner.to.clone();
+        if self.store.message(&message)?.is_none() {
+            self.store.file_composed(&env)?;
+        }
+        self.composer = None;
+        let copied = self.copy_text(&text, &to);
+        self.reveal(&thread, Some(&message))?;
+        // When nothing was copied the message stays a draft (the status line says why);
+        // `y` on it copies it again.
+        if let Some((level, line)) = copied {
+            self.store.mark_copied(&message)?;
+            self.reveal(&thread, Some(&message))?;
+            self.status = (level, format!("{line}; awaiting reply"));
+        }
+        Ok(())
+    }
+
+    /// `y`: copies the selected envelope (canonical form).
+    pub(super) fn copy_selected(&mut self) -> anyhow::Result<()> {
+        let Some(m) = self.selected_message().cloned() else {
+            self.warn("Nothing selected to copy.");
+            return Ok(());
+        };
+        if let Some((level, line)) = self.copy_text(&m.canonical, &m.envelope.banner.to) {
+            let waiting = self.store.mark_copied(&m.id)?;
+            self.status = (
+                level,
+                if waiting {
+                    format!("{line}; awaiting reply")
+                } else {
+                    line
+                },
+            );
+            if waiting {
+                let thread = m.thread.clone();
+                self.reveal(&thread, Some(&m.id))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `Y`: copies every envelope of the open thread, in tree order.
+    pub(super) fn copy_thread(&mut self) -> anyhow::Result<()> {
+        let Some(t) = self.tree.as_ref() else {
+            self.warn("No thread open to copy.");
+            return Ok(());
+        };
+        let text = t
+            .view
+            .messages
+            .iter()
+            .map(|m| m.canonical.trim_end())
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        let to = t
+            .view
+            .messages
+            .last()
+            .map(|m| m.envelope.banner.to.clone())
+            .unwrap_or_default();
+        let n = t.view.messages.len();
+        if let Some((level, line)) = self.copy_text(&format!("{text}\n"), &to) {
+            self.status = (level, format!("{line} ({n} envelopes)"));
+        }
+        Ok(())
+    }
+
+    /// Copies `text` for recipient `to` (in a fence when configured for them). Returns the
+    /// status to show, or `None` after setting an error status when nothing was copied.
+    pub(super) fn copy_text(&mut self, text: &str, to: &str) -> Option<(Level, String)> {
+        let fenced = self.fence_for(to);
+        let payload = if fenced {
+            format!("```\n{}\n```\n", text.trim_end())
+        } else {
+            text.to_string()
+        };
+        match self.clipboard.copy(&payload, &mut self.terminal_out) {
+            Ok(report) => {
+                let level = if report.warning.is_some() {
+                    Level::Warn
+                } else {
+                    Level::Info
+                };
+                let mut line = report.status_line();
+                if fenced {
+                    line.push_str(" (in a ``` fence)");
+                }
+                Some((level, line))
+            }
+            Err(e) => {
+                self.error(format!("Not copied: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Whether copies to `to` are fenced: its name or address matches a configured one.
+    fn fence_for(&self, to: &str) -> bool {
+        let to = to.trim().to_lowercase();
+        self.settings.fence.iter().any(|f| {
+            let f = f.to_lowercase();
+            to == f || to.starts_with(&format!("{f}://")) || to.starts_with(&format!("{f}@"))
+        })
+    }
+
+    /// Opens the drafts list.
+    pub(super) fn open_drafts(&mut self) -> anyhow::Result<()> {
+        let drafts = self.store.drafts()?;
+        if drafts.is_empty() {
+            self.info("No drafts.");
+            return Ok(());
+        }
+        self.popup = Some(super::Popup::Drafts {
+            drafts,
+            selected: 0,
+            confirm: None,
+        });
+        Ok(())
+    }
+
+    /// The composer's envelope would be read back by the protocol core as this.
+    pub fn composer_preview(&self) -> Option<(&str, &[protocol::Diagnostic])> {
+        self.composer
+            .as_ref()
+            .map(|c| (c.preview.as_str(), c.diagnostics.as_slice()))
+    }
+}

@@ -1,0 +1,430 @@
+//! The composer: a small header form (from, to, intent picker, context, META blocks) above a
+//! body editor, validated live and rendered exactly as it will be copied.
+//!
+//! The fields are kept as typed in a [`Form`], which is what a draft saves, so a draft comes
+//! back exactly as it was left even when it does not parse yet.
+
+use ratatui_textarea::{TextArea, WrapMode};
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::{self, Diagnostic, Envelope, Intent, MetaBlock};
+use crate::store::StoredMessage;
+
+/// The fields of the form, in Tab order (the body is first: the cursor starts there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// The body editor.
+    Body,
+    /// Sender.
+    From,
+    /// Recipient.
+    To,
+    /// The intent picker.
+    Intent,
+    /// The context header.
+    Context,
+    /// META blocks, written as in an envelope.
+    Meta,
+}
+
+impl Field {
+    const ORDER: [Field; 6] = [
+        Field::Body,
+        Field::From,
+        Field::To,
+        Field::Intent,
+        Field::Context,
+        Field::Meta,
+    ];
+
+    /// The next field (or previous, with `back`).
+    pub fn step(self, back: bool) -> Field {
+        let i = Self::ORDER.iter().position(|f| *f == self).unwrap_or(0);
+        let n = Self::ORDER.len();
+        Self::ORDER[if back { (i + n - 1) % n } else { (i + 1) % n }]
+    }
+}
+
+/// The META templates `meta_template` adds, in turn.
+pub const META_TEMPLATES: [&str; 2] = [
+    "meta: routing\nX-Route: \nX-Reply-To: \nX-Priority: normal\nX-Delivery: copy_paste",
+    "meta: privacy\nPII: none\nConsent: explicit_yes\nScope: general",
+];
+
+/// Everything the operator typed, as a draft keeps it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Form {
+    /// Banner version (`v1`, `v1.1`).
+    pub version: String,
+    /// Sender.
+    pub from: String,
+    /// Recipient.
+    pub to: String,
+    /// The `user` header.
+    pub user: String,
+    /// The `session` header, when the conversation has one.
+    pub session: Option<String>,
+    /// Thread id.
+    pub thread: String,
+    /// The message answered.
+    pub parent: Option<String>,
+    /// This message's id.
+    pub message: String,
+    /// Intent as picked.
+    pub intent: String,
+    /// Context.
+    pub context: String,
+    /// META blocks as typed.
+    pub meta: String,
+    /// Body as typed.
+    pub body: String,
+}
+
+impl Form {
+    /// The form of a reply to `original` (see `store::reply_envelope` for the rules).
+    pub fn reply(original: &StoredMessage, user: &str, message_id: String) -> Form {
+        let env = crate::store::reply_envelope(original, None, "", user, message_id);
+        Form::from_envelope(&env)
+    }
+
+    /// The form of a new envelope in a new thread.
+    pub fn new_envelope(user: &str, thread: String, message: String) -> Form {
+        Form {
+            version: "v1.1".into(),
+            from: String::new(),
+            to: String::new(),
+            user: user.into(),
+            session: None,
+            thread,
+            parent: None,
+            message,
+            intent: "REQUEST".into(),
+            context: String::new(),
+            meta: String::new(),
+            body: String::new(),
+        }
+    }
+
+    fn from_envelope(env: &Envelope) -> Form {
+        Form {
+            version: env.banner.version.clone(),
+            from: env.banner.from.clone(),
+            to: env.banner.to.clone(),
+            user: env.user().unwrap_or_default().into(),
+            session: env.session().map(str::to_string),
+            thread: env.thread().unwrap_or_default().into(),
+            parent: env.parent().map(str::to_string),
+            message: env.message().unwrap_or_default().into(),
+            intent: env.intent_raw().unwrap_or("REQUEST").into(),
+            context: env.context().unwrap_or_default().into(),
+            meta: String::new(),
+            body: env.body.clone().unwrap_or_default(),
+        }
+    }
+
+    /// The envelope these fields make, and what is wrong with the META text.
+    pub fn envelope(&self) -> (Envelope, Vec<String>) {
+        let mut env = Envelope::new(self.from.trim(), self.to.trim());
+        env.banner.version = self.version.clone();
+        env.set_header("user", self.user.trim());
+        if let Some(s) = &self.session {
+            env.set_header("session", s.as_str());
+        }
+        env.set_header("thread", self.thread.as_str());
+        if let Some(p) = &self.parent {
+            env.set_header("parent", p.as_str());
+        }
+        env.set_header("message", self.message.as_str());
+        if !self.context.trim().is_empty() {
+            env.set_header("context", self.context.trim());
+        }
+        env.set_header("intent", self.intent.as_str());
+        let (meta, problems) = parse_meta(&self.meta);
+        env.meta = meta;
+        env.body = Some(self.body.clone());
+        env.sig = Some("none".into());
+        (env, problems)
+    }
+}
+
+/// Reads META blocks written as in an envelope (`meta: ns` then `Key: value` lines);
+/// returns the blocks and a located note for each line that is neither.
+pub fn parse_meta(text: &str) -> (Vec<MetaBlock>, Vec<String>) {
+    let mut blocks: Vec<MetaBlock> = Vec::new();
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match line.split_once(':') {
+            Some((k, v)) if k.trim().eq_ignore_ascii_case("meta") && !v.trim().is_empty() => blocks
+                .push(MetaBlock {
+                    namespace: v.trim().to_string(),
+                    entries: Vec::new(),
+                }),
+            Some((k, v)) if !k.trim().is_empty() && !k.contains(' ') => match blocks.last_mut() {
+                Some(b) => b.entries.push((k.trim().into(), v.trim().into())),
+                None => problems.push(format!(
+                    "META line {}: start a block with `meta: <namespace>` first",
+                    n + 1
+                )),
+            },
+            _ => problems.push(format!(
+                "META line {}: write `Key: value` (or `meta: <namespace>`)",
+                n + 1
+            )),
+        }
+    }
+    (blocks, problems)
+}
+
+/// The intents the picker offers.
+pub fn intents() -> impl Iterator<Item = &'static str> {
+    Intent::CORE.iter().map(|i| match i {
+        Intent::Request => "REQUEST",
+        Intent::Respond => "RESPOND",
+        Intent::Escalate => "ESCALATE",
+        Intent::Handoff => "HANDOFF",
+        Intent::Poll => "POLL",
+        Intent::Ack => "ACK",
+        Intent::Nack => "NACK",
+        Intent::Error => "ERROR",
+        Intent::Broadcast => "BROADCAST",
+        Intent::Revoke => "REVOKE",
+        Intent::Close => "CLOSE",
+        _ => "REQUEST",
+    })
+}
+
+/// The composer's state.
+#[derive(Debug)]
+pub struct Composer {
+    /// Fields not edited in a text box (ids, user, version, intent).
+    pub form: Form,
+    /// Sender box.
+    pub from: TextArea<'static>,
+    /// Recipient box.
+    pub to: TextArea<'static>,
+    /// Context box.
+    pub context: TextArea<'static>,
+    /// META box.
+    pub meta: TextArea<'static>,
+    /// Body editor.
+    pub body: TextArea<'static>,
+    /// The focused field.
+    pub focus: Field,
+    /// The envelope as it will be copied (canonical form, before any fence).
+    pub preview: String,
+    /// Live validation of `preview`, and META notes.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Notes on the META text.
+    pub meta_problems: Vec<String>,
+    /// When the draft was last saved.
+    pub saved_at: Option<String>,
+    /// The first line of the message answered, for the title.
+    pub replying_to: Option<String>,
+    /// Which META template comes next.
+    pub next_template: usize,
+}
+
+fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
+    let lines: Vec<String> = if single_line {
+        vec![text.replace('\n', " ")]
+    } else {
+        text.split('\n').map(str::to_string).collect()
+    };
+    let mut t = TextArea::new(lines);
+    t.set_cursor_line_style(ratatui::style::Style::default());
+    if !single_line {
+        t.set_wrap_mode(WrapMode::WordOrGlyph);
+    }
+    t
+}
+
+impl Composer {
+    /// A composer holding `form`, validated.
+    pub fn new(form: Form, replying_to: Option<String>) -> Composer {
+        let mut c = Composer {
+            from: boxed(&form.from, true),
+            to: boxed(&form.to, true),
+            context: boxed(&form.context, true),
+            meta: boxed(&form.meta, false),
+            body: boxed(&form.body, false),
+            form,
+            focus: Field::Body,
+            preview: String::new(),
+            diagnostics: Vec::new(),
+            meta_problems: Vec::new(),
+            saved_at: None,
+            replying_to,
+            next_template: 0,
+        };
+        c.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        c.body.move_cursor(ratatui_textarea::CursorMove::End);
+        c.set_focus(Field::Body);
+        c.validate();
+        c
+    }
+
+    /// Moves the focus to `field`; only the focused box shows a cursor.
+    pub fn set_focus(&mut self, field: Field) {
+        self.focus = field;
+        let on = ratatui::style::Style::default().add_modifier(ratatui::style::Modifier::REVERSED);
+        let off = ratatui::style::Style::default();
+        for (f, b) in [
+            (Field::Body, &mut self.body),
+            (Field::From, &mut self.from),
+            (Field::To, &mut self.to),
+            (Field::Context, &mut self.context),
+            (Field::Meta, &mut self.meta),
+        ] {
+            b.set_cursor_style(if f == field { on } else { off });
+        }
+    }
+
+    /// The text box that has the focus (none for the intent picker).
+    pub fn focused_box(&mut self) -> Option<&mut TextArea<'static>> {
+        match self.focus {
+            Field::Body => Some(&mut self.body),
+            Field::From => Some(&mut self.from),
+            Field::To => Some(&mut self.to),
+            Field::Context => Some(&mut self.context),
+            Field::Meta => Some(&mut self.meta),
+            Field::Intent => None,
+        }
+    }
+
+    /// Copies the boxes into the form and validates the envelope they make.
+    pub fn validate(&mut self) {
+        self.form.from = self.from.lines().join(" ");
+        self.form.to = self.to.lines().join(" ");
+        self.form.context = self.context.lines().join(" ");
+        self.form.meta = self.meta.lines().join("\n");
+        self.form.body = self.body.lines().join("\n");
+        let (env, problems) = self.form.envelope();
+        self.preview = protocol::render(&env);
+        self.meta_problems = problems;
+        self.diagnostics = protocol::extract(&self.preview, &protocol::Options::default())
+            .envelopes
+            .into_iter()
+            .next()
+            .map(|p| p.diagnostics)
+            .unwrap_or_default();
+        if self.form.from.trim().is_empty() || self.form.to.trim().is_empty() {
+            self.diagnostics.insert(
+                0,
+                Diagnostic::new(
+                    protocol::Code::BadAddress,
+                    1,
+                    1,
+                    "fill in `from` and `to` (Tab moves between fields)",
+                ),
+            );
+        }
+    }
+
+    /// Whether the envelope can be sent: no errors and the META text is all understood.
+    pub fn is_valid(&self) -> bool {
+        self.meta_problems.is_empty() && !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// Moves the intent picker by `delta`.
+    pub fn pick_intent(&mut self, delta: isize) {
+        let all: Vec<&str> = intents().collect();
+        let cur = all
+            .iter()
+            .position(|i| i.eq_ignore_ascii_case(&self.form.intent))
+            .unwrap_or(0);
+        let n = all.len() as isize;
+        self.form.intent = all[((cur as isize + delta).rem_euclid(n)) as usize].to_string();
+        self.validate();
+    }
+
+    /// Adds the next META template and focuses the META box.
+    pub fn add_meta_template(&mut self) {
+        let t = META_TEMPLATES[self.next_template % META_TEMPLATES.len()];
+        self.next_template += 1;
+        self.meta.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        self.meta.move_cursor(ratatui_textarea::CursorMove::End);
+        if !self.meta.is_empty() {
+            self.meta.insert_newline();
+        }
+        self.meta.insert_str(t);
+        self.set_focus(Field::Meta);
+        self.validate();
+    }
+
+    /// Replaces the body (after `$EDITOR`).
+    pub fn set_body(&mut self, text: &str) {
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        self.body = boxed(text, false);
+        self.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        self.body.move_cursor(ratatui_textarea::CursorMove::End);
+        self.set_focus(Field::Body);
+        self.validate();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_text_is_read_with_located_notes() {
+        let (blocks, problems) =
+            parse_meta("meta: routing\nX-Route: a → b\n\nmeta: privacy\nPII: none\nnonsense");
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(
+            blocks[0].entries,
+            [("X-Route".to_string(), "a → b".to_string())]
+        );
+        assert_eq!(
+            problems,
+            ["META line 6: write `Key: value` (or `meta: <namespace>`)"]
+        );
+        let (_, p) = parse_meta("PII: none");
+        assert!(p[0].contains("line 1"));
+    }
+
+    #[test]
+    fn new_envelope_validates_live() {
+        let mut c = Composer::new(
+            Form::new_envelope(
+                "op",
+                "01JD0000000000000000000000".into(),
+                "01JD0000000000000000000001".into(),
+            ),
+            None,
+        );
+        assert!(!c.is_valid(), "from/to missing");
+        c.from.insert_str("Claude");
+        c.to.insert_str("ChatGPT");
+        c.body.insert_str("hello\nworld");
+        c.validate();
+        assert!(c.is_valid(), "{:?}", c.diagnostics);
+        assert!(
+            c.preview.starts_with("[[Claude→ChatGPT v1.1]]"),
+            "{}",
+            c.preview
+        );
+        assert!(c.preview.contains("  hello\n  world"));
+        c.pick_intent(1);
+        assert_eq!(c.form.intent, "RESPOND");
+        c.pick_intent(-2);
+        assert_eq!(c.form.intent, "CLOSE");
+        c.add_meta_template();
+        assert_eq!(c.focus, Field::Meta);
+        assert!(c.preview.contains("meta: routing"));
+    }
+
+    #[test]
+    fn fields_cycle() {
+        let mut f = Field::Body;
+        for _ in 0..6 {
+            f = f.step(false);
+        }
+        assert_eq!(f, Field::Body);
+        assert_eq!(Field::Body.step(true), Field::Meta);
+    }
+}

@@ -1,0 +1,238 @@
+//! The inspector's content: one selected envelope laid out as rows of a given width —
+//! banner and headers, META blocks as key/value tables, the body wrapped, its diagnostics and
+//! signature — or its text as received / in canonical form. Built once per selection, toggle
+//! or resize (a 1 MiB body is wrapped once, not at every frame); views only style the rows.
+
+use super::text::{safe, safe_line, short_time, truncate, width, wrap};
+use crate::store::StoredMessage;
+
+/// What a row shows, for styling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowKind {
+    /// A section title (`Headers`, `meta: routing`, `Body`).
+    Title,
+    /// A header or META entry: `key` then `text`.
+    Field,
+    /// Body text.
+    Body,
+    /// An error diagnostic.
+    Error,
+    /// A warning diagnostic.
+    Warning,
+    /// Raw or canonical envelope text.
+    Text,
+    /// An empty separator row.
+    Blank,
+}
+
+/// One screen row of the inspector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// How to style it.
+    pub kind: RowKind,
+    /// The key column (fields), padded; empty otherwise.
+    pub key: String,
+    /// The rest of the row, safe to print.
+    pub text: String,
+}
+
+impl Row {
+    fn new(kind: RowKind, key: impl Into<String>, text: impl Into<String>) -> Row {
+        Row {
+            kind,
+            key: key.into(),
+            text: text.into(),
+        }
+    }
+}
+
+/// What the inspector shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum View {
+    /// Headers, META tables, body, diagnostics, signature.
+    #[default]
+    Fields,
+    /// The envelope's text as it was received.
+    Received,
+    /// The envelope's canonical text (what a copy carries).
+    Canonical,
+}
+
+impl View {
+    /// The next view in the toggle's cycle.
+    pub fn next(self) -> View {
+        match self {
+            View::Fields => View::Received,
+            View::Received => View::Canonical,
+            View::Canonical => View::Fields,
+        }
+    }
+}
+
+/// The inspector state.
+#[derive(Debug, Default)]
+pub struct Inspector {
+    /// What it shows.
+    pub view: View,
+    /// First row shown.
+    pub scroll: usize,
+    /// The rows for the current selection and width.
+    pub rows: Vec<Row>,
+    /// Which message and width the rows were built for.
+    pub built_for: Option<(String, u16, View)>,
+}
+
+impl Inspector {
+    /// Rebuilds the rows when the message, the width or the mode changed.
+    pub fn refresh(&mut self, msg: Option<&StoredMessage>, width: u16) {
+        let key = msg.map(|m| (m.id.clone(), width, self.view));
+        if key == self.built_for {
+            return;
+        }
+        if key.as_ref().map(|k| &k.0) != self.built_for.as_ref().map(|k| &k.0) {
+            self.scroll = 0;
+        }
+        self.rows = match msg {
+            Some(m) => match self.view {
+                View::Fields => field_rows(m, width as usize),
+                View::Received => text_rows("as received", &m.raw, width as usize),
+                View::Canonical => text_rows("canonical", &m.canonical, width as usize),
+            },
+            None => Vec::new(),
+        };
+        self.built_for = key;
+    }
+
+    /// Scrolls by `delta` rows, within the content.
+    pub fn scroll_by(&mut self, delta: isize, height: usize) {
+        let max = self.rows.len().saturating_sub(height);
+        self.scroll = self.scroll.saturating_add_signed(delta).min(max);
+    }
+}
+
+/// The envelope's fields, laid out in `w` cells.
+pub fn field_rows(m: &StoredMessage, w: usize) -> Vec<Row> {
+    let env = &m.envelope;
+    let mut rows = Vec::new();
+    let title = format!(
+        "{} → {}  {}",
+        safe_line(&env.banner.from),
+        safe_line(&env.banner.to),
+        safe_line(&env.banner.version)
+    );
+    rows.push(Row::new(RowKind::Title, "", truncate(&title, w)));
+    let keyw = env
+        .headers
+        .iter()
+        .map(|h| width(&safe_line(&h.key)))
+        .chain(
+            env.meta
+                .iter()
+                .flat_map(|b| b.entries.iter().map(|(k, _)| width(&safe_line(k)))),
+        )
+        .chain([6])
+        .max()
+        .unwrap_or(6)
+        .min(w / 3);
+    let field = |rows: &mut Vec<Row>, key: &str, value: &str| {
+        let key = truncate(&safe_line(key), keyw);
+        let pad = format!("{key}{} ", " ".repeat(keyw.saturating_sub(width(&key))));
+        for (i, part) in wrap(&safe_line(value), w.saturating_sub(keyw + 1))
+            .into_iter()
+            .enumerate()
+        {
+            let k = if i == 0 {
+                pad.clone()
+            } else {
+                " ".repeat(keyw + 1)
+            };
+            rows.push(Row::new(RowKind::Field, k, part));
+        }
+    };
+    for h in &env.headers {
+        field(&mut rows, &h.key, &h.value);
+    }
+    field(
+        &mut rows,
+        "status",
+        &format!("{} ({})", m.status.replace('_', " "), m.direction),
+    );
+    field(&mut rows, "stored", &short_time(&m.received_at));
+    for block in &env.meta {
+        rows.push(Row::new(RowKind::Blank, "", ""));
+        rows.push(Row::new(
+            RowKind::Title,
+            "",
+            truncate(&format!("meta: {}", safe_line(&block.namespace)), w),
+        ));
+        for (k, v) in &block.entries {
+            field(&mut rows, k, v);
+        }
+    }
+    rows.push(Row::new(RowKind::Blank, "", ""));
+    rows.push(Row::new(RowKind::Title, "", "body"));
+    match &env.body {
+        Some(body) => {
+            for line in safe(body).lines() {
+                for part in wrap(line, w) {
+                    rows.push(Row::new(RowKind::Body, "", part));
+                }
+            }
+        }
+        None => rows.push(Row::new(RowKind::Body, "", "(no body)")),
+    }
+    let diags = m.diagnostics.as_array().map(Vec::as_slice).unwrap_or(&[]);
+    if !diags.is_empty() {
+        rows.push(Row::new(RowKind::Blank, "", ""));
+        rows.push(Row::new(
+            RowKind::Title,
+            "",
+            format!("diagnostics ({})", diags.len()),
+        ));
+        for d in diags {
+            let get = |k: &str| d.get(k).and_then(|v| v.as_str()).unwrap_or("");
+            let num = |k: &str| d.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+            let kind = if get("severity") == "error" {
+                RowKind::Error
+            } else {
+                RowKind::Warning
+            };
+            let text = format!(
+                "{}:{}: {}: {} [{}]",
+                num("line"),
+                num("column"),
+                get("severity"),
+                safe_line(get("message")),
+                get("code")
+            );
+            for part in wrap(&text, w) {
+                rows.push(Row::new(kind, "", part));
+            }
+        }
+    }
+    rows.push(Row::new(RowKind::Blank, "", ""));
+    rows.push(Row::new(RowKind::Title, "", "signature"));
+    let sig = match env.sig.as_deref() {
+        None | Some("") => "none (unsigned)".to_string(),
+        Some(s) if s.eq_ignore_ascii_case("none") => "none (unsigned)".to_string(),
+        Some(s) => format!(
+            "{} — not verified here: `crosstalk verify --key KEY` checks it",
+            truncate(&safe_line(s), 48)
+        ),
+    };
+    for part in wrap(&sig, w) {
+        rows.push(Row::new(RowKind::Field, "", part));
+    }
+    rows
+}
+
+/// An envelope text under a title, wrapped to `w` cells.
+pub fn text_rows(title: &str, text: &str, w: usize) -> Vec<Row> {
+    let mut rows = vec![Row::new(RowKind::Title, "", title)];
+    for line in safe(text).lines() {
+        for part in wrap(line, w) {
+            rows.push(Row::new(RowKind::Text, "", part));
+        }
+    }
+    rows
+}

@@ -1,0 +1,484 @@
+//! Keys → actions, scoped by what has the focus. The default table below is the one source
+//! of the bindings, the help screen and the footer hints, so they cannot disagree; the
+//! operator's `[keys.<scope>]` tables in config.toml override it key by key.
+
+use std::collections::{BTreeMap, HashMap};
+
+use std::fmt;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::action::{Action, UnknownAction};
+
+/// Where a key is pressed. Browse bindings apply in the thread list, tree and inspector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// The thread list, tree and inspector.
+    Browse,
+    /// The composer; keys bound to nothing here are typed into the focused field.
+    Composer,
+    /// The list of envelopes found in a paste.
+    Preview,
+    /// The box to paste into; unbound keys are typed.
+    PasteBox,
+    /// The drafts list.
+    Drafts,
+    /// The help screen.
+    Help,
+    /// The search and command prompts; unbound keys are typed.
+    Prompt,
+}
+
+impl Scope {
+    /// Every scope, in the order help lists them.
+    pub const ALL: [Scope; 7] = [
+        Scope::Browse,
+        Scope::Composer,
+        Scope::Preview,
+        Scope::PasteBox,
+        Scope::Drafts,
+        Scope::Help,
+        Scope::Prompt,
+    ];
+
+    /// The config table name (`[keys.browse]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Browse => "browse",
+            Scope::Composer => "composer",
+            Scope::Preview => "preview",
+            Scope::PasteBox => "paste_box",
+            Scope::Drafts => "drafts",
+            Scope::Help => "help",
+            Scope::Prompt => "prompt",
+        }
+    }
+
+    /// The heading of this scope in help.
+    pub fn title(self) -> &'static str {
+        match self {
+            Scope::Browse => "Browse (thread list, tree, inspector) — typing filters the list",
+            Scope::Composer => "Composer — other keys type into the focused field",
+            Scope::Preview => "Paste preview",
+            Scope::PasteBox => "Paste box",
+            Scope::Drafts => "Drafts",
+            Scope::Help => "Help",
+            Scope::Prompt => "Search and command line",
+        }
+    }
+
+    /// The actions the footer hints at in this scope, in order.
+    pub fn hints(self) -> &'static [Action] {
+        use Action::*;
+        match self {
+            Scope::Browse => &[
+                Open,
+                Reply,
+                NewEnvelope,
+                Copy,
+                CopyThread,
+                PasteClipboard,
+                Search,
+                Help,
+                Quit,
+            ],
+            Scope::Composer => &[
+                SaveAndCopy,
+                SaveDraft,
+                EditExternal,
+                NextField,
+                MetaTemplate,
+                Back,
+            ],
+            Scope::Preview => &[Confirm, Down, Back],
+            Scope::PasteBox => &[Confirm, Back],
+            Scope::Drafts => &[Open, Discard, Back],
+            Scope::Help => &[Down, Back],
+            Scope::Prompt => &[Open, Down, Back],
+        }
+    }
+}
+
+/// A key with its modifiers, as written in config (`ctrl-s`, `G`, `pagedown`, `?`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The key.
+    pub code: KeyCode,
+    /// Ctrl and Alt (Shift is part of the character for printable keys).
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    /// The key of a terminal key event, normalized so that `Y` and `shift-y` are one key.
+    pub fn from_event(ev: &KeyEvent) -> Key {
+        let mut mods = ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+        let code = match ev.code {
+            KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            KeyCode::BackTab => {
+                mods -= KeyModifiers::SHIFT;
+                KeyCode::BackTab
+            }
+            c => c,
+        };
+        Key { code, mods }
+    }
+
+    /// Parses a key name; `None` when it is not one.
+    pub fn parse(s: &str) -> Option<Key> {
+        let mut mods = KeyModifiers::NONE;
+        let mut rest = s;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if let Some(r) = lower.strip_prefix("ctrl-").or(lower.strip_prefix("c-")) {
+                mods |= KeyModifiers::CONTROL;
+                rest = &rest[rest.len() - r.len()..];
+            } else if let Some(r) = lower.strip_prefix("alt-").or(lower.strip_prefix("m-")) {
+                mods |= KeyModifiers::ALT;
+                rest = &rest[rest.len() - r.len()..];
+            } else {
+                break;
+            }
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) if mods.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            (Some(c), None) => KeyCode::Char(c),
+            _ => match rest.to_ascii_lowercase().as_str() {
+                "enter" | "return" => KeyCode::Enter,
+                "esc" | "escape" => KeyCode::Esc,
+                "tab" => KeyCode::Tab,
+                "backtab" | "shift-tab" => KeyCode::BackTab,
+                "space" => KeyCode::Char(' '),
+                "backspace" => KeyCode::Backspace,
+                "delete" | "del" => KeyCode::Delete,
+                "insert" => KeyCode::Insert,
+                "up" => KeyCode::Up,
+                "down" => KeyCode::Down,
+                "left" => KeyCode::Left,
+                "right" => KeyCode::Right,
+                "home" => KeyCode::Home,
+                "end" => KeyCode::End,
+                "pageup" | "pgup" => KeyCode::PageUp,
+                "pagedown" | "pgdn" => KeyCode::PageDown,
+                f if f.starts_with('f') => KeyCode::F(f[1..].parse().ok().filter(|n| *n <= 24)?),
+                _ => return None,
+            },
+        };
+        Some(Key { code, mods })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            f.write_str("C-")?;
+        }
+        if self.mods.contains(KeyModifiers::ALT) {
+            f.write_str("M-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Esc => f.write_str("Esc"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::BackTab => f.write_str("S-Tab"),
+            KeyCode::Backspace => f.write_str("Bksp"),
+            KeyCode::Delete => f.write_str("Del"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            KeyCode::PageUp => f.write_str("PgUp"),
+            KeyCode::PageDown => f.write_str("PgDn"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// The `:` commands, for help.
+pub const COMMANDS: &[(&str, &str)] = &[
+    (":import FILE", "preview and import a file"),
+    (
+        ":export FILE",
+        "write the open thread's envelopes to a file",
+    ),
+    (":open ID", "open a thread or message by id"),
+    (":search TEXT", "full-text search"),
+    (":drafts", "list drafts"),
+    (":new / :reply", "compose"),
+    (":raw", "cycle fields / as received / canonical"),
+    (":q", "quit"),
+];
+
+/// The defaults: (scope, keys, action).
+const DEFAULTS: &[(Scope, &str, Action)] = &[
+    (Scope::Browse, "q", Action::Quit),
+    (Scope::Browse, "j down", Action::Down),
+    (Scope::Browse, "k up", Action::Up),
+    (Scope::Browse, "pagedown ctrl-d", Action::PageDown),
+    (Scope::Browse, "pageup ctrl-u", Action::PageUp),
+    (Scope::Browse, "g home", Action::Top),
+    (Scope::Browse, "G end", Action::Bottom),
+    (Scope::Browse, "enter", Action::Open),
+    (Scope::Browse, "esc", Action::Back),
+    (Scope::Browse, "tab", Action::NextPane),
+    (Scope::Browse, "backtab", Action::PrevPane),
+    (Scope::Browse, "h left", Action::Collapse),
+    (Scope::Browse, "l right", Action::Expand),
+    (Scope::Browse, "space", Action::ToggleBranch),
+    (Scope::Browse, "u", Action::Parent),
+    (Scope::Browse, "n", Action::NewEnvelope),
+    (Scope::Browse, "r", Action::Reply),
+    (Scope::Browse, "y", Action::Copy),
+    (Scope::Browse, "Y", Action::CopyThread),
+    (Scope::Browse, "p", Action::PasteClipboard),
+    (Scope::Browse, "/", Action::Search),
+    (Scope::Browse, ":", Action::Command),
+    (Scope::Browse, "?", Action::Help),
+    (Scope::Browse, "v", Action::ToggleRaw),
+    (Scope::Browse, "f", Action::Filter),
+    (Scope::Browse, "D", Action::Drafts),
+    (Scope::Browse, "ctrl-c", Action::Quit),
+    (Scope::Composer, "ctrl-y", Action::SaveAndCopy),
+    (Scope::Composer, "ctrl-s", Action::SaveDraft),
+    (Scope::Composer, "ctrl-e", Action::EditExternal),
+    (Scope::Composer, "tab", Action::NextField),
+    (Scope::Composer, "backtab", Action::PrevField),
+    (Scope::Composer, "ctrl-t", Action::MetaTemplate),
+    (Scope::Composer, "esc", Action::Back),
+    (Scope::Preview, "enter", Action::Confirm),
+    (Scope::Preview, "esc q", Action::Back),
+    (Scope::Preview, "j down", Action::Down),
+    (Scope::Preview, "k up", Action::Up),
+    (Scope::PasteBox, "ctrl-s", Action::Confirm),
+    (Scope::PasteBox, "esc", Action::Back),
+    (Scope::Drafts, "enter", Action::Open),
+    (Scope::Drafts, "delete x", Action::Discard),
+    (Scope::Drafts, "esc q", Action::Back),
+    (Scope::Drafts, "j down", Action::Down),
+    (Scope::Drafts, "k up", Action::Up),
+    (Scope::Help, "esc q ?", Action::Back),
+    (Scope::Help, "j down", Action::Down),
+    (Scope::Help, "k up", Action::Up),
+    (Scope::Help, "pagedown space", Action::PageDown),
+    (Scope::Help, "pageup", Action::PageUp),
+    (Scope::Help, "g home", Action::Top),
+    (Scope::Help, "G end", Action::Bottom),
+    (Scope::Prompt, "enter", Action::Open),
+    (Scope::Prompt, "esc", Action::Back),
+    (Scope::Prompt, "down ctrl-n", Action::Down),
+    (Scope::Prompt, "up ctrl-p", Action::Up),
+];
+
+/// A config binding that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeymapError {
+    /// `[keys.<scope>]` names no scope.
+    #[error(
+        "unknown key scope `[keys.{0}]`; scopes are: browse, composer, preview, paste_box, drafts, help, prompt"
+    )]
+    Scope(String),
+    /// The key name is not one.
+    #[error(
+        "unknown key `{0}` in [keys.{1}]; write a character (`j`, `G`, `?`), a name (enter, esc, tab, backtab, space, up, down, left, right, home, end, pageup, pagedown, backspace, delete, f1-f24), with `ctrl-`/`alt-` in front if needed"
+    )]
+    Key(String, &'static str),
+    /// The action name is not one.
+    #[error("in [keys.{1}]: {0}")]
+    Action(UnknownAction, &'static str),
+}
+
+/// The bindings in force.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    map: HashMap<(Scope, Key), Action>,
+    /// Keys of each (scope, action), defaults first, for help and hints.
+    keys: BTreeMap<Scope, Vec<(Action, Vec<Key>)>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let mut km = Keymap {
+            map: HashMap::new(),
+            keys: BTreeMap::new(),
+        };
+        for (scope, keys, action) in DEFAULTS {
+            for k in keys.split(' ') {
+                if let Some(key) = Key::parse(k) {
+                    km.bind(*scope, key, action.clone());
+                }
+            }
+        }
+        km
+    }
+}
+
+impl Keymap {
+    /// The defaults with `overrides` — (scope, key name, action name) — applied in order.
+    /// An error gives the index of the override at fault with what is wrong with it.
+    pub fn with_overrides<'a>(
+        overrides: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
+    ) -> Result<Keymap, (usize, KeymapError)> {
+        let mut km = Keymap::default();
+        for (i, (scope_name, key_name, action_name)) in overrides.into_iter().enumerate() {
+            let scope = Scope::ALL
+                .into_iter()
+                .find(|s| s.name() == scope_name)
+                .ok_or_else(|| (i, KeymapError::Scope(scope_name.to_string())))?;
+            let key = Key::parse(key_name)
+                .ok_or_else(|| (i, KeymapError::Key(key_name.to_string(), scope.name())))?;
+            let action: Action = action_name
+                .parse()
+                .map_err(|e| (i, KeymapError::Action(e, scope.name())))?;
+            km.bind(scope, key, action);
+        }
+        Ok(km)
+    }
+
+    fn bind(&mut self, scope: Scope, key: Key, action: Action) {
+        if let Some(old) = self.map.insert((scope, key), action.clone()) {
+            if let Some(list) = self.keys.get_mut(&scope) {
+                for (a, ks) in list.iter_mut() {
+                    if *a == old {
+                        ks.retain(|k| *k != key);
+                    }
+                }
+            }
+        }
+        let list = self.keys.entry(scope).or_default();
+        match list.iter_mut().find(|(a, _)| *a == action) {
+            Some((_, ks)) => ks.push(key),
+            None => list.push((action, vec![key])),
+        }
+    }
+
+    /// The action `ev` is bound to in `scope`.
+    pub fn action(&self, scope: Scope, ev: &KeyEvent) -> Option<Action> {
+        self.map.get(&(scope, Key::from_event(ev))).cloned()
+    }
+
+    /// Every binding of a scope: (action, its keys), in table order.
+    pub fn bindings(&self, scope: Scope) -> &[(Action, Vec<Key>)] {
+        self.keys.get(&scope).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The first key of `action` in `scope`, for hints.
+    pub fn key_for(&self, scope: Scope, action: &Action) -> Option<Key> {
+        self.bindings(scope)
+            .iter()
+            .find(|(a, _)| a == action)
+            .and_then(|(_, ks)| ks.first().copied())
+    }
+
+    /// The help screen's rows: section titles (key column empty) and `keys — what` rows,
+    /// generated from the bindings in force.
+    pub fn help_rows(&self) -> Vec<(String, String)> {
+        let mut rows = Vec::new();
+        for scope in Scope::ALL {
+            rows.push((String::new(), scope.title().to_string()));
+            for (action, keys) in self.bindings(scope) {
+                if keys.is_empty() {
+                    continue;
+                }
+                let keys: Vec<String> = keys.iter().map(Key::to_string).collect();
+                rows.push((keys.join(" "), action.describe().to_string()));
+            }
+            rows.push((String::new(), String::new()));
+        }
+        rows.push((String::new(), "Commands (:)".into()));
+        for (c, d) in COMMANDS {
+            rows.push((c.to_string(), d.to_string()));
+        }
+        rows
+    }
+
+    /// The footer hints of a scope: (key, description).
+    pub fn hints(&self, scope: Scope) -> Vec<(String, &'static str)> {
+        scope
+            .hints()
+            .iter()
+            .filter_map(|a| Some((self.key_for(scope, a)?.to_string(), a.describe())))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, mods)
+    }
+
+    #[test]
+    fn defaults_resolve() {
+        let km = Keymap::default();
+        let a = |s, c, m| km.action(s, &ev(c, m));
+        assert_eq!(
+            a(Scope::Browse, KeyCode::Char('j'), KeyModifiers::NONE),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            a(Scope::Browse, KeyCode::Char('Y'), KeyModifiers::SHIFT),
+            Some(Action::CopyThread)
+        );
+        assert_eq!(
+            a(Scope::Composer, KeyCode::Char('y'), KeyModifiers::CONTROL),
+            Some(Action::SaveAndCopy)
+        );
+        assert_eq!(
+            a(Scope::Composer, KeyCode::Char('q'), KeyModifiers::NONE),
+            None
+        );
+        assert_eq!(
+            a(Scope::Browse, KeyCode::BackTab, KeyModifiers::SHIFT),
+            Some(Action::PrevPane)
+        );
+    }
+
+    #[test]
+    fn overrides_replace_keys_and_feed_help() {
+        let km =
+            Keymap::with_overrides([("browse", "x", "quit"), ("browse", "q", "help")]).unwrap();
+        let quit_keys: Vec<String> = km
+            .bindings(Scope::Browse)
+            .iter()
+            .find(|(a, _)| *a == Action::Quit)
+            .unwrap()
+            .1
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        assert_eq!(quit_keys, ["C-c", "x"]);
+        assert_eq!(
+            km.key_for(Scope::Browse, &Action::Help)
+                .unwrap()
+                .to_string(),
+            "?"
+        );
+    }
+
+    #[test]
+    fn bad_names_are_clear_errors() {
+        let bad = |scope: &str, k: &str, a: &str| {
+            let (i, e) =
+                Keymap::with_overrides([("browse", "j", "down"), (scope, k, a)]).unwrap_err();
+            assert_eq!(i, 1);
+            e.to_string()
+        };
+        assert!(bad("browse", "ctrl-", "quit").contains("unknown key `ctrl-`"));
+        assert!(bad("browse", "x", "explode").contains("unknown action `explode`"));
+        assert!(bad("nowhere", "x", "quit").contains("unknown key scope"));
+        assert_eq!(Key::parse("C-s").unwrap().to_string(), "C-s");
+        assert_eq!(Key::parse("f5").unwrap().to_string(), "F5");
+        assert!(Key::parse("f99").is_none());
+    }
+}

@@ -1,0 +1,290 @@
+//! The operator's app without a terminal: state, the [`Action`] vocabulary and one
+//! [`App::update`] that applies them. Views read an `&App` and change nothing; the runtime
+//! (`crate::tui`) turns terminal events into actions and performs the few effects that need
+//! the terminal itself (suspending for `$EDITOR`).
+//!
+//! Errors from the store never end the app: they become the status line, and whatever the
+//! operator pasted or typed was saved before the step that failed.
+
+pub mod action;
+mod browse;
+mod compose;
+pub mod composer;
+pub mod inspector;
+pub mod keymap;
+pub mod layout;
+mod paste;
+pub mod popup;
+pub mod text;
+pub mod thread_list;
+pub mod thread_tree;
+
+use std::io::Write;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+
+pub use action::Action;
+use composer::Composer;
+use inspector::Inspector;
+use keymap::{Keymap, Scope};
+use popup::Popup;
+use thread_list::ThreadList;
+use thread_tree::ThreadTree;
+
+use crate::clipboard::Clipboard;
+use crate::protocol::Options;
+use crate::store::Store;
+
+/// The focused pane of the browse screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// Threads.
+    List,
+    /// The open thread's tree.
+    Tree,
+    /// The selected envelope.
+    Inspector,
+}
+
+/// How the status line reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Something done.
+    Info,
+    /// Done, with a caveat.
+    Warn,
+    /// Not done.
+    Error,
+}
+
+/// Settings the app takes from the config file.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The `user` header of envelopes the operator writes.
+    pub user: String,
+    /// The sender name new envelopes start with (empty: typed each time).
+    pub from: String,
+    /// Recipients (by name, case-insensitive) whose copies are wrapped in a markdown fence.
+    pub fence: Vec<String>,
+    /// How envelopes are read.
+    pub options: Options,
+    /// Shown in the title bar (the database, or "demo").
+    pub label: String,
+}
+
+/// The whole state of the app.
+pub struct App {
+    /// The database.
+    pub store: Store,
+    /// Keys in force.
+    pub keymap: Keymap,
+    /// Settings from the config.
+    pub settings: Settings,
+    /// The one clipboard handle.
+    pub clipboard: Clipboard,
+    /// Where OSC 52 copies are written: the terminal.
+    pub terminal_out: Box<dyn Write>,
+    /// The thread list.
+    pub list: ThreadList,
+    /// The open thread.
+    pub tree: Option<ThreadTree>,
+    /// The inspector.
+    pub inspector: Inspector,
+    /// The focused pane.
+    pub focus: Pane,
+    /// The composer, when composing.
+    pub composer: Option<Composer>,
+    /// The open popup.
+    pub popup: Option<Popup>,
+    /// The status line.
+    pub status: (Level, String),
+    /// The terminal size.
+    pub size: Rect,
+    /// Set when the app should end.
+    pub quit: bool,
+    /// Body text waiting to be edited in `$EDITOR` (the runtime takes it).
+    pub edit_request: Option<String>,
+    /// The time ages are measured against (refreshed at each update).
+    pub now: jiff::Timestamp,
+    /// Total threads in the database, for the title bar.
+    pub thread_count: usize,
+}
+
+impl App {
+    /// An app over `store`, showing its threads.
+    pub fn new(
+        store: Store,
+        keymap: Keymap,
+        settings: Settings,
+        clipboard: Clipboard,
+        terminal_out: Box<dyn Write>,
+        size: Rect,
+    ) -> anyhow::Result<App> {
+        let mut app = App {
+            store,
+            keymap,
+            settings,
+            clipboard,
+            terminal_out,
+            list: ThreadList::default(),
+            tree: None,
+            inspector: Inspector::default(),
+            focus: Pane::List,
+            composer: None,
+            popup: None,
+            status: (Level::Info, String::new()),
+            size,
+            quit: false,
+            edit_request: None,
+            now: jiff::Timestamp::now(),
+            thread_count: 0,
+        };
+        app.list.reload(&app.store)?;
+        app.thread_count = app.list.rows.len();
+        if app.list.rows.is_empty() {
+            app.info("Empty database. Paste an envelope (or press p), n for a new one, ? for help; try `crosstalk --demo`.");
+        } else {
+            let drafts = app.store.drafts()?.len();
+            if drafts > 0 {
+                app.info(format!("{drafts} draft(s) kept from before: D lists them."));
+            }
+        }
+        app.open_selected_thread(false)?;
+        Ok(app)
+    }
+
+    /// The key scope in force.
+    pub fn scope(&self) -> Scope {
+        match (&self.popup, &self.composer) {
+            (Some(p), _) => p.scope(),
+            (None, Some(_)) => Scope::Composer,
+            (None, None) => Scope::Browse,
+        }
+    }
+
+    /// The action a key press asks for, if any.
+    pub fn key_action(&self, ev: &KeyEvent) -> Option<Action> {
+        let scope = self.scope();
+        let printable = matches!(ev.code, KeyCode::Char(_))
+            && !ev
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if scope == Scope::Browse
+            && self.list.filtering
+            && (printable || ev.code == KeyCode::Backspace)
+        {
+            return Some(Action::Input(*ev));
+        }
+        if let Some(a) = self.keymap.action(scope, ev) {
+            return Some(a);
+        }
+        match scope {
+            Scope::Composer | Scope::PasteBox | Scope::Prompt => Some(Action::Input(*ev)),
+            _ => None,
+        }
+    }
+
+    /// Applies one action. Failures become the status line; the app goes on.
+    pub fn update(&mut self, action: Action) {
+        self.now = jiff::Timestamp::now();
+        if let Err(e) = self.apply(action) {
+            tracing::warn!("action failed: {e:#}");
+            self.error(format!("{e:#}"));
+        }
+    }
+
+    fn apply(&mut self, action: Action) -> anyhow::Result<()> {
+        match action {
+            Action::Resize(w, h) => {
+                self.size = Rect::new(0, 0, w, h);
+                self.refresh_inspector();
+                return Ok(());
+            }
+            Action::Paste(text) if self.popup.is_none() && self.composer.is_none() => {
+                return self.preview_paste("<paste>", &text);
+            }
+            Action::Run(line) => return self.run_command(&line),
+            Action::EditedBody(text) => {
+                if let Some(c) = self.composer.as_mut() {
+                    let (clean, removed) = strip_controls(&text);
+                    c.set_body(&clean);
+                    if removed > 0 {
+                        self.warn(format!(
+                            "removed {removed} control character(s) from the edited body"
+                        ));
+                    }
+                    self.save_draft(false)?;
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+        if self.popup.is_some() {
+            return self.popup_action(action);
+        }
+        if self.composer.is_some() {
+            return self.composer_action(action);
+        }
+        self.browse_action(action)
+    }
+
+    /// Sets an informational status.
+    pub fn info(&mut self, s: impl Into<String>) {
+        self.status = (Level::Info, s.into());
+    }
+
+    /// Sets a warning status.
+    pub fn warn(&mut self, s: impl Into<String>) {
+        self.status = (Level::Warn, s.into());
+    }
+
+    /// Sets an error status.
+    pub fn error(&mut self, s: impl Into<String>) {
+        self.status = (Level::Error, s.into());
+    }
+
+    /// The screen regions at the current size.
+    pub fn areas(&self) -> layout::Areas {
+        layout::Areas::new(self.size)
+    }
+
+    /// The selected message of the open thread.
+    pub fn selected_message(&self) -> Option<&crate::store::StoredMessage> {
+        let t = self.tree.as_ref()?;
+        t.selected_index().map(|i| &t.view.messages[i])
+    }
+
+    /// Rebuilds the inspector rows for the selection and width.
+    pub fn refresh_inspector(&mut self) {
+        let width = layout::inner_width(self.areas().inspector);
+        let msg = self
+            .tree
+            .as_ref()
+            .and_then(|t| t.selected_index().map(|i| &t.view.messages[i]));
+        self.inspector.refresh(msg, width);
+    }
+}
+
+/// The last row help can scroll to.
+pub fn help_len(keymap: &Keymap) -> usize {
+    keymap.help_rows().len()
+}
+
+/// Removes characters that must never reach the terminal from text typed or pasted into an
+/// editor box: C0/C1 controls other than newline and tab, DEL, bidi and invisible format
+/// characters. Returns the text and how many were removed, so the operator is told.
+pub fn strip_controls(s: &str) -> (String, usize) {
+    let bad = |c: char| {
+        let u = c as u32;
+        (u < 0x20 && c != '\n' && c != '\t')
+            || (0x7f..=0x9f).contains(&u)
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}')
+    };
+    let s = s.replace("\r\n", "\n");
+    let removed = s.chars().filter(|c| bad(*c)).count();
+    if removed == 0 {
+        return (s, 0);
+    }
+    (s.chars().filter(|c| !bad(*c)).collect(), removed)
+}

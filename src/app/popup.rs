@@ -1,0 +1,128 @@
+//! Popups over the browse screen: help, the paste preview, the paste box, search, the
+//! command line and the drafts list. A popup takes the keys while it is open.
+
+use ratatui_textarea::TextArea;
+
+use super::keymap::Scope;
+use crate::store::{Draft, ImportReport, Kept, SearchHit};
+
+/// One open popup.
+#[derive(Debug)]
+pub enum Popup {
+    /// Keys and commands.
+    Help {
+        /// First row shown.
+        scroll: usize,
+    },
+    /// What a paste holds and where each envelope would go.
+    Preview(Preview),
+    /// A box to paste (or type) into, when the clipboard cannot be read.
+    PasteBox {
+        /// The text so far (boxed: a text area is large, the other popups are not).
+        text: Box<TextArea<'static>>,
+        /// Why the box is open.
+        note: String,
+    },
+    /// Full-text search.
+    Search(Search),
+    /// The `:` command line.
+    Command(Prompt),
+    /// Drafts to resume.
+    Drafts {
+        /// Every draft, newest first.
+        drafts: Vec<Draft>,
+        /// The selected one.
+        selected: usize,
+        /// Set after a first discard press: the id waiting for the second.
+        confirm: Option<String>,
+    },
+}
+
+impl Popup {
+    /// The key scope of this popup.
+    pub fn scope(&self) -> Scope {
+        match self {
+            Popup::Help { .. } => Scope::Help,
+            Popup::Preview(_) => Scope::Preview,
+            Popup::PasteBox { .. } => Scope::PasteBox,
+            Popup::Search(_) | Popup::Command(_) => Scope::Prompt,
+            Popup::Drafts { .. } => Scope::Drafts,
+        }
+    }
+}
+
+/// The paste preview: the raw paste is already kept; the report is a dry run of its import.
+#[derive(Debug)]
+pub struct Preview {
+    /// The kept paste.
+    pub kept: Kept,
+    /// What importing it would do.
+    pub report: ImportReport,
+    /// For each item: where it would go, in words ("new thread", or the thread's context).
+    pub destinations: Vec<String>,
+    /// Selected item.
+    pub selected: usize,
+    /// Bytes pasted.
+    pub bytes: usize,
+}
+
+/// A one-line text prompt.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// The text typed.
+    pub text: String,
+}
+
+impl Prompt {
+    /// Applies an editing key; whether the text changed.
+    pub fn edit(&mut self, ev: &ratatui::crossterm::event::KeyEvent) -> bool {
+        use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+        let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+        match ev.code {
+            KeyCode::Char('u') if ctrl => self.text.clear(),
+            KeyCode::Char('w') if ctrl => {
+                let t = self.text.trim_end();
+                let cut = t.rfind(' ').map(|i| i + 1).unwrap_or(0);
+                self.text.truncate(cut);
+            }
+            KeyCode::Char(c) if !ctrl && !c.is_control() => self.text.push(c),
+            KeyCode::Backspace => {
+                self.text.pop();
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The search popup.
+#[derive(Debug, Default)]
+pub struct Search {
+    /// The query typed.
+    pub prompt: Prompt,
+    /// Results for it, best first.
+    pub hits: Vec<SearchHit>,
+    /// The selected hit.
+    pub selected: usize,
+    /// The store's complaint about the query, if any.
+    pub error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    #[test]
+    fn prompt_edits() {
+        let mut p = Prompt::default();
+        for c in "hello world".chars() {
+            p.edit(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        p.edit(&KeyEvent::new(KeyCode::Char('w'), KeyModifiers::CONTROL));
+        assert_eq!(p.text, "hello ");
+        p.edit(&KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE));
+        assert_eq!(p.text, "hello");
+        assert!(!p.edit(&KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)));
+    }
+}

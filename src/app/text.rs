@@ -1,0 +1,154 @@
+//! Text made safe and fitted for the screen: every string from an envelope passes through
+//! [`safe`] before any view sees it, and long lines are wrapped or cut by display width.
+
+use std::borrow::Cow;
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use crate::sanitize::{sanitize, sanitize_line};
+
+/// Envelope text for display: controls, escape sequences, bidi and invisible characters
+/// become visible placeholders; tabs become spaces; newlines are kept.
+pub fn safe(s: &str) -> Cow<'_, str> {
+    sanitize(s)
+}
+
+/// Like [`safe`], on one line (newlines shown as `␊`).
+pub fn safe_line(s: &str) -> Cow<'_, str> {
+    sanitize_line(s)
+}
+
+/// Display width of `s` in terminal cells.
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// `s` cut to at most `max` cells, with `…` when something was cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// Wraps one line (no newlines) to `max` cells: at spaces where it can, inside a word when a
+/// word alone is too long. Always returns at least one (possibly empty) line.
+pub fn wrap(line: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    if width(line) <= max {
+        return vec![line.to_string()];
+    }
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut cur_w = 0;
+    // The byte position in `cur` and its width after the last space: where to break.
+    let mut brk: Option<(usize, usize)> = None;
+    for c in line.chars() {
+        let cw = c.width().unwrap_or(0);
+        if cur_w + cw > max && c == ' ' {
+            // The line is full exactly at a space: break here and drop the space.
+            out.push(std::mem::take(&mut cur).trim_end().to_string());
+            cur_w = 0;
+            brk = None;
+            continue;
+        }
+        if cur_w + cw > max {
+            match brk {
+                Some((pos, w)) if pos > 0 => {
+                    let rest = cur.split_off(pos);
+                    out.push(cur.trim_end().to_string());
+                    cur = rest;
+                    cur_w -= w;
+                }
+                _ => {
+                    out.push(std::mem::take(&mut cur));
+                    cur_w = 0;
+                }
+            }
+            brk = None;
+        }
+        cur.push(c);
+        cur_w += cw;
+        if c == ' ' {
+            brk = Some((cur.len(), cur_w));
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// How long ago `time` (RFC 3339) was, before `now`, in a few characters: `45s`, `12m`,
+/// `3h`, `5d`, `2w`; empty when it cannot be read.
+pub fn age(time: &str, now: jiff::Timestamp) -> String {
+    let Ok(t) = time.parse::<jiff::Timestamp>() else {
+        return String::new();
+    };
+    let secs = now.as_second().saturating_sub(t.as_second()).max(0);
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s if s < 14 * 86_400 => format!("{}d", s / 86_400),
+        s => format!("{}w", s / (7 * 86_400)),
+    }
+}
+
+/// A stored time as the operator reads it: `2026-11-21 14:05` in UTC.
+pub fn short_time(time: &str) -> String {
+    match time.parse::<jiff::Timestamp>() {
+        Ok(t) => t.strftime("%Y-%m-%d %H:%M").to_string(),
+        Err(_) => time.chars().take(16).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_at_spaces_and_inside_long_words() {
+        assert_eq!(wrap("hello world foo", 11), ["hello world", "foo"]);
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 4), [""]);
+        assert_eq!(wrap("日本語のテキスト", 6), ["日本語", "のテキ", "スト"]);
+        for l in wrap("the quick brown fox jumps over the lazy dog again", 7) {
+            assert!(width(&l) <= 7, "{l:?}");
+        }
+    }
+
+    #[test]
+    fn truncates_by_cells() {
+        assert_eq!(truncate("hello", 10), "hello");
+        assert_eq!(truncate("hello world", 6), "hello…");
+        assert_eq!(truncate("日本語", 4), "日…");
+    }
+
+    #[test]
+    fn ages() {
+        let now: jiff::Timestamp = "2026-11-21T12:00:00Z".parse().unwrap();
+        assert_eq!(age("2026-11-21T11:59:30Z", now), "30s");
+        assert_eq!(age("2026-11-21T09:00:00Z", now), "3h");
+        assert_eq!(age("2026-11-01T12:00:00Z", now), "2w");
+        assert_eq!(age("garbage", now), "");
+    }
+
+    #[test]
+    fn hostile_text_is_defused() {
+        let s = safe("a\x1b[31mred\x07\u{202e}evil\tx");
+        assert!(!s.contains('\x1b') && !s.contains('\u{202e}') && !s.contains('\x07'));
+        assert!(!safe_line("a\nb").contains('\n'));
+    }
+}

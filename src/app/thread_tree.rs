@@ -1,0 +1,261 @@
+//! A thread drawn as a tree: the loaded messages in tree order, the guide lines in front of
+//! each, folded branches and the selection.
+//!
+//! Only branching indents: a message that is its parent's only reply is drawn in the
+//! parent's column, so a long back-and-forth between two assistants reads as a list instead
+//! of a staircase running off the screen; where a message has several replies, they are drawn
+//! one level in with `├─`/`└─` guides.
+
+use crate::store::ThreadView;
+
+/// Deepest indentation drawn; deeper branches keep this column (and say their depth).
+pub const MAX_INDENT: usize = 12;
+
+/// The tree state of one open thread.
+#[derive(Debug)]
+pub struct ThreadTree {
+    /// The thread, messages in tree order.
+    pub view: ThreadView,
+    /// Each message's parent, as an index into `view.messages`.
+    pub parent: Vec<Option<usize>>,
+    /// How many replies each message has.
+    pub replies: Vec<usize>,
+    /// The guide drawn in front of each message (`│ ├─`).
+    pub guide: Vec<String>,
+    /// Folded messages (their replies are hidden).
+    pub folded: Vec<bool>,
+    /// Indices of the messages shown, in order.
+    pub visible: Vec<usize>,
+    /// Position in `visible` of the selection.
+    pub selected: usize,
+    /// First visible row shown.
+    pub offset: usize,
+}
+
+impl ThreadTree {
+    /// Builds the tree state of a loaded thread.
+    pub fn new(view: ThreadView) -> ThreadTree {
+        let n = view.messages.len();
+        let mut parent = vec![None; n];
+        let mut replies = vec![0usize; n];
+        // Tree order is depth first, so a message's parent is the nearest earlier message one
+        // level up: a stack of the current path finds it in one pass.
+        let mut path: Vec<usize> = Vec::new();
+        for (i, m) in view.messages.iter().enumerate() {
+            path.truncate(m.depth);
+            if m.depth > 0 {
+                if let Some(&p) = path.last() {
+                    parent[i] = Some(p);
+                    replies[p] += 1;
+                }
+            }
+            path.push(i);
+        }
+        // Guides: what each message's replies inherit (`cont`), and its own line.
+        let mut cont: Vec<String> = vec![String::new(); n];
+        let mut guide = vec![String::new(); n];
+        let mut seen = vec![0usize; n];
+        for i in 0..n {
+            let Some(p) = parent[i] else { continue };
+            seen[p] += 1;
+            if replies[p] == 1 || cont[p].chars().count() >= 2 * MAX_INDENT {
+                guide[i] = cont[p].clone();
+                cont[i] = cont[p].clone();
+            } else {
+                let last = seen[p] == replies[p];
+                guide[i] = format!("{}{}", cont[p], if last { "└─" } else { "├─" });
+                cont[i] = format!("{}{}", cont[p], if last { "  " } else { "│ " });
+            }
+        }
+        let mut tree = ThreadTree {
+            view,
+            parent,
+            replies,
+            guide,
+            folded: vec![false; n],
+            visible: Vec::new(),
+            selected: 0,
+            offset: 0,
+        };
+        tree.refresh_visible();
+        tree
+    }
+
+    /// The selected message's index in `view.messages`.
+    pub fn selected_index(&self) -> Option<usize> {
+        self.visible.get(self.selected).copied()
+    }
+
+    /// The number of messages hidden under `i` (its whole subtree).
+    pub fn subtree_len(&self, i: usize) -> usize {
+        let d = self.view.messages[i].depth;
+        self.view.messages[i + 1..]
+            .iter()
+            .take_while(|m| m.depth > d)
+            .count()
+    }
+
+    fn refresh_visible(&mut self) {
+        let keep = self.selected_index();
+        self.visible.clear();
+        let mut i = 0;
+        let n = self.view.messages.len();
+        while i < n {
+            self.visible.push(i);
+            i += if self.folded[i] {
+                1 + self.subtree_len(i)
+            } else {
+                1
+            };
+        }
+        if let Some(k) = keep {
+            self.select_index(k);
+        }
+    }
+
+    /// Selects message `i`, unfolding its ancestors if it was hidden.
+    pub fn select_index(&mut self, i: usize) {
+        let mut p = self.parent.get(i).copied().flatten();
+        let mut unfolded = false;
+        while let Some(a) = p {
+            if self.folded[a] {
+                self.folded[a] = false;
+                unfolded = true;
+            }
+            p = self.parent[a];
+        }
+        if unfolded {
+            self.refresh_visible();
+        }
+        if let Ok(pos) = self.visible.binary_search(&i) {
+            self.selected = pos;
+        }
+    }
+
+    /// Selects the message with id `id`; whether it is in this thread.
+    pub fn select_id(&mut self, id: &str) -> bool {
+        match self.view.messages.iter().position(|m| m.id == id) {
+            Some(i) => {
+                self.select_index(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves the selection by `delta` visible rows.
+    pub fn move_by(&mut self, delta: isize) {
+        let last = self.visible.len().saturating_sub(1);
+        self.selected = self.selected.saturating_add_signed(delta).min(last);
+    }
+
+    /// Folds or unfolds the selected branch.
+    pub fn toggle(&mut self) {
+        if let Some(i) = self.selected_index().filter(|&i| self.replies[i] > 0) {
+            self.folded[i] = !self.folded[i];
+            self.refresh_visible();
+        }
+    }
+
+    /// Left: folds an open branch, else goes to the parent.
+    pub fn collapse(&mut self) {
+        let Some(i) = self.selected_index() else {
+            return;
+        };
+        if self.replies[i] > 0 && !self.folded[i] {
+            self.folded[i] = true;
+            self.refresh_visible();
+        } else {
+            self.to_parent();
+        }
+    }
+
+    /// Right: unfolds a folded branch, else goes to the first reply.
+    pub fn expand(&mut self) {
+        let Some(i) = self.selected_index() else {
+            return;
+        };
+        if self.folded[i] {
+            self.folded[i] = false;
+            self.refresh_visible();
+        } else if self.replies[i] > 0 {
+            self.select_index(i + 1);
+        }
+    }
+
+    /// Selects the selected message's parent.
+    pub fn to_parent(&mut self) {
+        if let Some(p) = self.selected_index().and_then(|i| self.parent[i]) {
+            self.select_index(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Envelope;
+    use crate::store::StoredMessage;
+
+    fn msg(id: &str, depth: usize) -> StoredMessage {
+        StoredMessage {
+            id: id.into(),
+            thread: "t".into(),
+            parent: None,
+            direction: "received".into(),
+            status: "received".into(),
+            received_at: String::new(),
+            intent: None,
+            envelope: Envelope::new("A", "B"),
+            raw: String::new(),
+            canonical: String::new(),
+            diagnostics: serde_json::Value::Null,
+            depth,
+        }
+    }
+
+    fn tree(shape: &[(&str, usize)]) -> ThreadTree {
+        ThreadTree::new(ThreadView {
+            id: "t".into(),
+            context: None,
+            messages: shape.iter().map(|(id, d)| msg(id, *d)).collect(),
+        })
+    }
+
+    #[test]
+    fn guides_indent_only_at_branches() {
+        // a → b → (c → d, e)
+        let t = tree(&[("a", 0), ("b", 1), ("c", 2), ("d", 3), ("e", 2)]);
+        assert_eq!(t.guide, ["", "", "├─", "│ ", "└─"]);
+        assert_eq!(t.parent, [None, Some(0), Some(1), Some(2), Some(1)]);
+        assert_eq!(t.replies, [1, 2, 1, 0, 0]);
+    }
+
+    #[test]
+    fn fold_unfold_parent_and_reveal() {
+        let mut t = tree(&[("a", 0), ("b", 1), ("c", 2), ("d", 3), ("e", 2)]);
+        t.move_by(1);
+        t.collapse();
+        assert_eq!(t.visible, [0, 1]);
+        assert_eq!(t.subtree_len(1), 3);
+        t.collapse();
+        assert_eq!(t.selected_index(), Some(0));
+        assert!(t.select_id("d"));
+        assert_eq!(t.visible, [0, 1, 2, 3, 4]);
+        assert_eq!(t.selected_index(), Some(3));
+        t.to_parent();
+        assert_eq!(t.selected_index(), Some(2));
+        t.expand();
+        assert_eq!(t.selected_index(), Some(3));
+        t.move_by(100);
+        assert_eq!(t.selected_index(), Some(4));
+    }
+
+    #[test]
+    fn deep_chains_stay_in_one_column() {
+        let shape: Vec<(String, usize)> = (0..1000).map(|i| (format!("m{i}"), i)).collect();
+        let shape: Vec<(&str, usize)> = shape.iter().map(|(s, d)| (s.as_str(), *d)).collect();
+        let t = tree(&shape);
+        assert!(t.guide.iter().all(String::is_empty));
+    }
+}

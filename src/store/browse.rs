@@ -1,0 +1,204 @@
+//! What the operator's screens ask of the store beyond the CLI's queries: thread rows with
+//! unread markers and a filter, "seen" marks, copies that start waiting for a reply, and
+//! drafts saved as they are typed.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Store, StoreError, ThreadSummary, now};
+use crate::protocol::Envelope;
+
+/// One row of the thread list.
+#[derive(Debug, Clone)]
+pub struct ThreadRow {
+    /// What `threads` reports.
+    pub summary: ThreadSummary,
+    /// Activity since the operator last opened the thread.
+    pub unread: bool,
+    /// Drafts being composed in this thread.
+    pub drafts: usize,
+}
+
+/// An envelope being composed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draft {
+    /// The message id it will be sent with.
+    pub id: String,
+    /// Its thread.
+    pub thread: String,
+    /// The message it answers.
+    pub parent: Option<String>,
+    /// The envelope the fields render to.
+    pub envelope: String,
+    /// The composer's fields exactly as typed (JSON owned by the app).
+    pub form: String,
+    /// When it was last saved.
+    pub updated_at: String,
+}
+
+impl Store {
+    /// Threads newest activity first, at most `limit`; with a non-empty `filter`, only those
+    /// whose context, participants or id contain every word of it (case-insensitive).
+    pub fn thread_rows(&self, filter: &str, limit: usize) -> Result<Vec<ThreadRow>, StoreError> {
+        // Up to four words, each matched with LIKE; the filter is typed a key at a time, so
+        // a fixed statement shape keeps it in the prepared-statement cache.
+        let words: Vec<String> = filter
+            .split_whitespace()
+            .take(4)
+            .map(|w| format!("%{}%", w.replace('\\', "\\\\").replace(['%', '_'], "\\$0")))
+            .collect();
+        let word = |i: usize| words.get(i).cloned().unwrap_or_else(|| "%".into());
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT t.id, t.context, t.participants, t.message_count, t.last_activity,
+                (SELECT min(m.updated_at) FROM messages m
+                  WHERE m.thread_id = t.id AND m.status = 'awaiting_reply'),
+                t.seen_at IS NULL OR t.last_activity > t.seen_at,
+                (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id)
+             FROM threads t
+             WHERE (coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)
+                   LIKE ?1 ESCAPE '\\'
+               AND (coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)
+                   LIKE ?2 ESCAPE '\\'
+               AND (coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)
+                   LIKE ?3 ESCAPE '\\'
+               AND (coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)
+                   LIKE ?4 ESCAPE '\\'
+             ORDER BY t.last_activity DESC, t.id DESC LIMIT ?5",
+        )?;
+        let rows = stmt.query_map(
+            params![word(0), word(1), word(2), word(3), limit as i64],
+            |r| {
+                let participants: String = r.get(2)?;
+                let awaiting_since: Option<String> = r.get(5)?;
+                Ok(ThreadRow {
+                    summary: ThreadSummary {
+                        id: r.get(0)?,
+                        context: r.get(1)?,
+                        participants: serde_json::from_str(&participants).unwrap_or_default(),
+                        message_count: r.get(3)?,
+                        last_activity: r.get(4)?,
+                        awaiting_reply: awaiting_since.is_some(),
+                        awaiting_since,
+                    },
+                    unread: r.get(6)?,
+                    drafts: r.get::<_, i64>(7)? as usize,
+                })
+            },
+        )?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A new message or thread id (ULID, increasing within this process).
+    pub fn new_id(&self) -> String {
+        self.ids.next_id()
+    }
+
+    /// Whether a thread with this id is stored.
+    pub fn has_thread(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT 1 FROM threads WHERE id = ?1")?
+            .query_row([id], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
+    /// Records that the operator has seen everything in `thread` so far.
+    pub fn mark_seen(&mut self, thread: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE threads SET seen_at = last_activity WHERE id = ?1",
+            [thread],
+        )?;
+        Ok(())
+    }
+
+    /// Records that a composed message was copied to be carried to its recipient: from now
+    /// on it waits for a reply (until an imported envelope names it as parent). Received
+    /// messages and messages already answered keep their status. Returns whether it changed.
+    pub fn mark_copied(&mut self, message: &str) -> Result<bool, StoreError> {
+        let n = self.conn.execute(
+            "UPDATE messages SET status = 'awaiting_reply', updated_at = ?2
+             WHERE id = ?1 AND direction = 'composed' AND status = 'draft'",
+            params![message, now()],
+        )?;
+        Ok(n > 0)
+    }
+
+    /// Saves (creates or replaces) a draft; returns the time it was saved.
+    pub fn save_draft(
+        &mut self,
+        env: &Envelope,
+        envelope_text: &str,
+        form: &str,
+    ) -> Result<String, StoreError> {
+        let (Some(id), Some(thread)) = (env.message(), env.thread()) else {
+            return Err(StoreError::Damaged {
+                id: env.message().unwrap_or("?").to_string(),
+                why: "a draft needs `thread` and `message` ids".into(),
+            });
+        };
+        let time = now();
+        self.conn
+            .prepare_cached(
+                "INSERT INTO drafts (id, thread_id, parent_id, envelope, form, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(id) DO UPDATE SET thread_id = ?2, parent_id = ?3, envelope = ?4,
+                    form = ?5, updated_at = ?6",
+            )?
+            .execute(params![id, thread, env.parent(), envelope_text, form, time])?;
+        Ok(time)
+    }
+
+    /// Every draft, most recently saved first.
+    pub fn drafts(&self) -> Result<Vec<Draft>, StoreError> {
+        self.drafts_where("1", "")
+    }
+
+    /// The drafts answering `parent`, most recently saved first.
+    pub fn drafts_for(&self, parent: &str) -> Result<Vec<Draft>, StoreError> {
+        self.drafts_where("parent_id = ?1", parent)
+    }
+
+    fn drafts_where(&self, condition: &str, arg: &str) -> Result<Vec<Draft>, StoreError> {
+        let sql = format!(
+            "SELECT id, thread_id, parent_id, envelope, form, updated_at FROM drafts
+             WHERE {condition} ORDER BY updated_at DESC, id DESC"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let map = |r: &rusqlite::Row<'_>| {
+            Ok(Draft {
+                id: r.get(0)?,
+                thread: r.get(1)?,
+                parent: r.get(2)?,
+                envelope: r.get(3)?,
+                form: r.get(4)?,
+                updated_at: r.get(5)?,
+            })
+        };
+        let rows = if condition.contains("?1") {
+            stmt.query_map([arg], map)?.collect::<Result<Vec<_>, _>>()?
+        } else {
+            stmt.query_map([], map)?.collect::<Result<Vec<_>, _>>()?
+        };
+        Ok(rows)
+    }
+
+    /// Deletes a draft (after it was sent, or when the operator discards it).
+    pub fn delete_draft(&mut self, id: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM drafts WHERE id = ?1", [id])?;
+        Ok(())
+    }
+
+    /// Turns a draft into a stored message (status `draft` until [`Store::mark_copied`]
+    /// records that it was copied) and drops the draft row.
+    pub fn file_composed(&mut self, env: &Envelope) -> Result<(), StoreError> {
+        self.store_composed(env, "draft")?;
+        if let Some(id) = env.message() {
+            self.delete_draft(id)?;
+        }
+        if let Some(thread) = env.thread() {
+            self.mark_seen(thread)?;
+        }
+        Ok(())
+    }
+}

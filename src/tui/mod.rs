@@ -1,0 +1,227 @@
+//! The terminal runtime: sets the terminal up (alternate screen, raw mode, bracketed paste,
+//! mouse), turns its events into actions for [`App::update`], draws with [`crate::ui`], and
+//! performs the one effect that needs the terminal itself — suspending for `$EDITOR`.
+//!
+//! The terminal is restored on every way out: a normal quit, an error, and a panic (the
+//! panic hook restores it before the message is printed).
+
+mod demo;
+mod editor;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, anyhow};
+use ratatui::crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event, KeyEventKind, MouseButton, MouseEventKind,
+};
+use ratatui::crossterm::execute;
+use ratatui::layout::Rect;
+
+use crate::app::keymap::Keymap;
+use crate::app::{Action, App, Settings};
+use crate::clipboard::{Clipboard, Env};
+use crate::config::Config;
+use crate::protocol::Options;
+use crate::store::Store;
+
+/// How the app is started.
+pub struct Launch {
+    /// The database (`--db`, `$CROSSTALK_DB`, else the default).
+    pub db: Option<PathBuf>,
+    /// Open a throwaway database seeded with the demo threads.
+    pub demo: bool,
+    /// The configuration.
+    pub config: Config,
+}
+
+/// The platform data directory (`$XDG_DATA_HOME/crosstalk`).
+fn data_dir() -> PathBuf {
+    directories::ProjectDirs::from("", "", "crosstalk")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The keymap of the config, with errors located in the config file.
+pub fn keymap(config: &Config) -> anyhow::Result<Keymap> {
+    let mut items = Vec::new();
+    for (scope, table) in &config.keys {
+        for (key, action) in table {
+            items.push((scope, key, action));
+        }
+    }
+    Keymap::with_overrides(items.iter().map(|(s, k, a)| {
+        (
+            s.get_ref().as_str(),
+            k.get_ref().as_str(),
+            a.get_ref().as_str(),
+        )
+    }))
+    .map_err(|(i, e)| {
+        let (s, k, a) = items[i];
+        let span = match e {
+            crate::app::keymap::KeymapError::Scope(_) => s.span(),
+            crate::app::keymap::KeymapError::Key(..) => k.span(),
+            crate::app::keymap::KeymapError::Action(..) => a.span(),
+        };
+        anyhow!("{}: {e}", config.locate(span))
+    })
+}
+
+/// Opens the store, app and terminal, and runs until the operator quits.
+pub fn run(launch: Launch) -> anyhow::Result<()> {
+    let config = launch.config;
+    let keymap = keymap(&config)?;
+    let data = data_dir();
+    init_logging(&data);
+    let (store, label) = if launch.demo {
+        let mut store = Store::open_in_memory()?;
+        demo::seed(&mut store)?;
+        (store, "demo (throwaway database)".to_string())
+    } else {
+        let path = launch
+            .db
+            .or_else(|| std::env::var_os("CROSSTALK_DB").map(PathBuf::from))
+            .or_else(crate::store::default_path)
+            .ok_or_else(|| anyhow!("no home directory for the database; pass --db PATH"))?;
+        let store = Store::open(&path).with_context(|| format!("opening {}", path.display()))?;
+        (store, path.display().to_string())
+    };
+    if !std::io::stdout().is_terminal() {
+        return Err(anyhow!(
+            "the app needs a terminal; for scripts use the subcommands (`crosstalk --help`)"
+        ));
+    }
+    let settings = Settings {
+        user: config
+            .compose
+            .user
+            .clone()
+            .unwrap_or_else(crate::cli::default_user),
+        from: config.compose.from.clone().unwrap_or_default(),
+        fence: config
+            .recipients
+            .iter()
+            .filter(|(_, r)| r.fence)
+            .map(|(n, _)| n.clone())
+            .collect(),
+        options: Options {
+            size_limit: config.protocol.size_limit,
+            now: None,
+        },
+        label,
+    };
+    let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
+    tracing::info!("starting on {}", settings.label);
+
+    let mut terminal = ratatui::init();
+    install_panic_hook();
+    execute!(std::io::stdout(), EnableBracketedPaste, EnableMouseCapture)?;
+    let size = terminal.size()?;
+    let result = App::new(
+        store,
+        keymap,
+        settings,
+        clipboard,
+        Box::new(std::io::stdout()),
+        Rect::new(0, 0, size.width, size.height),
+    )
+    .and_then(|mut app| event_loop(&mut terminal, &mut app));
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste
+    );
+    ratatui::restore();
+    result
+}
+
+/// Restores mouse and paste modes before ratatui's own hook restores the screen.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(
+            std::io::stdout(),
+            DisableMouseCapture,
+            DisableBracketedPaste
+        );
+        tracing::error!("panic: {info}");
+        previous(info);
+    }));
+}
+
+fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
+    loop {
+        terminal.draw(|f| crate::ui::render(app, f))?;
+        // Ages on screen ("3m") move on even when nothing happens.
+        if !event::poll(Duration::from_secs(1))? {
+            app.update(Action::Resize(app.size.width, app.size.height));
+            continue;
+        }
+        // Take every event already waiting before drawing again: a held key or a burst of
+        // wheel events costs one frame, not one per event.
+        loop {
+            if let Some(action) = action_of(app, event::read()?) {
+                app.update(action);
+            }
+            if let Some(body) = app.edit_request.take() {
+                let edited = editor::edit(terminal, &body);
+                match edited {
+                    Ok(text) => app.update(Action::EditedBody(text)),
+                    Err(e) => app.error(format!("$EDITOR: {e:#}")),
+                }
+                terminal.clear()?;
+            }
+            if app.quit || !event::poll(Duration::ZERO)? {
+                break;
+            }
+        }
+        if app.quit {
+            return Ok(());
+        }
+    }
+}
+
+/// The action a terminal event asks for.
+fn action_of(app: &App, ev: Event) -> Option<Action> {
+    match ev {
+        Event::Key(k) if k.kind != KeyEventKind::Release => app.key_action(&k),
+        Event::Paste(s) => Some(Action::Paste(s)),
+        Event::Resize(w, h) => Some(Action::Resize(w, h)),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(m.column, m.row)),
+            MouseEventKind::ScrollUp => Some(Action::Scroll(m.column, m.row, -1)),
+            MouseEventKind::ScrollDown => Some(Action::Scroll(m.column, m.row, 1)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Logs go to `crosstalk.log` in the data directory, never to the screen.
+fn init_logging(dir: &Path) {
+    let _ = std::fs::create_dir_all(dir);
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("crosstalk.log"))
+    else {
+        return;
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CROSSTALK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .try_init();
+}
+
+/// Writes `bytes` to the terminal (for tests of the runtime's output handling).
+pub fn write_terminal(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout();
+    out.write_all(bytes)?;
+    out.flush()
+}

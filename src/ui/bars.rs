@@ -1,0 +1,63 @@
+//! The title bar, the key hints (from the keymap, so never stale) and the status line.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::theme;
+use crate::app::text::{safe_line, truncate};
+use crate::app::{App, Level};
+
+/// `crosstalk — <database> — N threads`.
+pub fn title(app: &App, frame: &mut Frame, area: Rect) {
+    let count = if app.list.more {
+        format!("{}+ threads", app.list.rows.len())
+    } else {
+        format!("{} threads", app.list.rows.len())
+    };
+    let filter = if app.list.filter.is_empty() {
+        String::new()
+    } else {
+        " (filtered)".to_string()
+    };
+    let text = format!(" crosstalk — {} — {count}{filter}", app.settings.label);
+    let line = Line::from(vec![Span::styled(
+        truncate(&text, area.width as usize),
+        theme::TITLE,
+    )]);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// Key hints for the scope in force.
+pub fn hints(app: &App, frame: &mut Frame, area: Rect) {
+    frame.render_widget(Paragraph::new(hint_line(app, area.width)), area);
+}
+
+/// The hint line: `key what` pairs, as many as fit.
+pub fn hint_line(app: &App, width: u16) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    for (key, what) in app.keymap.hints(app.scope()) {
+        let w = key.chars().count() + what.chars().count() + 3;
+        if used + w > width as usize {
+            break;
+        }
+        spans.push(Span::styled(format!(" {key} "), theme::HINT_KEY));
+        spans.push(Span::raw(format!(" {what} ")));
+        used += w;
+    }
+    Line::from(spans)
+}
+
+/// The status line: what just happened.
+pub fn status(app: &App, frame: &mut Frame, area: Rect) {
+    let (level, text) = &app.status;
+    let style = match level {
+        Level::Info => theme::DIM,
+        Level::Warn => theme::WARN,
+        Level::Error => theme::ERROR,
+    };
+    let text = truncate(&safe_line(text), area.width as usize);
+    frame.render_widget(Paragraph::new(Span::styled(text, style)), area);
+}

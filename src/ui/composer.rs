@@ -1,0 +1,183 @@
+//! The composer screen: header form and body editor, and beside (or below) them the envelope
+//! exactly as it will be copied with its live diagnostics.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui_textarea::TextArea;
+
+use super::{bars, theme};
+use crate::app::App;
+use crate::app::composer::{Composer, Field};
+use crate::app::text::{safe, safe_line, short_time, truncate};
+
+/// Draws the composer over the whole screen.
+pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
+    let [title, main, hints, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(8),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let what = match &c.replying_to {
+        Some(r) => format!(" Reply to {}", safe_line(r)),
+        None => " New envelope".to_string(),
+    };
+    let saved = match &c.saved_at {
+        Some(t) => format!("  (draft saved {})", short_time(t)),
+        None => String::new(),
+    };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(
+                truncate(&what, (area.width as usize).saturating_sub(30)),
+                theme::TITLE,
+            ),
+            Span::styled(saved, theme::DIM),
+        ])),
+        title,
+    );
+    let (form_area, preview_area) = if main.width >= 110 {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+            .areas(main);
+        (a, b)
+    } else {
+        let [a, b] =
+            Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(main);
+        (a, b)
+    };
+    form(c, frame, form_area);
+    preview(c, frame, preview_area);
+    frame.render_widget(Paragraph::new(bars::hint_line(app, hints.width)), hints);
+    bars::status(app, frame, status);
+}
+
+fn label(name: &str, on: bool) -> Span<'static> {
+    let style = if on { theme::FOCUS_BORDER } else { theme::KEY };
+    Span::styled(format!("{name:<9}"), style)
+}
+
+fn one_line(frame: &mut Frame, area: Rect, name: &str, t: &TextArea<'static>, on: bool) {
+    let [l, r] = Layout::horizontal([Constraint::Length(9), Constraint::Min(1)]).areas(area);
+    frame.render_widget(Paragraph::new(label(name, on)), l);
+    frame.render_widget(t, r);
+}
+
+fn form(c: &Composer, frame: &mut Frame, area: Rect) {
+    let meta_h = (c.meta.lines().len() as u16 + 2).clamp(3, 8);
+    let [row1, row2, row3, ids, meta, body] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(meta_h),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    let [from, to] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(row1);
+    one_line(frame, from, " from", &c.from, c.focus == Field::From);
+    one_line(frame, to, " to", &c.to, c.focus == Field::To);
+    let on = c.focus == Field::Intent;
+    let picker = if on {
+        format!("◂ {} ▸  (←/→ to pick)", c.form.intent)
+    } else {
+        c.form.intent.clone()
+    };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            label(" intent", on),
+            Span::styled(picker, theme::intent(Some(&c.form.intent))),
+        ])),
+        row2,
+    );
+    one_line(
+        frame,
+        row3,
+        " context",
+        &c.context,
+        c.focus == Field::Context,
+    );
+    let mut id_text = format!(" thread {}  message {}", c.form.thread, c.form.message);
+    if let Some(p) = &c.form.parent {
+        id_text.push_str(&format!("  parent {p}"));
+    }
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            truncate(&safe_line(&id_text), area.width as usize),
+            theme::DIM,
+        )),
+        ids,
+    );
+    let block = |name: &str, on: bool| {
+        Block::default()
+            .borders(Borders::ALL)
+            .border_style(if on {
+                theme::FOCUS_BORDER
+            } else {
+                theme::BORDER
+            })
+            .title(name.to_string())
+    };
+    let meta_on = c.focus == Field::Meta;
+    let b = block(" META (C-t adds routing / privacy) ", meta_on);
+    let inner = b.inner(meta);
+    frame.render_widget(b, meta);
+    frame.render_widget(&c.meta, inner);
+    let body_on = c.focus == Field::Body;
+    let b = block(" body (C-e opens $EDITOR) ", body_on);
+    let inner = b.inner(body);
+    frame.render_widget(b, body);
+    frame.render_widget(&c.body, inner);
+}
+
+fn preview(c: &Composer, frame: &mut Frame, area: Rect) {
+    let errors = c.diagnostics.iter().filter(|d| d.is_error()).count() + c.meta_problems.len();
+    let warnings = c.diagnostics.len() + c.meta_problems.len() - errors;
+    let verdict = if errors > 0 {
+        Span::styled(
+            format!(" {errors} error(s) — not ready to copy "),
+            theme::ERROR,
+        )
+    } else if warnings > 0 {
+        Span::styled(format!(" valid, {warnings} warning(s) "), theme::WARN)
+    } else {
+        Span::styled(" valid ✓ ", theme::OK)
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::BORDER)
+        .title(Line::from(vec![
+            Span::raw(" As it will be copied — "),
+            verdict,
+        ]));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut lines: Vec<Line> = Vec::new();
+    for p in &c.meta_problems {
+        lines.push(Line::from(Span::styled(
+            safe_line(p).into_owned(),
+            theme::ERROR,
+        )));
+    }
+    for d in &c.diagnostics {
+        let style = if d.is_error() {
+            theme::ERROR
+        } else {
+            theme::WARN
+        };
+        lines.push(Line::from(Span::styled(
+            format!("line {}: {} [{}]", d.line, safe_line(&d.message), d.code),
+            style,
+        )));
+    }
+    if !lines.is_empty() {
+        lines.push(Line::from(""));
+    }
+    for l in safe(&c.preview).lines() {
+        lines.push(Line::from(l.to_string()));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}

@@ -1,0 +1,68 @@
+//! Drawing: `fn render(&App, &mut Frame)` per region. Views read the app and change nothing;
+//! every string that came from an envelope has already passed through `app::text::safe*`
+//! before it is put in a span.
+
+mod bars;
+mod composer;
+mod inspector;
+mod popups;
+pub mod theme;
+mod thread_list;
+mod thread_tree;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use crate::app::layout::{Areas, MIN_SIZE, too_small};
+use crate::app::{App, Pane};
+
+/// Draws the whole screen.
+pub fn render(app: &App, frame: &mut Frame) {
+    let size = frame.area();
+    if too_small(size) {
+        let msg = format!(
+            "Terminal too small: {}×{}. crosstalk needs at least {}×{}.",
+            size.width, size.height, MIN_SIZE.0, MIN_SIZE.1
+        );
+        frame.render_widget(Paragraph::new(msg).wrap(Wrap { trim: true }), size);
+        return;
+    }
+    let areas = Areas::new(size);
+    if let Some(c) = &app.composer {
+        composer::render(app, c, frame, size);
+    } else {
+        bars::title(app, frame, areas.title);
+        thread_list::render(app, frame, areas.list);
+        thread_tree::render(app, frame, areas.tree);
+        inspector::render(app, frame, areas.inspector);
+        bars::hints(app, frame, areas.hints);
+        bars::status(app, frame, areas.status);
+    }
+    if let Some(p) = &app.popup {
+        popups::render(app, p, frame, size);
+    }
+}
+
+/// A pane's bordered block, highlighted when it has the focus.
+fn pane_block(title: Line<'_>, focused: bool) -> Block<'_> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused {
+            theme::FOCUS_BORDER
+        } else {
+            theme::BORDER
+        })
+        .title(title)
+}
+
+/// Whether `pane` is focused (and no popup or composer is over it).
+fn focused(app: &App, pane: Pane) -> bool {
+    app.focus == pane && app.popup.is_none()
+}
+
+/// The rows a bordered pane shows.
+fn inner(area: Rect) -> Rect {
+    area.inner(ratatui::layout::Margin::new(1, 1))
+}

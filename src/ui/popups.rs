@@ -1,0 +1,290 @@
+//! Popups: help, the paste preview, the paste box, search, the command line, drafts.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::{bars, theme};
+use crate::app::App;
+use crate::app::layout::centered;
+use crate::app::popup::{Popup, Preview, Search};
+use crate::app::text::{safe_line, short_time, truncate};
+use crate::store::Outcome;
+
+/// Draws `popup` over the screen.
+pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
+    match popup {
+        Popup::Help { scroll } => help(app, *scroll, frame, size),
+        Popup::Preview(p) => preview(app, p, frame, size),
+        Popup::PasteBox { text, note } => {
+            let area = centered(size, 100, 20);
+            let b = frame_block(
+                " Paste box — C-s previews the import, Esc cancels ",
+                frame,
+                area,
+            );
+            let [n, t] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(b);
+            frame.render_widget(
+                Paragraph::new(Span::styled(note.clone(), theme::DIM)).wrap(Wrap { trim: true }),
+                n,
+            );
+            frame.render_widget(text.as_ref(), t);
+        }
+        Popup::Search(s) => search(app, s, frame, size),
+        Popup::Command(p) => {
+            let area = Rect {
+                x: 0,
+                y: size.height.saturating_sub(2),
+                width: size.width,
+                height: 2,
+            };
+            frame.render_widget(Clear, area);
+            frame.render_widget(
+                Paragraph::new(vec![
+                    Line::from(vec![
+                        Span::styled(":", theme::KEY),
+                        Span::raw(p.text.clone()),
+                        Span::raw("▏"),
+                    ]),
+                    Line::from(Span::styled(
+                        "Enter runs, Esc cancels — :help lists the commands",
+                        theme::DIM,
+                    )),
+                ]),
+                area,
+            );
+        }
+        Popup::Drafts {
+            drafts,
+            selected,
+            confirm,
+        } => {
+            let area = centered(size, 90, 16);
+            let inner = frame_block(
+                " Drafts — Enter resumes, x discards, Esc closes ",
+                frame,
+                area,
+            );
+            let lines: Vec<Line> = drafts
+                .iter()
+                .enumerate()
+                .skip(selected.saturating_sub(inner.height as usize - 1))
+                .take(inner.height as usize)
+                .map(|(i, d)| {
+                    let form: serde_json::Value = serde_json::from_str(&d.form).unwrap_or_default();
+                    let get = |k: &str| {
+                        form.get(k)
+                            .and_then(|v| v.as_str())
+                            .unwrap_or("")
+                            .to_string()
+                    };
+                    let first = get("body").lines().next().unwrap_or("").to_string();
+                    let mark = if confirm.as_deref() == Some(d.id.as_str()) {
+                        "✗ "
+                    } else {
+                        ""
+                    };
+                    let text = format!(
+                        "{mark}{}  {} {}→{}  {}",
+                        short_time(&d.updated_at),
+                        get("intent"),
+                        get("from"),
+                        get("to"),
+                        first
+                    );
+                    let text = truncate(&safe_line(&text), inner.width as usize);
+                    let style = if i == *selected {
+                        theme::SELECTED
+                    } else {
+                        ratatui::style::Style::new()
+                    };
+                    Line::from(Span::styled(text, style))
+                })
+                .collect();
+            frame.render_widget(Paragraph::new(lines), inner);
+        }
+    }
+}
+
+/// Clears `area`, draws a bordered block titled `title`, returns its inside.
+fn frame_block(title: &str, frame: &mut Frame, area: Rect) -> Rect {
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::FOCUS_BORDER)
+        .title(title.to_string());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}
+
+fn help(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
+    let area = centered(size, 76, size.height.saturating_sub(2));
+    let inner = frame_block(
+        " Help — keys in force (from config.toml [keys.*]) — Esc closes ",
+        frame,
+        area,
+    );
+    let rows = app.keymap.help_rows();
+    let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
+    let lines: Vec<Line> = rows
+        .iter()
+        .skip(scroll)
+        .take(inner.height as usize)
+        .map(|(k, d)| {
+            if k.is_empty() {
+                Line::from(Span::styled(d.clone(), theme::TITLE))
+            } else {
+                Line::from(vec![
+                    Span::styled(format!("  {k:<18}"), theme::KEY),
+                    Span::raw(d.clone()),
+                ])
+            }
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
+    let area = centered(size, 110, size.height.saturating_sub(4));
+    let n = p.report.items.len();
+    let title = format!(
+        " Paste: {} envelope{} in {} bytes (kept) — Enter imports, Esc cancels ",
+        n,
+        if n == 1 { "" } else { "s" },
+        p.bytes
+    );
+    let inner = frame_block(&title, frame, area);
+    let [list, detail, keys] = Layout::vertical([
+        Constraint::Percentage(55),
+        Constraint::Min(3),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    let w = list.width as usize;
+    let lines: Vec<Line> = p
+        .report
+        .items
+        .iter()
+        .enumerate()
+        .skip(
+            p.selected
+                .saturating_sub(list.height.saturating_sub(1) as usize),
+        )
+        .take(list.height as usize)
+        .map(|(i, item)| {
+            let (mark, style) = match item.outcome {
+                Outcome::Rejected => ("✗ error ", theme::ERROR),
+                Outcome::Duplicate => ("= dup   ", theme::DIM),
+                Outcome::Imported if item.diagnostics.is_empty() => ("✓ valid ", theme::OK),
+                Outcome::Imported => ("! warn  ", theme::WARN),
+            };
+            let text = format!(
+                "line {:<5} {}",
+                item.span.start_line,
+                p.destinations.get(i).map(String::as_str).unwrap_or("")
+            );
+            let mut spans = vec![
+                Span::styled(mark, style),
+                Span::raw(truncate(&safe_line(&text), w.saturating_sub(9))),
+            ];
+            if i == p.selected {
+                for s in &mut spans {
+                    s.style = s.style.patch(theme::SELECTED);
+                }
+            }
+            Line::from(spans)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), list);
+    let mut d: Vec<Line> = Vec::new();
+    if let Some(item) = p.report.items.get(p.selected) {
+        if let Some(m) = &item.message {
+            d.push(Line::from(Span::styled(format!("message {m}"), theme::DIM)));
+        }
+        if item.diagnostics.is_empty() {
+            d.push(Line::from(Span::styled("No problems found.", theme::OK)));
+        }
+        for diag in &item.diagnostics {
+            let style = if diag.is_error() {
+                theme::ERROR
+            } else {
+                theme::WARN
+            };
+            d.push(Line::from(Span::styled(
+                format!(
+                    "line {}:{}: {} [{}]",
+                    diag.line,
+                    diag.column,
+                    safe_line(&diag.message),
+                    diag.code
+                ),
+                style,
+            )));
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(d).wrap(Wrap { trim: false }).block(
+            Block::default()
+                .borders(Borders::TOP)
+                .border_style(theme::BORDER),
+        ),
+        detail,
+    );
+    frame.render_widget(Paragraph::new(bars::hint_line(app, keys.width)), keys);
+}
+
+fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
+    let area = centered(size, 110, size.height.saturating_sub(4));
+    let inner = frame_block(" Search — Enter opens, Esc closes ", frame, area);
+    let [input, results] =
+        Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
+    let count = if s.prompt.text.trim().is_empty() {
+        String::new()
+    } else {
+        format!(
+            "  {} hit{}",
+            s.hits.len(),
+            if s.hits.len() == 1 { "" } else { "s" }
+        )
+    };
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(vec![
+                Span::styled("/ ", theme::KEY),
+                Span::raw(safe_line(&s.prompt.text).into_owned()),
+                Span::raw("▏"),
+                Span::styled(count, theme::DIM),
+            ]),
+            Line::from(Span::styled(
+                s.error.clone().unwrap_or_default(),
+                theme::ERROR,
+            )),
+        ]),
+        input,
+    );
+    let w = results.width as usize;
+    let lines: Vec<Line> = s
+        .hits
+        .iter()
+        .enumerate()
+        .skip(
+            s.selected
+                .saturating_sub(results.height.saturating_sub(1) as usize),
+        )
+        .take(results.height as usize)
+        .map(|(i, h)| {
+            let ctx = h.context.as_deref().unwrap_or(&h.thread);
+            let text = format!("{} — {}", safe_line(ctx), safe_line(&h.snippet));
+            let style = if i == s.selected {
+                theme::SELECTED
+            } else {
+                ratatui::style::Style::new()
+            };
+            Line::from(Span::styled(truncate(&text, w), style))
+        })
+        .collect();
+    let _ = app;
+    frame.render_widget(Paragraph::new(lines), results);
+}

@@ -1,0 +1,45 @@
+//! Colours and styles in one place. Only the 16 basic colours are used, so the app reads
+//! the same under any terminal theme, tmux and SSH.
+
+use ratatui::style::{Color, Modifier, Style};
+
+use crate::protocol::Intent;
+
+/// Unfocused pane borders.
+pub const BORDER: Style = Style::new().fg(Color::DarkGray);
+/// The focused pane's border.
+pub const FOCUS_BORDER: Style = Style::new().fg(Color::Cyan);
+/// The selected row.
+pub const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED);
+/// Secondary text (times, counts).
+pub const DIM: Style = Style::new().fg(Color::DarkGray);
+/// Section titles.
+pub const TITLE: Style = Style::new().add_modifier(Modifier::BOLD);
+/// Header and META keys.
+pub const KEY: Style = Style::new().fg(Color::Cyan);
+/// Errors.
+pub const ERROR: Style = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
+/// Warnings.
+pub const WARN: Style = Style::new().fg(Color::Yellow);
+/// Good news.
+pub const OK: Style = Style::new().fg(Color::Green);
+/// Key names in hints.
+pub const HINT_KEY: Style = Style::new().fg(Color::Black).bg(Color::Gray);
+/// Unread marker.
+pub const UNREAD: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
+/// "Awaiting reply" marker.
+pub const AWAITING: Style = Style::new().fg(Color::Yellow);
+
+/// The badge colour of an intent.
+pub fn intent(raw: Option<&str>) -> Style {
+    let color = match raw.map(Intent::parse) {
+        Some(Intent::Request) => Color::Blue,
+        Some(Intent::Respond) => Color::Green,
+        Some(Intent::Poll) => Color::Magenta,
+        Some(Intent::Error) | Some(Intent::Nack) => Color::Red,
+        Some(Intent::Escalate) | Some(Intent::Handoff) => Color::Yellow,
+        Some(Intent::Close) | Some(Intent::Revoke) => Color::DarkGray,
+        _ => Color::Cyan,
+    };
+    Style::new().fg(color).add_modifier(Modifier::BOLD)
+}

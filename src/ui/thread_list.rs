@@ -1,0 +1,93 @@
+//! The thread list pane: two lines of text per thread would halve what fits at 80×24, so
+//! each thread is one row — markers, context, participants, count and age — and only the
+//! visible rows are drawn.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{focused, inner, pane_block, theme};
+use crate::app::text::{age, safe_line, truncate, width};
+use crate::app::{App, Pane};
+
+/// Draws the list.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let list = &app.list;
+    let title = if list.filtering || !list.filter.is_empty() {
+        Line::from(vec![
+            Span::raw(" Threads — filter: "),
+            Span::styled(safe_line(&list.filter).into_owned(), theme::KEY),
+            Span::styled(if list.filtering { "▏" } else { "" }, theme::KEY),
+            Span::raw(" "),
+        ])
+    } else {
+        Line::from(" Threads ")
+    };
+    frame.render_widget(pane_block(title, focused(app, Pane::List)), area);
+    let body = inner(area);
+    if list.rows.is_empty() {
+        let text = if list.filter.is_empty() {
+            "No threads yet.\n\nPaste an envelope into this window, press p to import from the clipboard, or n to write one.\n\nTry `crosstalk --demo`."
+        } else {
+            "No thread matches the filter. Esc clears it."
+        };
+        frame.render_widget(
+            Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
+            body,
+        );
+        return;
+    }
+    let w = body.width as usize;
+    let lines: Vec<Line> = list
+        .rows
+        .iter()
+        .enumerate()
+        .skip(list.offset)
+        .take(body.height as usize)
+        .map(|(i, row)| {
+            let s = &row.summary;
+            let marker = if row.unread {
+                Span::styled("●", theme::UNREAD)
+            } else {
+                Span::raw(" ")
+            };
+            let waiting = match (&s.awaiting_since, s.awaiting_reply) {
+                (Some(t), true) => format!("⏳{} ", age(t, app.now)),
+                _ => String::new(),
+            };
+            let drafts = if row.drafts > 0 { "✎ " } else { "" };
+            let right = format!("{} {:>3}", s.message_count, age(&s.last_activity, app.now));
+            let name = s
+                .context
+                .clone()
+                .filter(|c| !c.trim().is_empty())
+                .unwrap_or_else(|| s.participants.join(", "));
+            let who = if s.context.is_some() {
+                format!(" · {}", s.participants.join(", "))
+            } else {
+                String::new()
+            };
+            let room = w.saturating_sub(2 + width(&waiting) + width(drafts) + width(&right) + 1);
+            let main = truncate(&format!("{}{}", safe_line(&name), safe_line(&who)), room);
+            let pad = " ".repeat(room.saturating_sub(width(&main)));
+            let mut spans = vec![
+                marker,
+                Span::raw(" "),
+                Span::styled(waiting, theme::AWAITING),
+                Span::styled(drafts.to_string(), theme::WARN),
+                Span::raw(main),
+                Span::raw(pad),
+                Span::raw(" "),
+                Span::styled(right, theme::DIM),
+            ];
+            if i == list.selected {
+                for s in &mut spans {
+                    s.style = s.style.patch(theme::SELECTED);
+                }
+            }
+            Line::from(spans)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}

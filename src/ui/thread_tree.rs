@@ -1,0 +1,95 @@
+//! The thread tree pane: guide, intent badge, from→to, first body line, time — for the
+//! visible rows only, so a 10 000-message thread draws as fast as a short one.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{focused, inner, pane_block, theme};
+use crate::app::text::{age, safe_line, truncate, width};
+use crate::app::{App, Pane};
+
+/// Draws the tree of the open thread.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(t) = &app.tree else {
+        frame.render_widget(
+            pane_block(Line::from(" Thread "), focused(app, Pane::Tree)),
+            area,
+        );
+        return;
+    };
+    let ctx = t.view.context.as_deref().unwrap_or("(no context)");
+    let title = format!(
+        " {} — {} message{} ",
+        truncate(&safe_line(ctx), (area.width as usize).saturating_sub(20)),
+        t.view.messages.len(),
+        if t.view.messages.len() == 1 { "" } else { "s" }
+    );
+    frame.render_widget(
+        pane_block(Line::from(title), focused(app, Pane::Tree)),
+        area,
+    );
+    let body = inner(area);
+    let w = body.width as usize;
+    let lines: Vec<Line> = t
+        .visible
+        .iter()
+        .enumerate()
+        .skip(t.offset)
+        .take(body.height as usize)
+        .map(|(pos, &i)| {
+            let m = &t.view.messages[i];
+            let intent = m.intent.as_deref().unwrap_or("?");
+            let badge = format!("{:<8}", truncate(intent, 8));
+            let fold = if t.folded[i] {
+                format!("[+{}] ", t.subtree_len(i))
+            } else {
+                String::new()
+            };
+            let status = match m.status.as_str() {
+                "draft" => "✎ ",
+                "awaiting_reply" => "⏳",
+                _ => "",
+            };
+            let route = format!(
+                "{}→{} ",
+                safe_line(&m.envelope.banner.from),
+                safe_line(&m.envelope.banner.to)
+            );
+            let first = m
+                .envelope
+                .body
+                .as_deref()
+                .and_then(|b| b.lines().find(|l| !l.trim().is_empty()))
+                .unwrap_or("");
+            let time = age(&m.received_at, app.now);
+            let guide = &t.guide[i];
+            let fixed = width(guide) + 2 + 9 + width(&fold) + width(status) + time.len() + 1;
+            let room = w.saturating_sub(fixed);
+            let route = truncate(&route, room / 2);
+            let text = truncate(&safe_line(first.trim()), room.saturating_sub(width(&route)));
+            let pad = room.saturating_sub(width(&route) + width(&text));
+            let mut spans = vec![
+                Span::styled(guide.clone(), theme::DIM),
+                Span::styled("● ", theme::intent(Some(intent))),
+                Span::styled(badge, theme::intent(Some(intent))),
+                Span::raw(" "),
+                Span::styled(fold, theme::WARN),
+                Span::styled(status, theme::AWAITING),
+                Span::styled(route, theme::KEY),
+                Span::raw(text),
+                Span::raw(" ".repeat(pad)),
+                Span::raw(" "),
+                Span::styled(time, theme::DIM),
+            ];
+            if pos == t.selected {
+                for s in &mut spans {
+                    s.style = s.style.patch(theme::SELECTED);
+                }
+            }
+            Line::from(spans)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
