@@ -343,14 +343,22 @@ impl Composer {
 
     /// Adds the next META template and focuses the META box.
     pub fn add_meta_template(&mut self) {
+        let (from, to) = (self.form.from.trim(), self.form.to.trim());
         let t = META_TEMPLATES[self.next_template % META_TEMPLATES.len()];
+        // Routing starts from the banner's own addresses when they are filled in.
+        let t = if from.is_empty() || to.is_empty() {
+            t.to_string()
+        } else {
+            t.replace("X-Route: \n", &format!("X-Route: {from} → {to}\n"))
+                .replace("X-Reply-To: \n", &format!("X-Reply-To: {from}\n"))
+        };
         self.next_template += 1;
         self.meta.move_cursor(ratatui_textarea::CursorMove::Bottom);
         self.meta.move_cursor(ratatui_textarea::CursorMove::End);
         if !self.meta.is_empty() {
             self.meta.insert_newline();
         }
-        self.meta.insert_str(t);
+        self.meta.insert_str(&t);
         self.set_focus(Field::Meta);
         self.validate();
     }

@@ -72,14 +72,14 @@ impl Scope {
         use Action::*;
         match self {
             Scope::Browse => &[
+                Help,
                 Open,
                 Reply,
                 NewEnvelope,
                 Copy,
-                CopyThread,
                 PasteClipboard,
                 Search,
-                Help,
+                CopyThread,
                 Quit,
             ],
             Scope::Composer => &[

@@ -109,6 +109,8 @@ pub struct App {
     pub now: jiff::Timestamp,
     /// Total threads in the database, for the title bar.
     pub thread_count: usize,
+    /// A fixed "now" for reproducible screens (tests, snapshots); the clock when `None`.
+    pub fixed_now: Option<jiff::Timestamp>,
 }
 
 impl App {
@@ -139,6 +141,7 @@ impl App {
             edit_request: None,
             now: jiff::Timestamp::now(),
             thread_count: 0,
+            fixed_now: None,
         };
         app.list.reload(&app.store)?;
         app.thread_count = app.list.rows.len();
@@ -187,7 +190,7 @@ impl App {
 
     /// Applies one action. Failures become the status line; the app goes on.
     pub fn update(&mut self, action: Action) {
-        self.now = jiff::Timestamp::now();
+        self.now = self.fixed_now.unwrap_or_else(jiff::Timestamp::now);
         if let Err(e) = self.apply(action) {
             tracing::warn!("action failed: {e:#}");
             self.error(format!("{e:#}"));

@@ -5,6 +5,7 @@ use ratatui_textarea::TextArea;
 
 use super::layout::inner_height;
 use super::popup::{Popup, Preview};
+use super::text::safe_line;
 use super::{Action, App, strip_controls};
 use crate::store::Outcome;
 
@@ -50,10 +51,32 @@ impl App {
             };
             destinations.push(d);
         }
+        // The same extraction the import ran, for what each envelope says.
+        let summaries = crate::protocol::extract(text, &self.settings.options)
+            .envelopes
+            .iter()
+            .map(|p| {
+                let e = &p.envelope;
+                let first = e
+                    .body
+                    .as_deref()
+                    .and_then(|b| b.lines().find(|l| !l.trim().is_empty()))
+                    .unwrap_or("");
+                safe_line(&format!(
+                    "{} {}→{}: {}",
+                    e.intent_raw().unwrap_or("?"),
+                    e.banner.from,
+                    e.banner.to,
+                    first.trim()
+                ))
+                .into_owned()
+            })
+            .collect();
         self.popup = Some(Popup::Preview(Preview {
             kept,
             report,
             destinations,
+            summaries,
             selected: 0,
             bytes: text.len(),
         }));

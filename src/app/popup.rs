@@ -60,6 +60,8 @@ pub struct Preview {
     pub report: ImportReport,
     /// For each item: where it would go, in words ("new thread", or the thread's context).
     pub destinations: Vec<String>,
+    /// For each item: intent, from→to and the body's first line, safe to print.
+    pub summaries: Vec<String>,
     /// Selected item.
     pub selected: usize,
     /// Bytes pasted.

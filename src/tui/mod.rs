@@ -5,7 +5,7 @@
 //! The terminal is restored on every way out: a normal quit, an error, and a panic (the
 //! panic hook restores it before the message is printed).
 
-mod demo;
+pub mod demo;
 mod editor;
 
 use std::io::{IsTerminal, Write};

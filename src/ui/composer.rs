@@ -32,7 +32,10 @@ pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled(
-                truncate(&what, (area.width as usize).saturating_sub(30)),
+                truncate(
+                    &what,
+                    (area.width as usize).saturating_sub(crate::app::text::width(&saved)),
+                ),
                 theme::TITLE,
             ),
             Span::styled(saved, theme::DIM),

@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::{bars, theme};
+use super::theme;
 use crate::app::App;
 use crate::app::layout::centered;
 use crate::app::popup::{Popup, Preview, Search};
@@ -86,12 +86,12 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
                         ""
                     };
                     let text = format!(
-                        "{mark}{}  {} {}→{}  {}",
+                        "{mark}{}  {} {}  — {}→{}",
                         short_time(&d.updated_at),
                         get("intent"),
+                        first,
                         get("from"),
                         get("to"),
-                        first
                     );
                     let text = truncate(&safe_line(&text), inner.width as usize);
                     let style = if i == *selected {
@@ -156,12 +156,8 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         p.bytes
     );
     let inner = frame_block(&title, frame, area);
-    let [list, detail, keys] = Layout::vertical([
-        Constraint::Percentage(55),
-        Constraint::Min(3),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
+    let [list, detail] =
+        Layout::vertical([Constraint::Percentage(55), Constraint::Min(3)]).areas(inner);
     let w = list.width as usize;
     let lines: Vec<Line> = p
         .report
@@ -181,9 +177,10 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
                 Outcome::Imported => ("! warn  ", theme::WARN),
             };
             let text = format!(
-                "line {:<5} {}",
+                "line {:<5} {:<28} {}",
                 item.span.start_line,
-                p.destinations.get(i).map(String::as_str).unwrap_or("")
+                p.destinations.get(i).map(String::as_str).unwrap_or(""),
+                p.summaries.get(i).map(String::as_str).unwrap_or("")
             );
             let mut spans = vec![
                 Span::styled(mark, style),
@@ -232,7 +229,7 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         ),
         detail,
     );
-    frame.render_widget(Paragraph::new(bars::hint_line(app, keys.width)), keys);
+    let _ = app;
 }
 
 fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {

@@ -1,0 +1,152 @@
+//! Building an app over a temporary database, without a terminal, for view snapshots and
+//! action-driven flows.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use crosstalk::app::keymap::Keymap;
+use crosstalk::app::{Action, App, Settings};
+use crosstalk::clipboard::{Clipboard, ClipboardConfig, Env};
+use crosstalk::store::Store;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+
+/// Bytes the app wrote to "the terminal" (OSC 52 copies).
+#[derive(Clone, Default)]
+pub struct Sink(pub Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An app, its database directory and what it wrote to the terminal.
+pub struct Harness {
+    pub app: App,
+    pub dir: tempfile::TempDir,
+    pub terminal: Sink,
+}
+
+/// Where copies land in tests: with no display and "a terminal", OSC 52 into the sink.
+pub fn harness(store: Store, w: u16, h: u16) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let env = Env {
+        terminal: true,
+        ..Env::default()
+    };
+    let clipboard = Clipboard::new(ClipboardConfig::default(), env, dir.path().to_path_buf());
+    let sink = Sink::default();
+    let settings = Settings {
+        user: "op".into(),
+        from: String::new(),
+        fence: vec!["fenced-bot".into()],
+        options: Default::default(),
+        label: "test.db".into(),
+    };
+    let mut app = App::new(
+        store,
+        Keymap::default(),
+        settings,
+        clipboard,
+        Box::new(sink.clone()),
+        Rect::new(0, 0, w, h),
+    )
+    .unwrap();
+    // Long before anything in the database: every age reads 0s, so screens are stable.
+    app.fixed_now = Some("2000-01-01T00:00:00Z".parse().unwrap());
+    app.now = app.fixed_now.unwrap();
+    Harness {
+        app,
+        dir,
+        terminal: sink,
+    }
+}
+
+/// A database file in `dir`.
+pub fn store_in(dir: &std::path::Path) -> Store {
+    Store::open(&dir.join("t.db")).unwrap()
+}
+
+/// The demo threads in a fresh in-memory database.
+pub fn demo_store() -> Store {
+    let mut s = Store::open_in_memory().unwrap();
+    crosstalk::tui::demo::seed(&mut s).unwrap();
+    s
+}
+
+impl Harness {
+    /// Presses a key as the terminal would report it.
+    pub fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
+        let ev = KeyEvent::new(code, mods);
+        if let Some(a) = self.app.key_action(&ev) {
+            self.app.update(a);
+        }
+    }
+
+    /// Presses the keys of a key string: each character one key press.
+    pub fn keys(&mut self, s: &str) {
+        for c in s.chars() {
+            let code = match c {
+                '\n' => KeyCode::Enter,
+                c => KeyCode::Char(c),
+            };
+            self.key(code, KeyModifiers::NONE);
+        }
+    }
+
+    /// Ctrl + `c`.
+    pub fn ctrl(&mut self, c: char) {
+        self.key(KeyCode::Char(c), KeyModifiers::CONTROL);
+    }
+
+    /// Applies an action directly.
+    pub fn act(&mut self, a: Action) {
+        self.app.update(a);
+    }
+
+    /// The screen as text, one line per row.
+    pub fn screen(&self) -> String {
+        let (w, h) = (self.app.size.width, self.app.size.height);
+        let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        term.draw(|f| crosstalk::ui::render(&self.app, f)).unwrap();
+        let buf = term.backend().buffer().clone();
+        let mut out = String::new();
+        for y in 0..h {
+            let mut line = String::new();
+            for x in 0..w {
+                line.push_str(buf[(x, y)].symbol());
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The text the app sent as OSC 52 copies, decoded, in order.
+    pub fn copies(&self) -> Vec<String> {
+        use base64::Engine;
+        let bytes = self.terminal.0.lock().unwrap().clone();
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        text.split("\x1b]52;c;")
+            .skip(1)
+            .map(|s| {
+                let b64 = s.split('\x07').next().unwrap();
+                String::from_utf8(
+                    base64::engine::general_purpose::STANDARD
+                        .decode(b64)
+                        .unwrap(),
+                )
+                .unwrap()
+            })
+            .collect()
+    }
+}

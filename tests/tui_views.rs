@@ -1,0 +1,100 @@
+//! Screen snapshots of the app at 120×40 and 80×24 (`TestBackend` + insta), with ids and
+//! times filtered. Review changes with `cargo insta review` (or read the `.snap.new` files).
+
+mod support;
+
+use crosstalk::app::Action;
+use crosstalk::store::Store;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use support::{demo_store, harness};
+
+fn snap(name: &str, screen: &str) {
+    insta::with_settings!({
+        filters => vec![
+            (r"\b[0-7][0-9A-HJKMNP-TV-Z]{25}\b", "[ULID]"),
+            (r"\b[0-7][0-9A-HJKMNP-TV-Z]{6,24}…", "[ULID…]"),
+            (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", "[time]"),
+            (r"draft saved [^)]*\)", "draft saved [time])"),
+        ],
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(name, screen);
+    });
+}
+
+#[test]
+fn empty_database_says_how_to_begin() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let t = harness(Store::open_in_memory().unwrap(), w, h);
+        let s = t.screen();
+        assert!(s.contains("No threads yet."), "{s}");
+        assert!(s.contains("--demo"), "{s}");
+        snap(&format!("empty_{w}x{h}"), &s);
+    }
+}
+
+#[test]
+fn demo_browse_screen() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut t = harness(demo_store(), w, h);
+        t.key(KeyCode::Enter, KeyModifiers::NONE);
+        let s = t.screen();
+        assert!(s.contains("Threads"), "{s}");
+        assert!(s.contains("Envelope — fields"), "{s}");
+        snap(&format!("demo_{w}x{h}"), &s);
+    }
+}
+
+#[test]
+fn help_is_generated_from_the_keymap() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("?");
+    let s = t.screen();
+    assert!(s.contains("copy envelope") && s.contains("Browse"), "{s}");
+    snap("help_80x24", &s);
+}
+
+#[test]
+fn composer_reply_shows_the_envelope_as_it_will_be_copied() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut t = harness(demo_store(), w, h);
+        t.key(KeyCode::Enter, KeyModifiers::NONE);
+        t.keys("r");
+        t.keys("Sounds good, booking it.");
+        let s = t.screen();
+        assert!(s.contains("valid ✓"), "{s}");
+        assert!(s.contains("Sounds good, booking it."), "{s}");
+        snap(&format!("composer_{w}x{h}"), &s);
+    }
+}
+
+#[test]
+fn paste_preview_lists_envelopes_and_destinations() {
+    let mut t = harness(demo_store(), 120, 40);
+    let text = include_str!("../assets/examples/v11-request.crosstalk");
+    t.act(Action::Paste(format!(
+        "Here is what Claude said:\n\n```\n{text}```\nthanks!\n"
+    )));
+    let s = t.screen();
+    assert!(s.contains("Paste: 1 envelope"), "{s}");
+    snap("paste_preview_120x40", &s);
+}
+
+#[test]
+fn inspector_views_cycle() {
+    let mut t = harness(demo_store(), 120, 40);
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    t.keys("v");
+    assert!(t.screen().contains("as received"));
+    t.keys("v");
+    let s = t.screen();
+    assert!(s.contains("canonical"), "{s}");
+    snap("inspector_canonical_120x40", &s);
+}
+
+#[test]
+fn too_small_says_so() {
+    let t = harness(demo_store(), 59, 19);
+    let s = t.screen();
+    assert!(s.contains("Terminal too small: 59×19"), "{s}");
+}
