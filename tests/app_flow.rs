@@ -90,7 +90,7 @@ fn copy_sends_the_canonical_envelope_and_copy_thread_sends_all() {
     assert!(t.app.status.1.contains("OSC 52"), "{:?}", t.app.status);
     t.keys("Y");
     let all = t.copies().pop().unwrap();
-    let n = t.app.tree.as_ref().unwrap().view.messages.len();
+    let n = t.app.tree.as_ref().unwrap().outline.rows.len();
     assert_eq!(all.matches("[[END]]").count(), n);
 }
 
@@ -314,7 +314,7 @@ fn command_line_and_help() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
         text.matches("[[END]]").count(),
-        t.app.tree.as_ref().unwrap().view.messages.len()
+        t.app.tree.as_ref().unwrap().outline.rows.len()
     );
     t.keys(":q\n");
     assert!(t.app.quit);

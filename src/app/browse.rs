@@ -188,7 +188,7 @@ impl App {
             self.refresh_inspector();
             return Ok(());
         };
-        if self.tree.as_ref().map(|t| t.view.id.as_str()) != Some(id.as_str()) {
+        if self.tree.as_ref().map(|t| t.outline.id.as_str()) != Some(id.as_str()) {
             self.load_thread(&id, None)?;
         }
         if focus {
@@ -200,9 +200,9 @@ impl App {
 
     /// Loads thread `id` and selects `message` in it (else its last message).
     pub(super) fn load_thread(&mut self, id: &str, message: Option<&str>) -> anyhow::Result<()> {
-        match self.store.thread(id)? {
-            Some(view) => {
-                let mut t = ThreadTree::new(view);
+        match self.store.thread_outline(id)? {
+            Some(outline) => {
+                let mut t = ThreadTree::new(outline);
                 let found = message.is_some_and(|m| t.select_id(m));
                 if !found {
                     t.selected = t.visible.len().saturating_sub(1);
@@ -211,6 +211,8 @@ impl App {
             }
             None => self.tree = None,
         }
+        // Freshly loaded: the selected message is read again too (its status may have moved).
+        self.current = None;
         self.after_tree_move();
         Ok(())
     }

@@ -9,6 +9,16 @@ use super::{Action, App, Level, strip_controls};
 use crate::protocol;
 use crate::store::Draft;
 
+/// Every envelope of a thread in canonical form, tree order, a blank line between them.
+pub(super) fn thread_text(view: &crate::store::ThreadView) -> String {
+    let parts: Vec<&str> = view
+        .messages
+        .iter()
+        .map(|m| m.canonical.trim_end())
+        .collect();
+    format!("{}\n", parts.join("\n\n"))
+}
+
 impl App {
     /// Opens the composer on a new envelope in a new thread.
     pub(super) fn compose_new(&mut self) -> anyhow::Result<()> {
@@ -192,13 +202,16 @@ impl App {
         }
         self.composer = None;
         let copied = self.copy_text(&text, &to);
-        self.reveal(&thread, Some(&message))?;
         // When nothing was copied the message stays a draft (the status line says why);
         // `y` on it copies it again.
         if let Some((level, line)) = copied {
             self.store.mark_copied(&message)?;
             self.reveal(&thread, Some(&message))?;
             self.status = (level, format!("{line}; awaiting reply"));
+        } else {
+            let why = self.status.clone();
+            self.reveal(&thread, Some(&message))?;
+            self.status = why;
         }
         Ok(())
     }
@@ -229,25 +242,21 @@ impl App {
 
     /// `Y`: copies every envelope of the open thread, in tree order.
     pub(super) fn copy_thread(&mut self) -> anyhow::Result<()> {
-        let Some(t) = self.tree.as_ref() else {
+        let Some(id) = self.tree.as_ref().map(|t| t.outline.id.clone()) else {
             self.warn("No thread open to copy.");
             return Ok(());
         };
-        let text = t
-            .view
-            .messages
-            .iter()
-            .map(|m| m.canonical.trim_end())
-            .collect::<Vec<_>>()
-            .join("\n\n");
-        let to = t
-            .view
+        let Some(view) = self.store.thread(&id)? else {
+            return Ok(());
+        };
+        let text = thread_text(&view);
+        let to = view
             .messages
             .last()
             .map(|m| m.envelope.banner.to.clone())
             .unwrap_or_default();
-        let n = t.view.messages.len();
-        if let Some((level, line)) = self.copy_text(&format!("{text}\n"), &to) {
+        let n = view.messages.len();
+        if let Some((level, line)) = self.copy_text(&text, &to) {
             self.status = (level, format!("{line} ({n} envelopes)"));
         }
         Ok(())

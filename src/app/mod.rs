@@ -91,6 +91,8 @@ pub struct App {
     pub tree: Option<ThreadTree>,
     /// The inspector.
     pub inspector: Inspector,
+    /// The selected message, whole (the tree holds only what its lines show).
+    pub current: Option<crate::store::StoredMessage>,
     /// The focused pane.
     pub focus: Pane,
     /// The composer, when composing.
@@ -132,6 +134,7 @@ impl App {
             list: ThreadList::default(),
             tree: None,
             inspector: Inspector::default(),
+            current: None,
             focus: Pane::List,
             composer: None,
             popup: None,
@@ -153,8 +156,16 @@ impl App {
                 app.info(format!("{drafts} draft(s) kept from before: D lists them."));
             }
         }
-        app.open_selected_thread(false)?;
         Ok(app)
+    }
+
+    /// Opens the selected thread in the tree pane. The runtime calls it right after the first
+    /// frame, so the list is on screen before the newest thread (possibly a very long one)
+    /// is read.
+    pub fn start(&mut self) {
+        if let Err(e) = self.open_selected_thread(false) {
+            self.error(format!("{e:#}"));
+        }
     }
 
     /// The key scope in force.
@@ -252,20 +263,33 @@ impl App {
         layout::Areas::new(self.size)
     }
 
-    /// The selected message of the open thread.
+    /// The selected message of the open thread, whole.
     pub fn selected_message(&self) -> Option<&crate::store::StoredMessage> {
-        let t = self.tree.as_ref()?;
-        t.selected_index().map(|i| &t.view.messages[i])
+        self.current.as_ref()
     }
 
-    /// Rebuilds the inspector rows for the selection and width.
+    /// The id of the message selected in the tree.
+    pub fn selected_id(&self) -> Option<&str> {
+        let t = self.tree.as_ref()?;
+        t.selected_index().map(|i| t.outline.rows[i].id.as_str())
+    }
+
+    /// Loads the selected message when the selection changed, and rebuilds the inspector
+    /// rows for it and the pane's width.
     pub fn refresh_inspector(&mut self) {
+        let id = self.selected_id().map(str::to_string);
+        if id.as_deref() != self.current.as_ref().map(|m| m.id.as_str()) {
+            self.current = match id.as_deref().map(|i| self.store.message(i)) {
+                Some(Ok(m)) => m,
+                Some(Err(e)) => {
+                    self.error(format!("cannot read the message: {e}"));
+                    None
+                }
+                None => None,
+            };
+        }
         let width = layout::inner_width(self.areas().inspector);
-        let msg = self
-            .tree
-            .as_ref()
-            .and_then(|t| t.selected_index().map(|i| &t.view.messages[i]));
-        self.inspector.refresh(msg, width);
+        self.inspector.refresh(self.current.as_ref(), width);
     }
 }
 

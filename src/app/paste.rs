@@ -319,14 +319,17 @@ impl App {
                 }
             }
             "export" if !arg.is_empty() => {
-                let Some(t) = self.tree.as_ref() else {
+                let view = match self.tree.as_ref().map(|t| t.outline.id.clone()) {
+                    Some(id) => self.store.thread(&id)?,
+                    None => None,
+                };
+                let Some(view) = view else {
                     self.warn("Open a thread to export.");
                     return Ok(());
                 };
-                let text: Vec<&str> = t.view.messages.iter().map(|m| m.canonical.trim_end()).collect();
-                std::fs::write(arg, format!("{}\n", text.join("\n\n")))
+                std::fs::write(arg, super::compose::thread_text(&view))
                     .map_err(|e| anyhow::anyhow!("cannot write {arg}: {e}"))?;
-                self.info(format!("Wrote {} envelopes to {arg}.", text.len()));
+                self.info(format!("Wrote {} envelopes to {arg}.", view.messages.len()));
             }
             other => self.error(format!(
                 "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID."

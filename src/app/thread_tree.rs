@@ -6,7 +6,7 @@
 //! of a staircase running off the screen; where a message has several replies, they are drawn
 //! one level in with `├─`/`└─` guides.
 
-use crate::store::ThreadView;
+use crate::store::ThreadOutline;
 
 /// Deepest indentation drawn; deeper branches keep this column (and say their depth).
 pub const MAX_INDENT: usize = 12;
@@ -15,7 +15,7 @@ pub const MAX_INDENT: usize = 12;
 #[derive(Debug)]
 pub struct ThreadTree {
     /// The thread, messages in tree order.
-    pub view: ThreadView,
+    pub outline: ThreadOutline,
     /// Each message's parent, as an index into `view.messages`.
     pub parent: Vec<Option<usize>>,
     /// How many replies each message has.
@@ -34,14 +34,14 @@ pub struct ThreadTree {
 
 impl ThreadTree {
     /// Builds the tree state of a loaded thread.
-    pub fn new(view: ThreadView) -> ThreadTree {
-        let n = view.messages.len();
+    pub fn new(outline: ThreadOutline) -> ThreadTree {
+        let n = outline.rows.len();
         let mut parent = vec![None; n];
         let mut replies = vec![0usize; n];
         // Tree order is depth first, so a message's parent is the nearest earlier message one
         // level up: a stack of the current path finds it in one pass.
         let mut path: Vec<usize> = Vec::new();
-        for (i, m) in view.messages.iter().enumerate() {
+        for (i, m) in outline.rows.iter().enumerate() {
             path.truncate(m.depth);
             if m.depth > 0 {
                 if let Some(&p) = path.last() {
@@ -68,7 +68,7 @@ impl ThreadTree {
             }
         }
         let mut tree = ThreadTree {
-            view,
+            outline,
             parent,
             replies,
             guide,
@@ -88,8 +88,8 @@ impl ThreadTree {
 
     /// The number of messages hidden under `i` (its whole subtree).
     pub fn subtree_len(&self, i: usize) -> usize {
-        let d = self.view.messages[i].depth;
-        self.view.messages[i + 1..]
+        let d = self.outline.rows[i].depth;
+        self.outline.rows[i + 1..]
             .iter()
             .take_while(|m| m.depth > d)
             .count()
@@ -99,7 +99,7 @@ impl ThreadTree {
         let keep = self.selected_index();
         self.visible.clear();
         let mut i = 0;
-        let n = self.view.messages.len();
+        let n = self.outline.rows.len();
         while i < n {
             self.visible.push(i);
             i += if self.folded[i] {
@@ -134,7 +134,7 @@ impl ThreadTree {
 
     /// Selects the message with id `id`; whether it is in this thread.
     pub fn select_id(&mut self, id: &str) -> bool {
-        match self.view.messages.iter().position(|m| m.id == id) {
+        match self.outline.rows.iter().position(|m| m.id == id) {
             Some(i) => {
                 self.select_index(i);
                 true
@@ -194,31 +194,27 @@ impl ThreadTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::Envelope;
-    use crate::store::StoredMessage;
+    use crate::store::TreeRow;
 
-    fn msg(id: &str, depth: usize) -> StoredMessage {
-        StoredMessage {
+    fn msg(id: &str, depth: usize) -> TreeRow {
+        TreeRow {
             id: id.into(),
-            thread: "t".into(),
             parent: None,
-            direction: "received".into(),
+            intent: None,
+            from: "A".into(),
+            to: "B".into(),
+            first_line: String::new(),
             status: "received".into(),
             received_at: String::new(),
-            intent: None,
-            envelope: Envelope::new("A", "B"),
-            raw: String::new(),
-            canonical: String::new(),
-            diagnostics: serde_json::Value::Null,
             depth,
         }
     }
 
     fn tree(shape: &[(&str, usize)]) -> ThreadTree {
-        ThreadTree::new(ThreadView {
+        ThreadTree::new(ThreadOutline {
             id: "t".into(),
             context: None,
-            messages: shape.iter().map(|(id, d)| msg(id, *d)).collect(),
+            rows: shape.iter().map(|(id, d)| msg(id, *d)).collect(),
         })
     }
 

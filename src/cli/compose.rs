@@ -93,7 +93,7 @@ fn emit(envs: &[Envelope], name: &str, opts: &Options) -> Result<u8, Failure> {
     }
     let ex = protocol::extract(&text, opts);
     report(name, ex.all_diagnostics());
-    print!("{text}");
+    out!("{text}");
     Ok(if ex.error_count() == 0 {
         0
     } else {

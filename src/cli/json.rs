@@ -79,7 +79,7 @@ pub struct CheckFile<'a> {
 /// Prints a value as pretty JSON on standard output.
 pub fn print(v: &impl Serialize) {
     match serde_json::to_string_pretty(v) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => out!("{s}\n"),
         Err(e) => eprintln!("crosstalk: cannot encode JSON: {e}"),
     }
 }

@@ -3,6 +3,14 @@
 //! Exit status, the same for every command: 0 ok; 1 invalid input, no envelope found or a
 //! failed verification; 2 usage or I/O error.
 
+/// `print!` that ends the process quietly when standard output was closed (`| head`),
+/// instead of panicking as `print!` does.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(&format!($($arg)*))
+    };
+}
+
 mod compose;
 mod export;
 mod input;
@@ -202,6 +210,19 @@ impl Failure {
 /// The `user` header of envelopes the operator writes when nothing else says: `$USER`.
 pub fn default_user() -> String {
     input::user(None)
+}
+
+/// Writes to standard output; a reader that went away (broken pipe) ends the process with
+/// status 0, as it is no error of the input.
+pub(crate) fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("crosstalk: cannot write to standard output: {e}");
+    }
 }
 
 /// Parses the command line and runs it.

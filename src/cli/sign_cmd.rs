@@ -101,8 +101,8 @@ pub fn verify(
             }));
         } else {
             let mark = if valid { "ok" } else { "FAILED" };
-            println!(
-                "{}:{}: envelope {} {mark}: {detail}",
+            out!(
+                "{}:{}: envelope {} {mark}: {detail}\n",
                 inp.name,
                 p.span.start_line,
                 i + 1

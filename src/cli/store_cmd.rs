@@ -252,8 +252,8 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
         return Ok(0);
     }
     for h in &hits {
-        println!(
-            "{}  {}  {}  {}",
+        out!(
+            "{}  {}  {}  {}\n",
             h.thread,
             h.message,
             sanitize_line(h.context.as_deref().unwrap_or("")),
@@ -284,7 +284,7 @@ pub fn reply(
             e => store_failure(e),
         })?;
     eprintln!("draft {} stored in thread {}", m.id, m.thread);
-    print!("{}", m.canonical);
+    out!("{}", m.canonical);
     Ok(0)
 }
 

@@ -9,12 +9,14 @@ mod import;
 mod query;
 mod reply;
 mod schema;
+mod tree;
 
 pub use browse::{Draft, ThreadRow};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use query::{SearchHit, StoredMessage, ThreadSummary, ThreadView};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;
+pub use tree::{ThreadOutline, TreeRow};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

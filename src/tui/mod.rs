@@ -153,6 +153,8 @@ fn install_panic_hook() {
 }
 
 fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
+    terminal.draw(|f| crate::ui::render(app, f))?;
+    app.start();
     loop {
         terminal.draw(|f| crate::ui::render(app, f))?;
         // Ages on screen ("3m") move on even when nothing happens.

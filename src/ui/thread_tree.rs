@@ -19,12 +19,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
         return;
     };
-    let ctx = t.view.context.as_deref().unwrap_or("(no context)");
+    let ctx = t.outline.context.as_deref().unwrap_or("(no context)");
     let title = format!(
         " {} — {} message{} ",
         truncate(&safe_line(ctx), (area.width as usize).saturating_sub(20)),
-        t.view.messages.len(),
-        if t.view.messages.len() == 1 { "" } else { "s" }
+        t.outline.rows.len(),
+        if t.outline.rows.len() == 1 { "" } else { "s" }
     );
     frame.render_widget(
         pane_block(Line::from(title), focused(app, Pane::Tree)),
@@ -39,7 +39,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .skip(t.offset)
         .take(body.height as usize)
         .map(|(pos, &i)| {
-            let m = &t.view.messages[i];
+            let m = &t.outline.rows[i];
             let intent = m.intent.as_deref().unwrap_or("?");
             let badge = format!("{:<8}", truncate(intent, 8));
             let fold = if t.folded[i] {
@@ -52,17 +52,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "awaiting_reply" => "⏳",
                 _ => "",
             };
-            let route = format!(
-                "{}→{} ",
-                safe_line(&m.envelope.banner.from),
-                safe_line(&m.envelope.banner.to)
-            );
-            let first = m
-                .envelope
-                .body
-                .as_deref()
-                .and_then(|b| b.lines().find(|l| !l.trim().is_empty()))
-                .unwrap_or("");
+            let route = format!("{}→{} ", safe_line(&m.from), safe_line(&m.to));
+            let first = m.first_line.as_str();
             let time = age(&m.received_at, app.now);
             let guide = &t.guide[i];
             let fixed = width(guide) + 2 + 9 + width(&fold) + width(status) + time.len() + 1;

@@ -64,6 +64,7 @@ pub fn harness(store: Store, w: u16, h: u16) -> Harness {
     // Long before anything in the database: every age reads 0s, so screens are stable.
     app.fixed_now = Some("2000-01-01T00:00:00Z".parse().unwrap());
     app.now = app.fixed_now.unwrap();
+    app.start();
     Harness {
         app,
         dir,

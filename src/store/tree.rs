@@ -1,0 +1,144 @@
+//! A thread's tree for display: one light row per message (what a tree line shows), in tree
+//! order. Opening a 10 000-message thread then costs a narrow query, not the decoding of
+//! every envelope; the full envelope of the one message being inspected is read on its own.
+
+use std::collections::HashMap;
+
+use rusqlite::OptionalExtension;
+
+use super::{Store, StoreError};
+
+/// What a tree line shows of one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeRow {
+    /// Message id.
+    pub id: String,
+    /// The message it answers.
+    pub parent: Option<String>,
+    /// Normalized intent.
+    pub intent: Option<String>,
+    /// Banner sender.
+    pub from: String,
+    /// Banner recipient.
+    pub to: String,
+    /// The body's first non-empty line (at most 200 characters).
+    pub first_line: String,
+    /// draft, awaiting_reply, answered, received.
+    pub status: String,
+    /// When it was stored.
+    pub received_at: String,
+    /// Depth in the tree (0 for roots).
+    pub depth: usize,
+}
+
+/// A thread as a tree of light rows.
+#[derive(Debug, Clone)]
+pub struct ThreadOutline {
+    /// Thread id.
+    pub id: String,
+    /// Its context.
+    pub context: Option<String>,
+    /// Messages in tree order.
+    pub rows: Vec<TreeRow>,
+}
+
+impl Store {
+    /// The outline of thread `id`, or `None` when there is no such thread.
+    pub fn thread_outline(&self, id: &str) -> Result<Option<ThreadOutline>, StoreError> {
+        let context: Option<Option<String>> = self
+            .conn
+            .prepare_cached("SELECT context FROM threads WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?;
+        let Some(context) = context else {
+            return Ok(None);
+        };
+        // The first line is cut in SQL: a long body is never copied out of SQLite whole.
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, parent_id, intent, sender, recipient,
+                    substr(ltrim(coalesce(body, ''), char(10, 13, 32, 9)), 1, 400),
+                    status, received_at
+             FROM messages WHERE thread_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt
+            .query_map([id], |r| {
+                let head: String = r.get(5)?;
+                let first_line = head
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .trim()
+                    .chars()
+                    .take(200)
+                    .collect();
+                Ok(TreeRow {
+                    id: r.get(0)?,
+                    parent: r.get(1)?,
+                    intent: r.get(2)?,
+                    from: r.get(3)?,
+                    to: r.get(4)?,
+                    first_line,
+                    status: r.get(6)?,
+                    received_at: r.get(7)?,
+                    depth: 0,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let order = tree_order(rows.iter().map(|r| (r.id.as_str(), r.parent.as_deref())));
+        let mut slots: Vec<Option<TreeRow>> = rows.into_iter().map(Some).collect();
+        let rows = order
+            .into_iter()
+            .filter_map(|(i, depth)| {
+                slots[i].take().map(|mut r| {
+                    r.depth = depth;
+                    r
+                })
+            })
+            .collect();
+        Ok(Some(ThreadOutline {
+            id: id.to_string(),
+            context,
+            rows,
+        }))
+    }
+}
+
+/// Tree order of messages given in arrival order as `(id, parent)`: each root, then its
+/// replies depth first, siblings in arrival order. Returns `(index, depth)` pairs. A message
+/// whose parent is not among them is a root; messages caught in a parent cycle are appended
+/// as roots, so none is lost.
+pub(crate) fn tree_order<'a>(
+    items: impl ExactSizeIterator<Item = (&'a str, Option<&'a str>)>,
+) -> Vec<(usize, usize)> {
+    let items: Vec<(&str, Option<&str>)> = items.collect();
+    let index: HashMap<&str, usize> = items.iter().enumerate().map(|(i, m)| (m.0, i)).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    let mut roots = Vec::new();
+    for (i, (_, parent)) in items.iter().enumerate() {
+        match parent.and_then(|p| index.get(p)) {
+            Some(&p) if p != i => children[p].push(i),
+            _ => roots.push(i),
+        }
+    }
+    let mut order: Vec<(usize, usize)> = Vec::with_capacity(items.len());
+    let mut seen = vec![false; items.len()];
+    let visit = |start: usize, order: &mut Vec<(usize, usize)>, seen: &mut Vec<bool>| {
+        let mut stack = vec![(start, 0usize)];
+        while let Some((i, depth)) = stack.pop() {
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            order.push((i, depth));
+            stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+        }
+    };
+    for r in roots {
+        visit(r, &mut order, &mut seen);
+    }
+    for i in 0..items.len() {
+        if !seen[i] {
+            visit(i, &mut order, &mut seen);
+        }
+    }
+    order
+}

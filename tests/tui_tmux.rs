@@ -1,0 +1,998 @@
+//! End-to-end flows of the real `crosstalk` binary in a real terminal: tmux.
+//!
+//! Each test starts its own tmux server on a socket inside its own temporary directory (so tests
+//! run in parallel and never touch the operator's tmux), runs the app in a detached session of
+//! a known size, types with `send-keys`, reads the screen with `capture-pane`, pastes with
+//! `paste-buffer -p` (a bracketed paste) and reads what the app copied through OSC 52 from
+//! tmux's paste buffers (`set-clipboard on`). Every wait polls the screen; nothing relies on a
+//! fixed sleep.
+//!
+//! The app and the CLI always run with `--db` in the temporary directory, `HOME` and the XDG
+//! directories there too, an empty config file, and no display or SSH variables.
+//!
+//! tmux is required: CI installs it (`.ci/run`). Without it these tests fail and say so, unless
+//! `CROSSTALK_SKIP_TMUX=1` is set, which skips them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// How long any one wait may take: generous, for a loaded two-core CI machine.
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// How often a wait looks at the screen again.
+const POLL: Duration = Duration::from_millis(50);
+
+const BIN: &str = env!("CARGO_BIN_EXE_crosstalk");
+
+fn manifest(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// Quotes `s` for `sh`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Whether these tests run: tmux present, or a loud failure; `CROSSTALK_SKIP_TMUX=1` skips.
+fn tmux_wanted() -> bool {
+    if std::env::var("CROSSTALK_SKIP_TMUX").as_deref() == Ok("1") {
+        eprintln!("skipping the tmux end-to-end test: CROSSTALK_SKIP_TMUX=1");
+        return false;
+    }
+    let found = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        found,
+        "tmux is not installed: the end-to-end TUI tests in tests/tui_tmux.rs drive the app \
+         through it. Install tmux (`apt-get install tmux`, `brew install tmux`; CI's .ci/run \
+         does this), or set CROSSTALK_SKIP_TMUX=1 to skip these tests."
+    );
+    true
+}
+
+/// One tmux server with one session running the app, and the sandbox it runs in.
+struct Term {
+    dir: tempfile::TempDir,
+    socket: PathBuf,
+    conf: PathBuf,
+    script: PathBuf,
+    pidfile: PathBuf,
+    db: PathBuf,
+    /// Launches so far; each prints `EXITED:<status> run=<n>` when the app ends.
+    runs: std::cell::Cell<u32>,
+}
+
+impl Term {
+    /// A sandbox and a tmux server, nothing started yet; `None` when the tests are skipped.
+    fn new() -> Option<Term> {
+        if !tmux_wanted() {
+            return None;
+        }
+        // A short directory: a unix socket path must stay under ~100 bytes.
+        let base = std::env::temp_dir();
+        let base = if base.as_os_str().len() > 60 {
+            PathBuf::from("/tmp")
+        } else {
+            base
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("ctt")
+            .tempdir_in(base)
+            .expect("temp dir");
+        let p = |name: &str| dir.path().join(name);
+        for d in ["home", "data", "config", "state", "cache"] {
+            std::fs::create_dir_all(p(d)).unwrap();
+        }
+        std::fs::write(p("config.toml"), "").unwrap();
+        std::fs::write(
+            p("tmux.conf"),
+            "set -s set-clipboard on\n\
+             set -s escape-time 0\n\
+             set -g default-shell /bin/sh\n\
+             set -g remain-on-exit on\n\
+             set -g status off\n\
+             set -g history-limit 1000\n",
+        )
+        .unwrap();
+        let q = |name: &str| sh_quote(p(name).to_str().expect("utf-8 temp path"));
+        // run.sh RUN APP ARGS...: the sandboxed environment, a title the app must leave alone,
+        // the app (its pid in `pid`), then its exit status on the restored screen.
+        let script = format!(
+            "run=$1; shift\n\
+             unset DISPLAY WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION SSH_CLIENT SSH_AUTH_SOCK \
+             CROSSTALK_DB CROSSTALK_LOG EDITOR VISUAL\n\
+             export HOME={home} XDG_DATA_HOME={data} XDG_CONFIG_HOME={config} \
+             XDG_STATE_HOME={state} XDG_CACHE_HOME={cache} CROSSTALK_CONFIG={cfg}\n\
+             export LANG=${{LANG:-C.UTF-8}}\n\
+             printf '\\033]2;crosstalk-test\\007\\033[H\\033[2J'\n\
+             sh -c 'echo $$ > \"$0.tmp\" && mv \"$0.tmp\" \"$0\" && exec \"$@\"' {pid} \"$@\"\n\
+             echo \"EXITED:$? run=$run\"\n",
+            home = q("home"),
+            data = q("data"),
+            config = q("config"),
+            state = q("state"),
+            cache = q("cache"),
+            cfg = q("config.toml"),
+            pid = q("pid"),
+        );
+        std::fs::write(p("run.sh"), script).unwrap();
+        Some(Term {
+            socket: p("tmux.sock"),
+            conf: p("tmux.conf"),
+            script: p("run.sh"),
+            pidfile: p("pid"),
+            db: p("crosstalk.db"),
+            runs: std::cell::Cell::new(0),
+            dir,
+        })
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// The sandbox's environment on a command (tmux, or the CLI).
+    fn sandbox(&self, cmd: &mut Command) {
+        for var in [
+            "DISPLAY",
+            "WAYLAND_DISPLAY",
+            "SSH_TTY",
+            "SSH_CONNECTION",
+            "SSH_CLIENT",
+            "TMUX",
+            "TMUX_PANE",
+            "CROSSTALK_DB",
+            "CROSSTALK_LOG",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.env("HOME", self.path("home"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("XDG_STATE_HOME", self.path("state"))
+            .env("XDG_CACHE_HOME", self.path("cache"))
+            .env("CROSSTALK_CONFIG", self.path("config.toml"));
+        if std::env::var_os("LANG").is_none() {
+            cmd.env("LANG", "C.UTF-8");
+        }
+    }
+
+    /// Runs a tmux command on this server.
+    fn tmux_output(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new("tmux");
+        self.sandbox(&mut cmd);
+        cmd.arg("-u")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg(&self.conf)
+            .args(args);
+        cmd.output().expect("running tmux")
+    }
+
+    /// Runs a tmux command that must succeed; its stdout.
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = self.tmux_output(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The shell command that runs the app with `args` (always with `--db`).
+    fn app_command(&self, args: &[&str]) -> String {
+        let n = self.runs.get() + 1;
+        self.runs.set(n);
+        let _ = std::fs::remove_file(&self.pidfile);
+        let mut words = vec![
+            "sh".to_string(),
+            sh_quote(self.script.to_str().unwrap()),
+            n.to_string(),
+            sh_quote(BIN),
+            "--db".to_string(),
+            sh_quote(self.db.to_str().unwrap()),
+        ];
+        words.extend(args.iter().map(|a| sh_quote(a)));
+        words.join(" ")
+    }
+
+    /// Starts the server and the app in a `width`×`height` session.
+    fn start(&self, width: u16, height: u16, args: &[&str]) {
+        let cmd = self.app_command(args);
+        let (w, h) = (width.to_string(), height.to_string());
+        self.tmux(&["new-session", "-d", "-s", "ct", "-x", &w, "-y", &h, &cmd]);
+    }
+
+    /// Starts the app again in the same pane (after it exited or was killed).
+    fn restart(&self, args: &[&str]) {
+        let cmd = self.app_command(args);
+        self.tmux(&["respawn-pane", "-k", "-t", "ct", &cmd]);
+    }
+
+    /// The screen as text.
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "ct"])
+    }
+
+    /// A tmux format of the pane (`#{pane_title}`).
+    fn format(&self, fmt: &str) -> String {
+        self.tmux(&["display-message", "-p", "-t", "ct", fmt])
+            .trim_end()
+            .to_string()
+    }
+
+    /// Polls the screen until `ok` holds; the screen that satisfied it.
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out after {TIMEOUT:?} waiting for {what}; the screen:\n{s}");
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Polls the screen until it shows `text`.
+    fn wait_for(&self, text: &str) -> String {
+        self.wait_until(&format!("{text:?}"), |s| s.contains(text))
+    }
+
+    /// Polls the screen until it no longer shows `text`.
+    fn wait_gone(&self, text: &str) -> String {
+        self.wait_until(&format!("{text:?} to go away"), |s| !s.contains(text))
+    }
+
+    /// Waits for the app of the latest launch to end; its exit status.
+    fn wait_exit(&self) -> i32 {
+        let tag = format!(" run={}", self.runs.get());
+        let s = self.wait_until("the app to exit (EXITED:...)", |s| {
+            s.lines()
+                .any(|l| l.contains("EXITED:") && l.ends_with(&tag))
+        });
+        let line = s
+            .lines()
+            .find(|l| l.contains("EXITED:") && l.ends_with(&tag))
+            .unwrap();
+        let code = line
+            .split("EXITED:")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap();
+        code.parse().unwrap()
+    }
+
+    /// Key names (`Enter`, `Escape`, `C-y`), one after the other.
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "ct"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Literal text, typed.
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "ct", "-l", text]);
+    }
+
+    /// Raw bytes on the app's input (mouse reports).
+    fn send_bytes(&self, bytes: &[u8]) {
+        let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut args = vec!["send-keys", "-t", "ct", "-H"];
+        args.extend(hex.iter().map(String::as_str));
+        self.tmux(&args);
+    }
+
+    /// A bracketed paste of `text` (the app asked for bracketed paste, so tmux wraps it in
+    /// `ESC[200~ … ESC[201~`). `keep_lf`: line feeds as they are (`-r`); without it tmux sends
+    /// them as carriage returns, as xterm and VTE terminals do.
+    fn paste(&self, text: &str, keep_lf: bool) {
+        let file = self.path("paste.txt");
+        std::fs::write(&file, text).unwrap();
+        self.tmux(&["load-buffer", "-b", "to-paste", file.to_str().unwrap()]);
+        let mut args = vec!["paste-buffer", "-p", "-d", "-b", "to-paste", "-t", "ct"];
+        if keep_lf {
+            args.push("-r");
+        }
+        self.tmux(&args);
+    }
+
+    /// The newest tmux paste buffer (what the last OSC 52 copy set), if any.
+    fn buffer(&self) -> Option<String> {
+        let out = self.tmux_output(&["show-buffer"]);
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Every tmux paste buffer's name.
+    fn buffer_names(&self) -> Vec<String> {
+        self.tmux(&["list-buffers", "-F", "#{buffer_name}"])
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Polls until the newest paste buffer satisfies `ok`.
+    fn wait_buffer(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let b = self.buffer();
+            if let Some(b) = &b {
+                if ok(b) {
+                    return b.clone();
+                }
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!(
+                    "timed out waiting for a paste buffer with {what}; newest buffer: {b:?}\nscreen:\n{}",
+                    self.screen()
+                );
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// The running app's pid (written by run.sh before it execs the app).
+    fn app_pid(&self) -> u32 {
+        let start = Instant::now();
+        loop {
+            if let Ok(s) = std::fs::read_to_string(&self.pidfile) {
+                if let Ok(pid) = s.trim().parse() {
+                    return pid;
+                }
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "the app's pid file never appeared"
+            );
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Runs the CLI on the sandbox's database; stdout of a successful run.
+    fn cli(&self, args: &[&str]) -> String {
+        let mut cmd = Command::new(BIN);
+        self.sandbox(&mut cmd);
+        cmd.args(args).arg("--db").arg(&self.db);
+        let out = cmd.output().expect("running crosstalk");
+        assert!(
+            out.status.success(),
+            "crosstalk {args:?} failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn cli_json(&self, args: &[&str]) -> Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = self.cli(&a);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    }
+
+    /// `crosstalk import` of files before the app starts.
+    fn import(&self, files: &[&Path]) {
+        let mut args = vec!["import"];
+        let files: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+        args.extend(files);
+        self.cli(&args);
+    }
+
+    /// The one thread of the database: its id and `show --json`.
+    fn only_thread(&self) -> (String, Value) {
+        let threads = self.cli_json(&["threads"]);
+        let list = threads.as_array().expect("threads --json is an array");
+        assert_eq!(list.len(), 1, "one thread expected: {threads}");
+        let id = list[0]["id"].as_str().unwrap().to_string();
+        let show = self.cli_json(&["show", &id]);
+        (id, show)
+    }
+}
+
+impl Drop for Term {
+    fn drop(&mut self) {
+        let _ = self.tmux_output(&["kill-server"]);
+    }
+}
+
+/// The message ids of a `show --json` thread, in tree order.
+fn message_ids(show: &Value) -> Vec<String> {
+    show["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The status line: the last non-empty row.
+fn status_line(screen: &str) -> &str {
+    screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+}
+
+/// A screen row that holds every one of `parts`.
+fn row_with<'a>(screen: &'a str, parts: &[&str]) -> Option<&'a str> {
+    screen.lines().find(|l| parts.iter().all(|p| l.contains(p)))
+}
+
+fn has_row(screen: &str, parts: &[&str]) -> bool {
+    row_with(screen, parts).is_some()
+}
+
+const TRANSCRIPT: &str = "tests/fixtures/paste/prose_between.txt";
+
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn empty_database_help_then_quit_restores_the_terminal() {
+    let Some(t) = Term::new() else { return };
+    t.start(120, 40, &[]);
+    let s = t.wait_for("No threads yet.");
+    assert!(s.contains("Threads"), "{s}");
+    t.wait_for("Empty database. Paste an envelope (or press p)");
+
+    // While it runs: alternate screen and mouse reporting are on (the checks after quitting
+    // mean something).
+    assert_eq!(t.format("#{alternate_on}"), "1");
+    assert!(
+        t.format("#{mouse_standard_flag}#{mouse_any_flag}")
+            .contains('1'),
+        "mouse capture is on while the app runs"
+    );
+
+    t.type_text("?");
+    let s = t.wait_for("copy envelope");
+    assert!(s.contains("Browse"), "help lists the browse keys:\n{s}");
+    assert!(s.contains("Help"), "{s}");
+    assert!(has_row(&s, &["y", "copy envelope"]), "{s}");
+    assert!(has_row(&s, &["q", "quit"]), "{s}");
+
+    t.keys(&["Escape"]);
+    let s = t.wait_gone("copy envelope");
+    assert!(
+        s.contains("No threads yet."),
+        "help closed, list back:\n{s}"
+    );
+
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0, "q quits with status 0");
+    let s = t.screen();
+    assert!(
+        !s.contains("No threads yet.") && !s.contains("Threads"),
+        "the app's screen is gone after quitting:\n{s}"
+    );
+    assert_eq!(t.format("#{alternate_on}"), "0", "alternate screen left");
+    assert_eq!(
+        t.format("#{mouse_standard_flag}#{mouse_any_flag}#{mouse_sgr_flag}"),
+        "000",
+        "mouse reporting switched off"
+    );
+    assert_eq!(t.format("#{cursor_flag}"), "1", "cursor shown again");
+}
+
+#[test]
+fn bracketed_paste_of_a_transcript_previews_then_imports() {
+    let Some(t) = Term::new() else { return };
+    t.start(120, 40, &[]);
+    t.wait_for("No threads yet.");
+
+    let transcript = std::fs::read_to_string(manifest(TRANSCRIPT)).unwrap();
+    t.paste(&transcript, true);
+    let s = t.wait_for("Paste: 3 envelopes");
+    assert!(s.contains("Enter imports"), "{s}");
+    // One row per envelope, at the line each starts on in the paste.
+    for line in ["line 5", "line 15", "line 27"] {
+        assert!(
+            s.contains(line),
+            "preview lists the envelope at {line}:\n{s}"
+        );
+    }
+    // Nothing is imported until Enter.
+    assert_eq!(t.cli_json(&["threads"]), serde_json::json!([]));
+
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Imported 3, 0 already stored, 0 rejected");
+    assert!(!s.contains("Paste: 3 envelopes"), "preview closed:\n{s}");
+    assert!(
+        has_row(&s, &["naming", "CLAUDE, CHATGPT"]),
+        "list row:\n{s}"
+    );
+    assert!(s.contains("naming — 3 messages"), "tree title:\n{s}");
+    assert!(
+        has_row(
+            &s,
+            &["CLAUDE→CHATGPT", "Should the tool be called crosstalk"]
+        ),
+        "{s}"
+    );
+    assert!(
+        has_row(&s, &["CHATGPT→CLAUDE", "Nobody can pronounce"]),
+        "{s}"
+    );
+    assert!(
+        has_row(&s, &["CLAUDE→CHATGPT", "Agreed, crosstalk it is."]),
+        "{s}"
+    );
+    assert!(s.contains("1 threads") || s.contains("1 thread"), "{s}");
+
+    // The database holds it, read while the app still has it open.
+    let (_, show) = t.only_thread();
+    assert_eq!(show["context"], "naming");
+    assert_eq!(show["messages"].as_array().unwrap().len(), 3);
+    let bodies: Vec<&str> = show["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["body"].as_str().unwrap())
+        .collect();
+    assert!(bodies.contains(&"Agreed, crosstalk it is."), "{bodies:?}");
+    for m in show["messages"].as_array().unwrap() {
+        assert_eq!(m["diagnostics"], serde_json::json!([]), "clean import: {m}");
+    }
+
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+    let (_, show) = t.only_thread();
+    assert_eq!(
+        show["messages"].as_array().unwrap().len(),
+        3,
+        "kept after quitting"
+    );
+}
+
+/// tmux's plain `paste-buffer -p` sends line breaks as CR, as xterm and VTE terminals do in a
+/// bracketed paste; the app should read them as line breaks.
+#[test]
+#[ignore = "app bug: CR line breaks in a bracketed paste are not normalized (see report)"]
+fn bracketed_paste_with_carriage_returns_imports_cleanly() {
+    let Some(t) = Term::new() else { return };
+    t.start(120, 40, &[]);
+    t.wait_for("No threads yet.");
+    let transcript = std::fs::read_to_string(manifest(TRANSCRIPT)).unwrap();
+    t.paste(&transcript, false);
+    let s = t.wait_for("Paste: 3 envelopes");
+    for line in ["line 5", "line 15", "line 27"] {
+        assert!(s.contains(line), "envelope at {line}:\n{s}");
+    }
+    t.keys(&["Enter"]);
+    t.wait_for("Imported 3");
+    let (_, show) = t.only_thread();
+    for m in show["messages"].as_array().unwrap() {
+        assert_eq!(m["diagnostics"], serde_json::json!([]), "{m}");
+        assert!(!m["body"].as_str().unwrap().contains('\r'), "{m}");
+    }
+}
+
+#[test]
+fn copy_envelope_and_thread_go_out_via_osc52() {
+    let Some(t) = Term::new() else { return };
+    t.import(&[&manifest(TRANSCRIPT)]);
+    let (thread, show) = t.only_thread();
+    let ids = message_ids(&show);
+    let export = t.cli(&["export", &thread]);
+
+    t.start(120, 40, &[]);
+    t.wait_for("naming — 3 messages");
+    assert_eq!(t.buffer(), None, "no paste buffer before any copy");
+    t.keys(&["Enter"]);
+    // The last message is selected when a thread opens.
+    t.wait_until("the last message in the inspector", |s| {
+        has_row(s, &["message", &ids[2]])
+    });
+
+    t.type_text("y");
+    let copied = t.wait_buffer("one envelope", |b| b.contains("[[END]]"));
+    assert!(copied.starts_with("[[CLAUDE→CHATGPT v1]]\n"), "{copied:?}");
+    assert!(copied.ends_with("[[END]]\n"), "{copied:?}");
+    assert_eq!(copied.matches("[[END]]").count(), 1, "{copied:?}");
+    assert!(
+        copied.contains(&format!("\nmessage: {}\n", ids[2])),
+        "{copied:?}"
+    );
+    assert!(
+        copied.contains("\n  Agreed, crosstalk it is.\n"),
+        "{copied:?}"
+    );
+    assert!(
+        export.contains(copied.trim_end()),
+        "the copy is the envelope's canonical text:\n{copied}\n--- export ---\n{export}"
+    );
+    let s = t.wait_for("via OSC 52");
+    assert!(
+        status_line(&s).contains(&format!(
+            "sent {} bytes to the terminal via OSC 52",
+            copied.len()
+        )),
+        "status: {}",
+        status_line(&s)
+    );
+
+    t.type_text("Y");
+    let all = t.wait_buffer("three envelopes", |b| b.matches("[[END]]").count() == 3);
+    assert_eq!(
+        all, export,
+        "Y copies the thread as `crosstalk export` writes it"
+    );
+    let s = t.wait_for("(3 envelopes)");
+    assert!(
+        status_line(&s).contains("via OSC 52"),
+        "{}",
+        status_line(&s)
+    );
+}
+
+#[test]
+fn reply_is_saved_copied_and_awaits_an_answer() {
+    let Some(t) = Term::new() else { return };
+    t.import(&[&manifest(TRANSCRIPT)]);
+    let (thread, show) = t.only_thread();
+    let ids = message_ids(&show);
+    let original = &ids[0];
+    assert_eq!(show["messages"][0]["from"], "CLAUDE");
+    assert_eq!(show["messages"][0]["to"], "CHATGPT");
+
+    t.start(120, 40, &[]);
+    t.wait_for("naming — 3 messages");
+    t.keys(&["Enter"]);
+    t.type_text("g");
+    t.wait_until("the first message in the inspector", |s| {
+        has_row(s, &["message", original]) && has_row(s, &["intent", "REQUEST"])
+    });
+
+    t.type_text("r");
+    let s = t.wait_for("Reply to");
+    assert!(s.contains(&format!("parent: {original}")), "{s}");
+    assert!(s.contains("[[CHATGPT→CLAUDE v1]]"), "{s}");
+    t.type_text("Tabs win, clearly.");
+    t.wait_until("the typed body in the preview", |s| {
+        s.contains("  Tabs win, clearly.")
+    });
+
+    t.keys(&["C-y"]);
+    let copied = t.wait_buffer("the reply", |b| b.contains("Tabs win, clearly."));
+    assert!(copied.starts_with("[[CHATGPT→CLAUDE v1]]\n"), "{copied:?}");
+    assert!(
+        copied.contains(&format!("\nparent: {original}\n")),
+        "{copied:?}"
+    );
+    assert!(
+        copied.contains(&format!("\nthread: {thread}\n")),
+        "{copied:?}"
+    );
+    assert!(copied.contains("\n  Tabs win, clearly.\n"), "{copied:?}");
+    assert!(copied.ends_with("[[END]]\n"), "{copied:?}");
+    let reply_id = copied
+        .lines()
+        .find_map(|l| l.strip_prefix("message: "))
+        .expect("the reply has a message id")
+        .to_string();
+    assert_ne!(&reply_id, original);
+
+    let s = t.wait_for("awaiting reply");
+    assert!(
+        status_line(&s).contains("via OSC 52"),
+        "{}",
+        status_line(&s)
+    );
+    assert!(s.contains("naming — 4 messages"), "{s}");
+    assert!(
+        has_row(&s, &["CHATGPT→CLAUDE", "Tabs win, clearly."]),
+        "the tree shows the reply:\n{s}"
+    );
+
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+    let show = t.cli_json(&["show", &thread]);
+    let reply = show["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["message"] == reply_id.as_str())
+        .unwrap_or_else(|| panic!("reply {reply_id} stored: {show}"));
+    assert_eq!(reply["status"], "awaiting_reply", "{reply}");
+    assert_eq!(reply["parent"], original.as_str(), "{reply}");
+    assert_eq!(reply["from"], "CHATGPT");
+    assert_eq!(reply["to"], "CLAUDE");
+    assert_eq!(reply["body"], "Tabs win, clearly.");
+}
+
+/// After C-y the inspector shows the copied reply; its status should say it awaits a reply,
+/// as the tree (⏳) and the database do.
+#[test]
+#[ignore = "app bug: the inspector keeps the status from before the copy (see report)"]
+fn inspector_shows_the_status_after_a_copy() {
+    let Some(t) = Term::new() else { return };
+    t.import(&[&manifest("assets/examples/v10-question.crosstalk")]);
+    t.start(120, 40, &[]);
+    t.wait_for("naming the project");
+    t.type_text("r");
+    t.wait_for("Reply to");
+    t.type_text("Crosstalk.");
+    t.wait_for("  Crosstalk.");
+    t.keys(&["C-y"]);
+    let s = t.wait_for("awaiting reply");
+    assert!(has_row(&s, &["status", "awaiting"]), "{s}");
+}
+
+#[test]
+fn drafts_survive_quitting_and_sigkill() {
+    let Some(t) = Term::new() else { return };
+    t.import(&[&manifest("assets/examples/v10-question.crosstalk")]);
+    let (_, show) = t.only_thread();
+    let original = message_ids(&show).remove(0);
+
+    t.start(120, 40, &[]);
+    t.wait_for("naming the project");
+    t.type_text("r");
+    t.wait_for("Reply to");
+    t.type_text("half a thought");
+    t.wait_for("  half a thought");
+    t.keys(&["Escape"]);
+    let s = t.wait_for("Draft kept");
+    assert!(s.contains("Threads"), "back on the browse screen:\n{s}");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+
+    // A new run on the same database: the draft is announced, and `r` on the same message
+    // resumes it.
+    t.restart(&[]);
+    t.wait_for("1 draft(s) kept from before");
+    t.type_text("r");
+    let s = t.wait_for("Draft resumed");
+    assert!(s.contains("half a thought"), "{s}");
+    assert!(s.contains(&format!("parent: {original}")), "{s}");
+
+    // Typing goes on; every keystroke is saved, so SIGKILL loses nothing shown on screen.
+    t.type_text(", finished");
+    t.wait_for("half a thought, finished");
+    let pid = t.app_pid();
+    let killed = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("running kill");
+    assert!(killed.success());
+    assert_eq!(t.wait_exit(), 128 + 9, "the app died of SIGKILL");
+
+    t.restart(&[]);
+    t.wait_for("1 draft(s) kept from before");
+    t.type_text("D");
+    let s = t.wait_for("Drafts —");
+    assert!(
+        has_row(&s, &["half a thought, finished"]),
+        "the drafts list shows the text typed before the kill:\n{s}"
+    );
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Draft resumed");
+    assert!(s.contains("  half a thought, finished"), "{s}");
+    assert!(s.contains(&format!("parent: {original}")), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("Draft kept");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+}
+
+#[test]
+fn escape_sequences_in_a_body_are_shown_not_obeyed() {
+    let Some(t) = Term::new() else { return };
+    let hostile = "[[MALLORY→CLAUDE v1]]\n\
+        user: mallory\n\
+        session: 2025-10-09T16Z evil01\n\
+        context: hostile body\n\
+        intent: REQUEST\n\
+        body: |\n  \
+        title \x1b]0;PWNED\x07 set\n  \
+        clear \x1b[2J\x1b[H screen \x1b[31mRED\x1b[0m\n  \
+        clip \x1b]52;c;UFdORUQtQ0xJUA==\x07 board\n  \
+        bidi \u{202E}gnp.exe\n  \
+        bell \x07 done\n\
+        sig: none\n\
+        [[END]]\n";
+    let file = t.path("hostile.crosstalk");
+    std::fs::write(&file, hostile).unwrap();
+    t.import(&[&file]);
+
+    t.start(120, 40, &[]);
+    t.wait_for("hostile body");
+    // run.sh set this title before starting the app: titles from the pane do reach tmux.
+    assert_eq!(t.format("#{pane_title}"), "crosstalk-test");
+
+    t.keys(&["Enter"]);
+    let check = |view: &str| {
+        let s = t.wait_for("bidi ⟨U+202E⟩gnp.exe");
+        assert!(s.contains("title ␛]0;PWNED␇ set"), "{view}:\n{s}");
+        assert!(
+            s.contains("clear ␛[2J␛[H screen ␛[31mRED␛[0m"),
+            "{view}:\n{s}"
+        );
+        assert!(
+            s.contains("clip ␛]52;c;UFdORUQtQ0xJUA==␇ board"),
+            "{view}:\n{s}"
+        );
+        assert!(s.contains("bell ␇ done"), "{view}:\n{s}");
+        // The frame is intact: title bar, pane borders, hints.
+        let rows: Vec<&str> = s.lines().collect();
+        assert!(rows[0].contains("crosstalk —"), "{view}:\n{s}");
+        assert!(rows[1].starts_with("┌ Threads"), "{view}:\n{s}");
+        assert!(
+            rows[37].starts_with('└') && rows[37].ends_with('┘'),
+            "{view}:\n{s}"
+        );
+        assert!(rows[38].contains("help"), "{view}:\n{s}");
+        assert!(
+            has_row(&s, &["hostile body", "MALLORY, CLAUDE"]),
+            "{view}:\n{s}"
+        );
+        assert_eq!(t.format("#{pane_title}"), "crosstalk-test", "{view}");
+        assert!(!t.format("#{window_name}").contains("PWNED"), "{view}");
+        assert_eq!(
+            t.buffer_names(),
+            Vec::<String>::new(),
+            "{view}: the body's OSC 52 set no tmux buffer"
+        );
+    };
+    check("fields");
+    assert!(t.screen().contains("Envelope — fields"));
+    t.type_text("v");
+    t.wait_for("Envelope — as received");
+    check("as received");
+    t.type_text("v");
+    t.wait_for("Envelope — canonical");
+    check("canonical");
+}
+
+#[test]
+fn too_small_then_big_enough_again() {
+    let Some(t) = Term::new() else { return };
+    t.start(120, 40, &["--demo"]);
+    t.wait_for("Kyoto trip");
+    t.tmux(&["resize-window", "-t", "ct", "-x", "50", "-y", "15"]);
+    let s = t.wait_for("Terminal too small");
+    assert!(s.contains("50×15"), "{s}");
+    assert!(!s.contains("Threads"), "{s}");
+    t.tmux(&["resize-window", "-t", "ct", "-x", "80", "-y", "24"]);
+    let s = t.wait_until("the app drawn at 80×24", |s| {
+        s.contains("Threads") && !s.contains("Terminal too small")
+    });
+    assert!(s.contains("Kyoto trip"), "{s}");
+    assert_eq!(t.format("#{pane_width}x#{pane_height}"), "80x24");
+}
+
+#[test]
+fn demo_at_80x24_draws_every_pane_cleanly() {
+    let Some(t) = Term::new() else { return };
+    t.start(80, 24, &["--demo"]);
+    let s = t.wait_until("the demo's panes", |s| {
+        s.contains("Kyoto trip, 10–14 December — 5 messages") && s.contains("Envelope — fields")
+    });
+    let rows: Vec<&str> = s.lines().collect();
+    assert!(rows.len() <= 24, "{s}");
+    assert!(
+        rows[0].starts_with(" crosstalk — demo (throwaway database) — 6 threads"),
+        "{s}"
+    );
+    assert!(
+        rows[1].starts_with("┌ Threads") && rows[1].ends_with('┐'),
+        "{s}"
+    );
+    // Every pane row is boxed at both edges: nothing drawn past the right border, no stray
+    // wide character pushing a row out of line.
+    for (i, row) in rows.iter().enumerate().take(22).skip(2) {
+        let first = row.chars().next().unwrap_or(' ');
+        let last = row.chars().last().unwrap_or(' ');
+        assert!(
+            matches!(first, '│' | '└') && matches!(last, '│' | '┐' | '┘'),
+            "row {i} is not boxed: {row:?}\n{s}"
+        );
+    }
+    assert!(rows[21].starts_with('└') && rows[21].ends_with('┘'), "{s}");
+    for ctx in [
+        "Kyoto trip",
+        "signing key",
+        "ingest worker",
+        "notes app",
+        "flaky CI test",
+        "webhook relay",
+    ] {
+        assert!(s.contains(ctx), "the list shows {ctx}:\n{s}");
+    }
+    assert!(has_row(&s, &["REQUEST", "Kalle and his"]), "tree:\n{s}");
+    assert!(
+        has_row(&s, &["context", "Kyoto trip, 10–14 December"]),
+        "inspector:\n{s}"
+    );
+    assert!(
+        rows[22].contains("help") && rows[22].contains("reply"),
+        "hint line: {:?}",
+        rows[22]
+    );
+}
+
+/// The footer hint line should show whole hints: as many as fit, none cut in the middle.
+#[test]
+#[ignore = "app bug: the hint line underestimates each hint's width by one cell (see report)"]
+fn hint_line_shows_whole_hints() {
+    let Some(t) = Term::new() else { return };
+    let descriptions = [
+        "open",
+        "reply",
+        "new envelope",
+        "copy envelope",
+        "copy thread",
+        "paste / import",
+        "search",
+        "help",
+        "quit",
+    ];
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let (ws, hs) = (w.to_string(), h.to_string());
+        if t.runs.get() == 0 {
+            t.start(w, h, &["--demo"]);
+        } else {
+            t.tmux(&["resize-window", "-t", "ct", "-x", &ws, "-y", &hs]);
+        }
+        let s = t.wait_until("the demo at this size", |s| {
+            s.lines().count() >= h as usize - 1 && s.contains("Threads")
+        });
+        let hints = s.lines().nth(h as usize - 2).unwrap().trim_end();
+        assert!(
+            descriptions.iter().any(|d| hints.ends_with(d)),
+            "{w}×{h}: the hint line ends in a cut hint: {hints:?}"
+        );
+    }
+}
+
+#[test]
+fn search_finds_a_word_and_opens_its_thread() {
+    let Some(t) = Term::new() else { return };
+    t.start(120, 40, &["--demo"]);
+    let s = t.wait_for("Kyoto trip, 10–14 December — 5 messages");
+    assert!(!s.contains("flaky CI test — "), "{s}");
+    t.type_text("/");
+    t.wait_for("Search — Enter opens");
+    // Only the flaky-test conversation mentions bisecting.
+    t.type_text("bisect");
+    let s = t.wait_until("hits for bisect", |s| {
+        s.contains("/ bisect") && s.contains(" hit")
+    });
+    assert!(
+        has_row(&s, &["flaky CI test — "]),
+        "the hit names its thread:\n{s}"
+    );
+    assert!(!s.contains(" 0 hits"), "{s}");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("flaky CI test — 5 messages");
+    assert!(!s.contains("Search — Enter opens"), "search closed:\n{s}");
+}
+
+#[test]
+fn a_click_in_the_list_opens_that_thread() {
+    let Some(t) = Term::new() else { return };
+    t.start(120, 40, &["--demo"]);
+    let s = t.wait_for("Kyoto trip, 10–14 December — 5 messages");
+    let row = s
+        .lines()
+        .position(|l| l.contains("signing key and c"))
+        .expect("the signing-key thread is listed");
+    // SGR mouse report (1-based column and row): left button down, then up.
+    let at = row + 1;
+    t.send_bytes(format!("\x1b[<0;5;{at}M\x1b[<0;5;{at}m").as_bytes());
+    t.wait_for("signing key and calendar consent — 2 messages");
+}
