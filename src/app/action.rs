@@ -195,6 +195,13 @@ mod tests {
             assert_eq!(&n.parse::<Action>().unwrap(), a);
             assert!(!d.is_empty());
         }
+        let example = include_str!("../../config.example.toml");
+        for (_, n, _) in BINDABLE {
+            assert!(
+                example.contains(n),
+                "config.example.toml does not list `{n}`"
+            );
+        }
         let e = "frobnicate".parse::<Action>().unwrap_err();
         assert!(e.to_string().contains("unknown action `frobnicate`"));
         assert!(e.to_string().contains("save_and_copy"));

@@ -40,30 +40,47 @@ impl Store {
     /// whose context, participants or id contain every word of it (case-insensitive).
     pub fn thread_rows(&self, filter: &str, limit: usize) -> Result<Vec<ThreadRow>, StoreError> {
         // Up to four words, each matched with LIKE; the filter is typed a key at a time, so
-        // a fixed statement shape keeps it in the prepared-statement cache.
+        // a fixed statement shape keeps it in the prepared-statement cache. Without a filter
+        // the rows come straight off the activity index, stopping at `limit`.
         let words: Vec<String> = filter
             .split_whitespace()
             .take(4)
-            .map(|w| format!("%{}%", w.replace('\\', "\\\\").replace(['%', '_'], "\\$0")))
+            .map(|w| {
+                let mut pattern = String::from("%");
+                for c in w.chars() {
+                    if matches!(c, '\\' | '%' | '_') {
+                        pattern.push('\\');
+                    }
+                    pattern.push(c);
+                }
+                pattern.push('%');
+                pattern
+            })
             .collect();
         let word = |i: usize| words.get(i).cloned().unwrap_or_else(|| "%".into());
-        let mut stmt = self.conn.prepare_cached(
+        let haystack = "(coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)";
+        let condition = if words.is_empty() {
+            "?1 = ?2 AND ?3 = ?4".to_string()
+        } else {
+            (1..=4)
+                .map(|i| format!("{haystack} LIKE ?{i} ESCAPE '\\'"))
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        };
+        // The `IN` term repeats the partial index's condition word for word, so that SQLite
+        // can answer "awaiting since" from that small index instead of reading the thread.
+        let sql = format!(
             "SELECT t.id, t.context, t.participants, t.message_count, t.last_activity,
                 (SELECT min(m.updated_at) FROM messages m
-                  WHERE m.thread_id = t.id AND m.status = 'awaiting_reply'),
+                  WHERE m.status IN ('draft', 'awaiting_reply')
+                    AND m.status = 'awaiting_reply' AND m.thread_id = t.id),
                 t.seen_at IS NULL OR t.last_activity > t.seen_at,
                 (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id)
              FROM threads t
-             WHERE (coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)
-                   LIKE ?1 ESCAPE '\\'
-               AND (coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)
-                   LIKE ?2 ESCAPE '\\'
-               AND (coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)
-                   LIKE ?3 ESCAPE '\\'
-               AND (coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)
-                   LIKE ?4 ESCAPE '\\'
-             ORDER BY t.last_activity DESC, t.id DESC LIMIT ?5",
-        )?;
+             WHERE {condition}
+             ORDER BY t.last_activity DESC, t.id DESC LIMIT ?5"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(
             params![word(0), word(1), word(2), word(3), limit as i64],
             |r| {

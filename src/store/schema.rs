@@ -110,6 +110,7 @@ CREATE TABLE drafts (
     updated_at TEXT NOT NULL
 );
 CREATE INDEX drafts_parent ON drafts(parent_id);
+CREATE INDEX drafts_thread ON drafts(thread_id);
 "#,
 ];
 
