@@ -9,6 +9,23 @@ use super::{Action, App, Level, strip_controls};
 use crate::protocol;
 use crate::store::Draft;
 
+/// How the composer names the message a reply answers: intent, route, first body line.
+fn reply_title(original: &crate::store::StoredMessage) -> String {
+    let first_line = original
+        .envelope
+        .body
+        .as_deref()
+        .and_then(|b| b.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("");
+    format!(
+        "{} {}→{}: {}",
+        original.intent.as_deref().unwrap_or("?"),
+        original.envelope.banner.from,
+        original.envelope.banner.to,
+        first_line.trim()
+    )
+}
+
 /// Every envelope of a thread in canonical form, tree order, a blank line between them.
 pub(super) fn thread_text(view: &crate::store::ThreadView) -> String {
     let parts: Vec<&str> = view
@@ -42,20 +59,7 @@ impl App {
             self.warn("Select a message to reply to (open a thread with Enter).");
             return Ok(());
         };
-        let first_line = original
-            .envelope
-            .body
-            .as_deref()
-            .and_then(|b| b.lines().find(|l| !l.trim().is_empty()))
-            .unwrap_or("")
-            .to_string();
-        let title = format!(
-            "{} {}→{}: {}",
-            original.intent.as_deref().unwrap_or("?"),
-            original.envelope.banner.from,
-            original.envelope.banner.to,
-            first_line
-        );
+        let title = reply_title(&original);
         if let Some(draft) = self.store.drafts_for(&original.id)?.into_iter().next() {
             return self.resume_draft(&draft);
         }
@@ -69,7 +73,13 @@ impl App {
     pub(super) fn resume_draft(&mut self, draft: &Draft) -> anyhow::Result<()> {
         let form: Form = serde_json::from_str(&draft.form)
             .with_context(|| format!("draft {} cannot be read", draft.id))?;
-        let title = draft.parent.as_ref().map(|p| format!("reply to {p}"));
+        let title = match &draft.parent {
+            Some(p) => Some(match self.store.message(p)? {
+                Some(m) => reply_title(&m),
+                None => p.clone(),
+            }),
+            None => None,
+        };
         let mut c = Composer::new(form, title);
         c.saved_at = Some(draft.updated_at.clone());
         self.composer = Some(c);

@@ -209,6 +209,14 @@ impl App {
     }
 
     fn apply(&mut self, action: Action) -> anyhow::Result<()> {
+        // Terminals send a paste's line breaks as CR (xterm, VTE, tmux): make them newlines
+        // before anything reads the text.
+        let action = match action {
+            Action::Paste(t) if t.contains('\r') => {
+                Action::Paste(t.replace("\r\n", "\n").replace('\r', "\n"))
+            }
+            a => a,
+        };
         match action {
             Action::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
@@ -279,6 +287,7 @@ impl App {
     pub fn refresh_inspector(&mut self) {
         let id = self.selected_id().map(str::to_string);
         if id.as_deref() != self.current.as_ref().map(|m| m.id.as_str()) {
+            self.inspector.built_for = None;
             self.current = match id.as_deref().map(|i| self.store.message(i)) {
                 Some(Ok(m)) => m,
                 Some(Err(e)) => {

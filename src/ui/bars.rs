@@ -11,10 +11,11 @@ use crate::app::{App, Level};
 
 /// `crosstalk — <database> — N threads`.
 pub fn title(app: &App, frame: &mut Frame, area: Rect) {
-    let count = if app.list.more {
-        format!("{}+ threads", app.list.rows.len())
-    } else {
-        format!("{} threads", app.list.rows.len())
+    let n = app.list.rows.len();
+    let count = match (app.list.more, n) {
+        (true, _) => format!("{n}+ threads"),
+        (false, 1) => "1 thread".to_string(),
+        (false, _) => format!("{n} threads"),
     };
     let filter = if app.list.filter.is_empty() {
         String::new()
@@ -39,7 +40,7 @@ pub fn hint_line(app: &App, width: u16) -> Line<'static> {
     let mut spans = Vec::new();
     let mut used = 0usize;
     for (key, what) in app.keymap.hints(app.scope()) {
-        let w = key.chars().count() + what.chars().count() + 3;
+        let w = key.chars().count() + what.chars().count() + 4;
         if used + w > width as usize {
             break;
         }

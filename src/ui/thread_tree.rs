@@ -52,13 +52,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "awaiting_reply" => "⏳",
                 _ => "",
             };
-            let route = format!("{}→{} ", safe_line(&m.from), safe_line(&m.to));
+            let route = format!("{}→{}", safe_line(&m.from), safe_line(&m.to));
             let first = m.first_line.as_str();
             let time = age(&m.received_at, app.now);
             let guide = &t.guide[i];
             let fixed = width(guide) + 2 + 9 + width(&fold) + width(status) + time.len() + 1;
             let room = w.saturating_sub(fixed);
-            let route = truncate(&route, room / 2);
+            let route = format!("{} ", truncate(&route, (room / 2).saturating_sub(1)));
             let text = truncate(&safe_line(first.trim()), room.saturating_sub(width(&route)));
             let pad = room.saturating_sub(width(&route) + width(&text));
             let mut spans = vec![
