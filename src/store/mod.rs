@@ -5,9 +5,11 @@
 //! database take turns (each waits up to [`BUSY_TIMEOUT`]) instead of failing halfway.
 
 mod import;
+mod prepare;
 mod query;
 mod reply;
 mod schema;
+mod writer;
 
 pub use import::{ImportItem, ImportReport, Outcome};
 pub use query::{SearchHit, StoredMessage, ThreadSummary, ThreadView};
