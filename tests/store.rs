@@ -722,6 +722,32 @@ fn the_same_envelopes_wrapped_differently_are_duplicates() {
     assert_ne!(again.paste_id, first.paste_id);
 }
 
+#[test]
+fn a_message_id_twice_in_the_first_import_is_one_message() {
+    // Into an empty database the import skips looking up ids it has not stored itself: the
+    // second copy must still be found.
+    let db = Db::new();
+    let mut store = db.open();
+    let v = ids(2);
+    let a = v11(CC, &v[0], None, &v[1], "REQUEST", "Said twice.");
+    let b = v10(CC, "2025-10-09T20Z 333333", "QUESTION", "Asked twice.");
+    let report = import(
+        &mut store,
+        &format!("{a}\n{b}\n> {}\n{b}", a.replace('\n', "\n> ")),
+    );
+    let outcomes: Vec<Outcome> = report.items.iter().map(|i| i.outcome).collect();
+    use Outcome::{Duplicate, Imported};
+    // The same v1.0 text twice in one input is two messages (a repeated reply).
+    assert_eq!(
+        outcomes,
+        [Imported, Imported, Duplicate, Imported],
+        "{report:#?}"
+    );
+    assert_eq!(report.items[2].message, report.items[0].message);
+    assert_eq!(report.items[2].thread, report.items[0].thread);
+    assert_eq!(count(&db.raw(), "SELECT count(*) FROM messages"), 3);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rejected envelopes and raw pastes
 

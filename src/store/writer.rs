@@ -34,6 +34,10 @@ pub(super) struct Run<'t, 'c> {
     repeats: HashMap<String, u32>,
     /// Whether messages were stored before this import began.
     had_messages: bool,
+    /// When none were: the ids this import stored. A message id not in here is then not
+    /// stored at all, and its look-up is skipped. (Digests need no such set: those of one
+    /// import differ by construction.)
+    stored_ids: Option<HashSet<String>>,
     /// The messages waiting for their reply, so that only a reply to one of them updates it.
     awaiting: HashSet<String>,
     /// Every parent named by a message this import stored: only a message in this set (or
@@ -65,6 +69,7 @@ impl<'t, 'c> Run<'t, 'c> {
             items: Vec::new(),
             repeats: HashMap::new(),
             had_messages,
+            stored_ids: (!had_messages).then(HashSet::new),
             awaiting,
             named_parents: HashSet::new(),
         })
@@ -93,10 +98,13 @@ impl Run<'_, '_> {
         // Envelopes with a message id are the same message when the id is; only those
         // without one (v1.0) are recognized by a digest of their canonical text.
         let (duplicate, digest) = match p.envelope.message() {
-            Some(id) => (
-                self.existing("SELECT id, thread_id FROM messages WHERE id = ?1", id)?,
-                None,
-            ),
+            Some(id) => match &self.stored_ids {
+                Some(stored) if !stored.contains(id) => (None, None),
+                _ => (
+                    self.existing("SELECT id, thread_id FROM messages WHERE id = ?1", id)?,
+                    None,
+                ),
+            },
             None => {
                 // The same text twice in one input (an identical reply later in the session)
                 // is two messages: the n-th repeat gets its own digest. Importing the same
@@ -111,10 +119,14 @@ impl Run<'_, '_> {
                     hex(&Sha256::digest(format!("{base}#{seen}").as_bytes()))
                 };
                 *seen += 1;
-                let found = self.existing(
-                    "SELECT id, thread_id FROM messages WHERE digest = ?1",
-                    &digest,
-                )?;
+                let found = if self.had_messages {
+                    self.existing(
+                        "SELECT id, thread_id FROM messages WHERE digest = ?1",
+                        &digest,
+                    )?
+                } else {
+                    None
+                };
                 (found, Some(digest))
             }
         };
@@ -231,6 +243,9 @@ impl Run<'_, '_> {
         }
         if let Some(parent) = parent {
             self.named_parents.insert(parent);
+        }
+        if let Some(stored) = &mut self.stored_ids {
+            stored.insert(message.clone());
         }
         self.items.push(ImportItem {
             span: p.span,
