@@ -9,11 +9,13 @@ mod prepare;
 mod query;
 mod reply;
 mod schema;
+mod search;
 mod writer;
 
 pub use import::{ImportItem, ImportReport, Outcome};
-pub use query::{SearchHit, StoredMessage, ThreadSummary, ThreadView};
+pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use schema::SCHEMA_VERSION;
+pub use search::{RANKED_MATCHES, SearchHit, SearchResults};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row};
 use serde::Serialize;
 
 use super::{Store, StoreError};
@@ -68,21 +68,6 @@ pub struct ThreadView {
     pub context: Option<String>,
     /// Messages in tree order.
     pub messages: Vec<StoredMessage>,
-}
-
-/// A search result.
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchHit {
-    /// The message found.
-    pub message: String,
-    /// Its thread.
-    pub thread: String,
-    /// The message's context.
-    pub context: Option<String>,
-    /// Matching text with the matches in `[` `]`.
-    pub snippet: String,
-    /// BM25 rank (lower is better).
-    pub rank: f64,
 }
 
 /// A stored META block, read straight into its fields.
@@ -216,35 +201,6 @@ impl Store {
             context,
             messages: tree_order(messages),
         }))
-    }
-
-    /// Full-text search over bodies, contexts and participants, best matches first. Words
-    /// are matched as given (all must occur); FTS syntax in the query is not interpreted, so
-    /// any text is a valid query.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
-        let fts: Vec<String> = query
-            .split_whitespace()
-            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-            .collect();
-        if fts.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT m.id, m.thread_id, m.context,
-                    snippet(messages_fts, -1, '[', ']', '…', 12), bm25(messages_fts)
-             FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid
-             WHERE messages_fts MATCH ?1 ORDER BY bm25(messages_fts) LIMIT ?2",
-        )?;
-        let rows = stmt.query_map(params![fts.join(" "), limit as i64], |r| {
-            Ok(SearchHit {
-                message: r.get(0)?,
-                thread: r.get(1)?,
-                context: r.get(2)?,
-                snippet: r.get(3)?,
-                rank: r.get(4)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
     }
 }
 
