@@ -83,12 +83,13 @@ const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, rece
 
 fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
     let id: String = r.get(0)?;
-    let headers: String = r.get(10)?;
-    let meta: String = r.get(11)?;
-    let diagnostics: String = r.get(17)?;
+    // The JSON columns are parsed where SQLite holds them, not copied out first.
+    let headers = r.get_ref(10)?.as_str()?;
+    let meta = r.get_ref(11)?.as_str()?;
+    let diagnostics = r.get_ref(17)?.as_str()?;
     let decoded = (|| -> Result<_, serde_json::Error> {
-        let headers: Vec<(String, String)> = serde_json::from_str(&headers)?;
-        let meta: Vec<MetaJson> = serde_json::from_str(&meta)?;
+        let headers: Vec<(String, String)> = serde_json::from_str(headers)?;
+        let meta: Vec<MetaJson> = serde_json::from_str(meta)?;
         let meta = meta
             .into_iter()
             .map(|m| MetaBlock {
@@ -100,7 +101,7 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, Store
         let diagnostics = if diagnostics == "[]" {
             serde_json::Value::Array(Vec::new())
         } else {
-            serde_json::from_str(&diagnostics)?
+            serde_json::from_str(diagnostics)?
         };
         Ok((headers, meta, diagnostics))
     })();
