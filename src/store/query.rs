@@ -78,8 +78,7 @@ struct MetaJson {
 }
 
 const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at, intent,
-    sender, recipient, version, headers, meta, body, sig, hash, coalesce(raw, canonical), canonical,
-    diagnostics";
+    sender, recipient, version, headers, meta, body, sig, hash, raw, canonical, diagnostics";
 
 fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
     let id: String = r.get(0)?;
@@ -114,6 +113,13 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, Store
             }));
         }
     };
+    // `raw` is stored only when it differs from `canonical`; copied here rather than by SQLite
+    // (`coalesce`), which would allocate a copy of its own first.
+    let canonical: String = r.get(16)?;
+    let raw = match r.get_ref(15)?.as_str_or_null()? {
+        Some(raw) => raw.to_string(),
+        None => canonical.clone(),
+    };
     Ok(Ok(StoredMessage {
         thread: r.get(1)?,
         parent: r.get(2)?,
@@ -136,8 +142,8 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, Store
             sig: r.get(13)?,
             hash: r.get(14)?,
         },
-        raw: r.get(15)?,
-        canonical: r.get(16)?,
+        raw,
+        canonical,
         diagnostics,
         depth: 0,
         id,
@@ -181,22 +187,26 @@ impl Store {
 
     /// A thread with its messages in tree order, or `None` when there is no such thread.
     pub fn thread(&self, id: &str) -> Result<Option<ThreadView>, StoreError> {
-        let context: Option<Option<String>> = self
+        let found: Option<(Option<String>, i64)> = self
             .conn
-            .query_row("SELECT context FROM threads WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT context, message_count FROM threads WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
-        let Some(context) = context else {
+        let Some((context, count)) = found else {
             return Ok(None);
         };
         let sql =
             format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE thread_id = ?1 ORDER BY seq");
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let messages = stmt
-            .query_map([id], message_from_row)?
-            .map(|r| r.map_err(StoreError::from).and_then(|m| m))
-            .collect::<Result<Vec<_>, _>>()?;
+        // Sized once from the stored count (a hint: the rows decide), rather than regrown and
+        // copied a dozen times on the way to a few thousand messages.
+        let mut messages = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(1 << 16));
+        for m in stmt.query_map([id], message_from_row)? {
+            messages.push(m??);
+        }
         Ok(Some(ThreadView {
             id: id.to_string(),
             context,
