@@ -18,6 +18,11 @@ use divan::counter::{BytesCount, ItemsCount};
 use divan::{Bencher, black_box};
 use tempfile::TempDir;
 
+/// The allocator the `crosstalk` binary uses (src/main.rs), so that what is measured here is
+/// what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
     // Statics are never dropped: remove the history database here.
