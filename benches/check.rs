@@ -7,6 +7,11 @@ use crosstalk::synth::{TranscriptSpec, transcript};
 use divan::Bencher;
 use divan::counter::BytesCount;
 
+/// The allocator the `crosstalk` binary uses (src/main.rs), so that what is measured here is
+/// what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

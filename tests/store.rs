@@ -6,7 +6,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crosstalk::protocol::{IdGenerator, Options, extract, is_id};
-use crosstalk::store::{ImportReport, Outcome, SCHEMA_VERSION, Store, StoreError, ThreadView};
+use crosstalk::store::{
+    ImportReport, Outcome, RANKED_MATCHES, SCHEMA_VERSION, Store, StoreError, ThreadView,
+};
 use crosstalk::synth::{TranscriptSpec, transcript};
 use rusqlite::Connection;
 use tempfile::TempDir;
@@ -722,6 +724,32 @@ fn the_same_envelopes_wrapped_differently_are_duplicates() {
     assert_ne!(again.paste_id, first.paste_id);
 }
 
+#[test]
+fn a_message_id_twice_in_the_first_import_is_one_message() {
+    // Into an empty database the import skips looking up ids it has not stored itself: the
+    // second copy must still be found.
+    let db = Db::new();
+    let mut store = db.open();
+    let v = ids(2);
+    let a = v11(CC, &v[0], None, &v[1], "REQUEST", "Said twice.");
+    let b = v10(CC, "2025-10-09T20Z 333333", "QUESTION", "Asked twice.");
+    let report = import(
+        &mut store,
+        &format!("{a}\n{b}\n> {}\n{b}", a.replace('\n', "\n> ")),
+    );
+    let outcomes: Vec<Outcome> = report.items.iter().map(|i| i.outcome).collect();
+    use Outcome::{Duplicate, Imported};
+    // The same v1.0 text twice in one input is two messages (a repeated reply).
+    assert_eq!(
+        outcomes,
+        [Imported, Imported, Duplicate, Imported],
+        "{report:#?}"
+    );
+    assert_eq!(report.items[2].message, report.items[0].message);
+    assert_eq!(report.items[2].thread, report.items[0].thread);
+    assert_eq!(count(&db.raw(), "SELECT count(*) FROM messages"), 3);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rejected envelopes and raw pastes
 
@@ -1181,6 +1209,53 @@ fn search_does_not_interpret_fts_syntax() {
     // Quotes inside a word are matched as text, not as syntax.
     assert_eq!(store.search("\"backfill\"", 10).unwrap().len(), 2);
     assert_eq!(store.search("backfill OR nowhere", 10).unwrap().len(), 0);
+}
+
+#[test]
+fn a_word_in_more_messages_than_are_ranked_finds_the_best_of_the_newest() {
+    let db = Db::new();
+    let mut store = db.open();
+    let (older, newer) = (10, RANKED_MATCHES);
+    let v = ids(1 + older + newer);
+    let text: String = v[1..]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            // The oldest messages are the most relevant by BM25 (the word, over and over).
+            let body = if i < older {
+                "everywhere everywhere everywhere everywhere oldtimer"
+            } else {
+                "everywhere among many other words in a longer message"
+            };
+            v11(CC, &v[0], None, id, "REQUEST", body)
+        })
+        .collect();
+    assert_eq!(
+        import(&mut store, &text).count(Outcome::Imported),
+        older + newer
+    );
+
+    let r = store.search_results("everywhere", 20).unwrap();
+    assert_eq!(r.matches, older + newer);
+    assert_eq!(r.ranked_newest, Some(RANKED_MATCHES));
+    assert_eq!(r.hits.len(), 20);
+    let oldest: HashSet<&String> = v[1..=older].iter().collect();
+    assert!(
+        r.hits.iter().all(|h| !oldest.contains(&h.message)),
+        "only the newest matches are ranked: {:#?}",
+        &r.hits[..3]
+    );
+    assert!(r.hits.windows(2).all(|w| w[0].rank <= w[1].rank));
+
+    // A word in fewer messages is ranked in full, best first.
+    let r = store.search_results("oldtimer everywhere", 20).unwrap();
+    assert_eq!(
+        (r.matches, r.ranked_newest, r.hits.len()),
+        (older, None, older)
+    );
+    let r = store.search_results("everywhere", 5).unwrap();
+    assert_eq!(r.hits.len(), 5);
+    assert_eq!(store.search("everywhere", 5).unwrap().len(), 5);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -141,7 +141,9 @@ enum Command {
         #[arg(long, value_enum, default_value_t = export::Format::Crosstalk)]
         format: export::Format,
     },
-    /// Full-text search over bodies, contexts and participants.
+    /// Full-text search over bodies, contexts and participants, best matches first. When
+    /// more than 5 000 messages match, the best of the newest 5 000 are shown (and standard
+    /// error says so).
     Search {
         /// Words to find (all must occur).
         query: String,

@@ -246,7 +246,14 @@ pub fn export_thread(db: Option<&Path>, id: &str, format: export::Format) -> Res
 /// `crosstalk search`.
 pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Result<u8, Failure> {
     let store = open(db)?;
-    let hits = store.search(query, limit).map_err(store_failure)?;
+    let results = store.search_results(query, limit).map_err(store_failure)?;
+    if let Some(n) = results.ranked_newest {
+        eprintln!(
+            "{} messages match; these are the best of the newest {n} (add a word to narrow the search)",
+            results.matches
+        );
+    }
+    let hits = results.hits;
     if as_json {
         out_json::print(&hits);
         return Ok(0);

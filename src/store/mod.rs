@@ -6,16 +6,20 @@
 
 mod browse;
 mod import;
+mod prepare;
 mod query;
 mod reply;
 mod schema;
+mod search;
 mod tree;
+mod writer;
 
 pub use browse::{Draft, ThreadRow};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
-pub use query::{SearchHit, StoredMessage, ThreadSummary, ThreadView};
+pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;
+pub use search::{RANKED_MATCHES, SearchHit, SearchResults};
 pub use tree::{ThreadOutline, TreeRow};
 
 use std::path::{Path, PathBuf};

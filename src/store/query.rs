@@ -1,8 +1,6 @@
 //! Reading the history: thread lists, thread trees, single messages, full-text search.
 
-use std::collections::HashMap;
-
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row};
 use serde::Serialize;
 
 use super::{Store, StoreError};
@@ -70,21 +68,6 @@ pub struct ThreadView {
     pub messages: Vec<StoredMessage>,
 }
 
-/// A search result.
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchHit {
-    /// The message found.
-    pub message: String,
-    /// Its thread.
-    pub thread: String,
-    /// The message's context.
-    pub context: Option<String>,
-    /// Matching text with the matches in `[` `]`.
-    pub snippet: String,
-    /// BM25 rank (lower is better).
-    pub rank: f64,
-}
-
 /// A stored META block, read straight into its fields.
 #[derive(serde::Deserialize)]
 struct MetaJson {
@@ -93,17 +76,17 @@ struct MetaJson {
 }
 
 const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at, intent,
-    sender, recipient, version, headers, meta, body, sig, hash, coalesce(raw, canonical), canonical,
-    diagnostics";
+    sender, recipient, version, headers, meta, body, sig, hash, raw, canonical, diagnostics";
 
 fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
     let id: String = r.get(0)?;
-    let headers: String = r.get(10)?;
-    let meta: String = r.get(11)?;
-    let diagnostics: String = r.get(17)?;
+    // The JSON columns are parsed where SQLite holds them, not copied out first.
+    let headers = r.get_ref(10)?.as_str()?;
+    let meta = r.get_ref(11)?.as_str()?;
+    let diagnostics = r.get_ref(17)?.as_str()?;
     let decoded = (|| -> Result<_, serde_json::Error> {
-        let headers: Vec<(String, String)> = serde_json::from_str(&headers)?;
-        let meta: Vec<MetaJson> = serde_json::from_str(&meta)?;
+        let headers: Vec<(String, String)> = serde_json::from_str(headers)?;
+        let meta: Vec<MetaJson> = serde_json::from_str(meta)?;
         let meta = meta
             .into_iter()
             .map(|m| MetaBlock {
@@ -115,7 +98,7 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, Store
         let diagnostics = if diagnostics == "[]" {
             serde_json::Value::Array(Vec::new())
         } else {
-            serde_json::from_str(&diagnostics)?
+            serde_json::from_str(diagnostics)?
         };
         Ok((headers, meta, diagnostics))
     })();
@@ -127,6 +110,13 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, Store
                 why: e.to_string(),
             }));
         }
+    };
+    // `raw` is stored only when it differs from `canonical`; copied here rather than by SQLite
+    // (`coalesce`), which would allocate a copy of its own first.
+    let canonical: String = r.get(16)?;
+    let raw = match r.get_ref(15)?.as_str_or_null()? {
+        Some(raw) => raw.to_string(),
+        None => canonical.clone(),
     };
     Ok(Ok(StoredMessage {
         thread: r.get(1)?,
@@ -150,8 +140,8 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, Store
             sig: r.get(13)?,
             hash: r.get(14)?,
         },
-        raw: r.get(15)?,
-        canonical: r.get(16)?,
+        raw,
+        canonical,
         diagnostics,
         depth: 0,
         id,
@@ -195,56 +185,31 @@ impl Store {
 
     /// A thread with its messages in tree order, or `None` when there is no such thread.
     pub fn thread(&self, id: &str) -> Result<Option<ThreadView>, StoreError> {
-        let context: Option<Option<String>> = self
+        let found: Option<(Option<String>, i64)> = self
             .conn
-            .query_row("SELECT context FROM threads WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT context, message_count FROM threads WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
-        let Some(context) = context else {
+        let Some((context, count)) = found else {
             return Ok(None);
         };
         let sql =
             format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE thread_id = ?1 ORDER BY seq");
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let messages = stmt
-            .query_map([id], message_from_row)?
-            .map(|r| r.map_err(StoreError::from).and_then(|m| m))
-            .collect::<Result<Vec<_>, _>>()?;
+        // Sized once from the stored count (a hint: the rows decide), rather than regrown and
+        // copied a dozen times on the way to a few thousand messages.
+        let mut messages = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(1 << 16));
+        for m in stmt.query_map([id], message_from_row)? {
+            messages.push(m??);
+        }
         Ok(Some(ThreadView {
             id: id.to_string(),
             context,
             messages: tree_order(messages),
         }))
-    }
-
-    /// Full-text search over bodies, contexts and participants, best matches first. Words
-    /// are matched as given (all must occur); FTS syntax in the query is not interpreted, so
-    /// any text is a valid query.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
-        let fts: Vec<String> = query
-            .split_whitespace()
-            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-            .collect();
-        if fts.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT m.id, m.thread_id, m.context,
-                    snippet(messages_fts, -1, '[', ']', '…', 12), bm25(messages_fts)
-             FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid
-             WHERE messages_fts MATCH ?1 ORDER BY bm25(messages_fts) LIMIT ?2",
-        )?;
-        let rows = stmt.query_map(params![fts.join(" "), limit as i64], |r| {
-            Ok(SearchHit {
-                message: r.get(0)?,
-                thread: r.get(1)?,
-                context: r.get(2)?,
-                snippet: r.get(3)?,
-                rank: r.get(4)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
     }
 }
 
@@ -252,47 +217,9 @@ impl Store {
 /// first, siblings in arrival order. A message whose parent is not in the thread (not arrived
 /// yet) is a root; messages caught in a parent cycle are appended as roots, so none is lost.
 fn tree_order(messages: Vec<StoredMessage>) -> Vec<StoredMessage> {
-    let index: HashMap<&str, usize> = messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.id.as_str(), i))
-        .collect();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); messages.len()];
-    let mut roots = Vec::new();
-    for (i, m) in messages.iter().enumerate() {
-        match m.parent.as_deref().and_then(|p| index.get(p)) {
-            Some(&p) if p != i => children[p].push(i),
-            _ => roots.push(i),
-        }
-    }
-    let mut order: Vec<(usize, usize)> = Vec::with_capacity(messages.len());
-    let mut seen = vec![false; messages.len()];
-    let visit = |start: usize, order: &mut Vec<(usize, usize)>, seen: &mut Vec<bool>| {
-        let mut stack = vec![(start, 0usize)];
-        while let Some((i, depth)) = stack.pop() {
-            if std::mem::replace(&mut seen[i], true) {
-                continue;
-            }
-            order.push((i, depth));
-            stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
-        }
-    };
-    for r in roots {
-        visit(r, &mut order, &mut seen);
-    }
-    for i in 0..messages.len() {
-        if !seen[i] {
-            visit(i, &mut order, &mut seen);
-        }
-    }
-    let mut slots: Vec<Option<StoredMessage>> = messages.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .filter_map(|(i, depth)| {
-            slots[i].take().map(|mut m| {
-                m.depth = depth;
-                m
-            })
-        })
-        .collect()
+    super::tree::arrange(
+        messages,
+        |m| (m.id.as_str(), m.parent.as_deref()),
+        |m, d| m.depth = d,
+    )
 }

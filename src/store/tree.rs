@@ -84,23 +84,36 @@ impl Store {
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
-        let order = tree_order(rows.iter().map(|r| (r.id.as_str(), r.parent.as_deref())));
-        let mut slots: Vec<Option<TreeRow>> = rows.into_iter().map(Some).collect();
-        let rows = order
-            .into_iter()
-            .filter_map(|(i, depth)| {
-                slots[i].take().map(|mut r| {
-                    r.depth = depth;
-                    r
-                })
-            })
-            .collect();
+        let rows = arrange(
+            rows,
+            |r| (r.id.as_str(), r.parent.as_deref()),
+            |r, d| r.depth = d,
+        );
         Ok(Some(ThreadOutline {
             id: id.to_string(),
             context,
             rows,
         }))
     }
+}
+
+/// `items` (in arrival order) put in tree order, each told its depth (see [`tree_order`]).
+pub(crate) fn arrange<T>(
+    items: Vec<T>,
+    link: impl Fn(&T) -> (&str, Option<&str>),
+    set_depth: impl Fn(&mut T, usize),
+) -> Vec<T> {
+    let order = tree_order(items.iter().map(link));
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|(i, depth)| {
+            slots[i].take().map(|mut item| {
+                set_depth(&mut item, depth);
+                item
+            })
+        })
+        .collect()
 }
 
 /// Tree order of messages given in arrival order as `(id, parent)`: each root, then its

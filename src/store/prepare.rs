@@ -1,0 +1,184 @@
+//! The CPU half of an import, run on a second thread while the importing thread writes.
+//!
+//! Parsing, repairing and validating an envelope, rendering its canonical form and encoding its
+//! columns take about as long as SQLite takes to store it. None of that needs the database
+//! except for the ids a v1.0 envelope gets from its session, so a worker thread does it for
+//! each envelope ahead of the writer: the stored pieces of the input go in (the writer reads
+//! them, as only it holds the transaction), envelopes ready to insert come out, in input
+//! order. Memory stays bounded: at most [`IN_FLIGHT`] pieces and [`QUEUE`] batches are held.
+
+use std::sync::mpsc::{Receiver, SyncSender};
+
+use sha2::{Digest, Sha256};
+
+use super::import::CHUNK;
+use crate::protocol::{self, Diagnostic, Envelope, Extractor, Intent, Options, Parsed};
+
+/// Stored pieces handed to the worker and not yet extracted.
+pub(super) const IN_FLIGHT: usize = 2;
+/// Batches of prepared envelopes waiting for the writer.
+const QUEUE: usize = 8;
+/// Envelopes per batch: enough to make the hand-over cheap, few enough to start writing early.
+const BATCH: usize = 64;
+
+/// What the worker tells the writer, in input order.
+pub(super) enum Event {
+    /// Envelopes ready to thread and store.
+    Envelopes(Vec<Prepared>),
+    /// A piece of the input was taken: `done` bytes of the input are extracted so far, and
+    /// these are the findings outside envelopes in what was extracted since the last one.
+    Piece {
+        done: u64,
+        diagnostics: Vec<Diagnostic>,
+    },
+}
+
+/// One envelope, parsed and encoded as far as possible without the database.
+pub(super) struct Prepared {
+    pub parsed: Parsed,
+    /// The envelope as received, transport wrapping undone (empty when rejected).
+    pub raw: String,
+    /// For an envelope without a message id: the hex SHA-256 of its canonical form as
+    /// received, which recognizes it when imported again.
+    pub digest: Option<String>,
+    /// The stored form, when the envelope names its thread and message (its ids need no
+    /// look-up); `None` when rejected or when the writer must assign ids.
+    pub filled: Option<Filled>,
+}
+
+/// An envelope with its ids filled in, and its columns encoded.
+pub(super) struct Filled {
+    pub env: Envelope,
+    pub intent: Option<Intent>,
+    pub canonical: String,
+    pub headers: String,
+    pub meta: String,
+    pub diagnostics: String,
+}
+
+/// Fills in the envelope's thread, message and parent, and encodes what is stored of it.
+pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>) -> Filled {
+    let mut env = p.envelope.clone();
+    env.set_header("thread", thread);
+    env.set_header("message", message);
+    if let Some(parent) = parent {
+        env.set_header("parent", parent);
+    }
+    let intent = p.intent();
+    if env.intent_raw().is_none() && intent == Some(Intent::Respond) {
+        // A v1.0 `response:` reply: say so in the envelope, as ids are filled on receipt.
+        env.set_header("intent", "RESPOND");
+    }
+    let canonical = protocol::render(&env);
+    let (headers, meta) = super::envelope_json(&env);
+    Filled {
+        intent,
+        canonical,
+        headers,
+        meta,
+        diagnostics: serde_json::to_string(&p.diagnostics).unwrap_or_default(),
+        env,
+    }
+}
+
+fn prepare(parsed: Parsed, piece: &str) -> Prepared {
+    if parsed.has_errors() {
+        return Prepared {
+            parsed,
+            raw: String::new(),
+            digest: None,
+            filled: None,
+        };
+    }
+    let env = &parsed.envelope;
+    let digest = env
+        .message()
+        .is_none()
+        .then(|| super::import::hex(&Sha256::digest(protocol::render(env).as_bytes())));
+    // A v1.1 envelope names its thread and message; those are its ids, whatever is stored.
+    let filled = match (env.thread(), env.message()) {
+        (Some(thread), Some(message)) => Some(fill(&parsed, thread, message, env.parent())),
+        _ => None,
+    };
+    Prepared {
+        raw: parsed.received_text(piece),
+        parsed,
+        digest,
+        filled,
+    }
+}
+
+/// The worker: extracts and prepares the envelopes of the pieces it receives until the sender
+/// is dropped, or stops when the writer is gone. Pieces are cut where no envelope can span
+/// the cut (after an `[[END]]` line or before a banner line); text after the last such place
+/// waits for the next piece.
+///
+/// Envelopes come back on `spent` once stored, to be freed here: memory is best returned by
+/// the thread that allocated it (the allocator's per-thread pools otherwise contend, which
+/// cost more than the second thread saved).
+pub(super) fn run(
+    pieces: Receiver<(String, bool)>,
+    events: SyncSender<Event>,
+    spent: Receiver<Vec<Prepared>>,
+    opts: Options,
+) {
+    let mut carry = String::new();
+    let mut first_line = 1u32;
+    let mut done = 0u64;
+    while let Ok((chunk, last)) = pieces.recv() {
+        carry.push_str(&chunk);
+        drop(chunk);
+        let cut = if last {
+            Some(carry.len())
+        } else {
+            match protocol::last_safe_cut(&carry) {
+                Some(c) => Some(c),
+                // No safe place yet: wait for more, unless the text has grown past any
+                // envelope's size (then a line break will do).
+                None if carry.len() < 4 * CHUNK => None,
+                None => Some(carry.rfind('\n').map_or(carry.len(), |i| i + 1)),
+            }
+        };
+        let mut diagnostics = Vec::new();
+        if let Some(cut) = cut {
+            let piece = &carry[..cut];
+            let mut ex = Extractor::with_first_line(piece, first_line, opts.clone());
+            let mut batch = Vec::with_capacity(BATCH);
+            for p in ex.by_ref() {
+                batch.push(prepare(p, piece));
+                if batch.len() == BATCH {
+                    free(&spent);
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    if events.send(Event::Envelopes(full)).is_err() {
+                        return;
+                    }
+                }
+            }
+            diagnostics = ex.into_diagnostics();
+            free(&spent);
+            if !batch.is_empty() && events.send(Event::Envelopes(batch)).is_err() {
+                return;
+            }
+            first_line += memchr::memchr_iter(b'\n', piece.as_bytes()).count() as u32;
+            done += cut as u64;
+            carry.drain(..cut);
+        }
+        // Sent for every piece received, extracted or not: the writer counts them to bound
+        // how many it hands over ahead.
+        if events.send(Event::Piece { done, diagnostics }).is_err() {
+            return;
+        }
+    }
+}
+
+/// Frees the envelopes the writer is done with.
+fn free(spent: &Receiver<Vec<Prepared>>) {
+    while let Ok(batch) = spent.try_recv() {
+        drop(batch);
+    }
+}
+
+/// The channel the worker reports on.
+pub(super) fn events() -> (SyncSender<Event>, Receiver<Event>) {
+    std::sync::mpsc::sync_channel(QUEUE)
+}

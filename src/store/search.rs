@@ -1,0 +1,112 @@
+//! Full-text search over bodies, contexts and participants.
+
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+
+use super::{Store, StoreError};
+
+/// How many matches are ranked by relevance at most. BM25 costs about a microsecond per match
+/// (each needs its document's length), so a word found in nearly every message (`the`: 95 000
+/// matches in a history of 100 000) took 80 ms to rank in full, and grows with the history.
+/// Such a word says almost nothing about relevance anyway: BM25 gives a term in more than half
+/// the documents a near-zero weight, so its ranking is little more than "shortest messages
+/// first". Above this many matches the best of the newest this many are returned instead —
+/// recent history, still ranked, in a bounded 5 ms or so — and the result says so, so that
+/// the operator can add a word to narrow the search. Queries that are specific enough to be
+/// useful (a few thousand matches or fewer) are ranked exactly as before.
+pub const RANKED_MATCHES: usize = 5_000;
+
+/// A search result.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    /// The message found.
+    pub message: String,
+    /// Its thread.
+    pub thread: String,
+    /// The message's context.
+    pub context: Option<String>,
+    /// Matching text with the matches in `[` `]`.
+    pub snippet: String,
+    /// BM25 rank (lower is better).
+    pub rank: f64,
+}
+
+/// The results of one search, with what was ranked to find them.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResults {
+    /// The best matches, best first.
+    pub hits: Vec<SearchHit>,
+    /// How many messages match.
+    pub matches: usize,
+    /// `Some(n)` when more messages matched than are ranked ([`RANKED_MATCHES`]): the hits
+    /// are the best of the newest `n` matches.
+    pub ranked_newest: Option<usize>,
+}
+
+impl Store {
+    /// The best `limit` matches (see [`Store::search_results`]).
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
+        Ok(self.search_results(query, limit)?.hits)
+    }
+
+    /// Full-text search over bodies, contexts and participants, best matches first. Words
+    /// are matched as given (all must occur); FTS syntax in the query is not interpreted, so
+    /// any text is a valid query. When more than [`RANKED_MATCHES`] messages match, only the
+    /// newest that many are ranked, and the results say so.
+    pub fn search_results(&self, query: &str, limit: usize) -> Result<SearchResults, StoreError> {
+        let fts: Vec<String> = query
+            .split_whitespace()
+            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+            .collect();
+        if fts.is_empty() {
+            return Ok(SearchResults {
+                hits: Vec::new(),
+                matches: 0,
+                ranked_newest: None,
+            });
+        }
+        let fts = fts.join(" ");
+        // Counting walks the word lists only (tens of nanoseconds a match).
+        let matches: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?1")?
+            .query_row([&fts], |r| r.get(0))?;
+        let matches = usize::try_from(matches).unwrap_or(0);
+        // The oldest match still ranked: FTS5 reads matches newest first from the index and
+        // stops there.
+        let (oldest, ranked_newest) = if matches > RANKED_MATCHES {
+            let oldest: Option<i64> = self
+                .conn
+                .prepare_cached(
+                    "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1
+                     ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
+                )?
+                .query_row(params![fts, RANKED_MATCHES as i64 - 1], |r| r.get(0))
+                .optional()?;
+            (oldest.unwrap_or(0), Some(RANKED_MATCHES))
+        } else {
+            (0, None)
+        };
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT m.id, m.thread_id, m.context,
+                    snippet(messages_fts, -1, '[', ']', '…', 12), bm25(messages_fts)
+             FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid
+             WHERE messages_fts MATCH ?1 AND messages_fts.rowid >= ?2
+             ORDER BY bm25(messages_fts) LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![fts, oldest, limit as i64], |r| {
+            Ok(SearchHit {
+                message: r.get(0)?,
+                thread: r.get(1)?,
+                context: r.get(2)?,
+                snippet: r.get(3)?,
+                rank: r.get(4)?,
+            })
+        })?;
+        Ok(SearchResults {
+            hits: rows.collect::<Result<_, _>>()?,
+            matches,
+            ranked_newest,
+        })
+    }
+}
