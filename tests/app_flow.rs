@@ -342,3 +342,14 @@ fn keymap_errors_in_config_name_the_place() {
     let e = crosstalk::tui::keymap(&config).unwrap_err().to_string();
     assert!(e.starts_with("c.toml:2:1: "), "{e}");
 }
+
+#[test]
+fn a_paste_over_help_or_drafts_still_lands_in_a_preview() {
+    let mut t = harness(Store::open_in_memory().unwrap(), 100, 30);
+    t.keys("?");
+    t.act(Action::Paste(request().to_string()));
+    assert!(t.screen().contains("Paste: 1 envelope"), "{}", t.screen());
+    // A second paste over the preview replaces it.
+    t.act(Action::Paste(format!("{}\n{}", request(), request())));
+    assert!(t.screen().contains("Paste: 2 envelopes"), "{}", t.screen());
+}

@@ -223,7 +223,16 @@ impl App {
                 self.refresh_inspector();
                 return Ok(());
             }
-            Action::Paste(text) if self.popup.is_none() && self.composer.is_none() => {
+            // A paste always lands somewhere: in the box or prompt that takes text, in the
+            // composer, else in a new preview (replacing help, drafts or an older preview).
+            Action::Paste(text)
+                if self.composer.is_none()
+                    && !matches!(
+                        self.popup,
+                        Some(Popup::PasteBox { .. } | Popup::Search(_) | Popup::Command(_))
+                    ) =>
+            {
+                self.popup = None;
                 return self.preview_paste("<paste>", &text);
             }
             Action::Run(line) => return self.run_command(&line),

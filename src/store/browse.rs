@@ -104,6 +104,14 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Caps SQLite's page cache at `kib` KiB. Imports want a large one (see `Store::open`);
+    /// the app, which reads a screenful at a time, keeps its memory small with a smaller one.
+    pub fn limit_cache(&self, kib: u32) -> Result<(), StoreError> {
+        self.conn
+            .pragma_update(None, "cache_size", -i64::from(kib))?;
+        Ok(())
+    }
+
     /// A new message or thread id (ULID, increasing within this process).
     pub fn new_id(&self) -> String {
         self.ids.next_id()

@@ -8,7 +8,7 @@
 pub mod demo;
 mod editor;
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -89,6 +89,9 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         let store = Store::open(&path).with_context(|| format!("opening {}", path.display()))?;
         (store, path.display().to_string())
     };
+    // 4 MiB of page cache: enough for what is on screen; the import's 32 MiB would make
+    // the app hold tens of megabytes after opening one long thread.
+    store.limit_cache(4096)?;
     if !std::io::stdout().is_terminal() {
         return Err(anyhow!(
             "the app needs a terminal; for scripts use the subcommands (`crosstalk --help`)"
@@ -219,11 +222,4 @@ fn init_logging(dir: &Path) {
         .with_ansi(false)
         .with_writer(std::sync::Mutex::new(file))
         .try_init();
-}
-
-/// Writes `bytes` to the terminal (for tests of the runtime's output handling).
-pub fn write_terminal(bytes: &[u8]) -> std::io::Result<()> {
-    let mut out = std::io::stdout();
-    out.write_all(bytes)?;
-    out.flush()
 }
