@@ -179,22 +179,12 @@ pub fn parse_meta(text: &str) -> (Vec<MetaBlock>, Vec<String>) {
     (blocks, problems)
 }
 
+/// The core intents, for the picker (a static, so their names live as long as the app).
+static CORE_INTENTS: [Intent; 11] = Intent::CORE;
+
 /// The intents the picker offers.
 pub fn intents() -> impl Iterator<Item = &'static str> {
-    Intent::CORE.iter().map(|i| match i {
-        Intent::Request => "REQUEST",
-        Intent::Respond => "RESPOND",
-        Intent::Escalate => "ESCALATE",
-        Intent::Handoff => "HANDOFF",
-        Intent::Poll => "POLL",
-        Intent::Ack => "ACK",
-        Intent::Nack => "NACK",
-        Intent::Error => "ERROR",
-        Intent::Broadcast => "BROADCAST",
-        Intent::Revoke => "REVOKE",
-        Intent::Close => "CLOSE",
-        _ => "REQUEST",
-    })
+    CORE_INTENTS.iter().map(Intent::as_str)
 }
 
 /// The composer's state.

@@ -161,26 +161,11 @@ impl Store {
 
     /// The `limit` threads with the newest activity.
     pub fn threads(&self, limit: usize) -> Result<Vec<ThreadSummary>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT t.id, t.context, t.participants, t.message_count, t.last_activity,
-                (SELECT min(m.updated_at) FROM messages m
-                  WHERE m.thread_id = t.id AND m.status = 'awaiting_reply')
-             FROM threads t ORDER BY t.last_activity DESC, t.id DESC LIMIT ?1",
-        )?;
-        let rows = stmt.query_map([limit as i64], |r| {
-            let participants: String = r.get(2)?;
-            let awaiting_since: Option<String> = r.get(5)?;
-            Ok(ThreadSummary {
-                id: r.get(0)?,
-                context: r.get(1)?,
-                participants: serde_json::from_str(&participants).unwrap_or_default(),
-                message_count: r.get(3)?,
-                last_activity: r.get(4)?,
-                awaiting_reply: awaiting_since.is_some(),
-                awaiting_since,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        Ok(self
+            .thread_rows("", limit)?
+            .into_iter()
+            .map(|r| r.summary)
+            .collect())
     }
 
     /// A thread with its messages in tree order, or `None` when there is no such thread.
