@@ -48,6 +48,13 @@ pub fn sanitize_line(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// Whether `c` must never be written raw to a terminal: C0 controls other than newline, DEL,
+/// C1 controls, bidi controls and invisible format characters. [`sanitize`] shows them as
+/// placeholders; the app's editors remove them from what is typed or pasted.
+pub fn is_unsafe(c: char) -> bool {
+    needs_escape(c)
+}
+
 fn needs_escape(c: char) -> bool {
     let u = c as u32;
     (u < 0x20 && c != '\n')

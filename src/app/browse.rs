@@ -237,7 +237,6 @@ impl App {
             self.list.refilter(&self.store)?;
         }
         self.list.select_id(id);
-        self.thread_count = self.thread_count.max(self.list.rows.len());
         self.load_thread(id, message)?;
         let h = inner_height(self.areas().list);
         self.list.scroll_into_view(h);

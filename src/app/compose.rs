@@ -6,35 +6,7 @@ use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::composer::{Composer, Field, Form};
 use super::{Action, App, Level, strip_controls};
-use crate::protocol;
 use crate::store::Draft;
-
-/// How the composer names the message a reply answers: intent, route, first body line.
-fn reply_title(original: &crate::store::StoredMessage) -> String {
-    let first_line = original
-        .envelope
-        .body
-        .as_deref()
-        .and_then(|b| b.lines().find(|l| !l.trim().is_empty()))
-        .unwrap_or("");
-    format!(
-        "{} {}→{}: {}",
-        original.intent.as_deref().unwrap_or("?"),
-        original.envelope.banner.from,
-        original.envelope.banner.to,
-        first_line.trim()
-    )
-}
-
-/// Every envelope of a thread in canonical form, tree order, a blank line between them.
-pub(super) fn thread_text(view: &crate::store::ThreadView) -> String {
-    let parts: Vec<&str> = view
-        .messages
-        .iter()
-        .map(|m| m.canonical.trim_end())
-        .collect();
-    format!("{}\n", parts.join("\n\n"))
-}
 
 impl App {
     /// Opens the composer on a new envelope in a new thread.
@@ -59,7 +31,7 @@ impl App {
             self.warn("Select a message to reply to (open a thread with Enter).");
             return Ok(());
         };
-        let title = reply_title(&original);
+        let title = super::text::headline(&original.envelope, original.intent.as_deref());
         if let Some(draft) = self.store.drafts_for(&original.id)?.into_iter().next() {
             return self.resume_draft(&draft);
         }
@@ -75,7 +47,7 @@ impl App {
             .with_context(|| format!("draft {} cannot be read", draft.id))?;
         let title = match &draft.parent {
             Some(p) => Some(match self.store.message(p)? {
-                Some(m) => reply_title(&m),
+                Some(m) => super::text::headline(&m.envelope, m.intent.as_deref()),
                 None => p.clone(),
             }),
             None => None,
@@ -259,7 +231,7 @@ impl App {
         let Some(view) = self.store.thread(&id)? else {
             return Ok(());
         };
-        let text = thread_text(&view);
+        let text = view.canonical_text();
         let to = view
             .messages
             .last()
@@ -323,12 +295,5 @@ impl App {
             confirm: None,
         });
         Ok(())
-    }
-
-    /// The composer's envelope would be read back by the protocol core as this.
-    pub fn composer_preview(&self) -> Option<(&str, &[protocol::Diagnostic])> {
-        self.composer
-            .as_ref()
-            .map(|c| (c.preview.as_str(), c.diagnostics.as_slice()))
     }
 }

@@ -109,8 +109,6 @@ pub struct App {
     pub edit_request: Option<String>,
     /// The time ages are measured against (refreshed at each update).
     pub now: jiff::Timestamp,
-    /// Total threads in the database, for the title bar.
-    pub thread_count: usize,
     /// A fixed "now" for reproducible screens (tests, snapshots); the clock when `None`.
     pub fixed_now: Option<jiff::Timestamp>,
 }
@@ -143,11 +141,9 @@ impl App {
             quit: false,
             edit_request: None,
             now: jiff::Timestamp::now(),
-            thread_count: 0,
             fixed_now: None,
         };
         app.list.reload(&app.store)?;
-        app.thread_count = app.list.rows.len();
         if app.list.rows.is_empty() {
             app.info("Empty database. Paste an envelope (or press p), n for a new one, ? for help; try `crosstalk --demo`.");
         } else {
@@ -320,12 +316,8 @@ pub fn help_len(keymap: &Keymap) -> usize {
 /// editor box: C0/C1 controls other than newline and tab, DEL, bidi and invisible format
 /// characters. Returns the text and how many were removed, so the operator is told.
 pub fn strip_controls(s: &str) -> (String, usize) {
-    let bad = |c: char| {
-        let u = c as u32;
-        (u < 0x20 && c != '\n' && c != '\t')
-            || (0x7f..=0x9f).contains(&u)
-            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}')
-    };
+    // Tabs are the one thing `sanitize` expands rather than hides: an editor keeps them.
+    let bad = |c: char| c != '\t' && crate::sanitize::is_unsafe(c);
     let s = s.replace("\r\n", "\n");
     let removed = s.chars().filter(|c| bad(*c)).count();
     if removed == 0 {

@@ -5,7 +5,7 @@ use ratatui_textarea::TextArea;
 
 use super::layout::inner_height;
 use super::popup::{Popup, Preview};
-use super::text::safe_line;
+use super::text::headline;
 use super::{Action, App, strip_controls};
 use crate::store::Outcome;
 
@@ -55,22 +55,7 @@ impl App {
         let summaries = crate::protocol::extract(text, &self.settings.options)
             .envelopes
             .iter()
-            .map(|p| {
-                let e = &p.envelope;
-                let first = e
-                    .body
-                    .as_deref()
-                    .and_then(|b| b.lines().find(|l| !l.trim().is_empty()))
-                    .unwrap_or("");
-                safe_line(&format!(
-                    "{} {}→{}: {}",
-                    e.intent_raw().unwrap_or("?"),
-                    e.banner.from,
-                    e.banner.to,
-                    first.trim()
-                ))
-                .into_owned()
-            })
+            .map(|p| headline(&p.envelope, None))
             .collect();
         self.popup = Some(Popup::Preview(Preview {
             kept,
@@ -178,14 +163,7 @@ impl App {
                         _ => false,
                     };
                     if changed {
-                        search.selected = 0;
-                        match self.store.search(&search.prompt.text, SEARCH_LIMIT) {
-                            Ok(hits) => {
-                                search.hits = hits;
-                                search.error = None;
-                            }
-                            Err(e) => search.error = Some(e.to_string()),
-                        }
+                        search.run(&self.store, SEARCH_LIMIT);
                     }
                 }
                 Action::Up => search.selected = search.selected.saturating_sub(1),
@@ -265,7 +243,6 @@ impl App {
         } else {
             self.list.reload(&self.store)?;
         }
-        self.thread_count = self.list.rows.len().max(self.thread_count);
         let text = format!("Imported {imported}, {dup} already stored, {rejected} rejected.");
         if rejected > 0 {
             let why = report
@@ -301,7 +278,7 @@ impl App {
             "search" | "s" => {
                 let mut s = super::popup::Search::default();
                 s.prompt.text = arg.to_string();
-                s.hits = self.store.search(arg, SEARCH_LIMIT)?;
+                s.run(&self.store, SEARCH_LIMIT);
                 self.popup = Some(Popup::Search(s));
             }
             "import" | "read" if !arg.is_empty() => {
@@ -327,7 +304,7 @@ impl App {
                     self.warn("Open a thread to export.");
                     return Ok(());
                 };
-                std::fs::write(arg, super::compose::thread_text(&view))
+                std::fs::write(arg, view.canonical_text())
                     .map_err(|e| anyhow::anyhow!("cannot write {arg}: {e}"))?;
                 self.info(format!("Wrote {} envelopes to {arg}.", view.messages.len()));
             }

@@ -4,7 +4,7 @@
 use ratatui_textarea::TextArea;
 
 use super::keymap::Scope;
-use crate::store::{Draft, ImportReport, Kept, SearchHit};
+use crate::store::{Draft, ImportReport, Kept, SearchHit, Store};
 
 /// One open popup.
 #[derive(Debug)]
@@ -108,6 +108,26 @@ pub struct Search {
     pub selected: usize,
     /// The store's complaint about the query, if any.
     pub error: Option<String>,
+    /// How many messages match in all.
+    pub matches: usize,
+    /// `Some(n)` when so many matched that only the newest `n` were ranked.
+    pub ranked_newest: Option<usize>,
+}
+
+impl Search {
+    /// Runs the query as it stands (an empty one clears the results).
+    pub fn run(&mut self, store: &Store, limit: usize) {
+        self.selected = 0;
+        match store.search_results(&self.prompt.text, limit) {
+            Ok(r) => {
+                self.hits = r.hits;
+                self.matches = r.matches;
+                self.ranked_newest = r.ranked_newest;
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e.to_string()),
+        }
+    }
 }
 
 #[cfg(test)]

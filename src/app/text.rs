@@ -18,6 +18,19 @@ pub fn safe_line(s: &str) -> Cow<'_, str> {
     sanitize_line(s)
 }
 
+/// One line that names an envelope: `INTENT from→to: first body line`, safe to print.
+/// `intent` is the stored (normalized) intent when there is one.
+pub fn headline(env: &crate::protocol::Envelope, intent: Option<&str>) -> String {
+    safe_line(&format!(
+        "{} {}→{}: {}",
+        intent.or(env.intent_raw()).unwrap_or("?"),
+        env.banner.from,
+        env.banner.to,
+        env.first_line()
+    ))
+    .into_owned()
+}
+
 /// Display width of `s` in terminal cells.
 pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)

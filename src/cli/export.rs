@@ -31,12 +31,7 @@ pub fn thread_json(t: &ThreadView) -> Value {
 /// The thread in `format`.
 pub fn render(t: &ThreadView, format: Format) -> String {
     match format {
-        Format::Crosstalk => t
-            .messages
-            .iter()
-            .map(|m| m.canonical.as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Format::Crosstalk => t.canonical_text(),
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&thread_json(t)).unwrap_or_default();
             s.push('\n');

@@ -213,10 +213,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     );
     for m in &t.messages {
         let e = &m.envelope;
-        let first = e
-            .body
-            .as_deref()
-            .and_then(|b| b.lines().find(|l| !l.trim().is_empty()));
+        let first = e.first_line();
         let _ = writeln!(
             out,
             "{}{} {} → {}  {}  {}  [{}]",
@@ -224,7 +221,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
             sanitize_line(m.intent.as_deref().unwrap_or("?")),
             sanitize_line(&e.banner.from),
             sanitize_line(&e.banner.to),
-            sanitize_line(&truncate(first.unwrap_or(""), 60)),
+            sanitize_line(&truncate(first, 60)),
             short_time(&m.received_at),
             m.id,
         );

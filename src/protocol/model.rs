@@ -82,7 +82,21 @@ pub struct Envelope {
     pub hash: Option<String>,
 }
 
+/// The first non-blank line of `text`, trimmed (empty when there is none): how lists and
+/// titles sum up a body.
+pub fn first_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+}
+
 impl Envelope {
+    /// The body's first non-blank line, trimmed (see [`first_line`]).
+    pub fn first_line(&self) -> &str {
+        self.body.as_deref().map(first_line).unwrap_or("")
+    }
+
     /// A new envelope with just a banner; the rest is filled in by the caller.
     pub fn new(from: impl Into<String>, to: impl Into<String>) -> Self {
         Envelope {

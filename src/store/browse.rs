@@ -175,21 +175,20 @@ impl Store {
 
     /// Every draft, most recently saved first.
     pub fn drafts(&self) -> Result<Vec<Draft>, StoreError> {
-        self.drafts_where("1", "")
+        self.drafts_answering(None)
     }
 
     /// The drafts answering `parent`, most recently saved first.
     pub fn drafts_for(&self, parent: &str) -> Result<Vec<Draft>, StoreError> {
-        self.drafts_where("parent_id = ?1", parent)
+        self.drafts_answering(Some(parent))
     }
 
-    fn drafts_where(&self, condition: &str, arg: &str) -> Result<Vec<Draft>, StoreError> {
-        let sql = format!(
+    fn drafts_answering(&self, parent: Option<&str>) -> Result<Vec<Draft>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
             "SELECT id, thread_id, parent_id, envelope, form, updated_at FROM drafts
-             WHERE {condition} ORDER BY updated_at DESC, id DESC"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let map = |r: &rusqlite::Row<'_>| {
+             WHERE ?1 IS NULL OR parent_id = ?1 ORDER BY updated_at DESC, id DESC",
+        )?;
+        let rows = stmt.query_map([parent], |r| {
             Ok(Draft {
                 id: r.get(0)?,
                 thread: r.get(1)?,
@@ -198,13 +197,8 @@ impl Store {
                 form: r.get(4)?,
                 updated_at: r.get(5)?,
             })
-        };
-        let rows = if condition.contains("?1") {
-            stmt.query_map([arg], map)?.collect::<Result<Vec<_>, _>>()?
-        } else {
-            stmt.query_map([], map)?.collect::<Result<Vec<_>, _>>()?
-        };
-        Ok(rows)
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Deletes a draft (after it was sent, or when the operator discards it).

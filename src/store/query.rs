@@ -68,6 +68,19 @@ pub struct ThreadView {
     pub messages: Vec<StoredMessage>,
 }
 
+impl ThreadView {
+    /// Every envelope in canonical form, tree order, a blank line between them: what
+    /// `export` writes and what copying a thread carries.
+    pub fn canonical_text(&self) -> String {
+        let parts: Vec<&str> = self
+            .messages
+            .iter()
+            .map(|m| m.canonical.trim_end())
+            .collect();
+        format!("{}\n", parts.join("\n\n"))
+    }
+}
+
 /// A stored META block, read straight into its fields.
 #[derive(serde::Deserialize)]
 struct MetaJson {

@@ -63,11 +63,7 @@ impl Store {
         let rows = stmt
             .query_map([id], |r| {
                 let head: String = r.get(5)?;
-                let first_line = head
-                    .lines()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("")
-                    .trim()
+                let first_line = crate::protocol::model::first_line(&head)
                     .chars()
                     .take(200)
                     .collect();

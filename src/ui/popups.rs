@@ -69,7 +69,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
             let lines: Vec<Line> = drafts
                 .iter()
                 .enumerate()
-                .skip(selected.saturating_sub(inner.height as usize - 1))
+                .skip(first_shown(*selected, inner.height))
                 .take(inner.height as usize)
                 .map(|(i, d)| {
                     let form: serde_json::Value = serde_json::from_str(&d.form).unwrap_or_default();
@@ -105,6 +105,11 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
             frame.render_widget(Paragraph::new(lines), inner);
         }
     }
+}
+
+/// The first row a popup list shows so that `selected` is visible in `height` rows.
+fn first_shown(selected: usize, height: u16) -> usize {
+    selected.saturating_sub((height as usize).saturating_sub(1))
 }
 
 /// Clears `area`, draws a bordered block titled `title`, returns its inside.
@@ -164,10 +169,7 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         .items
         .iter()
         .enumerate()
-        .skip(
-            p.selected
-                .saturating_sub(list.height.saturating_sub(1) as usize),
-        )
+        .skip(first_shown(p.selected, list.height))
         .take(list.height as usize)
         .map(|(i, item)| {
             let (mark, style) = match item.outcome {
@@ -186,11 +188,7 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
                 Span::styled(mark, style),
                 Span::raw(truncate(&safe_line(&text), w.saturating_sub(9))),
             ];
-            if i == p.selected {
-                for s in &mut spans {
-                    s.style = s.style.patch(theme::SELECTED);
-                }
-            }
+            theme::highlight(&mut spans, i == p.selected);
             Line::from(spans)
         })
         .collect();
@@ -237,15 +235,17 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
     let inner = frame_block(" Search — Enter opens, Esc closes ", frame, area);
     let [input, results] =
         Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
-    let count = if s.prompt.text.trim().is_empty() {
-        String::new()
-    } else {
-        format!(
-            "  {} hit{}",
+    let count = match (s.prompt.text.trim().is_empty(), s.ranked_newest) {
+        (true, _) => String::new(),
+        (false, None) => format!("  {} of {} matches", s.hits.len(), s.matches),
+        // Ranking every hit of a very common word would cost more than it tells.
+        (false, Some(n)) => format!(
+            "  {} of {} matches (ranked among the newest {n})",
             s.hits.len(),
-            if s.hits.len() == 1 { "" } else { "s" }
-        )
+            s.matches
+        ),
     };
+
     frame.render_widget(
         Paragraph::new(vec![
             Line::from(vec![
@@ -266,10 +266,7 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
         .hits
         .iter()
         .enumerate()
-        .skip(
-            s.selected
-                .saturating_sub(results.height.saturating_sub(1) as usize),
-        )
+        .skip(first_shown(s.selected, results.height))
         .take(results.height as usize)
         .map(|(i, h)| {
             let ctx = h.context.as_deref().unwrap_or(&h.thread);

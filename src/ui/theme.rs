@@ -30,6 +30,15 @@ pub const UNREAD: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BO
 /// "Awaiting reply" marker.
 pub const AWAITING: Style = Style::new().fg(Color::Yellow);
 
+/// Marks a row's spans as the selected row when `on`.
+pub fn highlight(spans: &mut [ratatui::text::Span<'_>], on: bool) {
+    if on {
+        for s in spans {
+            s.style = s.style.patch(SELECTED);
+        }
+    }
+}
+
 /// The badge colour of an intent.
 pub fn intent(raw: Option<&str>) -> Style {
     let color = match raw.map(Intent::parse) {

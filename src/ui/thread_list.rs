@@ -81,11 +81,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 Span::raw(" "),
                 Span::styled(right, theme::DIM),
             ];
-            if i == list.selected {
-                for s in &mut spans {
-                    s.style = s.style.patch(theme::SELECTED);
-                }
-            }
+            theme::highlight(&mut spans, i == list.selected);
             Line::from(spans)
         })
         .collect();

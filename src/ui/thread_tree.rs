@@ -74,11 +74,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 Span::raw(" "),
                 Span::styled(time, theme::DIM),
             ];
-            if pos == t.selected {
-                for s in &mut spans {
-                    s.style = s.style.patch(theme::SELECTED);
-                }
-            }
+            theme::highlight(&mut spans, pos == t.selected);
             Line::from(spans)
         })
         .collect();
