@@ -46,6 +46,11 @@ pub fn sign(
             continue;
         }
         let mut env = p.envelope.clone();
+        // The signed text says `body:`, which without an intent would no longer say "reply":
+        // a `response:` reply gets the RESPOND it implied, so signing keeps its meaning.
+        if env.intent_raw().is_none() && p.intent() == Some(protocol::Intent::Respond) {
+            env.set_header("intent", "RESPOND");
+        }
         sign_envelope(&mut env, &sk, format, &pkid);
         if env.hash.is_some() {
             env.hash = Some(protocol::render::crc32_hex(

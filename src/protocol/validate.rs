@@ -190,7 +190,8 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             "a v1.0 envelope (no `thread:`) needs `session:` to join its conversation; add `session: <time> <id>` (e.g. `session: 2025-10-09T16Z abc123`)".into(),
         ));
     }
-    if env.sig.is_none() {
+    // The v1.0 `response:` reply is the one documented form that carries no `sig:`.
+    if env.sig.is_none() && !p.reply_form {
         let line = if p.terminated {
             p.span.end_line
         } else {
