@@ -563,3 +563,33 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
     assert_eq!(count(&raw), 1);
 }
+
+#[test]
+fn a_reply_is_not_copied_before_the_database_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.act(Action::Paste(request().to_string()));
+    t.key(KeyCode::Enter, NONE);
+    t.keys("r");
+    let other = hold_write_lock(&db);
+    t.keys("the answer");
+    t.ctrl('y');
+    assert!(t.app.composer.is_some());
+    assert!(t.copies().is_empty());
+    assert!(
+        t.app.status.1.starts_with("Not copied yet: database busy"),
+        "{:?}",
+        t.app.status
+    );
+    other.execute_batch("COMMIT").unwrap();
+    t.act(Action::Tick);
+    t.ctrl('y');
+    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(t.copies().pop().unwrap().contains("  the answer"));
+    assert!(
+        t.app.status.1.contains("awaiting reply"),
+        "{:?}",
+        t.app.status
+    );
+}

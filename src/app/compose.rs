@@ -182,6 +182,15 @@ impl App {
         let Some(c) = self.composer.as_ref() else {
             return Ok(());
         };
+        if let Some(why) = &c.unsaved {
+            // Stored first, then copied: a copy the database does not know about would
+            // never be matched with its reply.
+            let note = format!(
+                "Not copied yet: {why}. The draft is kept and retried; C-y again once it is saved."
+            );
+            self.warn(note);
+            return Ok(());
+        }
         if !c.is_valid() {
             let why = c
                 .meta_problems
@@ -228,7 +237,22 @@ impl App {
             return Ok(());
         };
         if let Some((level, line)) = self.copy_text(&m.canonical, &m.envelope.banner.to) {
-            let waiting = self.store.mark_copied(&m.id)?;
+            let waiting = match self.store.mark_copied(&m.id) {
+                Ok(w) => w,
+                Err(e) => {
+                    let e = anyhow::Error::from(e);
+                    if !super::pending::is_busy(&e) {
+                        return Err(e);
+                    }
+                    // Copied all the same; the wait for a reply is recorded on a tick.
+                    self.pending_copied.push(m.id.clone());
+                    self.status = (
+                        Level::Warn,
+                        format!("{line}; awaiting reply (recorded once the database is free)"),
+                    );
+                    return Ok(());
+                }
+            };
             self.status = (
                 level,
                 if waiting {

@@ -119,6 +119,8 @@ pub struct App {
     pub pending_drafts: Vec<pending::PendingDraft>,
     /// Threads seen whose mark the database did not take yet.
     pub pending_seen: Vec<String>,
+    /// Messages copied whose "awaiting reply" the database did not take yet.
+    pub pending_copied: Vec<String>,
     /// A read found the database busy: the list shows the last data read until a tick
     /// reads it again.
     pub stale: bool,
@@ -158,6 +160,7 @@ impl App {
             fixed_now: None,
             pending_drafts: Vec::new(),
             pending_seen: Vec::new(),
+            pending_copied: Vec::new(),
             stale: false,
         };
         app.list.reload(&app.store)?;

@@ -134,6 +134,7 @@ impl App {
     pub fn has_pending(&self) -> bool {
         !self.pending_drafts.is_empty()
             || !self.pending_seen.is_empty()
+            || !self.pending_copied.is_empty()
             || self.stale
             || matches!(&self.popup, Some(super::Popup::Preview(p)) if p.unsaved.is_some())
     }
@@ -183,6 +184,17 @@ impl App {
                 break;
             }
             self.pending_seen.remove(0);
+        }
+        let copied = self.pending_copied.len();
+        while let Some(id) = self.pending_copied.first() {
+            if self.store.mark_copied(id).is_err() {
+                break;
+            }
+            self.pending_copied.remove(0);
+        }
+        if copied > 0 && self.pending_copied.is_empty() {
+            // The list's awaiting-reply markers follow.
+            self.stale = true;
         }
         if self.stale {
             match self.list.reload(&self.store) {
