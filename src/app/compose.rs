@@ -154,7 +154,16 @@ impl App {
             text: c.preview.clone(),
             form: serde_json::to_string(&c.form)?,
         };
-        match self.store.save_draft(&draft.env, &draft.text, &draft.form) {
+        // While a save is pending, keys only update the pending copy: the retries belong to
+        // the tick, off the key path. `C-s` (announce) tries at once.
+        let attempt = match (&c.unsaved, announce) {
+            (Some(why), false) => Err(why.clone()),
+            _ => self
+                .store
+                .save_draft(&draft.env, &draft.text, &draft.form)
+                .map_err(|e| super::pending::cause(&e.into())),
+        };
+        match attempt {
             Ok(at) => {
                 c.saved_at = Some(at);
                 c.unsaved = None;
@@ -163,8 +172,7 @@ impl App {
                     self.info("Draft saved.");
                 }
             }
-            Err(e) => {
-                let why = super::pending::cause(&e.into());
+            Err(why) => {
                 c.unsaved = Some(why.clone());
                 self.keep_pending(draft);
                 self.warn(format!(
