@@ -593,3 +593,44 @@ fn a_reply_is_not_copied_before_the_database_has_it() {
         t.app.status
     );
 }
+
+#[test]
+fn a_thread_opens_while_another_process_imports_and_is_marked_seen_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    // Another process imports a thread; the app lists it unread.
+    let mut other = Store::open(&db).unwrap();
+    other
+        .import_text("<cli>", request(), &Default::default())
+        .unwrap();
+    drop(other);
+    t.keys("f");
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.list.rows[0].unread);
+    // It imports again (holding the write lock) while the operator opens the thread.
+    let import = hold_write_lock(&db);
+    let start = Instant::now();
+    t.key(KeyCode::Enter, NONE);
+    assert!(start.elapsed() < Duration::from_millis(100));
+    assert!(t.app.selected_message().is_some(), "{:?}", t.app.status);
+    assert!(!t.app.list.rows[0].unread);
+    assert_eq!(
+        t.app.status.0,
+        crosstalk::app::Level::Info,
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.app.pending_seen.len(), 1);
+    let seen = |c: &rusqlite::Connection| -> bool {
+        c.query_row("SELECT seen_at IS last_activity FROM threads", [], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    assert!(!seen(&import));
+    import.execute_batch("COMMIT").unwrap();
+    t.act(Action::Tick);
+    assert!(t.app.pending_seen.is_empty());
+    assert!(seen(&import));
+}
