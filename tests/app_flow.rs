@@ -523,6 +523,11 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     // Enter tries the database again: still full, the paste stays.
     t.key(KeyCode::Enter, NONE);
     assert!(t.screen().contains("NOT SAVED"), "{}", t.screen());
+    assert!(
+        t.app.status.1.starts_with("Still not saved: disk full"),
+        "{:?}",
+        t.app.status
+    );
     // w writes it to a file beside the database, private to the operator.
     t.keys("w");
     let path = t

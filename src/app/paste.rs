@@ -4,7 +4,7 @@
 use ratatui_textarea::TextArea;
 
 use super::layout::inner_height;
-use super::pending::{cause, write_aside};
+use super::pending::{cause, is_busy, write_aside};
 use super::popup::{Popup, Preview, UnsavedPaste};
 use super::text::headline;
 use super::{Action, App, strip_controls};
@@ -33,7 +33,7 @@ impl App {
         };
         let (kept, report) = match stored {
             Ok(k) => k,
-            Err(e) => return self.preview_unsaved(source, text, cause(&e)),
+            Err(e) => return self.preview_unsaved(source, text, &e),
         };
         if report.items.is_empty() {
             self.popup = None;
@@ -63,11 +63,10 @@ impl App {
             };
             destinations.push(d);
         }
-        let selected = self.preview_selection();
         self.popup = Some(Popup::Preview(Preview {
             kept: Some(kept),
             unsaved: None,
-            selected: selected.min(report.items.len() - 1),
+            selected: 0,
             report,
             destinations,
             summaries: summaries(text, &self.settings),
@@ -78,7 +77,13 @@ impl App {
 
     /// The preview of a paste the database did not take: what each envelope is, read from
     /// the text alone (parsing needs no disk), and a way to keep it in a file.
-    fn preview_unsaved(&mut self, source: &str, text: &str, why: String) -> anyhow::Result<()> {
+    fn preview_unsaved(
+        &mut self,
+        source: &str,
+        text: &str,
+        e: &anyhow::Error,
+    ) -> anyhow::Result<()> {
+        let why = cause(e);
         let extracted = crate::protocol::extract(text, &self.settings.options);
         let items: Vec<ImportItem> = extracted
             .envelopes
@@ -96,7 +101,11 @@ impl App {
             })
             .collect();
         let destinations = vec!["not checked (not saved)".to_string(); items.len()];
-        let selected = self.preview_selection();
+        let summaries = extracted
+            .envelopes
+            .iter()
+            .map(|p| headline(&p.envelope, None))
+            .collect();
         // The file it was already written to, when this is the same paste again.
         let file = match &self.popup {
             Some(Popup::Preview(Preview {
@@ -113,10 +122,11 @@ impl App {
                 source: source.to_string(),
                 text: text.to_string(),
                 cause: why,
+                retry: is_busy(e),
                 file,
                 confirm_drop: false,
             }),
-            selected: selected.min(items.len().saturating_sub(1)),
+            selected: 0,
             report: ImportReport {
                 source: source.to_string(),
                 paste_id: 0,
@@ -124,18 +134,34 @@ impl App {
                 diagnostics: extracted.diagnostics,
             },
             destinations,
-            summaries: summaries(text, &self.settings),
+            summaries,
             bytes: text.len(),
         }));
         Ok(())
     }
 
-    /// The selected row of the preview on screen, kept when it is built again.
-    fn preview_selection(&self) -> usize {
-        match &self.popup {
+    /// Offers an unsaved paste to the database again; the preview keeps its selected row.
+    /// Whether the database took it.
+    fn store_unsaved_again(&mut self, source: &str, text: &str) -> anyhow::Result<bool> {
+        let selected = match &self.popup {
             Some(Popup::Preview(p)) => p.selected,
             _ => 0,
+        };
+        let status = self.status.clone();
+        self.preview_paste(source, text)?;
+        let stored = match &mut self.popup {
+            Some(Popup::Preview(p)) => {
+                p.selected = selected.min(p.report.items.len().saturating_sub(1));
+                p.unsaved.is_none()
+            }
+            // No envelope after all: kept, and the status line says so.
+            _ => true,
+        };
+        if !stored {
+            // Still not taken: the preview says so; the status line keeps what it said.
+            self.status = status;
         }
+        Ok(stored)
     }
 
     /// On the tick: tries again to store a paste the database did not take. It is retried
@@ -148,12 +174,11 @@ impl App {
         else {
             return Ok(());
         };
-        if !u.cause.starts_with("database busy") {
+        if !u.retry {
             return Ok(());
         }
         let (source, text) = (u.source.clone(), u.text.clone());
-        self.preview_paste(&source, &text)?;
-        if matches!(&self.popup, Some(Popup::Preview(p)) if p.unsaved.is_none()) {
+        if self.store_unsaved_again(&source, &text)? && self.popup.is_some() {
             self.info("The paste is saved now (the database is free again): Enter imports it.");
         }
         Ok(())
@@ -390,8 +415,15 @@ impl App {
         })) = &self.popup
         {
             let (source, text) = (u.source.clone(), u.text.clone());
-            self.preview_paste(&source, &text)?;
-            if matches!(&self.popup, Some(Popup::Preview(p)) if p.unsaved.is_none()) {
+            if !self.store_unsaved_again(&source, &text)? {
+                if let Some(Popup::Preview(Preview {
+                    unsaved: Some(u), ..
+                })) = &self.popup
+                {
+                    let note = format!("Still not saved: {}. w writes it to a file.", u.cause);
+                    self.error(note);
+                }
+            } else if self.popup.is_some() {
                 self.info("The paste is saved now: Enter imports it.");
             }
             return Ok(());

@@ -224,8 +224,11 @@ impl App {
     pub fn finish(&mut self, wait: Duration) -> Vec<String> {
         let mut notes = Vec::new();
         if !self.pending_drafts.is_empty() {
-            let _ = self.store.set_busy_timeout(wait);
+            // One wait for all of them, not one per draft.
+            let deadline = std::time::Instant::now() + wait;
             for d in std::mem::take(&mut self.pending_drafts) {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                let _ = self.store.set_busy_timeout(left);
                 let Err(e) = self.store.save_draft(&d.env, &d.text, &d.form) else {
                     continue;
                 };

@@ -82,6 +82,8 @@ pub struct UnsavedPaste {
     pub text: String,
     /// Why the database did not take it.
     pub cause: String,
+    /// Whether the tick retries it (the database was busy; a full disk waits for Enter).
+    pub retry: bool,
     /// The file it was written to, once written.
     pub file: Option<std::path::PathBuf>,
     /// Set after a cancel found no file could be written: a second cancel drops it.
