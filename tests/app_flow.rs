@@ -639,3 +639,33 @@ fn a_thread_opens_while_another_process_imports_and_is_marked_seen_after() {
     assert!(t.app.pending_seen.is_empty());
     assert!(seen(&import));
 }
+
+#[test]
+fn an_action_the_busy_database_refuses_says_so_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.keys("n");
+    t.keys("a draft to discard");
+    t.key(KeyCode::Esc, NONE);
+    t.keys("D");
+    t.keys("x");
+    let import = hold_write_lock(&db);
+    let start = Instant::now();
+    t.keys("x");
+    assert!(start.elapsed() < Duration::from_millis(100));
+    assert!(
+        t.app.status.1.starts_with("Database busy") && t.app.status.1.contains("not done"),
+        "{:?}",
+        t.app.status
+    );
+    let s = t.screen();
+    assert!(s.contains("a draft to discard"), "still listed:\n{s}");
+    assert!(s.contains("database busy: last data read"), "{s}");
+    import.execute_batch("COMMIT").unwrap();
+    t.act(Action::Tick);
+    assert!(!t.app.stale);
+    assert!(!t.screen().contains("database busy"));
+    t.keys("x");
+    assert_eq!(t.app.store.drafts().unwrap().len(), 0, "{:?}", t.app.status);
+}

@@ -221,10 +221,10 @@ impl App {
         if let Err(e) = self.apply(action) {
             tracing::warn!("action failed: {e:#}");
             if pending::is_busy(&e) {
-                // Reads and marks wait for the next tick; the screen keeps the last data.
+                // The screen keeps the last data read; the tick reads the list again.
                 self.stale = true;
                 self.warn(
-                    "Database busy (another process is writing, e.g. an import): showing the last data read; retrying.",
+                    "Database busy (another process is writing, e.g. an import): not done, try again in a moment; the screen shows the last data read.",
                 );
             } else {
                 self.error(format!("{e:#}"));

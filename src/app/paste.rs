@@ -344,11 +344,12 @@ impl App {
                     };
                     if confirm.as_deref() == Some(d.id.as_str()) {
                         let id = d.id.clone();
+                        // Deleted first: a busy database leaves the list as it is.
+                        self.store.delete_draft(&id)?;
                         drafts.remove(*selected);
                         *selected = (*selected).min(drafts.len().saturating_sub(1));
                         *confirm = None;
                         let empty = drafts.is_empty();
-                        self.store.delete_draft(&id)?;
                         self.info("Draft discarded.");
                         if empty {
                             self.popup = None;
