@@ -26,7 +26,11 @@ pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
         None => " New envelope".to_string(),
     };
     let saved = match (&c.unsaved, &c.saved_at) {
-        (Some(why), _) => format!("  (draft not saved yet: {why} — retrying)"),
+        // The short cause ("database busy"); the status line has the whole of it.
+        (Some(why), _) => format!(
+            "  (draft not saved yet: {} — retrying)",
+            why.split(" (").next().unwrap_or(why)
+        ),
         (None, Some(t)) => format!("  (draft saved {})", short_time(t)),
         (None, None) => String::new(),
     };
