@@ -666,7 +666,7 @@ fn body_forms_and_v10_response_reply() {
             meta: &[],
             body: Some("Yes, ship it."),
             sig: None,
-            diags: &[(Code::MissingSig, 42)],
+            diags: &[],
         },
     );
     assert!(reply.reply_form);
