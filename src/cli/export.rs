@@ -19,6 +19,22 @@ pub enum Format {
     Markdown,
 }
 
+/// Replies are indented one step per level down to this depth; deeper ones stay at this
+/// indentation and say their depth as a number, as mail clients do. Indenting every level
+/// made output quadratic in a chain's length: a 20 000-deep chain printed hundreds of
+/// megabytes.
+pub const MAX_INDENT: usize = 8;
+
+/// How many indentation steps a message at `depth` gets, and the `[depth N]` label that
+/// stands in for the rest when it is deeper than [`MAX_INDENT`].
+pub fn indent(depth: usize) -> (usize, Option<String>) {
+    if depth > MAX_INDENT {
+        (MAX_INDENT, Some(format!("[depth {depth}]")))
+    } else {
+        (depth, None)
+    }
+}
+
 /// `{"id", "context", "messages": [...]}` with messages in tree order.
 pub fn thread_json(t: &ThreadView) -> Value {
     json!({
@@ -54,10 +70,10 @@ fn markdown(t: &ThreadView) -> String {
     ));
     for m in &t.messages {
         let e = &m.envelope;
-        let arrow = if m.depth == 0 {
-            String::new()
-        } else {
-            format!("{} ", "↳".repeat(m.depth))
+        let arrow = match indent(m.depth) {
+            (0, _) => String::new(),
+            (steps, None) => format!("{} ", "↳".repeat(steps)),
+            (steps, Some(label)) => format!("{} {label} ", "↳".repeat(steps)),
         };
         out.push_str(&format!(
             "\n## {arrow}{} → {} · {} · {}\n\n",
