@@ -49,9 +49,11 @@ pub fn render(t: &ThreadView, format: Format) -> String {
     match format {
         Format::Crosstalk => t.canonical_text(),
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&thread_json(t)).unwrap_or_default();
-            s.push('\n');
-            s
+            let mut buf = Vec::new();
+            // Writing to memory cannot fail, and the value holds only strings and numbers.
+            let _ = super::json::write(&mut buf, &thread_json(t));
+            buf.push(b'\n');
+            String::from_utf8_lossy(&buf).into_owned()
         }
         Format::Markdown => markdown(t),
     }

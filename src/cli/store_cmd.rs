@@ -111,6 +111,7 @@ pub fn import(
             reports.push(report);
             continue;
         }
+        let name = sanitize_line(&name);
         for d in &report.diagnostics {
             let _ = writeln!(out, "{name}:{}", sanitize_line(&d.to_string()));
         }
