@@ -64,11 +64,7 @@ impl Stdout {
     /// Standard output, locked for the command's lifetime.
     pub fn new() -> Self {
         let stdout = std::io::stdout();
-        let terminal = stdout.is_terminal().then(|| Terminal {
-            sanitizer: Sanitizer::default(),
-            pending: Vec::new(),
-            text: String::new(),
-        });
+        let terminal = stdout.is_terminal().then(Terminal::new);
         Stdout {
             out: BufWriter::new(stdout.lock()),
             terminal,
@@ -120,15 +116,37 @@ impl Stdout {
         let Some(t) = &mut self.terminal else {
             return;
         };
-        t.pending.extend_from_slice(buf);
         let mut text = std::mem::take(&mut t.text);
         text.clear();
+        REPLACED.fetch_add(t.feed(buf, &mut text), Ordering::Relaxed);
+        let r = self.out.write_all(text.as_bytes());
+        if let Some(t) = &mut self.terminal {
+            t.text = text;
+        }
+        self.check(r);
+    }
+}
+
+impl Terminal {
+    fn new() -> Self {
+        Terminal {
+            sanitizer: Sanitizer::default(),
+            pending: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    /// Appends the sanitized text of `buf` to `out`, holding back a UTF-8 sequence cut at
+    /// its end until the next call; returns how many characters became placeholders.
+    /// Bytes that are not UTF-8 (never written by this program) become U+FFFD.
+    fn feed(&mut self, buf: &[u8], out: &mut String) -> usize {
+        self.pending.extend_from_slice(buf);
         let mut replaced = 0;
-        let mut rest: &[u8] = &t.pending;
+        let mut rest: &[u8] = &self.pending;
         loop {
             match std::str::from_utf8(rest) {
                 Ok(s) => {
-                    replaced += t.sanitizer.push(s, &mut text);
+                    replaced += self.sanitizer.push(s, out);
                     rest = &[];
                     break;
                 }
@@ -136,10 +154,10 @@ impl Stdout {
                     let (ok, after) = rest.split_at(e.valid_up_to());
                     // `valid_up_to` bytes are UTF-8 by the error's own contract.
                     let ok = std::str::from_utf8(ok).unwrap_or_default();
-                    replaced += t.sanitizer.push(ok, &mut text);
+                    replaced += self.sanitizer.push(ok, out);
                     match e.error_len() {
                         Some(n) => {
-                            text.push('\u{FFFD}');
+                            out.push('\u{FFFD}');
                             rest = &after[n..];
                         }
                         None => {
@@ -150,15 +168,9 @@ impl Stdout {
                 }
             }
         }
-        REPLACED.fetch_add(replaced, Ordering::Relaxed);
-        let keep = rest.len();
-        let start = t.pending.len() - keep;
-        t.pending.drain(..start);
-        let r = self.out.write_all(text.as_bytes());
-        if let Some(t) = &mut self.terminal {
-            t.text = text;
-        }
-        self.check(r);
+        let done = self.pending.len() - rest.len();
+        self.pending.drain(..done);
+        replaced
     }
 }
 
@@ -197,5 +209,49 @@ impl Drop for Stdout {
         if !self.finished {
             let _ = self.end();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::sanitize::{is_unsafe, sanitize};
+
+    proptest! {
+        /// However the bytes are cut into writes, the terminal gets the sanitized whole.
+        #[test]
+        fn writes_cut_anywhere_print_as_the_whole(
+            s in "(\\PC|[\u{1b}\u{7}\t\n\u{9b}\u{202e}\u{200b}é😀]){0,40}",
+            cuts in prop::collection::vec(0usize..200, 0..6),
+        ) {
+            let bytes = s.as_bytes();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut t = Terminal::new();
+            let mut out = String::new();
+            let mut replaced = 0;
+            let mut from = 0;
+            for cut in cuts.into_iter().chain([bytes.len()]) {
+                replaced += t.feed(&bytes[from..cut], &mut out);
+                from = cut;
+            }
+            prop_assert!(t.pending.is_empty());
+            prop_assert_eq!(&out, &sanitize(&s));
+            prop_assert!(!out.chars().any(is_unsafe));
+            let hidden = s.chars().filter(|&c| is_unsafe(c) && c != '\t').count();
+            prop_assert_eq!(replaced, hidden);
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_become_replacement_characters() {
+        let mut t = Terminal::new();
+        let mut out = String::new();
+        t.feed(b"a\xffb\xe2\x80", &mut out);
+        assert_eq!(out, "a\u{FFFD}b");
+        t.feed(b"\xaec", &mut out);
+        assert_eq!(out, "a\u{FFFD}b⟨U+202E⟩c");
     }
 }

@@ -113,7 +113,9 @@ pub fn verify(
         }
     }
     if as_json {
-        out_json::print(&mut Stdout::new(), &results)?;
+        let mut out = Stdout::new();
+        out_json::print(&mut out, &results)?;
+        out.finish()?;
     }
     Ok(if all_ok { 0 } else { EXIT_INVALID })
 }
