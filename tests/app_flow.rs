@@ -4,6 +4,8 @@
 
 mod support;
 
+use std::time::{Duration, Instant};
+
 use crosstalk::app::{Action, Pane};
 use crosstalk::store::Store;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
@@ -353,4 +355,317 @@ fn a_paste_over_help_or_drafts_still_lands_in_a_preview() {
     // A second paste over the preview replaces it.
     t.act(Action::Paste(format!("{}\n{}", request(), request())));
     assert!(t.screen().contains("Paste: 2 envelopes"), "{}", t.screen());
+}
+
+/// Another process holding the database's write lock, as a long `crosstalk import` does.
+fn hold_write_lock(db: &std::path::Path) -> rusqlite::Connection {
+    let other = rusqlite::Connection::open(db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    other
+}
+
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn typing_never_waits_for_a_locked_database_and_the_draft_is_saved_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 140, 40);
+    t.keys("n");
+    let other = hold_write_lock(&db);
+    // Each key returns at once (the app's connection does not wait for the lock); the
+    // bound is far above a key's cost and far below SQLite's usual busy wait.
+    for c in "typed while locked".chars() {
+        let start = Instant::now();
+        t.keys(&c.to_string());
+        let took = start.elapsed();
+        assert!(
+            took < Duration::from_millis(100),
+            "a key took {took:?} while another connection held the write lock"
+        );
+    }
+    let c = t.app.composer.as_ref().unwrap();
+    assert_eq!(c.form.body, "typed while locked");
+    assert!(
+        c.unsaved.as_deref().unwrap().starts_with("database busy"),
+        "{:?}",
+        c.unsaved
+    );
+    let s = t.screen();
+    assert!(s.contains("draft not saved yet: database busy"), "{s}");
+    assert!(
+        t.app
+            .status
+            .1
+            .starts_with("Draft not saved yet: database busy"),
+        "{:?}",
+        t.app.status
+    );
+    assert!(t.app.has_pending());
+    // A tick while the lock is still held: still pending, and it does not wait either.
+    let start = Instant::now();
+    t.act(Action::Tick);
+    assert!(start.elapsed() < Duration::from_millis(100));
+    assert!(t.app.composer.as_ref().unwrap().unsaved.is_some());
+    let n: i64 = other
+        .query_row("SELECT count(*) FROM drafts", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 0);
+    // The import commits: the next tick saves the draft.
+    other.execute_batch("COMMIT").unwrap();
+    t.act(Action::Tick);
+    assert!(!t.app.has_pending());
+    let c = t.app.composer.as_ref().unwrap();
+    assert!(c.unsaved.is_none() && c.saved_at.is_some());
+    assert!(t.screen().contains("(draft saved"), "{}", t.screen());
+    assert!(
+        t.app.status.1.starts_with("Draft saved"),
+        "{:?}",
+        t.app.status
+    );
+    let form: String = other
+        .query_row("SELECT form FROM drafts", [], |r| r.get(0))
+        .unwrap();
+    assert!(form.contains("typed while locked"), "{form}");
+}
+
+#[test]
+fn a_draft_the_database_never_takes_is_written_beside_it_when_the_app_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.app.settings.db_path = Some(db.clone());
+    t.keys("n");
+    let _other = hold_write_lock(&db);
+    t.keys("kept safe");
+    // Leaving the composer: the draft stays pending, and says so.
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.composer.is_none());
+    assert!(
+        t.app.status.1.starts_with("Draft not saved yet"),
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.app.pending_drafts.len(), 1);
+    // Quitting with the lock still held: a bounded wait, then a file beside the database.
+    let start = Instant::now();
+    let notes = t.app.finish(Duration::from_millis(200));
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    let path = notes[0].rsplit("written to ").next().unwrap();
+    let path = std::path::Path::new(path);
+    assert!(notes[0].contains("database busy"), "{notes:?}");
+    assert_eq!(path.parent(), Some(dir.path()));
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains("  kept safe"), "{text}");
+    #[cfg(unix)]
+    assert_eq!(mode(path), 0o600);
+}
+
+#[test]
+fn reads_and_pastes_while_the_database_is_busy_keep_the_last_data_then_catch_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let other = hold_write_lock(&db);
+    t.act(Action::Paste(request().to_string()));
+    let s = t.screen();
+    assert!(
+        s.contains("Paste: 1 envelope") && s.contains("NOT SAVED"),
+        "{s}"
+    );
+    assert!(s.contains("Not saved: database busy"), "{s}");
+    other.execute_batch("COMMIT").unwrap();
+    // The tick stores it; the preview now shows the real check.
+    t.act(Action::Tick);
+    let s = t.screen();
+    assert!(s.contains("(kept)") && s.contains("new thread"), "{s}");
+    t.key(KeyCode::Enter, NONE);
+    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
+}
+
+#[test]
+fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.app.settings.db_path = Some(db.clone());
+    // The file may not grow any more: every write that needs a page fails as on a full disk.
+    t.app.store.limit_growth(0).unwrap();
+    let text = format!(
+        "{}{}",
+        "a long chat before the envelope, enough to need new pages\n".repeat(400),
+        request()
+    );
+    t.act(Action::Paste(text.clone()));
+    let s = t.screen();
+    assert!(
+        s.contains("Paste: 1 envelope") && s.contains("NOT SAVED"),
+        "{s}"
+    );
+    assert!(s.contains("Not saved: disk full"), "{s}");
+    assert!(s.contains("✓ valid"), "parsed without the database:\n{s}");
+    assert!(
+        t.app.status.1.starts_with("Paste not saved: disk full"),
+        "{:?}",
+        t.app.status
+    );
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    let count = |raw: &rusqlite::Connection| -> i64 {
+        raw.query_row("SELECT count(*) FROM pastes", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(count(&raw), 0);
+    // Enter tries the database again: still full, the paste stays.
+    t.key(KeyCode::Enter, NONE);
+    assert!(t.screen().contains("NOT SAVED"), "{}", t.screen());
+    assert!(
+        t.app.status.1.starts_with("Still not saved: disk full"),
+        "{:?}",
+        t.app.status
+    );
+    // w writes it to a file beside the database, private to the operator.
+    t.keys("w");
+    let path = t
+        .app
+        .status
+        .1
+        .strip_prefix("Paste written to ")
+        .unwrap_or_else(|| panic!("{:?}", t.app.status))
+        .to_string();
+    let path = std::path::Path::new(&path);
+    assert_eq!(path.parent(), Some(dir.path()));
+    assert_eq!(std::fs::read_to_string(path).unwrap(), text);
+    #[cfg(unix)]
+    assert_eq!(mode(path), 0o600);
+    assert!(t.screen().contains("written to"), "{}", t.screen());
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.popup.is_none());
+    assert!(t.app.status.1.contains(path.to_str().unwrap()));
+    // Esc without w: the paste is never dropped silently, it goes to a file.
+    t.act(Action::Paste(text.clone()));
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.popup.is_none());
+    let second = t
+        .app
+        .status
+        .1
+        .rsplit("written to ")
+        .next()
+        .unwrap()
+        .to_string();
+    assert_ne!(second, path.to_str().unwrap());
+    assert_eq!(std::fs::read_to_string(&second).unwrap(), text);
+    // Room again: the same paste is kept and imported.
+    t.app.store.limit_growth(100_000).unwrap();
+    t.act(Action::Paste(text));
+    assert!(t.screen().contains("(kept)"), "{}", t.screen());
+    t.key(KeyCode::Enter, NONE);
+    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
+    assert_eq!(count(&raw), 1);
+}
+
+#[test]
+fn a_reply_is_not_copied_before_the_database_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.act(Action::Paste(request().to_string()));
+    t.key(KeyCode::Enter, NONE);
+    t.keys("r");
+    let other = hold_write_lock(&db);
+    t.keys("the answer");
+    t.ctrl('y');
+    assert!(t.app.composer.is_some());
+    assert!(t.copies().is_empty());
+    assert!(
+        t.app.status.1.starts_with("Not copied yet: database busy"),
+        "{:?}",
+        t.app.status
+    );
+    other.execute_batch("COMMIT").unwrap();
+    t.act(Action::Tick);
+    t.ctrl('y');
+    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(t.copies().pop().unwrap().contains("  the answer"));
+    assert!(
+        t.app.status.1.contains("awaiting reply"),
+        "{:?}",
+        t.app.status
+    );
+}
+
+#[test]
+fn a_thread_opens_while_another_process_imports_and_is_marked_seen_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    // Another process imports a thread; the app lists it unread.
+    let mut other = Store::open(&db).unwrap();
+    other
+        .import_text("<cli>", request(), &Default::default())
+        .unwrap();
+    drop(other);
+    t.keys("f");
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.list.rows[0].unread);
+    // It imports again (holding the write lock) while the operator opens the thread.
+    let import = hold_write_lock(&db);
+    let start = Instant::now();
+    t.key(KeyCode::Enter, NONE);
+    assert!(start.elapsed() < Duration::from_millis(100));
+    assert!(t.app.selected_message().is_some(), "{:?}", t.app.status);
+    assert!(!t.app.list.rows[0].unread);
+    assert_eq!(
+        t.app.status.0,
+        crosstalk::app::Level::Info,
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.app.pending_seen.len(), 1);
+    let seen = |c: &rusqlite::Connection| -> bool {
+        c.query_row("SELECT seen_at IS last_activity FROM threads", [], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    assert!(!seen(&import));
+    import.execute_batch("COMMIT").unwrap();
+    t.act(Action::Tick);
+    assert!(t.app.pending_seen.is_empty());
+    assert!(seen(&import));
+}
+
+#[test]
+fn an_action_the_busy_database_refuses_says_so_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.keys("n");
+    t.keys("a draft to discard");
+    t.key(KeyCode::Esc, NONE);
+    t.keys("D");
+    t.keys("x");
+    let import = hold_write_lock(&db);
+    let start = Instant::now();
+    t.keys("x");
+    assert!(start.elapsed() < Duration::from_millis(100));
+    assert!(
+        t.app.status.1.starts_with("Database busy") && t.app.status.1.contains("not done"),
+        "{:?}",
+        t.app.status
+    );
+    let s = t.screen();
+    assert!(s.contains("a draft to discard"), "still listed:\n{s}");
+    assert!(s.contains("database busy: last data read"), "{s}");
+    import.execute_batch("COMMIT").unwrap();
+    t.act(Action::Tick);
+    assert!(!t.app.stale);
+    assert!(!t.screen().contains("database busy"));
+    t.keys("x");
+    assert_eq!(t.app.store.drafts().unwrap().len(), 0, "{:?}", t.app.status);
 }

@@ -179,7 +179,7 @@ fn fmt_writes_canonical_envelopes() {
     assert!(r.stdout.starts_with(
         "[[CLAUDE→chatgpt://thread/xyz v1]]\nuser: kalle\nsession: 2025-10-09T16Z abc123\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V2\ncontext: protocol review\nintent: request\nX-Unknown: kept\n\nmeta: routing\n"
     ), "{}", r.stdout);
-    assert!(r.stdout.contains("sig: none\n[[END]]\n\n[[CHATGPT→CLAUDE v1]]\nsession: 2025-10-09T16Z abc123\nbody: |\n  Looks good.\n[[END]]\n"), "{}", r.stdout);
+    assert!(r.stdout.contains("sig: none\n[[END]]\n\n[[CHATGPT→CLAUDE v1]]\nsession: 2025-10-09T16Z abc123\nresponse: |\n  Looks good.\n[[END]]\n"), "{}", r.stdout);
     // Formatting is idempotent.
     assert_eq!(run(&["fmt"], &r.stdout).stdout, r.stdout);
     let filled = run(&["fmt", "--fill-ids"], V10_REPLY);

@@ -40,11 +40,167 @@ fn capitalized_words_after_a_banner_are_not_a_one_line_envelope() {
 }
 
 #[test]
-fn unknown_header_between_sig_and_end_is_kept() {
+fn nothing_between_sig_and_end_is_read() {
+    // After `sig: none`: reported as ignored, not read.
     let p = one("[[A→B v1]]\nuser: u\nbody: |\n  hi\nsig: none\nX-Foo: bar\n[[END]]\n");
     assert!(p.terminated);
-    assert_eq!(p.envelope.header("X-Foo"), Some("bar"));
-    assert!(codes(&p).contains(&Code::HeaderAfterBody));
+    assert_eq!(p.envelope.header("X-Foo"), None);
+    assert_eq!(
+        codes(&p)
+            .iter()
+            .filter(|c| **c == Code::IgnoredAfterSig)
+            .count(),
+        1
+    );
+    let d = p
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::IgnoredAfterSig)
+        .unwrap();
+    assert_eq!((d.line, d.column), (6, 1));
+    // After a signature: an error, whatever the line says.
+    let signed = "[[A→B v1]]\nuser: u\nbody: |\n  hi\nsig: ed25519:pkid=k;sig=AAAA\nbody: |\n  evil\nparent: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmeta: x\nK: v\n  indented\nsig: none\n[[END]]\n";
+    let p = one(signed);
+    assert_eq!(p.envelope.body.as_deref(), Some("hi"));
+    assert_eq!(p.envelope.parent(), None);
+    assert!(p.envelope.meta.is_empty());
+    assert_eq!(p.envelope.sig.as_deref(), Some("ed25519:pkid=k;sig=AAAA"));
+    let lines: Vec<u32> = (p.diagnostics.iter())
+        .filter(|d| d.code == Code::ContentAfterSig)
+        .map(|d| d.line)
+        .collect();
+    assert_eq!(lines, [6, 7, 8, 9, 10, 11, 12]);
+    // `hash:` may follow `sig:`, once.
+    let p = one("[[A→B v1]]\nuser: u\nbody: |\n  hi\nsig: none\nhash: 0000\n[[END]]\n");
+    assert_eq!(p.envelope.hash.as_deref(), Some("0000"));
+    assert!(!codes(&p).contains(&Code::IgnoredAfterSig));
+    // With no `[[END]]` ahead, the envelope ends at `sig:` and the rest is prose.
+    let ex = extract(
+        "[[A→B v1]]\nuser: u\nbody: |\n  hi\nsig: none\nparent: x\nmore prose\n",
+        &Options::default(),
+    );
+    assert_eq!(ex.envelopes[0].span.end_line, 5);
+    assert_eq!(ex.envelopes[0].envelope.parent(), None);
+}
+
+#[test]
+fn meta_values_continue_over_several_lines() {
+    let text = "[[A→B v1]]\nuser: u\nintent: POLL\nmeta: routing\nTargets: [\n\"claude://session/abc\",\n  \"chatgpt://thread/xyz\"\n]\nX-Priority: high\n\nbody: |\n  hi\nsig: none\n[[END]]\n";
+    let p = one(text);
+    let m = &p.envelope.meta[0];
+    assert_eq!(
+        m.get("Targets"),
+        Some("[\n\"claude://session/abc\",\n\"chatgpt://thread/xyz\"\n]")
+    );
+    assert_eq!(m.get("X-Priority"), Some("high"));
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    // YAML block list under an empty value; deeper-indented prose continues a value.
+    let p = one(
+        "[[A→B v1]]\nmeta: x\nTargets:\n  - a\n  - b\nNote: one\n   two\nLast: v\nbody: |\n  hi\nsig: none\n[[END]]\n",
+    );
+    let m = &p.envelope.meta[0];
+    assert_eq!(m.get("Targets"), Some("\n- a\n- b"));
+    assert_eq!(m.get("Note"), Some("one\ntwo"));
+    assert_eq!(m.get("Last"), Some("v"));
+    // Entries indented alike stay entries.
+    let p = one("[[A→B v1]]\nmeta: x\n  A: 1\n  B: 2\nbody: |\n  hi\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.meta[0].entries.len(), 2);
+    // A list that never closes stops at the envelope's structure, with a warning.
+    let p = one("[[A→B v1]]\nmeta: x\nT: [a,\nb\nbody: |\n  hi\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.meta[0].get("T"), Some("[a,\nb"));
+    assert_eq!(p.envelope.body.as_deref(), Some("hi"));
+    assert!(codes(&p).contains(&Code::UnclosedMetaValue));
+}
+
+#[test]
+fn body_without_intent_is_a_reply_when_it_answers_something() {
+    let p = one(
+        "[[A→B v1]]\nsession: s 1\nparent: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nbody: |\n  ok\nsig: none\n[[END]]\n",
+    );
+    assert_eq!(p.intent(), Some(crosstalk::protocol::Intent::Respond));
+    assert!(codes(&p).contains(&Code::MissingIntent));
+    let p = one("[[A→B v1]]\nsession: s 1\nbody: |\n  ok\nsig: none\n[[END]]\n");
+    assert_eq!(p.intent(), None);
+    assert_eq!(
+        p.intent_answering(true),
+        Some(crosstalk::protocol::Intent::Respond)
+    );
+    assert!(codes(&p).contains(&Code::MissingIntent));
+    // The v1.0 `response:` form says it is a reply: no warning.
+    let p = one("[[A→B v1]]\nsession: s 1\nresponse: |\n  ok\nsig: none\n[[END]]\n");
+    assert_eq!(p.intent(), Some(crosstalk::protocol::Intent::Respond));
+    assert!(!codes(&p).contains(&Code::MissingIntent));
+}
+
+#[test]
+fn missing_session_and_sig_are_reported() {
+    let p = one("[[A→B v1]]\nuser: u\nintent: REQUEST\nbody: |\n  hi\n[[END]]\n");
+    assert!(codes(&p).contains(&Code::MissingSession));
+    let d = p
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::MissingSig)
+        .unwrap();
+    assert_eq!(d.line, 6);
+    // v1.1 envelopes thread by `thread:`; session is not required there.
+    let p = one(
+        "[[A→B v1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nintent: REQUEST\nbody: |\n  hi\nsig: none\n[[END]]\n",
+    );
+    assert!(!codes(&p).contains(&Code::MissingSession));
+    assert!(!codes(&p).contains(&Code::MissingSig));
+}
+
+#[test]
+fn text_before_a_banner_is_removed_and_said() {
+    for lead in ["echo '", "- ", "$ ", "* ", "1. "] {
+        let text = format!(
+            "Some prose.\n{lead}[[A→B v1]]\nsession: s 1\nintent: REQUEST\nbody: |\n  hi\nsig: none\n[[END]]\nMore.\n"
+        );
+        let p = one(&text);
+        assert_eq!(p.envelope.body.as_deref(), Some("hi"), "{lead}");
+        let d = p
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::TextBeforeBanner);
+        let d = d.unwrap_or_else(|| panic!("{lead}: {:?}", p.diagnostics));
+        assert_eq!(d.line, 2);
+        assert!(p.received_text(&text).starts_with("[[A→B v1]]\n"));
+    }
+    // Inside a quote the quote marker stays the prefix; the bullet goes.
+    let p = one(
+        "> - [[A→B v1]]\n> session: s 1\n> intent: ACK\n> body: |\n>   hi\n> sig: none\n> [[END]]\n",
+    );
+    assert_eq!(p.prefix, "> ");
+    assert_eq!(p.envelope.body.as_deref(), Some("hi"));
+    assert!(codes(&p).contains(&Code::TextBeforeBanner));
+    // A banner in prose with nothing after it is reported, not silently skipped.
+    let ex = extract(
+        "The banner looks like [[A→B v1]]\nand then prose.\nAlso [[C→D v1]] mid-line.\nA wiki [[Page→Other]] link.\n",
+        &Options::default(),
+    );
+    let lines: Vec<(u32, Code)> = ex.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+    assert!(lines.contains(&(1, Code::BannerInText)), "{lines:?}");
+    assert!(lines.contains(&(3, Code::BannerInText)), "{lines:?}");
+    assert!(!lines.iter().any(|(l, _)| *l == 4), "{lines:?}");
+}
+
+#[test]
+fn malformed_sig_says_which_character_and_what_is_valid() {
+    let p = one(
+        "[[A→B v1]]\nsession: s 1\nintent: ACK\nbody: |\n  ok\nsig: ed25519:pkid=k;sig=AAAA.AAA\n[[END]]\n",
+    );
+    let d = p
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::UnknownSigFormat)
+        .unwrap();
+    assert!(!d.message.contains("sig: sig="), "{}", d.message);
+    assert!(d.message.contains("`.` at position 5"), "{}", d.message);
+    assert!(
+        d.message.contains("ed25519:pkid=<key-id>;sig="),
+        "{}",
+        d.message
+    );
 }
 
 #[test]

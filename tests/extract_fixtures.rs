@@ -666,7 +666,7 @@ fn body_forms_and_v10_response_reply() {
             meta: &[],
             body: Some("Yes, ship it."),
             sig: None,
-            diags: &[],
+            diags: &[(Code::MissingSig, 42)],
         },
     );
     assert!(reply.reply_form);
@@ -745,7 +745,7 @@ fn missing_end_marker() {
             meta: &[],
             body: Some("Got part two."),
             sig: None,
-            diags: &[(Code::MissingEnd, 30)],
+            diags: &[(Code::MissingSig, 24), (Code::MissingEnd, 30)],
         },
     );
     check(
@@ -757,7 +757,7 @@ fn missing_end_marker() {
             meta: &[],
             body: Some("Part three, the paste ended here."),
             sig: None,
-            diags: &[(Code::MissingEnd, 42)],
+            diags: &[(Code::MissingSig, 36), (Code::MissingEnd, 42)],
         },
     );
     let terminated: Vec<bool> = ex.envelopes.iter().map(|p| p.terminated).collect();
@@ -1271,12 +1271,13 @@ fn too_large() {
             meta: &[],
             body: Some("Short."),
             sig: Some("none"),
-            diags: &[],
+            diags: &[(Code::MissingSession, 14)],
         },
     );
     // The default limit (1 MiB) takes both.
     let ex = parse(text);
-    assert!(ex.envelopes.iter().all(|p| p.diagnostics.is_empty()));
+    assert!(!ex.envelopes.iter().any(|p| p.has_errors()));
+    assert!(ex.envelopes[0].diagnostics.is_empty());
 }
 
 // 16. The size limit applies to an envelope that arrived collapsed onto one line as well.

@@ -1,6 +1,8 @@
 //! Signatures against the published rc1 conformance vectors, through the whole pipeline:
 //! text as a chat window delivers it → extraction → verification.
 
+mod common;
+
 use crosstalk::protocol::keys::{parse_private_key, parse_public_key, public_key_txt};
 use crosstalk::protocol::signature::{Matched, SigError, SigFormat, sign_envelope, verify_parsed};
 use crosstalk::protocol::{Options, extract};
@@ -68,7 +70,36 @@ fn vector2_verifies_when_delivered_decomposed() {
     let nfd: String = unicode_normalization::UnicodeNormalization::nfd(payload.as_str()).collect();
     assert_ne!(nfd, payload);
     let text = format!("{nfd}sig: {jws}\n[[END]]\n");
-    assert!(verify_text(&text, &key()).is_ok());
+    assert_eq!(verify_text(&text, &key()), Ok(Matched::AfterNfc));
+    // Delivered as signed, it matches as received.
+    let text = format!("{payload}sig: {jws}\n[[END]]\n");
+    assert_eq!(verify_text(&text, &key()), Ok(Matched::AsReceived));
+}
+
+#[test]
+fn lines_after_sig_rule_out_verification() {
+    let (payload, jws) = vector(VECTORS[0]);
+    for extra in [
+        "parent: 01J9J3D3M6A4M3WQX8G1ZQ0S7K",
+        "body: |",
+        "  indented",
+        "meta: routing",
+        "sig: none",
+    ] {
+        let text = format!("{payload}sig: {jws}\n{extra}\n[[END]]\n");
+        let p = extract(&text, &Options::default()).envelopes.remove(0);
+        assert_eq!(p.envelope.parent(), None, "{extra}");
+        assert!(p.has_errors(), "{extra}");
+        let line = payload.lines().count() as u32 + 2;
+        assert_eq!(
+            verify_parsed(&p, &text, &key()),
+            Err(SigError::OutsideSigned(line)),
+            "{extra}"
+        );
+    }
+    // A `hash:` after `sig:` is where it belongs: still verified.
+    let text = format!("{payload}sig: {jws}\nhash: 00000000\n[[END]]\n");
+    assert_eq!(verify_text(&text, &key()), Ok(Matched::AsReceived));
 }
 
 #[test]
@@ -143,4 +174,52 @@ fn dns_txt_key_form_round_trips() {
     let txt = public_key_txt(&key());
     assert!(txt.starts_with("ed25519:pk="));
     assert_eq!(parse_public_key(&txt).expect("txt"), key());
+}
+
+#[test]
+fn verify_names_the_key_id_and_which_text_matched() {
+    let public = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/rc1/public.pem");
+    let (payload, jws) = vector(VECTORS[1]);
+    let mut env = extract(
+        &format!("{payload}sig: none\n[[END]]\n"),
+        &Options::default(),
+    )
+    .envelopes
+    .remove(0)
+    .envelope;
+    let private = parse_private_key(PRIVATE).unwrap();
+    sign_envelope(&mut env, &private, SigFormat::Ed25519, "kalle@example.com");
+    let text = crosstalk::protocol::render(&env);
+    let r = common::run(&["verify", "--key", public], &text);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("key id `kalle@example.com`"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("as received)"), "{}", r.stdout);
+    // Decomposed in transit: it matched only after NFC, and says so.
+    let nfd: String = unicode_normalization::UnicodeNormalization::nfd(payload.as_str()).collect();
+    let r = common::run(
+        &["verify", "--key", public, "--json"],
+        &format!("{nfd}sig: {jws}\n[[END]]\n"),
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v[0]["matched"], "after_nfc");
+    let r = common::run(
+        &["verify", "--key", public],
+        &format!("{nfd}sig: {jws}\n[[END]]\n"),
+    );
+    assert!(r.stdout.contains("after NFC normalisation"), "{}", r.stdout);
+    // A line slipped in after `sig:` is not read and rules verification out.
+    let tampered = text.replace("[[END]]", "parent: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\n[[END]]");
+    let r = common::run(&["verify", "--key", public], &tampered);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stdout.contains("comes after `sig:`"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("key id `kalle@example.com`"),
+        "{}",
+        r.stdout
+    );
 }

@@ -65,6 +65,8 @@ struct Term {
     db: PathBuf,
     /// Launches so far; each prints `EXITED:<status> run=<n>.` when the app ends.
     runs: std::cell::Cell<u32>,
+    /// Variables set for the app on top of the sandbox (`EDITOR`, `TMPDIR`).
+    app_env: Vec<(String, String)>,
 }
 
 impl Term {
@@ -130,6 +132,7 @@ impl Term {
             pidfile: p("pid"),
             db: p("crosstalk.db"),
             runs: std::cell::Cell::new(0),
+            app_env: Vec::new(),
             dir,
         })
     }
@@ -197,10 +200,20 @@ impl Term {
             "sh".to_string(),
             sh_quote(self.script.to_str().unwrap()),
             n.to_string(),
+        ];
+        if !self.app_env.is_empty() {
+            words.push("env".into());
+            words.extend(
+                self.app_env
+                    .iter()
+                    .map(|(k, v)| sh_quote(&format!("{k}={v}"))),
+            );
+        }
+        words.extend([
             sh_quote(BIN),
             "--db".to_string(),
             sh_quote(self.db.to_str().unwrap()),
-        ];
+        ]);
         words.extend(args.iter().map(|a| sh_quote(a)));
         words.join(" ")
     }
@@ -1027,4 +1040,215 @@ fn a_click_in_the_list_opens_that_thread() {
     let at = row + 1;
     t.send_bytes(format!("\x1b[<0;5;{at}M\x1b[<0;5;{at}m").as_bytes());
     t.wait_for("signing key and calendar consent — 2 messages");
+}
+
+/// The permission bits of `path`.
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn the_composer_keeps_typing_while_another_process_holds_the_write_lock() {
+    let Some(t) = Term::new() else { return };
+    t.start(140, 40, &[]);
+    t.wait_for("No threads yet.");
+    // This test process plays the long import: it holds the write lock until told.
+    let import = rusqlite::Connection::open(&t.db).unwrap();
+    import.execute_batch("BEGIN IMMEDIATE").unwrap();
+    t.type_text("n");
+    t.wait_for("New envelope");
+    let start = Instant::now();
+    t.type_text("typed during an import");
+    let s = t.wait_for("typed during an import");
+    // A key used to wait out SQLite's 60 s busy timeout; the text shows at once now.
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "typing took {:?} with the database locked",
+        start.elapsed()
+    );
+    assert!(
+        s.contains("draft not saved yet: database busy"),
+        "the composer says the draft waits:\n{s}"
+    );
+    assert!(
+        status_line(&s).starts_with("Draft not saved yet: database busy"),
+        "{s}"
+    );
+    import.execute_batch("COMMIT").unwrap();
+    let s = t.wait_for("(draft saved");
+    assert!(!s.contains("not saved yet"), "{s}");
+    let form: String = import
+        .query_row("SELECT form FROM drafts", [], |r| r.get(0))
+        .unwrap();
+    assert!(form.contains("typed during an import"), "{form}");
+    t.keys(&["Escape"]);
+    t.wait_for("Draft kept");
+
+    // Locked again, and the operator quits with a draft the database has not taken: after
+    // a bounded wait it goes to a file beside the database, and the app says where.
+    t.keys(&["D"]);
+    t.wait_for("typed during an import");
+    t.keys(&["Enter"]);
+    t.wait_for("Draft resumed");
+    import.execute_batch("BEGIN IMMEDIATE").unwrap();
+    t.type_text(", then quit");
+    t.wait_for("draft not saved yet: database busy");
+    t.keys(&["Escape"]);
+    t.wait_for("Draft not saved yet");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+    // Joined: the note is longer than a row.
+    let s = t.tmux(&["capture-pane", "-p", "-J", "-t", "ct"]);
+    let line = s
+        .lines()
+        .find(|l| l.contains("not saved in the database"))
+        .unwrap_or_else(|| panic!("the app says where the draft went:\n{s}"));
+    let files: Vec<PathBuf> = std::fs::read_dir(t.db.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_str().unwrap().contains("crosstalk-draft-"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_str().unwrap();
+    assert!(line.contains(name), "{line}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(
+        text.contains("  typed during an import, then quit"),
+        "{text}"
+    );
+    assert_eq!(mode(&files[0]), 0o600);
+    import.execute_batch("ROLLBACK").unwrap();
+}
+
+/// A tmpfs mounted for one test, unmounted when dropped.
+struct Mount(PathBuf);
+
+impl Mount {
+    /// Mounts a `size` tmpfs at `dir`; why not, when it cannot (not root, no mount).
+    fn tmpfs(dir: &Path, size: &str) -> Result<Mount, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size},mode=0700")])
+            .arg("tmpfs")
+            .arg(dir)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+        }
+        Ok(Mount(dir.to_path_buf()))
+    }
+
+    /// Writes a file until the file system is full.
+    fn fill(&self) {
+        use std::io::Write as _;
+        let mut f = std::fs::File::create(self.0.join("filler")).unwrap();
+        for size in [65536, 4096, 1] {
+            let block = vec![0u8; size];
+            while f.write_all(&block).and_then(|()| f.sync_all()).is_ok() {}
+        }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_paste_on_a_full_disk_is_previewed_and_written_to_a_file() {
+    let Some(mut t) = Term::new() else { return };
+    let mount = match Mount::tmpfs(&t.path("full"), "4m") {
+        Ok(m) => m,
+        Err(why) => {
+            eprintln!(
+                "skipping the full-disk flow: cannot mount a small tmpfs to fill ({why}); it runs as root, as in CI"
+            );
+            return;
+        }
+    };
+    t.db = mount.0.join("crosstalk.db");
+    let spare = t.path("spare-tmp");
+    std::fs::create_dir(&spare).unwrap();
+    t.app_env
+        .push(("TMPDIR".into(), spare.to_str().unwrap().into()));
+    t.start(120, 40, &[]);
+    t.wait_for("No threads yet.");
+    mount.fill();
+
+    let transcript = std::fs::read_to_string(manifest(TRANSCRIPT)).unwrap();
+    t.paste(&transcript, true);
+    let s = t.wait_for("NOT SAVED");
+    assert!(s.contains("Paste: 3 envelopes"), "still previewed:\n{s}");
+    assert!(s.contains("Not saved: disk full"), "{s}");
+    assert!(
+        status_line(&s).starts_with("Paste not saved: disk full"),
+        "{s}"
+    );
+    // w: no room beside the database, so the temporary folder takes it.
+    t.type_text("w");
+    let s = t.wait_for("Paste written to ");
+    let files: Vec<PathBuf> = std::fs::read_dir(&spare)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let file = &files[0];
+    assert!(
+        s.contains(file.to_str().unwrap()),
+        "the status names {}:\n{s}",
+        file.display()
+    );
+    assert!(
+        file.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("crosstalk-paste-")
+    );
+    assert_eq!(std::fs::read_to_string(file).unwrap(), transcript);
+    assert_eq!(mode(file), 0o600);
+    t.keys(&["Escape"]);
+    t.wait_for("Paste not in the database; it is in");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+}
+
+#[test]
+fn the_editor_gets_a_file_only_the_operator_can_read() {
+    let Some(mut t) = Term::new() else { return };
+    let seen = t.path("editor-saw");
+    let editor = t.path("editor.sh");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\nstat -c %a \"$1\" > {out}\necho \"$1\" >> {out}\nprintf 'edited in the editor\\n' > \"$1\"\n",
+            out = sh_quote(seen.to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    t.app_env
+        .push(("EDITOR".into(), editor.to_str().unwrap().into()));
+    t.start(120, 40, &[]);
+    t.wait_for("No threads yet.");
+    t.type_text("n");
+    t.wait_for("New envelope");
+    t.keys(&["C-e"]);
+    t.wait_for("edited in the editor");
+    let report = std::fs::read_to_string(&seen).unwrap();
+    let mut lines = report.lines();
+    assert_eq!(lines.next(), Some("600"), "{report}");
+    let path = Path::new(lines.next().unwrap());
+    assert!(
+        !path.exists(),
+        "{} is removed after the edit",
+        path.display()
+    );
+    t.keys(&["Escape"]);
+    t.wait_for("Draft kept");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
 }

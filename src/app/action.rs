@@ -78,6 +78,8 @@ pub enum Action {
     Confirm,
     /// Discard the selected draft.
     Discard,
+    /// Paste preview: write the paste to a file.
+    SaveToFile,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -93,6 +95,8 @@ pub enum Action {
     Run(String),
     /// The body came back from `$EDITOR` (not bindable).
     EditedBody(String),
+    /// Time passed: retry what the database did not take (not bindable).
+    Tick,
 }
 
 /// The bindable actions: config name and the short description shown in help and hints.
@@ -131,6 +135,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::MetaTemplate, "meta_template", "META template"),
     (Action::Confirm, "confirm", "import"),
     (Action::Discard, "discard", "discard draft"),
+    (Action::SaveToFile, "save_to_file", "save to file"),
 ];
 
 impl Action {

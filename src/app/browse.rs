@@ -222,7 +222,14 @@ impl App {
         if let Some(row) = self.list.rows.iter_mut().find(|r| r.summary.id == id) {
             if row.unread {
                 row.unread = false;
-                self.store.mark_seen(id)?;
+                // A busy database takes the mark on a later tick; the marker is gone now.
+                if let Err(e) = self.store.mark_seen(id) {
+                    let e = anyhow::Error::from(e);
+                    if !super::pending::is_busy(&e) {
+                        return Err(e);
+                    }
+                    self.pending_seen.push(id.to_string());
+                }
             }
         }
         Ok(())

@@ -5,6 +5,7 @@ use anyhow::Context as _;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::composer::{Composer, Field, Form};
+use super::pending::PendingDraft;
 use super::{Action, App, Level, strip_controls};
 use crate::store::Draft;
 
@@ -70,7 +71,9 @@ impl App {
                     self.info("Nothing typed; no draft kept.");
                 } else {
                     self.save_draft(false)?;
-                    self.info("Draft kept: D lists drafts, r on the same message resumes it.");
+                    if self.composer.as_ref().is_some_and(|c| c.unsaved.is_none()) {
+                        self.info("Draft kept: D lists drafts, r on the same message resumes it.");
+                    }
                 }
                 self.composer = None;
             }
@@ -137,17 +140,45 @@ impl App {
         Ok(())
     }
 
-    /// Saves the composer's fields as a draft; `announce` says so on the status line.
+    /// Saves the composer's fields as a draft; `announce` says so on the status line. When
+    /// the database does not take it at once (another process's import holds the lock, the
+    /// disk is full) the draft is kept in memory and retried on the tick: a key press never
+    /// waits for the database, and nothing typed is lost.
     pub(super) fn save_draft(&mut self, announce: bool) -> anyhow::Result<()> {
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
         };
         let (env, _) = c.form.envelope();
-        let form = serde_json::to_string(&c.form)?;
-        let at = self.store.save_draft(&env, &c.preview, &form)?;
-        c.saved_at = Some(at);
-        if announce {
-            self.info("Draft saved.");
+        let draft = PendingDraft {
+            env,
+            text: c.preview.clone(),
+            form: serde_json::to_string(&c.form)?,
+        };
+        // While a save is pending, keys only update the pending copy: the retries belong to
+        // the tick, off the key path. `C-s` (announce) tries at once.
+        let attempt = match (&c.unsaved, announce) {
+            (Some(why), false) => Err(why.clone()),
+            _ => self
+                .store
+                .save_draft(&draft.env, &draft.text, &draft.form)
+                .map_err(|e| super::pending::cause(&e.into())),
+        };
+        match attempt {
+            Ok(at) => {
+                c.saved_at = Some(at);
+                c.unsaved = None;
+                self.pending_drafts.retain(|d| d.id() != draft.id());
+                if announce {
+                    self.info("Draft saved.");
+                }
+            }
+            Err(why) => {
+                c.unsaved = Some(why.clone());
+                self.keep_pending(draft);
+                self.warn(format!(
+                    "Draft not saved yet: {why}. It is kept here and retried; nothing typed is lost."
+                ));
+            }
         }
         Ok(())
     }
@@ -159,6 +190,15 @@ impl App {
         let Some(c) = self.composer.as_ref() else {
             return Ok(());
         };
+        if let Some(why) = &c.unsaved {
+            // Stored first, then copied: a copy the database does not know about would
+            // never be matched with its reply.
+            let note = format!(
+                "Not copied yet: {why}. The draft is kept and retried; C-y again once it is saved."
+            );
+            self.warn(note);
+            return Ok(());
+        }
         if !c.is_valid() {
             let why = c
                 .meta_problems
@@ -205,7 +245,22 @@ impl App {
             return Ok(());
         };
         if let Some((level, line)) = self.copy_text(&m.canonical, &m.envelope.banner.to) {
-            let waiting = self.store.mark_copied(&m.id)?;
+            let waiting = match self.store.mark_copied(&m.id) {
+                Ok(w) => w,
+                Err(e) => {
+                    let e = anyhow::Error::from(e);
+                    if !super::pending::is_busy(&e) {
+                        return Err(e);
+                    }
+                    // Copied all the same; the wait for a reply is recorded on a tick.
+                    self.pending_copied.push(m.id.clone());
+                    self.status = (
+                        Level::Warn,
+                        format!("{line}; awaiting reply (recorded once the database is free)"),
+                    );
+                    return Ok(());
+                }
+            };
             self.status = (
                 level,
                 if waiting {

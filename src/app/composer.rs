@@ -212,6 +212,9 @@ pub struct Composer {
     pub meta_problems: Vec<String>,
     /// When the draft was last saved.
     pub saved_at: Option<String>,
+    /// Why the latest text is not saved yet (the database was busy or full); it is kept
+    /// in memory and retried.
+    pub unsaved: Option<String>,
     /// The first line of the message answered, for the title.
     pub replying_to: Option<String>,
     /// Which META template comes next.
@@ -247,6 +250,7 @@ impl Composer {
             diagnostics: Vec::new(),
             meta_problems: Vec::new(),
             saved_at: None,
+            unsaved: None,
             replying_to,
             next_template: 0,
         };

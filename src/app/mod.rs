@@ -14,6 +14,7 @@ pub mod inspector;
 pub mod keymap;
 pub mod layout;
 mod paste;
+pub mod pending;
 pub mod popup;
 pub mod text;
 pub mod thread_list;
@@ -71,6 +72,9 @@ pub struct Settings {
     pub options: Options,
     /// Shown in the title bar (the database, or "demo").
     pub label: String,
+    /// The database file (`None` in memory): what the database cannot take is written
+    /// beside it.
+    pub db_path: Option<std::path::PathBuf>,
 }
 
 /// The whole state of the app.
@@ -111,6 +115,15 @@ pub struct App {
     pub now: jiff::Timestamp,
     /// A fixed "now" for reproducible screens (tests, snapshots); the clock when `None`.
     pub fixed_now: Option<jiff::Timestamp>,
+    /// Drafts the database did not take yet (busy or full), retried on each tick.
+    pub pending_drafts: Vec<pending::PendingDraft>,
+    /// Threads seen whose mark the database did not take yet.
+    pub pending_seen: Vec<String>,
+    /// Messages copied whose "awaiting reply" the database did not take yet.
+    pub pending_copied: Vec<String>,
+    /// A read found the database busy: the list shows the last data read until a tick
+    /// reads it again.
+    pub stale: bool,
 }
 
 impl App {
@@ -123,6 +136,9 @@ impl App {
         terminal_out: Box<dyn Write>,
         size: Rect,
     ) -> anyhow::Result<App> {
+        // Never wait on another process's write lock on a key press: what the database
+        // does not take at once is kept and retried on the tick (see `pending`).
+        store.set_busy_timeout(pending::APP_BUSY_TIMEOUT)?;
         let mut app = App {
             store,
             keymap,
@@ -142,6 +158,10 @@ impl App {
             edit_request: None,
             now: jiff::Timestamp::now(),
             fixed_now: None,
+            pending_drafts: Vec::new(),
+            pending_seen: Vec::new(),
+            pending_copied: Vec::new(),
+            stale: false,
         };
         app.list.reload(&app.store)?;
         if app.list.rows.is_empty() {
@@ -200,7 +220,15 @@ impl App {
         self.now = self.fixed_now.unwrap_or_else(jiff::Timestamp::now);
         if let Err(e) = self.apply(action) {
             tracing::warn!("action failed: {e:#}");
-            self.error(format!("{e:#}"));
+            if pending::is_busy(&e) {
+                // The screen keeps the last data read; the tick reads the list again.
+                self.stale = true;
+                self.warn(
+                    "Database busy (another process is writing, e.g. an import): not done, try again in a moment; the screen shows the last data read.",
+                );
+            } else {
+                self.error(format!("{e:#}"));
+            }
         }
     }
 
@@ -214,6 +242,11 @@ impl App {
             a => a,
         };
         match action {
+            Action::Tick => {
+                self.retry_pending();
+                self.refresh_inspector();
+                return Ok(());
+            }
             Action::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
                 self.refresh_inspector();

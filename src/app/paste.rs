@@ -4,25 +4,37 @@
 use ratatui_textarea::TextArea;
 
 use super::layout::inner_height;
-use super::popup::{Popup, Preview};
+use super::pending::{cause, is_busy, write_aside};
+use super::popup::{Popup, Preview, UnsavedPaste};
 use super::text::headline;
 use super::{Action, App, strip_controls};
-use crate::store::Outcome;
+use crate::store::{ImportItem, ImportReport, Outcome};
 
 /// The search results asked for at a time.
 const SEARCH_LIMIT: usize = 200;
 
 impl App {
-    /// Keeps `text` as received, then previews what importing it would do.
+    /// Keeps `text` as received, then previews what importing it would do. When the
+    /// database does not take the paste (disk full, another process's import holding the
+    /// lock) the preview still opens, read from the text alone, and the paste stays in
+    /// memory marked "not saved" until it is stored or written to a file.
     pub(super) fn preview_paste(&mut self, source: &str, text: &str) -> anyhow::Result<()> {
         if text.trim().is_empty() {
             self.warn("The paste was empty.");
             return Ok(());
         }
-        let kept = self.store.keep_text(source, text)?;
-        let report = self
-            .store
-            .import_kept(&kept, &self.settings.options, &mut |_| {}, false)?;
+        let stored = match self.store.keep_text(source, text) {
+            Ok(kept) => self
+                .store
+                .import_kept(&kept, &self.settings.options, &mut |_| {}, false)
+                .map(|report| (kept, report))
+                .map_err(anyhow::Error::from),
+            Err(e) => Err(e.into()),
+        };
+        let (kept, report) = match stored {
+            Ok(k) => k,
+            Err(e) => return self.preview_unsaved(source, text, &e),
+        };
         if report.items.is_empty() {
             self.popup = None;
             self.warn(format!(
@@ -51,20 +63,152 @@ impl App {
             };
             destinations.push(d);
         }
-        // The same extraction the import ran, for what each envelope says.
-        let summaries = crate::protocol::extract(text, &self.settings.options)
+        self.popup = Some(Popup::Preview(Preview {
+            kept: Some(kept),
+            unsaved: None,
+            selected: 0,
+            report,
+            destinations,
+            summaries: summaries(text, &self.settings),
+            bytes: text.len(),
+        }));
+        Ok(())
+    }
+
+    /// The preview of a paste the database did not take: what each envelope is, read from
+    /// the text alone (parsing needs no disk), and a way to keep it in a file.
+    fn preview_unsaved(
+        &mut self,
+        source: &str,
+        text: &str,
+        e: &anyhow::Error,
+    ) -> anyhow::Result<()> {
+        let why = cause(e);
+        let extracted = crate::protocol::extract(text, &self.settings.options);
+        let items: Vec<ImportItem> = extracted
+            .envelopes
+            .iter()
+            .map(|p| ImportItem {
+                span: p.span,
+                outcome: if p.diagnostics.iter().any(|d| d.is_error()) {
+                    Outcome::Rejected
+                } else {
+                    Outcome::Imported
+                },
+                message: p.envelope.message().map(str::to_string),
+                thread: p.envelope.thread().map(str::to_string),
+                diagnostics: p.diagnostics.clone(),
+            })
+            .collect();
+        let destinations = vec!["not checked (not saved)".to_string(); items.len()];
+        let summaries = extracted
             .envelopes
             .iter()
             .map(|p| headline(&p.envelope, None))
             .collect();
+        // The file it was already written to, when this is the same paste again.
+        let file = match &self.popup {
+            Some(Popup::Preview(Preview {
+                unsaved: Some(u), ..
+            })) if u.text == text => u.file.clone(),
+            _ => None,
+        };
+        self.error(format!(
+            "Paste not saved: {why}. It is kept here: w writes it to a file, Enter tries the database again."
+        ));
         self.popup = Some(Popup::Preview(Preview {
-            kept,
-            report,
+            kept: None,
+            unsaved: Some(UnsavedPaste {
+                source: source.to_string(),
+                text: text.to_string(),
+                cause: why,
+                retry: is_busy(e),
+                file,
+                confirm_drop: false,
+            }),
+            selected: 0,
+            report: ImportReport {
+                source: source.to_string(),
+                paste_id: 0,
+                items,
+                diagnostics: extracted.diagnostics,
+            },
             destinations,
             summaries,
-            selected: 0,
             bytes: text.len(),
         }));
+        Ok(())
+    }
+
+    /// Offers an unsaved paste to the database again; the preview keeps its selected row.
+    /// Whether the database took it.
+    fn store_unsaved_again(&mut self, source: &str, text: &str) -> anyhow::Result<bool> {
+        let selected = match &self.popup {
+            Some(Popup::Preview(p)) => p.selected,
+            _ => 0,
+        };
+        let status = self.status.clone();
+        self.preview_paste(source, text)?;
+        let stored = match &mut self.popup {
+            Some(Popup::Preview(p)) => {
+                p.selected = selected.min(p.report.items.len().saturating_sub(1));
+                p.unsaved.is_none()
+            }
+            // No envelope after all: kept, and the status line says so.
+            _ => true,
+        };
+        if !stored {
+            // Still not taken: the preview says so; the status line keeps what it said.
+            self.status = status;
+        }
+        Ok(stored)
+    }
+
+    /// On the tick: tries again to store a paste the database did not take. It is retried
+    /// only while the database was busy (a full disk stays full until the operator acts;
+    /// Enter tries again).
+    pub(super) fn retry_unsaved_paste(&mut self) -> anyhow::Result<()> {
+        let Some(Popup::Preview(Preview {
+            unsaved: Some(u), ..
+        })) = &self.popup
+        else {
+            return Ok(());
+        };
+        if !u.retry {
+            return Ok(());
+        }
+        let (source, text) = (u.source.clone(), u.text.clone());
+        if self.store_unsaved_again(&source, &text)? && self.popup.is_some() {
+            self.info("The paste is saved now (the database is free again): Enter imports it.");
+        }
+        Ok(())
+    }
+
+    /// `w` in the preview: writes the paste to a file beside the database (else in the
+    /// temporary folder), readable by the operator only, and says where.
+    fn save_paste_to_file(&mut self) -> anyhow::Result<()> {
+        let Some(Popup::Preview(p)) = &mut self.popup else {
+            return Ok(());
+        };
+        let text = match (&p.unsaved, &p.kept) {
+            (Some(u), _) => u.text.clone(),
+            (None, Some(k)) => {
+                let note = format!(
+                    "The paste is already kept in the database (paste #{}).",
+                    k.paste_id
+                );
+                self.info(note);
+                return Ok(());
+            }
+            (None, None) => return Ok(()),
+        };
+        let path = write_aside(self.settings.db_path.as_deref(), "crosstalk-paste", &text)?;
+        if let Some(Popup::Preview(p)) = &mut self.popup {
+            if let Some(u) = p.unsaved.as_mut() {
+                u.file = Some(path.clone());
+            }
+        }
+        self.info(format!("Paste written to {}", path.display()));
         Ok(())
     }
 
@@ -92,8 +236,7 @@ impl App {
             return Ok(());
         };
         if action == Action::Back {
-            self.popup = None;
-            return Ok(());
+            return self.close_popup();
         }
         match popup {
             Popup::Help { scroll } => {
@@ -114,8 +257,11 @@ impl App {
             }
             Popup::Preview(p) => match action {
                 Action::Up => p.selected = p.selected.saturating_sub(1),
-                Action::Down => p.selected = (p.selected + 1).min(p.report.items.len() - 1),
+                Action::Down => {
+                    p.selected = (p.selected + 1).min(p.report.items.len().saturating_sub(1))
+                }
                 Action::Confirm => return self.import_preview(),
+                Action::SaveToFile => return self.save_paste_to_file(),
                 _ => {}
             },
             Popup::PasteBox { text, .. } => match action {
@@ -198,11 +344,12 @@ impl App {
                     };
                     if confirm.as_deref() == Some(d.id.as_str()) {
                         let id = d.id.clone();
+                        // Deleted first: a busy database leaves the list as it is.
+                        self.store.delete_draft(&id)?;
                         drafts.remove(*selected);
                         *selected = (*selected).min(drafts.len().saturating_sub(1));
                         *confirm = None;
                         let empty = drafts.is_empty();
-                        self.store.delete_draft(&id)?;
                         self.info("Draft discarded.");
                         if empty {
                             self.popup = None;
@@ -218,14 +365,87 @@ impl App {
         Ok(())
     }
 
-    /// Enter in the preview: imports the kept paste for real.
+    /// Closes the popup. A paste the database did not take is never dropped silently: it is
+    /// written to a file first (and when no file can be written either, a second cancel is
+    /// needed).
+    fn close_popup(&mut self) -> anyhow::Result<()> {
+        let db = self.settings.db_path.clone();
+        let Some(Popup::Preview(Preview {
+            unsaved: Some(u), ..
+        })) = &mut self.popup
+        else {
+            self.popup = None;
+            return Ok(());
+        };
+        let status = match (&u.file, u.confirm_drop) {
+            (Some(f), _) => Ok(format!(
+                "Paste not in the database; it is in {}",
+                f.display()
+            )),
+            (None, true) => Ok("Paste dropped.".to_string()),
+            (None, false) => match write_aside(db.as_deref(), "crosstalk-paste", &u.text) {
+                Ok(path) => Ok(format!(
+                    "Paste not saved in the database ({}); written to {}",
+                    u.cause,
+                    path.display()
+                )),
+                Err(e) => {
+                    u.confirm_drop = true;
+                    Err(format!(
+                        "Paste not saved in the database ({}) and {e:#}. Esc again drops it.",
+                        u.cause
+                    ))
+                }
+            },
+        };
+        match status {
+            Ok(note) => {
+                self.popup = None;
+                self.warn(note);
+            }
+            Err(note) => self.error(note),
+        }
+        Ok(())
+    }
+
+    /// Enter in the preview: imports the kept paste for real. A paste the database has not
+    /// taken yet is offered to it again first (the preview then shows the real check).
     fn import_preview(&mut self) -> anyhow::Result<()> {
+        if let Some(Popup::Preview(Preview {
+            unsaved: Some(u), ..
+        })) = &self.popup
+        {
+            let (source, text) = (u.source.clone(), u.text.clone());
+            if !self.store_unsaved_again(&source, &text)? {
+                if let Some(Popup::Preview(Preview {
+                    unsaved: Some(u), ..
+                })) = &self.popup
+                {
+                    let note = format!("Still not saved: {}. w writes it to a file.", u.cause);
+                    self.error(note);
+                }
+            } else if self.popup.is_some() {
+                self.info("The paste is saved now: Enter imports it.");
+            }
+            return Ok(());
+        }
         let Some(Popup::Preview(p)) = self.popup.take() else {
             return Ok(());
         };
-        let report = self
+        let Some(kept) = p.kept.as_ref() else {
+            return Ok(());
+        };
+        let report = match self
             .store
-            .import_kept(&p.kept, &self.settings.options, &mut |_| {}, true)?;
+            .import_kept(kept, &self.settings.options, &mut |_| {}, true)
+        {
+            Ok(r) => r,
+            Err(e) => {
+                // The preview stays: the paste is kept, Enter can try again.
+                self.popup = Some(Popup::Preview(p));
+                return Err(e.into());
+            }
+        };
         let (imported, dup, rejected) = (
             report.count(Outcome::Imported),
             report.count(Outcome::Duplicate),
@@ -314,4 +534,14 @@ impl App {
         }
         Ok(())
     }
+}
+
+/// For each envelope of `text`: intent, from→to and the body's first line (the same
+/// extraction the import runs).
+fn summaries(text: &str, settings: &super::Settings) -> Vec<String> {
+    crate::protocol::extract(text, &settings.options)
+        .envelopes
+        .iter()
+        .map(|p| headline(&p.envelope, None))
+        .collect()
 }

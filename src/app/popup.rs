@@ -51,12 +51,16 @@ impl Popup {
     }
 }
 
-/// The paste preview: the raw paste is already kept; the report is a dry run of its import.
+/// The paste preview: the raw paste is already kept and the report is a dry run of its
+/// import; or, when the database did not take the paste, the paste is held in `unsaved` and
+/// the report comes from reading it alone.
 #[derive(Debug)]
 pub struct Preview {
-    /// The kept paste.
-    pub kept: Kept,
-    /// What importing it would do.
+    /// The kept paste (`None` while the database has not taken it).
+    pub kept: Option<Kept>,
+    /// The paste the database has not taken, and why.
+    pub unsaved: Option<UnsavedPaste>,
+    /// What importing it would do (without the database: what each envelope is).
     pub report: ImportReport,
     /// For each item: where it would go, in words ("new thread", or the thread's context).
     pub destinations: Vec<String>,
@@ -66,6 +70,24 @@ pub struct Preview {
     pub selected: usize,
     /// Bytes pasted.
     pub bytes: usize,
+}
+
+/// A paste the database did not take (disk full, or busy): kept in memory until it is
+/// stored or written to a file.
+#[derive(Debug)]
+pub struct UnsavedPaste {
+    /// Where it came from (`<paste>`, a file name).
+    pub source: String,
+    /// The text as pasted.
+    pub text: String,
+    /// Why the database did not take it.
+    pub cause: String,
+    /// Whether the tick retries it (the database was busy; a full disk waits for Enter).
+    pub retry: bool,
+    /// The file it was written to, once written.
+    pub file: Option<std::path::PathBuf>,
+    /// Set after a cancel found no file could be written: a second cancel drops it.
+    pub confirm_drop: bool,
 }
 
 /// A one-line text prompt.

@@ -163,7 +163,8 @@ pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Fa
         if i > 0 {
             let _ = writeln!(out);
         }
-        let _ = out.write_all(protocol::render(&env).as_bytes());
+        let key = protocol::render::body_key(p);
+        let _ = out.write_all(protocol::render::render_as(&env, key).as_bytes());
     }
     out.finish()?;
     report(&inp.name, ex.all_diagnostics());

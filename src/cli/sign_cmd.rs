@@ -9,7 +9,9 @@ use super::output::Stdout;
 use super::parse_cmd::report;
 use super::{EXIT_INVALID, Failure, input, json as out_json};
 use crate::protocol::keys::{default_pkid, parse_private_key, parse_public_key};
-use crate::protocol::signature::{Matched, SigFormat, sign_envelope, verify_parsed};
+use crate::protocol::signature::{
+    Matched, SigFormat, key_id, parse_sig, sign_envelope, verify_parsed,
+};
 use crate::protocol::{self, Options};
 use crate::sanitize::sanitize_line;
 
@@ -47,6 +49,11 @@ pub fn sign(
             continue;
         }
         let mut env = p.envelope.clone();
+        // The signed text says `body:`, which without an intent would no longer say "reply":
+        // a `response:` reply gets the RESPOND it implied, so signing keeps its meaning.
+        if env.intent_raw().is_none() && p.intent() == Some(protocol::Intent::Respond) {
+            env.set_header("intent", "RESPOND");
+        }
         sign_envelope(&mut env, &sk, format, &pkid);
         if env.hash.is_some() {
             env.hash = Some(protocol::render::crc32_hex(
@@ -83,23 +90,39 @@ pub fn verify(
     for (i, p) in ex.envelopes.iter().enumerate() {
         let r = verify_parsed(p, &inp.text, &vk);
         all_ok &= r.is_ok();
+        let sig = p.envelope.sig.as_deref().map(parse_sig);
+        let pkid = match &sig {
+            Some(Ok(s)) => key_id(s).map(str::to_string),
+            _ => None,
+        };
+        let by = match &pkid {
+            Some(id) => format!("key id `{id}`"),
+            None => "no key id".to_string(),
+        };
         let (valid, detail) = match &r {
             Ok(Matched::AsReceived) => (
                 true,
-                "valid (signature matches the text as received)".to_string(),
+                format!("valid, {by} (signature matches the text as received)"),
+            ),
+            Ok(Matched::AfterNfc) => (
+                true,
+                format!(
+                    "valid, {by} (signature matches the text as received after NFC normalisation)"
+                ),
             ),
             Ok(Matched::Canonical) => (
                 true,
-                "valid (signature matches the canonical form)".to_string(),
+                format!("valid, {by} (signature matches the canonical form)"),
             ),
-            Err(e) => (false, e.to_string()),
+            Err(e) => (false, format!("{e} ({by})")),
         };
         if as_json {
             results.push(json!({
                 "index": i,
                 "span": p.span,
                 "valid": valid,
-                "matched": match r { Ok(Matched::AsReceived) => Some("as_received"), Ok(Matched::Canonical) => Some("canonical"), Err(_) => None },
+                "pkid": pkid,
+                "matched": match r { Ok(Matched::AsReceived) => Some("as_received"), Ok(Matched::AfterNfc) => Some("after_nfc"), Ok(Matched::Canonical) => Some("canonical"), Err(_) => None },
                 "error": if valid { None } else { Some(detail.clone()) },
             }));
         } else {

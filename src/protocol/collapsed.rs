@@ -235,7 +235,11 @@ fn meta_block(
 ) -> (MetaBlock, Vec<Pos>) {
     let text = &s[from..to];
     let ns_end = text.find(char::is_whitespace).unwrap_or(text.len());
-    let namespace = text[..ns_end].to_string();
+    // `meta: |` is the older layout, named `legacy` as in a multi-line envelope.
+    let namespace = match &text[..ns_end] {
+        ns if ns.starts_with('|') => "legacy".to_string(),
+        ns => ns.to_string(),
+    };
     let bytes = s.as_bytes();
     let mut keys = Vec::new();
     for colon in memchr::memchr_iter(b':', &bytes[from + ns_end..to]).map(|i| i + from + ns_end) {

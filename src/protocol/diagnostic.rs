@@ -125,6 +125,26 @@ codes! {
     InvalidUtf8 = "invalid-utf8", Warning;
     /// A `sig:` value in neither the `ed25519:` nor the detached JWS form.
     UnknownSigFormat = "unknown-sig-format", Warning;
+    /// A line between a signature's `sig:` and `[[END]]` other than `hash:`: it is outside
+    /// the signed text, so it is never read, and the envelope cannot be verified.
+    ContentAfterSig = "content-after-sig", Error;
+    /// A line between `sig: none` (or a malformed `sig:`) and `[[END]]` other than `hash:`:
+    /// not read, because nothing after `sig:` is content.
+    IgnoredAfterSig = "ignored-after-sig", Warning;
+    /// `body:` without `intent:`: read as RESPOND when it answers something, else no intent.
+    MissingIntent = "missing-intent", Warning;
+    /// A v1.0 envelope (no `thread:`) without `session:`, which v1.0 requires.
+    MissingSession = "missing-session", Warning;
+    /// No `sig:` line at all (`sig: none` says "unsigned" explicitly).
+    MissingSig = "missing-sig", Warning;
+    /// Text before a banner on its line (a shell `echo '`, a list bullet, a prompt marker)
+    /// was removed to read the envelope.
+    TextBeforeBanner = "text-before-banner", Warning;
+    /// A banner inside a line of prose, not read as an envelope.
+    BannerInText = "banner-in-text", Warning;
+    /// A META value written over several lines (continuation lines, or an open YAML flow
+    /// list) whose bracket never closed before the block ended.
+    UnclosedMetaValue = "unclosed-meta-value", Warning;
 }
 
 impl fmt::Display for Code {

@@ -100,16 +100,19 @@ pub(crate) fn is_indent(c: char) -> bool {
     c == ' ' || c == '\t' || is_odd_space(c)
 }
 
-/// A structural line with invisible characters removed and odd spaces made plain.
-/// Borrowed (no copy) for the common all-ASCII line.
+/// A structural line with invisible characters removed and odd spaces made plain. A carriage
+/// return inside a line (line endings are `\n` or `\r\n`) is a space too: the canonical form
+/// cannot write it as anything else, so reading it otherwise would change a value between
+/// `fmt` and a second `fmt`. Borrowed (no copy) for the common all-ASCII line.
 pub(crate) fn clean(s: &str) -> Cow<'_, str> {
-    if s.is_ascii() || !s.chars().any(|c| is_invisible(c) || is_odd_space(c)) {
+    let cr = memchr::memchr(b'\r', s.as_bytes()).is_some();
+    if !cr && (s.is_ascii() || !s.chars().any(|c| is_invisible(c) || is_odd_space(c))) {
         return Cow::Borrowed(s);
     }
     Cow::Owned(
         s.chars()
             .filter(|c| !is_invisible(*c))
-            .map(|c| if is_odd_space(c) { ' ' } else { c })
+            .map(|c| if is_odd_space(c) || c == '\r' { ' ' } else { c })
             .collect(),
     )
 }

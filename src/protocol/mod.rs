@@ -121,12 +121,21 @@ impl Parsed {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
-    /// The normalized intent: the `intent` header, or RESPOND for a v1.0 `response:` reply
-    /// that names none.
+    /// The normalized intent: the `intent` header; else RESPOND for a v1.0 `response:` reply,
+    /// or for a body without `intent:` that names a `parent` (it answers that message).
     pub fn intent(&self) -> Option<Intent> {
-        self.envelope
-            .intent()
-            .or_else(|| self.reply_form.then_some(Intent::Respond))
+        self.intent_answering(self.envelope.parent().is_some())
+    }
+
+    /// The normalized intent once the reader knows whether the envelope answers a message:
+    /// a `body:` without `intent:` is a reply when it names a parent or when its session
+    /// already has a message (which only the store knows), and is read as RESPOND, like
+    /// the v1.0 `response:` form.
+    pub fn intent_answering(&self, answers: bool) -> Option<Intent> {
+        self.envelope.intent().or_else(|| {
+            (self.reply_form || (answers && self.envelope.body.is_some()))
+                .then_some(Intent::Respond)
+        })
     }
 
     /// The envelope's lines as received, with the transport wrapping undone: quote prefix
@@ -137,7 +146,10 @@ impl Parsed {
         lines::split_lines(text).enumerate().map(|(i, line)| {
             let line = lines::strip_prefix_loose(line, &self.prefix);
             if i == 0 {
-                line.find('[').map_or(line, |at| &line[at..])
+                // Anything before the banner's `[[` (a byte-order mark, an invisible
+                // character, a list bullet or `echo '`) is not part of the envelope.
+                let at = line.find("[[").or_else(|| line.find('['));
+                at.map_or(line, |at| &line[at..])
             } else {
                 line
             }
@@ -159,8 +171,9 @@ impl Parsed {
     }
 
     /// The signable portion as received: banner through the line before `sig:`, LF line
-    /// endings, NFC. `None` when there is no `sig:` line or the envelope arrived collapsed
-    /// (its line breaks are gone, so only the canonical form can be checked).
+    /// endings, characters exactly as received (verification tries their NFC form too).
+    /// `None` when there is no `sig:` line or the envelope arrived collapsed (its line
+    /// breaks are gone, so only the canonical form can be checked).
     pub fn signable_received(&self, input: &str) -> Option<String> {
         let sig = self.positions.sig?;
         if self.collapsed {
@@ -172,7 +185,7 @@ impl Parsed {
             out.push_str(line);
             out.push('\n');
         }
-        Some(render::nfc(&out))
+        Some(out)
     }
 }
 

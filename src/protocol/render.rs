@@ -25,7 +25,38 @@ pub fn nfc(s: &str) -> String {
 
 /// The canonical text of an envelope, ending with `[[END]]` and a newline.
 pub fn render(env: &Envelope) -> String {
-    let mut out = signable_raw(env);
+    render_as(env, BodyKey::Body)
+}
+
+/// Which key introduces the body. v1.0 replies write `response: |`, which says "this answers
+/// the session's latest message"; writing it as `body:` would drop that meaning, so the
+/// canonical form of a parsed envelope keeps the key it was received with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKey {
+    /// `body: |`, the v1.1 form.
+    Body,
+    /// `response: |`, the v1.0 reply form.
+    Response,
+}
+
+/// The canonical text of a parsed envelope: as [`render`], with the body under the key it
+/// was received with (see [`BodyKey`]).
+pub fn render_parsed(p: &crate::protocol::Parsed) -> String {
+    render_as(&p.envelope, body_key(p))
+}
+
+/// The body key a parsed envelope was received with.
+pub fn body_key(p: &crate::protocol::Parsed) -> BodyKey {
+    if p.reply_form {
+        BodyKey::Response
+    } else {
+        BodyKey::Body
+    }
+}
+
+/// The canonical text with the body under `key`.
+pub fn render_as(env: &Envelope, key: BodyKey) -> String {
+    let mut out = signable_with(env, key);
     if let Some(sig) = &env.sig {
         field(&mut out, "sig", sig);
     }
@@ -43,6 +74,10 @@ pub fn signable(env: &Envelope) -> String {
 }
 
 fn signable_raw(env: &Envelope) -> String {
+    signable_with(env, BodyKey::Body)
+}
+
+fn signable_with(env: &Envelope, key: BodyKey) -> String {
     let mut out = String::with_capacity(256 + env.body.as_ref().map_or(0, String::len));
     let b = &env.banner;
     let _ = writeln!(
@@ -57,10 +92,7 @@ fn signable_raw(env: &Envelope) -> String {
     }
     for m in &env.meta {
         out.push('\n');
-        field(&mut out, "meta", &m.namespace);
-        for (k, v) in &m.entries {
-            field(&mut out, k, v);
-        }
+        meta_block(&mut out, m);
     }
     if let Some(body) = &env.body {
         if !env.meta.is_empty() {
@@ -68,11 +100,11 @@ fn signable_raw(env: &Envelope) -> String {
         }
         let first = body.lines().find(|l| !lines::is_blank(l));
         let needs_indicator = first.is_some_and(|l| l.starts_with(lines::is_indent));
-        out.push_str(if needs_indicator {
-            "body: |2\n"
-        } else {
-            "body: |\n"
+        out.push_str(match key {
+            BodyKey::Body => "body",
+            BodyKey::Response => "response",
         });
+        out.push_str(if needs_indicator { ": |2\n" } else { ": |\n" });
         if !body.is_empty() {
             for line in body.split('\n') {
                 let line = line.strip_suffix('\r').unwrap_or(line);
@@ -85,6 +117,36 @@ fn signable_raw(env: &Envelope) -> String {
         }
     }
     out
+}
+
+/// A META block. Entries named like the envelope's own lower-case keys (`intent`, `parent`,
+/// `body`) occur only in the older `meta: |` layout, where their indentation keeps them
+/// inside the block; written as plain `Key: value` lines they would read back as headers and
+/// the body, so such a block is written in that layout again. A value over several lines
+/// writes its further lines indented by two spaces, which reads back as continuation lines.
+fn meta_block(out: &mut String, m: &crate::protocol::MetaBlock) {
+    let nested = m.namespace == "legacy"
+        && m.entries
+            .iter()
+            .any(|(k, _)| super::model::STRUCTURAL_KEYS.contains(&k.as_str()));
+    if nested {
+        out.push_str("meta: |\n");
+        for (k, v) in &m.entries {
+            out.push_str("  ");
+            field(out, k, v);
+        }
+        return;
+    }
+    field(out, "meta", &m.namespace);
+    for (k, v) in &m.entries {
+        let mut parts = v.split('\n');
+        field(out, k, parts.next().unwrap_or_default());
+        for more in parts.map(str::trim).filter(|l| !l.is_empty()) {
+            out.push_str("  ");
+            out.push_str(more);
+            out.push('\n');
+        }
+    }
 }
 
 /// `key: value`, or `key:` for an empty value (no trailing space).

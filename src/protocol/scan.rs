@@ -164,37 +164,65 @@ impl<'a> Extractor<'a> {
                 }
                 Bracket::Banner(bm) => {
                     let rest = &c[bm.end..];
+                    // `[[FROM→TO v1]]` written as inline code is a mention of the format.
+                    let mention = c[..at].ends_with('`') && rest.starts_with('`');
+                    let versioned = bm.version.is_some() && !mention;
                     if rest.trim().is_empty() {
-                        if begins_line(c, at) {
-                            // The prefix as written (it may hold odd spaces that `clean`
-                            // changed); only indentation and `>` precede the first `[`.
-                            let orig_at = line.text.find('[').unwrap_or(0);
-                            let prefix: String = line.text[..orig_at]
-                                .chars()
-                                .filter(|c| !lines::is_invisible(*c))
-                                .collect();
-                            // `parse_block` moves the cursor only when it found an envelope.
-                            if let Some(mut p) =
-                                parse::parse_block(&self.opts, line, bm, &prefix, &mut self.cur)
-                            {
-                                validate::validate(&mut p, self.input, &self.opts);
-                                return Some(p);
-                            }
-                            self.diags.push(Diagnostic::new(
-                                Code::LoneBanner,
-                                line.no,
-                                map.column(at),
-                                "a banner with no headers or body after it was ignored; if it starts an envelope, put its headers on the lines after it",
-                            ));
-                            return None;
+                        let whole = begins_line(c, at);
+                        if !whole && !versioned {
+                            // `[[Page→Other]]` at the end of prose: a wiki link, not a banner.
+                            continue;
                         }
-                        continue;
+                        // The quote prefix as written (it may hold odd spaces that `clean`
+                        // changed): the indentation and `>` that begin the line. Other text
+                        // before the banner (`echo '`, a bullet, a prompt) is not repeated on
+                        // the envelope's lines, so it is no prefix.
+                        let orig_at = line.text.find("[[").unwrap_or(0);
+                        let prefix: String = line.text[..orig_at]
+                            .chars()
+                            .filter(|c| !lines::is_invisible(*c))
+                            .take_while(|c| lines::is_indent(*c) || *c == '>')
+                            .collect();
+                        let column = map.column(at);
+                        // `parse_block` moves the cursor only when it found an envelope.
+                        if let Some(mut p) =
+                            parse::parse_block(&self.opts, line, bm, &prefix, &mut self.cur)
+                        {
+                            if !whole {
+                                p.diagnostics
+                                    .push(text_before_banner(&c[..at], line.no, column));
+                            }
+                            validate::validate(&mut p, self.input, &self.opts);
+                            return Some(p);
+                        }
+                        let (code, message) = if whole {
+                            (
+                                Code::LoneBanner,
+                                "a banner with no headers or body after it was ignored; if it starts an envelope, put its headers on the lines after it",
+                            )
+                        } else {
+                            (
+                                Code::BannerInText,
+                                "a banner at the end of a line of text, with no headers or body after it, was not read as an envelope; if it starts one, put it on a line of its own with its headers after it",
+                            )
+                        };
+                        self.diags
+                            .push(Diagnostic::new(code, line.no, column, message));
+                        return None;
                     }
                     if collapsed::looks_collapsed(rest) {
                         let (mut p, resume_at) = collapsed::parse_line(line, &map, bm, &self.opts);
                         validate::validate(&mut p, self.input, &self.opts);
                         self.resume = resume_at.map(|off| (line, map, off));
                         return Some(p);
+                    }
+                    if versioned {
+                        self.diags.push(Diagnostic::new(
+                            Code::BannerInText,
+                            line.no,
+                            map.column(at),
+                            "a banner inside a line of text was not read as an envelope; if it starts one, put it on a line of its own with its headers after it",
+                        ));
                     }
                 }
             }
@@ -225,4 +253,19 @@ impl Iterator for Extractor<'_> {
             }
         }
     }
+}
+
+/// The warning for text that stood before a banner on its line and was removed.
+fn text_before_banner(lead: &str, line: u32, column: u32) -> Diagnostic {
+    let lead = lead.trim();
+    let shown: String = lead.chars().take(24).collect();
+    let more = if lead.chars().count() > 24 { "…" } else { "" };
+    Diagnostic::new(
+        Code::TextBeforeBanner,
+        line,
+        column,
+        format!(
+            "`{shown}{more}` before the banner was removed and the envelope read from `[[`; a banner belongs on a line of its own"
+        ),
+    )
 }

@@ -12,12 +12,15 @@ use ed25519_dalek::{SIGNATURE_LENGTH, Signature, Signer, SigningKey, VerifyingKe
 use serde_json::Value;
 
 use crate::protocol::keys::decode_base64;
-use crate::protocol::render::signable;
-use crate::protocol::{Envelope, Parsed};
+use crate::protocol::render::{nfc, signable};
+use crate::protocol::{Code, Envelope, Parsed};
 
 /// The JWS protected header crosstalk writes, byte for byte as in the rc1 vectors, so a
 /// signature made here matches theirs exactly.
 pub const JWS_PROTECTED: &str = r#"{"alg":"EdDSA","b64":true,"crit":["b64","cty","ver"],"cty":"crosstalk/v1.1","typ":"JOSE","ver":"1.1-rc1"}"#;
+
+/// What a valid `sig:` value of the spec's form looks like, for error messages.
+const ED25519_FORM: &str = "a valid value looks like `ed25519:pkid=<key-id>;sig=<the 64-byte signature in base64, 88 characters>`";
 
 const EXPECTED: &str = "expected `none`, `ed25519:pkid=<key-id>;sig=<base64>`, \
                         or a detached JWS `<header>..<signature>`";
@@ -69,6 +72,12 @@ pub enum SigError {
     /// A well-formed signature in an algorithm or JWS feature we do not verify.
     #[error("{0}")]
     Unsupported(String),
+    /// Lines stand between `sig:` and `[[END]]`: the envelope says more than its signature
+    /// covers, so it is not verified at all (see `content-after-sig`).
+    #[error(
+        "line {0} comes after `sig:`, outside the signed text: the envelope cannot be verified; only `hash:` may stand between `sig:` and `[[END]]`"
+    )]
+    OutsideSigned(u32),
     /// The signature is valid in form but not for this content and key.
     #[error(
         "the signature does not match: the envelope was changed after signing, or it was signed by another key"
@@ -82,6 +91,9 @@ pub enum SigError {
 pub enum Matched {
     /// The signable portion exactly as received (after undoing quoting and CRLF).
     AsReceived,
+    /// The signable portion as received once put in Unicode NFC (the signer's text was
+    /// normalized, or the transport decomposed accents).
+    AfterNfc,
     /// The canonical rendering of the envelope.
     Canonical,
 }
@@ -123,7 +135,10 @@ fn parse_prefixed(alg: &str, rest: &str) -> Result<SigValue, SigError> {
     }
     let pkid = pkid.ok_or_else(|| malformed("no `pkid=<key-id>` part"))?;
     let sig = sig.ok_or_else(|| malformed("no `sig=<base64>` part"))?;
-    let signature = decode_signature(sig, "sig=")?;
+    let signature = decode_signature(sig, "the signature after `sig=`").map_err(|e| match e {
+        SigError::Malformed(m) => malformed(format!("{m}; {ED25519_FORM}")),
+        other => other,
+    })?;
     Ok(SigValue::Ed25519 { pkid, signature })
 }
 
@@ -166,14 +181,45 @@ fn parse_jws(value: &str) -> Result<SigValue, SigError> {
 }
 
 fn decode_signature(text: &str, what: &str) -> Result<[u8; 64], SigError> {
-    let bytes =
-        decode_base64(text).map_err(|e| malformed(format!("{what} is not valid base64 ({e})")))?;
+    let bytes = decode_base64(text.trim()).map_err(|e| {
+        malformed(format!(
+            "{what} is not base64: {}",
+            base64_problem(text, &e)
+        ))
+    })?;
     bytes.as_slice().try_into().map_err(|_| {
         malformed(format!(
             "{what} holds {} bytes; an Ed25519 signature is {SIGNATURE_LENGTH}",
             bytes.len()
         ))
     })
+}
+
+/// Says what is wrong with base64 text in the reader's terms: which character, where.
+fn base64_problem(text: &str, e: &base64::DecodeError) -> String {
+    // Offsets count the text as decoded: without whitespace, which decoding skips.
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    match e {
+        base64::DecodeError::InvalidByte(at, _) | base64::DecodeError::InvalidLastSymbol(at, _) => {
+            let ch = text.get(*at..).and_then(|t| t.chars().next());
+            match ch {
+                Some(c) if c.is_control() => format!("a control character at position {}", at + 1),
+                Some(c) => format!("`{c}` at position {} is not a base64 character", at + 1),
+                None => format!("an invalid character at position {}", at + 1),
+            }
+        }
+        base64::DecodeError::InvalidLength(n) => format!("{n} characters is not a base64 length"),
+        base64::DecodeError::InvalidPadding => "its `=` padding is wrong".to_string(),
+    }
+}
+
+/// The key id a signature names: `pkid=` of the spec's form, or `kid` of a JWS header.
+pub fn key_id(sig: &SigValue) -> Option<&str> {
+    match sig {
+        SigValue::None => None,
+        SigValue::Ed25519 { pkid, .. } => Some(pkid),
+        SigValue::Jws { protected, .. } => protected.get("kid").and_then(Value::as_str),
+    }
 }
 
 /// Signs a payload and returns the complete `sig:` value in the chosen form; Ed25519 is
@@ -236,13 +282,29 @@ pub fn verify_parsed(
     if sig == SigValue::None {
         return Err(SigError::Unsigned);
     }
-    let received = parsed.signable_received(input);
-    let candidates = received
-        .iter()
-        .flat_map(|r| [r.as_str(), without_trailing_blank_lines(r)]);
-    for text in candidates {
-        if verify_bytes(text.as_bytes(), &sig, key).is_ok() {
-            return Ok(Matched::AsReceived);
+    // What a valid signature covers and what the envelope says must be the same thing:
+    // lines after `sig:` are not read, but their presence alone rules verification out.
+    if let Some(d) = (parsed.diagnostics.iter())
+        .find(|d| matches!(d.code, Code::ContentAfterSig | Code::IgnoredAfterSig))
+    {
+        return Err(SigError::OutsideSigned(d.line));
+    }
+    if let Some(received) = parsed.signable_received(input) {
+        for text in [received.as_str(), without_trailing_blank_lines(&received)] {
+            if verify_bytes(text.as_bytes(), &sig, key).is_ok() {
+                return Ok(Matched::AsReceived);
+            }
+        }
+        let normalized = nfc(&received);
+        if normalized != received {
+            for text in [
+                normalized.as_str(),
+                without_trailing_blank_lines(&normalized),
+            ] {
+                if verify_bytes(text.as_bytes(), &sig, key).is_ok() {
+                    return Ok(Matched::AfterNfc);
+                }
+            }
         }
     }
     verify_bytes(signable(&parsed.envelope).as_bytes(), &sig, key).map(|()| Matched::Canonical)

@@ -167,6 +167,43 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         }
     }
 
+    if env.intent_raw().is_none() && env.body.is_some() && !p.reply_form {
+        let why = if env.parent().is_some() {
+            "it names a `parent`, so it was read as RESPOND"
+        } else if env.session().is_some() {
+            "it is read as RESPOND when its session already has a message, else as having no intent"
+        } else {
+            "it answers nothing it names, so it has no intent"
+        };
+        d.push(at(
+            p.positions.body.unwrap_or(banner),
+            Code::MissingIntent,
+            format!(
+                "no `intent:` header; {why}. Add `intent: RESPOND` (or REQUEST, …) above `body:`"
+            ),
+        ));
+    }
+    if !env.is_v11() && env.session().is_none() {
+        d.push(at(
+            banner,
+            Code::MissingSession,
+            "a v1.0 envelope (no `thread:`) needs `session:` to join its conversation; add `session: <time> <id>` (e.g. `session: 2025-10-09T16Z abc123`)".into(),
+        ));
+    }
+    // The v1.0 `response:` reply is the one documented form that carries no `sig:`.
+    if env.sig.is_none() && !p.reply_form {
+        let line = if p.terminated {
+            p.span.end_line
+        } else {
+            banner.line
+        };
+        d.push(Diagnostic::new(
+            Code::MissingSig,
+            line,
+            1,
+            "no `sig:` line; write `sig: none` before `[[END]]` for an unsigned envelope",
+        ));
+    }
     if env.body.is_none() {
         d.push(at(
             banner,
@@ -179,7 +216,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             d.push(at(
                 p.positions.sig.unwrap_or(banner),
                 Code::UnknownSigFormat,
-                format!("sig: {why}"),
+                format!("malformed `sig:` value: {why}"),
             ));
         }
     }

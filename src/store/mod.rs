@@ -129,6 +129,27 @@ impl Store {
         })
     }
 
+    /// Sets how long a statement waits for another connection's write lock before failing
+    /// with "database is locked" (opening sets [`BUSY_TIMEOUT`]). The app sets a few
+    /// milliseconds, so that a key press never waits on another process's import.
+    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<(), StoreError> {
+        self.conn.busy_timeout(timeout)?;
+        Ok(())
+    }
+
+    /// Lets the file grow by at most `pages` more pages (`PRAGMA max_page_count`) for this
+    /// connection: a write that needs more fails as it would on a full disk ("database or
+    /// disk is full"). For rehearsing that case.
+    pub fn limit_growth(&self, pages: u64) -> Result<(), StoreError> {
+        let count: u64 = self.conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        let _: u64 = self.conn.query_row(
+            &format!("PRAGMA max_page_count = {}", count + pages),
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(())
+    }
+
     /// Whether the database passes SQLite's own consistency check.
     pub fn integrity_check(&self) -> Result<bool, StoreError> {
         let r: String = self

@@ -64,9 +64,11 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
     if let Some(parent) = parent {
         env.set_header("parent", parent);
     }
-    let intent = p.intent();
+    // A body without `intent:` answers the message it is placed under (named, or its
+    // session's latest), like a v1.0 `response:` reply.
+    let intent = p.intent_answering(parent.is_some());
     if env.intent_raw().is_none() && intent == Some(Intent::Respond) {
-        // A v1.0 `response:` reply: say so in the envelope, as ids are filled on receipt.
+        // A reply without an intent: say so in the envelope, as ids are filled on receipt.
         env.set_header("intent", "RESPOND");
     }
     let canonical = protocol::render(&env);

@@ -76,10 +76,10 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
     let keymap = keymap(&config)?;
     let data = data_dir();
     init_logging(&data);
-    let (store, label) = if launch.demo {
+    let (store, label, db_path) = if launch.demo {
         let mut store = Store::open_in_memory()?;
         demo::seed(&mut store)?;
-        (store, "demo (throwaway database)".to_string())
+        (store, "demo (throwaway database)".to_string(), None)
     } else {
         let path = launch
             .db
@@ -87,7 +87,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
             .or_else(crate::store::default_path)
             .ok_or_else(|| anyhow!("no home directory for the database; pass --db PATH"))?;
         let store = Store::open(&path).with_context(|| format!("opening {}", path.display()))?;
-        (store, path.display().to_string())
+        (store, path.display().to_string(), Some(path))
     };
     // 4 MiB of page cache: enough for what is on screen; the import's 32 MiB would make
     // the app hold tens of megabytes after opening one long thread.
@@ -115,6 +115,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
             now: None,
         },
         label,
+        db_path,
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);
@@ -123,6 +124,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
     install_panic_hook();
     execute!(std::io::stdout(), EnableBracketedPaste, EnableMouseCapture)?;
     let size = terminal.size()?;
+    let mut notes = Vec::new();
     let result = App::new(
         store,
         keymap,
@@ -131,13 +133,22 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         Box::new(std::io::stdout()),
         Rect::new(0, 0, size.width, size.height),
     )
-    .and_then(|mut app| event_loop(&mut terminal, &mut app));
+    .and_then(|mut app| {
+        let r = event_loop(&mut terminal, &mut app);
+        // Whatever the database has not taken yet is saved or written to a file, on every
+        // way out of the loop.
+        notes = app.finish(crate::app::pending::QUIT_WAIT);
+        r
+    });
     let _ = execute!(
         std::io::stdout(),
         DisableMouseCapture,
         DisableBracketedPaste
     );
     ratatui::restore();
+    for n in notes {
+        eprintln!("{n}");
+    }
     result
 }
 
@@ -160,9 +171,15 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow:
     app.start();
     loop {
         terminal.draw(|f| crate::ui::render(app, f))?;
-        // Ages on screen ("3m") move on even when nothing happens.
-        if !event::poll(Duration::from_secs(1))? {
-            app.update(Action::Resize(app.size.width, app.size.height));
+        // Ages on screen ("3m") move on even when nothing happens; what the database did
+        // not take (it was busy) is retried more often.
+        let tick = if app.has_pending() {
+            Duration::from_millis(250)
+        } else {
+            Duration::from_secs(1)
+        };
+        if !event::poll(tick)? {
+            app.update(Action::Tick);
             continue;
         }
         // Take every event already waiting before drawing again: a held key or a burst of

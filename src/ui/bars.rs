@@ -22,7 +22,15 @@ pub fn title(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         " (filtered)".to_string()
     };
-    let text = format!(" crosstalk — {} — {count}{filter}", app.settings.label);
+    let busy = if app.stale {
+        " — database busy: last data read"
+    } else {
+        ""
+    };
+    let text = format!(
+        " crosstalk — {} — {count}{filter}{busy}",
+        app.settings.label
+    );
     let line = Line::from(vec![Span::styled(
         truncate(&text, area.width as usize),
         theme::TITLE,

@@ -25,9 +25,14 @@ pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
         Some(r) => format!(" Reply to {}", safe_line(r)),
         None => " New envelope".to_string(),
     };
-    let saved = match &c.saved_at {
-        Some(t) => format!("  (draft saved {})", short_time(t)),
-        None => String::new(),
+    let saved = match (&c.unsaved, &c.saved_at) {
+        // The short cause ("database busy"); the status line has the whole of it.
+        (Some(why), _) => format!(
+            "  (draft not saved yet: {} — retrying)",
+            why.split(" (").next().unwrap_or(why)
+        ),
+        (None, Some(t)) => format!("  (draft saved {})", short_time(t)),
+        (None, None) => String::new(),
     };
     frame.render_widget(
         Paragraph::new(Line::from(vec![
@@ -38,7 +43,14 @@ pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
                 ),
                 theme::TITLE,
             ),
-            Span::styled(saved, theme::DIM),
+            Span::styled(
+                saved,
+                if c.unsaved.is_some() {
+                    theme::WARN
+                } else {
+                    theme::DIM
+                },
+            ),
         ])),
         title,
     );

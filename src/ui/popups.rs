@@ -154,13 +154,40 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
 fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
     let area = centered(size, 110, size.height.saturating_sub(4));
     let n = p.report.items.len();
-    let title = format!(
-        " Paste: {} envelope{} in {} bytes (kept) — Enter imports, Esc cancels ",
-        n,
-        if n == 1 { "" } else { "s" },
-        p.bytes
-    );
+    let plural = if n == 1 { "" } else { "s" };
+    let title = match &p.unsaved {
+        None => format!(
+            " Paste: {n} envelope{plural} in {} bytes (kept) — Enter imports, Esc cancels ",
+            p.bytes
+        ),
+        Some(_) => format!(
+            " Paste: {n} envelope{plural} in {} bytes (NOT SAVED) — w saves to a file, Enter retries ",
+            p.bytes
+        ),
+    };
     let inner = frame_block(&title, frame, area);
+    let (note, inner) = match &p.unsaved {
+        Some(u) => {
+            let [note, rest] =
+                Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
+            let where_ = match &u.file {
+                Some(f) => format!("written to {}", f.display()),
+                None => "kept in memory only: w writes it to a file".to_string(),
+            };
+            let text = format!(
+                "Not saved: {}. The paste is {where_}; Enter tries the database again.",
+                u.cause
+            );
+            (Some((note, safe_line(&text).into_owned())), rest)
+        }
+        None => (None, inner),
+    };
+    if let Some((area, text)) = note {
+        frame.render_widget(
+            Paragraph::new(Span::styled(text, theme::ERROR)).wrap(Wrap { trim: false }),
+            area,
+        );
+    }
     let [list, detail] =
         Layout::vertical([Constraint::Percentage(55), Constraint::Min(3)]).areas(inner);
     let w = list.width as usize;

@@ -51,6 +51,7 @@ pub fn harness(store: Store, w: u16, h: u16) -> Harness {
         fence: vec!["fenced-bot".into()],
         options: Default::default(),
         label: "test.db".into(),
+        db_path: None,
     };
     let mut app = App::new(
         store,

@@ -58,6 +58,9 @@ struct Block<'a, 'p> {
     lookahead: Option<(u32, Option<u32>)>,
     seen: bool,
     reply_form: bool,
+    /// The open META entry that continuation lines may extend: the indentation of its key
+    /// and whether it already took a continuation line.
+    meta_entry: Option<(usize, bool)>,
 }
 
 /// Parses the envelope whose banner is on `banner_line`; `cur` stands after the banner and
@@ -95,6 +98,7 @@ pub(crate) fn parse_block<'a>(
         lookahead: None,
         seen: false,
         reply_form: false,
+        meta_entry: None,
     };
     if lines::had_invisible(banner_line.text) {
         b.invisible(banner_line.no, banner_col);
@@ -102,6 +106,7 @@ pub(crate) fn parse_block<'a>(
     b.diags
         .extend(version_diag(&bm, banner_line.no, banner_col));
     let terminated = b.run();
+    b.close_meta_entry();
     if !b.seen && !terminated {
         return None;
     }
@@ -261,9 +266,24 @@ impl<'a> Block<'a, '_> {
                 self.consume(&v, false);
                 if state == State::Meta {
                     state = State::Headers;
+                    self.close_meta_entry();
                 }
                 continue;
             }
+            if self.pos.sig.is_some() && !self.may_follow_sig(c) {
+                // Nothing after `sig:` is content: the signature does not cover it.
+                if !self.end_ahead() {
+                    return false;
+                }
+                self.outside_signed(&v);
+                continue;
+            }
+            if state == State::Meta && self.continues_meta_value(c) {
+                self.append_meta_value(c);
+                self.consume(&v, true);
+                continue;
+            }
+            self.close_meta_entry();
             let Some((key, value, voff)) = lines::split_key(c) else {
                 if state != State::AfterBody && self.terminator_ahead(v.line.no) {
                     let (code, what) = if state == State::Meta {
@@ -374,11 +394,136 @@ impl<'a> Block<'a, '_> {
                         };
                     block.entries.push((key.to_string(), value.to_string()));
                     positions.push(v.pos(voff));
+                    self.meta_entry = Some((lines::indent_of(c).0, false));
                     self.structural(&v);
                 }
             }
         }
         false
+    }
+
+    /// Whether a line may stand between `sig:` and `[[END]]`: only the one `hash:` (it covers
+    /// the text through the `sig:` line, so it comes after it).
+    fn may_follow_sig(&self, c: &str) -> bool {
+        self.env.hash.is_none()
+            && lines::split_key(c).is_some_and(|(k, _, _)| k.eq_ignore_ascii_case("hash"))
+    }
+
+    /// Whether `[[END]]` follows before the next banner or fence, reading from the line not
+    /// yet consumed. Asked once per envelope, at its first line after `sig:`: the answer
+    /// decides whether those lines belong to the envelope (unread, reported) or end it.
+    fn end_ahead(&mut self) -> bool {
+        let mut c = self.cur;
+        while let Some(l) = c.next_line() {
+            let Some(s) = lines::strip_prefix_strict(l.text, self.prefix) else {
+                return false;
+            };
+            let cl = lines::clean(s);
+            if lines::is_end_marker(&cl) {
+                return true;
+            }
+            if scan::starts_banner(&cl) || lines::is_fence(&cl) {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// A line between `sig:` and `[[END]]`: consumed, never read, and reported. With a real
+    /// signature it is an error, because a valid signature would otherwise vouch for an
+    /// envelope whose meaning includes text it never covered.
+    fn outside_signed(&mut self, v: &View<'a>) {
+        let signed = self
+            .env
+            .sig
+            .as_deref()
+            .is_some_and(|s| !s.trim().is_empty() && !s.trim().eq_ignore_ascii_case("none"));
+        let sig_line = self.pos.sig.map_or(0, |p| p.line);
+        let d = if signed {
+            Diagnostic::new(
+                Code::ContentAfterSig,
+                v.line.no,
+                v.pcols + 1,
+                format!(
+                    "this line comes after `sig:` (line {sig_line}), outside the signed text, and was not read; the envelope cannot be verified. Only `hash:` may stand between `sig:` and `[[END]]`: ask the sender to put the line above `sig:` and sign again"
+                ),
+            )
+        } else {
+            Diagnostic::new(
+                Code::IgnoredAfterSig,
+                v.line.no,
+                v.pcols + 1,
+                format!(
+                    "this line comes after `sig:` (line {sig_line}) and was not read; only `hash:` may stand between `sig:` and `[[END]]`: move it above `sig:`"
+                ),
+            )
+        };
+        self.diags.push(d);
+        self.seen = true;
+        self.structural(v);
+    }
+
+    /// Whether a line inside a META block continues the value of the entry before it rather
+    /// than starting a new entry. The spec says "use YAML for complex data", so values are
+    /// written over several lines: a flow list or mapping (`Targets: [` … `]`) continues
+    /// until its brackets close, up to a `Key: value` line at column 1 (the next entry or
+    /// the envelope's own structure); otherwise a line indented deeper than the entry's key continues it unless
+    /// it is itself `Key: value` after a complete one-line value (then it is an entry, as
+    /// blocks whose entries are all indented alike are read).
+    fn continues_meta_value(&self, c: &str) -> bool {
+        let Some((indent, continued)) = self.meta_entry else {
+            return false;
+        };
+        let Some(value) = self
+            .env
+            .meta
+            .last()
+            .and_then(|b| b.entries.last())
+            .map(|(_, v)| v.as_str())
+        else {
+            return false;
+        };
+        if flow_depth(value) > 0 {
+            // An unclosed bracket must not swallow the block: a `Key: value` line at the
+            // start of a line (the next entry, or the envelope's own structure) ends it.
+            return !(lines::indent_of(c).0 == 0 && lines::split_key(c).is_some());
+        }
+        lines::indent_of(c).0 > indent
+            && (continued || value.is_empty() || lines::split_key(c).is_none())
+    }
+
+    fn append_meta_value(&mut self, c: &str) {
+        if let Some((_, v)) = self.env.meta.last_mut().and_then(|b| b.entries.last_mut()) {
+            v.push('\n');
+            v.push_str(c.trim());
+        }
+        if let Some((_, continued)) = &mut self.meta_entry {
+            *continued = true;
+        }
+    }
+
+    /// Ends the open META entry, warning when its flow list never closed (the lines it
+    /// took are in its value; nothing was dropped, but the value is incomplete).
+    fn close_meta_entry(&mut self) {
+        if self.meta_entry.take().is_none() {
+            return;
+        }
+        let (Some(block), Some((_, positions))) = (self.env.meta.last(), self.pos.meta.last())
+        else {
+            return;
+        };
+        if let (Some((key, value)), Some(pos)) = (block.entries.last(), positions.last())
+            && flow_depth(value) > 0
+        {
+            self.diags.push(Diagnostic::new(
+                Code::UnclosedMetaValue,
+                pos.line,
+                pos.column,
+                format!(
+                    "the value of `{key}` opens a list or mapping that never closes; it was read up to the end of the META block. Close it with `]` or `}}`"
+                ),
+            ));
+        }
     }
 
     fn after_body(&mut self, v: &View<'a>) {
@@ -461,4 +606,32 @@ pub(super) fn is_structural(c: &str) -> bool {
         }
         None => false,
     }
+}
+
+/// How many brackets of a YAML flow collection are still open at the end of a META value:
+/// zero unless the value starts with `[` or `{` (so `:-[` in prose opens nothing). Brackets
+/// inside double-quoted strings do not count.
+pub(crate) fn flow_depth(value: &str) -> usize {
+    if !value.starts_with(['[', '{']) {
+        return 0;
+    }
+    let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
+    for ch in value.chars() {
+        if quoted {
+            match ch {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match ch {
+            '"' => quoted = true,
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth
 }

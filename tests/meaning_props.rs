@@ -1,0 +1,333 @@
+//! Properties that keep what crosstalk writes and verifies tied to what envelopes mean:
+//! the canonical form re-parses to the same meaning and is idempotent, even on mangled
+//! input; a valid signature vouches exactly for what the parser reads; and every banner
+//! outside an envelope is accounted for.
+
+use crosstalk::protocol::keys::parse_private_key;
+use crosstalk::protocol::render::{body_key, nfc, render_as};
+use crosstalk::protocol::signature::{SigFormat, sign_envelope, verify_parsed};
+use crosstalk::protocol::{Banner, Envelope, Header, Intent, MetaBlock, Options, extract};
+use proptest::prelude::*;
+
+/// Cases per property: 768, or `PROPTEST_CASES` for a longer run.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(768)
+}
+
+const PRIVATE_PEM: &str = include_str!("fixtures/rc1/private.pem");
+
+/// What `crosstalk fmt` writes for `text`: each envelope in canonical form, under the body
+/// key it was received with, one blank line between.
+fn fmt(text: &str) -> String {
+    let ex = extract(text, &Options::default());
+    let parts: Vec<String> = (ex.envelopes.iter())
+        .map(|p| render_as(&p.envelope, body_key(p)))
+        .collect();
+    parts.join("\n")
+}
+
+/// What an envelope means: its content and its intent as read.
+fn readings(text: &str) -> Vec<(Envelope, Option<Intent>)> {
+    let ex = extract(text, &Options::default());
+    ex.envelopes
+        .into_iter()
+        .map(|p| {
+            let intent = p.intent();
+            // Header order says nothing: the canonical form puts known headers first.
+            let mut env = p.envelope;
+            env.headers = env.canonical_headers().into_iter().cloned().collect();
+            (env, intent)
+        })
+        .collect()
+}
+
+fn word() -> impl Strategy<Value = String> {
+    "[a-zA-Z0-9][a-zA-Z0-9 ,.!?'\"/@#%&*+=_→é漢-]{0,24}".prop_map(|s| s.trim().to_string())
+}
+
+fn id() -> impl Strategy<Value = String> {
+    "0[0-9A-HJKMNP-TV-Z]{25}"
+}
+
+/// A META entry written over one or several lines, as the text of its lines.
+fn meta_entry() -> impl Strategy<Value = String> {
+    let key = "[A-Z][A-Za-z0-9-]{0,8}";
+    prop_oneof![
+        3 => (key, word()).prop_map(|(k, v)| format!("{k}: {v}")),
+        1 => (key, proptest::collection::vec(word(), 1..4), any::<bool>()).prop_map(|(k, items, indent)| {
+            let pad = if indent { "  " } else { "" };
+            let lines: Vec<String> = items.iter().map(|i| format!("{pad}\"{i}\",")).collect();
+            format!("{k}: [\n{}\n{pad}]", lines.join("\n"))
+        }),
+        1 => (key, proptest::collection::vec(word(), 1..3)).prop_map(|(k, items)| {
+            let lines: Vec<String> = items.iter().map(|i| format!("  - {i}")).collect();
+            format!("{k}:\n{}", lines.join("\n"))
+        }),
+        1 => (key, word(), word()).prop_map(|(k, a, b)| format!("{k}: {a}\n    {b}")),
+    ]
+}
+
+/// A META block in either layout; the old `meta: |` layout with entries named like headers.
+fn meta_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => ("[a-z][a-z0-9-]{0,8}", proptest::collection::vec(meta_entry(), 0..4))
+            .prop_map(|(ns, e)| format!("meta: {ns}\n{}", e.join("\n"))),
+        1 => proptest::collection::vec(
+                (prop_oneof![Just("intent"), Just("parent"), Just("body"), Just("user"), Just("Note"), Just("sig")], word()),
+                1..4,
+            )
+            .prop_map(|e| {
+                let lines: Vec<String> = e.iter().map(|(k, v)| format!("  {k}: {v}")).collect();
+                format!("meta: |\n{}", lines.join("\n"))
+            }),
+    ]
+}
+
+fn body_lines() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec(
+        prop_oneof![
+            4 => word(),
+            1 => Just(String::new()),
+            1 => Just("    indented code".to_string()),
+            1 => Just("sig: looks like a trailer".to_string()),
+            1 => Just("[[END]]".to_string()),
+        ],
+        0..5,
+    )
+}
+
+prop_compose! {
+    /// An envelope as a chat window might show it: v1.0 or v1.1, `body:` or `response:`,
+    /// with or without intent, META in both layouts and over several lines.
+    fn envelope_text()(
+        from in "[A-Z]{2,8}", to in "[A-Z]{2,8}",
+        session in proptest::option::of(word()),
+        thread in proptest::option::of(id()),
+        parent in proptest::option::of(id()),
+        intent in proptest::option::of(prop_oneof![Just("REQUEST"), Just("RESPOND"), Just("ANSWER"), Just("POLL")]),
+        meta in proptest::collection::vec(meta_text(), 0..3),
+        response in any::<bool>(),
+        body in body_lines(),
+        sig in proptest::option::of(Just("none")),
+        end in any::<bool>(),
+    ) -> String {
+        let mut t = format!("[[{from}→{to} v1]]\nuser: kalle\n");
+        if let Some(s) = session { t.push_str(&format!("session: {s}\n")); }
+        if let Some(s) = thread { t.push_str(&format!("thread: {s}\n")); }
+        if let Some(s) = parent { t.push_str(&format!("parent: {s}\n")); }
+        if let Some(s) = intent { t.push_str(&format!("intent: {s}\n")); }
+        for m in meta { t.push('\n'); t.push_str(&m); t.push('\n'); }
+        t.push_str(if response { "response: |\n" } else { "body: |\n" });
+        for l in body {
+            if !l.is_empty() { t.push_str("  "); t.push_str(&l); }
+            t.push('\n');
+        }
+        if let Some(s) = sig { t.push_str(&format!("sig: {s}\n")); }
+        if end { t.push_str("[[END]]\n"); }
+        t
+    }
+}
+
+/// A line a hostile or clumsy hand might put anywhere.
+fn stray_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just("body: |".to_string()),
+        Just("  evil body line".to_string()),
+        Just("parent: 01J9J3D3M6A4M3WQX8G1ZQ0S7K".to_string()),
+        Just("intent: REQUEST".to_string()),
+        Just("meta: routing".to_string()),
+        Just("X-Priority: high".to_string()),
+        Just("X-Extra: value".to_string()),
+        Just("hash: deadbeef".to_string()),
+        Just("sig: none".to_string()),
+        Just("[[END]]".to_string()),
+        Just("[[EVIL→ANY v1]]".to_string()),
+        Just("```".to_string()),
+        Just("Targets: [".to_string()),
+        Just("\u{200B}".to_string()),
+        Just("    deeply indented".to_string()),
+        "[ -~]{0,30}",
+    ]
+}
+
+/// Line-level damage: lines inserted, deleted, duplicated or stripped of indentation.
+fn mangle(text: &str, edits: &[(prop::sample::Index, u8, String)]) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for (at, op, extra) in edits {
+        let i = at.index(lines.len() + 1);
+        match op % 4 {
+            0 => lines.insert(i, extra.clone()),
+            1 if i < lines.len() => {
+                lines.remove(i);
+            }
+            2 if i < lines.len() => {
+                let l = lines[i].clone();
+                lines.insert(i, l);
+            }
+            _ if i < lines.len() => lines[i] = lines[i].trim_start().to_string(),
+            _ => {}
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// The transport wrappings a chat window or mail client adds.
+fn wrap(text: &str, how: u8) -> String {
+    match how % 5 {
+        0 => text.to_string(),
+        1 => format!("Here it is:\n```text\n{text}```\nThanks.\n"),
+        2 => text.lines().map(|l| format!("> {l}\n")).collect(),
+        3 => text.replace('\n', "\r\n"),
+        _ => format!("{}\n", text.trim_end().replace('\n', " ")),
+    }
+}
+
+proptest! {
+    // `PROPTEST_CASES=100000 cargo test --test meaning_props` runs a longer fuzz.
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn fmt_keeps_meaning_and_is_idempotent(
+        envs in proptest::collection::vec(envelope_text(), 1..3),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), stray_line()), 0..4),
+        how in any::<u8>(),
+    ) {
+        let text = nfc(&wrap(&mangle(&envs.concat(), &edits), how));
+        let once = fmt(&text);
+        let twice = fmt(&once);
+        prop_assert_eq!(&twice, &once, "input:\n{}", text);
+        let before = readings(&text);
+        let after = readings(&once);
+        prop_assert_eq!(after.len(), before.len(), "input:\n{}\nfmt:\n{}", text, once);
+        for (a, b) in after.iter().zip(&before) {
+            prop_assert_eq!(a, b, "input:\n{}\nfmt:\n{}", text, once);
+        }
+    }
+
+    #[test]
+    fn fmt_of_arbitrary_character_damage_is_idempotent(
+        env in envelope_text(),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..4, any::<char>()), 1..10),
+    ) {
+        let mut text: Vec<char> = env.chars().collect();
+        let structural = ['[', ']', ':', '\n', '|', '→', '>', '`', ' ', '-', '"', '{'];
+        for (at, op, c) in edits {
+            if text.is_empty() { break; }
+            let i = at.index(text.len());
+            match op {
+                0 => { text.remove(i); }
+                1 => text.insert(i, c),
+                2 => text.insert(i, structural[(c as usize) % structural.len()]),
+                _ => text[i] = structural[(c as usize) % structural.len()],
+            }
+        }
+        let text = nfc(&text.into_iter().collect::<String>());
+        let once = fmt(&text);
+        prop_assert_eq!(fmt(&once), once.clone(), "input:\n{:?}", text);
+        let before = readings(&text);
+        let after = readings(&once);
+        prop_assert_eq!(after, before, "input:\n{:?}\nfmt:\n{}", text, once);
+    }
+
+    #[test]
+    fn a_line_inserted_into_a_signed_envelope_fails_verification_or_changes_nothing(
+        env in signable_envelope(),
+        jws in any::<bool>(),
+        at in any::<prop::sample::Index>(),
+        line in stray_line(),
+        how in 0u8..4,
+    ) {
+        let key = parse_private_key(PRIVATE_PEM).expect("test key");
+        let mut signed = env;
+        let format = if jws { SigFormat::Jws } else { SigFormat::Ed25519 };
+        sign_envelope(&mut signed, &key, format, "rc1@example");
+        let text = crosstalk::protocol::render(&signed);
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(at.index(lines.len() + 1), &line);
+        let mut tampered = lines.join("\n");
+        tampered.push('\n');
+        let tampered = wrap(&tampered, how);
+        let public = key.verifying_key();
+        let ex = extract(&tampered, &Options::default());
+        for p in &ex.envelopes {
+            if verify_parsed(p, &tampered, &public).is_ok() {
+                // A transport checksum after `sig:` is not content: compare without it.
+                let mut read = p.envelope.clone();
+                read.hash = None;
+                prop_assert_eq!(&read, &signed, "verified but reads differently:\n{}", tampered);
+            }
+        }
+    }
+
+    #[test]
+    fn every_banner_outside_an_envelope_is_accounted_for(
+        parts in proptest::collection::vec(prop_oneof![
+            2 => "[a-z ,.]{0,30}",
+            1 => ("[a-z $>*'-]{0,12}", "[a-z .]{0,12}").prop_map(|(a, b)| format!("{a}[[X→Y v1]]{b}")),
+            1 => ("[a-z $>*'-]{0,12}").prop_map(|a| format!("{a}[[X→Y v1]]\nsession: s 1\nintent: ACK\nbody: |\n  ok\nsig: none\n[[END]]")),
+            1 => envelope_text(),
+        ], 1..8),
+    ) {
+        let text = parts.join("\n");
+        let ex = extract(&text, &Options::default());
+        let covered = |line: u32| ex.envelopes.iter().any(|p| p.span.start_line <= line && line <= p.span.end_line);
+        let said = |line: u32| ex.diagnostics.iter().any(|d| d.line == line);
+        for (i, l) in text.split('\n').enumerate() {
+            let no = i as u32 + 1;
+            if has_versioned_banner(l) && !covered(no) {
+                prop_assert!(said(no), "banner on line {} neither read nor reported:\n{}", no, text);
+            }
+        }
+    }
+}
+
+prop_compose! {
+    /// An unsigned v1.1 envelope in canonical order, ready to be signed.
+    fn signable_envelope()(
+        from in "[A-Z]{2,8}", to in "[A-Z]{2,8}",
+        session in word(), thread in id(), message in id(),
+        intent in prop_oneof![Just("REQUEST"), Just("RESPOND"), Just("ACK")],
+        meta in proptest::collection::vec(("[a-z]{2,8}", proptest::collection::vec(("[A-Z][a-z]{1,6}", word()), 1..3)), 0..2),
+        body in proptest::collection::vec(word(), 1..4),
+    ) -> Envelope {
+        let headers = [("user", "kalle".to_string()), ("session", session), ("thread", thread), ("message", message), ("intent", intent.to_string())]
+            .into_iter()
+            .map(|(k, v)| Header { key: k.to_string(), value: v })
+            .collect();
+        Envelope {
+            banner: Banner { from, to, version: "v1".into() },
+            headers,
+            meta: meta.into_iter().map(|(namespace, entries)| MetaBlock { namespace, entries }).collect(),
+            body: Some(body.join("\n")),
+            sig: None,
+            hash: None,
+        }
+    }
+}
+
+/// Whether a line holds `[[X→Y vN]]` other than as inline code.
+fn has_versioned_banner(line: &str) -> bool {
+    let mut rest = line;
+    while let Some(at) = rest.find("[[") {
+        let after = &rest[at + 2..];
+        if let Some(close) = after.find("]]") {
+            let inner = &after[..close];
+            let versioned = inner.contains('→')
+                && inner.rsplit_once(' ').is_some_and(|(_, v)| {
+                    v.len() > 1 && v.starts_with('v') && v[1..].bytes().all(|b| b.is_ascii_digit())
+                });
+            let code = rest[..at].ends_with('`') && after[close + 2..].starts_with('`');
+            if versioned && !code && !inner.contains("[[") {
+                return true;
+            }
+        }
+        rest = after;
+    }
+    false
+}
