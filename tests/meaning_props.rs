@@ -3,10 +3,13 @@
 //! input; a valid signature vouches exactly for what the parser reads; and every banner
 //! outside an envelope is accounted for.
 
+use crosstalk::protocol::error_envelope::error_envelope;
 use crosstalk::protocol::keys::parse_private_key;
 use crosstalk::protocol::render::{body_key, nfc, render_as};
 use crosstalk::protocol::signature::{SigFormat, sign_envelope, verify_parsed};
-use crosstalk::protocol::{Banner, Envelope, Header, Intent, MetaBlock, Options, extract};
+use crosstalk::protocol::{
+    Banner, Envelope, Header, IdGenerator, Intent, MetaBlock, Options, extract,
+};
 use proptest::prelude::*;
 
 /// Cases per property: 768, or `PROPTEST_CASES` for a longer run.
@@ -262,6 +265,23 @@ proptest! {
                 read.hash = None;
                 prop_assert_eq!(&read, &signed, "verified but reads differently:\n{}", tampered);
             }
+        }
+    }
+
+    #[test]
+    fn an_error_reply_to_anything_is_valid(
+        env in envelope_text(),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), stray_line()), 0..4),
+        bad_id in prop_oneof![Just("01J9J3D3M6A4M3WQX8G1ZQ0SUU"), Just("c5a1b6e2-1f3d-4c8e-9a6b-2d4e6f8a0b1c"), Just("")],
+    ) {
+        let text = mangle(&env, &edits).replace("user: kalle", &format!("user: kalle\nmessage: {bad_id}"));
+        let ids = IdGenerator::new();
+        for p in extract(&text, &Options::default()).envelopes {
+            let reply = error_envelope(Some(&p.envelope), "E-FORMAT", None, &p.diagnostics, &ids);
+            let rendered = crosstalk::protocol::render(&reply);
+            let ex = extract(&rendered, &Options::default());
+            prop_assert_eq!(ex.envelopes.len(), 1, "{}", rendered);
+            prop_assert!(!ex.envelopes[0].has_errors(), "{}\n{:?}", rendered, ex.envelopes[0].diagnostics);
         }
     }
 

@@ -77,6 +77,8 @@ codes! {
     BadMetaEntry = "bad-meta-entry", Error;
     /// A line among the headers that is neither a header, a META block nor the body.
     UnexpectedLine = "unexpected-line", Error;
+    /// `parent` equal to `message`: the message would answer itself.
+    SelfParent = "self-parent", Error;
     /// A banner followed directly by `[[END]]`.
     EmptyEnvelope = "empty-envelope", Error;
     /// An intent outside the registry (kept as written).

@@ -1,7 +1,8 @@
 //! ERROR replies: the envelope a receiver sends back when a message cannot be handled, built
 //! the way the spec shows (direction swapped, conversation ids copied, `meta: error`).
 
-use super::{Diagnostic, Envelope, Header, IdGenerator, MetaBlock};
+use super::address::check_address;
+use super::{Diagnostic, Envelope, Header, IdGenerator, MetaBlock, is_id};
 
 /// The error taxonomy: code and the default reason.
 pub const ERROR_CODES: [(&str, &str); 8] = [
@@ -38,11 +39,31 @@ pub fn error_envelope(
     diagnostics: &[Diagnostic],
     ids: &IdGenerator,
 ) -> Envelope {
+    // The reply must itself be valid whatever it answers: a bad address, version or id of
+    // the original is not copied (the ids go to `meta: error`, so the sender can still
+    // match the reply to what it sent).
+    let address = |a: &str, fallback: &str| {
+        if check_address(a).is_ok() {
+            a.to_string()
+        } else {
+            fallback.to_string()
+        }
+    };
     let (from, to, version) = match original {
         Some(o) => (
-            o.banner.to.clone(),
-            o.banner.from.clone(),
-            o.banner.version.clone(),
+            address(&o.banner.to, "SYSTEM"),
+            address(&o.banner.from, "UNKNOWN"),
+            if o.banner
+                .version
+                .trim_start_matches(['v', 'V'])
+                .split('.')
+                .next()
+                == Some("1")
+            {
+                o.banner.version.clone()
+            } else {
+                "v1".to_string()
+            },
         ),
         None => (
             "SYSTEM".to_string(),
@@ -53,6 +74,7 @@ pub fn error_envelope(
     let mut env = Envelope::new(from, to);
     env.banner.version = version;
     let copy = |key: &str| original.and_then(|o| o.header(key)).map(str::to_string);
+    let copy_id = |key: &str| copy(key).filter(|v| is_id(v));
     let mut push = |key: &str, value: Option<String>| {
         if let Some(value) = value {
             env.headers.push(Header {
@@ -63,8 +85,8 @@ pub fn error_envelope(
     };
     push("user", Some("system".into()));
     push("session", copy("session"));
-    push("thread", copy("thread"));
-    push("parent", copy("message"));
+    push("thread", copy_id("thread"));
+    push("parent", copy_id("message"));
     push("message", Some(ids.next_id()));
     push("context", copy("context"));
     push("intent", Some("ERROR".into()));
@@ -78,6 +100,14 @@ pub fn error_envelope(
     ];
     if let Some(intent) = original.and_then(Envelope::intent) {
         entries.push(("Original-Intent".to_string(), intent.to_string()));
+    }
+    for (key, entry) in [
+        ("message", "Original-Message"),
+        ("thread", "Original-Thread"),
+    ] {
+        if let Some(bad) = copy(key).filter(|v| !is_id(v)) {
+            entries.push((entry.to_string(), bad));
+        }
     }
     env.meta.push(MetaBlock {
         namespace: "error".into(),
@@ -122,5 +152,26 @@ mod tests {
         assert_eq!(m.get("Code"), Some("E-ROUTE"));
         assert_eq!(m.get("Original-Intent"), Some("REQUEST"));
         assert!(crate::protocol::is_id(e.message().unwrap()));
+    }
+
+    #[test]
+    fn invalid_ids_and_addresses_are_not_copied() {
+        let mut o = Envelope::new("two words", "CLAUDE");
+        o.banner.version = "v2".into();
+        o.set_header("thread", "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
+        o.set_header("message", "01J9J3D3M6A4M3WQX8G1ZQ0SUU");
+        let e = error_envelope(Some(&o), "E-FORMAT", None, &[], &IdGenerator::new());
+        assert_eq!(
+            (e.banner.from.as_str(), e.banner.to.as_str()),
+            ("CLAUDE", "UNKNOWN")
+        );
+        assert_eq!(e.banner.version, "v1");
+        assert_eq!(e.parent(), None);
+        assert_eq!(e.thread(), o.thread());
+        let m = e.meta_block("error").unwrap();
+        assert_eq!(
+            m.get("Original-Message"),
+            Some("01J9J3D3M6A4M3WQX8G1ZQ0SUU")
+        );
     }
 }

@@ -65,6 +65,17 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         }
     }
 
+    // A message that names itself as its parent would answer itself: a loop in the tree.
+    if let (Some(parent), Some(message)) = (env.parent(), env.message())
+        && parent.trim().eq_ignore_ascii_case(message.trim())
+    {
+        d.push(at(
+            header_pos(p, "parent").unwrap_or(banner),
+            Code::SelfParent,
+            "`parent` names this message itself; set it to the id of the message this one answers, or remove it".into(),
+        ));
+    }
+
     // Intent.
     let intent = p.intent();
     if let Some(raw) = env.intent_raw() {
