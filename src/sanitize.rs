@@ -15,28 +15,53 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
-    let mut col = 0usize;
-    for c in s.chars() {
-        match c {
-            '\n' => {
-                out.push('\n');
-                col = 0;
-                continue;
-            }
-            '\t' => {
-                let n = 8 - col % 8;
-                out.extend(std::iter::repeat_n(' ', n));
-                col += n;
-                continue;
-            }
-            c if (c as u32) < 0x20 => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?')),
-            '\u{7f}' => out.push('\u{2421}'),
-            c if needs_escape(c) => out.push_str(&format!("⟨U+{:04X}⟩", c as u32)),
-            c => out.push(c),
-        }
-        col += 1;
-    }
+    Sanitizer::default().push(s, &mut out);
     Cow::Owned(out)
+}
+
+/// [`sanitize`] for text that arrives in pieces (a stream written to a terminal): the tab
+/// column carries over from one piece to the next, so the pieces print as the whole would.
+#[derive(Debug, Default, Clone)]
+pub struct Sanitizer {
+    col: usize,
+}
+
+impl Sanitizer {
+    /// Appends `s` to `out` made safe, and returns how many characters were shown as
+    /// placeholders (tabs, expanded to spaces, are not counted: nothing of them is hidden).
+    pub fn push(&mut self, s: &str, out: &mut String) -> usize {
+        let mut replaced = 0;
+        for c in s.chars() {
+            match c {
+                '\n' => {
+                    out.push('\n');
+                    self.col = 0;
+                    continue;
+                }
+                '\t' => {
+                    let n = 8 - self.col % 8;
+                    out.extend(std::iter::repeat_n(' ', n));
+                    self.col += n;
+                    continue;
+                }
+                c if (c as u32) < 0x20 => {
+                    out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?'));
+                    replaced += 1;
+                }
+                '\u{7f}' => {
+                    out.push('\u{2421}');
+                    replaced += 1;
+                }
+                c if needs_escape(c) => {
+                    out.push_str(&format!("⟨U+{:04X}⟩", c as u32));
+                    replaced += 1;
+                }
+                c => out.push(c),
+            }
+            self.col += 1;
+        }
+        replaced
+    }
 }
 
 /// Like [`sanitize`] for text that must stay on one line: newlines are shown as `␊`.

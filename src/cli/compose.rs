@@ -1,7 +1,9 @@
 //! `new` and `error`: writing envelopes.
 
+use std::io::Write;
 use std::path::Path;
 
+use super::output::Stdout;
 use super::parse_cmd::report;
 use super::{EXIT_INVALID, Failure, input};
 use crate::protocol::error_envelope::{ERROR_CODES, error_envelope, is_error_code};
@@ -93,7 +95,9 @@ fn emit(envs: &[Envelope], name: &str, opts: &Options) -> Result<u8, Failure> {
     }
     let ex = protocol::extract(&text, opts);
     report(name, ex.all_diagnostics());
-    out!("{text}");
+    let mut out = Stdout::new();
+    let _ = out.write_all(text.as_bytes());
+    out.finish()?;
     Ok(if ex.error_count() == 0 {
         0
     } else {

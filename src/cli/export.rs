@@ -19,6 +19,22 @@ pub enum Format {
     Markdown,
 }
 
+/// Replies are indented one step per level down to this depth; deeper ones stay at this
+/// indentation and say their depth as a number, as mail clients do. Indenting every level
+/// made output quadratic in a chain's length: a 20 000-deep chain printed hundreds of
+/// megabytes.
+pub const MAX_INDENT: usize = 8;
+
+/// How many indentation steps a message at `depth` gets, and the `[depth N]` label that
+/// stands in for the rest when it is deeper than [`MAX_INDENT`].
+pub fn indent(depth: usize) -> (usize, Option<String>) {
+    if depth > MAX_INDENT {
+        (MAX_INDENT, Some(format!("[depth {depth}]")))
+    } else {
+        (depth, None)
+    }
+}
+
 /// `{"id", "context", "messages": [...]}` with messages in tree order.
 pub fn thread_json(t: &ThreadView) -> Value {
     json!({
@@ -33,9 +49,11 @@ pub fn render(t: &ThreadView, format: Format) -> String {
     match format {
         Format::Crosstalk => t.canonical_text(),
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&thread_json(t)).unwrap_or_default();
-            s.push('\n');
-            s
+            let mut buf = Vec::new();
+            // Writing to memory cannot fail, and the value holds only strings and numbers.
+            let _ = super::json::write(&mut buf, &thread_json(t));
+            buf.push(b'\n');
+            String::from_utf8_lossy(&buf).into_owned()
         }
         Format::Markdown => markdown(t),
     }
@@ -54,10 +72,10 @@ fn markdown(t: &ThreadView) -> String {
     ));
     for m in &t.messages {
         let e = &m.envelope;
-        let arrow = if m.depth == 0 {
-            String::new()
-        } else {
-            format!("{} ", "↳".repeat(m.depth))
+        let arrow = match indent(m.depth) {
+            (0, _) => String::new(),
+            (steps, None) => format!("{} ", "↳".repeat(steps)),
+            (steps, Some(label)) => format!("{} {label} ", "↳".repeat(steps)),
         };
         out.push_str(&format!(
             "\n## {arrow}{} → {} · {} · {}\n\n",

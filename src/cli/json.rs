@@ -1,9 +1,16 @@
 //! The JSON shapes of the command line, kept in one place because scripts depend on them.
 
+use std::io::Write;
+
 use serde::Serialize;
+use serde_json::ser::Formatter;
 use serde_json::{Value, json};
 
-use crate::protocol::{Diagnostic, Envelope, Extraction, Parsed};
+use super::Failure;
+use super::output::Stdout;
+use crate::sanitize::is_unsafe;
+
+use crate::protocol::{Diagnostic, Envelope, Parsed};
 use crate::store::StoredMessage;
 
 /// One envelope as `parse --json` prints it: the spec's fields flat (absent ones `null`),
@@ -53,8 +60,9 @@ fn fields(e: &Envelope, intent: Option<String>) -> Value {
     })
 }
 
-/// The whole `parse --json` object.
-pub fn extraction(ex: &Extraction) -> Value {
+/// The whole `parse --json` object, as `parse --json` writes it piece by piece.
+#[cfg(test)]
+pub fn extraction(ex: &crate::protocol::Extraction) -> Value {
     json!({
         "envelopes": ex.envelopes.iter().map(envelope).collect::<Vec<_>>(),
         "diagnostics": ex.diagnostics,
@@ -76,10 +84,194 @@ pub struct CheckFile<'a> {
     pub diagnostics: Vec<&'a Diagnostic>,
 }
 
-/// Prints a value as pretty JSON on standard output.
-pub fn print(v: &impl Serialize) {
-    match serde_json::to_string_pretty(v) {
-        Ok(s) => out!("{s}\n"),
-        Err(e) => eprintln!("crosstalk: cannot encode JSON: {e}"),
+/// Writes `v` as pretty JSON (two-space indent, as `serde_json::to_string_pretty`) with
+/// every character the terminal would act on or hide escaped (see [`SafeFormatter`]).
+pub fn write(out: &mut impl Write, v: &impl Serialize) -> serde_json::Result<()> {
+    write_at(out, v, 0)
+}
+
+/// [`write`] for a value that sits `level` levels deep in a larger document being written
+/// piece by piece: its inner lines are indented as they would be in the whole.
+pub fn write_at(out: &mut impl Write, v: &impl Serialize, level: usize) -> serde_json::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, SafeFormatter::at(level));
+    v.serialize(&mut ser)
+}
+
+/// Prints a value as pretty JSON and a newline on standard output.
+pub fn print(out: &mut Stdout, v: &impl Serialize) -> Result<(), Failure> {
+    write(out, v)
+        .and_then(|()| out.write_all(b"\n").map_err(serde_json::Error::io))
+        .map_err(|e| Failure::usage(format!("cannot write JSON to standard output: {e}")))
+}
+
+/// serde_json's pretty layout, escaping more than JSON requires: besides C0 controls, also
+/// DEL, C1 controls, bidi controls and invisible characters (everything
+/// [`crate::sanitize::is_unsafe`] names) are written as `\uXXXX`. The document means the
+/// same once decoded, but no envelope's text can act on a terminal that shows it raw, or
+/// hide or reorder what a person reading it sees.
+pub struct SafeFormatter {
+    level: usize,
+    has_value: bool,
+}
+
+impl SafeFormatter {
+    /// A formatter whose output starts `level` indentation steps in.
+    pub fn at(level: usize) -> Self {
+        SafeFormatter {
+            level,
+            has_value: false,
+        }
+    }
+
+    fn indent(&self, w: &mut (impl Write + ?Sized)) -> std::io::Result<()> {
+        for _ in 0..self.level {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, w: &mut (impl Write + ?Sized), bracket: &[u8]) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(bracket)
+    }
+
+    fn close(&mut self, w: &mut (impl Write + ?Sized), bracket: &[u8]) -> std::io::Result<()> {
+        self.level = self.level.saturating_sub(1);
+        if self.has_value {
+            w.write_all(b"\n")?;
+            self.indent(w)?;
+        }
+        w.write_all(bracket)
+    }
+
+    fn item(&mut self, w: &mut (impl Write + ?Sized), first: bool) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w)
+    }
+}
+
+impl Formatter for SafeFormatter {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if !is_unsafe(c) {
+                continue;
+            }
+            w.write_all(&fragment.as_bytes()[start..i])?;
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                write!(w, "\\u{u:04x}")?;
+            }
+            start = i + c.len_utf8();
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn encode(v: &impl Serialize) -> String {
+        let mut buf = Vec::new();
+        write(&mut buf, v).expect("encode");
+        String::from_utf8(buf).expect("utf-8")
+    }
+
+    /// Strings rich in what must be escaped: controls, DEL, C1, bidi and zero-width
+    /// characters, mixed with ordinary and non-BMP text.
+    fn hostile() -> impl Strategy<Value = String> {
+        let pick = prop_oneof![
+            any::<char>(),
+            (0u32..0x20).prop_map(|u| char::from_u32(u).unwrap_or('?')),
+            (0x7fu32..0xa0).prop_map(|u| char::from_u32(u).unwrap_or('?')),
+            prop::sample::select(vec![
+                '\u{200b}', '\u{200e}', '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{061c}',
+                '\u{feff}', '\u{00ad}', '\u{fff9}', '\u{1b}', '"', '\\', 'é', '😀',
+            ]),
+        ];
+        prop::collection::vec(pick, 0..64).prop_map(|cs| cs.into_iter().collect())
+    }
+
+    proptest! {
+        #[test]
+        fn any_string_round_trips_with_nothing_unsafe_raw(s in hostile()) {
+            let v = serde_json::json!({"body": s, "list": [s.clone(), "x"]});
+            let text = encode(&v);
+            prop_assert!(!text.chars().any(is_unsafe), "{text:?}");
+            let back: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+            prop_assert_eq!(&back["body"], &serde_json::Value::String(s.clone()));
+            prop_assert_eq!(back, v);
+        }
+
+        #[test]
+        fn layout_is_serde_json_pretty(s in "[a-z \n\"]{0,20}", n in 0usize..4) {
+            let v = serde_json::json!({"a": [s.clone(), s], "b": {"c": n, "d": []}, "e": {}});
+            prop_assert_eq!(encode(&v), serde_json::to_string_pretty(&v).expect("pretty"));
+        }
+    }
+
+    #[test]
+    fn nested_pieces_indent_as_the_whole() {
+        let inner = serde_json::json!({"k": [1, 2]});
+        let mut buf = Vec::new();
+        write_at(&mut buf, &inner, 2).expect("encode");
+        let whole =
+            serde_json::to_string_pretty(&serde_json::json!({"a": [inner]})).expect("pretty");
+        let piece = String::from_utf8(buf).expect("utf-8");
+        assert!(whole.contains(&piece), "{whole}\n---\n{piece}");
     }
 }

@@ -3,11 +3,11 @@
 //! Exit status, the same for every command: 0 ok; 1 invalid input, no envelope found or a
 //! failed verification; 2 usage or I/O error.
 
-/// `print!` that ends the process quietly when standard output was closed (`| head`),
-/// instead of panicking as `print!` does.
+/// `print!` through [`output::Stdout`]: sanitized on a terminal, and ending the process
+/// quietly when standard output was closed (`| head`) instead of panicking as `print!` does.
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::cli::write_stdout(&format!($($arg)*))
+        $crate::cli::output::write_stdout(&format!($($arg)*))
     };
 }
 
@@ -15,6 +15,7 @@ mod compose;
 mod export;
 mod input;
 mod json;
+mod output;
 mod parse_cmd;
 mod sign_cmd;
 mod store_cmd;
@@ -25,6 +26,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::protocol::Options;
+use crate::sanitize::sanitize;
 
 /// Exit status for invalid input (also: no envelope, failed verification).
 pub const EXIT_INVALID: u8 = 1;
@@ -214,29 +216,40 @@ pub fn default_user() -> String {
     input::user(None)
 }
 
-/// Writes to standard output; a reader that went away (broken pipe) ends the process with
-/// status 0, as it is no error of the input.
-pub(crate) fn write_stdout(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
+/// Parses the command line and runs it.
+///
+/// Everything this prints on standard error passes through the sanitizer: messages quote
+/// file names, arguments and ids as given, and those can hold escape sequences too.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    let code = match dispatch(cli) {
+        Ok(code) => code,
+        Err(f) => {
+            eprintln!("crosstalk: {}", sanitize(&f.message));
+            f.code
         }
-        eprintln!("crosstalk: cannot write to standard output: {e}");
-    }
+    };
+    output::note();
+    ExitCode::from(code)
 }
 
-/// Parses the command line and runs it.
-pub fn run() -> ExitCode {
-    let cli = Cli::parse();
-    match dispatch(cli) {
-        Ok(code) => ExitCode::from(code),
-        Err(f) => {
-            eprintln!("crosstalk: {}", f.message);
-            ExitCode::from(f.code)
-        }
+/// clap's error messages quote the argument they reject: printed plain and sanitized (help
+/// and version are clap's own text and print as clap prints them).
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
     }
+    eprint!("{}", sanitize(&e.render().to_string()));
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE))
 }
 
 fn dispatch(cli: Cli) -> Result<u8, Failure> {

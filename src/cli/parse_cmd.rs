@@ -1,10 +1,12 @@
 //! `parse`, `fmt` and `check`: reading pastes.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::input::{self, Input};
 use super::json::{self, CheckFile};
-use super::{EXIT_INVALID, Failure, input};
+use super::output::Stdout;
+use super::{EXIT_INVALID, Failure};
 use crate::protocol::{self, Diagnostic, Extractor, IdGenerator, Options, Parsed};
 use crate::sanitize::{sanitize, sanitize_line};
 
@@ -15,20 +17,88 @@ fn status(ok: bool) -> u8 {
 /// `crosstalk parse`: the envelopes found, for people or (`--json`) for scripts.
 pub fn parse(file: Option<&Path>, as_json: bool, opts: &Options) -> Result<u8, Failure> {
     let inp = input::read(file)?;
-    let ex = inp.extract(opts);
     if as_json {
-        json::print(&json::extraction(&ex));
-    } else {
-        let mut out = BufWriter::new(std::io::stdout().lock());
-        for d in &ex.diagnostics {
-            let _ = writeln!(out, "{}:{}", inp.name, sanitize_line(&d.to_string()));
-        }
-        for (i, p) in ex.envelopes.iter().enumerate() {
-            let _ = human(&mut out, &inp.name, i + 1, p);
-        }
-        let _ = out.flush();
+        return parse_json(&inp, opts);
     }
+    let ex = inp.extract(opts);
+    let mut out = Stdout::new();
+    for d in &ex.diagnostics {
+        let _ = writeln!(
+            out,
+            "{}:{}",
+            sanitize_line(&inp.name),
+            sanitize_line(&d.to_string())
+        );
+    }
+    for (i, p) in ex.envelopes.iter().enumerate() {
+        let _ = human(&mut out, &inp.name, i + 1, p);
+    }
+    out.finish()?;
     Ok(status(ex.error_count() == 0 && !ex.envelopes.is_empty()))
+}
+
+/// `parse --json`, written envelope by envelope so that memory stays near the input's own
+/// size: holding every envelope, then a JSON tree of them all, then the whole text cost
+/// about a hundred times the input.
+///
+/// The output is serde_json's pretty layout of `{"diagnostics", "envelopes"}` (keys in that
+/// order), the same bytes as encoding the whole [`json::extraction`] at once. The diagnostics
+/// outside envelopes come first but are known only once the input has been read through, so
+/// a first pass collects them (dropping envelopes as they come) and a second writes the
+/// envelopes.
+fn parse_json(inp: &Input, opts: &Options) -> Result<u8, Failure> {
+    let mut out = Stdout::new();
+    let ok = write_json(&mut out, inp, opts)
+        .map_err(|e| Failure::usage(format!("cannot write JSON to standard output: {e}")))?;
+    out.finish()?;
+    Ok(status(ok))
+}
+
+/// Writes the `parse --json` document for `inp` to `out`; true when it found envelopes and
+/// no errors.
+fn write_json(out: &mut impl Write, inp: &Input, opts: &Options) -> serde_json::Result<bool> {
+    let (found, mut outside) = outside_diagnostics(&inp.text, opts);
+    if let Some(d) = &inp.utf8 {
+        outside.insert(0, d.clone());
+    }
+    if found == 0 {
+        outside.push(protocol::no_envelope());
+    }
+    let mut errors = outside.iter().filter(|d| d.is_error()).count();
+    let io = serde_json::Error::io;
+    out.write_all(b"{\n  \"diagnostics\": ").map_err(io)?;
+    // As a JSON value, like the rest of the document: its keys sorted.
+    json::write_at(out, &serde_json::to_value(&outside)?, 1)?;
+    out.write_all(b",\n  \"envelopes\": [").map_err(io)?;
+    let mut written = 0usize;
+    for p in Extractor::new(&inp.text, opts.clone()) {
+        errors += p.diagnostics.iter().filter(|d| d.is_error()).count();
+        let sep: &[u8] = if written == 0 { b"\n    " } else { b",\n    " };
+        out.write_all(sep).map_err(io)?;
+        json::write_at(out, &json::envelope(&p), 2)?;
+        written += 1;
+    }
+    let end: &[u8] = if written == 0 {
+        b"]\n}\n"
+    } else {
+        b"\n  ]\n}\n"
+    };
+    out.write_all(end).map_err(io)?;
+    Ok(errors == 0 && written > 0)
+}
+
+/// The number of envelopes in `text` and the diagnostics outside them, in the order
+/// [`protocol::extract`] gives them (without its `no-envelope`); envelopes are dropped as
+/// they are found, and large inputs are read on every core as `check` reads them.
+fn outside_diagnostics(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
+    let pieces = pieces(text);
+    let found = on_threads(&pieces, |_, (p, first)| {
+        let mut ex = Extractor::with_first_line(p, first, opts.clone());
+        let n = ex.by_ref().count();
+        (n, ex.into_diagnostics())
+    });
+    let n = found.iter().map(|f| f.0).sum();
+    (n, found.into_iter().flat_map(|f| f.1).collect())
 }
 
 /// One envelope for people: banner, headers, META, body, signature, then diagnostics.
@@ -74,7 +144,7 @@ fn human(out: &mut impl Write, name: &str, n: usize, p: &Parsed) -> std::io::Res
         writeln!(out, "  hash: {}", s(hash))?;
     }
     for d in &p.diagnostics {
-        writeln!(out, "  {name}:{}", s(&d.to_string()))?;
+        writeln!(out, "  {}:{}", s(name), s(&d.to_string()))?;
     }
     writeln!(out)
 }
@@ -84,7 +154,7 @@ pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Fa
     let inp = input::read(file)?;
     let ex = inp.extract(opts);
     let ids = IdGenerator::new();
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = Stdout::new();
     for (i, p) in ex.envelopes.iter().enumerate() {
         let mut env = p.envelope.clone();
         if fill_ids {
@@ -96,13 +166,15 @@ pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Fa
         let key = protocol::render::body_key(p);
         let _ = out.write_all(protocol::render::render_as(&env, key).as_bytes());
     }
-    let _ = out.flush();
+    out.finish()?;
     report(&inp.name, ex.all_diagnostics());
     Ok(status(ex.error_count() == 0 && !ex.envelopes.is_empty()))
 }
 
-/// Diagnostics on standard error as `file:line:col: severity: message [code]`.
+/// Diagnostics on standard error as `file:line:col: severity: message [code]`; the file
+/// name is sanitized as the messages are (it may hold anything a file name can).
 pub fn report<'a>(name: &str, diags: impl Iterator<Item = &'a Diagnostic>) {
+    let name = sanitize_line(name);
     let mut err = std::io::stderr().lock();
     let mut sorted: Vec<_> = diags.collect();
     sorted.sort_by_key(|d| (d.line, d.column));
@@ -128,13 +200,19 @@ fn tally(text: &str, first_line: u32, opts: &Options) -> (usize, Vec<Diagnostic>
 }
 
 /// Runs `f` on each piece on its own thread and returns the results in order.
-fn on_threads<T: Send>(pieces: &[&str], f: impl Fn(usize, &str) -> T + Sync) -> Vec<T> {
+fn on_threads<P: Copy + Send + Sync, T: Send>(
+    pieces: &[P],
+    f: impl Fn(usize, P) -> T + Sync,
+) -> Vec<T> {
     std::thread::scope(|s| {
         let f = &f;
         let handles: Vec<_> = pieces
             .iter()
             .enumerate()
-            .map(|(i, piece)| s.spawn(move || f(i, piece)))
+            .map(|(i, piece)| {
+                let piece = *piece;
+                s.spawn(move || f(i, piece))
+            })
             .collect();
         handles
             .into_iter()
@@ -143,10 +221,11 @@ fn on_threads<T: Send>(pieces: &[&str], f: impl Fn(usize, &str) -> T + Sync) -> 
     })
 }
 
-/// Checks one input on every core: the text is cut where no envelope can span the cut
-/// ([`protocol::split_points`]); each piece's lines are counted first so that every piece
+/// Cuts an input for reading on every core: where no envelope can span the cut
+/// ([`protocol::split_points`]), one piece per core for large inputs. Each piece comes with
+/// the number of its first line (lines are counted first, in parallel), so every piece
 /// reports the input's own line numbers.
-fn check_text(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
+fn pieces(text: &str) -> Vec<(&str, u32)> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let parts = if text.len() < 1 << 20 { 1 } else { cores };
     let pieces: Vec<&str> = protocol::split_points(text, parts)
@@ -156,15 +235,17 @@ fn check_text(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
     let counts = on_threads(&pieces, |_, p| {
         memchr::memchr_iter(b'\n', p.as_bytes()).count()
     });
-    let firsts: Vec<u32> = counts
-        .iter()
-        .scan(1u32, |line, n| {
-            let first = *line;
-            *line += *n as u32;
-            Some(first)
-        })
-        .collect();
-    let tallies = on_threads(&pieces, |i, p| tally(p, firsts[i], opts));
+    let firsts = counts.iter().scan(1u32, |line, n| {
+        let first = *line;
+        *line += *n as u32;
+        Some(first)
+    });
+    pieces.into_iter().zip(firsts).collect()
+}
+
+/// Checks one input on every core, piece by piece ([`pieces`]).
+fn check_text(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
+    let tallies = on_threads(&pieces(text), |_, (p, first)| tally(p, first, opts));
     let envelopes = tallies.iter().map(|t| t.0).sum();
     let mut diagnostics: Vec<Diagnostic> = tallies.into_iter().flat_map(|t| t.1).collect();
     if envelopes == 0 {
@@ -177,7 +258,7 @@ fn check_text(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
 pub fn check(files: &[PathBuf], as_json: bool, opts: &Options) -> Result<u8, Failure> {
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = Stdout::new();
     let (mut envelopes, mut errors, mut warnings) = (0, 0, 0);
     let mut ok = true;
     let mut reports = Vec::new();
@@ -206,13 +287,13 @@ pub fn check(files: &[PathBuf], as_json: bool, opts: &Options) -> Result<u8, Fai
             );
         } else {
             for d in &diags {
-                let _ = writeln!(out, "{}:{}", inp.name, sanitize_line(&d.to_string()));
+                let name = sanitize_line(&inp.name);
+                let _ = writeln!(out, "{name}:{}", sanitize_line(&d.to_string()));
             }
         }
     }
     if as_json {
-        let _ = out.flush();
-        json::print(&reports);
+        json::print(&mut out, &reports)?;
     } else {
         let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
         let _ = writeln!(
@@ -222,7 +303,83 @@ pub fn check(files: &[PathBuf], as_json: bool, opts: &Options) -> Result<u8, Fai
             plural(errors, "error"),
             plural(warnings, "warning")
         );
-        let _ = out.flush();
     }
+    out.finish()?;
     Ok(status(ok))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn input(text: &str) -> Input {
+        Input {
+            name: "<test>".into(),
+            text: text.into(),
+            utf8: None,
+        }
+    }
+
+    /// The streamed document is byte for byte the whole extraction encoded at once.
+    fn same_as_whole(text: &str) {
+        let opts = Options::default();
+        let inp = input(text);
+        let mut streamed = Vec::new();
+        let ok = write_json(&mut streamed, &inp, &opts).expect("write");
+        let ex = inp.extract(&opts);
+        let mut whole = Vec::new();
+        json::write(&mut whole, &json::extraction(&ex)).expect("write");
+        whole.push(b'\n');
+        assert_eq!(
+            String::from_utf8_lossy(&streamed),
+            String::from_utf8_lossy(&whole)
+        );
+        assert_eq!(ok, ex.error_count() == 0 && !ex.envelopes.is_empty());
+    }
+
+    const ENVELOPE: &str = "[[A→B v1]]\nuser: u\nsession: 2025-10-09T16Z abc123\nintent: REQUEST\ncontext: c\nbody: |\n  hi\nsig: none\n[[END]]\n";
+
+    #[test]
+    fn streamed_json_matches_the_whole_document() {
+        same_as_whole("");
+        same_as_whole("prose only\n");
+        same_as_whole(ENVELOPE);
+        same_as_whole(&format!("[[END]]\n{ENVELOPE}\n[[X→Y v1]]\n\n{ENVELOPE}"));
+        same_as_whole(
+            "[[A→B v1]] user: u intent: REQUEST body: | one sig: none [[END]] [[A→B v1]] user: v body: | two sig: none [[END]]\n",
+        );
+    }
+
+    /// Inputs over 1 MiB are read in pieces on every core for the diagnostics outside
+    /// envelopes: they still come in order, with the input's own line numbers.
+    #[test]
+    fn streamed_json_matches_for_large_inputs() {
+        let mut text = String::new();
+        let mut n = 0;
+        while text.len() < (1 << 20) + 4096 {
+            text.push_str(ENVELOPE);
+            if n % 997 == 0 {
+                text.push_str("[[END]]\n[[A→B v1]]\n\n");
+            }
+            n += 1;
+        }
+        same_as_whole(&text);
+    }
+
+    proptest! {
+        #[test]
+        fn streamed_json_matches_for_arbitrary_pastes(
+            parts in prop::collection::vec(prop_oneof![
+                Just(ENVELOPE.to_string()),
+                Just("[[END]]\n".to_string()),
+                Just("[[A→B v1]] intent: POLL body: | x sig: none [[END]]\n".to_string()),
+                Just("[[A→B v1]]\n".to_string()),
+                "[a-z \\[\\]:|\n\u{1b}\u{202e}]{0,30}",
+            ], 0..8)
+        ) {
+            same_as_whole(&parts.concat());
+        }
+    }
 }

@@ -1,10 +1,11 @@
 //! `sign` and `verify`.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use serde_json::json;
 
+use super::output::Stdout;
 use super::parse_cmd::report;
 use super::{EXIT_INVALID, Failure, input, json as out_json};
 use crate::protocol::keys::{default_pkid, parse_private_key, parse_public_key};
@@ -12,6 +13,7 @@ use crate::protocol::signature::{
     Matched, SigFormat, key_id, parse_sig, sign_envelope, verify_parsed,
 };
 use crate::protocol::{self, Options};
+use crate::sanitize::sanitize_line;
 
 /// `crosstalk sign`: signs the canonical rendering of each envelope and prints it. Envelopes
 /// with errors are not signed: a signature would vouch for text that is known to be wrong.
@@ -33,14 +35,15 @@ pub fn sign(
     if ex.envelopes.is_empty() {
         return Ok(EXIT_INVALID);
     }
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = Stdout::new();
     let mut status = 0;
     let mut first = true;
     for p in &ex.envelopes {
         if p.has_errors() {
             eprintln!(
                 "{}:{}: envelope not signed: fix its errors first",
-                inp.name, p.span.start_line
+                sanitize_line(&inp.name),
+                p.span.start_line
             );
             status = EXIT_INVALID;
             continue;
@@ -63,7 +66,7 @@ pub fn sign(
         first = false;
         let _ = out.write_all(protocol::render(&env).as_bytes());
     }
-    let _ = out.flush();
+    out.finish()?;
     Ok(status)
 }
 
@@ -133,7 +136,9 @@ pub fn verify(
         }
     }
     if as_json {
-        out_json::print(&results);
+        let mut out = Stdout::new();
+        out_json::print(&mut out, &results)?;
+        out.finish()?;
     }
     Ok(if all_ok { 0 } else { EXIT_INVALID })
 }

@@ -1,9 +1,10 @@
 //! The commands over the database: `import`, `threads`, `show`, `export`, `search`, `reply`.
 
-use std::io::{BufWriter, IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::json as out_json;
+use super::output::Stdout;
 use super::{EXIT_INVALID, Failure, export, input};
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
@@ -89,7 +90,7 @@ pub fn import(
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut ok = true;
     let mut reports = Vec::new();
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = Stdout::new();
     for f in files {
         let (name, mut reader, size): (String, Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-"
         {
@@ -110,6 +111,7 @@ pub fn import(
             reports.push(report);
             continue;
         }
+        let name = sanitize_line(&name);
         for d in &report.diagnostics {
             let _ = writeln!(out, "{name}:{}", sanitize_line(&d.to_string()));
         }
@@ -144,10 +146,10 @@ pub fn import(
             report.count(Outcome::Rejected)
         );
     }
-    let _ = out.flush();
     if as_json {
-        out_json::print(&reports);
+        out_json::print(&mut out, &reports)?;
     }
+    out.finish()?;
     Ok(if ok { 0 } else { EXIT_INVALID })
 }
 
@@ -155,11 +157,12 @@ pub fn import(
 pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Failure> {
     let store = open(db)?;
     let threads = store.threads(limit).map_err(store_failure)?;
+    let mut out = Stdout::new();
     if as_json {
-        out_json::print(&threads);
+        out_json::print(&mut out, &threads)?;
+        out.finish()?;
         return Ok(0);
     }
-    let mut out = BufWriter::new(std::io::stdout().lock());
     for t in &threads {
         let waiting = if t.awaiting_reply {
             "  [awaiting reply]"
@@ -182,7 +185,7 @@ pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Fai
             "no threads yet: `crosstalk import FILE` or paste into `crosstalk import -`"
         );
     }
-    let _ = out.flush();
+    out.finish()?;
     Ok(0)
 }
 
@@ -196,15 +199,17 @@ fn load_thread(store: &Store, id: &str) -> Result<ThreadView, Failure> {
         })
 }
 
-/// `crosstalk show`: the thread as an indented tree, or JSON.
+/// `crosstalk show`: the thread as an indented tree, or JSON. Replies deeper than
+/// [`export::MAX_INDENT`] are not indented further but say their depth.
 pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     let store = open(db)?;
     let t = load_thread(&store, id)?;
+    let mut out = Stdout::new();
     if as_json {
-        out_json::print(&export::thread_json(&t));
+        out_json::print(&mut out, &export::thread_json(&t))?;
+        out.finish()?;
         return Ok(0);
     }
-    let mut out = BufWriter::new(std::io::stdout().lock());
     let _ = writeln!(
         out,
         "thread {}  {}",
@@ -214,10 +219,12 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     for m in &t.messages {
         let e = &m.envelope;
         let first = e.first_line();
+        let (steps, label) = export::indent(m.depth);
+        let label = label.map(|l| l + " ").unwrap_or_default();
         let _ = writeln!(
             out,
-            "{}{} {} → {}  {}  {}  [{}]",
-            "  ".repeat(m.depth + 1),
+            "{}{label}{} {} → {}  {}  {}  [{}]",
+            "  ".repeat(steps + 1),
             sanitize_line(m.intent.as_deref().unwrap_or("?")),
             sanitize_line(&e.banner.from),
             sanitize_line(&e.banner.to),
@@ -226,17 +233,19 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
             m.id,
         );
     }
-    let _ = out.flush();
+    out.finish()?;
     Ok(0)
 }
 
-/// `crosstalk export`.
+/// `crosstalk export`: exact bytes to a file or pipe; on a terminal the canonical text is
+/// shown with placeholders for what a terminal would act on.
 pub fn export_thread(db: Option<&Path>, id: &str, format: export::Format) -> Result<u8, Failure> {
     let store = open(db)?;
     let t = load_thread(&store, id)?;
     let text = export::render(&t, format);
-    let mut out = std::io::stdout().lock();
+    let mut out = Stdout::new();
     let _ = out.write_all(text.as_bytes());
+    out.finish()?;
     Ok(0)
 }
 
@@ -251,19 +260,23 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
         );
     }
     let hits = results.hits;
+    let mut out = Stdout::new();
     if as_json {
-        out_json::print(&hits);
+        out_json::print(&mut out, &hits)?;
+        out.finish()?;
         return Ok(0);
     }
     for h in &hits {
-        out!(
-            "{}  {}  {}  {}\n",
+        let _ = writeln!(
+            out,
+            "{}  {}  {}  {}",
             h.thread,
             h.message,
             sanitize_line(h.context.as_deref().unwrap_or("")),
             sanitize_line(&h.snippet)
         );
     }
+    out.finish()?;
     Ok(if hits.is_empty() { EXIT_INVALID } else { 0 })
 }
 
@@ -287,8 +300,14 @@ pub fn reply(
             },
             e => store_failure(e),
         })?;
-    eprintln!("draft {} stored in thread {}", m.id, m.thread);
-    out!("{}", m.canonical);
+    eprintln!(
+        "draft {} stored in thread {}",
+        sanitize_line(&m.id),
+        sanitize_line(&m.thread)
+    );
+    let mut out = Stdout::new();
+    let _ = out.write_all(m.canonical.as_bytes());
+    out.finish()?;
     Ok(0)
 }
 
