@@ -173,7 +173,7 @@ fn a_fresh_file_gets_the_current_schema_and_reopens() {
         .unwrap();
     for t in [
         "pastes",
-        "paste_chunks",
+        "paste_pieces",
         "threads",
         "messages",
         "messages_fts",
@@ -679,7 +679,7 @@ fn reimporting_the_same_text_adds_nothing() {
         (
             count(raw, "SELECT count(*) FROM messages"),
             count(raw, "SELECT count(*) FROM pastes"),
-            count(raw, "SELECT count(*) FROM paste_chunks"),
+            count(raw, "SELECT count(*) FROM paste_pieces"),
             count(raw, "SELECT sum(message_count) FROM threads"),
             count(raw, "SELECT count(*) FROM threads"),
         )
@@ -803,16 +803,20 @@ fn an_envelope_with_errors_is_rejected_and_the_others_imported() {
     assert_eq!(count(&db.raw(), "SELECT count(*) FROM messages"), 2);
 }
 
-/// The stored text of a paste, its pieces joined in order.
-fn paste_text(raw: &Connection, paste: i64) -> (String, String, i64, i64) {
-    let text: String = raw
-        .prepare("SELECT text FROM paste_chunks WHERE paste_id = ?1 ORDER BY seq")
+/// The stored bytes of a paste, its pieces joined in order.
+fn paste_bytes(raw: &Connection, paste: i64) -> Vec<u8> {
+    raw.prepare("SELECT bytes FROM paste_pieces WHERE paste_id = ?1 ORDER BY seq")
         .unwrap()
-        .query_map([paste], |r| r.get::<_, String>(0))
+        .query_map([paste], |r| r.get::<_, Vec<u8>>(0))
         .unwrap()
         .collect::<Result<Vec<_>, _>>()
         .unwrap()
-        .concat();
+        .concat()
+}
+
+/// The stored text of a paste, its pieces joined in order.
+fn paste_text(raw: &Connection, paste: i64) -> (String, String, i64, i64) {
+    let text = String::from_utf8(paste_bytes(raw, paste)).expect("the paste is UTF-8");
     let (source, bytes): (String, i64) = raw
         .query_row(
             "SELECT source, bytes FROM pastes WHERE id = ?1",
@@ -822,7 +826,7 @@ fn paste_text(raw: &Connection, paste: i64) -> (String, String, i64, i64) {
         .unwrap();
     let pieces = count(
         raw,
-        &format!("SELECT count(*) FROM paste_chunks WHERE paste_id = {paste}"),
+        &format!("SELECT count(*) FROM paste_pieces WHERE paste_id = {paste}"),
     );
     (text, source, bytes, pieces)
 }
@@ -1382,7 +1386,7 @@ fn an_input_larger_than_a_stored_piece_imports_like_one_extraction() {
     let pieces = count(
         &raw,
         &format!(
-            "SELECT count(*) FROM paste_chunks WHERE paste_id = {}",
+            "SELECT count(*) FROM paste_pieces WHERE paste_id = {}",
             r.paste_id
         ),
     );
@@ -1461,7 +1465,7 @@ fn an_unreadable_input_is_an_error_and_stores_nothing() {
     assert!(matches!(err, StoreError::Read { .. }), "{err}");
     let raw = db.raw();
     assert_eq!(count(&raw, "SELECT count(*) FROM pastes"), 0);
-    assert_eq!(count(&raw, "SELECT count(*) FROM paste_chunks"), 0);
+    assert_eq!(count(&raw, "SELECT count(*) FROM paste_pieces"), 0);
     // The store is still usable.
     let v = ids(2);
     let r = import(&mut store, &v11(CC, &v[0], None, &v[1], "REQUEST", "x"));
