@@ -20,7 +20,13 @@ pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
             Failure::usage("no home directory to keep the database in; name one with --db PATH")
         })?,
     };
-    Store::open(&path).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
+    Store::open(&path).map_err(|e| match e {
+        // These name the database themselves.
+        StoreError::ReadOnly { .. } | StoreError::DiskFull { .. } | StoreError::Busy { .. } => {
+            Failure::usage(e.to_string())
+        }
+        e => Failure::usage(format!("{}: {e}", path.display())),
+    })
 }
 
 fn store_failure(e: StoreError) -> Failure {

@@ -205,34 +205,24 @@ impl Store {
         reader: &mut dyn Read,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(i64, Vec<Diagnostic>), StoreError> {
-        let paste_id = {
-            let tx = self.begin_write()?;
-            tx.execute(
-                "INSERT INTO pastes (source, received_at, bytes, digest) VALUES (?1, ?2, 0, '')",
-                params![source, now()],
-            )?;
-            let id = tx.last_insert_rowid();
-            tx.commit()?;
-            id
-        };
-        match self.store_pieces(paste_id, source, reader, progress) {
-            Ok(r) => Ok(r),
-            Err(e) => {
-                // What was stored of an input that could not be read to its end goes.
-                if let Ok(tx) = self.begin_write() {
-                    let _ = tx.execute("DELETE FROM pastes WHERE id = ?1", [paste_id]);
-                    let _ = tx.commit();
-                }
-                Err(e)
+        let mut paste_id = None;
+        let r = self.store_pieces(&mut paste_id, source, reader, progress);
+        if let (Err(_), Some(id)) = (&r, paste_id) {
+            // What was stored of an input that could not be read to its end goes.
+            if let Ok(tx) = self.begin_write() {
+                let _ = tx.execute("DELETE FROM pastes WHERE id = ?1", [id]);
+                let _ = tx.commit();
             }
         }
+        r
     }
 
-    /// Stores the pieces of an input in `paste_id`, each in its own transaction: the database
-    /// is not held while the input is read (standard input may take its time).
+    /// Stores the pieces of an input, each in its own transaction (the first one creates the
+    /// paste, the last one completes it: an input of one piece is one transaction). The
+    /// database is not held while the input is read: standard input may take its time.
     fn store_pieces(
         &mut self,
-        paste_id: i64,
+        paste_id: &mut Option<i64>,
         source: &str,
         reader: &mut dyn Read,
         progress: &mut dyn FnMut(u64),
@@ -242,13 +232,12 @@ impl Store {
         let (mut total, mut seq, mut lines_before) = (0u64, 0i64, 0u32);
         let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
         let mut block = vec![0u8; CHUNK];
-        let mut eof = false;
-        while !eof {
+        loop {
             let n = read_full(reader, &mut block).map_err(|error| StoreError::Read {
                 source_name: source.to_string(),
                 error,
             })?;
-            eof = n < CHUNK;
+            let eof = n < CHUNK;
             buf.extend_from_slice(&block[..n]);
             // Pieces end at a line break (so no character is split), except the last.
             let cut = if eof {
@@ -259,9 +248,6 @@ impl Store {
                     None => continue,
                 }
             };
-            if cut == 0 {
-                continue;
-            }
             let piece: Vec<u8> = buf.drain(..cut).collect();
             hasher.update(&piece);
             total += piece.len() as u64;
@@ -273,38 +259,59 @@ impl Store {
             }
             lines_before += memchr::memchr_iter(b'\n', &piece).count() as u32;
             let tx = self.begin_write()?;
-            tx.execute(
-                "INSERT INTO paste_pieces (paste_id, seq, bytes) VALUES (?1, ?2, ?3)",
-                params![paste_id, seq, piece],
-            )?;
-            tx.execute(
-                "UPDATE pastes SET bytes = ?1 WHERE id = ?2",
-                params![total as i64, paste_id],
-            )?;
+            let id = match *paste_id {
+                Some(id) => id,
+                None => {
+                    tx.execute(
+                        "INSERT INTO pastes (source, received_at, bytes, digest)
+                         VALUES (?1, ?2, 0, '')",
+                        params![source, now()],
+                    )?;
+                    *paste_id.insert(tx.last_insert_rowid())
+                }
+            };
+            if !piece.is_empty() {
+                tx.execute(
+                    "INSERT INTO paste_pieces (paste_id, seq, bytes) VALUES (?1, ?2, ?3)",
+                    params![id, seq, piece],
+                )?;
+                seq += 1;
+            }
+            if !eof {
+                tx.execute(
+                    "UPDATE pastes SET bytes = ?1 WHERE id = ?2",
+                    params![total as i64, id],
+                )?;
+                tx.commit()?;
+                progress(total);
+                continue;
+            }
+            // The last piece: an identical input stored before is used instead.
+            let digest = hex(&hasher.finalize());
+            let existing: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM pastes WHERE digest = ?1 AND bytes = ?2 AND id <> ?3",
+                    params![digest, total as i64, id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            let kept = match existing {
+                Some(old) => {
+                    tx.execute("DELETE FROM pastes WHERE id = ?1", [id])?;
+                    old
+                }
+                None => {
+                    tx.execute(
+                        "UPDATE pastes SET bytes = ?1, digest = ?2 WHERE id = ?3",
+                        params![total as i64, digest, id],
+                    )?;
+                    id
+                }
+            };
             tx.commit()?;
-            seq += 1;
             progress(total);
+            return Ok((kept, diagnostics));
         }
-        let digest = hex(&hasher.finalize());
-        let tx = self.begin_write()?;
-        let existing: Option<i64> = tx
-            .query_row(
-                "SELECT id FROM pastes WHERE digest = ?1 AND bytes = ?2 AND id <> ?3",
-                params![digest, total as i64, paste_id],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(id) = existing {
-            tx.execute("DELETE FROM pastes WHERE id = ?1", [paste_id])?;
-            tx.commit()?;
-            return Ok((id, diagnostics));
-        }
-        tx.execute(
-            "UPDATE pastes SET bytes = ?1, digest = ?2 WHERE id = ?3",
-            params![total as i64, digest, paste_id],
-        )?;
-        tx.commit()?;
-        Ok((paste_id, diagnostics))
     }
 }
 

@@ -506,3 +506,84 @@ pub(crate) fn now() -> String {
         .precision(Some(6))
         .timestamp_to_string(&jiff::Timestamp::now())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Options;
+
+    fn envelopes(ids: &IdGenerator, n: usize) -> String {
+        let t = ids.next_id();
+        (0..n)
+            .map(|i| {
+                format!(
+                    "[[CLAUDE→CHATGPT v1]]\nthread: {t}\nmessage: {}\nintent: INFORM\nbody: |\n  \
+                     {i} {}\n[[END]]\n",
+                    ids.next_id(),
+                    "filler words to take some room ".repeat(20)
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_full_disk_names_the_database_and_says_to_free_space() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("full.db");
+        let mut store = Store::open(&path).unwrap();
+        let ids = IdGenerator::new();
+        let opts = Options::default();
+        store
+            .import_text("first", &envelopes(&ids, 10), &opts)
+            .unwrap();
+        // The database may not grow: the disk is as good as full.
+        let pages: i64 = store
+            .conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .unwrap();
+        let _: i64 = store
+            .conn
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        let big = envelopes(&ids, 2000);
+        let e = store.import_text("big", &big, &opts).unwrap_err();
+        assert!(matches!(e, StoreError::DiskFull { .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("free some space"), "{msg}");
+        assert!(store.integrity_check().unwrap());
+
+        // With room again, the same import goes through.
+        let _: i64 = store
+            .conn
+            .query_row("PRAGMA max_page_count = 1000000", [], |r| r.get(0))
+            .unwrap();
+        let r = store.import_text("big", &big, &opts).unwrap();
+        assert_eq!(r.count(crate::store::Outcome::Imported), 2000);
+    }
+
+    #[test]
+    fn a_write_that_waits_longer_than_its_timeout_says_the_database_was_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("busy.db");
+        let mut a = Store::open(&path).unwrap();
+        let b = Store::open(&path).unwrap();
+        b.conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        a.set_busy_timeout(Duration::from_millis(50)).unwrap();
+        let e = a.mark_seen("t").unwrap_err();
+        assert!(e.is_busy(), "{e:?}");
+        assert!(
+            e.to_string().starts_with(&path.display().to_string()),
+            "{e}"
+        );
+        // A zero timeout fails at once.
+        a.set_busy_timeout(Duration::ZERO).unwrap();
+        let start = Instant::now();
+        assert!(a.mark_seen("t").unwrap_err().is_busy());
+        assert!(start.elapsed() < Duration::from_secs(1));
+        b.conn.execute_batch("COMMIT").unwrap();
+        a.mark_seen("t").unwrap();
+    }
+}
