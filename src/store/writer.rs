@@ -34,6 +34,12 @@ fn id_key(id: &str) -> u64 {
 struct ThreadAcc {
     context: Option<String>,
     participants: Vec<String>,
+    /// Messages added to the thread (less those moved out of it) in this piece. Counts are
+    /// kept up to date by adding this, not by counting: counting a thread at every piece
+    /// cost a scan of the whole thread per piece, which grows with a long conversation.
+    added: i64,
+    /// Whether a message moved out of it (it may be empty now).
+    left: bool,
 }
 
 /// The state of one import.
@@ -108,10 +114,16 @@ fn max_seq(conn: &Connection) -> Result<i64, StoreError> {
 }
 
 /// The messages waiting for their reply. Only a message copied out for a reply waits for
-/// one: a handful, found by the partial index on status.
+/// one: a handful, found by the partial index on status. The query repeats the index's own
+/// condition: SQLite uses a partial index only for a query whose WHERE contains that
+/// condition, and without it this scanned every stored message, once per import (which made
+/// importing many small pastes slower the more the database held) and now once per piece.
 fn awaiting(conn: &Connection) -> Result<HashSet<String>, StoreError> {
     Ok(conn
-        .prepare_cached("SELECT id FROM messages WHERE status = 'awaiting_reply'")?
+        .prepare_cached(
+            "SELECT id FROM messages WHERE status IN ('draft', 'awaiting_reply')
+                AND status = 'awaiting_reply'",
+        )?
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?)
 }
@@ -271,7 +283,12 @@ impl Run<'_> {
         };
 
         let env = &filled.env;
-        self.touch_thread(&thread, env.context(), [&env.banner.from, &env.banner.to])?;
+        self.touch_thread(
+            &thread,
+            env.context(),
+            [&env.banner.from, &env.banner.to],
+            1,
+        )?;
         self.conn
             .prepare_cached(
                 "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction, status, sender,
@@ -372,8 +389,9 @@ impl Run<'_> {
             self.conn
                 .prepare_cached("UPDATE messages SET thread_id = ?2 WHERE id = ?1")?
                 .execute(params![id, thread])?;
-            // The old thread's count is recomputed (and an emptied one removed) at the end.
-            self.touch_thread(old, None, [])?;
+            // The old thread's count goes down (an emptied one is removed at the piece's end).
+            self.touch_thread(old, None, [], -1)?;
+            self.touch_thread(thread, None, [], 1)?;
         }
         Ok(())
     }
@@ -387,12 +405,14 @@ impl Run<'_> {
             .optional()?)
     }
 
-    /// Makes sure the thread exists (messages reference it) and notes its new participants.
+    /// Makes sure the thread exists (messages reference it), notes its new participants and
+    /// `added` messages.
     fn touch_thread<'a>(
         &mut self,
         id: &str,
         context: Option<&str>,
         participants: impl IntoIterator<Item = &'a String>,
+        added: i64,
     ) -> Result<(), StoreError> {
         if !self.threads.contains_key(id) {
             self.conn
@@ -412,10 +432,14 @@ impl Run<'_> {
                 ThreadAcc {
                     context: ctx,
                     participants,
+                    added: 0,
+                    left: false,
                 },
             );
         }
         if let Some(acc) = self.threads.get_mut(id) {
+            acc.added += added;
+            acc.left |= added < 0;
             if acc.context.is_none() {
                 acc.context = context.map(str::to_string);
             }
@@ -432,28 +456,24 @@ impl Run<'_> {
     /// left empty (their replies moved to the thread of the message they answer) are removed.
     fn flush_threads(&mut self) -> Result<(), StoreError> {
         for (id, acc) in &self.threads {
-            let n: i64 = self.conn.query_row(
-                "SELECT count(*) FROM messages WHERE thread_id = ?1",
-                [id],
-                |r| r.get(0),
-            )?;
-            if n == 0 {
-                self.conn
-                    .execute("DELETE FROM threads WHERE id = ?1", [id])?;
-                continue;
-            }
             self.conn
                 .prepare_cached(
-                    "UPDATE threads SET message_count = ?2, participants = ?3,
+                    "UPDATE threads SET message_count = message_count + ?2, participants = ?3,
                         context = coalesce(context, ?4), last_activity = ?5 WHERE id = ?1",
                 )?
                 .execute(params![
                     id,
-                    n,
+                    acc.added,
                     serde_json::to_string(&acc.participants).unwrap_or_default(),
                     acc.context,
                     self.now
                 ])?;
+            if acc.left {
+                self.conn.execute(
+                    "DELETE FROM threads WHERE id = ?1 AND message_count <= 0",
+                    [id],
+                )?;
+            }
         }
         Ok(())
     }
