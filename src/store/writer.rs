@@ -113,6 +113,9 @@ fn max_seq(conn: &Connection) -> Result<i64, StoreError> {
     )
 }
 
+const AWAITING: &str = "SELECT id FROM messages WHERE status IN ('draft', 'awaiting_reply')
+    AND status = 'awaiting_reply'";
+
 /// The messages waiting for their reply. Only a message copied out for a reply waits for
 /// one: a handful, found by the partial index on status. The query repeats the index's own
 /// condition: SQLite uses a partial index only for a query whose WHERE contains that
@@ -120,10 +123,7 @@ fn max_seq(conn: &Connection) -> Result<i64, StoreError> {
 /// importing many small pastes slower the more the database held) and now once per piece.
 fn awaiting(conn: &Connection) -> Result<HashSet<String>, StoreError> {
     Ok(conn
-        .prepare_cached(
-            "SELECT id FROM messages WHERE status IN ('draft', 'awaiting_reply')
-                AND status = 'awaiting_reply'",
-        )?
+        .prepare_cached(AWAITING)?
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?)
 }
@@ -476,5 +476,31 @@ impl Run<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan SQLite picks for `sql`, one line per step.
+    fn plan(conn: &Connection, sql: &str) -> String {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        rows.join("\n")
+    }
+
+    #[test]
+    fn the_look_ups_of_every_piece_use_an_index() {
+        let store = super::super::Store::open_in_memory().unwrap();
+        let conn = &store.conn;
+        let awaiting = plan(conn, AWAITING);
+        assert!(awaiting.contains("INDEX messages_status"), "{awaiting}");
+        let max = plan(conn, "SELECT coalesce(max(seq), 0) FROM messages");
+        assert!(!max.contains("SCAN"), "{max}");
     }
 }
