@@ -497,7 +497,7 @@ fn a_writer_that_waits_two_seconds_gets_in_while_a_long_import_runs() {
         }
         slowest = slowest.max(took);
         writes += 1;
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(5));
     }
     let status = wait_capped(&mut child, Duration::from_secs(300));
     let (out, err) = (reader.join().unwrap(), stderr.join().unwrap());

@@ -130,7 +130,12 @@ fn a_missing_database_in_a_read_only_folder_names_the_folder() {
     let e = Store::open(&path).err().expect("a database was created");
     chmod(&sub, 0o755);
     let msg = e.to_string();
-    assert!(msg.contains(&path.display().to_string()), "{msg}");
+    assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+    assert!(
+        msg.contains("cannot create") && msg.contains("writable"),
+        "{msg}"
+    );
+    assert!(!path.exists());
 }
 
 #[test]

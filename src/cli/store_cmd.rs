@@ -22,9 +22,10 @@ pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
     };
     Store::open(&path).map_err(|e| match e {
         // These name the database themselves.
-        StoreError::ReadOnly { .. } | StoreError::DiskFull { .. } | StoreError::Busy { .. } => {
-            Failure::usage(e.to_string())
-        }
+        StoreError::ReadOnly { .. }
+        | StoreError::DiskFull { .. }
+        | StoreError::Busy { .. }
+        | StoreError::CannotCreate { .. } => Failure::usage(e.to_string()),
         e => Failure::usage(format!("{}: {e}", path.display())),
     })
 }

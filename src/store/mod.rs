@@ -75,6 +75,17 @@ pub enum StoreError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A new database file could not be created.
+    #[error(
+        "{path}: cannot create the database ({source}); make its folder writable, or name another file with --db",
+        path = path.display()
+    )]
+    CannotCreate {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
     /// Reading an input failed.
     #[error("cannot read {source_name}: {error}")]
     Read {
@@ -191,8 +202,19 @@ impl Store {
                 source,
             })?;
         }
-        let conn = Connection::open(path).map_err(|e| located(e.into()))?;
+        let existed = path.exists();
+        let cannot_create = |source: rusqlite::Error| StoreError::CannotCreate {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(|e| match existed {
+            false => cannot_create(e),
+            true => located(e.into()),
+        })?;
         match Self::setup(conn, path) {
+            Err(StoreError::Sqlite(e)) if !existed && e.sqlite_error_code().is_some() => {
+                Err(cannot_create(e))
+            }
             // Writable by permissions, yet refused (a read-only mount, a file made immutable):
             // read what is there.
             Err(e) if path.exists() && is_read_only(&e) => {
