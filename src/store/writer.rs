@@ -40,6 +40,8 @@ struct ThreadAcc {
     added: i64,
     /// Whether a message moved out of it (it may be empty now).
     left: bool,
+    /// Whether the current piece touched it (only those are written at its end).
+    dirty: bool,
 }
 
 /// The state of one import.
@@ -149,6 +151,8 @@ impl Run<'_> {
             // stored now, and digests and parents must be looked up.
             self.had_messages = true;
             self.stored_ids = None;
+            // And the threads' participants and contexts are read again.
+            self.threads.clear();
         }
         self.piece_first_seq = now;
         self.last_seq = now;
@@ -161,7 +165,6 @@ impl Run<'_> {
     /// of its messages. The caller commits.
     pub fn end_piece(&mut self) -> Result<(), StoreError> {
         self.flush_threads()?;
-        self.threads.clear();
         super::index_since(self.conn, self.piece_first_seq)?;
         self.last_seq = max_seq(self.conn)?;
         Ok(())
@@ -434,12 +437,14 @@ impl Run<'_> {
                     participants,
                     added: 0,
                     left: false,
+                    dirty: false,
                 },
             );
         }
         if let Some(acc) = self.threads.get_mut(id) {
             acc.added += added;
             acc.left |= added < 0;
+            acc.dirty = true;
             if acc.context.is_none() {
                 acc.context = context.map(str::to_string);
             }
@@ -452,10 +457,12 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Writes each touched thread's count, participants, context and activity time; threads
-    /// left empty (their replies moved to the thread of the message they answer) are removed.
+    /// Writes the count, participants, context and activity time of each thread the piece
+    /// touched; threads left empty (their replies moved to the thread of the message they
+    /// answer) are removed. What is known of the threads is kept for the next piece.
     fn flush_threads(&mut self) -> Result<(), StoreError> {
-        for (id, acc) in &self.threads {
+        let mut emptied = Vec::new();
+        for (id, acc) in self.threads.iter_mut().filter(|(_, a)| a.dirty) {
             self.conn
                 .prepare_cached(
                     "UPDATE threads SET message_count = message_count + ?2, participants = ?3,
@@ -468,12 +475,20 @@ impl Run<'_> {
                     acc.context,
                     self.now
                 ])?;
-            if acc.left {
-                self.conn.execute(
+            if acc.left
+                && self.conn.execute(
                     "DELETE FROM threads WHERE id = ?1 AND message_count <= 0",
                     [id],
-                )?;
+                )? > 0
+            {
+                emptied.push(id.clone());
             }
+            acc.added = 0;
+            acc.left = false;
+            acc.dirty = false;
+        }
+        for id in emptied {
+            self.threads.remove(&id);
         }
         Ok(())
     }
