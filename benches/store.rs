@@ -142,6 +142,15 @@ fn search_rare_word(b: Bencher) {
     b.bench_local(|| store.search(black_box(word), 20).expect("search").len());
 }
 
+/// The common word given once and 400 times: a repeated word is looked for once, so the two
+/// cost the same (each repeat cost another pass over its matches before).
+#[divan::bench(args = [1, 400])]
+fn search_repeated_word(b: Bencher, repeats: usize) {
+    let store = open_history();
+    let query = vec![history().common; repeats].join(" ");
+    b.bench_local(|| store.search(black_box(&query), 20).expect("search").len());
+}
+
 const IMPORT_ENVELOPES: usize = 10_000;
 
 fn import_text() -> &'static str {

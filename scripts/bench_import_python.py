@@ -23,7 +23,7 @@ import time
 
 FTS = "messages_fts"
 # Every table crosstalk writes on import, parents before children (foreign keys are on).
-TABLES = (("pastes", "id"), ("paste_chunks", "paste_id, seq"), ("threads", "id"),
+TABLES = (("pastes", "id"), ("paste_pieces", "paste_id, seq"), ("threads", "id"),
           ("messages", "seq"))
 
 
@@ -54,13 +54,16 @@ def dump(source, out):
         with open(f"{out}/rows-{table}.jsonl", "w") as f:
             f.write(json.dumps(columns) + "\n")
             for row in cur:
+                # JSON has no bytes: a BLOB (the input as received) is written as hex.
+                row = [{"hex": v.hex()} if isinstance(v, bytes) else v for v in row]
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def load(path):
     with open(path) as f:
         columns = json.loads(f.readline())
-        return columns, [tuple(json.loads(line)) for line in f]
+        unhex = lambda v: bytes.fromhex(v["hex"]) if isinstance(v, dict) else v
+        return columns, [tuple(unhex(v) for v in json.loads(line)) for line in f]
 
 
 def insert(rows_dir, db, times=None):
@@ -97,7 +100,7 @@ def compare(a, b):
         "SELECT count(*), total(length(canonical)), total(ids_assigned) FROM messages",
         "SELECT id FROM messages WHERE ids_assigned = 0 ORDER BY seq",
         "SELECT count(*), total(message_count) FROM threads",
-        "SELECT count(*), total(length(text)) FROM paste_chunks",
+        "SELECT count(*), total(length(bytes)) FROM paste_pieces",
         f"SELECT count(*) FROM {FTS} WHERE {FTS} MATCH 'backfill'",
         f"SELECT count(*) FROM {FTS} WHERE {FTS} MATCH 'zusammenfassung'",
     ]

@@ -74,10 +74,10 @@ fn a_paste_without_envelopes_is_kept_and_explained() {
         t.app.status
     );
     let raw = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
-    let text: String = raw
-        .query_row("SELECT text FROM paste_chunks", [], |r| r.get(0))
+    let bytes: Vec<u8> = raw
+        .query_row("SELECT bytes FROM paste_pieces", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(text, "just some chat text, no envelope\n");
+    assert_eq!(bytes, b"just some chat text, no envelope\n");
 }
 
 #[test]

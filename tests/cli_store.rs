@@ -253,3 +253,83 @@ fn human_output_of_stored_text_is_sanitized() {
         );
     }
 }
+
+#[test]
+fn import_reads_every_input_it_can_and_names_those_it_cannot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("history.db");
+    let (a, b) = (dir.path().join("a.md"), dir.path().join("b.md"));
+    std::fs::write(&a, CONVERSATION).expect("write a");
+    let b_text = CONVERSATION
+        .replace("2025-10-09T16Z a7f3d1", "2025-10-10T09Z c0ffee")
+        .replace("01J9J3DBC4N7P2Q3R5S7T9V1V2", "01J9J3DBC4N7P2Q3R5S7T9V1V3");
+    std::fs::write(&b, b_text).expect("write b");
+    // A missing file whose name carries an escape sequence, and a folder (opens, cannot be read).
+    let missing = dir.path().join("missing\x1b[31m.md");
+    let folder = dir.path().join("a-folder");
+    std::fs::create_dir(&folder).expect("folder");
+    let arg = |p: &Path| p.to_str().expect("utf-8 path").to_string();
+    let r = run(
+        &db,
+        &["import", &arg(&a), &arg(&missing), &arg(&folder), &arg(&b)],
+        "",
+    );
+    assert_eq!(r.code, 2, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    // Both readable inputs were imported, the one after the missing file included.
+    let a_name = a.display().to_string();
+    let b_name = b.display().to_string();
+    assert!(
+        r.stdout.contains(&format!("{a_name}: 3 imported")),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(&format!("{b_name}: 3 imported")),
+        "{}",
+        r.stdout
+    );
+    // Each unreadable input is named with its cause, escapes made visible.
+    assert!(!r.stderr.contains('\x1b'), "{:?}", r.stderr);
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    let missing_line = lines
+        .iter()
+        .find(|l| l.contains("missing") && l.contains("cannot read"))
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(missing_line.contains("No such file"), "{missing_line}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("a-folder") && l.contains("cannot read")),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("2 of 4 inputs not read"), "{}", r.stderr);
+    // a's two threads, b's session thread (its v1.1 message joins a's thread).
+    let threads = json_of(&run(&db, &["threads", "--json"], ""));
+    assert_eq!(threads.as_array().expect("threads").len(), 3);
+}
+
+#[test]
+fn read_only_database_reads_and_refuses_import_with_its_name() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("history.db");
+    assert_eq!(run(&db, &["import", "-"], CONVERSATION).code, 0);
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let threads = run(&db, &["threads"], "");
+    assert_eq!(threads.code, 0, "{}", threads.stderr);
+    assert!(threads.stdout.contains("naming the project"));
+    let search = run(&db, &["search", "crosstalk"], "");
+    assert_eq!(search.code, 0, "{}", search.stderr);
+    let id = "01J9J3D3M6A4M3WQX8G1ZQ0S7K";
+    assert_eq!(run(&db, &["show", id], "").code, 0);
+    assert_eq!(run(&db, &["export", id], "").code, 0);
+
+    let r = run(&db, &["import", "-"], CONVERSATION);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains(&db.display().to_string()) && r.stderr.contains("read-only"),
+        "{}",
+        r.stderr
+    );
+}

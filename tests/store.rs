@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crosstalk::protocol::{IdGenerator, Options, extract, is_id};
 use crosstalk::store::{
-    ImportReport, Outcome, RANKED_MATCHES, SCHEMA_VERSION, Store, StoreError, ThreadView,
+    ImportReport, MAX_SEARCH_WORDS, Outcome, RANKED_MATCHES, SCHEMA_VERSION, Store, StoreError,
+    ThreadView,
 };
 use crosstalk::synth::{TranscriptSpec, transcript};
 use rusqlite::Connection;
@@ -173,7 +174,7 @@ fn a_fresh_file_gets_the_current_schema_and_reopens() {
         .unwrap();
     for t in [
         "pastes",
-        "paste_chunks",
+        "paste_pieces",
         "threads",
         "messages",
         "messages_fts",
@@ -679,7 +680,7 @@ fn reimporting_the_same_text_adds_nothing() {
         (
             count(raw, "SELECT count(*) FROM messages"),
             count(raw, "SELECT count(*) FROM pastes"),
-            count(raw, "SELECT count(*) FROM paste_chunks"),
+            count(raw, "SELECT count(*) FROM paste_pieces"),
             count(raw, "SELECT sum(message_count) FROM threads"),
             count(raw, "SELECT count(*) FROM threads"),
         )
@@ -803,16 +804,20 @@ fn an_envelope_with_errors_is_rejected_and_the_others_imported() {
     assert_eq!(count(&db.raw(), "SELECT count(*) FROM messages"), 2);
 }
 
-/// The stored text of a paste, its pieces joined in order.
-fn paste_text(raw: &Connection, paste: i64) -> (String, String, i64, i64) {
-    let text: String = raw
-        .prepare("SELECT text FROM paste_chunks WHERE paste_id = ?1 ORDER BY seq")
+/// The stored bytes of a paste, its pieces joined in order.
+fn paste_bytes(raw: &Connection, paste: i64) -> Vec<u8> {
+    raw.prepare("SELECT bytes FROM paste_pieces WHERE paste_id = ?1 ORDER BY seq")
         .unwrap()
-        .query_map([paste], |r| r.get::<_, String>(0))
+        .query_map([paste], |r| r.get::<_, Vec<u8>>(0))
         .unwrap()
         .collect::<Result<Vec<_>, _>>()
         .unwrap()
-        .concat();
+        .concat()
+}
+
+/// The stored text of a paste, its pieces joined in order.
+fn paste_text(raw: &Connection, paste: i64) -> (String, String, i64, i64) {
+    let text = String::from_utf8(paste_bytes(raw, paste)).expect("the paste is UTF-8");
     let (source, bytes): (String, i64) = raw
         .query_row(
             "SELECT source, bytes FROM pastes WHERE id = ?1",
@@ -822,7 +827,7 @@ fn paste_text(raw: &Connection, paste: i64) -> (String, String, i64, i64) {
         .unwrap();
     let pieces = count(
         raw,
-        &format!("SELECT count(*) FROM paste_chunks WHERE paste_id = {paste}"),
+        &format!("SELECT count(*) FROM paste_pieces WHERE paste_id = {paste}"),
     );
     (text, source, bytes, pieces)
 }
@@ -876,6 +881,139 @@ fn a_large_paste_without_envelopes_is_kept_whole_in_pieces() {
     assert!(pieces >= 2, "stored in {pieces} piece(s)");
     assert_eq!(bytes, text.len() as i64);
     assert!(stored == text, "stored text differs from the input");
+}
+
+#[test]
+fn input_that_is_not_utf8_is_kept_byte_for_byte_and_still_imported() {
+    let db = Db::new();
+    let mut store = db.open();
+    let [t, m] = <[String; 2]>::try_from(ids(2)).unwrap();
+    let mut input =
+        b"Kalle: pasted from a Latin-1 terminal: caf\xe9, \xff\xfe, a lone \xc3\n".to_vec();
+    input.extend_from_slice(v11(CC, &t, None, &m, "REQUEST", "hello").as_bytes());
+    input.extend_from_slice(b"trailing \x80\x80 bytes and no final newline \xf0\x9f");
+    let r = store
+        .import_reader("latin1.txt", &mut &input[..], &opts(), &mut |_| {})
+        .unwrap();
+    assert_eq!(r.count(Outcome::Imported), 1, "{r:#?}");
+    assert!(
+        r.diagnostics
+            .iter()
+            .any(|d| d.code.as_str() == "invalid-utf8" && d.line == 1),
+        "{:#?}",
+        r.diagnostics
+    );
+    let raw = db.raw();
+    assert_eq!(paste_bytes(&raw, r.paste_id), input);
+    assert_eq!(
+        count(
+            &raw,
+            &format!("SELECT bytes FROM pastes WHERE id = {}", r.paste_id)
+        ),
+        input.len() as i64
+    );
+    // The same bytes again are the same paste; one byte different is another.
+    let again = store
+        .import_reader("latin1.txt", &mut &input[..], &opts(), &mut |_| {})
+        .unwrap();
+    assert_eq!(again.paste_id, r.paste_id);
+    assert_eq!(again.count(Outcome::Duplicate), 1);
+    let mut other = input.clone();
+    *other.last_mut().unwrap() = 0xa0;
+    let r2 = store
+        .import_reader("latin1.txt", &mut &other[..], &opts(), &mut |_| {})
+        .unwrap();
+    assert_ne!(r2.paste_id, r.paste_id);
+    assert_eq!(paste_bytes(&raw, r2.paste_id), other);
+}
+
+#[test]
+fn invalid_utf8_across_several_stored_pieces_is_kept_and_parsed_like_one_decode() {
+    // Over 8 MiB, so the input is stored in more than one piece; bytes that are not UTF-8 on
+    // every line, and envelopes on both sides of the first cut.
+    let db = Db::new();
+    let mut store = db.open();
+    let v = ids(2 * 2 + 1);
+    let mut input = Vec::new();
+    input.extend_from_slice(v11(CC, &v[0], None, &v[1], "REQUEST", "first").as_bytes());
+    let line = b"chatter \xe9\xe8 caf\xc3\xa9 \xff and more chatter to fill the line\n";
+    while input.len() < 9 << 20 {
+        input.extend_from_slice(line);
+    }
+    input.extend_from_slice(v11(CB, &v[0], Some(&v[1]), &v[2], "RESPOND", "second").as_bytes());
+    let r = store
+        .import_reader("big.txt", &mut &input[..], &opts(), &mut |_| {})
+        .unwrap();
+    assert_eq!(r.count(Outcome::Imported), 2, "{:#?}", r.diagnostics);
+    let raw = db.raw();
+    assert!(count(&raw, "SELECT count(*) FROM paste_pieces") >= 2);
+    assert!(
+        paste_bytes(&raw, r.paste_id) == input,
+        "stored bytes differ"
+    );
+    let lossy = String::from_utf8_lossy(&input);
+    let whole = extract(&lossy, &opts());
+    assert_eq!(whole.envelopes.len(), r.items.len());
+    for (p, item) in whole.envelopes.iter().zip(&r.items) {
+        assert_eq!(p.span, item.span);
+    }
+}
+
+#[test]
+fn pastes_stored_as_text_by_an_older_schema_migrate_to_bytes() {
+    let db = Db::new();
+    drop(db.open());
+    // Put the database back to schema 2, where pieces were text.
+    let raw = db.raw();
+    raw.execute_batch(
+        "CREATE TABLE paste_chunks (
+            paste_id INTEGER NOT NULL REFERENCES pastes(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (paste_id, seq)
+         ) WITHOUT ROWID;
+         DROP TABLE paste_pieces;
+         INSERT INTO pastes (id, source, received_at, bytes, digest)
+            VALUES (7, 'old', '2026-01-01T00:00:00.000000Z', 13, 'x');
+         INSERT INTO paste_chunks VALUES (7, 0, 'Grüße, '), (7, 1, 'ok ✓');
+         PRAGMA user_version = 2;",
+    )
+    .unwrap();
+    drop(raw);
+    let store = db.open();
+    assert!(store.integrity_check().unwrap());
+    let raw = db.raw();
+    assert_eq!(count(&raw, "PRAGMA user_version"), SCHEMA_VERSION);
+    assert_eq!(paste_bytes(&raw, 7), "Grüße, ok ✓".as_bytes());
+    let left: i64 = count(
+        &raw,
+        "SELECT count(*) FROM sqlite_master WHERE name = 'paste_chunks'",
+    );
+    assert_eq!(left, 0);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// Whatever the bytes, the stored paste gives them back exactly.
+    #[test]
+    fn any_bytes_are_stored_exactly(
+        input in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::prelude::any::<u8>(),
+                proptest::strategy::Just(b'\n'),
+                proptest::strategy::Just(0xffu8),
+            ],
+            0..2048,
+        )
+    ) {
+        let db = Db::new();
+        let mut store = db.open();
+        let r = store
+            .import_reader("bytes", &mut &input[..], &opts(), &mut |_| {})
+            .unwrap();
+        proptest::prop_assert_eq!(paste_bytes(&db.raw(), r.paste_id), input.clone());
+        let invalid = std::str::from_utf8(&input).is_err();
+        let reported = r.diagnostics.iter().any(|d| d.code.as_str() == "invalid-utf8");
+        proptest::prop_assert_eq!(invalid, reported);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1212,6 +1350,41 @@ fn search_does_not_interpret_fts_syntax() {
 }
 
 #[test]
+fn a_repeated_word_is_searched_for_once_and_too_many_words_are_refused() {
+    let (_db, store, v) = search_fixture();
+    let ids_of = |q: &str| -> Vec<(String, String)> {
+        store
+            .search(q, 10)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.message, h.snippet))
+            .collect()
+    };
+    let once = ids_of("backfill plan");
+    assert_eq!(once.len(), 1);
+    assert_eq!(once[0].0, v[2]);
+    // The same words repeated, in other cases, find the same messages the same way.
+    let repeated = format!("{} PLAN Plan", "backfill Backfill ".repeat(200));
+    assert_eq!(ids_of(&repeated), once);
+    let r = store.search_results(&repeated, 10).unwrap();
+    assert_eq!(r.matches, 1);
+
+    // Up to the limit of different words a query is searched; beyond it, refused.
+    let words: Vec<String> = (0..MAX_SEARCH_WORDS).map(|i| format!("w{i}")).collect();
+    assert!(store.search(&words.join(" "), 10).unwrap().is_empty());
+    let too_many = format!("{} one-more", words.join(" "));
+    match store.search(&too_many, 10) {
+        Err(e @ StoreError::TooManyWords { .. }) => {
+            assert!(e.to_string().contains("remove some"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // ... counting each different word once.
+    let repeats = format!("{} {}", words.join(" "), words.join(" "));
+    assert!(store.search(&repeats, 10).is_ok());
+}
+
+#[test]
 fn a_word_in_more_messages_than_are_ranked_finds_the_best_of_the_newest() {
     let db = Db::new();
     let mut store = db.open();
@@ -1382,7 +1555,7 @@ fn an_input_larger_than_a_stored_piece_imports_like_one_extraction() {
     let pieces = count(
         &raw,
         &format!(
-            "SELECT count(*) FROM paste_chunks WHERE paste_id = {}",
+            "SELECT count(*) FROM paste_pieces WHERE paste_id = {}",
             r.paste_id
         ),
     );
@@ -1461,7 +1634,7 @@ fn an_unreadable_input_is_an_error_and_stores_nothing() {
     assert!(matches!(err, StoreError::Read { .. }), "{err}");
     let raw = db.raw();
     assert_eq!(count(&raw, "SELECT count(*) FROM pastes"), 0);
-    assert_eq!(count(&raw, "SELECT count(*) FROM paste_chunks"), 0);
+    assert_eq!(count(&raw, "SELECT count(*) FROM paste_pieces"), 0);
     // The store is still usable.
     let v = ids(2);
     let r = import(&mut store, &v11(CC, &v[0], None, &v[1], "REQUEST", "x"));

@@ -1,5 +1,6 @@
 //! The store across processes: an import killed midway leaves a whole database that a second
-//! run completes, and two processes importing into one database at once both succeed.
+//! run completes, two processes importing into one database at once both succeed, and a
+//! writer that waits at most a couple of seconds is never starved by a long import.
 //!
 //! The child processes are this test binary itself: `crash_child` and `writer_child` do their
 //! work only when their environment variable names a database, and pass trivially otherwise.
@@ -11,7 +12,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crosstalk::protocol::{Options, extract, split_points};
+use crosstalk::protocol::{IdGenerator, Options, extract, split_points};
 use crosstalk::store::{Outcome, SCHEMA_VERSION, Store};
 use crosstalk::synth::{TranscriptSpec, transcript};
 use rusqlite::Connection;
@@ -235,7 +236,8 @@ fn a_killed_import_leaves_a_whole_database_and_rerunning_completes_it() {
         "a killed writer leaves its write-ahead log"
     );
 
-    // The database is whole; the input was kept; the unfinished threading left nothing.
+    // The database is whole; the input was kept; the pieces the import committed are whole:
+    // every thread's count agrees with its messages, and the full-text index with both.
     let text = transcript(&crash_spec());
     let mut store = Store::open(&db).unwrap();
     assert!(store.integrity_check().unwrap());
@@ -246,8 +248,24 @@ fn a_killed_import_leaves_a_whole_database_and_rerunning_completes_it() {
         text.len() as i64,
         "the stored input is complete"
     );
-    assert_eq!(count(&raw, "SELECT count(*) FROM messages"), 0);
-    assert_eq!(count(&raw, "SELECT count(*) FROM threads"), 0);
+    let before = count(&raw, "SELECT count(*) FROM messages");
+    assert_eq!(
+        count(&raw, "SELECT coalesce(sum(message_count), 0) FROM threads"),
+        before
+    );
+    assert_eq!(
+        count(
+            &raw,
+            "SELECT count(*) FROM threads t WHERE message_count <>
+                (SELECT count(*) FROM messages m WHERE m.thread_id = t.id)"
+        ),
+        0
+    );
+    raw.execute(
+        "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)",
+        [],
+    )
+    .expect("the full-text index differs from the messages the killed import committed");
 
     // Running the import again completes it, without storing anything twice.
     let r = store
@@ -279,7 +297,13 @@ fn a_killed_import_leaves_a_whole_database_and_rerunning_completes_it() {
         .collect();
     let messages = count(&raw, "SELECT count(*) FROM messages");
     assert_eq!(messages as usize, distinct.len());
-    assert_eq!(messages as usize, r.count(Outcome::Imported));
+    // Exactly what was missing was imported: the messages the killed run committed are
+    // duplicates now, and nothing else is.
+    assert_eq!(messages, before + r.count(Outcome::Imported) as i64);
+    assert!(
+        r.count(Outcome::Imported) > 0,
+        "the killed run was complete"
+    );
     assert_eq!(
         count(&raw, "SELECT count(*) FROM pastes"),
         1,
@@ -404,4 +428,117 @@ fn two_processes_import_into_one_database_at_once() {
     )
     .expect("the full-text index differs from the messages");
     assert_eq!(count(&raw, "PRAGMA user_version"), SCHEMA_VERSION);
+}
+
+#[test]
+fn a_writer_that_waits_two_seconds_gets_in_while_a_long_import_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("busy.db");
+    let db_str = db.to_str().unwrap();
+    drop(Store::open(&db).unwrap());
+    let mut child = spawn_self("crash_child", &[(CRASH_ENV, db_str)]);
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.contains(THREADING) {
+                let _ = tx.send(());
+            }
+            seen.push(line);
+        }
+        seen.join("\n")
+    });
+    let stderr = drain(child.stderr.take());
+    let threading = rx.recv_timeout(Duration::from_secs(120)).is_ok();
+
+    // While the other process threads its 30 000 envelopes, write one envelope after another
+    // with a busy timeout of two seconds (an import held the lock for its whole input before).
+    let mut store = Store::open(&db).unwrap();
+    store.set_busy_timeout(Duration::from_secs(2)).unwrap();
+    let ids = IdGenerator::new();
+    // Every other write is a draft saved in one transaction: how long it took is how long
+    // one wait for the lock took.
+    let draft_text = format!(
+        "[[CLAUDE→CHATGPT v1]]\nthread: {}\nmessage: {}\nintent: INFORM\nbody: |\n  draft\n[[END]]\n",
+        ids.next_id(),
+        ids.next_id()
+    );
+    let draft = extract(&draft_text, &opts()).envelopes.remove(0).envelope;
+    let (mut writes, mut slowest, mut slowest_draft) = (0usize, Duration::ZERO, Duration::ZERO);
+    let mut failure = None;
+    while threading && child.try_wait().unwrap().is_none() {
+        let (t, m) = (ids.next_id(), ids.next_id());
+        let env = format!(
+            "[[CLAUDE→CHATGPT v1]]\nthread: {t}\nmessage: {m}\nintent: INFORM\nbody: |\n  \
+             written while another process imports\n[[END]]\n"
+        );
+        if writes % 2 == 1 {
+            let start = Instant::now();
+            let saved = store.save_draft(&draft, &draft_text, "{}");
+            let took = start.elapsed();
+            if let Err(e) = saved {
+                failure = Some(format!("draft {writes} failed after {took:?}: {e}"));
+                break;
+            }
+            slowest_draft = slowest_draft.max(took);
+            writes += 1;
+            continue;
+        }
+        let start = Instant::now();
+        let r = store.import_text("second writer", &env, &opts());
+        let took = start.elapsed();
+        match r {
+            Ok(r) => assert_eq!(r.count(Outcome::Imported), 1, "{r:#?}"),
+            Err(e) => {
+                failure = Some(format!("write {writes} failed after {took:?}: {e}"));
+                break;
+            }
+        }
+        slowest = slowest.max(took);
+        writes += 1;
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let status = wait_capped(&mut child, Duration::from_secs(300));
+    let (out, err) = (reader.join().unwrap(), stderr.join().unwrap());
+    assert!(
+        threading,
+        "the import never began threading\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    if let Some(f) = failure {
+        panic!("{f} (while the other process imported)");
+    }
+    assert!(
+        status.is_some_and(|s| s.success()) && out.contains("import finished"),
+        "{status:?}\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    println!(
+        "{writes} writes during the import; the slowest import took {slowest:?}, the slowest \
+         draft (one transaction) {slowest_draft:?}"
+    );
+    assert!(
+        writes >= 5,
+        "the import ended before the second writer wrote much ({writes} writes)"
+    );
+
+    // Both are stored, consistently.
+    assert!(store.integrity_check().unwrap());
+    let raw = Connection::open(&db).unwrap();
+    assert_eq!(
+        count(
+            &raw,
+            "SELECT count(*) FROM messages m JOIN pastes p ON p.id = m.paste_id
+             WHERE p.source = 'second writer'"
+        ),
+        writes.div_ceil(2) as i64
+    );
+    assert_eq!(
+        count(&raw, "SELECT sum(message_count) FROM threads"),
+        count(&raw, "SELECT count(*) FROM messages")
+    );
+    raw.execute(
+        "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)",
+        [],
+    )
+    .expect("the full-text index differs from the messages");
 }

@@ -129,7 +129,7 @@ pub struct App {
 impl App {
     /// An app over `store`, showing its threads.
     pub fn new(
-        store: Store,
+        mut store: Store,
         keymap: Keymap,
         settings: Settings,
         clipboard: Clipboard,

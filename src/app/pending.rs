@@ -23,31 +23,44 @@ pub const QUIT_WAIT: Duration = Duration::from_secs(5);
 
 /// Why the database did not take a write, in words for the status line.
 pub fn cause(e: &anyhow::Error) -> String {
-    match error_code(e) {
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-            "database busy (another process is writing, e.g. an import)".into()
-        }
-        Some(ErrorCode::DiskFull) => "disk full".into(),
-        Some(ErrorCode::ReadOnly) => "database is read-only".into(),
-        _ => format!("{e:#}"),
+    match kind(e) {
+        Some(Kind::Busy) => "database busy (another process is writing, e.g. an import)".into(),
+        Some(Kind::DiskFull) => "disk full".into(),
+        Some(Kind::ReadOnly) => "database is read-only".into(),
+        None => format!("{e:#}"),
     }
 }
 
 /// Whether `e` is another connection holding the database's lock.
 pub fn is_busy(e: &anyhow::Error) -> bool {
-    matches!(
-        error_code(e),
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
-    )
+    kind(e) == Some(Kind::Busy)
 }
 
-fn error_code(e: &anyhow::Error) -> Option<ErrorCode> {
+/// The write failures the app answers differently from any other error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Busy,
+    DiskFull,
+    ReadOnly,
+}
+
+/// Reads the kind from the store's own errors (which name the database) or from SQLite's
+/// code where an error came through unnamed.
+fn kind(e: &anyhow::Error) -> Option<Kind> {
     e.chain().find_map(|c| {
-        let sqlite = match c.downcast_ref::<StoreError>() {
-            Some(StoreError::Sqlite(s)) => s,
-            _ => c.downcast_ref::<rusqlite::Error>()?,
-        };
-        sqlite.sqlite_error_code()
+        let code = match c.downcast_ref::<StoreError>() {
+            Some(s) if s.is_busy() => return Some(Kind::Busy),
+            Some(StoreError::DiskFull { .. }) => return Some(Kind::DiskFull),
+            Some(StoreError::ReadOnly { .. }) => return Some(Kind::ReadOnly),
+            Some(StoreError::Sqlite(s)) => s.sqlite_error_code(),
+            _ => c.downcast_ref::<rusqlite::Error>()?.sqlite_error_code(),
+        }?;
+        match code {
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => Some(Kind::Busy),
+            ErrorCode::DiskFull => Some(Kind::DiskFull),
+            ErrorCode::ReadOnly => Some(Kind::ReadOnly),
+            _ => None,
+        }
     })
 }
 

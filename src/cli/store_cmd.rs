@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::json as out_json;
 use super::output::Stdout;
-use super::{EXIT_INVALID, Failure, export, input};
+use super::{EXIT_INVALID, EXIT_USAGE, Failure, export, input};
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
 use crate::store::{Outcome, Store, StoreError, ThreadView};
@@ -21,7 +21,14 @@ pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
             Failure::usage("no home directory to keep the database in; name one with --db PATH")
         })?,
     };
-    Store::open(&path).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
+    Store::open(&path).map_err(|e| match e {
+        // These name the database themselves.
+        StoreError::ReadOnly { .. }
+        | StoreError::DiskFull { .. }
+        | StoreError::Busy { .. }
+        | StoreError::CannotCreate { .. } => Failure::usage(e.to_string()),
+        e => Failure::usage(format!("{}: {e}", path.display())),
+    })
 }
 
 fn store_failure(e: StoreError) -> Failure {
@@ -78,7 +85,15 @@ impl Progress {
     }
 }
 
-/// `crosstalk import`: each input in one transaction; a report per envelope.
+/// An input that could not be read, and why (already sanitized for the terminal).
+struct NotRead {
+    name: String,
+    why: String,
+}
+
+/// `crosstalk import`: every input that can be read is imported (committed in pieces); a
+/// report per envelope. Inputs that cannot be read are reported on standard error with why,
+/// the others imported all the same, and the command then exits 2 (an I/O error).
 pub fn import(
     db: Option<&Path>,
     files: &[PathBuf],
@@ -89,23 +104,63 @@ pub fn import(
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut ok = true;
+    let mut not_read: Vec<NotRead> = Vec::new();
     let mut reports = Vec::new();
     let mut out = Stdout::new();
-    for f in files {
-        let (name, mut reader, size): (String, Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-"
-        {
-            ("<stdin>".into(), Box::new(std::io::stdin().lock()), None)
+    for (i, f) in files.iter().enumerate() {
+        // File names reach the terminal: they may hold control characters too.
+        let name = if f.as_os_str() == "-" {
+            "<stdin>".to_string()
         } else {
-            let file = std::fs::File::open(f)
-                .map_err(|e| Failure::usage(format!("cannot read `{}`: {e}", f.display())))?;
-            let size = file.metadata().ok().map(|m| m.len());
-            (f.display().to_string(), Box::new(file), size)
+            sanitize_line(&f.to_string_lossy()).into_owned()
+        };
+        let (mut reader, size): (Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-" {
+            (Box::new(std::io::stdin().lock()), None)
+        } else {
+            match std::fs::File::open(f) {
+                Ok(file) => {
+                    let size = file.metadata().ok().map(|m| m.len());
+                    (Box::new(file), size)
+                }
+                Err(e) => {
+                    let _ = out.flush();
+                    eprintln!("crosstalk: cannot read `{name}`: {e}; not imported");
+                    not_read.push(NotRead {
+                        name,
+                        why: e.to_string(),
+                    });
+                    continue;
+                }
+            }
         };
         let mut progress = Progress::new(size);
-        let report = store
-            .import_reader(&name, &mut reader, opts, &mut |n| progress.update(n))
-            .map_err(store_failure)?;
+        let result = store.import_reader(&name, &mut reader, opts, &mut |n| progress.update(n));
         progress.finish();
+        let report = match result {
+            Ok(report) => report,
+            Err(StoreError::Read { error, .. }) => {
+                let _ = out.flush();
+                eprintln!("crosstalk: cannot read `{name}`: {error}; not imported");
+                not_read.push(NotRead {
+                    name,
+                    why: error.to_string(),
+                });
+                continue;
+            }
+            Err(e) => {
+                // The database failed: nothing more can be imported. Say which inputs were
+                // not (this one may be in part: importing it again completes it).
+                let _ = out.flush();
+                let rest: Vec<String> = files[i..]
+                    .iter()
+                    .map(|f| format!("`{}`", sanitize_line(&f.to_string_lossy())))
+                    .collect();
+                return Err(Failure::usage(format!(
+                    "{e}\nnot imported (or not completely): {}",
+                    rest.join(", ")
+                )));
+            }
+        };
         ok &= report.count(Outcome::Rejected) == 0 && !report.items.is_empty();
         if as_json {
             reports.push(report);
@@ -150,6 +205,19 @@ pub fn import(
         out_json::print(&mut out, &reports)?;
     }
     out.finish()?;
+    if !not_read.is_empty() {
+        let names: Vec<String> = not_read
+            .iter()
+            .map(|n| format!("`{}` ({})", n.name, n.why))
+            .collect();
+        eprintln!(
+            "crosstalk: {} of {} inputs not read, so not imported: {}",
+            not_read.len(),
+            files.len(),
+            names.join(", ")
+        );
+        return Ok(EXIT_USAGE);
+    }
     Ok(if ok { 0 } else { EXIT_INVALID })
 }
 

@@ -129,23 +129,30 @@ impl Store {
 
     /// Records that the operator has seen everything in `thread` so far.
     pub fn mark_seen(&mut self, thread: &str) -> Result<(), StoreError> {
-        self.conn.execute(
-            "UPDATE threads SET seen_at = last_activity WHERE id = ?1",
-            [thread],
-        )?;
-        Ok(())
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            tx.execute(
+                "UPDATE threads SET seen_at = last_activity WHERE id = ?1",
+                [thread],
+            )?;
+            Ok(tx.commit()?)
+        })
     }
 
     /// Records that a composed message was copied to be carried to its recipient: from now
     /// on it waits for a reply (until an imported envelope names it as parent). Received
     /// messages and messages already answered keep their status. Returns whether it changed.
     pub fn mark_copied(&mut self, message: &str) -> Result<bool, StoreError> {
-        let n = self.conn.execute(
-            "UPDATE messages SET status = 'awaiting_reply', updated_at = ?2
-             WHERE id = ?1 AND direction = 'composed' AND status = 'draft'",
-            params![message, now()],
-        )?;
-        Ok(n > 0)
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            let n = tx.execute(
+                "UPDATE messages SET status = 'awaiting_reply', updated_at = ?2
+                 WHERE id = ?1 AND direction = 'composed' AND status = 'draft'",
+                params![message, now()],
+            )?;
+            tx.commit()?;
+            Ok(n > 0)
+        })
     }
 
     /// Saves (creates or replaces) a draft; returns the time it was saved.
@@ -162,14 +169,18 @@ impl Store {
             });
         };
         let time = now();
-        self.conn
-            .prepare_cached(
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            tx.prepare_cached(
                 "INSERT INTO drafts (id, thread_id, parent_id, envelope, form, updated_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT(id) DO UPDATE SET thread_id = ?2, parent_id = ?3, envelope = ?4,
                     form = ?5, updated_at = ?6",
             )?
             .execute(params![id, thread, env.parent(), envelope_text, form, time])?;
+            tx.commit()?;
+            Ok(())
+        })?;
         Ok(time)
     }
 
@@ -203,9 +214,11 @@ impl Store {
 
     /// Deletes a draft (after it was sent, or when the operator discards it).
     pub fn delete_draft(&mut self, id: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute("DELETE FROM drafts WHERE id = ?1", [id])?;
-        Ok(())
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            tx.execute("DELETE FROM drafts WHERE id = ?1", [id])?;
+            Ok(tx.commit()?)
+        })
     }
 
     /// Turns a draft into a stored message (status `draft` until [`Store::mark_copied`]

@@ -1,16 +1,20 @@
 //! Import: any text in, threads out.
 //!
-//! Two steps. First the input is stored as received, in pieces, and committed on its own, so
-//! nothing a user pasted is lost even if nothing in it parses or the import is killed. Then the
-//! stored pieces are read back one at a time (memory stays bounded whatever the input's size)
-//! and every envelope is threaded, in one transaction per input: a killed import leaves no
-//! half of it behind, and running it again completes it (duplicates are recognized by message
-//! id, and for v1.0 envelopes that had none, by a digest of their canonical text).
+//! Two steps. First the input is stored as received, byte for byte and in pieces, and
+//! committed on its own, so nothing a user pasted is lost even if nothing in it parses or the
+//! import is killed. Then the stored pieces are read back one at a time (memory stays bounded
+//! whatever the input's size) and every envelope is threaded. That second step commits every
+//! [`PIECE_TIME`](super::PIECE_TIME) or so and pauses, so that another writer waiting for the
+//! database gets it between two pieces instead of timing out behind a long import. A killed
+//! import keeps the pieces it committed, each whole (threads, counts and the full-text index
+//! agree with the messages), and running it again imports exactly what is missing: duplicates
+//! are recognized by message id, and for v1.0 envelopes that had none, by a digest of their
+//! canonical text.
 
 use std::io::Read;
 use std::sync::mpsc::{self, Receiver, Sender};
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -101,7 +105,8 @@ impl Store {
         opts: &Options,
         progress: &mut dyn FnMut(u64),
     ) -> Result<ImportReport, StoreError> {
-        let (paste_id, diagnostics) = self.store_paste(source, reader, progress)?;
+        let (paste_id, diagnostics) =
+            self.write(|store| store.store_paste(source, reader, progress))?;
         let kept = Kept {
             source: source.to_string(),
             paste_id,
@@ -114,7 +119,7 @@ impl Store {
     /// preview keeps what the operator pasted even when they cancel.
     pub fn keep_text(&mut self, source: &str, text: &str) -> Result<Kept, StoreError> {
         let (paste_id, diagnostics) =
-            self.store_paste(source, &mut text.as_bytes(), &mut |_| {})?;
+            self.write(|store| store.store_paste(source, &mut text.as_bytes(), &mut |_| {}))?;
         Ok(Kept {
             source: source.to_string(),
             paste_id,
@@ -122,10 +127,39 @@ impl Store {
         })
     }
 
-    /// Imports a kept input. With `commit` false nothing is written (the transaction is
-    /// rolled back): the report then says exactly what importing would do, which thread each
-    /// envelope would join included, because it is the same code.
+    /// Imports a kept input, committing in pieces (see the module's comment). With `commit`
+    /// false nothing is written (one transaction, rolled back): the report then says exactly
+    /// what importing would do, which thread each envelope would join included, because it is
+    /// the same code.
     pub fn import_kept(
+        &mut self,
+        kept: &Kept,
+        opts: &Options,
+        progress: &mut dyn FnMut(u64),
+        commit: bool,
+    ) -> Result<ImportReport, StoreError> {
+        self.write(|store| {
+            // No checkpoint at every piece's commit: a checkpoint copies the write-ahead log
+            // into the database and syncs both to disk, which at every 200 ms piece cost as
+            // much as the import itself. One runs when the import is done, as it did when an
+            // import was one transaction.
+            store.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+            let r = store.thread_kept(kept, opts, progress, commit);
+            store.conn.pragma_update(None, "wal_autocheckpoint", 1000)?;
+            if r.is_ok() && commit {
+                // PASSIVE: it copies what no reader still needs and never waits for one.
+                let _: (i64, i64, i64) =
+                    store
+                        .conn
+                        .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                        })?;
+            }
+            r
+        })
+    }
+
+    fn thread_kept(
         &mut self,
         kept: &Kept,
         opts: &Options,
@@ -134,24 +168,40 @@ impl Store {
     ) -> Result<ImportReport, StoreError> {
         let (source, paste_id) = (kept.source.as_str(), kept.paste_id);
         let mut diagnostics = kept.diagnostics.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let first_seq: i64 =
-            tx.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {
-                r.get(0)
-            })?;
-        let mut run = Run::new(&tx, &self.ids, paste_id, now(), first_seq > 0)?;
-        let found = envelopes(&tx, paste_id, &mut run, opts, progress, &mut diagnostics)?;
-        run.flush_threads()?;
-        let items = std::mem::take(&mut run.items);
-        drop(run);
-        if !commit {
-            tx.rollback()?;
-        } else {
-            super::index_since(&tx, first_seq)?;
-            tx.commit()?;
-        }
+        let conn = &self.conn;
+        super::begin_immediate(conn, self.busy_timeout, &self.path)?;
+        let mut items = Vec::new();
+        let done = (|| {
+            let mut run = Run::new(
+                conn,
+                &self.ids,
+                paste_id,
+                now(),
+                commit.then_some((self.busy_timeout, self.path.as_path())),
+            )?;
+            let found = envelopes(conn, paste_id, &mut run, opts, progress, &mut diagnostics)?;
+            if commit {
+                run.end_piece()?;
+            }
+            items = std::mem::take(&mut run.items);
+            Ok::<_, StoreError>(found)
+        })();
+        let found = match done {
+            Ok(found) if commit => {
+                conn.execute_batch("COMMIT")?;
+                found
+            }
+            Ok(found) => {
+                conn.execute_batch("ROLLBACK")?;
+                found
+            }
+            Err(e) => {
+                if !conn.is_autocommit() {
+                    let _ = conn.execute_batch("ROLLBACK");
+                }
+                return Err(e);
+            }
+        };
         if found == 0 {
             diagnostics.push(protocol::no_envelope());
         }
@@ -163,34 +213,49 @@ impl Store {
         })
     }
 
-    /// Stores the input as received, in whole-line pieces, and commits. An identical input
-    /// stored before is reused rather than kept twice.
+    /// Stores the input as received (its exact bytes), in whole-line pieces, and commits.
+    /// An identical input stored before is reused rather than kept twice. Pieces end at a
+    /// line break, so decoding each with U+FFFD for invalid bytes, as the import does, gives
+    /// the same text as decoding the whole input.
     fn store_paste(
         &mut self,
         source: &str,
         reader: &mut dyn Read,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(i64, Vec<Diagnostic>), StoreError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute(
-            "INSERT INTO pastes (source, received_at, bytes, digest) VALUES (?1, ?2, 0, '')",
-            params![source, now()],
-        )?;
-        let paste_id = tx.last_insert_rowid();
+        let mut paste_id = None;
+        let r = self.store_pieces(&mut paste_id, source, reader, progress);
+        if let (Err(_), Some(id)) = (&r, paste_id) {
+            // What was stored of an input that could not be read to its end goes.
+            if let Ok(tx) = self.begin_write() {
+                let _ = tx.execute("DELETE FROM pastes WHERE id = ?1", [id]);
+                let _ = tx.commit();
+            }
+        }
+        r
+    }
+
+    /// Stores the pieces of an input, each in its own transaction (the first one creates the
+    /// paste, the last one completes it: an input of one piece is one transaction). The
+    /// database is not held while the input is read: standard input may take its time.
+    fn store_pieces(
+        &mut self,
+        paste_id: &mut Option<i64>,
+        source: &str,
+        reader: &mut dyn Read,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(i64, Vec<Diagnostic>), StoreError> {
         let mut hasher = Sha256::new();
         let mut diagnostics = Vec::new();
         let (mut total, mut seq, mut lines_before) = (0u64, 0i64, 0u32);
         let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
         let mut block = vec![0u8; CHUNK];
-        let mut eof = false;
-        while !eof {
+        loop {
             let n = read_full(reader, &mut block).map_err(|error| StoreError::Read {
                 source_name: source.to_string(),
                 error,
             })?;
-            eof = n < CHUNK;
+            let eof = n < CHUNK;
             buf.extend_from_slice(&block[..n]);
             // Pieces end at a line break (so no character is split), except the last.
             let cut = if eof {
@@ -201,43 +266,70 @@ impl Store {
                     None => continue,
                 }
             };
-            if cut == 0 {
-                continue;
-            }
             let piece: Vec<u8> = buf.drain(..cut).collect();
             hasher.update(&piece);
             total += piece.len() as u64;
-            let (text, bad) = protocol::decode(&piece);
-            if let (Some(mut d), true) = (bad, diagnostics.is_empty()) {
-                d.line += lines_before;
-                diagnostics.push(d);
+            if diagnostics.is_empty() {
+                if let (_, Some(mut d)) = protocol::decode(&piece) {
+                    d.line += lines_before;
+                    diagnostics.push(d);
+                }
             }
             lines_before += memchr::memchr_iter(b'\n', &piece).count() as u32;
-            tx.execute(
-                "INSERT INTO paste_chunks (paste_id, seq, text) VALUES (?1, ?2, ?3)",
-                params![paste_id, seq, text.as_ref()],
-            )?;
-            seq += 1;
+            let tx = self.begin_write()?;
+            let id = match *paste_id {
+                Some(id) => id,
+                None => {
+                    tx.execute(
+                        "INSERT INTO pastes (source, received_at, bytes, digest)
+                         VALUES (?1, ?2, 0, '')",
+                        params![source, now()],
+                    )?;
+                    *paste_id.insert(tx.last_insert_rowid())
+                }
+            };
+            if !piece.is_empty() {
+                tx.execute(
+                    "INSERT INTO paste_pieces (paste_id, seq, bytes) VALUES (?1, ?2, ?3)",
+                    params![id, seq, piece],
+                )?;
+                seq += 1;
+            }
+            if !eof {
+                tx.execute(
+                    "UPDATE pastes SET bytes = ?1 WHERE id = ?2",
+                    params![total as i64, id],
+                )?;
+                tx.commit()?;
+                progress(total);
+                continue;
+            }
+            // The last piece: an identical input stored before is used instead.
+            let digest = hex(&hasher.finalize());
+            let existing: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM pastes WHERE digest = ?1 AND bytes = ?2 AND id <> ?3",
+                    params![digest, total as i64, id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            let kept = match existing {
+                Some(old) => {
+                    tx.execute("DELETE FROM pastes WHERE id = ?1", [id])?;
+                    old
+                }
+                None => {
+                    tx.execute(
+                        "UPDATE pastes SET bytes = ?1, digest = ?2 WHERE id = ?3",
+                        params![total as i64, digest, id],
+                    )?;
+                    id
+                }
+            };
+            tx.commit()?;
             progress(total);
+            return Ok((kept, diagnostics));
         }
-        let digest = hex(&hasher.finalize());
-        let existing: Option<i64> = tx
-            .query_row(
-                "SELECT id FROM pastes WHERE digest = ?1 AND bytes = ?2 AND id <> ?3",
-                params![digest, total as i64, paste_id],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(id) = existing {
-            tx.rollback()?;
-            return Ok((id, diagnostics));
-        }
-        tx.execute(
-            "UPDATE pastes SET bytes = ?1, digest = ?2 WHERE id = ?3",
-            params![total as i64, digest, paste_id],
-        )?;
-        tx.commit()?;
-        Ok((paste_id, diagnostics))
     }
 }
 
@@ -269,9 +361,9 @@ pub(super) fn hex(bytes: &[u8]) -> String {
 /// prepares them (see `prepare`) while this one reads the next pieces and writes. Returns how
 /// many envelopes were found.
 fn envelopes(
-    tx: &Transaction<'_>,
+    conn: &Connection,
     paste_id: i64,
-    run: &mut Run<'_, '_>,
+    run: &mut Run<'_>,
     opts: &Options,
     progress: &mut dyn FnMut(u64),
     diagnostics: &mut Vec<Diagnostic>,
@@ -291,14 +383,14 @@ fn envelopes(
             found: 0,
             done: 0,
         };
-        writer.feed(tx, paste_id, pieces, events)?;
+        writer.feed(conn, paste_id, pieces, events)?;
         Ok(writer.found)
     })
 }
 
 /// The writing side of the import pipeline.
-struct Writer<'a, 't, 'c> {
-    run: &'a mut Run<'t, 'c>,
+struct Writer<'a, 'c> {
+    run: &'a mut Run<'c>,
     /// Stored envelopes go back to the worker, which allocated them, to be freed.
     spent: Sender<Vec<Prepared>>,
     progress: &'a mut dyn FnMut(u64),
@@ -308,18 +400,18 @@ struct Writer<'a, 't, 'c> {
     done: u64,
 }
 
-impl Writer<'_, '_, '_> {
+impl Writer<'_, '_> {
     /// Hands the stored pieces to the worker, at most [`IN_FLIGHT`] ahead of what it has
     /// extracted, and stores what it sends back until it is done.
     fn feed(
         &mut self,
-        tx: &Transaction<'_>,
+        conn: &Connection,
         paste_id: i64,
         pieces: Sender<(String, bool)>,
         events: Receiver<Event>,
     ) -> Result<(), StoreError> {
-        let count: i64 = tx.query_row(
-            "SELECT count(*) FROM paste_chunks WHERE paste_id = ?1",
+        let count: i64 = conn.query_row(
+            "SELECT count(*) FROM paste_pieces WHERE paste_id = ?1",
             [paste_id],
             |r| r.get(0),
         )?;
@@ -333,11 +425,17 @@ impl Writer<'_, '_, '_> {
                 };
                 taken += self.handle(event)?;
             }
-            let chunk: String = tx.query_row(
-                "SELECT text FROM paste_chunks WHERE paste_id = ?1 AND seq = ?2",
+            let bytes: Vec<u8> = conn.query_row(
+                "SELECT bytes FROM paste_pieces WHERE paste_id = ?1 AND seq = ?2",
                 params![paste_id, seq],
                 |r| r.get(0),
             )?;
+            // Invalid UTF-8 was reported when the input was stored; its text is parsed with
+            // U+FFFD in place of the bytes that are not.
+            let chunk = match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            };
             if pieces.send((chunk, seq + 1 == count)).is_err() {
                 break;
             }
@@ -356,6 +454,7 @@ impl Writer<'_, '_, '_> {
                 for prepared in &mut batch {
                     self.found += 1;
                     self.run.envelope(prepared)?;
+                    self.run.piece_boundary()?;
                 }
                 // A worker that is gone has nothing left to free.
                 let _ = self.spent.send(batch);

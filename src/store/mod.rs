@@ -1,8 +1,13 @@
 //! The operator's history in one SQLite file: pastes as received, threads, and messages
 //! linked into trees by `parent`. rusqlite only: no terminal, no clap.
 //!
-//! Every write runs in a `BEGIN IMMEDIATE` transaction, so two processes importing into one
-//! database take turns (each waits up to [`BUSY_TIMEOUT`]) instead of failing halfway.
+//! Every write runs in a `BEGIN IMMEDIATE` transaction, so two processes writing to one
+//! database take turns instead of failing halfway: a writer that finds the database busy asks
+//! again every millisecond (up to [`BUSY_TIMEOUT`]), and an import commits in pieces of about
+//! [`PIECE_TIME`] with a pause between them, so whoever waits gets in between two pieces.
+//!
+//! A database whose file, folder or disk does not allow writing is opened read-only: reading
+//! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
 
 mod browse;
 mod import;
@@ -19,18 +24,32 @@ pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;
-pub use search::{RANKED_MATCHES, SearchHit, SearchResults};
+pub use search::{MAX_SEARCH_WORDS, RANKED_MATCHES, SearchHit, SearchResults};
 pub use tree::{ThreadOutline, TreeRow};
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
+use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::protocol::IdGenerator;
 
 /// How long a writer waits for another process's transaction before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long an import holds the write lock at most before it commits what it has and lets
+/// other writers in. Short enough that the app saving a draft, or a second import, waits a
+/// fraction of a second; long enough that committing (and indexing) costs a few percent.
+pub const PIECE_TIME: Duration = Duration::from_millis(200);
+
+/// How often a writer waiting for the lock asks again. SQLite's own busy handler sleeps up to
+/// 100 ms between attempts, which an import pausing for a few milliseconds between its pieces
+/// would nearly always miss: a waiter would starve behind a long import.
+const BUSY_POLL: Duration = Duration::from_millis(1);
+
+/// How long an import pauses between two pieces: several [`BUSY_POLL`]s, so a waiting writer
+/// notices the lock is free and takes it.
+pub(crate) const PIECE_PAUSE: Duration = Duration::from_millis(8);
 
 /// What went wrong with the database; messages say what to do.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +75,17 @@ pub enum StoreError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A new database file could not be created.
+    #[error(
+        "{path}: cannot create the database ({source}); make its folder writable, or name another file with --db",
+        path = path.display()
+    )]
+    CannotCreate {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
     /// Reading an input failed.
     #[error("cannot read {source_name}: {error}")]
     Read {
@@ -75,6 +105,66 @@ pub enum StoreError {
     /// No message with this id.
     #[error("no message `{0}` in the database; `crosstalk threads` and `crosstalk show` list them")]
     NoMessage(String),
+    /// A write to a database that cannot be written.
+    #[error(
+        "{path}: the database is read-only ({why}); reading it works, but to change it make the file and its folder writable, or copy it somewhere writable and name the copy with --db",
+        path = path.display()
+    )]
+    ReadOnly {
+        /// The database file.
+        path: PathBuf,
+        /// Why it cannot be written.
+        why: String,
+    },
+    /// The disk (or the database's size limit) is full.
+    #[error(
+        "{path}: the disk is full; free some space and try again (what was committed before is kept, and an import run again completes where it stopped)",
+        path = path.display()
+    )]
+    DiskFull {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// Another writer held the database longer than this one would wait.
+    #[error(
+        "{path}: another program kept the database busy for {secs:.1} s; try again when it is done",
+        path = path.display(),
+        secs = waited.as_secs_f64()
+    )]
+    Busy {
+        /// The database file.
+        path: PathBuf,
+        /// How long this writer waited.
+        waited: Duration,
+    },
+    /// A search with more distinct words than are searched for.
+    #[error(
+        "the search has {words} different words; at most {max} are searched for at once: remove some"
+    )]
+    TooManyWords {
+        /// Distinct words in the query.
+        words: usize,
+        /// The most that are searched for.
+        max: usize,
+    },
+}
+
+impl StoreError {
+    /// Whether another writer held the database (the write may simply be tried again).
+    pub fn is_busy(&self) -> bool {
+        match self {
+            StoreError::Busy { .. } => true,
+            StoreError::Sqlite(e) => is_busy(e),
+            _ => false,
+        }
+    }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
 }
 
 /// The default database: `crosstalk.db` in the platform data directory
@@ -87,26 +177,108 @@ pub fn default_path() -> Option<PathBuf> {
 pub struct Store {
     conn: Connection,
     ids: IdGenerator,
+    /// The database file (`:memory:` for one in memory), named in errors.
+    path: PathBuf,
+    /// Why the database cannot be written, when it was opened read-only.
+    read_only: Option<String>,
+    /// How long a write waits for another writer.
+    busy_timeout: Duration,
 }
 
 impl Store {
     /// Opens (creating it and its folders if needed) and migrates the database at `path`.
+    ///
+    /// A database that exists but cannot be written (a read-only file, folder or mount) is
+    /// opened read-only instead: reading works, writes fail with [`StoreError::ReadOnly`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let located = |e: StoreError| locate(e, path, None);
+        if path.exists() {
+            if let Some(why) = unwritable(path) {
+                return Self::open_read_only(path, why).map_err(located);
+            }
+        } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
                 path: dir.to_path_buf(),
                 source,
             })?;
         }
-        Self::setup(Connection::open(path)?)
+        let existed = path.exists();
+        let cannot_create = |source: rusqlite::Error| StoreError::CannotCreate {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(|e| match existed {
+            false => cannot_create(e),
+            true => located(e.into()),
+        })?;
+        match Self::setup(conn, path) {
+            Err(StoreError::Sqlite(e)) if !existed && e.sqlite_error_code().is_some() => {
+                Err(cannot_create(e))
+            }
+            // Writable by permissions, yet refused (a read-only mount, a file made immutable):
+            // read what is there.
+            Err(e) if path.exists() && is_read_only(&e) => {
+                Self::open_read_only(path, "its file system refuses writes".into()).map_err(located)
+            }
+            r => r.map_err(located),
+        }
+    }
+
+    /// Opens `path` for reading only, without creating, migrating or changing anything in it.
+    /// When even SQLite's shared-memory file cannot be made next to it, the file is read as
+    /// immutable (what another process may still be writing is then not seen).
+    fn open_read_only(path: &Path, why: String) -> Result<Store, StoreError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let uri = |extra: &str| {
+            let mut u = url_path(path);
+            u.insert_str(0, "file:");
+            u.push_str("?mode=ro");
+            u.push_str(extra);
+            u
+        };
+        let probe = |conn: &Connection| -> Result<i64, rusqlite::Error> {
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+                .and_then(|v| {
+                    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                        .map(|_: i64| v)
+                })
+        };
+        let conn = Connection::open_with_flags(uri(""), flags)?;
+        let (conn, version) = match probe(&conn) {
+            Ok(v) => (conn, v),
+            Err(_) => {
+                let conn = Connection::open_with_flags(uri("&immutable=1"), flags)?;
+                let v = probe(&conn)?;
+                (conn, v)
+            }
+        };
+        schema::refuse_newer(&conn)?;
+        if version < SCHEMA_VERSION {
+            return Err(StoreError::ReadOnly {
+                path: path.to_path_buf(),
+                why: format!(
+                    "{why}, and it needs upgrading from schema version {version} to {SCHEMA_VERSION} before this crosstalk can read it"
+                ),
+            });
+        }
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        Ok(Store {
+            conn,
+            ids: IdGenerator::new(),
+            path: path.to_path_buf(),
+            read_only: Some(why),
+            busy_timeout: BUSY_TIMEOUT,
+        })
     }
 
     /// A database in memory, for tests and throwaway sessions.
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Self::setup(Connection::open_in_memory()?)
+        Self::setup(Connection::open_in_memory()?, Path::new(":memory:"))
     }
 
-    fn setup(mut conn: Connection) -> Result<Store, StoreError> {
+    fn setup(conn: Connection, path: &Path) -> Result<Store, StoreError> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         // A database from a newer crosstalk is refused before anything (even the journal
         // mode) is changed in it.
@@ -122,19 +294,63 @@ impl Store {
         // A 32 MiB page cache: a bulk import writes tens of megabytes in one transaction, and
         // with SQLite's 2 MB default it spills pages to the WAL and reads them back.
         conn.pragma_update(None, "cache_size", -32768)?;
-        schema::migrate(&mut conn)?;
+        schema::migrate(&conn, BUSY_TIMEOUT, path)?;
         Ok(Store {
             conn,
             ids: IdGenerator::new(),
+            path: path.to_path_buf(),
+            read_only: None,
+            busy_timeout: BUSY_TIMEOUT,
         })
     }
 
-    /// Sets how long a statement waits for another connection's write lock before failing
-    /// with "database is locked" (opening sets [`BUSY_TIMEOUT`]). The app sets a few
-    /// milliseconds, so that a key press never waits on another process's import.
-    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<(), StoreError> {
+    /// How long this connection's writes wait for another writer before failing with
+    /// [`StoreError::Busy`] (default [`BUSY_TIMEOUT`]). Zero fails at once: a caller that
+    /// must not block (a UI saving as the operator types) retries later instead.
+    pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), StoreError> {
         self.conn.busy_timeout(timeout)?;
+        self.busy_timeout = timeout;
         Ok(())
+    }
+
+    /// Why the database cannot be written, when it was opened read-only.
+    pub fn read_only(&self) -> Option<&str> {
+        self.read_only.as_deref()
+    }
+
+    /// The database file (`:memory:` for a database in memory).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Starts a write transaction (see [`begin_immediate`]).
+    pub(crate) fn begin_write(&self) -> Result<Transaction<'_>, StoreError> {
+        self.check_writable()?;
+        retry_busy(&self.conn, self.busy_timeout, &self.path, || {
+            Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+        })
+    }
+
+    /// Fails with [`StoreError::ReadOnly`] when the database was opened read-only.
+    pub(crate) fn check_writable(&self) -> Result<(), StoreError> {
+        match &self.read_only {
+            Some(why) => Err(StoreError::ReadOnly {
+                path: self.path.clone(),
+                why: why.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs a write, turning SQLite's read-only, disk-full and busy errors into ones that
+    /// name the database and say what to do.
+    pub(crate) fn write<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.check_writable()?;
+        let r = f(self);
+        r.map_err(|e| locate(e, &self.path, Some(self.busy_timeout)))
     }
 
     /// Lets the file grow by at most `pages` more pages (`PRAGMA max_page_count`) for this
@@ -157,6 +373,136 @@ impl Store {
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
         Ok(r == "ok")
     }
+}
+
+/// Begins an immediate (write) transaction on `conn`, asking again every [`BUSY_POLL`] while
+/// another writer holds the lock, for up to `timeout`.
+pub(crate) fn begin_immediate(
+    conn: &Connection,
+    timeout: Duration,
+    path: &Path,
+) -> Result<(), StoreError> {
+    retry_busy(conn, timeout, path, || {
+        conn.execute_batch("BEGIN IMMEDIATE")
+    })
+}
+
+/// Runs `attempt` until it does not fail with SQLITE_BUSY, or `timeout` has passed. SQLite's
+/// own busy handler is off meanwhile (see [`BUSY_POLL`] for why).
+fn retry_busy<T>(
+    conn: &Connection,
+    timeout: Duration,
+    path: &Path,
+    mut attempt: impl FnMut() -> rusqlite::Result<T>,
+) -> Result<T, StoreError> {
+    let start = Instant::now();
+    conn.busy_timeout(Duration::ZERO)?;
+    let r = loop {
+        match attempt() {
+            Err(e) if is_busy(&e) => {
+                let waited = start.elapsed();
+                if waited >= timeout {
+                    break Err(StoreError::Busy {
+                        path: path.to_path_buf(),
+                        waited,
+                    });
+                }
+                std::thread::sleep(BUSY_POLL);
+            }
+            r => break r.map_err(StoreError::from),
+        }
+    };
+    conn.busy_timeout(timeout)?;
+    r
+}
+
+/// Names the database in SQLite's read-only, disk-full and busy errors.
+fn locate(e: StoreError, path: &Path, timeout: Option<Duration>) -> StoreError {
+    let StoreError::Sqlite(inner) = &e else {
+        return e;
+    };
+    match inner.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly) => StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            why: "its file, folder or file system refuses writes".into(),
+        },
+        Some(ErrorCode::DiskFull) => StoreError::DiskFull {
+            path: path.to_path_buf(),
+        },
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Busy {
+            path: path.to_path_buf(),
+            waited: timeout.unwrap_or(BUSY_TIMEOUT),
+        },
+        _ => e,
+    }
+}
+
+/// Whether SQLite refused a write because the database or its folder cannot be written.
+fn is_read_only(e: &StoreError) -> bool {
+    let StoreError::Sqlite(e) = e else {
+        return false;
+    };
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied)
+    )
+}
+
+/// Why an existing database cannot be written, judged from permissions (SQLite needs to
+/// write the file, and to create its `-wal` and `-shm` files next to it).
+fn unwritable(path: &Path) -> Option<String> {
+    let writable = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| !m.permissions().readonly())
+            .unwrap_or(false)
+    };
+    if !writable(path) {
+        return Some("the file is not writable".into());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // The folder: the permission bits say too little (another owner, ACLs), so try.
+    let probe = dir.join(format!(
+        ".{}.crosstalk-probe-{}",
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            None
+        }
+        // SQLite's files exist already (another process has it open): it can go on
+        // using them.
+        Err(_) if shm_exists(path) => None,
+        Err(e) => Some(format!("its folder is not writable: {e}")),
+    }
+}
+
+fn shm_exists(path: &Path) -> bool {
+    let mut shm = path.as_os_str().to_owned();
+    shm.push("-shm");
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    Path::new(&shm).exists() && Path::new(&wal).exists()
+}
+
+/// `path` as the path of a `file:` URI (`%`, `?` and `#` escaped).
+fn url_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Adds the messages stored after `seq` to the full-text index, in one statement.
@@ -194,4 +540,85 @@ pub(crate) fn now() -> String {
     jiff::fmt::temporal::DateTimePrinter::new()
         .precision(Some(6))
         .timestamp_to_string(&jiff::Timestamp::now())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Options;
+
+    fn envelopes(ids: &IdGenerator, n: usize) -> String {
+        let t = ids.next_id();
+        (0..n)
+            .map(|i| {
+                format!(
+                    "[[CLAUDE→CHATGPT v1]]\nthread: {t}\nmessage: {}\nintent: INFORM\nbody: |\n  \
+                     {i} {}\n[[END]]\n",
+                    ids.next_id(),
+                    "filler words to take some room ".repeat(20)
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_full_disk_names_the_database_and_says_to_free_space() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("full.db");
+        let mut store = Store::open(&path).unwrap();
+        let ids = IdGenerator::new();
+        let opts = Options::default();
+        store
+            .import_text("first", &envelopes(&ids, 10), &opts)
+            .unwrap();
+        // The database may not grow: the disk is as good as full.
+        let pages: i64 = store
+            .conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .unwrap();
+        let _: i64 = store
+            .conn
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        let big = envelopes(&ids, 2000);
+        let e = store.import_text("big", &big, &opts).unwrap_err();
+        assert!(matches!(e, StoreError::DiskFull { .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("free some space"), "{msg}");
+        assert!(store.integrity_check().unwrap());
+
+        // With room again, the same import goes through.
+        let _: i64 = store
+            .conn
+            .query_row("PRAGMA max_page_count = 1000000", [], |r| r.get(0))
+            .unwrap();
+        let r = store.import_text("big", &big, &opts).unwrap();
+        assert_eq!(r.count(crate::store::Outcome::Imported), 2000);
+    }
+
+    #[test]
+    fn a_write_that_waits_longer_than_its_timeout_says_the_database_was_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("busy.db");
+        let mut a = Store::open(&path).unwrap();
+        let b = Store::open(&path).unwrap();
+        b.conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        a.set_busy_timeout(Duration::from_millis(50)).unwrap();
+        let e = a.mark_seen("t").unwrap_err();
+        assert!(e.is_busy(), "{e:?}");
+        assert!(
+            e.to_string().starts_with(&path.display().to_string()),
+            "{e}"
+        );
+        // A zero timeout fails at once.
+        a.set_busy_timeout(Duration::ZERO).unwrap();
+        let start = Instant::now();
+        assert!(a.mark_seen("t").unwrap_err().is_busy());
+        assert!(start.elapsed() < Duration::from_secs(1));
+        b.conn.execute_batch("COMMIT").unwrap();
+        a.mark_seen("t").unwrap();
+    }
 }

@@ -59,7 +59,7 @@ impl Store {
     /// Stores an envelope the operator composed (ids filled) with `status`.
     pub fn store_composed(&mut self, env: &Envelope, status: &str) -> Result<(), StoreError> {
         let time = now();
-        let (Some(id), Some(thread)) = (env.message(), env.thread()) else {
+        let (Some(_), Some(_)) = (env.message(), env.thread()) else {
             return Err(StoreError::Damaged {
                 id: env.message().unwrap_or("?").to_string(),
                 why: "a composed envelope needs `thread` and `message` ids".into(),
@@ -72,11 +72,23 @@ impl Store {
             .next()
             .map(|p| p.diagnostics)
             .unwrap_or_default();
+        self.write(|store| store.insert_composed(env, status, &time, &canonical, &diagnostics))
+    }
+
+    fn insert_composed(
+        &self,
+        env: &Envelope,
+        status: &str,
+        time: &str,
+        canonical: &str,
+        diagnostics: &[protocol::Diagnostic],
+    ) -> Result<(), StoreError> {
+        let (Some(id), Some(thread)) = (env.message(), env.thread()) else {
+            return Ok(());
+        };
         let (headers, meta) = super::envelope_json(env);
         let participants = [env.banner.from.clone(), env.banner.to.clone()];
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.begin_write()?;
         let before: i64 = tx.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {
             r.get(0)
         })?;
@@ -110,7 +122,7 @@ impl Store {
                 env.hash,
                 headers,
                 meta,
-                serde_json::to_string(&diagnostics).unwrap_or_default(),
+                serde_json::to_string(diagnostics).unwrap_or_default(),
                 canonical,
                 time,
             ],

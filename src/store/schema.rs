@@ -4,7 +4,10 @@
 //! database is always at a whole version; a database newer than this binary is refused rather
 //! than read or changed.
 
-use rusqlite::Connection;
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::StoreError;
 
@@ -112,6 +115,19 @@ CREATE TABLE drafts (
 CREATE INDEX drafts_parent ON drafts(parent_id);
 CREATE INDEX drafts_thread ON drafts(thread_id);
 "#,
+    r#"
+-- The input as received, byte for byte: pieces were text, where bytes that are not UTF-8 had
+-- become U+FFFD and could not be recovered. Pieces stored before are kept as their UTF-8.
+CREATE TABLE paste_pieces (
+    paste_id INTEGER NOT NULL REFERENCES pastes(id) ON DELETE CASCADE,
+    seq      INTEGER NOT NULL,
+    bytes    BLOB NOT NULL,
+    PRIMARY KEY (paste_id, seq)
+) WITHOUT ROWID;
+INSERT INTO paste_pieces (paste_id, seq, bytes)
+    SELECT paste_id, seq, CAST(text AS BLOB) FROM paste_chunks;
+DROP TABLE paste_chunks;
+"#,
 ];
 
 /// The schema version this binary writes.
@@ -129,12 +145,15 @@ pub fn refuse_newer(conn: &Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Brings the database to [`SCHEMA_VERSION`], or refuses one that is newer.
-pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+/// Brings the database to [`SCHEMA_VERSION`], or refuses one that is newer; waits up to
+/// `timeout` for another writer.
+pub fn migrate(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), StoreError> {
     refuse_newer(conn)?;
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = super::retry_busy(conn, timeout, path, || {
+            Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        })?;
         // Another process may have migrated while this one waited for the lock.
         let now: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if now > i as i64 {

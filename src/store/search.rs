@@ -16,6 +16,11 @@ use super::{Store, StoreError};
 /// useful (a few thousand matches or fewer) are ranked exactly as before.
 pub const RANKED_MATCHES: usize = 5_000;
 
+/// How many different words a search looks for at most. Each word adds a pass over its
+/// matches (and a term to rank): a query is bounded by this many passes whatever its length.
+/// A word given twice is looked for once.
+pub const MAX_SEARCH_WORDS: usize = 32;
+
 /// A search result.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchHit {
@@ -52,12 +57,10 @@ impl Store {
     /// Full-text search over bodies, contexts and participants, best matches first. Words
     /// are matched as given (all must occur); FTS syntax in the query is not interpreted, so
     /// any text is a valid query. When more than [`RANKED_MATCHES`] messages match, only the
-    /// newest that many are ranked, and the results say so.
+    /// newest that many are ranked, and the results say so. A word given more than once is
+    /// looked for once; more than [`MAX_SEARCH_WORDS`] different words are refused.
     pub fn search_results(&self, query: &str, limit: usize) -> Result<SearchResults, StoreError> {
-        let fts: Vec<String> = query
-            .split_whitespace()
-            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-            .collect();
+        let fts = terms(query)?;
         if fts.is_empty() {
             return Ok(SearchResults {
                 hits: Vec::new(),
@@ -66,6 +69,7 @@ impl Store {
             });
         }
         let fts = fts.join(" ");
+
         // Counting walks the word lists only (tens of nanoseconds a match).
         let matches: i64 = self
             .conn
@@ -109,4 +113,23 @@ impl Store {
             ranked_newest,
         })
     }
+}
+
+/// The FTS5 query for `query`: each distinct word, quoted (so that no FTS syntax is
+/// interpreted). Words are compared as the index compares them, ignoring case, so `Plan plan`
+/// is one term: a term repeated N times costs FTS5 N passes over the same matches.
+fn terms(query: &str) -> Result<Vec<String>, StoreError> {
+    let mut seen = std::collections::HashSet::new();
+    let words: Vec<String> = query
+        .split_whitespace()
+        .filter(|w| seen.insert(w.to_lowercase()))
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect();
+    if words.len() > MAX_SEARCH_WORDS {
+        return Err(StoreError::TooManyWords {
+            words: words.len(),
+            max: MAX_SEARCH_WORDS,
+        });
+    }
+    Ok(words)
 }

@@ -1,20 +1,24 @@
-//! The writing half of an import: threads each prepared envelope and stores it, in the
-//! import's transaction.
+//! The writing half of an import: threads each prepared envelope and stores it, committing
+//! in pieces of about [`PIECE_TIME`].
 //!
-//! What the writer must know about the stored history it keeps in memory for the transaction
-//! where that saves a statement per envelope: the messages waiting for their reply (few; read
-//! once), and the parents named by the messages this import stored. No other writer can change
-//! the database meanwhile (the transaction is `BEGIN IMMEDIATE`), so these stay true.
+//! What the writer must know about the stored history it keeps in memory where that saves a
+//! statement per envelope: the messages waiting for their reply (few; read again for every
+//! piece), and the ids and parents named by the messages this import stored. Within a piece no
+//! other writer can change the database (its transaction is `BEGIN IMMEDIATE`); between two
+//! pieces one may, and a piece that finds messages it did not store stops trusting what it
+//! kept about which ids are stored.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::time::{Duration, Instant};
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
-use super::StoreError;
 use super::import::{ImportItem, Outcome, hex};
 use super::prepare::{Prepared, fill};
+use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
 use crate::protocol::{self, Intent};
 
 /// A message id as the in-memory sets keep it: a 64-bit hash, a tenth of the memory of the id
@@ -26,23 +30,39 @@ fn id_key(id: &str) -> u64 {
     h.finish()
 }
 
-/// Per-thread changes gathered during one import, written once at its end.
+/// Per-thread changes gathered during one piece of an import, written at its end.
 struct ThreadAcc {
     context: Option<String>,
     participants: Vec<String>,
+    /// Messages added to the thread (less those moved out of it) in this piece. Counts are
+    /// kept up to date by adding this, not by counting: counting a thread at every piece
+    /// cost a scan of the whole thread per piece, which grows with a long conversation.
+    added: i64,
+    /// Whether a message moved out of it (it may be empty now).
+    left: bool,
+    /// Whether the current piece touched it (only those are written at its end).
+    dirty: bool,
 }
 
-/// The state of one import transaction.
-pub(super) struct Run<'t, 'c> {
-    tx: &'t Transaction<'c>,
-    ids: &'t protocol::IdGenerator,
+/// The state of one import.
+pub(super) struct Run<'c> {
+    conn: &'c Connection,
+    ids: &'c protocol::IdGenerator,
+    /// When committing in pieces: how long to wait for the lock again, and the database.
+    pieces: Option<(Duration, &'c Path)>,
+    /// When the current piece began.
+    piece_started: Instant,
+    /// The largest message `seq` when the current piece began: its messages come after.
+    piece_first_seq: i64,
+    /// The largest message `seq` this import committed last.
+    last_seq: i64,
     paste_id: i64,
     now: String,
     threads: HashMap<String, ThreadAcc>,
     pub items: Vec<ImportItem>,
     /// How often each content digest has been seen in this input.
     repeats: HashMap<String, u32>,
-    /// Whether messages were stored before this import began.
+    /// Whether messages were stored before this import began (or by others since).
     had_messages: bool,
     /// When none were: the ids this import stored (as [`id_key`]s). A message id not in
     /// here is then not stored at all, and its look-up is skipped. (Digests need no such set:
@@ -55,38 +75,103 @@ pub(super) struct Run<'t, 'c> {
     named_parents: HashSet<u64>,
 }
 
-impl<'t, 'c> Run<'t, 'c> {
-    /// Starts writing into `tx`; `had_messages` says whether the database held any.
+impl<'c> Run<'c> {
+    /// Starts writing in the transaction open on `conn`; with `pieces`, commits and begins a
+    /// new one every [`PIECE_TIME`] (see [`Run::piece_boundary`]).
     pub fn new(
-        tx: &'t Transaction<'c>,
-        ids: &'t protocol::IdGenerator,
+        conn: &'c Connection,
+        ids: &'c protocol::IdGenerator,
         paste_id: i64,
         now: String,
-        had_messages: bool,
+        pieces: Option<(Duration, &'c Path)>,
     ) -> Result<Self, StoreError> {
-        // Only a message copied out for a reply waits for one: a handful, found by the
-        // partial index on status.
-        let awaiting = tx
-            .prepare("SELECT id FROM messages WHERE status = 'awaiting_reply'")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        let first_seq = max_seq(conn)?;
         Ok(Run {
-            tx,
+            conn,
             ids,
+            pieces,
+            piece_started: Instant::now(),
+            piece_first_seq: first_seq,
+            last_seq: first_seq,
             paste_id,
             now,
             threads: HashMap::new(),
             items: Vec::new(),
             repeats: HashMap::new(),
-            had_messages,
-            stored_ids: (!had_messages).then(HashSet::new),
-            awaiting,
+            had_messages: first_seq > 0,
+            stored_ids: (first_seq == 0).then(HashSet::new),
+            awaiting: awaiting(conn)?,
             named_parents: HashSet::new(),
         })
     }
 }
 
-impl Run<'_, '_> {
+/// The largest message `seq` stored (0 when none is).
+fn max_seq(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(
+        conn.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {
+            r.get(0)
+        })?,
+    )
+}
+
+const AWAITING: &str = "SELECT id FROM messages WHERE status IN ('draft', 'awaiting_reply')
+    AND status = 'awaiting_reply'";
+
+/// The messages waiting for their reply. Only a message copied out for a reply waits for
+/// one: a handful, found by the partial index on status. The query repeats the index's own
+/// condition: SQLite uses a partial index only for a query whose WHERE contains that
+/// condition, and without it this scanned every stored message, once per import (which made
+/// importing many small pastes slower the more the database held) and now once per piece.
+fn awaiting(conn: &Connection) -> Result<HashSet<String>, StoreError> {
+    Ok(conn
+        .prepare_cached(AWAITING)?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+impl Run<'_> {
+    /// After an envelope: when the piece has held the database for [`PIECE_TIME`], commits
+    /// it, pauses for [`PIECE_PAUSE`] so that a waiting writer gets the lock, and begins the
+    /// next.
+    pub fn piece_boundary(&mut self) -> Result<(), StoreError> {
+        let Some((timeout, path)) = self.pieces else {
+            return Ok(());
+        };
+        if self.piece_started.elapsed() < PIECE_TIME {
+            return Ok(());
+        }
+        self.end_piece()?;
+        self.conn.execute_batch("COMMIT")?;
+        std::thread::sleep(PIECE_PAUSE);
+        super::begin_immediate(self.conn, timeout, path)?;
+        let now = max_seq(self.conn)?;
+        if now != self.last_seq {
+            // Another writer stored messages meanwhile: ids not stored by this import may be
+            // stored now, and digests and parents must be looked up.
+            self.had_messages = true;
+            self.stored_ids = None;
+            // And the threads' participants and contexts are read again.
+            self.threads.clear();
+        }
+        self.piece_first_seq = now;
+        self.last_seq = now;
+        self.awaiting = awaiting(self.conn)?;
+        self.piece_started = Instant::now();
+        Ok(())
+    }
+
+    /// Completes the current piece: thread counts and participants, and the full-text index
+    /// of its messages. The caller commits.
+    pub fn end_piece(&mut self) -> Result<(), StoreError> {
+        self.flush_threads()?;
+        super::index_since(self.conn, self.piece_first_seq)?;
+        self.last_seq = max_seq(self.conn)?;
+        Ok(())
+    }
+}
+
+impl Run<'_> {
     /// Threads and stores one envelope.
     pub fn envelope(&mut self, prep: &mut Prepared) -> Result<(), StoreError> {
         let Prepared {
@@ -201,8 +286,13 @@ impl Run<'_, '_> {
         };
 
         let env = &filled.env;
-        self.touch_thread(&thread, env.context(), [&env.banner.from, &env.banner.to])?;
-        self.tx
+        self.touch_thread(
+            &thread,
+            env.context(),
+            [&env.banner.from, &env.banner.to],
+            1,
+        )?;
+        self.conn
             .prepare_cached(
                 "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction, status, sender,
                     recipient, participants, version, user, session, context, intent, intent_raw,
@@ -240,7 +330,7 @@ impl Run<'_, '_> {
         if let Some(parent) = &parent {
             if self.awaiting.remove(parent) {
                 // The message it answers is answered now.
-                self.tx
+                self.conn
                     .prepare_cached(
                         "UPDATE messages SET status = 'answered', updated_at = ?2
                          WHERE id = ?1 AND status = 'awaiting_reply'",
@@ -275,7 +365,7 @@ impl Run<'_, '_> {
             return Ok(false);
         }
         Ok(self
-            .tx
+            .conn
             .prepare_cached("SELECT 1 FROM messages WHERE parent_id = ?1 LIMIT 1")?
             .query_row([id], |_| Ok(()))
             .optional()?
@@ -286,7 +376,7 @@ impl Run<'_, '_> {
     /// now, with everything that hangs under them.
     fn rehome_replies(&mut self, message: &str, thread: &str) -> Result<(), StoreError> {
         let moving: Vec<(String, String)> = self
-            .tx
+            .conn
             .prepare_cached(
                 "WITH RECURSIVE sub(id) AS (
                     SELECT id FROM messages WHERE parent_id = ?1 AND thread_id <> ?2
@@ -299,11 +389,12 @@ impl Run<'_, '_> {
             .query_map(params![message, thread], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         for (id, old) in &moving {
-            self.tx
+            self.conn
                 .prepare_cached("UPDATE messages SET thread_id = ?2 WHERE id = ?1")?
                 .execute(params![id, thread])?;
-            // The old thread's count is recomputed (and an emptied one removed) at the end.
-            self.touch_thread(old, None, [])?;
+            // The old thread's count goes down (an emptied one is removed at the piece's end).
+            self.touch_thread(old, None, [], -1)?;
+            self.touch_thread(thread, None, [], 1)?;
         }
         Ok(())
     }
@@ -311,27 +402,29 @@ impl Run<'_, '_> {
     /// Looks up (message id, thread id) with a one-parameter query.
     fn existing(&self, sql: &str, key: &str) -> Result<Option<(String, String)>, StoreError> {
         Ok(self
-            .tx
+            .conn
             .prepare_cached(sql)?
             .query_row([key], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?)
     }
 
-    /// Makes sure the thread exists (messages reference it) and notes its new participants.
+    /// Makes sure the thread exists (messages reference it), notes its new participants and
+    /// `added` messages.
     fn touch_thread<'a>(
         &mut self,
         id: &str,
         context: Option<&str>,
         participants: impl IntoIterator<Item = &'a String>,
+        added: i64,
     ) -> Result<(), StoreError> {
         if !self.threads.contains_key(id) {
-            self.tx
+            self.conn
                 .prepare_cached(
                     "INSERT OR IGNORE INTO threads (id, context, created_at, last_activity)
                      VALUES (?1, ?2, ?3, ?3)",
                 )?
                 .execute(params![id, context, self.now])?;
-            let (ctx, parts): (Option<String>, String) = self.tx.query_row(
+            let (ctx, parts): (Option<String>, String) = self.conn.query_row(
                 "SELECT context, participants FROM threads WHERE id = ?1",
                 [id],
                 |r| Ok((r.get(0)?, r.get(1)?)),
@@ -342,10 +435,16 @@ impl Run<'_, '_> {
                 ThreadAcc {
                     context: ctx,
                     participants,
+                    added: 0,
+                    left: false,
+                    dirty: false,
                 },
             );
         }
         if let Some(acc) = self.threads.get_mut(id) {
+            acc.added += added;
+            acc.left |= added < 0;
+            acc.dirty = true;
             if acc.context.is_none() {
                 acc.context = context.map(str::to_string);
             }
@@ -358,32 +457,65 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    /// Writes each touched thread's count, participants, context and activity time; threads
-    /// left empty (their replies moved to the thread of the message they answer) are removed.
-    pub fn flush_threads(&mut self) -> Result<(), StoreError> {
-        for (id, acc) in &self.threads {
-            let n: i64 = self.tx.query_row(
-                "SELECT count(*) FROM messages WHERE thread_id = ?1",
-                [id],
-                |r| r.get(0),
-            )?;
-            if n == 0 {
-                self.tx.execute("DELETE FROM threads WHERE id = ?1", [id])?;
-                continue;
-            }
-            self.tx
+    /// Writes the count, participants, context and activity time of each thread the piece
+    /// touched; threads left empty (their replies moved to the thread of the message they
+    /// answer) are removed. What is known of the threads is kept for the next piece.
+    fn flush_threads(&mut self) -> Result<(), StoreError> {
+        let mut emptied = Vec::new();
+        for (id, acc) in self.threads.iter_mut().filter(|(_, a)| a.dirty) {
+            self.conn
                 .prepare_cached(
-                    "UPDATE threads SET message_count = ?2, participants = ?3,
+                    "UPDATE threads SET message_count = message_count + ?2, participants = ?3,
                         context = coalesce(context, ?4), last_activity = ?5 WHERE id = ?1",
                 )?
                 .execute(params![
                     id,
-                    n,
+                    acc.added,
                     serde_json::to_string(&acc.participants).unwrap_or_default(),
                     acc.context,
                     self.now
                 ])?;
+            if acc.left
+                && self.conn.execute(
+                    "DELETE FROM threads WHERE id = ?1 AND message_count <= 0",
+                    [id],
+                )? > 0
+            {
+                emptied.push(id.clone());
+            }
+            acc.added = 0;
+            acc.left = false;
+            acc.dirty = false;
+        }
+        for id in emptied {
+            self.threads.remove(&id);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan SQLite picks for `sql`, one line per step.
+    fn plan(conn: &Connection, sql: &str) -> String {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        rows.join("\n")
+    }
+
+    #[test]
+    fn the_look_ups_of_every_piece_use_an_index() {
+        let store = super::super::Store::open_in_memory().unwrap();
+        let conn = &store.conn;
+        let awaiting = plan(conn, AWAITING);
+        assert!(awaiting.contains("INDEX messages_status"), "{awaiting}");
+        let max = plan(conn, "SELECT coalesce(max(seq), 0) FROM messages");
+        assert!(!max.contains("SCAN"), "{max}");
     }
 }
