@@ -203,6 +203,60 @@ fn export_round_trips_into_an_empty_database() {
     }
 }
 
+/// META that only the canonical form's care keeps: the older `meta: |` layout with entries
+/// named like headers, and a YAML list over several lines.
+const AWKWARD_META: &str = "[[CLAUDE→CHATGPT v1]]
+user: kalle
+session: 2025-10-09T16Z abc123
+intent: REQUEST
+meta: |
+  intent: ESCALATE
+  parent: 01J9J3D3M6A4M3WQX8G1ZQ0S7K
+  body: not the body
+meta: routing
+Targets: [
+  \"claude://session/abc\",
+  \"chatgpt://thread/xyz\"
+]
+body: |
+  The real body.
+sig: none
+[[END]]
+";
+
+#[test]
+fn a_backup_keeps_meta_that_looks_like_headers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    let r = run(&a, &["import", "-"], AWKWARD_META);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let threads = json_of(&run(&a, &["threads", "--json"], ""));
+    let id = threads[0]["id"].as_str().expect("id").to_string();
+    let exported = run(&a, &["export", &id], "");
+    let r = run(&b, &["import", "-"], &exported.stdout);
+    assert_eq!(
+        r.code, 0,
+        "re-import of the export: {}{}",
+        r.stdout, r.stderr
+    );
+    let message =
+        |db: &Path| json_of(&run(db, &["show", &id, "--json"], ""))["messages"][0].clone();
+    let (m_a, m_b) = (message(&a), message(&b));
+    assert_eq!(m_a["parent"], Value::Null);
+    assert_eq!(m_a["intent"], "REQUEST");
+    assert_eq!(m_a["body"], "The real body.");
+    for key in ["parent", "intent", "body", "meta", "message"] {
+        assert_eq!(m_a[key], m_b[key], "{key}");
+    }
+    let meta = m_a["meta"].to_string();
+    assert!(
+        meta.contains("not the body") && meta.contains("chatgpt://thread/xyz"),
+        "{meta}"
+    );
+    // A second export of the re-imported copy is byte for byte the first.
+    assert_eq!(run(&b, &["export", &id], "").stdout, exported.stdout);
+}
+
 #[test]
 fn rejected_envelopes_exit_one_and_name_the_problem() {
     let dir = tempfile::tempdir().expect("tempdir");
