@@ -98,3 +98,32 @@ fn stripped_bodies(b: Bencher, n: usize) {
         "[[A→B v1]]\nuser: u\nbody: |\nnot indented\nmore\n".repeat(n),
     );
 }
+
+/// A META list opened and never closed, continued by 100 000 and 200 000 lines.
+#[divan::bench(args = [100_000, 200_000])]
+fn open_meta_list(b: Bencher, lines: usize) {
+    let mut t = String::from("[[A→B v1]]\nuser: u\nmeta: routing\nTargets: [\n");
+    t.push_str(&"  \"claude://session/abc\",\n".repeat(lines));
+    t.push_str("body: |\n  hi\nsig: none\n[[END]]\n");
+    bench_text(b, t);
+}
+
+/// 10 000 and 20 000 banners after other text on their line (`echo '`), each opening an
+/// envelope, and as many in prose with nothing after them.
+#[divan::bench(args = [10_000, 20_000])]
+fn banners_after_text(b: Bencher, n: usize) {
+    bench_text(
+        b,
+        "echo '[[A→B v1]]\nuser: u\nbody: |\n  hi\nsig: none\n[[END]]'\nso the banner [[C→D v1]]\n"
+            .repeat(n),
+    );
+}
+
+/// One signed envelope followed by 100 000 and 200 000 lines before its `[[END]]`.
+#[divan::bench(args = [100_000, 200_000])]
+fn lines_after_sig(b: Bencher, lines: usize) {
+    let mut t = String::from("[[A→B v1]]\nuser: u\nbody: |\n  hi\nsig: ed25519:pkid=k;sig=AAAA\n");
+    t.push_str(&"parent: x\n".repeat(lines));
+    t.push_str("[[END]]\n");
+    bench_text(b, t);
+}

@@ -58,9 +58,8 @@ struct Block<'a, 'p> {
     lookahead: Option<(u32, Option<u32>)>,
     seen: bool,
     reply_form: bool,
-    /// The open META entry that continuation lines may extend: the indentation of its key
-    /// and whether it already took a continuation line.
-    meta_entry: Option<(usize, bool)>,
+    /// The open META entry that continuation lines may extend.
+    meta_entry: Option<MetaEntry>,
 }
 
 /// Parses the envelope whose banner is on `banner_line`; `cur` stands after the banner and
@@ -394,7 +393,11 @@ impl<'a> Block<'a, '_> {
                         };
                     block.entries.push((key.to_string(), value.to_string()));
                     positions.push(v.pos(voff));
-                    self.meta_entry = Some((lines::indent_of(c).0, false));
+                    self.meta_entry = Some(MetaEntry {
+                        indent: lines::indent_of(c).0,
+                        continued: false,
+                        flow: Flow::of(value),
+                    });
                     self.structural(&v);
                 }
             }
@@ -471,50 +474,53 @@ impl<'a> Block<'a, '_> {
     /// it is itself `Key: value` after a complete one-line value (then it is an entry, as
     /// blocks whose entries are all indented alike are read).
     fn continues_meta_value(&self, c: &str) -> bool {
-        let Some((indent, continued)) = self.meta_entry else {
+        let Some(entry) = &self.meta_entry else {
             return false;
         };
-        let Some(value) = self
-            .env
-            .meta
-            .last()
-            .and_then(|b| b.entries.last())
-            .map(|(_, v)| v.as_str())
-        else {
-            return false;
-        };
-        if flow_depth(value) > 0 {
+        if entry.flow.depth > 0 {
             // An unclosed bracket must not swallow the block: a `Key: value` line at the
             // start of a line (the next entry, or the envelope's own structure) ends it.
             return !(lines::indent_of(c).0 == 0 && lines::split_key(c).is_some());
         }
-        lines::indent_of(c).0 > indent
-            && (continued || value.is_empty() || lines::split_key(c).is_none())
+        let value_empty = self
+            .env
+            .meta
+            .last()
+            .and_then(|b| b.entries.last())
+            .is_some_and(|(_, v)| v.is_empty());
+        lines::indent_of(c).0 > entry.indent
+            && (entry.continued || value_empty || lines::split_key(c).is_none())
     }
 
     fn append_meta_value(&mut self, c: &str) {
+        let line = c.trim();
         if let Some((_, v)) = self.env.meta.last_mut().and_then(|b| b.entries.last_mut()) {
             v.push('\n');
-            v.push_str(c.trim());
+            v.push_str(line);
         }
-        if let Some((_, continued)) = &mut self.meta_entry {
-            *continued = true;
+        if let Some(entry) = &mut self.meta_entry {
+            entry.continued = true;
+            // Kept up to date line by line: rescanning the value would cost its length
+            // on every line of a long list.
+            entry.flow.feed('\n');
+            line.chars().for_each(|ch| entry.flow.feed(ch));
         }
     }
 
     /// Ends the open META entry, warning when its flow list never closed (the lines it
     /// took are in its value; nothing was dropped, but the value is incomplete).
     fn close_meta_entry(&mut self) {
-        if self.meta_entry.take().is_none() {
+        let Some(entry) = self.meta_entry.take() else {
+            return;
+        };
+        if entry.flow.depth == 0 {
             return;
         }
         let (Some(block), Some((_, positions))) = (self.env.meta.last(), self.pos.meta.last())
         else {
             return;
         };
-        if let (Some((key, value)), Some(pos)) = (block.entries.last(), positions.last())
-            && flow_depth(value) > 0
-        {
+        if let (Some((key, _)), Some(pos)) = (block.entries.last(), positions.last()) {
             self.diags.push(Diagnostic::new(
                 Code::UnclosedMetaValue,
                 pos.line,
@@ -608,30 +614,59 @@ pub(super) fn is_structural(c: &str) -> bool {
     }
 }
 
-/// How many brackets of a YAML flow collection are still open at the end of a META value:
-/// zero unless the value starts with `[` or `{` (so `:-[` in prose opens nothing). Brackets
+/// An open META entry: the indentation of its key, whether it already took a continuation
+/// line, and the state of its flow collection.
+#[derive(Debug, Clone, Copy)]
+struct MetaEntry {
+    indent: usize,
+    continued: bool,
+    flow: Flow,
+}
+
+/// How many brackets of a YAML flow collection are open in a META value read so far: none
+/// unless the value starts with `[` or `{` (so `:-[` in prose opens nothing). Brackets
 /// inside double-quoted strings do not count.
-pub(crate) fn flow_depth(value: &str) -> usize {
-    if !value.starts_with(['[', '{']) {
-        return 0;
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Flow {
+    active: bool,
+    /// Brackets still open.
+    pub depth: usize,
+    quoted: bool,
+    escaped: bool,
+}
+
+impl Flow {
+    /// The state after reading `value`.
+    pub(crate) fn of(value: &str) -> Flow {
+        let mut f = Flow {
+            active: value.starts_with(['[', '{']),
+            ..Flow::default()
+        };
+        if f.active {
+            value.chars().for_each(|ch| f.feed(ch));
+        }
+        f
     }
-    let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
-    for ch in value.chars() {
-        if quoted {
+
+    /// Reads one more character of the value.
+    fn feed(&mut self, ch: char) {
+        if !self.active {
+            return;
+        }
+        if self.quoted {
             match ch {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => quoted = false,
+                _ if self.escaped => self.escaped = false,
+                '\\' => self.escaped = true,
+                '"' => self.quoted = false,
                 _ => {}
             }
-            continue;
+            return;
         }
         match ch {
-            '"' => quoted = true,
-            '[' | '{' => depth += 1,
-            ']' | '}' => depth = depth.saturating_sub(1),
+            '"' => self.quoted = true,
+            '[' | '{' => self.depth += 1,
+            ']' | '}' => self.depth = self.depth.saturating_sub(1),
             _ => {}
         }
     }
-    depth
 }
