@@ -669,3 +669,41 @@ fn an_action_the_busy_database_refuses_says_so_and_changes_nothing() {
     t.keys("x");
     assert_eq!(t.app.store.drafts().unwrap().len(), 0, "{:?}", t.app.status);
 }
+
+#[test]
+fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
+    let mut t = harness(demo_store(), 80, 24);
+    // `f` opens the filter: letters that are commands elsewhere (r reply, n new, q quit,
+    // y copy, p paste) are typed into it.
+    t.keys("f");
+    assert!(
+        t.screen().contains("Enter"),
+        "the footer hints the filter's keys"
+    );
+    t.keys("rnqyp");
+    assert!(!t.app.quit && t.app.composer.is_none() && t.app.popup.is_none());
+    assert_eq!(t.app.list.filter, "rnqyp");
+    assert!(t.screen().contains("filter: rnqyp"));
+    t.key(KeyCode::Backspace, NONE);
+    assert_eq!(t.app.list.filter, "rnqy");
+    // Esc clears and closes it; the same letters are commands again.
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.list.filter.is_empty() && !t.app.list.filtering);
+    t.keys("r");
+    assert!(t.app.composer.is_some(), "r replies outside the filter");
+    t.key(KeyCode::Esc, NONE);
+    // Enter keeps the filter and opens the thread; then letters are commands again.
+    t.keys("fkyoto\n");
+    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.app.focus, Pane::Tree);
+    let help: Vec<String> = t
+        .app
+        .keymap
+        .help_rows()
+        .into_iter()
+        .map(|(k, d)| format!("{k} {d}"))
+        .collect();
+    assert!(help.iter().any(|r| r.contains("Thread filter (after f)")));
+    assert!(help.iter().any(|r| r == "f filter threads"), "{help:?}");
+    assert!(!help.iter().any(|r| r.contains("typing filters")));
+}

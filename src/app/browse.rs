@@ -1,7 +1,7 @@
 //! Actions on the browse screen: moving through threads and messages, folding, the panes,
 //! the mouse, and copying envelopes.
 
-use ratatui::crossterm::event::KeyCode;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::layout::{contains, inner_height};
 use super::popup::{Popup, Prompt, Search};
@@ -71,14 +71,18 @@ impl App {
                 self.focus = Pane::List;
                 self.list.filtering = true;
             }
-            Action::Input(ev) => {
+            // Only the open filter takes typed keys (see `App::scope`); a control or alt
+            // chord bound to nothing is not text.
+            Action::Input(ev) if self.list.filtering => {
                 self.focus = Pane::List;
-                self.list.filtering = true;
+                let chord = ev
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
                 match ev.code {
                     KeyCode::Backspace => {
                         self.list.filter.pop();
                     }
-                    KeyCode::Char(c) => self.list.filter.push(c),
+                    KeyCode::Char(c) if !chord => self.list.filter.push(c),
                     _ => return Ok(()),
                 }
                 self.list.refilter(&self.store)?;

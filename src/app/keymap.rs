@@ -15,6 +15,9 @@ use super::action::{Action, UnknownAction};
 pub enum Scope {
     /// The thread list, tree and inspector.
     Browse,
+    /// The thread list's filter, opened with `f`: unbound keys are typed into it, so a
+    /// filter can hold any letter without firing a command.
+    Filter,
     /// The composer; keys bound to nothing here are typed into the focused field.
     Composer,
     /// The list of envelopes found in a paste.
@@ -31,8 +34,9 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, in the order help lists them.
-    pub const ALL: [Scope; 7] = [
+    pub const ALL: [Scope; 8] = [
         Scope::Browse,
+        Scope::Filter,
         Scope::Composer,
         Scope::Preview,
         Scope::PasteBox,
@@ -45,6 +49,7 @@ impl Scope {
     pub fn name(self) -> &'static str {
         match self {
             Scope::Browse => "browse",
+            Scope::Filter => "filter",
             Scope::Composer => "composer",
             Scope::Preview => "preview",
             Scope::PasteBox => "paste_box",
@@ -57,7 +62,8 @@ impl Scope {
     /// The heading of this scope in help.
     pub fn title(self) -> &'static str {
         match self {
-            Scope::Browse => "Browse (thread list, tree, inspector) — typing filters the list",
+            Scope::Browse => "Browse (thread list, tree, inspector)",
+            Scope::Filter => "Thread filter (after f) — other keys type into the filter",
             Scope::Composer => "Composer — other keys type into the focused field",
             Scope::Preview => "Paste preview",
             Scope::PasteBox => "Paste box",
@@ -79,9 +85,11 @@ impl Scope {
                 Copy,
                 PasteClipboard,
                 Search,
+                Filter,
                 CopyThread,
                 Quit,
             ],
+            Scope::Filter => &[Open, Back, Down, Up],
             Scope::Composer => &[
                 SaveAndCopy,
                 SaveDraft,
@@ -247,6 +255,12 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "f", Action::Filter),
     (Scope::Browse, "D", Action::Drafts),
     (Scope::Browse, "ctrl-c", Action::Quit),
+    (Scope::Filter, "enter", Action::Open),
+    (Scope::Filter, "esc", Action::Back),
+    (Scope::Filter, "down ctrl-n", Action::Down),
+    (Scope::Filter, "up ctrl-p", Action::Up),
+    (Scope::Filter, "tab", Action::NextPane),
+    (Scope::Filter, "ctrl-c", Action::Quit),
     (Scope::Composer, "ctrl-y", Action::SaveAndCopy),
     (Scope::Composer, "ctrl-s", Action::SaveDraft),
     (Scope::Composer, "ctrl-e", Action::EditExternal),
@@ -284,7 +298,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
 pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
     #[error(
-        "unknown key scope `[keys.{0}]`; scopes are: browse, composer, preview, paste_box, drafts, help, prompt"
+        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt"
     )]
     Scope(String),
     /// The key name is not one.

@@ -22,7 +22,7 @@ pub mod thread_tree;
 
 use std::io::Write;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 
 pub use action::Action;
@@ -189,6 +189,7 @@ impl App {
         match (&self.popup, &self.composer) {
             (Some(p), _) => p.scope(),
             (None, Some(_)) => Scope::Composer,
+            (None, None) if self.list.filtering => Scope::Filter,
             (None, None) => Scope::Browse,
         }
     }
@@ -196,21 +197,13 @@ impl App {
     /// The action a key press asks for, if any.
     pub fn key_action(&self, ev: &KeyEvent) -> Option<Action> {
         let scope = self.scope();
-        let printable = matches!(ev.code, KeyCode::Char(_))
-            && !ev
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        if scope == Scope::Browse
-            && self.list.filtering
-            && (printable || ev.code == KeyCode::Backspace)
-        {
-            return Some(Action::Input(*ev));
-        }
         if let Some(a) = self.keymap.action(scope, ev) {
             return Some(a);
         }
         match scope {
-            Scope::Composer | Scope::PasteBox | Scope::Prompt => Some(Action::Input(*ev)),
+            Scope::Filter | Scope::Composer | Scope::PasteBox | Scope::Prompt => {
+                Some(Action::Input(*ev))
+            }
             _ => None,
         }
     }
