@@ -707,3 +707,50 @@ fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
     assert!(help.iter().any(|r| r == "f filter threads"), "{help:?}");
     assert!(!help.iter().any(|r| r.contains("typing filters")));
 }
+
+#[test]
+fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
+    let mut t = harness(demo_store(), 80, 24);
+    let row = |t: &support::Harness, i: usize| {
+        let r = &t.app.list.rows[i];
+        (r.summary.message_count, r.unread, r.drafts)
+    };
+    let i = t.app.list.selected;
+    t.key(KeyCode::Enter, NONE);
+    let (count, unread, drafts) = row(&t, i);
+    assert_eq!((unread, drafts), (false, 0));
+    // A reply typed and left: the thread shows ✎ at once, D agrees, the title counts it,
+    // and the thread neither gains a message nor turns unread.
+    t.keys("r");
+    t.keys("hi");
+    t.key(KeyCode::Esc, NONE);
+    assert_eq!(row(&t, i), (count, false, 1));
+    let s = t.screen();
+    assert!(s.contains("✎ 1 draft"), "{s}");
+    assert!(s.lines().nth(2).unwrap().contains('✎'), "{s}");
+    assert_eq!(
+        t.app.tree.as_ref().unwrap().outline.rows.len(),
+        count as usize
+    );
+    // A new envelope's draft has no thread row; the title still counts it.
+    t.keys("n");
+    t.keys("x");
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.screen().contains("✎ 2 drafts"));
+    t.keys("D");
+    assert!(t.screen().contains("Drafts"));
+    // Discarding the reply's draft takes its ✎ away at once.
+    let reply_row = match &t.app.popup {
+        Some(crosstalk::app::popup::Popup::Drafts { drafts, .. }) => {
+            drafts.iter().position(|d| d.parent.is_some()).unwrap()
+        }
+        _ => panic!("drafts list not open"),
+    };
+    for _ in 0..reply_row {
+        t.keys("j");
+    }
+    t.keys("xx");
+    t.key(KeyCode::Esc, NONE);
+    assert_eq!(row(&t, i), (count, false, 0));
+    assert!(t.screen().contains("✎ 1 draft"));
+}

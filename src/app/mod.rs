@@ -124,6 +124,9 @@ pub struct App {
     /// A read found the database busy: the list shows the last data read until a tick
     /// reads it again.
     pub stale: bool,
+    /// Drafts in the database, counted each time one is created or deleted so the title
+    /// bar, the list's ✎ markers and `D` agree (a new envelope's draft has no thread row).
+    pub drafts: usize,
 }
 
 impl App {
@@ -162,12 +165,14 @@ impl App {
             pending_seen: Vec::new(),
             pending_copied: Vec::new(),
             stale: false,
+            drafts: 0,
         };
         app.list.reload(&app.store)?;
+        app.drafts = app.store.drafts()?.len();
         if app.list.rows.is_empty() {
             app.info("Empty database. Paste an envelope (or press p), n for a new one, ? for help; try `crosstalk --demo`.");
         } else {
-            let drafts = app.store.drafts()?.len();
+            let drafts = app.drafts;
             if drafts > 0 {
                 app.info(format!("{drafts} draft(s) kept from before: D lists them."));
             }
@@ -280,6 +285,14 @@ impl App {
             return self.composer_action(action);
         }
         self.browse_action(action)
+    }
+
+    /// A draft was created or deleted: the list's ✎ markers and the draft count are read
+    /// again at once, so they never disagree with `D`.
+    pub(crate) fn drafts_changed(&mut self) -> anyhow::Result<()> {
+        self.drafts = self.store.drafts()?.len();
+        self.list.reload(&self.store)?;
+        Ok(())
     }
 
     /// Sets an informational status.

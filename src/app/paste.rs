@@ -350,10 +350,11 @@ impl App {
                         *selected = (*selected).min(drafts.len().saturating_sub(1));
                         *confirm = None;
                         let empty = drafts.is_empty();
-                        self.info("Draft discarded.");
                         if empty {
                             self.popup = None;
                         }
+                        self.drafts_changed()?;
+                        self.info("Draft discarded.");
                     } else {
                         *confirm = Some(d.id.clone());
                         self.warn("Press discard again to delete this draft for good.");
