@@ -754,3 +754,33 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
     assert_eq!(row(&t, i), (count, false, 0));
     assert!(t.screen().contains("✎ 1 draft"));
 }
+
+#[test]
+fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.key(KeyCode::Enter, NONE);
+    let body_line = "The forecast for 12 December";
+    let s = t.screen();
+    assert!(s.contains("▸ 7 headers (H) · REQUEST · received"), "{s}");
+    assert!(s.contains(body_line) && !s.contains("session    "), "{s}");
+    // H shows every header (the body moves below them); H again folds them.
+    t.keys("H");
+    let s = t.screen();
+    assert!(
+        s.contains("session    ") && !s.contains("▸ 7 headers"),
+        "{s}"
+    );
+    t.keys("H");
+    assert!(t.screen().contains(body_line));
+    // The choice holds for the next message.
+    t.keys("H");
+    t.keys("k");
+    let s = t.screen();
+    assert!(s.contains("intent ") && !s.contains("headers (H)"), "{s}");
+    // A tall inspector shows the headers unless folded.
+    let mut t = harness(demo_store(), 120, 40);
+    t.key(KeyCode::Enter, NONE);
+    assert!(t.screen().contains("session    "));
+    t.keys("H");
+    assert!(t.screen().contains("▸ 7 headers (H)"));
+}

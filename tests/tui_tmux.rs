@@ -960,10 +960,12 @@ fn demo_at_80x24_draws_every_pane_cleanly() {
         assert!(s.contains(ctx), "the list shows {ctx}:\n{s}");
     }
     assert!(has_row(&s, &["REQUEST", "Kalle and his"]), "tree:\n{s}");
+    // The short inspector shows the body first, the headers folded to one line.
     assert!(
-        has_row(&s, &["context", "Kyoto trip, 10–14 December"]),
+        has_row(&s, &["▸ 7 headers (H)", "REQUEST", "received"]),
         "inspector:\n{s}"
     );
+    assert!(has_row(&s, &["The forecast for 12 December"]), "{s}");
     assert!(
         rows[22].contains("help") && rows[22].contains("reply"),
         "hint line: {:?}",
@@ -983,6 +985,7 @@ fn hint_line_shows_whole_hints() {
         "copy thread",
         "paste / import",
         "search",
+        "filter threads",
         "help",
         "quit",
     ];

@@ -60,6 +60,8 @@ pub enum Action {
     ToggleRaw,
     /// Filter the thread list by typing.
     Filter,
+    /// Show the inspector's headers, or fold them to one line.
+    ToggleHeaders,
     /// The list of drafts.
     Drafts,
     /// Composer: save the draft now.
@@ -126,6 +128,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Help, "help", "help"),
     (Action::ToggleRaw, "toggle_raw", "raw / canonical"),
     (Action::Filter, "filter", "filter threads"),
+    (
+        Action::ToggleHeaders,
+        "toggle_headers",
+        "show / fold headers",
+    ),
     (Action::Drafts, "drafts", "drafts"),
     (Action::SaveDraft, "save_draft", "save draft"),
     (Action::SaveAndCopy, "save_and_copy", "save + copy"),

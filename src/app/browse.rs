@@ -88,6 +88,10 @@ impl App {
                 self.list.refilter(&self.store)?;
                 self.open_selected_thread(false)?;
             }
+            Action::ToggleHeaders => {
+                self.inspector.toggle_headers();
+                self.refresh_inspector();
+            }
             Action::ToggleRaw => {
                 self.inspector.view = self.inspector.view.next();
                 self.refresh_inspector();

@@ -253,6 +253,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "?", Action::Help),
     (Scope::Browse, "v", Action::ToggleRaw),
     (Scope::Browse, "f", Action::Filter),
+    (Scope::Browse, "H", Action::ToggleHeaders),
     (Scope::Browse, "D", Action::Drafts),
     (Scope::Browse, "ctrl-c", Action::Quit),
     (Scope::Filter, "enter", Action::Open),

@@ -341,8 +341,18 @@ impl App {
                 None => None,
             };
         }
-        let width = layout::inner_width(self.areas().inspector);
-        self.inspector.refresh(self.current.as_ref(), width);
+        let area = self.areas().inspector;
+        let unfold = self
+            .keymap
+            .key_for(Scope::Browse, &Action::ToggleHeaders)
+            .map(|k| k.to_string())
+            .unwrap_or_else(|| "toggle_headers".into());
+        self.inspector.refresh(
+            self.current.as_ref(),
+            layout::inner_width(area),
+            layout::inner_height(area),
+            &unfold,
+        );
     }
 }
 
