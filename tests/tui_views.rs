@@ -69,6 +69,27 @@ fn composer_reply_shows_the_envelope_as_it_will_be_copied() {
 }
 
 #[test]
+fn composer_wraps_the_body_at_words_and_marks_wrapped_preview_lines() {
+    let body = "The forecast changed again, so could we move the market visit to the morning and keep the tea booking where it is?";
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut t = harness(demo_store(), w, h);
+        t.key(KeyCode::Enter, KeyModifiers::NONE);
+        t.keys("r");
+        t.keys(body);
+        let s = t.screen();
+        // The editor breaks between words: every word of the body is whole on screen.
+        for word in body.split(' ') {
+            assert!(s.contains(word), "{w}×{h}: `{word}` is cut:\n{s}");
+        }
+        if w == 120 {
+            // The preview (beside the form) soft-wraps the long body line with a mark.
+            assert!(s.contains("│↪"), "{s}");
+        }
+        snap(&format!("composer_wrapped_{w}x{h}"), &s);
+    }
+}
+
+#[test]
 fn paste_preview_lists_envelopes_and_destinations() {
     let mut t = harness(demo_store(), 120, 40);
     let text = include_str!("../assets/examples/v11-request.crosstalk");
