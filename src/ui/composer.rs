@@ -70,9 +70,14 @@ pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
     bars::status(app, frame, status);
 }
 
+/// A field's label; the focused one is marked `▶` and reversed, not only coloured.
 fn label(name: &str, on: bool) -> Span<'static> {
-    let style = if on { theme::FOCUS_BORDER } else { theme::KEY };
-    Span::styled(format!("{name:<9}"), style)
+    if on {
+        let name = name.trim_start();
+        Span::styled(format!("▶{name:<8}"), theme::FOCUS_TITLE).patch_style(theme::FOCUS_BORDER)
+    } else {
+        Span::styled(format!("{name:<9}"), theme::KEY)
+    }
 }
 
 fn one_line(frame: &mut Frame, area: Rect, name: &str, t: &TextArea<'static>, on: bool) {
@@ -135,7 +140,7 @@ fn form(c: &Composer, frame: &mut Frame, area: Rect) {
             } else {
                 theme::BORDER
             })
-            .title(name.to_string())
+            .title(super::focus_title(Line::from(name.to_string()), on))
     };
     let meta_on = c.focus == Field::Meta;
     let b = block(" META (C-t adds routing / privacy) ", meta_on);

@@ -115,12 +115,18 @@ impl Harness {
         self.app.update(a);
     }
 
-    /// The screen as text, one line per row.
-    pub fn screen(&self) -> String {
+    /// The screen as drawn, with styles.
+    pub fn buffer(&self) -> ratatui::buffer::Buffer {
         let (w, h) = (self.app.size.width, self.app.size.height);
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         term.draw(|f| crosstalk::ui::render(&self.app, f)).unwrap();
-        let buf = term.backend().buffer().clone();
+        term.backend().buffer().clone()
+    }
+
+    /// The screen as text, one line per row.
+    pub fn screen(&self) -> String {
+        let (w, h) = (self.app.size.width, self.app.size.height);
+        let buf = self.buffer();
         let mut out = String::new();
         for y in 0..h {
             let mut line = String::new();
