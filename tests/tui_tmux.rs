@@ -727,7 +727,7 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
     );
     assert!(s.contains("naming — 4 messages"), "{s}");
     assert!(
-        has_row(&s, &["status", "awaiting reply (composed)"]),
+        has_row(&s, &["status", "awaiting reply (written here)"]),
         "the inspector shows the copied reply:\n{s}"
     );
     assert!(
@@ -763,7 +763,7 @@ fn inspector_shows_the_status_after_copying_a_draft() {
     t.cli(&["reply", &original, "--body", "Draft from the CLI."]);
     t.start(120, 40, &[]);
     t.wait_until("the draft reply selected", |s| {
-        has_row(s, &["status", "draft (composed)"]) && s.contains("Draft from the CLI.")
+        has_row(s, &["status", "draft (written here)"]) && s.contains("Draft from the CLI.")
     });
     t.keys(&["Enter"]);
     t.type_text("y");
@@ -773,7 +773,7 @@ fn inspector_shows_the_status_after_copying_a_draft() {
         "the tree marks it:\n{s}"
     );
     assert!(
-        has_row(&s, &["status", "awaiting reply (composed)"]),
+        has_row(&s, &["status", "awaiting reply (written here)"]),
         "the inspector should say it awaits a reply:\n{s}"
     );
 }
@@ -876,7 +876,10 @@ fn escape_sequences_in_a_body_are_shown_not_obeyed() {
         // The frame is intact: title bar, pane borders, hints.
         let rows: Vec<&str> = s.lines().collect();
         assert!(rows[0].contains("crosstalk —"), "{view}:\n{s}");
-        assert!(rows[1].starts_with("┌ Threads"), "{view}:\n{s}");
+        assert!(
+            rows[1].starts_with("┌ Threads") || rows[1].starts_with("┌▶ Threads"),
+            "{view}:\n{s}"
+        );
         assert!(
             rows[37].starts_with('└') && rows[37].ends_with('┘'),
             "{view}:\n{s}"
@@ -935,7 +938,7 @@ fn demo_at_80x24_draws_every_pane_cleanly() {
         "{s}"
     );
     assert!(
-        rows[1].starts_with("┌ Threads") && rows[1].ends_with('┐'),
+        rows[1].starts_with("┌▶ Threads") && rows[1].ends_with('┐'),
         "{s}"
     );
     // Every pane row is boxed at both edges: nothing drawn past the right border, no stray
