@@ -784,3 +784,62 @@ fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
     t.keys("H");
     assert!(t.screen().contains("▸ 7 headers (H)"));
 }
+
+#[test]
+fn export_expands_home_and_refuses_other_formats_tab_completes_and_open_takes_a_prefix() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.key(KeyCode::Enter, NONE);
+    let thread = t.app.tree.as_ref().unwrap().outline.id.clone();
+    let count = t.app.tree.as_ref().unwrap().outline.rows.len();
+    // `~/` is the home directory (HOME points at a temporary one here).
+    let home = t.dir.path().join("home");
+    std::fs::create_dir_all(home.join("exports")).unwrap();
+    let old_home = std::env::var_os("HOME");
+    // SAFETY: no other test of this binary reads or writes HOME.
+    unsafe { std::env::set_var("HOME", &home) };
+    // Tab completes the command, then the directory under ~.
+    t.keys(":exp\t");
+    t.keys("~/exp\t");
+    let line = match &t.app.popup {
+        Some(crosstalk::app::popup::Popup::Command(p)) => p.text.clone(),
+        _ => panic!("command line closed"),
+    };
+    assert_eq!(line, "export ~/exports/");
+    t.keys("kyoto.crosstalk\n");
+    let text = std::fs::read_to_string(home.join("exports/kyoto.crosstalk")).unwrap();
+    assert_eq!(text.matches("[[END]]").count(), count);
+    // A .json name is not filled with envelopes; the status says how to get JSON.
+    t.keys(":export ~/exports/kyoto.json\n");
+    assert!(!home.join("exports/kyoto.json").exists());
+    assert!(
+        t.app.status.1.contains("crosstalk export --format json"),
+        "{:?}",
+        t.app.status
+    );
+    match old_home {
+        Some(h) => unsafe { std::env::set_var("HOME", h) },
+        None => unsafe { std::env::remove_var("HOME") },
+    }
+    // `:open` takes the first characters of an id, in any case.
+    t.key(KeyCode::Esc, NONE);
+    t.keys("G");
+    assert_ne!(t.app.tree.as_ref().unwrap().outline.id, thread);
+    t.keys(&format!(":open {}\n", thread[..20].to_ascii_lowercase()));
+    assert_eq!(
+        t.app.tree.as_ref().unwrap().outline.id,
+        thread,
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.app.focus, Pane::Tree);
+    // Too short a prefix lists a few and opens nothing.
+    t.keys(":open 0\n");
+    assert!(t.app.status.1.contains("ids ("), "{:?}", t.app.status);
+    t.keys(":open ZZZ\n");
+    assert!(
+        t.app
+            .status
+            .1
+            .contains("No thread or message id starts with `ZZZ`")
+    );
+}

@@ -82,6 +82,8 @@ pub enum Action {
     Discard,
     /// Paste preview: write the paste to a file.
     SaveToFile,
+    /// Command line: complete the command, path or id.
+    Complete,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -143,6 +145,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Confirm, "confirm", "import"),
     (Action::Discard, "discard", "discard draft"),
     (Action::SaveToFile, "save_to_file", "save to file"),
+    (Action::Complete, "complete", "complete"),
 ];
 
 impl Action {

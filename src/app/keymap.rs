@@ -102,7 +102,7 @@ impl Scope {
             Scope::PasteBox => &[Confirm, Back],
             Scope::Drafts => &[Open, Discard, Back],
             Scope::Help => &[Down, Back],
-            Scope::Prompt => &[Open, Down, Back],
+            Scope::Prompt => &[Open, Complete, Down, Back],
         }
     }
 }
@@ -213,12 +213,18 @@ impl fmt::Display for Key {
 
 /// The `:` commands, for help.
 pub const COMMANDS: &[(&str, &str)] = &[
-    (":import FILE", "preview and import a file"),
+    (
+        ":import FILE",
+        "preview and import a file (~ is home; Tab completes)",
+    ),
     (
         ":export FILE",
-        "write the open thread's envelopes to a file",
+        "write the open thread's envelopes to a file (.crosstalk)",
     ),
-    (":open ID", "open a thread or message by id"),
+    (
+        ":open ID",
+        "open a thread or message by id or its first characters",
+    ),
     (":search TEXT", "full-text search"),
     (":drafts", "list drafts"),
     (":new / :reply", "compose"),
@@ -292,6 +298,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Prompt, "esc", Action::Back),
     (Scope::Prompt, "down ctrl-n", Action::Down),
     (Scope::Prompt, "up ctrl-p", Action::Up),
+    (Scope::Prompt, "tab", Action::Complete),
 ];
 
 /// A config binding that cannot be used.

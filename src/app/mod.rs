@@ -8,6 +8,7 @@
 
 pub mod action;
 mod browse;
+pub mod command_line;
 mod compose;
 pub mod composer;
 pub mod inspector;

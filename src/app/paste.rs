@@ -293,6 +293,22 @@ impl App {
                     self.popup = None;
                     return self.run_command(&line);
                 }
+                Action::Complete => {
+                    let store = &self.store;
+                    let c = super::command_line::complete(&prompt.text, |p| {
+                        store
+                            .ids_with_prefix(p, ID_CANDIDATES)
+                            .map(|m| {
+                                m.threads
+                                    .into_iter()
+                                    .chain(m.messages.into_iter().map(|(id, _)| id))
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    });
+                    prompt.text = c.text;
+                    prompt.candidates = c.candidates;
+                }
                 _ => {}
             },
             Popup::Search(search) => match action {
@@ -503,32 +519,14 @@ impl App {
                 self.popup = Some(Popup::Search(s));
             }
             "import" | "read" if !arg.is_empty() => {
-                let text = std::fs::read(arg).map_err(|e| anyhow::anyhow!("cannot read {arg}: {e}"))?;
+                let path = super::command_line::expand_home(arg);
+                let text = std::fs::read(&path)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
                 let (text, _) = crate::protocol::decode(&text);
                 self.preview_paste(arg, &text)?;
             }
-            "open" | "thread" if !arg.is_empty() => {
-                if self.store.has_thread(arg)? {
-                    self.reveal(arg, None)?;
-                } else if let Some(m) = self.store.message(arg)? {
-                    self.reveal(&m.thread, Some(arg))?;
-                } else {
-                    self.error(format!("No thread or message `{arg}`."));
-                }
-            }
-            "export" if !arg.is_empty() => {
-                let view = match self.tree.as_ref().map(|t| t.outline.id.clone()) {
-                    Some(id) => self.store.thread(&id)?,
-                    None => None,
-                };
-                let Some(view) = view else {
-                    self.warn("Open a thread to export.");
-                    return Ok(());
-                };
-                std::fs::write(arg, view.canonical_text())
-                    .map_err(|e| anyhow::anyhow!("cannot write {arg}: {e}"))?;
-                self.info(format!("Wrote {} envelopes to {arg}.", view.messages.len()));
-            }
+            "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
+            "export" if !arg.is_empty() => self.export(arg)?,
             other => self.error(format!(
                 "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID."
             )),
@@ -536,6 +534,85 @@ impl App {
         Ok(())
     }
 }
+
+impl App {
+    /// `:open ID`: a thread or message by its id or the first characters of one; when the
+    /// characters fit several, they are listed (Tab completes them on the command line).
+    fn open_id(&mut self, arg: &str) -> anyhow::Result<()> {
+        if self.store.has_thread(arg)? {
+            return self.reveal(arg, None);
+        }
+        if let Some(m) = self.store.message(arg)? {
+            return self.reveal(&m.thread, Some(arg));
+        }
+        let found = self.store.ids_with_prefix(arg, ID_CANDIDATES)?;
+        // (id, thread, message): a thread's first message usually has the thread's id, so
+        // the two are one match.
+        let mut ids: Vec<(String, String, Option<String>)> = found
+            .threads
+            .into_iter()
+            .map(|t| (t.clone(), t, None))
+            .collect();
+        for (message, thread) in found.messages {
+            match ids.iter_mut().find(|(id, ..)| *id == message) {
+                Some(same) => same.2 = Some(message),
+                None => ids.push((message.clone(), thread, Some(message))),
+            }
+        }
+        match ids.as_slice() {
+            [] => self.error(format!("No thread or message id starts with `{arg}`.")),
+            [(_, thread, message)] => {
+                let (thread, message) = (thread.clone(), message.clone());
+                self.reveal(&thread, message.as_deref())?;
+            }
+            many => {
+                let n = many.len();
+                let some: Vec<&str> = many.iter().take(3).map(|(id, ..)| id.as_str()).collect();
+                self.warn(format!(
+                    "`{arg}` starts {}{n} ids ({}…): type more of it, or Tab on the command line.",
+                    if n >= ID_CANDIDATES { "at least " } else { "" },
+                    some.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `:export FILE`: the open thread's envelopes, canonical, to FILE (`~` is home). A
+    /// `.json` or `.md` name asks for a format only `crosstalk export` writes: the app says
+    /// so rather than put envelopes in a file named for something else.
+    fn export(&mut self, arg: &str) -> anyhow::Result<()> {
+        let path = super::command_line::expand_home(arg);
+        let id = self.tree.as_ref().map(|t| t.outline.id.clone());
+        let Some(id) = id else {
+            self.warn("Open a thread to export.");
+            return Ok(());
+        };
+        if let super::command_line::ExportFormat::Other(format) =
+            super::command_line::export_format(&path)
+        {
+            self.warn(format!(
+                "Not written: the app writes envelopes (.crosstalk); for {format} run `crosstalk export --format {format} {id} > {arg}`."
+            ));
+            return Ok(());
+        }
+        let Some(view) = self.store.thread(&id)? else {
+            self.warn("Open a thread to export.");
+            return Ok(());
+        };
+        std::fs::write(&path, view.canonical_text())
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        self.info(format!(
+            "Wrote {} envelopes to {}.",
+            view.messages.len(),
+            path.display()
+        ));
+        Ok(())
+    }
+}
+
+/// Ids listed at most for an id prefix.
+const ID_CANDIDATES: usize = 8;
 
 /// For each envelope of `text`: intent, from→to and the body's first line (the same
 /// extraction the import runs).

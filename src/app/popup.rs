@@ -95,12 +95,15 @@ pub struct UnsavedPaste {
 pub struct Prompt {
     /// The text typed.
     pub text: String,
+    /// What Tab offered when it could not decide (cleared by the next edit).
+    pub candidates: Vec<String>,
 }
 
 impl Prompt {
     /// Applies an editing key; whether the text changed.
     pub fn edit(&mut self, ev: &ratatui::crossterm::event::KeyEvent) -> bool {
         use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+        self.candidates.clear();
         let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
         match ev.code {
             KeyCode::Char('u') if ctrl => self.text.clear(),

@@ -6,6 +6,7 @@
 
 mod browse;
 mod import;
+mod prefix;
 mod prepare;
 mod query;
 mod reply;
@@ -16,6 +17,7 @@ mod writer;
 
 pub use browse::{Draft, ThreadRow};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
+pub use prefix::IdMatches;
 pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;

@@ -44,11 +44,17 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
                 Paragraph::new(vec![
                     Line::from(vec![
                         Span::styled(":", theme::KEY),
-                        Span::raw(p.text.clone()),
+                        // Completed file names come from the disk: never raw.
+                        Span::raw(safe_line(&p.text).into_owned()),
                         Span::raw("▏"),
                     ]),
                     Line::from(Span::styled(
-                        "Enter runs, Esc cancels — :help lists the commands",
+                        if p.candidates.is_empty() {
+                            "Enter runs, Tab completes, Esc cancels — :help lists the commands"
+                                .to_string()
+                        } else {
+                            truncate(&safe_line(&p.candidates.join("  ")), size.width as usize)
+                        },
                         theme::DIM,
                     )),
                 ]),

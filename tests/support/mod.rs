@@ -94,11 +94,13 @@ impl Harness {
         }
     }
 
-    /// Presses the keys of a key string: each character one key press.
+    /// Presses the keys of a key string: each character one key press (`\n` is Enter,
+    /// `\t` is Tab).
     pub fn keys(&mut self, s: &str) {
         for c in s.chars() {
             let code = match c {
                 '\n' => KeyCode::Enter,
+                '\t' => KeyCode::Tab,
                 c => KeyCode::Char(c),
             };
             self.key(code, KeyModifiers::NONE);
