@@ -843,3 +843,62 @@ fn export_expands_home_and_refuses_other_formats_tab_completes_and_open_takes_a_
             .contains("No thread or message id starts with `ZZZ`")
     );
 }
+
+#[test]
+fn the_screens_say_things_once_whole_and_in_the_operators_terms() {
+    let mut t = harness(demo_store(), 80, 24);
+    // The tree's intent column fits the thread's longest intent (BROADCAST, 9 letters).
+    t.keys("fsigning\n");
+    let s = t.screen();
+    assert!(s.contains("BROADCAST") && !s.contains("BROADCA…"), "{s}");
+    // A received message's status is said once.
+    t.keys("H");
+    let s = t.screen();
+    assert!(s.contains("status") && !s.contains("(received)"), "{s}");
+    // "as received" is the pane's title, not also the first row.
+    t.keys("v");
+    let rows = &t.app.inspector.rows;
+    assert!(rows[0].text.starts_with("[["), "{:?}", rows[0]);
+    assert!(t.screen().contains("Envelope — as received"));
+    t.keys("vv");
+    t.key(KeyCode::Esc, NONE);
+    t.key(KeyCode::Esc, NONE);
+    // A search hit deep in a long line is in view at 80 columns, and a hit in the context
+    // is not said twice.
+    t.keys("/shards");
+    let s = t.screen();
+    assert_eq!(s.matches("[shards]").count(), 3, "{s}");
+    t.key(KeyCode::Esc, NONE);
+    t.keys("/limiter");
+    let s = t.screen();
+    assert!(s.contains("rate [limiter] design review"), "{s}");
+    assert!(!s.contains("review — webhook"), "{s}");
+    t.key(KeyCode::Esc, NONE);
+    // A paste the reader repaired (no [[END]], body not indented) is previewed as fixed,
+    // and the inspector says what was repaired without asking the operator to fix it.
+    let damaged = "[[CLAUDE→CHATGPT v1.1]]\nthread: 01KKC11SV2Q506QQNSS2207Q64\nmessage: 01KKC11SV2Q506QQNSS2207QZZ\nparent: 01KKC3RDGKX9D6JBHZY62EVSHW\nintent: ACK\nbody: |\nnoted, thanks\nsig: none\n";
+    t.act(Action::Paste(damaged.into()));
+    let s = t.screen();
+    assert!(s.contains("✓ fixed"), "{s}");
+    assert!(s.contains("repaired: had no [[END]]"), "{s}");
+    assert!(!s.contains("add `[[END]]`"), "{s}");
+    t.key(KeyCode::Enter, NONE);
+    let m = t.app.selected_message().unwrap();
+    assert_eq!(m.id, "01KKC11SV2Q506QQNSS2207QZZ");
+    let text: Vec<String> = t
+        .app
+        .inspector
+        .rows
+        .iter()
+        .map(|r| r.text.clone())
+        .collect();
+    let all = text.join("\n");
+    assert!(
+        all.contains("repaired when read (2) — nothing to do"),
+        "{all}"
+    );
+    assert!(
+        !all.contains("Indent body lines") && !all.contains("add `[[END]]`"),
+        "{all}"
+    );
+}

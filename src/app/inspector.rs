@@ -114,8 +114,8 @@ impl Inspector {
         self.rows = match msg {
             Some(m) => match self.view {
                 View::Fields => field_rows(m, width as usize, fold.then_some(unfold_key)),
-                View::Received => text_rows("as received", &m.raw, width as usize),
-                View::Canonical => text_rows("canonical", &m.canonical, width as usize),
+                View::Received => text_rows(&m.raw, width as usize),
+                View::Canonical => text_rows(&m.canonical, width as usize),
             },
             None => Vec::new(),
         };
@@ -188,8 +188,15 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
                     line.push_str(part);
                 }
             }
-            if !diags.is_empty() {
-                line.push_str(&format!(" · {} diagnostic(s) below", diags.len()));
+            let problems = diags
+                .iter()
+                .filter(|d| {
+                    let code = d.get("code").and_then(|v| v.as_str()).unwrap_or("");
+                    super::repairs::note(code).is_none()
+                })
+                .count();
+            if problems > 0 {
+                line.push_str(&format!(" · {problems} diagnostic(s) below"));
             }
             rows.push(Row::new(RowKind::Folded, "", truncate(&line, w)));
             body_rows(&mut rows, m, w);
@@ -218,14 +225,17 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
         rows.push(Row::new(RowKind::Title, "", "body"));
         body_rows(&mut rows, m, w);
     }
-    if !diags.is_empty() {
+    let (repaired, problems): (Vec<&serde_json::Value>, Vec<&serde_json::Value>) = diags
+        .iter()
+        .partition(|d| super::repairs::note(code(d)).is_some());
+    if !problems.is_empty() {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(
             RowKind::Title,
             "",
-            format!("diagnostics ({})", diags.len()),
+            format!("diagnostics ({})", problems.len()),
         ));
-        for d in diags {
+        for d in problems {
             let get = |k: &str| d.get(k).and_then(|v| v.as_str()).unwrap_or("");
             let num = |k: &str| d.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
             let kind = if get("severity") == "error" {
@@ -243,6 +253,26 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
             );
             for part in wrap(&text, w) {
                 rows.push(Row::new(kind, "", part));
+            }
+        }
+    }
+    // Repairs are done: the stored copy is the repaired one, so they are told as such,
+    // never as something for the operator to fix.
+    if !repaired.is_empty() {
+        rows.push(Row::new(RowKind::Blank, "", ""));
+        rows.push(Row::new(
+            RowKind::Title,
+            "",
+            format!("repaired when read ({}) — nothing to do", repaired.len()),
+        ));
+        for d in repaired {
+            let text = format!(
+                "{} [{}]",
+                super::repairs::note(code(d)).unwrap_or(""),
+                code(d)
+            );
+            for part in wrap(&text, w) {
+                rows.push(Row::new(RowKind::Field, "", part));
             }
         }
     }
@@ -273,6 +303,11 @@ fn status_text(m: &StoredMessage) -> String {
     }
 }
 
+/// A stored diagnostic's code.
+fn code(d: &serde_json::Value) -> &str {
+    d.get("code").and_then(|v| v.as_str()).unwrap_or("")
+}
+
 /// The body, wrapped to `w` cells.
 fn body_rows(rows: &mut Vec<Row>, m: &StoredMessage, w: usize) {
     match &m.envelope.body {
@@ -287,9 +322,9 @@ fn body_rows(rows: &mut Vec<Row>, m: &StoredMessage, w: usize) {
     }
 }
 
-/// An envelope text under a title, wrapped to `w` cells.
-pub fn text_rows(title: &str, text: &str, w: usize) -> Vec<Row> {
-    let mut rows = vec![Row::new(RowKind::Title, "", title)];
+/// An envelope text wrapped to `w` cells (the pane's title names the view).
+pub fn text_rows(text: &str, w: usize) -> Vec<Row> {
+    let mut rows = Vec::new();
     for line in safe(text).lines() {
         for part in wrap(line, w) {
             rows.push(Row::new(RowKind::Text, "", part));

@@ -102,7 +102,7 @@ impl Scope {
             Scope::PasteBox => &[Confirm, Back],
             Scope::Drafts => &[Open, Discard, Back],
             Scope::Help => &[Down, Back],
-            Scope::Prompt => &[Open, Complete, Down, Back],
+            Scope::Prompt => &[Open, Down, Back],
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod layout;
 mod paste;
 pub mod pending;
 pub mod popup;
+pub mod repairs;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;

@@ -9,7 +9,8 @@ use super::theme;
 use crate::app::App;
 use crate::app::layout::centered;
 use crate::app::popup::{Popup, Preview, Search};
-use crate::app::text::{safe_line, short_time, truncate};
+use crate::app::repairs;
+use crate::app::text::{safe_line, short_time, truncate, width, window};
 use crate::store::Outcome;
 
 /// Draws `popup` over the screen.
@@ -209,6 +210,14 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
                 Outcome::Rejected => ("✗ error ", theme::ERROR),
                 Outcome::Duplicate => ("= dup   ", theme::DIM),
                 Outcome::Imported if item.diagnostics.is_empty() => ("✓ valid ", theme::OK),
+                Outcome::Imported
+                    if item
+                        .diagnostics
+                        .iter()
+                        .all(|d| repairs::note(d.code.as_str()).is_some()) =>
+                {
+                    ("✓ fixed ", theme::OK)
+                }
                 Outcome::Imported => ("! warn  ", theme::WARN),
             };
             let text = format!(
@@ -235,6 +244,14 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
             d.push(Line::from(Span::styled("No problems found.", theme::OK)));
         }
         for diag in &item.diagnostics {
+            // A repair is done: said as such, not as something to fix.
+            if let Some(note) = repairs::note(diag.code.as_str()) {
+                d.push(Line::from(Span::styled(
+                    format!("line {}: repaired: {note} [{}]", diag.line, diag.code),
+                    theme::OK,
+                )));
+                continue;
+            }
             let style = if diag.is_error() {
                 theme::ERROR
             } else {
@@ -261,6 +278,24 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         detail,
     );
     let _ = app;
+}
+
+/// A snippet's text with its `[hits]` emphasised (the brackets stay: they also show where
+/// a hit is on a terminal without bold).
+fn hit_spans(snippet: &str) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    let mut rest = snippet;
+    while let Some(open) = rest.find('[') {
+        let close = rest[open..]
+            .find(']')
+            .map(|c| open + c + 1)
+            .unwrap_or(rest.len());
+        spans.push(Span::raw(rest[..open].to_string()));
+        spans.push(Span::styled(rest[open..close].to_string(), theme::TITLE));
+        rest = &rest[close..];
+    }
+    spans.push(Span::raw(rest.to_string()));
+    spans
 }
 
 fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
@@ -302,14 +337,25 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
         .skip(first_shown(s.selected, results.height))
         .take(results.height as usize)
         .map(|(i, h)| {
-            let ctx = h.context.as_deref().unwrap_or(&h.thread);
-            let text = format!("{} — {}", safe_line(ctx), safe_line(&h.snippet));
-            let style = if i == s.selected {
-                theme::SELECTED
+            let ctx = safe_line(h.context.as_deref().unwrap_or(&h.thread)).into_owned();
+            let snippet = safe_line(&h.snippet).into_owned();
+            // A hit in the context itself: the snippet is the context, said once.
+            let bare: String = snippet
+                .chars()
+                .filter(|c| !matches!(c, '[' | ']'))
+                .collect();
+            let prefix = if bare.trim_matches('…') == ctx {
+                String::new()
             } else {
-                ratatui::style::Style::new()
+                format!("{} — ", truncate(&ctx, w / 3))
             };
-            Line::from(Span::styled(truncate(&text, w), style))
+            // The hit stays in view however long the line.
+            let room = w.saturating_sub(width(&prefix));
+            let shown = window(&snippet, snippet.find('[').unwrap_or(0), room);
+            let mut spans = vec![Span::styled(prefix, theme::DIM)];
+            spans.extend(hit_spans(&shown));
+            theme::highlight(&mut spans, i == s.selected);
+            Line::from(spans)
         })
         .collect();
     let _ = app;
