@@ -902,3 +902,42 @@ fn the_screens_say_things_once_whole_and_in_the_operators_terms() {
         "{all}"
     );
 }
+
+#[test]
+fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
+    let mut t = harness(demo_store(), 80, 24);
+    // Nothing selected yet in a fresh list: open a thread first.
+    t.key(KeyCode::Enter, NONE);
+    let selected = t.app.selected_message().unwrap().clone();
+    t.keys("|");
+    assert!(t.screen().contains(":pipe "), "{}", t.screen());
+    t.keys("grep -c body\n");
+    let req = t.app.pipe_request.take().expect("a pipe for the runtime");
+    assert_eq!(req.command, "grep -c body");
+    assert_eq!(req.input, selected.canonical);
+    assert!(req.what.contains(&selected.id));
+    // The runtime answers with the exit status.
+    t.act(Action::Piped(
+        false,
+        "`grep -c body` exited with status 1".into(),
+    ));
+    assert_eq!(
+        t.app.status,
+        (
+            crosstalk::app::Level::Warn,
+            "`grep -c body` exited with status 1".to_string()
+        )
+    );
+    // Alt-| pipes the whole thread, offering the last command again.
+    t.key(KeyCode::Char('|'), KeyModifiers::ALT);
+    assert!(t.screen().contains(":pipe-thread grep -c body"));
+    t.key(KeyCode::Enter, NONE);
+    let req = t.app.pipe_request.take().unwrap();
+    let n = t.app.tree.as_ref().unwrap().outline.rows.len();
+    assert_eq!(req.input.matches("[[END]]").count(), n);
+    assert!(req.what.contains(&format!("({n} envelopes)")));
+    // No command: nothing runs, and the status says what to write.
+    t.keys(":pipe\n");
+    assert!(t.app.pipe_request.is_none());
+    assert!(t.app.status.1.contains("Give a command"));
+}

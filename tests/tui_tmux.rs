@@ -1258,3 +1258,36 @@ fn the_editor_gets_a_file_only_the_operator_can_read() {
     t.type_text("q");
     assert_eq!(t.wait_exit(), 0);
 }
+
+/// `|` runs a command on the real terminal with the envelope on its input; its output stays
+/// until Enter, and the app comes back with the exit status.
+#[test]
+fn pipe_runs_a_command_on_the_terminal_with_the_envelope_on_its_input() {
+    let Some(t) = Term::new() else { return };
+    let out = t.path("piped.txt");
+    t.start(80, 24, &["--demo"]);
+    t.wait_for("Kyoto trip");
+    t.keys(&["Enter"]);
+    t.wait_for("▶ Kyoto trip");
+    t.type_text("|");
+    t.wait_for(":pipe ");
+    t.type_text(&format!(
+        "tee {} | grep -c END; exit 4",
+        sh_quote(out.to_str().unwrap())
+    ));
+    t.keys(&["Enter"]);
+    // The command's output on the plain terminal, then the prompt to come back.
+    let s = t.wait_for("Press Enter to return to crosstalk");
+    assert!(s.contains("exited with status 4]"), "{s}");
+    assert!(has_row(&s, &["1"]), "grep counted one envelope:\n{s}");
+    let piped = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        piped.starts_with("[[") && piped.trim_end().ends_with("[[END]]"),
+        "{piped}"
+    );
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Threads");
+    assert!(status_line(&s).contains("exited with status 4"), "{s}");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+}

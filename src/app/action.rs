@@ -84,6 +84,10 @@ pub enum Action {
     SaveToFile,
     /// Command line: complete the command, path or id.
     Complete,
+    /// Pipe the selected envelope to a shell command.
+    Pipe,
+    /// Pipe the open thread to a shell command.
+    PipeThread,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -97,6 +101,8 @@ pub enum Action {
     Scroll(u16, u16, i8),
     /// A line entered on the command line (not bindable).
     Run(String),
+    /// A piped command ended: whether it succeeded, and what to say (not bindable).
+    Piped(bool, String),
     /// The body came back from `$EDITOR` (not bindable).
     EditedBody(String),
     /// Time passed: retry what the database did not take (not bindable).
@@ -146,6 +152,12 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Discard, "discard", "discard draft"),
     (Action::SaveToFile, "save_to_file", "save to file"),
     (Action::Complete, "complete", "complete"),
+    (Action::Pipe, "pipe", "pipe envelope to a command"),
+    (
+        Action::PipeThread,
+        "pipe_thread",
+        "pipe thread to a command",
+    ),
 ];
 
 impl Action {

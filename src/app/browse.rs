@@ -96,6 +96,8 @@ impl App {
                 self.inspector.view = self.inspector.view.next();
                 self.refresh_inspector();
             }
+            Action::Pipe => self.prompt_pipe(false),
+            Action::PipeThread => self.prompt_pipe(true),
             Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
             Action::Search => self.popup = Some(Popup::Search(Search::default())),
             Action::Command => self.popup = Some(Popup::Command(Prompt::default())),

@@ -5,7 +5,18 @@ use std::path::{Path, PathBuf};
 
 /// The commands, as completed (aliases are accepted but not offered).
 pub const COMMANDS: &[&str] = &[
-    "drafts", "export", "help", "import", "new", "open", "quit", "raw", "reply", "search",
+    "drafts",
+    "export",
+    "help",
+    "import",
+    "new",
+    "open",
+    "pipe",
+    "pipe-thread",
+    "quit",
+    "raw",
+    "reply",
+    "search",
 ];
 
 /// Commands whose argument is a file path.

@@ -16,6 +16,7 @@ pub mod keymap;
 pub mod layout;
 mod paste;
 pub mod pending;
+pub mod pending_pipe;
 pub mod popup;
 pub mod repairs;
 pub mod text;
@@ -113,6 +114,10 @@ pub struct App {
     pub quit: bool,
     /// Body text waiting to be edited in `$EDITOR` (the runtime takes it).
     pub edit_request: Option<String>,
+    /// A pipe waiting to run on the terminal (the runtime takes it).
+    pub pipe_request: Option<pending_pipe::PipeRequest>,
+    /// The last command piped to, offered again by `|`.
+    pub last_pipe: Option<String>,
     /// The time ages are measured against (refreshed at each update).
     pub now: jiff::Timestamp,
     /// A fixed "now" for reproducible screens (tests, snapshots); the clock when `None`.
@@ -161,6 +166,8 @@ impl App {
             size,
             quit: false,
             edit_request: None,
+            pipe_request: None,
+            last_pipe: None,
             now: jiff::Timestamp::now(),
             fixed_now: None,
             pending_drafts: Vec::new(),
@@ -265,6 +272,10 @@ impl App {
                 return self.preview_paste("<paste>", &text);
             }
             Action::Run(line) => return self.run_command(&line),
+            Action::Piped(ok, line) => {
+                self.piped(ok, line);
+                return Ok(());
+            }
             Action::EditedBody(text) => {
                 if let Some(c) = self.composer.as_mut() {
                     let (clean, removed) = strip_controls(&text);

@@ -527,8 +527,10 @@ impl App {
             }
             "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
             "export" if !arg.is_empty() => self.export(arg)?,
+            "pipe" => self.request_pipe(arg, false)?,
+            "pipe-thread" => self.request_pipe(arg, true)?,
             other => self.error(format!(
-                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID."
+                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID, pipe CMD, pipe-thread CMD."
             )),
         }
         Ok(())
