@@ -704,7 +704,7 @@ fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
         .map(|(k, d)| format!("{k} {d}"))
         .collect();
     assert!(help.iter().any(|r| r.contains("Thread filter (after f)")));
-    assert!(help.iter().any(|r| r == "f filter threads"), "{help:?}");
+    assert!(help.iter().any(|r| r == "f filter"), "{help:?}");
     assert!(!help.iter().any(|r| r.contains("typing filters")));
 }
 

@@ -988,7 +988,7 @@ fn hint_line_shows_whole_hints() {
         "copy thread",
         "paste / import",
         "search",
-        "filter threads",
+        "filter",
         "help",
         "quit",
     ];

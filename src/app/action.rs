@@ -135,7 +135,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Command, "command", "command line"),
     (Action::Help, "help", "help"),
     (Action::ToggleRaw, "toggle_raw", "raw / canonical"),
-    (Action::Filter, "filter", "filter threads"),
+    (Action::Filter, "filter", "filter"),
     (
         Action::ToggleHeaders,
         "toggle_headers",
