@@ -871,8 +871,13 @@ fn the_screens_say_things_once_whole_and_in_the_operators_terms() {
     t.key(KeyCode::Esc, NONE);
     t.keys("/limiter");
     let s = t.screen();
-    assert!(s.contains("rate [limiter] design review"), "{s}");
+    // Hits in the context: said once, and told apart by intent, sender and body.
+    assert!(s.contains("rate [limiter] design"), "{s}");
     assert!(!s.contains("review — webhook"), "{s}");
+    assert!(
+        s.contains("CLOSE") && s.contains("· Decision recorded"),
+        "{s}"
+    );
     t.key(KeyCode::Esc, NONE);
     // A paste the reader repaired (no [[END]], body not indented) is previewed as fixed,
     // and the inspector says what was repaired without asking the operator to fix it.

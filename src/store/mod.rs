@@ -6,7 +6,7 @@
 
 mod browse;
 mod import;
-mod prefix;
+mod lookup;
 mod prepare;
 mod query;
 mod reply;
@@ -17,7 +17,7 @@ mod writer;
 
 pub use browse::{Draft, ThreadRow};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
-pub use prefix::IdMatches;
+pub use lookup::{IdMatches, MessageLabel};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;

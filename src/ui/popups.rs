@@ -344,16 +344,52 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
                 .chars()
                 .filter(|c| !matches!(c, '[' | ']'))
                 .collect();
-            let prefix = if bare.trim_matches('…') == ctx {
+            let label = s.labels.get(i).map(|l| {
+                let intent = safe_line(l.intent.as_deref().unwrap_or("?")).into_owned();
+                format!("{intent:<8} {} ", truncate(&safe_line(&l.from), 14))
+            });
+            let in_context = bare.trim_matches('…') == ctx;
+            let mut prefix = if in_context {
                 String::new()
             } else {
-                format!("{} — ", truncate(&ctx, w / 3))
+                format!("{} — ", truncate(&ctx, w / 4))
             };
+            if let Some(label) = label {
+                prefix = format!("{label}{prefix}");
+            }
             // The hit stays in view however long the line.
             let room = w.saturating_sub(width(&prefix));
-            let shown = window(&snippet, snippet.find('[').unwrap_or(0), room);
+            // A hit in the context takes half the row at most: the body's start follows it.
+            let has_body = s
+                .labels
+                .get(i)
+                .is_some_and(|l| !l.body_start.trim().is_empty());
+            let snippet_room = if in_context && has_body {
+                room / 2
+            } else {
+                room
+            };
+            let shown = window(&snippet, snippet.find('[').unwrap_or(0), snippet_room);
+            // A hit in the context says nothing of the message: its body's start follows.
+            let after = match s.labels.get(i) {
+                Some(l) if in_context => {
+                    let start = l
+                        .body_start
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let rest = room.saturating_sub(width(&shown) + 3);
+                    if rest > 4 && !start.is_empty() {
+                        format!(" · {}", truncate(&safe_line(&start), rest))
+                    } else {
+                        String::new()
+                    }
+                }
+                _ => String::new(),
+            };
             let mut spans = vec![Span::styled(prefix, theme::DIM)];
             spans.extend(hit_spans(&shown));
+            spans.push(Span::styled(after, theme::DIM));
             theme::highlight(&mut spans, i == s.selected);
             Line::from(spans)
         })
