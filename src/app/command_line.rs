@@ -1,7 +1,11 @@
-//! The `:` command line's helpers: `~` in paths, Tab completion of command names, file
-//! paths and ids, and the export format a file name asks for.
+//! The `:` command line: running its commands, `~` in paths, Tab completion of command
+//! names, file paths and ids, and the export format a file name asks for.
 
 use std::path::{Path, PathBuf};
+
+use super::App;
+use super::paste::SEARCH_LIMIT;
+use super::popup::Popup;
 
 /// The commands, as completed (aliases are accepted but not offered).
 pub const COMMANDS: &[&str] = &[
@@ -21,6 +25,125 @@ pub const COMMANDS: &[&str] = &[
 
 /// Commands whose argument is a file path.
 const PATH_COMMANDS: &[&str] = &["import", "read", "export"];
+
+impl App {
+    /// Runs a `:` command.
+    pub(super) fn run_command(&mut self, line: &str) -> anyhow::Result<()> {
+        let line = line.trim();
+        let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
+        let arg = arg.trim();
+        match cmd {
+            "" => {}
+            "q" | "quit" => self.quit = true,
+            "help" | "h" => self.popup = Some(Popup::Help { scroll: 0 }),
+            "drafts" => self.open_drafts()?,
+            "new" => self.compose_new()?,
+            "reply" => self.compose_reply()?,
+            "raw" | "view" => {
+                self.inspector.view = self.inspector.view.next();
+                self.refresh_inspector();
+            }
+            "search" | "s" => {
+                let mut s = super::popup::Search::default();
+                s.prompt.text = arg.to_string();
+                s.run(&self.store, SEARCH_LIMIT);
+                self.popup = Some(Popup::Search(s));
+            }
+            "import" | "read" if !arg.is_empty() => {
+                let path = super::command_line::expand_home(arg);
+                let text = std::fs::read(&path)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+                let (text, _) = crate::protocol::decode(&text);
+                self.preview_paste(arg, &text)?;
+            }
+            "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
+            "export" if !arg.is_empty() => self.export(arg)?,
+            "pipe" => self.request_pipe(arg, false)?,
+            "pipe-thread" => self.request_pipe(arg, true)?,
+            other => self.error(format!(
+                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID, pipe CMD, pipe-thread CMD."
+            )),
+        }
+        Ok(())
+    }
+}
+
+impl App {
+    /// `:open ID`: a thread or message by its id or the first characters of one; when the
+    /// characters fit several, they are listed (Tab completes them on the command line).
+    fn open_id(&mut self, arg: &str) -> anyhow::Result<()> {
+        if self.store.has_thread(arg)? {
+            return self.reveal(arg, None);
+        }
+        if let Some(m) = self.store.message(arg)? {
+            return self.reveal(&m.thread, Some(arg));
+        }
+        let found = self.store.ids_with_prefix(arg, ID_CANDIDATES)?;
+        // (id, thread, message): a thread's first message usually has the thread's id, so
+        // the two are one match.
+        let mut ids: Vec<(String, String, Option<String>)> = found
+            .threads
+            .into_iter()
+            .map(|t| (t.clone(), t, None))
+            .collect();
+        for (message, thread) in found.messages {
+            match ids.iter_mut().find(|(id, ..)| *id == message) {
+                Some(same) => same.2 = Some(message),
+                None => ids.push((message.clone(), thread, Some(message))),
+            }
+        }
+        match ids.as_slice() {
+            [] => self.error(format!("No thread or message id starts with `{arg}`.")),
+            [(_, thread, message)] => {
+                let (thread, message) = (thread.clone(), message.clone());
+                self.reveal(&thread, message.as_deref())?;
+            }
+            many => {
+                let n = many.len();
+                let some: Vec<&str> = many.iter().take(3).map(|(id, ..)| id.as_str()).collect();
+                self.warn(format!(
+                    "`{arg}` starts {}{n} ids ({}…): type more of it, or Tab on the command line.",
+                    if n >= ID_CANDIDATES { "at least " } else { "" },
+                    some.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `:export FILE`: the open thread's envelopes, canonical, to FILE (`~` is home). A
+    /// `.json` or `.md` name asks for a format only `crosstalk export` writes: the app says
+    /// so rather than put envelopes in a file named for something else.
+    fn export(&mut self, arg: &str) -> anyhow::Result<()> {
+        let path = expand_home(arg);
+        let id = self.tree.as_ref().map(|t| t.outline.id.clone());
+        let Some(id) = id else {
+            self.warn("Open a thread to export.");
+            return Ok(());
+        };
+        if let ExportFormat::Other(format) = export_format(&path) {
+            self.warn(format!(
+                "Not written: the app writes envelopes (.crosstalk); for {format} run `crosstalk export --format {format} {id} > {arg}`."
+            ));
+            return Ok(());
+        }
+        let Some(view) = self.store.thread(&id)? else {
+            self.warn("Open a thread to export.");
+            return Ok(());
+        };
+        std::fs::write(&path, view.canonical_text())
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        self.info(format!(
+            "Wrote {} envelopes to {}.",
+            view.messages.len(),
+            path.display()
+        ));
+        Ok(())
+    }
+}
+
+/// Ids listed at most for an id prefix.
+pub(super) const ID_CANDIDATES: usize = 8;
 
 /// `~` and `~/…` name the home directory, as in a shell (`~user` is not expanded).
 pub fn expand_home(arg: &str) -> PathBuf {

@@ -11,7 +11,7 @@ use super::{Action, App, strip_controls};
 use crate::store::{ImportItem, ImportReport, Outcome};
 
 /// The search results asked for at a time.
-const SEARCH_LIMIT: usize = 200;
+pub(super) const SEARCH_LIMIT: usize = 200;
 
 impl App {
     /// Keeps `text` as received, then previews what importing it would do. When the
@@ -297,7 +297,7 @@ impl App {
                     let store = &self.store;
                     let c = super::command_line::complete(&prompt.text, |p| {
                         store
-                            .ids_with_prefix(p, ID_CANDIDATES)
+                            .ids_with_prefix(p, super::command_line::ID_CANDIDATES)
                             .map(|m| {
                                 m.threads
                                     .into_iter()
@@ -495,126 +495,7 @@ impl App {
         }
         Ok(())
     }
-
-    /// Runs a `:` command.
-    pub(super) fn run_command(&mut self, line: &str) -> anyhow::Result<()> {
-        let line = line.trim();
-        let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
-        let arg = arg.trim();
-        match cmd {
-            "" => {}
-            "q" | "quit" => self.quit = true,
-            "help" | "h" => self.popup = Some(Popup::Help { scroll: 0 }),
-            "drafts" => self.open_drafts()?,
-            "new" => self.compose_new()?,
-            "reply" => self.compose_reply()?,
-            "raw" | "view" => {
-                self.inspector.view = self.inspector.view.next();
-                self.refresh_inspector();
-            }
-            "search" | "s" => {
-                let mut s = super::popup::Search::default();
-                s.prompt.text = arg.to_string();
-                s.run(&self.store, SEARCH_LIMIT);
-                self.popup = Some(Popup::Search(s));
-            }
-            "import" | "read" if !arg.is_empty() => {
-                let path = super::command_line::expand_home(arg);
-                let text = std::fs::read(&path)
-                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-                let (text, _) = crate::protocol::decode(&text);
-                self.preview_paste(arg, &text)?;
-            }
-            "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
-            "export" if !arg.is_empty() => self.export(arg)?,
-            "pipe" => self.request_pipe(arg, false)?,
-            "pipe-thread" => self.request_pipe(arg, true)?,
-            other => self.error(format!(
-                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID, pipe CMD, pipe-thread CMD."
-            )),
-        }
-        Ok(())
-    }
 }
-
-impl App {
-    /// `:open ID`: a thread or message by its id or the first characters of one; when the
-    /// characters fit several, they are listed (Tab completes them on the command line).
-    fn open_id(&mut self, arg: &str) -> anyhow::Result<()> {
-        if self.store.has_thread(arg)? {
-            return self.reveal(arg, None);
-        }
-        if let Some(m) = self.store.message(arg)? {
-            return self.reveal(&m.thread, Some(arg));
-        }
-        let found = self.store.ids_with_prefix(arg, ID_CANDIDATES)?;
-        // (id, thread, message): a thread's first message usually has the thread's id, so
-        // the two are one match.
-        let mut ids: Vec<(String, String, Option<String>)> = found
-            .threads
-            .into_iter()
-            .map(|t| (t.clone(), t, None))
-            .collect();
-        for (message, thread) in found.messages {
-            match ids.iter_mut().find(|(id, ..)| *id == message) {
-                Some(same) => same.2 = Some(message),
-                None => ids.push((message.clone(), thread, Some(message))),
-            }
-        }
-        match ids.as_slice() {
-            [] => self.error(format!("No thread or message id starts with `{arg}`.")),
-            [(_, thread, message)] => {
-                let (thread, message) = (thread.clone(), message.clone());
-                self.reveal(&thread, message.as_deref())?;
-            }
-            many => {
-                let n = many.len();
-                let some: Vec<&str> = many.iter().take(3).map(|(id, ..)| id.as_str()).collect();
-                self.warn(format!(
-                    "`{arg}` starts {}{n} ids ({}…): type more of it, or Tab on the command line.",
-                    if n >= ID_CANDIDATES { "at least " } else { "" },
-                    some.join(", ")
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// `:export FILE`: the open thread's envelopes, canonical, to FILE (`~` is home). A
-    /// `.json` or `.md` name asks for a format only `crosstalk export` writes: the app says
-    /// so rather than put envelopes in a file named for something else.
-    fn export(&mut self, arg: &str) -> anyhow::Result<()> {
-        let path = super::command_line::expand_home(arg);
-        let id = self.tree.as_ref().map(|t| t.outline.id.clone());
-        let Some(id) = id else {
-            self.warn("Open a thread to export.");
-            return Ok(());
-        };
-        if let super::command_line::ExportFormat::Other(format) =
-            super::command_line::export_format(&path)
-        {
-            self.warn(format!(
-                "Not written: the app writes envelopes (.crosstalk); for {format} run `crosstalk export --format {format} {id} > {arg}`."
-            ));
-            return Ok(());
-        }
-        let Some(view) = self.store.thread(&id)? else {
-            self.warn("Open a thread to export.");
-            return Ok(());
-        };
-        std::fs::write(&path, view.canonical_text())
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        self.info(format!(
-            "Wrote {} envelopes to {}.",
-            view.messages.len(),
-            path.display()
-        ));
-        Ok(())
-    }
-}
-
-/// Ids listed at most for an id prefix.
-const ID_CANDIDATES: usize = 8;
 
 /// For each envelope of `text`: intent, from→to and the body's first line (the same
 /// extraction the import runs).
