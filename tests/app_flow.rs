@@ -777,6 +777,22 @@ fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
     t.keys("k");
     let s = t.screen();
     assert!(s.contains("intent ") && !s.contains("headers (H)"), "{s}");
+    // A click on the folded line unfolds the headers too.
+    t.keys("H");
+    assert!(t.screen().contains("▸ 7 headers"));
+    let a = t.app.areas();
+    let fold_row = t
+        .app
+        .inspector
+        .rows
+        .iter()
+        .position(|r| r.text.starts_with("▸"))
+        .unwrap();
+    t.act(Action::Click(
+        a.inspector.x + 3,
+        a.inspector.y + 1 + fold_row as u16,
+    ));
+    assert!(!t.screen().contains("▸ 7 headers"));
     // A tall inspector shows the headers unless folded.
     let mut t = harness(demo_store(), 120, 40);
     t.key(KeyCode::Enter, NONE);

@@ -126,6 +126,16 @@ impl App {
                     self.after_tree_move();
                 } else if contains(areas.inspector, x, y) {
                     self.focus = Pane::Inspector;
+                    // A click on the folded headers line unfolds them.
+                    let row =
+                        (y.saturating_sub(areas.inspector.y + 1)) as usize + self.inspector.scroll;
+                    let on_fold = y > areas.inspector.y
+                        && self.inspector.rows.get(row).map(|r| r.kind)
+                            == Some(super::inspector::RowKind::Folded);
+                    if on_fold {
+                        self.inspector.toggle_headers();
+                        self.refresh_inspector();
+                    }
                 }
             }
             Action::Scroll(x, y, dir) => {
