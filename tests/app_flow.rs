@@ -753,6 +753,17 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
     t.key(KeyCode::Esc, NONE);
     assert_eq!(row(&t, i), (count, false, 0));
     assert!(t.screen().contains("✎ 1 draft"));
+    // A reply sent (C-y) is a message: counted once, its draft and ✎ gone, still read.
+    t.keys("r");
+    t.keys("sent now");
+    assert_eq!(row(&t, i).2, 1);
+    t.ctrl('y');
+    let i = t.app.list.selected;
+    assert_eq!(row(&t, i), (count + 1, false, 0));
+    assert!(
+        t.screen().contains("✎ 1 draft"),
+        "the new envelope's draft remains"
+    );
 }
 
 #[test]
