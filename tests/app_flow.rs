@@ -942,7 +942,9 @@ fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
     t.key(KeyCode::Enter, NONE);
     let selected = t.app.selected_message().unwrap().clone();
     t.keys("|");
-    assert!(t.screen().contains(":pipe "), "{}", t.screen());
+    let s = t.screen();
+    assert!(s.contains(":pipe "), "{s}");
+    assert!(s.contains("with the envelope on its input"), "{s}");
     t.keys("grep -c body\n");
     let req = t.app.pipe_request.take().expect("a pipe for the runtime");
     assert_eq!(req.command, "grep -c body");

@@ -51,8 +51,14 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
                     ]),
                     Line::from(Span::styled(
                         if p.candidates.is_empty() {
-                            "Enter runs, Tab completes, Esc cancels — :help lists the commands"
-                                .to_string()
+                            let what = if p.text.starts_with("pipe-thread ") {
+                                "Enter runs the command with the open thread on its input, "
+                            } else if p.text.starts_with("pipe ") {
+                                "Enter runs the command with the envelope on its input, "
+                            } else {
+                                "Enter runs, Tab completes, "
+                            };
+                            format!("{what}Esc cancels — :help lists the commands")
                         } else {
                             truncate(&safe_line(&p.candidates.join("  ")), size.width as usize)
                         },
