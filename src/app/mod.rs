@@ -16,7 +16,7 @@ pub mod keymap;
 pub mod layout;
 mod paste;
 pub mod pending;
-pub mod pending_pipe;
+pub mod pipe;
 pub mod popup;
 pub mod repairs;
 pub mod text;
@@ -115,7 +115,7 @@ pub struct App {
     /// Body text waiting to be edited in `$EDITOR` (the runtime takes it).
     pub edit_request: Option<String>,
     /// A pipe waiting to run on the terminal (the runtime takes it).
-    pub pipe_request: Option<pending_pipe::PipeRequest>,
+    pub pipe_request: Option<pipe::PipeRequest>,
     /// The last command piped to, offered again by `|`.
     pub last_pipe: Option<String>,
     /// The time ages are measured against (refreshed at each update).

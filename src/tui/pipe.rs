@@ -10,7 +10,7 @@ use ratatui::crossterm::event::{
 };
 use ratatui::crossterm::execute;
 
-use crate::app::pending_pipe::PipeRequest;
+use crate::app::pipe::PipeRequest;
 
 /// Runs the request on the real terminal and returns what to say on the status line:
 /// (whether the command succeeded, the line).
