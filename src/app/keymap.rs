@@ -496,6 +496,21 @@ mod tests {
     }
 
     #[test]
+    fn the_filter_scope_binds_few_keys_and_can_be_rebound() {
+        let km = Keymap::with_overrides([("filter", "ctrl-g", "back")]).unwrap();
+        let a = |c, m| km.action(Scope::Filter, &ev(c, m));
+        assert_eq!(
+            a(KeyCode::Char('g'), KeyModifiers::CONTROL),
+            Some(Action::Back)
+        );
+        assert_eq!(a(KeyCode::Esc, KeyModifiers::NONE), Some(Action::Back));
+        // Letters are not bound there: they are typed into the filter.
+        for c in ['q', 'r', 'n', 'y', 'j', 'k', 'f', '/', '?', '|'] {
+            assert_eq!(a(KeyCode::Char(c), KeyModifiers::NONE), None, "{c}");
+        }
+    }
+
+    #[test]
     fn bad_names_are_clear_errors() {
         let bad = |scope: &str, k: &str, a: &str| {
             let (i, e) =
