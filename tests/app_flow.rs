@@ -669,3 +669,309 @@ fn an_action_the_busy_database_refuses_says_so_and_changes_nothing() {
     t.keys("x");
     assert_eq!(t.app.store.drafts().unwrap().len(), 0, "{:?}", t.app.status);
 }
+
+#[test]
+fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
+    let mut t = harness(demo_store(), 80, 24);
+    // `f` opens the filter: letters that are commands elsewhere (r reply, n new, q quit,
+    // y copy, p paste) are typed into it.
+    t.keys("f");
+    assert!(
+        t.screen().contains("Enter"),
+        "the footer hints the filter's keys"
+    );
+    t.keys("rnqyp");
+    assert!(!t.app.quit && t.app.composer.is_none() && t.app.popup.is_none());
+    assert_eq!(t.app.list.filter, "rnqyp");
+    assert!(t.screen().contains("filter: rnqyp"));
+    t.key(KeyCode::Backspace, NONE);
+    assert_eq!(t.app.list.filter, "rnqy");
+    // Esc clears and closes it; the same letters are commands again.
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.list.filter.is_empty() && !t.app.list.filtering);
+    t.keys("r");
+    assert!(t.app.composer.is_some(), "r replies outside the filter");
+    t.key(KeyCode::Esc, NONE);
+    // Enter keeps the filter and opens the thread; then letters are commands again.
+    t.keys("fkyoto\n");
+    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.app.focus, Pane::Tree);
+    let help: Vec<String> = t
+        .app
+        .keymap
+        .help_rows()
+        .into_iter()
+        .map(|(k, d)| format!("{k} {d}"))
+        .collect();
+    assert!(help.iter().any(|r| r.contains("Thread filter (after f)")));
+    assert!(help.iter().any(|r| r == "f filter"), "{help:?}");
+    assert!(!help.iter().any(|r| r.contains("typing filters")));
+}
+
+#[test]
+fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
+    let mut t = harness(demo_store(), 80, 24);
+    let row = |t: &support::Harness, i: usize| {
+        let r = &t.app.list.rows[i];
+        (r.summary.message_count, r.unread, r.drafts)
+    };
+    let i = t.app.list.selected;
+    t.key(KeyCode::Enter, NONE);
+    let (count, unread, drafts) = row(&t, i);
+    assert_eq!((unread, drafts), (false, 0));
+    // A reply typed and left: the thread shows ✎ at once, D agrees, the title counts it,
+    // and the thread neither gains a message nor turns unread.
+    t.keys("r");
+    t.keys("hi");
+    t.key(KeyCode::Esc, NONE);
+    assert_eq!(row(&t, i), (count, false, 1));
+    let s = t.screen();
+    assert!(s.contains("✎ 1 draft"), "{s}");
+    assert!(s.lines().nth(2).unwrap().contains('✎'), "{s}");
+    assert_eq!(
+        t.app.tree.as_ref().unwrap().outline.rows.len(),
+        count as usize
+    );
+    // A new envelope's draft has no thread row; the title still counts it.
+    t.keys("n");
+    t.keys("x");
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.screen().contains("✎ 2 drafts"));
+    t.keys("D");
+    assert!(t.screen().contains("Drafts"));
+    // Discarding the reply's draft takes its ✎ away at once.
+    let reply_row = match &t.app.popup {
+        Some(crosstalk::app::popup::Popup::Drafts { drafts, .. }) => {
+            drafts.iter().position(|d| d.parent.is_some()).unwrap()
+        }
+        _ => panic!("drafts list not open"),
+    };
+    for _ in 0..reply_row {
+        t.keys("j");
+    }
+    t.keys("xx");
+    t.key(KeyCode::Esc, NONE);
+    assert_eq!(row(&t, i), (count, false, 0));
+    assert!(t.screen().contains("✎ 1 draft"));
+    // A reply sent (C-y) is a message: counted once, its draft and ✎ gone, still read.
+    t.keys("r");
+    t.keys("sent now");
+    assert_eq!(row(&t, i).2, 1);
+    t.ctrl('y');
+    let i = t.app.list.selected;
+    assert_eq!(row(&t, i), (count + 1, false, 0));
+    assert!(
+        t.screen().contains("✎ 1 draft"),
+        "the new envelope's draft remains"
+    );
+}
+
+#[test]
+fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.key(KeyCode::Enter, NONE);
+    let body_line = "The forecast for 12 December";
+    let s = t.screen();
+    assert!(s.contains("▸ 7 headers (H) · REQUEST · received"), "{s}");
+    assert!(s.contains(body_line) && !s.contains("session    "), "{s}");
+    // H shows every header (the body moves below them); H again folds them.
+    t.keys("H");
+    let s = t.screen();
+    assert!(
+        s.contains("session    ") && !s.contains("▸ 7 headers"),
+        "{s}"
+    );
+    t.keys("H");
+    assert!(t.screen().contains(body_line));
+    // The choice holds for the next message.
+    t.keys("H");
+    t.keys("k");
+    let s = t.screen();
+    assert!(s.contains("intent ") && !s.contains("headers (H)"), "{s}");
+    // A click on the folded line unfolds the headers too.
+    t.keys("H");
+    assert!(t.screen().contains("▸ 7 headers"));
+    let a = t.app.areas();
+    let fold_row = t
+        .app
+        .inspector
+        .rows
+        .iter()
+        .position(|r| r.text.starts_with("▸"))
+        .unwrap();
+    t.act(Action::Click(
+        a.inspector.x + 3,
+        a.inspector.y + 1 + fold_row as u16,
+    ));
+    assert!(!t.screen().contains("▸ 7 headers"));
+    // A tall inspector shows the headers unless folded.
+    let mut t = harness(demo_store(), 120, 40);
+    t.key(KeyCode::Enter, NONE);
+    assert!(t.screen().contains("session    "));
+    t.keys("H");
+    assert!(t.screen().contains("▸ 7 headers (H)"));
+}
+
+#[test]
+fn export_expands_home_and_refuses_other_formats_tab_completes_and_open_takes_a_prefix() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.key(KeyCode::Enter, NONE);
+    let thread = t.app.tree.as_ref().unwrap().outline.id.clone();
+    let count = t.app.tree.as_ref().unwrap().outline.rows.len();
+    // `~/` is the home directory (HOME points at a temporary one here).
+    let home = t.dir.path().join("home");
+    std::fs::create_dir_all(home.join("exports")).unwrap();
+    let old_home = std::env::var_os("HOME");
+    // SAFETY: no other test of this binary reads or writes HOME.
+    unsafe { std::env::set_var("HOME", &home) };
+    // Tab completes the command, then the directory under ~.
+    t.keys(":exp\t");
+    t.keys("~/exp\t");
+    let line = match &t.app.popup {
+        Some(crosstalk::app::popup::Popup::Command(p)) => p.text.clone(),
+        _ => panic!("command line closed"),
+    };
+    assert_eq!(line, "export ~/exports/");
+    t.keys("kyoto.crosstalk\n");
+    let text = std::fs::read_to_string(home.join("exports/kyoto.crosstalk")).unwrap();
+    assert_eq!(text.matches("[[END]]").count(), count);
+    // A .json name is not filled with envelopes; the status says how to get JSON.
+    t.keys(":export ~/exports/kyoto.json\n");
+    assert!(!home.join("exports/kyoto.json").exists());
+    assert!(
+        t.app.status.1.contains("crosstalk export --format json"),
+        "{:?}",
+        t.app.status
+    );
+    match old_home {
+        Some(h) => unsafe { std::env::set_var("HOME", h) },
+        None => unsafe { std::env::remove_var("HOME") },
+    }
+    // `:open` takes the first characters of an id, in any case.
+    t.key(KeyCode::Esc, NONE);
+    t.keys("G");
+    assert_ne!(t.app.tree.as_ref().unwrap().outline.id, thread);
+    t.keys(&format!(":open {}\n", thread[..20].to_ascii_lowercase()));
+    assert_eq!(
+        t.app.tree.as_ref().unwrap().outline.id,
+        thread,
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.app.focus, Pane::Tree);
+    // Too short a prefix lists a few and opens nothing.
+    t.keys(":open 0\n");
+    assert!(t.app.status.1.contains("ids ("), "{:?}", t.app.status);
+    t.keys(":open ZZZ\n");
+    assert!(
+        t.app
+            .status
+            .1
+            .contains("No thread or message id starts with `ZZZ`")
+    );
+}
+
+#[test]
+fn the_screens_say_things_once_whole_and_in_the_operators_terms() {
+    let mut t = harness(demo_store(), 80, 24);
+    // The tree's intent column fits the thread's longest intent (BROADCAST, 9 letters).
+    t.keys("fsigning\n");
+    let s = t.screen();
+    assert!(s.contains("BROADCAST") && !s.contains("BROADCA…"), "{s}");
+    // A received message's status is said once.
+    t.keys("H");
+    let s = t.screen();
+    assert!(s.contains("status") && !s.contains("(received)"), "{s}");
+    // "as received" is the pane's title, not also the first row.
+    t.keys("v");
+    let rows = &t.app.inspector.rows;
+    assert!(rows[0].text.starts_with("[["), "{:?}", rows[0]);
+    assert!(t.screen().contains("Envelope — as received"));
+    t.keys("vv");
+    t.key(KeyCode::Esc, NONE);
+    t.key(KeyCode::Esc, NONE);
+    // A search hit deep in a long line is in view at 80 columns, and a hit in the context
+    // is not said twice.
+    t.keys("/shards");
+    let s = t.screen();
+    assert_eq!(s.matches("[shards]").count(), 3, "{s}");
+    t.key(KeyCode::Esc, NONE);
+    t.keys("/limiter");
+    let s = t.screen();
+    // Hits in the context: said once, and told apart by intent, sender and body.
+    assert!(s.contains("rate [limiter] design"), "{s}");
+    assert!(!s.contains("review — webhook"), "{s}");
+    assert!(
+        s.contains("CLOSE") && s.contains("· Decision recorded"),
+        "{s}"
+    );
+    t.key(KeyCode::Esc, NONE);
+    // A paste the reader repaired (no [[END]], body not indented) is previewed as fixed,
+    // and the inspector says what was repaired without asking the operator to fix it.
+    let damaged = "[[CLAUDE→CHATGPT v1.1]]\nthread: 01KKC11SV2Q506QQNSS2207Q64\nmessage: 01KKC11SV2Q506QQNSS2207QZZ\nparent: 01KKC3RDGKX9D6JBHZY62EVSHW\nintent: ACK\nbody: |\nnoted, thanks\nsig: none\n";
+    t.act(Action::Paste(damaged.into()));
+    let s = t.screen();
+    assert!(s.contains("✓ fixed"), "{s}");
+    assert!(s.contains("repaired: had no [[END]]"), "{s}");
+    assert!(!s.contains("add `[[END]]`"), "{s}");
+    t.key(KeyCode::Enter, NONE);
+    let m = t.app.selected_message().unwrap();
+    assert_eq!(m.id, "01KKC11SV2Q506QQNSS2207QZZ");
+    let text: Vec<String> = t
+        .app
+        .inspector
+        .rows
+        .iter()
+        .map(|r| r.text.clone())
+        .collect();
+    let all = text.join("\n");
+    assert!(
+        all.contains("repaired when read (2) — nothing to do"),
+        "{all}"
+    );
+    assert!(
+        !all.contains("Indent body lines") && !all.contains("add `[[END]]`"),
+        "{all}"
+    );
+}
+
+#[test]
+fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
+    let mut t = harness(demo_store(), 80, 24);
+    // Nothing selected yet in a fresh list: open a thread first.
+    t.key(KeyCode::Enter, NONE);
+    let selected = t.app.selected_message().unwrap().clone();
+    t.keys("|");
+    let s = t.screen();
+    assert!(s.contains(":pipe "), "{s}");
+    assert!(s.contains("with the envelope on its input"), "{s}");
+    t.keys("grep -c body\n");
+    let req = t.app.pipe_request.take().expect("a pipe for the runtime");
+    assert_eq!(req.command, "grep -c body");
+    assert_eq!(req.input, selected.canonical);
+    assert!(req.what.contains(&selected.id));
+    // The runtime answers with the exit status.
+    t.act(Action::Piped(
+        false,
+        "`grep -c body` exited with status 1".into(),
+    ));
+    assert_eq!(
+        t.app.status,
+        (
+            crosstalk::app::Level::Warn,
+            "`grep -c body` exited with status 1".to_string()
+        )
+    );
+    // Alt-| pipes the whole thread, offering the last command again.
+    t.key(KeyCode::Char('|'), KeyModifiers::ALT);
+    assert!(t.screen().contains(":pipe-thread grep -c body"));
+    t.key(KeyCode::Enter, NONE);
+    let req = t.app.pipe_request.take().unwrap();
+    let n = t.app.tree.as_ref().unwrap().outline.rows.len();
+    assert_eq!(req.input.matches("[[END]]").count(), n);
+    assert!(req.what.contains(&format!("({n} envelopes)")));
+    // No command: nothing runs, and the status says what to write.
+    t.keys(":pipe\n");
+    assert!(t.app.pipe_request.is_none());
+    assert!(t.app.status.1.contains("Give a command"));
+}

@@ -727,7 +727,7 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
     );
     assert!(s.contains("naming — 4 messages"), "{s}");
     assert!(
-        has_row(&s, &["status", "awaiting reply (composed)"]),
+        has_row(&s, &["status", "awaiting reply (written here)"]),
         "the inspector shows the copied reply:\n{s}"
     );
     assert!(
@@ -763,7 +763,7 @@ fn inspector_shows_the_status_after_copying_a_draft() {
     t.cli(&["reply", &original, "--body", "Draft from the CLI."]);
     t.start(120, 40, &[]);
     t.wait_until("the draft reply selected", |s| {
-        has_row(s, &["status", "draft (composed)"]) && s.contains("Draft from the CLI.")
+        has_row(s, &["status", "draft (written here)"]) && s.contains("Draft from the CLI.")
     });
     t.keys(&["Enter"]);
     t.type_text("y");
@@ -773,7 +773,7 @@ fn inspector_shows_the_status_after_copying_a_draft() {
         "the tree marks it:\n{s}"
     );
     assert!(
-        has_row(&s, &["status", "awaiting reply (composed)"]),
+        has_row(&s, &["status", "awaiting reply (written here)"]),
         "the inspector should say it awaits a reply:\n{s}"
     );
 }
@@ -876,7 +876,10 @@ fn escape_sequences_in_a_body_are_shown_not_obeyed() {
         // The frame is intact: title bar, pane borders, hints.
         let rows: Vec<&str> = s.lines().collect();
         assert!(rows[0].contains("crosstalk —"), "{view}:\n{s}");
-        assert!(rows[1].starts_with("┌ Threads"), "{view}:\n{s}");
+        assert!(
+            rows[1].starts_with("┌ Threads") || rows[1].starts_with("┌▶ Threads"),
+            "{view}:\n{s}"
+        );
         assert!(
             rows[37].starts_with('└') && rows[37].ends_with('┘'),
             "{view}:\n{s}"
@@ -935,7 +938,7 @@ fn demo_at_80x24_draws_every_pane_cleanly() {
         "{s}"
     );
     assert!(
-        rows[1].starts_with("┌ Threads") && rows[1].ends_with('┐'),
+        rows[1].starts_with("┌▶ Threads") && rows[1].ends_with('┐'),
         "{s}"
     );
     // Every pane row is boxed at both edges: nothing drawn past the right border, no stray
@@ -960,10 +963,12 @@ fn demo_at_80x24_draws_every_pane_cleanly() {
         assert!(s.contains(ctx), "the list shows {ctx}:\n{s}");
     }
     assert!(has_row(&s, &["REQUEST", "Kalle and his"]), "tree:\n{s}");
+    // The short inspector shows the body first, the headers folded to one line.
     assert!(
-        has_row(&s, &["context", "Kyoto trip, 10–14 December"]),
+        has_row(&s, &["▸ 7 headers (H)", "REQUEST", "received"]),
         "inspector:\n{s}"
     );
+    assert!(has_row(&s, &["The forecast for 12 December"]), "{s}");
     assert!(
         rows[22].contains("help") && rows[22].contains("reply"),
         "hint line: {:?}",
@@ -983,6 +988,7 @@ fn hint_line_shows_whole_hints() {
         "copy thread",
         "paste / import",
         "search",
+        "filter",
         "help",
         "quit",
     ];
@@ -1249,6 +1255,39 @@ fn the_editor_gets_a_file_only_the_operator_can_read() {
     );
     t.keys(&["Escape"]);
     t.wait_for("Draft kept");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+}
+
+/// `|` runs a command on the real terminal with the envelope on its input; its output stays
+/// until Enter, and the app comes back with the exit status.
+#[test]
+fn pipe_runs_a_command_on_the_terminal_with_the_envelope_on_its_input() {
+    let Some(t) = Term::new() else { return };
+    let out = t.path("piped.txt");
+    t.start(80, 24, &["--demo"]);
+    t.wait_for("Kyoto trip");
+    t.keys(&["Enter"]);
+    t.wait_for("▶ Kyoto trip");
+    t.type_text("|");
+    t.wait_for(":pipe ");
+    t.type_text(&format!(
+        "tee {} | grep -c END; exit 4",
+        sh_quote(out.to_str().unwrap())
+    ));
+    t.keys(&["Enter"]);
+    // The command's output on the plain terminal, then the prompt to come back.
+    let s = t.wait_for("Press Enter to return to crosstalk");
+    assert!(s.contains("exited with status 4]"), "{s}");
+    assert!(has_row(&s, &["1"]), "grep counted one envelope:\n{s}");
+    let piped = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        piped.starts_with("[[") && piped.trim_end().ends_with("[[END]]"),
+        "{piped}"
+    );
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Threads");
+    assert!(status_line(&s).contains("exited with status 4"), "{s}");
     t.type_text("q");
     assert_eq!(t.wait_exit(), 0);
 }

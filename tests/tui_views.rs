@@ -69,6 +69,27 @@ fn composer_reply_shows_the_envelope_as_it_will_be_copied() {
 }
 
 #[test]
+fn composer_wraps_the_body_at_words_and_marks_wrapped_preview_lines() {
+    let body = "The forecast changed again, so could we move the market visit to the morning and keep the tea booking where it is?";
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut t = harness(demo_store(), w, h);
+        t.key(KeyCode::Enter, KeyModifiers::NONE);
+        t.keys("r");
+        t.keys(body);
+        let s = t.screen();
+        // The editor breaks between words: every word of the body is whole on screen.
+        for word in body.split(' ') {
+            assert!(s.contains(word), "{w}×{h}: `{word}` is cut:\n{s}");
+        }
+        if w == 120 {
+            // The preview (beside the form) soft-wraps the long body line with a mark.
+            assert!(s.contains("│↪"), "{s}");
+        }
+        snap(&format!("composer_wrapped_{w}x{h}"), &s);
+    }
+}
+
+#[test]
 fn paste_preview_lists_envelopes_and_destinations() {
     let mut t = harness(demo_store(), 120, 40);
     let text = include_str!("../assets/examples/v11-request.crosstalk");
@@ -97,4 +118,48 @@ fn too_small_says_so() {
     let t = harness(demo_store(), 59, 19);
     let s = t.screen();
     assert!(s.contains("Terminal too small: 59×19"), "{s}");
+}
+
+/// Every focus mark `▶` on screen: (x, y, whether the title after it is reversed).
+fn focus_marks(buf: &ratatui::buffer::Buffer, w: u16, h: u16) -> Vec<(u16, u16, bool)> {
+    let mut out = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let c = &buf[(x, y)];
+            if c.symbol() == "▶" {
+                let next = &buf[(x + 1, y)];
+                out.push((
+                    x,
+                    y,
+                    next.modifier.contains(ratatui::style::Modifier::REVERSED),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn focus_shows_as_a_marked_reversed_title_not_only_a_colour() {
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let mut t = harness(demo_store(), w, h);
+        let areas = t.app.areas();
+        // One mark, reversed, on the focused pane's title row, moving with Tab.
+        for pane in [areas.list, areas.tree, areas.inspector] {
+            let marks = focus_marks(&t.buffer(), w, h);
+            assert_eq!(marks.len(), 1, "{w}×{h}: {marks:?}\n{}", t.screen());
+            let (x, y, reversed) = marks[0];
+            assert_eq!((x, y), (pane.x + 1, pane.y), "{}", t.screen());
+            assert!(reversed);
+            t.key(KeyCode::Tab, KeyModifiers::NONE);
+        }
+        // In the composer, the focused field.
+        t.keys("r");
+        let marks = focus_marks(&t.buffer(), w, h);
+        assert_eq!(marks.len(), 1, "{}", t.screen());
+        assert!(t.screen().contains("▶ body"));
+        t.key(KeyCode::Tab, KeyModifiers::NONE);
+        assert!(t.screen().contains("▶from"), "{}", t.screen());
+        assert_eq!(focus_marks(&t.buffer(), w, h).len(), 1);
+    }
 }

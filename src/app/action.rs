@@ -60,6 +60,8 @@ pub enum Action {
     ToggleRaw,
     /// Filter the thread list by typing.
     Filter,
+    /// Show the inspector's headers, or fold them to one line.
+    ToggleHeaders,
     /// The list of drafts.
     Drafts,
     /// Composer: save the draft now.
@@ -80,6 +82,12 @@ pub enum Action {
     Discard,
     /// Paste preview: write the paste to a file.
     SaveToFile,
+    /// Command line: complete the command, path or id.
+    Complete,
+    /// Pipe the selected envelope to a shell command.
+    Pipe,
+    /// Pipe the open thread to a shell command.
+    PipeThread,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -93,6 +101,8 @@ pub enum Action {
     Scroll(u16, u16, i8),
     /// A line entered on the command line (not bindable).
     Run(String),
+    /// A piped command ended: whether it succeeded, and what to say (not bindable).
+    Piped(bool, String),
     /// The body came back from `$EDITOR` (not bindable).
     EditedBody(String),
     /// Time passed: retry what the database did not take (not bindable).
@@ -125,7 +135,12 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Command, "command", "command line"),
     (Action::Help, "help", "help"),
     (Action::ToggleRaw, "toggle_raw", "raw / canonical"),
-    (Action::Filter, "filter", "filter threads"),
+    (Action::Filter, "filter", "filter"),
+    (
+        Action::ToggleHeaders,
+        "toggle_headers",
+        "show / fold headers",
+    ),
     (Action::Drafts, "drafts", "drafts"),
     (Action::SaveDraft, "save_draft", "save draft"),
     (Action::SaveAndCopy, "save_and_copy", "save + copy"),
@@ -136,6 +151,13 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Confirm, "confirm", "import"),
     (Action::Discard, "discard", "discard draft"),
     (Action::SaveToFile, "save_to_file", "save to file"),
+    (Action::Complete, "complete", "complete"),
+    (Action::Pipe, "pipe", "pipe envelope to a command"),
+    (
+        Action::PipeThread,
+        "pipe_thread",
+        "pipe thread to a command",
+    ),
 ];
 
 impl Action {

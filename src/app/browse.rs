@@ -1,7 +1,7 @@
 //! Actions on the browse screen: moving through threads and messages, folding, the panes,
 //! the mouse, and copying envelopes.
 
-use ratatui::crossterm::event::KeyCode;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::layout::{contains, inner_height};
 use super::popup::{Popup, Prompt, Search};
@@ -71,23 +71,33 @@ impl App {
                 self.focus = Pane::List;
                 self.list.filtering = true;
             }
-            Action::Input(ev) => {
+            // Only the open filter takes typed keys (see `App::scope`); a control or alt
+            // chord bound to nothing is not text.
+            Action::Input(ev) if self.list.filtering => {
                 self.focus = Pane::List;
-                self.list.filtering = true;
+                let chord = ev
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
                 match ev.code {
                     KeyCode::Backspace => {
                         self.list.filter.pop();
                     }
-                    KeyCode::Char(c) => self.list.filter.push(c),
+                    KeyCode::Char(c) if !chord => self.list.filter.push(c),
                     _ => return Ok(()),
                 }
                 self.list.refilter(&self.store)?;
                 self.open_selected_thread(false)?;
             }
+            Action::ToggleHeaders => {
+                self.inspector.toggle_headers();
+                self.refresh_inspector();
+            }
             Action::ToggleRaw => {
                 self.inspector.view = self.inspector.view.next();
                 self.refresh_inspector();
             }
+            Action::Pipe => self.prompt_pipe(false),
+            Action::PipeThread => self.prompt_pipe(true),
             Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
             Action::Search => self.popup = Some(Popup::Search(Search::default())),
             Action::Command => self.popup = Some(Popup::Command(Prompt::default())),
@@ -116,6 +126,16 @@ impl App {
                     self.after_tree_move();
                 } else if contains(areas.inspector, x, y) {
                     self.focus = Pane::Inspector;
+                    // A click on the folded headers line unfolds them.
+                    let row =
+                        (y.saturating_sub(areas.inspector.y + 1)) as usize + self.inspector.scroll;
+                    let on_fold = y > areas.inspector.y
+                        && self.inspector.rows.get(row).map(|r| r.kind)
+                            == Some(super::inspector::RowKind::Folded);
+                    if on_fold {
+                        self.inspector.toggle_headers();
+                        self.refresh_inspector();
+                    }
                 }
             }
             Action::Scroll(x, y, dir) => {

@@ -165,11 +165,14 @@ impl App {
         };
         match attempt {
             Ok(at) => {
-                c.saved_at = Some(at);
+                let created = c.saved_at.replace(at).is_none();
                 c.unsaved = None;
                 self.pending_drafts.retain(|d| d.id() != draft.id());
                 if announce {
                     self.info("Draft saved.");
+                }
+                if created {
+                    self.drafts_changed()?;
                 }
             }
             Err(why) => {
@@ -223,6 +226,7 @@ impl App {
             self.store.file_composed(&env)?;
         }
         self.composer = None;
+        self.drafts_changed()?;
         let copied = self.copy_text(&text, &to);
         // When nothing was copied the message stays a draft (the status line says why);
         // `y` on it copies it again.

@@ -23,6 +23,8 @@ pub enum RowKind {
     Text,
     /// An empty separator row.
     Blank,
+    /// The headers folded to one line.
+    Folded,
 }
 
 /// One screen row of the inspector.
@@ -78,14 +80,31 @@ pub struct Inspector {
     pub scroll: usize,
     /// The rows for the current selection and width.
     pub rows: Vec<Row>,
-    /// Which message and width the rows were built for.
-    pub built_for: Option<(String, u16, View)>,
+    /// Which message, width, view and header folding the rows were built for.
+    pub built_for: Option<(String, u16, View, bool)>,
+    /// The operator's choice to show or fold the headers; `None` folds them when the pane
+    /// is short (at 80×24 the body would otherwise start below the fold).
+    pub headers: Option<bool>,
+    /// Whether the rows shown have the headers folded to one line.
+    pub folded: bool,
 }
 
+/// Below this many rows the inspector shows the body first, the headers folded to one line.
+pub const FOLD_BELOW: usize = 16;
+
 impl Inspector {
-    /// Rebuilds the rows when the message, the width or the mode changed.
-    pub fn refresh(&mut self, msg: Option<&StoredMessage>, width: u16) {
-        let key = msg.map(|m| (m.id.clone(), width, self.view));
+    /// Rebuilds the rows when the message, the size, the view or the folding changed.
+    /// `unfold_key` names the key that shows the headers, for the folded line.
+    pub fn refresh(
+        &mut self,
+        msg: Option<&StoredMessage>,
+        width: u16,
+        height: usize,
+        unfold_key: &str,
+    ) {
+        let fold = !self.headers.unwrap_or(height >= FOLD_BELOW);
+        self.folded = fold;
+        let key = msg.map(|m| (m.id.clone(), width, self.view, fold));
         if key == self.built_for {
             return;
         }
@@ -94,13 +113,19 @@ impl Inspector {
         }
         self.rows = match msg {
             Some(m) => match self.view {
-                View::Fields => field_rows(m, width as usize),
-                View::Received => text_rows("as received", &m.raw, width as usize),
-                View::Canonical => text_rows("canonical", &m.canonical, width as usize),
+                View::Fields => field_rows(m, width as usize, fold.then_some(unfold_key)),
+                View::Received => text_rows(&m.raw, width as usize),
+                View::Canonical => text_rows(&m.canonical, width as usize),
             },
             None => Vec::new(),
         };
         self.built_for = key;
+    }
+
+    /// Shows the headers when they are folded, folds them when shown.
+    pub fn toggle_headers(&mut self) {
+        self.headers = Some(self.folded);
+        self.scroll = 0;
     }
 
     /// Scrolls by `delta` rows, within the content.
@@ -110,8 +135,10 @@ impl Inspector {
     }
 }
 
-/// The envelope's fields, laid out in `w` cells.
-pub fn field_rows(m: &StoredMessage, w: usize) -> Vec<Row> {
+/// The envelope's fields, laid out in `w` cells. With `folded` (the key that unfolds them)
+/// the headers are one line and the body comes right after it, so a short pane shows what
+/// was said first; META blocks, diagnostics and the signature follow the body.
+pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row> {
     let env = &m.envelope;
     let mut rows = Vec::new();
     let title = format!(
@@ -149,15 +176,39 @@ pub fn field_rows(m: &StoredMessage, w: usize) -> Vec<Row> {
             rows.push(Row::new(RowKind::Field, k, part));
         }
     };
-    for h in &env.headers {
-        field(&mut rows, &h.key, &h.value);
+    let status = status_text(m);
+    let diags = m.diagnostics.as_array().map(Vec::as_slice).unwrap_or(&[]);
+    match folded {
+        Some(key) => {
+            let intent = env.intent_raw().map(safe_line).unwrap_or_default();
+            let mut line = format!("▸ {} headers ({key})", env.headers.len());
+            for part in [intent.as_ref(), status.as_str()] {
+                if !part.is_empty() {
+                    line.push_str(" · ");
+                    line.push_str(part);
+                }
+            }
+            let problems = diags
+                .iter()
+                .filter(|d| {
+                    let code = d.get("code").and_then(|v| v.as_str()).unwrap_or("");
+                    super::repairs::note(code).is_none()
+                })
+                .count();
+            if problems > 0 {
+                line.push_str(&format!(" · {problems} diagnostic(s) below"));
+            }
+            rows.push(Row::new(RowKind::Folded, "", truncate(&line, w)));
+            body_rows(&mut rows, m, w);
+        }
+        None => {
+            for h in &env.headers {
+                field(&mut rows, &h.key, &h.value);
+            }
+            field(&mut rows, "status", &status);
+            field(&mut rows, "stored", &short_time(&m.received_at));
+        }
     }
-    field(
-        &mut rows,
-        "status",
-        &format!("{} ({})", m.status.replace('_', " "), m.direction),
-    );
-    field(&mut rows, "stored", &short_time(&m.received_at));
     for block in &env.meta {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(
@@ -169,27 +220,22 @@ pub fn field_rows(m: &StoredMessage, w: usize) -> Vec<Row> {
             field(&mut rows, k, v);
         }
     }
-    rows.push(Row::new(RowKind::Blank, "", ""));
-    rows.push(Row::new(RowKind::Title, "", "body"));
-    match &env.body {
-        Some(body) => {
-            for line in safe(body).lines() {
-                for part in wrap(line, w) {
-                    rows.push(Row::new(RowKind::Body, "", part));
-                }
-            }
-        }
-        None => rows.push(Row::new(RowKind::Body, "", "(no body)")),
+    if folded.is_none() {
+        rows.push(Row::new(RowKind::Blank, "", ""));
+        rows.push(Row::new(RowKind::Title, "", "body"));
+        body_rows(&mut rows, m, w);
     }
-    let diags = m.diagnostics.as_array().map(Vec::as_slice).unwrap_or(&[]);
-    if !diags.is_empty() {
+    let (repaired, problems): (Vec<&serde_json::Value>, Vec<&serde_json::Value>) = diags
+        .iter()
+        .partition(|d| super::repairs::note(code(d)).is_some());
+    if !problems.is_empty() {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(
             RowKind::Title,
             "",
-            format!("diagnostics ({})", diags.len()),
+            format!("diagnostics ({})", problems.len()),
         ));
-        for d in diags {
+        for d in problems {
             let get = |k: &str| d.get(k).and_then(|v| v.as_str()).unwrap_or("");
             let num = |k: &str| d.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
             let kind = if get("severity") == "error" {
@@ -210,6 +256,26 @@ pub fn field_rows(m: &StoredMessage, w: usize) -> Vec<Row> {
             }
         }
     }
+    // Repairs are done: the stored copy is the repaired one, so they are told as such,
+    // never as something for the operator to fix.
+    if !repaired.is_empty() {
+        rows.push(Row::new(RowKind::Blank, "", ""));
+        rows.push(Row::new(
+            RowKind::Title,
+            "",
+            format!("repaired when read ({}) — nothing to do", repaired.len()),
+        ));
+        for d in repaired {
+            let text = format!(
+                "{} [{}]",
+                super::repairs::note(code(d)).unwrap_or(""),
+                code(d)
+            );
+            for part in wrap(&text, w) {
+                rows.push(Row::new(RowKind::Field, "", part));
+            }
+        }
+    }
     rows.push(Row::new(RowKind::Blank, "", ""));
     rows.push(Row::new(RowKind::Title, "", "signature"));
     let sig = match env.sig.as_deref() {
@@ -226,9 +292,39 @@ pub fn field_rows(m: &StoredMessage, w: usize) -> Vec<Row> {
     rows
 }
 
-/// An envelope text under a title, wrapped to `w` cells.
-pub fn text_rows(title: &str, text: &str, w: usize) -> Vec<Row> {
-    let mut rows = vec![Row::new(RowKind::Title, "", title)];
+/// The message's status in the operator's words: where it stands, and for a received
+/// message nothing more (its direction says the same thing again).
+fn status_text(m: &StoredMessage) -> String {
+    let status = m.status.replace('_', " ");
+    if m.direction == "composed" {
+        format!("{status} (written here)")
+    } else {
+        status
+    }
+}
+
+/// A stored diagnostic's code.
+fn code(d: &serde_json::Value) -> &str {
+    d.get("code").and_then(|v| v.as_str()).unwrap_or("")
+}
+
+/// The body, wrapped to `w` cells.
+fn body_rows(rows: &mut Vec<Row>, m: &StoredMessage, w: usize) {
+    match &m.envelope.body {
+        Some(body) => {
+            for line in safe(body).lines() {
+                for part in wrap(line, w) {
+                    rows.push(Row::new(RowKind::Body, "", part));
+                }
+            }
+        }
+        None => rows.push(Row::new(RowKind::Body, "", "(no body)")),
+    }
+}
+
+/// An envelope text wrapped to `w` cells (the pane's title names the view).
+pub fn text_rows(text: &str, w: usize) -> Vec<Row> {
+    let mut rows = Vec::new();
     for line in safe(text).lines() {
         for part in wrap(line, w) {
             rows.push(Row::new(RowKind::Text, "", part));

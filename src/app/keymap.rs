@@ -15,6 +15,9 @@ use super::action::{Action, UnknownAction};
 pub enum Scope {
     /// The thread list, tree and inspector.
     Browse,
+    /// The thread list's filter, opened with `f`: unbound keys are typed into it, so a
+    /// filter can hold any letter without firing a command.
+    Filter,
     /// The composer; keys bound to nothing here are typed into the focused field.
     Composer,
     /// The list of envelopes found in a paste.
@@ -31,8 +34,9 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, in the order help lists them.
-    pub const ALL: [Scope; 7] = [
+    pub const ALL: [Scope; 8] = [
         Scope::Browse,
+        Scope::Filter,
         Scope::Composer,
         Scope::Preview,
         Scope::PasteBox,
@@ -45,6 +49,7 @@ impl Scope {
     pub fn name(self) -> &'static str {
         match self {
             Scope::Browse => "browse",
+            Scope::Filter => "filter",
             Scope::Composer => "composer",
             Scope::Preview => "preview",
             Scope::PasteBox => "paste_box",
@@ -57,7 +62,8 @@ impl Scope {
     /// The heading of this scope in help.
     pub fn title(self) -> &'static str {
         match self {
-            Scope::Browse => "Browse (thread list, tree, inspector) — typing filters the list",
+            Scope::Browse => "Browse (thread list, tree, inspector)",
+            Scope::Filter => "Thread filter (after f) — other keys type into the filter",
             Scope::Composer => "Composer — other keys type into the focused field",
             Scope::Preview => "Paste preview",
             Scope::PasteBox => "Paste box",
@@ -77,11 +83,13 @@ impl Scope {
                 Reply,
                 NewEnvelope,
                 Copy,
+                Filter,
                 PasteClipboard,
                 Search,
                 CopyThread,
                 Quit,
             ],
+            Scope::Filter => &[Open, Back, Down, Up],
             Scope::Composer => &[
                 SaveAndCopy,
                 SaveDraft,
@@ -205,13 +213,23 @@ impl fmt::Display for Key {
 
 /// The `:` commands, for help.
 pub const COMMANDS: &[(&str, &str)] = &[
-    (":import FILE", "preview and import a file"),
+    (
+        ":import FILE",
+        "preview and import a file (~ is home; Tab completes)",
+    ),
     (
         ":export FILE",
-        "write the open thread's envelopes to a file",
+        "write the open thread's envelopes to a file (.crosstalk)",
     ),
-    (":open ID", "open a thread or message by id"),
+    (
+        ":open ID",
+        "open a thread or message by id or its first characters",
+    ),
     (":search TEXT", "full-text search"),
+    (
+        ":pipe CMD",
+        "run CMD with the envelope on its input (:pipe-thread: the thread)",
+    ),
     (":drafts", "list drafts"),
     (":new / :reply", "compose"),
     (":raw", "cycle fields / as received / canonical"),
@@ -245,8 +263,17 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "?", Action::Help),
     (Scope::Browse, "v", Action::ToggleRaw),
     (Scope::Browse, "f", Action::Filter),
+    (Scope::Browse, "H", Action::ToggleHeaders),
+    (Scope::Browse, "|", Action::Pipe),
+    (Scope::Browse, "alt-|", Action::PipeThread),
     (Scope::Browse, "D", Action::Drafts),
     (Scope::Browse, "ctrl-c", Action::Quit),
+    (Scope::Filter, "enter", Action::Open),
+    (Scope::Filter, "esc", Action::Back),
+    (Scope::Filter, "down ctrl-n", Action::Down),
+    (Scope::Filter, "up ctrl-p", Action::Up),
+    (Scope::Filter, "tab", Action::NextPane),
+    (Scope::Filter, "ctrl-c", Action::Quit),
     (Scope::Composer, "ctrl-y", Action::SaveAndCopy),
     (Scope::Composer, "ctrl-s", Action::SaveDraft),
     (Scope::Composer, "ctrl-e", Action::EditExternal),
@@ -277,6 +304,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Prompt, "esc", Action::Back),
     (Scope::Prompt, "down ctrl-n", Action::Down),
     (Scope::Prompt, "up ctrl-p", Action::Up),
+    (Scope::Prompt, "tab", Action::Complete),
 ];
 
 /// A config binding that cannot be used.
@@ -284,7 +312,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
 pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
     #[error(
-        "unknown key scope `[keys.{0}]`; scopes are: browse, composer, preview, paste_box, drafts, help, prompt"
+        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt"
     )]
     Scope(String),
     /// The key name is not one.
@@ -465,6 +493,21 @@ mod tests {
                 .to_string(),
             "?"
         );
+    }
+
+    #[test]
+    fn the_filter_scope_binds_few_keys_and_can_be_rebound() {
+        let km = Keymap::with_overrides([("filter", "ctrl-g", "back")]).unwrap();
+        let a = |c, m| km.action(Scope::Filter, &ev(c, m));
+        assert_eq!(
+            a(KeyCode::Char('g'), KeyModifiers::CONTROL),
+            Some(Action::Back)
+        );
+        assert_eq!(a(KeyCode::Esc, KeyModifiers::NONE), Some(Action::Back));
+        // Letters are not bound there: they are typed into the filter.
+        for c in ['q', 'r', 'n', 'y', 'j', 'k', 'f', '/', '?', '|'] {
+            assert_eq!(a(KeyCode::Char(c), KeyModifiers::NONE), None, "{c}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 pub mod action;
 mod browse;
+pub mod command_line;
 mod compose;
 pub mod composer;
 pub mod inspector;
@@ -15,14 +16,16 @@ pub mod keymap;
 pub mod layout;
 mod paste;
 pub mod pending;
+pub mod pipe;
 pub mod popup;
+pub mod repairs;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
 
 use std::io::Write;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 
 pub use action::Action;
@@ -111,6 +114,10 @@ pub struct App {
     pub quit: bool,
     /// Body text waiting to be edited in `$EDITOR` (the runtime takes it).
     pub edit_request: Option<String>,
+    /// A pipe waiting to run on the terminal (the runtime takes it).
+    pub pipe_request: Option<pipe::PipeRequest>,
+    /// The last command piped to, offered again by `|`.
+    pub last_pipe: Option<String>,
     /// The time ages are measured against (refreshed at each update).
     pub now: jiff::Timestamp,
     /// A fixed "now" for reproducible screens (tests, snapshots); the clock when `None`.
@@ -124,6 +131,9 @@ pub struct App {
     /// A read found the database busy: the list shows the last data read until a tick
     /// reads it again.
     pub stale: bool,
+    /// Drafts in the database, counted each time one is created or deleted so the title
+    /// bar, the list's ✎ markers and `D` agree (a new envelope's draft has no thread row).
+    pub drafts: usize,
 }
 
 impl App {
@@ -156,18 +166,22 @@ impl App {
             size,
             quit: false,
             edit_request: None,
+            pipe_request: None,
+            last_pipe: None,
             now: jiff::Timestamp::now(),
             fixed_now: None,
             pending_drafts: Vec::new(),
             pending_seen: Vec::new(),
             pending_copied: Vec::new(),
             stale: false,
+            drafts: 0,
         };
         app.list.reload(&app.store)?;
+        app.drafts = app.store.drafts()?.len();
         if app.list.rows.is_empty() {
             app.info("Empty database. Paste an envelope (or press p), n for a new one, ? for help; try `crosstalk --demo`.");
         } else {
-            let drafts = app.store.drafts()?.len();
+            let drafts = app.drafts;
             if drafts > 0 {
                 app.info(format!("{drafts} draft(s) kept from before: D lists them."));
             }
@@ -189,6 +203,7 @@ impl App {
         match (&self.popup, &self.composer) {
             (Some(p), _) => p.scope(),
             (None, Some(_)) => Scope::Composer,
+            (None, None) if self.list.filtering => Scope::Filter,
             (None, None) => Scope::Browse,
         }
     }
@@ -196,21 +211,13 @@ impl App {
     /// The action a key press asks for, if any.
     pub fn key_action(&self, ev: &KeyEvent) -> Option<Action> {
         let scope = self.scope();
-        let printable = matches!(ev.code, KeyCode::Char(_))
-            && !ev
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        if scope == Scope::Browse
-            && self.list.filtering
-            && (printable || ev.code == KeyCode::Backspace)
-        {
-            return Some(Action::Input(*ev));
-        }
         if let Some(a) = self.keymap.action(scope, ev) {
             return Some(a);
         }
         match scope {
-            Scope::Composer | Scope::PasteBox | Scope::Prompt => Some(Action::Input(*ev)),
+            Scope::Filter | Scope::Composer | Scope::PasteBox | Scope::Prompt => {
+                Some(Action::Input(*ev))
+            }
             _ => None,
         }
     }
@@ -265,6 +272,10 @@ impl App {
                 return self.preview_paste("<paste>", &text);
             }
             Action::Run(line) => return self.run_command(&line),
+            Action::Piped(ok, line) => {
+                self.piped(ok, line);
+                return Ok(());
+            }
             Action::EditedBody(text) => {
                 if let Some(c) = self.composer.as_mut() {
                     let (clean, removed) = strip_controls(&text);
@@ -287,6 +298,14 @@ impl App {
             return self.composer_action(action);
         }
         self.browse_action(action)
+    }
+
+    /// A draft was created or deleted: the list's ✎ markers and the draft count are read
+    /// again at once, so they never disagree with `D`.
+    pub(crate) fn drafts_changed(&mut self) -> anyhow::Result<()> {
+        self.drafts = self.store.drafts()?.len();
+        self.list.reload(&self.store)?;
+        Ok(())
     }
 
     /// Sets an informational status.
@@ -335,8 +354,18 @@ impl App {
                 None => None,
             };
         }
-        let width = layout::inner_width(self.areas().inspector);
-        self.inspector.refresh(self.current.as_ref(), width);
+        let area = self.areas().inspector;
+        let unfold = self
+            .keymap
+            .key_for(Scope::Browse, &Action::ToggleHeaders)
+            .map(|k| k.to_string())
+            .unwrap_or_else(|| "toggle_headers".into());
+        self.inspector.refresh(
+            self.current.as_ref(),
+            layout::inner_width(area),
+            layout::inner_height(area),
+            &unfold,
+        );
     }
 }
 

@@ -11,7 +11,7 @@ use super::{Action, App, strip_controls};
 use crate::store::{ImportItem, ImportReport, Outcome};
 
 /// The search results asked for at a time.
-const SEARCH_LIMIT: usize = 200;
+pub(super) const SEARCH_LIMIT: usize = 200;
 
 impl App {
     /// Keeps `text` as received, then previews what importing it would do. When the
@@ -293,6 +293,22 @@ impl App {
                     self.popup = None;
                     return self.run_command(&line);
                 }
+                Action::Complete => {
+                    let store = &self.store;
+                    let c = super::command_line::complete(&prompt.text, |p| {
+                        store
+                            .ids_with_prefix(p, super::command_line::ID_CANDIDATES)
+                            .map(|m| {
+                                m.threads
+                                    .into_iter()
+                                    .chain(m.messages.into_iter().map(|(id, _)| id))
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    });
+                    prompt.text = c.text;
+                    prompt.candidates = c.candidates;
+                }
                 _ => {}
             },
             Popup::Search(search) => match action {
@@ -350,10 +366,11 @@ impl App {
                         *selected = (*selected).min(drafts.len().saturating_sub(1));
                         *confirm = None;
                         let empty = drafts.is_empty();
-                        self.info("Draft discarded.");
                         if empty {
                             self.popup = None;
                         }
+                        self.drafts_changed()?;
+                        self.info("Draft discarded.");
                     } else {
                         *confirm = Some(d.id.clone());
                         self.warn("Press discard again to delete this draft for good.");
@@ -475,62 +492,6 @@ impl App {
             self.warn(format!("{text}{why}"));
         } else {
             self.info(text);
-        }
-        Ok(())
-    }
-
-    /// Runs a `:` command.
-    pub(super) fn run_command(&mut self, line: &str) -> anyhow::Result<()> {
-        let line = line.trim();
-        let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
-        let arg = arg.trim();
-        match cmd {
-            "" => {}
-            "q" | "quit" => self.quit = true,
-            "help" | "h" => self.popup = Some(Popup::Help { scroll: 0 }),
-            "drafts" => self.open_drafts()?,
-            "new" => self.compose_new()?,
-            "reply" => self.compose_reply()?,
-            "raw" | "view" => {
-                self.inspector.view = self.inspector.view.next();
-                self.refresh_inspector();
-            }
-            "search" | "s" => {
-                let mut s = super::popup::Search::default();
-                s.prompt.text = arg.to_string();
-                s.run(&self.store, SEARCH_LIMIT);
-                self.popup = Some(Popup::Search(s));
-            }
-            "import" | "read" if !arg.is_empty() => {
-                let text = std::fs::read(arg).map_err(|e| anyhow::anyhow!("cannot read {arg}: {e}"))?;
-                let (text, _) = crate::protocol::decode(&text);
-                self.preview_paste(arg, &text)?;
-            }
-            "open" | "thread" if !arg.is_empty() => {
-                if self.store.has_thread(arg)? {
-                    self.reveal(arg, None)?;
-                } else if let Some(m) = self.store.message(arg)? {
-                    self.reveal(&m.thread, Some(arg))?;
-                } else {
-                    self.error(format!("No thread or message `{arg}`."));
-                }
-            }
-            "export" if !arg.is_empty() => {
-                let view = match self.tree.as_ref().map(|t| t.outline.id.clone()) {
-                    Some(id) => self.store.thread(&id)?,
-                    None => None,
-                };
-                let Some(view) = view else {
-                    self.warn("Open a thread to export.");
-                    return Ok(());
-                };
-                std::fs::write(arg, view.canonical_text())
-                    .map_err(|e| anyhow::anyhow!("cannot write {arg}: {e}"))?;
-                self.info(format!("Wrote {} envelopes to {arg}.", view.messages.len()));
-            }
-            other => self.error(format!(
-                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID."
-            )),
         }
         Ok(())
     }

@@ -185,6 +185,12 @@ impl App {
                 }
             }
         }
+        if saved > 0 {
+            // A retried save may be a draft's first: its ✎ and the count appear now.
+            if let Err(e) = self.drafts_changed() {
+                tracing::debug!("draft markers not refreshed yet: {e:#}");
+            }
+        }
         if saved > 0 && self.pending_drafts.is_empty() {
             self.info(if saved == 1 {
                 "Draft saved (the database is free again).".to_string()

@@ -4,7 +4,7 @@
 use ratatui_textarea::TextArea;
 
 use super::keymap::Scope;
-use crate::store::{Draft, ImportReport, Kept, SearchHit, Store};
+use crate::store::{Draft, ImportReport, Kept, MessageLabel, SearchHit, Store};
 
 /// One open popup.
 #[derive(Debug)]
@@ -95,12 +95,15 @@ pub struct UnsavedPaste {
 pub struct Prompt {
     /// The text typed.
     pub text: String,
+    /// What Tab offered when it could not decide (cleared by the next edit).
+    pub candidates: Vec<String>,
 }
 
 impl Prompt {
     /// Applies an editing key; whether the text changed.
     pub fn edit(&mut self, ev: &ratatui::crossterm::event::KeyEvent) -> bool {
         use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+        self.candidates.clear();
         let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
         match ev.code {
             KeyCode::Char('u') if ctrl => self.text.clear(),
@@ -134,6 +137,8 @@ pub struct Search {
     pub matches: usize,
     /// `Some(n)` when so many matched that only the newest `n` were ranked.
     pub ranked_newest: Option<usize>,
+    /// Intent and sender of each hit, so hits in one thread can be told apart.
+    pub labels: Vec<MessageLabel>,
 }
 
 impl Search {
@@ -142,6 +147,9 @@ impl Search {
         self.selected = 0;
         match store.search_results(&self.prompt.text, limit) {
             Ok(r) => {
+                let ids: Vec<&str> = r.hits.iter().map(|h| h.message.as_str()).collect();
+                // Without labels the hits still show; they are only harder to tell apart.
+                self.labels = store.message_labels(&ids).unwrap_or_default();
                 self.hits = r.hits;
                 self.matches = r.matches;
                 self.ranked_newest = r.ranked_newest;

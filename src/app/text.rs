@@ -103,6 +103,49 @@ pub fn wrap(line: &str, max: usize) -> Vec<String> {
     out
 }
 
+/// `s` cut to at most `max` cells around byte `at`: when all of it does not fit, the cut
+/// starts a few cells before `at` (with `…` in front), so what is at `at` — a search hit — is
+/// always shown.
+pub fn window(s: &str, at: usize, max: usize) -> String {
+    if width(s) <= max || at == 0 || !s.is_char_boundary(at) {
+        return truncate(s, max);
+    }
+    // Keep a little text before the hit, for context, and start there.
+    let lead = (max / 4).min(12);
+    let before = &s[..at];
+    let mut start = at;
+    let mut w = 0;
+    for (i, c) in before.char_indices().rev() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > lead {
+            break;
+        }
+        w += cw;
+        start = i;
+    }
+    if start == 0 {
+        return truncate(s, max);
+    }
+    format!("…{}", truncate(&s[start..], max.saturating_sub(1)))
+}
+
+/// The mark at the start of a row that continues the line above (a soft wrap).
+pub const CONTINUED: &str = "↪";
+
+/// Soft-wraps one line to `max` cells for a view of exact text: every row after the first
+/// starts with [`CONTINUED`], so a wrapped line is never mistaken for two lines. Returns
+/// (is a continuation, text) rows; the text leaves room for the mark.
+pub fn soft_wrap(line: &str, max: usize) -> Vec<(bool, String)> {
+    if width(line) <= max {
+        return vec![(false, line.to_string())];
+    }
+    wrap(line, max.saturating_sub(width(CONTINUED)))
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| (i > 0, part))
+        .collect()
+}
+
 /// How long ago `time` (RFC 3339) was, before `now`, in a few characters: `45s`, `12m`,
 /// `3h`, `5d`, `2w`; empty when it cannot be read.
 pub fn age(time: &str, now: jiff::Timestamp) -> String {
@@ -130,6 +173,40 @@ pub fn short_time(time: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_keeps_the_hit_in_view() {
+        let s = "webhook relay: rate limiter design review, the part about [shards] and more";
+        let at = s.find('[').unwrap();
+        let w = window(s, at, 30);
+        assert!(w.contains("[shards]") && w.starts_with('…'), "{w}");
+        assert!(width(&w) <= 30);
+        assert_eq!(window("short [x]", 6, 30), "short [x]");
+        assert_eq!(
+            window("[x] at the start of a long line", 0, 10),
+            "[x] at th…"
+        );
+    }
+
+    proptest::proptest! {
+        /// Every soft-wrapped row fits with its mark, only rows after the first are marked,
+        /// and no visible character is lost.
+        #[test]
+        fn soft_wrap_fits_marks_continuations_and_keeps_the_text(
+            line in "[a-z ]{0,120}",
+            max in 2usize..40,
+        ) {
+            let rows = soft_wrap(&line, max);
+            for (i, (cont, text)) in rows.iter().enumerate() {
+                proptest::prop_assert_eq!(*cont, i > 0);
+                let mark = if *cont { width(CONTINUED) } else { 0 };
+                proptest::prop_assert!(width(text) + mark <= max, "{:?}", rows);
+            }
+            let kept: String = rows.iter().flat_map(|(_, t)| t.chars()).filter(|c| *c != ' ').collect();
+            let want: String = line.chars().filter(|c| *c != ' ').collect();
+            proptest::prop_assert_eq!(kept, want);
+        }
+    }
 
     #[test]
     fn wraps_at_spaces_and_inside_long_words() {

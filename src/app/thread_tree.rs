@@ -30,7 +30,13 @@ pub struct ThreadTree {
     pub selected: usize,
     /// First visible row shown.
     pub offset: usize,
+    /// Cells of the intent column: the longest intent of the thread (BROADCAST, HANDOFF,
+    /// an extension's own word), from 8 up to [`MAX_INTENT_WIDTH`].
+    pub intent_width: usize,
 }
+
+/// The widest intent column; a longer intent is cut with `…`.
+pub const MAX_INTENT_WIDTH: usize = 14;
 
 impl ThreadTree {
     /// Builds the tree state of a loaded thread.
@@ -67,7 +73,16 @@ impl ThreadTree {
                 cont[i] = format!("{}{}", cont[p], if last { "  " } else { "│ " });
             }
         }
+        let intent_width = outline
+            .rows
+            .iter()
+            .filter_map(|m| m.intent.as_deref())
+            .map(|i| crate::app::text::width(&crate::app::text::safe_line(i)))
+            .max()
+            .unwrap_or(0)
+            .clamp(8, MAX_INTENT_WIDTH);
         let mut tree = ThreadTree {
+            intent_width,
             outline,
             parent,
             replies,

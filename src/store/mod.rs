@@ -11,6 +11,7 @@
 
 mod browse;
 mod import;
+mod lookup;
 mod prepare;
 mod query;
 mod reply;
@@ -21,6 +22,7 @@ mod writer;
 
 pub use browse::{Draft, ThreadRow};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
+pub use lookup::{IdMatches, MessageLabel};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;

@@ -1,12 +1,14 @@
 //! The terminal runtime: sets the terminal up (alternate screen, raw mode, bracketed paste,
 //! mouse), turns its events into actions for [`App::update`], draws with [`crate::ui`], and
-//! performs the one effect that needs the terminal itself — suspending for `$EDITOR`.
+//! performs the effects that need the terminal itself — suspending for `$EDITOR` and for a
+//! command the operator pipes an envelope to.
 //!
 //! The terminal is restored on every way out: a normal quit, an error, and a panic (the
 //! panic hook restores it before the message is printed).
 
 pub mod demo;
 mod editor;
+mod pipe;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -194,6 +196,11 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow:
                     Ok(text) => app.update(Action::EditedBody(text)),
                     Err(e) => app.error(format!("$EDITOR: {e:#}")),
                 }
+                terminal.clear()?;
+            }
+            if let Some(request) = app.pipe_request.take() {
+                let (ok, line) = pipe::run(terminal, &request);
+                app.update(Action::Piped(ok, line));
                 terminal.clear()?;
             }
             if app.quit || !event::poll(Duration::ZERO)? {

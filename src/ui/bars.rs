@@ -27,8 +27,13 @@ pub fn title(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         ""
     };
+    let drafts = match app.drafts {
+        0 => String::new(),
+        1 => " — ✎ 1 draft".to_string(),
+        n => format!(" — ✎ {n} drafts"),
+    };
     let text = format!(
-        " crosstalk — {} — {count}{filter}{busy}",
+        " crosstalk — {} — {count}{filter}{drafts}{busy}",
         app.settings.label
     );
     let line = Line::from(vec![Span::styled(

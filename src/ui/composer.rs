@@ -3,14 +3,15 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui_textarea::TextArea;
 
 use super::{bars, theme};
 use crate::app::App;
 use crate::app::composer::{Composer, Field};
-use crate::app::text::{safe, safe_line, short_time, truncate};
+use crate::app::text::{CONTINUED, safe, safe_line, short_time, soft_wrap, truncate};
 
 /// Draws the composer over the whole screen.
 pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
@@ -69,9 +70,14 @@ pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
     bars::status(app, frame, status);
 }
 
+/// A field's label; the focused one is marked `▶` and reversed, not only coloured.
 fn label(name: &str, on: bool) -> Span<'static> {
-    let style = if on { theme::FOCUS_BORDER } else { theme::KEY };
-    Span::styled(format!("{name:<9}"), style)
+    if on {
+        let name = name.trim_start();
+        Span::styled(format!("▶{name:<8}"), theme::FOCUS_TITLE).patch_style(theme::FOCUS_BORDER)
+    } else {
+        Span::styled(format!("{name:<9}"), theme::KEY)
+    }
 }
 
 fn one_line(frame: &mut Frame, area: Rect, name: &str, t: &TextArea<'static>, on: bool) {
@@ -134,7 +140,7 @@ fn form(c: &Composer, frame: &mut Frame, area: Rect) {
             } else {
                 theme::BORDER
             })
-            .title(name.to_string())
+            .title(super::focus_title(Line::from(name.to_string()), on))
     };
     let meta_on = c.focus == Field::Meta;
     let b = block(" META (C-t adds routing / privacy) ", meta_on);
@@ -170,12 +176,22 @@ fn preview(c: &Composer, frame: &mut Frame, area: Rect) {
         ]));
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    let w = inner.width as usize;
     let mut lines: Vec<Line> = Vec::new();
+    // Rows past the first of a soft-wrapped line start with the continuation mark, so the
+    // preview never shows a line break the copy does not have.
+    let mut push = |text: &str, style: Style| {
+        for (cont, part) in soft_wrap(text, w) {
+            let mut spans = Vec::with_capacity(2);
+            if cont {
+                spans.push(Span::styled(CONTINUED, theme::DIM));
+            }
+            spans.push(Span::styled(part, style));
+            lines.push(Line::from(spans));
+        }
+    };
     for p in &c.meta_problems {
-        lines.push(Line::from(Span::styled(
-            safe_line(p).into_owned(),
-            theme::ERROR,
-        )));
+        push(&safe_line(p), theme::ERROR);
     }
     for d in &c.diagnostics {
         let style = if d.is_error() {
@@ -183,16 +199,14 @@ fn preview(c: &Composer, frame: &mut Frame, area: Rect) {
         } else {
             theme::WARN
         };
-        lines.push(Line::from(Span::styled(
-            format!("line {}: {} [{}]", d.line, safe_line(&d.message), d.code),
-            style,
-        )));
+        let text = format!("line {}: {} [{}]", d.line, safe_line(&d.message), d.code);
+        push(&text, style);
     }
-    if !lines.is_empty() {
-        lines.push(Line::from(""));
+    if !c.meta_problems.is_empty() || !c.diagnostics.is_empty() {
+        push("", Style::default());
     }
     for l in safe(&c.preview).lines() {
-        lines.push(Line::from(l.to_string()));
+        push(l, Style::default());
     }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    frame.render_widget(Paragraph::new(lines), inner);
 }

@@ -46,6 +46,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 Span::styled(r.key.clone(), theme::KEY),
                 Span::raw(r.text.clone()),
             ]),
+            RowKind::Folded => Line::from(Span::styled(r.text.clone(), theme::DIM)),
             RowKind::Error => Line::from(Span::styled(r.text.clone(), theme::ERROR)),
             RowKind::Warning => Line::from(Span::styled(r.text.clone(), theme::WARN)),
             RowKind::Body | RowKind::Text | RowKind::Blank => Line::from(r.text.clone()),

@@ -45,7 +45,9 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
 }
 
-/// A pane's bordered block, highlighted when it has the focus.
+/// A pane's bordered block. The focused one shows it three ways, so that it reads on a
+/// monochrome terminal or to a colour-blind operator too: a `▶` before the title, the title
+/// reversed, and the border colour.
 fn pane_block(title: Line<'_>, focused: bool) -> Block<'_> {
     Block::default()
         .borders(Borders::ALL)
@@ -54,7 +56,20 @@ fn pane_block(title: Line<'_>, focused: bool) -> Block<'_> {
         } else {
             theme::BORDER
         })
-        .title(title)
+        .title(focus_title(title, focused))
+}
+
+/// A title marked as focused (`▶`, reversed) when `focused`.
+fn focus_title(mut title: Line<'_>, focused: bool) -> Line<'_> {
+    if focused {
+        for span in title.spans.iter_mut() {
+            span.style = span.style.patch(theme::FOCUS_TITLE);
+        }
+        title
+            .spans
+            .insert(0, ratatui::text::Span::styled("▶", theme::FOCUS_TITLE));
+    }
+    title
 }
 
 /// Whether `pane` is focused (and no popup or composer is over it).

@@ -9,7 +9,8 @@ use super::theme;
 use crate::app::App;
 use crate::app::layout::centered;
 use crate::app::popup::{Popup, Preview, Search};
-use crate::app::text::{safe_line, short_time, truncate};
+use crate::app::repairs;
+use crate::app::text::{safe_line, short_time, truncate, width, window};
 use crate::store::Outcome;
 
 /// Draws `popup` over the screen.
@@ -44,11 +45,23 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
                 Paragraph::new(vec![
                     Line::from(vec![
                         Span::styled(":", theme::KEY),
-                        Span::raw(p.text.clone()),
+                        // Completed file names come from the disk: never raw.
+                        Span::raw(safe_line(&p.text).into_owned()),
                         Span::raw("▏"),
                     ]),
                     Line::from(Span::styled(
-                        "Enter runs, Esc cancels — :help lists the commands",
+                        if p.candidates.is_empty() {
+                            let what = if p.text.starts_with("pipe-thread ") {
+                                "Enter runs the command with the open thread on its input, "
+                            } else if p.text.starts_with("pipe ") {
+                                "Enter runs the command with the envelope on its input, "
+                            } else {
+                                "Enter runs, Tab completes, "
+                            };
+                            format!("{what}Esc cancels — :help lists the commands")
+                        } else {
+                            truncate(&safe_line(&p.candidates.join("  ")), size.width as usize)
+                        },
                         theme::DIM,
                     )),
                 ]),
@@ -203,6 +216,14 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
                 Outcome::Rejected => ("✗ error ", theme::ERROR),
                 Outcome::Duplicate => ("= dup   ", theme::DIM),
                 Outcome::Imported if item.diagnostics.is_empty() => ("✓ valid ", theme::OK),
+                Outcome::Imported
+                    if item
+                        .diagnostics
+                        .iter()
+                        .all(|d| repairs::note(d.code.as_str()).is_some()) =>
+                {
+                    ("✓ fixed ", theme::OK)
+                }
                 Outcome::Imported => ("! warn  ", theme::WARN),
             };
             let text = format!(
@@ -229,6 +250,14 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
             d.push(Line::from(Span::styled("No problems found.", theme::OK)));
         }
         for diag in &item.diagnostics {
+            // A repair is done: said as such, not as something to fix.
+            if let Some(note) = repairs::note(diag.code.as_str()) {
+                d.push(Line::from(Span::styled(
+                    format!("line {}: repaired: {note} [{}]", diag.line, diag.code),
+                    theme::OK,
+                )));
+                continue;
+            }
             let style = if diag.is_error() {
                 theme::ERROR
             } else {
@@ -255,6 +284,24 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         detail,
     );
     let _ = app;
+}
+
+/// A snippet's text with its `[hits]` emphasised (the brackets stay: they also show where
+/// a hit is on a terminal without bold).
+fn hit_spans(snippet: &str) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    let mut rest = snippet;
+    while let Some(open) = rest.find('[') {
+        let close = rest[open..]
+            .find(']')
+            .map(|c| open + c + 1)
+            .unwrap_or(rest.len());
+        spans.push(Span::raw(rest[..open].to_string()));
+        spans.push(Span::styled(rest[open..close].to_string(), theme::TITLE));
+        rest = &rest[close..];
+    }
+    spans.push(Span::raw(rest.to_string()));
+    spans
 }
 
 fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
@@ -296,14 +343,61 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
         .skip(first_shown(s.selected, results.height))
         .take(results.height as usize)
         .map(|(i, h)| {
-            let ctx = h.context.as_deref().unwrap_or(&h.thread);
-            let text = format!("{} — {}", safe_line(ctx), safe_line(&h.snippet));
-            let style = if i == s.selected {
-                theme::SELECTED
+            let ctx = safe_line(h.context.as_deref().unwrap_or(&h.thread)).into_owned();
+            let snippet = safe_line(&h.snippet).into_owned();
+            // A hit in the context itself: the snippet is the context, said once.
+            let bare: String = snippet
+                .chars()
+                .filter(|c| !matches!(c, '[' | ']'))
+                .collect();
+            let label = s.labels.get(i).map(|l| {
+                let intent = safe_line(l.intent.as_deref().unwrap_or("?")).into_owned();
+                format!("{intent:<8} {} ", truncate(&safe_line(&l.from), 14))
+            });
+            let in_context = bare.trim_matches('…') == ctx;
+            let mut prefix = if in_context {
+                String::new()
             } else {
-                ratatui::style::Style::new()
+                format!("{} — ", truncate(&ctx, w / 4))
             };
-            Line::from(Span::styled(truncate(&text, w), style))
+            if let Some(label) = label {
+                prefix = format!("{label}{prefix}");
+            }
+            // The hit stays in view however long the line.
+            let room = w.saturating_sub(width(&prefix));
+            // A hit in the context takes half the row at most: the body's start follows it.
+            let has_body = s
+                .labels
+                .get(i)
+                .is_some_and(|l| !l.body_start.trim().is_empty());
+            let snippet_room = if in_context && has_body {
+                room / 2
+            } else {
+                room
+            };
+            let shown = window(&snippet, snippet.find('[').unwrap_or(0), snippet_room);
+            // A hit in the context says nothing of the message: its body's start follows.
+            let after = match s.labels.get(i) {
+                Some(l) if in_context => {
+                    let start = l
+                        .body_start
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let rest = room.saturating_sub(width(&shown) + 3);
+                    if rest > 4 && !start.is_empty() {
+                        format!(" · {}", truncate(&safe_line(&start), rest))
+                    } else {
+                        String::new()
+                    }
+                }
+                _ => String::new(),
+            };
+            let mut spans = vec![Span::styled(prefix, theme::DIM)];
+            spans.extend(hit_spans(&shown));
+            spans.push(Span::styled(after, theme::DIM));
+            theme::highlight(&mut spans, i == s.selected);
+            Line::from(spans)
         })
         .collect();
     let _ = app;

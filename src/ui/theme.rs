@@ -9,6 +9,10 @@ use crate::protocol::Intent;
 pub const BORDER: Style = Style::new().fg(Color::DarkGray);
 /// The focused pane's border.
 pub const FOCUS_BORDER: Style = Style::new().fg(Color::Cyan);
+/// The focused pane's (or field's) title: reversed, so focus shows without colour.
+pub const FOCUS_TITLE: Style = Style::new()
+    .add_modifier(Modifier::REVERSED)
+    .add_modifier(Modifier::BOLD);
 /// The selected row.
 pub const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED);
 /// Secondary text (times, counts).

@@ -41,7 +41,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .map(|(pos, &i)| {
             let m = &t.outline.rows[i];
             let intent = m.intent.as_deref().unwrap_or("?");
-            let badge = format!("{:<8}", truncate(intent, 8));
+            let badge = truncate(&safe_line(intent), t.intent_width);
+            let badge = format!(
+                "{badge}{}",
+                " ".repeat(t.intent_width.saturating_sub(width(&badge)))
+            );
             let fold = if t.folded[i] {
                 format!("[+{}] ", t.subtree_len(i))
             } else {
@@ -56,7 +60,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             let first = m.first_line.as_str();
             let time = age(&m.received_at, app.now);
             let guide = &t.guide[i];
-            let fixed = width(guide) + 2 + 9 + width(&fold) + width(status) + time.len() + 1;
+            let fixed = width(guide)
+                + 2
+                + t.intent_width
+                + 1
+                + width(&fold)
+                + width(status)
+                + time.len()
+                + 1;
             let room = w.saturating_sub(fixed);
             let route = format!("{} ", truncate(&route, (room / 2).saturating_sub(1)));
             let text = truncate(&safe_line(first.trim()), room.saturating_sub(width(&route)));

@@ -94,11 +94,13 @@ impl Harness {
         }
     }
 
-    /// Presses the keys of a key string: each character one key press.
+    /// Presses the keys of a key string: each character one key press (`\n` is Enter,
+    /// `\t` is Tab).
     pub fn keys(&mut self, s: &str) {
         for c in s.chars() {
             let code = match c {
                 '\n' => KeyCode::Enter,
+                '\t' => KeyCode::Tab,
                 c => KeyCode::Char(c),
             };
             self.key(code, KeyModifiers::NONE);
@@ -115,12 +117,18 @@ impl Harness {
         self.app.update(a);
     }
 
-    /// The screen as text, one line per row.
-    pub fn screen(&self) -> String {
+    /// The screen as drawn, with styles.
+    pub fn buffer(&self) -> ratatui::buffer::Buffer {
         let (w, h) = (self.app.size.width, self.app.size.height);
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         term.draw(|f| crosstalk::ui::render(&self.app, f)).unwrap();
-        let buf = term.backend().buffer().clone();
+        term.backend().buffer().clone()
+    }
+
+    /// The screen as text, one line per row.
+    pub fn screen(&self) -> String {
+        let (w, h) = (self.app.size.width, self.app.size.height);
+        let buf = self.buffer();
         let mut out = String::new();
         for y in 0..h {
             let mut line = String::new();

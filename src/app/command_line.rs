@@ -1,0 +1,361 @@
+//! The `:` command line: running its commands, `~` in paths, Tab completion of command
+//! names, file paths and ids, and the export format a file name asks for.
+
+use std::path::{Path, PathBuf};
+
+use super::App;
+use super::paste::SEARCH_LIMIT;
+use super::popup::Popup;
+
+/// The commands, as completed (aliases are accepted but not offered).
+pub const COMMANDS: &[&str] = &[
+    "drafts",
+    "export",
+    "help",
+    "import",
+    "new",
+    "open",
+    "pipe",
+    "pipe-thread",
+    "quit",
+    "raw",
+    "reply",
+    "search",
+];
+
+/// Commands whose argument is a file path.
+const PATH_COMMANDS: &[&str] = &["import", "read", "export"];
+
+impl App {
+    /// Runs a `:` command.
+    pub(super) fn run_command(&mut self, line: &str) -> anyhow::Result<()> {
+        let line = line.trim();
+        let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
+        let arg = arg.trim();
+        match cmd {
+            "" => {}
+            "q" | "quit" => self.quit = true,
+            "help" | "h" => self.popup = Some(Popup::Help { scroll: 0 }),
+            "drafts" => self.open_drafts()?,
+            "new" => self.compose_new()?,
+            "reply" => self.compose_reply()?,
+            "raw" | "view" => {
+                self.inspector.view = self.inspector.view.next();
+                self.refresh_inspector();
+            }
+            "search" | "s" => {
+                let mut s = super::popup::Search::default();
+                s.prompt.text = arg.to_string();
+                s.run(&self.store, SEARCH_LIMIT);
+                self.popup = Some(Popup::Search(s));
+            }
+            "import" | "read" if !arg.is_empty() => {
+                let path = super::command_line::expand_home(arg);
+                let text = std::fs::read(&path)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+                let (text, _) = crate::protocol::decode(&text);
+                self.preview_paste(arg, &text)?;
+            }
+            "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
+            "export" if !arg.is_empty() => self.export(arg)?,
+            "pipe" => self.request_pipe(arg, false)?,
+            "pipe-thread" => self.request_pipe(arg, true)?,
+            other => self.error(format!(
+                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID, pipe CMD, pipe-thread CMD."
+            )),
+        }
+        Ok(())
+    }
+}
+
+impl App {
+    /// `:open ID`: a thread or message by its id or the first characters of one; when the
+    /// characters fit several, they are listed (Tab completes them on the command line).
+    fn open_id(&mut self, arg: &str) -> anyhow::Result<()> {
+        if self.store.has_thread(arg)? {
+            return self.reveal(arg, None);
+        }
+        if let Some(m) = self.store.message(arg)? {
+            return self.reveal(&m.thread, Some(arg));
+        }
+        let found = self.store.ids_with_prefix(arg, ID_CANDIDATES)?;
+        // (id, thread, message): a thread's first message usually has the thread's id, so
+        // the two are one match.
+        let mut ids: Vec<(String, String, Option<String>)> = found
+            .threads
+            .into_iter()
+            .map(|t| (t.clone(), t, None))
+            .collect();
+        for (message, thread) in found.messages {
+            match ids.iter_mut().find(|(id, ..)| *id == message) {
+                Some(same) => same.2 = Some(message),
+                None => ids.push((message.clone(), thread, Some(message))),
+            }
+        }
+        match ids.as_slice() {
+            [] => self.error(format!("No thread or message id starts with `{arg}`.")),
+            [(_, thread, message)] => {
+                let (thread, message) = (thread.clone(), message.clone());
+                self.reveal(&thread, message.as_deref())?;
+            }
+            many => {
+                let n = many.len();
+                let some: Vec<&str> = many.iter().take(3).map(|(id, ..)| id.as_str()).collect();
+                self.warn(format!(
+                    "`{arg}` starts {}{n} ids ({}…): type more of it, or Tab on the command line.",
+                    if n >= ID_CANDIDATES { "at least " } else { "" },
+                    some.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `:export FILE`: the open thread's envelopes, canonical, to FILE (`~` is home). A
+    /// `.json` or `.md` name asks for a format only `crosstalk export` writes: the app says
+    /// so rather than put envelopes in a file named for something else.
+    fn export(&mut self, arg: &str) -> anyhow::Result<()> {
+        let path = expand_home(arg);
+        let id = self.tree.as_ref().map(|t| t.outline.id.clone());
+        let Some(id) = id else {
+            self.warn("Open a thread to export.");
+            return Ok(());
+        };
+        if let ExportFormat::Other(format) = export_format(&path) {
+            self.warn(format!(
+                "Not written: the app writes envelopes (.crosstalk); for {format} run `crosstalk export --format {format} {id} > {arg}`."
+            ));
+            return Ok(());
+        }
+        let Some(view) = self.store.thread(&id)? else {
+            self.warn("Open a thread to export.");
+            return Ok(());
+        };
+        std::fs::write(&path, view.canonical_text())
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        self.info(format!(
+            "Wrote {} envelopes to {}.",
+            view.messages.len(),
+            path.display()
+        ));
+        Ok(())
+    }
+}
+
+/// Ids listed at most for an id prefix.
+pub(super) const ID_CANDIDATES: usize = 8;
+
+/// `~` and `~/…` name the home directory, as in a shell (`~user` is not expanded).
+pub fn expand_home(arg: &str) -> PathBuf {
+    let home = || directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+    if arg == "~" {
+        if let Some(h) = home() {
+            return h;
+        }
+    } else if let Some(rest) = arg.strip_prefix("~/") {
+        if let Some(h) = home() {
+            return h.join(rest);
+        }
+    }
+    PathBuf::from(arg)
+}
+
+/// The format `:export` writes, from the file's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Canonical envelopes (`.crosstalk`, `.txt`, no extension): re-importable.
+    Envelopes,
+    /// A format the app does not write itself (`.json`, `.md`); the name of it.
+    Other(&'static str),
+}
+
+/// The format `path`'s extension asks for.
+pub fn export_format(path: &Path) -> ExportFormat {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("json") => ExportFormat::Other("json"),
+        Some("md" | "markdown") => ExportFormat::Other("markdown"),
+        _ => ExportFormat::Envelopes,
+    }
+}
+
+/// What Tab does to a command line: the new text, and the candidates to show when more
+/// than one remains.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Completion {
+    /// The line after completing as far as every candidate agrees.
+    pub text: String,
+    /// The candidates, when there is more than one.
+    pub candidates: Vec<String>,
+}
+
+/// Completes the command name, or a path argument of `import`/`export`; `ids` completes
+/// the argument of `open` (ids starting with what is typed). A line with nothing to
+/// complete comes back as it was.
+pub fn complete(line: &str, ids: impl Fn(&str) -> Vec<String>) -> Completion {
+    let Some((cmd, arg)) = line.split_once(' ') else {
+        let names: Vec<String> = COMMANDS
+            .iter()
+            .filter(|c| c.starts_with(line))
+            .map(|c| c.to_string())
+            .collect();
+        return finish("", line, names, " ");
+    };
+    let arg = arg.trim_start();
+    let head = &line[..line.len() - arg.len()];
+    if PATH_COMMANDS.contains(&cmd) {
+        return complete_path(head, arg);
+    }
+    if matches!(cmd, "open" | "thread") && !arg.is_empty() {
+        return finish(head, arg, ids(arg), "");
+    }
+    Completion {
+        text: line.to_string(),
+        candidates: Vec::new(),
+    }
+}
+
+/// `head` followed by the longest common prefix of `names` (each a completion of `typed`);
+/// a single name gets `suffix` after it.
+fn finish(head: &str, typed: &str, mut names: Vec<String>, suffix: &str) -> Completion {
+    names.sort();
+    names.dedup();
+    match names.len() {
+        0 => Completion {
+            text: format!("{head}{typed}"),
+            candidates: Vec::new(),
+        },
+        1 => {
+            let only = &names[0];
+            let end = if only.ends_with('/') { "" } else { suffix };
+            Completion {
+                text: format!("{head}{only}{end}"),
+                candidates: Vec::new(),
+            }
+        }
+        _ => {
+            let common = common_prefix(&names);
+            let typed_longer = typed.chars().count() > common.chars().count();
+            Completion {
+                text: format!("{head}{}", if typed_longer { typed } else { &common }),
+                candidates: names,
+            }
+        }
+    }
+}
+
+fn common_prefix(names: &[String]) -> String {
+    let Some(first) = names.first() else {
+        return String::new();
+    };
+    let mut end = first.len();
+    for n in &names[1..] {
+        end = first
+            .char_indices()
+            .zip(n.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map(|((i, a), _)| i + a.len_utf8())
+            .unwrap_or(0)
+            .min(end);
+    }
+    first[..end].to_string()
+}
+
+/// Completes the file name after the last `/` of `arg` from its directory (listed with `~`
+/// expanded, shown as typed). Hidden files are offered only when the name typed starts
+/// with a dot; directories end in `/`.
+fn complete_path(head: &str, arg: &str) -> Completion {
+    let (dir, name) = match arg.rfind('/') {
+        Some(i) => (&arg[..=i], &arg[i + 1..]),
+        None => ("", arg),
+    };
+    let listed = if dir.is_empty() {
+        PathBuf::from(".")
+    } else {
+        expand_home(dir)
+    };
+    let mut names = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&listed) {
+        for e in entries.flatten() {
+            let Ok(file) = e.file_name().into_string() else {
+                continue;
+            };
+            if !file.starts_with(name) || (file.starts_with('.') && !name.starts_with('.')) {
+                continue;
+            }
+            let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false)
+                || (e.file_type().map(|t| t.is_symlink()).unwrap_or(false) && e.path().is_dir());
+            names.push(format!("{dir}{file}{}", if is_dir { "/" } else { "" }));
+        }
+    }
+    let mut c = finish(head, arg, names, "");
+    // Candidates are shown by their file name alone: the directory is on the line.
+    for n in c.candidates.iter_mut() {
+        *n = n[dir.len()..].to_string();
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completes_commands_to_the_common_prefix() {
+        let c = complete("ex", |_| Vec::new());
+        assert_eq!(c.text, "export ");
+        assert_eq!(complete("re", |_| Vec::new()).text, "reply ");
+        let c = complete("r", |_| Vec::new());
+        assert_eq!(c.text, "r");
+        assert_eq!(c.candidates, ["raw", "reply"].map(String::from).to_vec());
+        assert_eq!(complete("zz", |_| Vec::new()).text, "zz");
+    }
+
+    #[test]
+    fn completes_paths_and_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("notes")).unwrap();
+        std::fs::write(dir.path().join("thread-a.crosstalk"), "").unwrap();
+        std::fs::write(dir.path().join("thread-b.crosstalk"), "").unwrap();
+        std::fs::write(dir.path().join(".hidden"), "").unwrap();
+        let base = format!("{}/", dir.path().display());
+        let c = complete(&format!("export {base}no"), |_| Vec::new());
+        assert_eq!(c.text, format!("export {base}notes/"));
+        let c = complete(&format!("import {base}th"), |_| Vec::new());
+        assert_eq!(c.text, format!("import {base}thread-"));
+        assert_eq!(c.candidates.len(), 2);
+        assert!(c.candidates[0].starts_with("thread-"));
+        let c = complete(&format!("import {base}"), |_| Vec::new());
+        assert!(!c.candidates.iter().any(|n| n.starts_with('.')));
+        let c = complete("open 01k", |p| {
+            assert_eq!(p, "01k");
+            vec!["01KABC".into()]
+        });
+        assert_eq!(c.text, "open 01KABC");
+    }
+
+    #[test]
+    fn home_and_formats() {
+        if let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()) {
+            assert_eq!(expand_home("~/a.md"), home.join("a.md"));
+            assert_eq!(expand_home("~"), home);
+        }
+        assert_eq!(expand_home("a/~/b"), PathBuf::from("a/~/b"));
+        assert_eq!(
+            export_format(Path::new("t.JSON")),
+            ExportFormat::Other("json")
+        );
+        assert_eq!(
+            export_format(Path::new("t.md")),
+            ExportFormat::Other("markdown")
+        );
+        assert_eq!(
+            export_format(Path::new("t.crosstalk")),
+            ExportFormat::Envelopes
+        );
+    }
+}
