@@ -95,6 +95,29 @@ pub(crate) fn starts_banner(s: &str) -> bool {
     t.starts_with("[[") && matches!(match_bracket(t, 0), Bracket::Banner(_))
 }
 
+/// Whether a (cleaned, prefix-stripped) line opens an envelope: it starts with a banner, or
+/// ends with one that names a version after other text (`echo '[[A→B v1]]`, a bullet). Such
+/// a line ends whatever envelope came before, and every look-ahead stops there, which keeps
+/// extraction linear however many of them a paste holds.
+pub(crate) fn opens_envelope(s: &str) -> bool {
+    starts_banner(s) || ends_with_banner(s)
+}
+
+/// Whether the line ends with a versioned banner that is not inline code.
+fn ends_with_banner(s: &str) -> bool {
+    let t = s.trim_end();
+    if !t.ends_with("]]") {
+        return false;
+    }
+    let Some(at) = t.rfind("[[") else {
+        return false;
+    };
+    if t[..at].ends_with('`') {
+        return false;
+    }
+    matches!(match_bracket(t, at), Bracket::Banner(bm) if bm.version.is_some() && bm.end == t.len())
+}
+
 /// Whether everything before `[[` is indentation and quote markers, so the banner begins
 /// the line.
 fn begins_line(cleaned: &str, at: usize) -> bool {

@@ -98,7 +98,7 @@ impl<'a> Block<'a, '_> {
         } else {
             while let Some(v) = self.peek() {
                 let c: &str = v.cleaned();
-                if lines::is_end_marker(c) || scan::starts_banner(c) || lines::is_fence(c) {
+                if lines::is_end_marker(c) || scan::opens_envelope(c) || lines::is_fence(c) {
                     break;
                 }
                 out.push(v.text);

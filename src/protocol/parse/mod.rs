@@ -258,7 +258,7 @@ impl<'a> Block<'a, '_> {
                 self.structural(&v);
                 return true;
             }
-            if scan::starts_banner(c) || lines::is_fence(c) {
+            if scan::opens_envelope(c) || lines::is_fence(c) {
                 return false;
             }
             if lines::is_blank(c) {
@@ -425,7 +425,7 @@ impl<'a> Block<'a, '_> {
             if lines::is_end_marker(&cl) {
                 return true;
             }
-            if scan::starts_banner(&cl) || lines::is_fence(&cl) {
+            if scan::opens_envelope(&cl) || lines::is_fence(&cl) {
                 return false;
             }
         }
@@ -582,7 +582,7 @@ impl<'a> Block<'a, '_> {
                 result = (l.no, Some(l.no));
                 break;
             }
-            if scan::starts_banner(&cl) {
+            if scan::opens_envelope(&cl) {
                 result = (l.no, None);
                 break;
             }
@@ -602,7 +602,7 @@ pub(super) fn is_unindented_key(c: &str, key: &str) -> bool {
 /// Lines that end an indented body when they appear less indented: the envelope's own
 /// structure, not body text that lost its indentation.
 pub(super) fn is_structural(c: &str) -> bool {
-    if lines::is_end_marker(c) || scan::starts_banner(c) || lines::is_fence(c) {
+    if lines::is_end_marker(c) || scan::opens_envelope(c) || lines::is_fence(c) {
         return true;
     }
     match lines::split_key(c) {
