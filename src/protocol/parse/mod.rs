@@ -60,6 +60,9 @@ struct Block<'a, 'p> {
     reply_form: bool,
     /// The open META entry that continuation lines may extend.
     meta_entry: Option<MetaEntry>,
+    /// Whether `[[END]]` follows the lines after `sig:`: asked at the first of them, kept
+    /// for the rest (asking on every line would cost the rest of the input each time).
+    end_after_sig: Option<bool>,
 }
 
 /// Parses the envelope whose banner is on `banner_line`; `cur` stands after the banner and
@@ -98,6 +101,7 @@ pub(crate) fn parse_block<'a>(
         seen: false,
         reply_form: false,
         meta_entry: None,
+        end_after_sig: None,
     };
     if lines::had_invisible(banner_line.text) {
         b.invisible(banner_line.no, banner_col);
@@ -413,9 +417,18 @@ impl<'a> Block<'a, '_> {
     }
 
     /// Whether `[[END]]` follows before the next banner or fence, reading from the line not
-    /// yet consumed. Asked once per envelope, at its first line after `sig:`: the answer
+    /// yet consumed. Decided once per envelope, at its first line after `sig:`: the answer
     /// decides whether those lines belong to the envelope (unread, reported) or end it.
     fn end_ahead(&mut self) -> bool {
+        if let Some(known) = self.end_after_sig {
+            return known;
+        }
+        let found = self.find_end();
+        self.end_after_sig = Some(found);
+        found
+    }
+
+    fn find_end(&self) -> bool {
         let mut c = self.cur;
         while let Some(l) = c.next_line() {
             let Some(s) = lines::strip_prefix_strict(l.text, self.prefix) else {
