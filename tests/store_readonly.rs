@@ -60,6 +60,9 @@ fn assert_reads_but_refuses_writes(path: &Path, thread: &str) {
         store
             .create_reply(&view.messages[0].id, None, "reply", "kalle")
             .map(|_| ()),
+        store
+            .erase(&crosstalk::store::EraseTarget::Thread(thread.to_string()))
+            .map(|_| ()),
     ];
     for e in errors {
         let e = e.expect_err("a write to a read-only database succeeded");

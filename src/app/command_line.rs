@@ -1,16 +1,18 @@
 //! The `:` command line: running its commands, `~` in paths, Tab completion of command
-//! names, file paths and ids, and the export format a file name asks for.
+//! names, file paths and ids.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::App;
 use super::paste::SEARCH_LIMIT;
 use super::popup::Popup;
+use crate::export;
 
 /// The commands, as completed (aliases are accepted but not offered).
 pub const COMMANDS: &[&str] = &[
     "drafts",
     "export",
+    "export-all",
     "help",
     "import",
     "new",
@@ -24,7 +26,7 @@ pub const COMMANDS: &[&str] = &[
 ];
 
 /// Commands whose argument is a file path.
-const PATH_COMMANDS: &[&str] = &["import", "read", "export"];
+const PATH_COMMANDS: &[&str] = &["import", "read", "export", "export-all"];
 
 impl App {
     /// Runs a `:` command.
@@ -57,11 +59,12 @@ impl App {
                 self.preview_paste(arg, &text)?;
             }
             "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
-            "export" if !arg.is_empty() => self.export(arg)?,
+            "export" if !arg.is_empty() => self.export(arg, false)?,
+            "export-all" if !arg.is_empty() => self.export(arg, true)?,
             "pipe" => self.request_pipe(arg, false)?,
             "pipe-thread" => self.request_pipe(arg, true)?,
             other => self.error(format!(
-                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, open ID, pipe CMD, pipe-thread CMD."
+                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, export-all FILE, open ID, pipe CMD, pipe-thread CMD."
             )),
         }
         Ok(())
@@ -111,33 +114,37 @@ impl App {
         Ok(())
     }
 
-    /// `:export FILE`: the open thread's envelopes, canonical, to FILE (`~` is home). A
-    /// `.json` or `.md` name asks for a format only `crosstalk export` writes: the app says
-    /// so rather than put envelopes in a file named for something else.
-    fn export(&mut self, arg: &str) -> anyhow::Result<()> {
+    /// `:export FILE`: the open thread to FILE (`~` is home), in the format its extension
+    /// asks for (`.json`, `.md`, else envelopes); `:export-all FILE`: every thread, a
+    /// backup that `:import` or `crosstalk import` restores when written as envelopes.
+    fn export(&mut self, arg: &str, all: bool) -> anyhow::Result<()> {
         let path = expand_home(arg);
-        let id = self.tree.as_ref().map(|t| t.outline.id.clone());
-        let Some(id) = id else {
-            self.warn("Open a thread to export.");
-            return Ok(());
+        let format = export::Format::from_path(&path);
+        let shown = crate::sanitize::sanitize_line(&path.display().to_string()).into_owned();
+        let written = if all {
+            export::write_file(&path, |out| export::write_all(&self.store, format, out))
+        } else {
+            let id = self.tree.as_ref().map(|t| t.outline.id.clone());
+            let Some(view) = id.map(|id| self.store.thread(&id)).transpose()?.flatten() else {
+                self.warn("Open a thread to export (or :export-all FILE for every thread).");
+                return Ok(());
+            };
+            export::write_file(&path, |out| export::write_thread(&view, format, out))
         };
-        if let ExportFormat::Other(format) = export_format(&path) {
-            self.warn(format!(
-                "Not written: the app writes envelopes (.crosstalk); for {format} run `crosstalk export --format {format} {id} > {arg}`."
-            ));
-            return Ok(());
+        match written {
+            Ok(w) => self.info(format!(
+                "Wrote {} thread{} ({} message{}) to {shown} as {}.",
+                w.threads,
+                if w.threads == 1 { "" } else { "s" },
+                w.messages,
+                if w.messages == 1 { "" } else { "s" },
+                format.name()
+            )),
+            Err(export::ExportError::Store(e)) => return Err(e.into()),
+            Err(export::ExportError::Write(e)) => self.error(format!(
+                "Not written: cannot write {shown}: {e}. Check that the directory exists and is writable."
+            )),
         }
-        let Some(view) = self.store.thread(&id)? else {
-            self.warn("Open a thread to export.");
-            return Ok(());
-        };
-        std::fs::write(&path, view.canonical_text())
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        self.info(format!(
-            "Wrote {} envelopes to {}.",
-            view.messages.len(),
-            path.display()
-        ));
         Ok(())
     }
 }
@@ -158,28 +165,6 @@ pub fn expand_home(arg: &str) -> PathBuf {
         }
     }
     PathBuf::from(arg)
-}
-
-/// The format `:export` writes, from the file's extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportFormat {
-    /// Canonical envelopes (`.crosstalk`, `.txt`, no extension): re-importable.
-    Envelopes,
-    /// A format the app does not write itself (`.json`, `.md`); the name of it.
-    Other(&'static str),
-}
-
-/// The format `path`'s extension asks for.
-pub fn export_format(path: &Path) -> ExportFormat {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("json") => ExportFormat::Other("json"),
-        Some("md" | "markdown") => ExportFormat::Other("markdown"),
-        _ => ExportFormat::Envelopes,
-    }
 }
 
 /// What Tab does to a command line: the new text, and the candidates to show when more
@@ -303,6 +288,7 @@ fn complete_path(head: &str, arg: &str) -> Completion {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn completes_commands_to_the_common_prefix() {
@@ -345,17 +331,14 @@ mod tests {
             assert_eq!(expand_home("~"), home);
         }
         assert_eq!(expand_home("a/~/b"), PathBuf::from("a/~/b"));
+        use crate::export::Format;
+        assert_eq!(Format::from_path(Path::new("t.JSON")), Format::Json);
+        assert_eq!(Format::from_path(Path::new("t.md")), Format::Markdown);
+        assert_eq!(Format::from_path(Path::new("t.markdown")), Format::Markdown);
         assert_eq!(
-            export_format(Path::new("t.JSON")),
-            ExportFormat::Other("json")
+            Format::from_path(Path::new("t.crosstalk")),
+            Format::Crosstalk
         );
-        assert_eq!(
-            export_format(Path::new("t.md")),
-            ExportFormat::Other("markdown")
-        );
-        assert_eq!(
-            export_format(Path::new("t.crosstalk")),
-            ExportFormat::Envelopes
-        );
+        assert_eq!(Format::from_path(Path::new("backup")), Format::Crosstalk);
     }
 }

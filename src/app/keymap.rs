@@ -219,7 +219,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         ":export FILE",
-        "write the open thread's envelopes to a file (.crosstalk)",
+        "write the open thread (.json, .md, else envelopes)",
+    ),
+    (
+        ":export-all FILE",
+        "write every thread: a backup (.json, .md, else envelopes)",
     ),
     (
         ":open ID",

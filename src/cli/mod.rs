@@ -12,9 +12,8 @@ macro_rules! out {
 }
 
 mod compose;
-mod export;
+mod erase_cmd;
 mod input;
-mod json;
 mod output;
 mod parse_cmd;
 mod sign_cmd;
@@ -25,6 +24,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::export;
 use crate::protocol::Options;
 use crate::sanitize::sanitize;
 
@@ -135,13 +135,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write a thread out.
+    /// Write a thread out, or every thread (`--all`, a backup that `import` restores).
     Export {
-        /// Thread id.
-        thread: String,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = export::Format::Crosstalk)]
-        format: export::Format,
+        /// Thread id (or the first characters of one).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        thread: Option<String>,
+        /// Every thread, oldest first.
+        #[arg(long)]
+        all: bool,
+        /// Output format [default: from the --output file's extension (.json, .md), else
+        /// crosstalk].
+        #[arg(long, value_enum)]
+        format: Option<export::Format>,
+        /// Write to FILE (made with 0600 permissions) instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
     },
     /// Full-text search over bodies, contexts and participants, best matches first. When
     /// more than 5 000 messages match, the best of the newest 5 000 are shown (and standard
@@ -169,6 +177,18 @@ enum Command {
         /// The `user` header [default: $USER].
         #[arg(long)]
         user: Option<String>,
+    },
+    /// Erase a thread, a message or unused raw pastes for good (asks first; `--yes` in
+    /// scripts). Erased text is overwritten in the database file, its log and its index.
+    Delete {
+        #[command(subcommand)]
+        what: erase_cmd::DeleteWhat,
+        /// Erase without asking.
+        #[arg(long, global = true)]
+        yes: bool,
+        /// Print JSON: what was erased.
+        #[arg(long, global = true)]
+        json: bool,
     },
     /// Verify every envelope's signature with a public key (exit 0 only if all are valid).
     Verify {
@@ -305,7 +325,13 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Command::Import { files, json } => store_cmd::import(db, &files, json, opts),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
         Command::Show { thread, json } => store_cmd::show(db, &thread, json),
-        Command::Export { thread, format } => store_cmd::export_thread(db, &thread, format),
+        Command::Export {
+            thread,
+            all,
+            format,
+            output,
+        } => store_cmd::export(db, thread.as_deref(), all, format, output.as_deref()),
+        Command::Delete { what, yes, json } => erase_cmd::delete(db, &what, yes, json),
         Command::Search { query, json, limit } => store_cmd::search(db, &query, limit, json),
         Command::Reply {
             message,

@@ -212,6 +212,13 @@ impl Drop for Stdout {
     }
 }
 
+/// Prints a value as pretty JSON and a newline on standard output.
+pub fn print_json(out: &mut Stdout, v: &impl serde::Serialize) -> Result<(), super::Failure> {
+    crate::json::write(out, v)
+        .and_then(|()| out.write_all(b"\n").map_err(serde_json::Error::io))
+        .map_err(|e| super::Failure::usage(format!("cannot write JSON to standard output: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

@@ -4,9 +4,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::input::{self, Input};
-use super::json::{self, CheckFile};
 use super::output::Stdout;
 use super::{EXIT_INVALID, Failure};
+use crate::json::{self, CheckFile};
 use crate::protocol::{self, Diagnostic, Extractor, IdGenerator, Options, Parsed};
 use crate::sanitize::{sanitize, sanitize_line};
 
@@ -293,7 +293,7 @@ pub fn check(files: &[PathBuf], as_json: bool, opts: &Options) -> Result<u8, Fai
         }
     }
     if as_json {
-        json::print(&mut out, &reports)?;
+        super::output::print_json(&mut out, &reports)?;
     } else {
         let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
         let _ = writeln!(

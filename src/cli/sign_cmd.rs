@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::output::Stdout;
 use super::parse_cmd::report;
-use super::{EXIT_INVALID, Failure, input, json as out_json};
+use super::{EXIT_INVALID, Failure, input, output};
 use crate::protocol::keys::{default_pkid, parse_private_key, parse_public_key};
 use crate::protocol::signature::{
     Matched, SigFormat, key_id, parse_sig, sign_envelope, verify_parsed,
@@ -137,7 +137,7 @@ pub fn verify(
     }
     if as_json {
         let mut out = Stdout::new();
-        out_json::print(&mut out, &results)?;
+        output::print_json(&mut out, &results)?;
         out.finish()?;
     }
     Ok(if all_ok { 0 } else { EXIT_INVALID })

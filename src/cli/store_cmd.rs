@@ -3,7 +3,6 @@
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::json as out_json;
 use super::output::Stdout;
 use super::{EXIT_INVALID, EXIT_USAGE, Failure, export, input};
 use crate::protocol::Options;
@@ -31,7 +30,7 @@ pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
     })
 }
 
-fn store_failure(e: StoreError) -> Failure {
+pub(super) fn store_failure(e: StoreError) -> Failure {
     Failure::usage(e.to_string())
 }
 
@@ -202,7 +201,7 @@ pub fn import(
         );
     }
     if as_json {
-        out_json::print(&mut out, &reports)?;
+        super::output::print_json(&mut out, &reports)?;
     }
     out.finish()?;
     if !not_read.is_empty() {
@@ -227,7 +226,7 @@ pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Fai
     let threads = store.threads(limit).map_err(store_failure)?;
     let mut out = Stdout::new();
     if as_json {
-        out_json::print(&mut out, &threads)?;
+        super::output::print_json(&mut out, &threads)?;
         out.finish()?;
         return Ok(0);
     }
@@ -257,14 +256,33 @@ pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Fai
     Ok(0)
 }
 
-fn load_thread(store: &Store, id: &str) -> Result<ThreadView, Failure> {
-    store
-        .thread(id)
-        .map_err(store_failure)?
-        .ok_or_else(|| Failure {
+/// A thread by its id or, when no thread has that id, by the first characters of exactly
+/// one thread id.
+pub(super) fn load_thread(store: &Store, id: &str) -> Result<ThreadView, Failure> {
+    if let Some(t) = store.thread(id).map_err(store_failure)? {
+        return Ok(t);
+    }
+    let found = store.ids_with_prefix(id, 2).map_err(store_failure)?;
+    let shown = sanitize_line(id).into_owned();
+    match found.threads.as_slice() {
+        [only] => store
+            .thread(only)
+            .map_err(store_failure)?
+            .ok_or_else(|| Failure {
+                code: EXIT_INVALID,
+                message: format!("thread `{only}` was removed while being read"),
+            }),
+        [] => Err(Failure {
             code: EXIT_INVALID,
-            message: format!("no thread `{id}`; `crosstalk threads` lists them"),
-        })
+            message: format!("no thread `{shown}`; `crosstalk threads` lists them"),
+        }),
+        _ => Err(Failure {
+            code: EXIT_INVALID,
+            message: format!(
+                "more than one thread id starts with `{shown}`; give more of it (`crosstalk threads` lists them)"
+            ),
+        }),
+    }
 }
 
 /// `crosstalk show`: the thread as an indented tree, or JSON. Replies deeper than
@@ -274,7 +292,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     let t = load_thread(&store, id)?;
     let mut out = Stdout::new();
     if as_json {
-        out_json::print(&mut out, &export::thread_json(&t))?;
+        super::output::print_json(&mut out, &export::thread_json(&t))?;
         out.finish()?;
         return Ok(0);
     }
@@ -305,16 +323,55 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     Ok(0)
 }
 
-/// `crosstalk export`: exact bytes to a file or pipe; on a terminal the canonical text is
-/// shown with placeholders for what a terminal would act on.
-pub fn export_thread(db: Option<&Path>, id: &str, format: export::Format) -> Result<u8, Failure> {
+/// `crosstalk export`: one thread (by id or the first characters of one) or every thread,
+/// exact bytes to a file or pipe; on a terminal the text is shown with placeholders for what
+/// a terminal would act on. A file is written beside its final name and renamed into place,
+/// 0600, so an interrupted export never leaves half a backup under the name asked for.
+pub fn export(
+    db: Option<&Path>,
+    thread: Option<&str>,
+    all: bool,
+    format: Option<export::Format>,
+    output: Option<&Path>,
+) -> Result<u8, Failure> {
     let store = open(db)?;
-    let t = load_thread(&store, id)?;
-    let text = export::render(&t, format);
-    let mut out = Stdout::new();
-    let _ = out.write_all(text.as_bytes());
-    out.finish()?;
+    let format = format
+        .or(output.map(export::Format::from_path))
+        .unwrap_or(export::Format::Crosstalk);
+    let one = match thread {
+        Some(id) if !all => Some(load_thread(&store, id)?),
+        _ => None,
+    };
+    let write = |out: &mut dyn Write| match &one {
+        Some(t) => export::write_thread(t, format, out),
+        None => export::write_all(&store, format, out),
+    };
+    let Some(path) = output else {
+        let mut out = Stdout::new();
+        write(&mut out).map_err(|e| export_failure(e, "standard output"))?;
+        out.finish()?;
+        return Ok(0);
+    };
+    let shown = sanitize_line(&path.display().to_string()).into_owned();
+    let written = export::write_file(path, write).map_err(|e| export_failure(e, &shown))?;
+    eprintln!(
+        "wrote {} thread{} ({} message{}) to {shown} as {}",
+        written.threads,
+        if written.threads == 1 { "" } else { "s" },
+        written.messages,
+        if written.messages == 1 { "" } else { "s" },
+        format.name()
+    );
     Ok(0)
+}
+
+fn export_failure(e: export::ExportError, to: &str) -> Failure {
+    match e {
+        export::ExportError::Store(e) => store_failure(e),
+        export::ExportError::Write(e) => Failure::usage(format!(
+            "cannot write {to}: {e} (check that the directory exists and is writable, and that the disk has room)"
+        )),
+    }
 }
 
 /// `crosstalk search`.
@@ -330,7 +387,7 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
     let hits = results.hits;
     let mut out = Stdout::new();
     if as_json {
-        out_json::print(&mut out, &hits)?;
+        super::output::print_json(&mut out, &hits)?;
         out.finish()?;
         return Ok(0);
     }

@@ -10,6 +10,7 @@
 //! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
 
 mod browse;
+mod erase;
 mod import;
 mod lookup;
 mod prepare;
@@ -21,6 +22,7 @@ mod tree;
 mod writer;
 
 pub use browse::{Draft, ThreadRow};
+pub use erase::{EraseTarget, Erasure};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use lookup::{IdMatches, MessageLabel};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};

@@ -172,6 +172,18 @@ impl Store {
             .transpose()
     }
 
+    /// Every thread id in the order their first messages arrived: the order a backup of
+    /// all threads is written in, so that restoring it and writing it again gives the same
+    /// bytes.
+    pub fn thread_ids(&self) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id FROM threads t
+             ORDER BY (SELECT min(seq) FROM messages m WHERE m.thread_id = t.id), created_at, id",
+        )?;
+        let ids = stmt.query_map([], |r| r.get(0))?;
+        Ok(ids.collect::<Result<_, _>>()?)
+    }
+
     /// The `limit` threads with the newest activity.
     pub fn threads(&self, limit: usize) -> Result<Vec<ThreadSummary>, StoreError> {
         Ok(self

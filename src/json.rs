@@ -1,4 +1,5 @@
-//! The JSON shapes of the command line, kept in one place because scripts depend on them.
+//! The JSON shapes of the command line and of exports, kept in one place because scripts
+//! depend on them.
 
 use std::io::Write;
 
@@ -6,8 +7,6 @@ use serde::Serialize;
 use serde_json::ser::Formatter;
 use serde_json::{Value, json};
 
-use super::Failure;
-use super::output::Stdout;
 use crate::sanitize::is_unsafe;
 
 use crate::protocol::{Diagnostic, Envelope, Parsed};
@@ -95,13 +94,6 @@ pub fn write(out: &mut impl Write, v: &impl Serialize) -> serde_json::Result<()>
 pub fn write_at(out: &mut impl Write, v: &impl Serialize, level: usize) -> serde_json::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(out, SafeFormatter::at(level));
     v.serialize(&mut ser)
-}
-
-/// Prints a value as pretty JSON and a newline on standard output.
-pub fn print(out: &mut Stdout, v: &impl Serialize) -> Result<(), Failure> {
-    write(out, v)
-        .and_then(|()| out.write_all(b"\n").map_err(serde_json::Error::io))
-        .map_err(|e| Failure::usage(format!("cannot write JSON to standard output: {e}")))
 }
 
 /// serde_json's pretty layout, escaping more than JSON requires: besides C0 controls, also

@@ -1,0 +1,164 @@
+//! `crosstalk delete`: erasing a thread, a message or unused raw pastes for good, after
+//! saying exactly what goes (see `store::erase` for what is removed and what stays).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+
+use serde_json::json;
+
+use super::output::Stdout;
+use super::store_cmd::{load_thread, open, store_failure};
+use super::{EXIT_INVALID, Failure};
+use crate::sanitize::sanitize_line;
+use crate::store::{EraseTarget, Erasure, Store};
+
+/// What to delete, as the command line names it.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum DeleteWhat {
+    /// A thread: every message, its drafts and the raw pastes they arrived in.
+    Thread {
+        /// Thread id (or the first characters of one).
+        id: String,
+    },
+    /// One message and the raw pastes it arrived in (its replies stay).
+    Message {
+        /// Message id (or the first characters of one).
+        id: String,
+    },
+    /// Raw pastes no stored message came from (cancelled previews, text without envelopes).
+    Pastes,
+}
+
+/// Runs `crosstalk delete`: without `--yes`, asks on a terminal and refuses elsewhere.
+pub fn delete(
+    db: Option<&Path>,
+    what: &DeleteWhat,
+    yes: bool,
+    as_json: bool,
+) -> Result<u8, Failure> {
+    let mut store = open(db)?;
+    let (target, name) = resolve(&store, what)?;
+    let plan = store
+        .erase_plan(&target)
+        .map_err(store_failure)?
+        .ok_or_else(|| not_found(&name))?;
+    if !yes {
+        let stdin = std::io::stdin();
+        if !stdin.is_terminal() || as_json {
+            return Err(Failure::usage(format!(
+                "not deleted: {name} would erase {}. This cannot be undone; add --yes to do it",
+                describe(&plan)
+            )));
+        }
+        eprint!(
+            "Erase {name}: {}.\nThis cannot be undone. Type yes to erase: ",
+            describe(&plan)
+        );
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        let _ = stdin.lock().read_line(&mut answer);
+        if answer.trim() != "yes" {
+            eprintln!("Nothing was deleted.");
+            return Ok(EXIT_INVALID);
+        }
+    }
+    let done = store
+        .erase(&target)
+        .map_err(store_failure)?
+        .ok_or_else(|| not_found(&name))?;
+    let mut out = Stdout::new();
+    if as_json {
+        super::output::print_json(
+            &mut out,
+            &json!({
+                "deleted": name,
+                "messages": done.messages,
+                "threads": done.threads,
+                "pastes": done.pastes,
+                "drafts": done.drafts,
+                "messages_that_lost_their_raw_paste": done.sharing_pastes,
+                "replies_left_without_parent": done.orphaned_replies,
+            }),
+        )?;
+    } else {
+        let _ = writeln!(out, "erased {name}: {}", describe(&done));
+    }
+    out.finish()?;
+    Ok(0)
+}
+
+/// The target and how to name it in messages (ids resolved from their first characters).
+fn resolve(store: &Store, what: &DeleteWhat) -> Result<(EraseTarget, String), Failure> {
+    Ok(match what {
+        DeleteWhat::Thread { id } => {
+            let t = load_thread(store, id)?;
+            let name = format!(
+                "thread {} ({})",
+                t.id,
+                sanitize_line(t.context.as_deref().unwrap_or("no context"))
+            );
+            (EraseTarget::Thread(t.id), name)
+        }
+        DeleteWhat::Message { id } => {
+            let id = message_id(store, id)?;
+            (EraseTarget::Message(id.clone()), format!("message {id}"))
+        }
+        DeleteWhat::Pastes => (EraseTarget::UnusedPastes, "the unused raw pastes".into()),
+    })
+}
+
+fn message_id(store: &Store, id: &str) -> Result<String, Failure> {
+    if store.message(id).map_err(store_failure)?.is_some() {
+        return Ok(id.to_string());
+    }
+    let found = store.ids_with_prefix(id, 2).map_err(store_failure)?;
+    match found.messages.as_slice() {
+        [(only, _)] => Ok(only.clone()),
+        [] => Err(not_found(&format!("message `{}`", sanitize_line(id)))),
+        _ => Err(Failure {
+            code: EXIT_INVALID,
+            message: format!(
+                "more than one message id starts with `{}`; give more of it",
+                sanitize_line(id)
+            ),
+        }),
+    }
+}
+
+fn not_found(name: &str) -> Failure {
+    Failure {
+        code: EXIT_INVALID,
+        message: format!("no {name}; `crosstalk threads` and `crosstalk show` list what is stored"),
+    }
+}
+
+/// "3 messages, 2 raw pastes (1 other message keeps its text but loses its raw copy), …"
+pub fn describe(e: &Erasure) -> String {
+    let n = |count: usize, one: &str, many: &str| {
+        format!("{count} {}", if count == 1 { one } else { many })
+    };
+    let mut parts = vec![
+        n(e.messages, "message", "messages"),
+        n(e.pastes, "raw paste", "raw pastes"),
+    ];
+    if e.threads > 0 {
+        parts.push(n(e.threads, "thread", "threads"));
+    }
+    if e.drafts > 0 {
+        parts.push(n(e.drafts, "draft", "drafts"));
+    }
+    let mut text = parts.join(", ");
+    if e.sharing_pastes > 0 {
+        text.push_str(&format!(
+            "; {} arrived in the same pastes and keep their text but lose their raw copy",
+            n(e.sharing_pastes, "other message", "other messages")
+        ));
+    }
+    if e.orphaned_replies > 0 {
+        text.push_str(&format!(
+            "; {} stay, shown without their parent",
+            n(e.orphaned_replies, "reply", "replies")
+        ));
+    }
+    text
+}

@@ -1,0 +1,259 @@
+//! Writing threads out: canonical envelopes (to re-import or relay), JSON (for scripts) or
+//! markdown (for people). Used by `crosstalk export` and the app's `:export`; the whole
+//! database is written one thread at a time, so a backup never holds more than one thread
+//! in memory.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::json::stored;
+use crate::sanitize::{sanitize, sanitize_line};
+use crate::store::{Store, StoreError, ThreadView};
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Every envelope in canonical form, tree order, META kept; importing it into an empty
+    /// database rebuilds the same tree with the same ids.
+    Crosstalk,
+    /// The `show --json` object.
+    Json,
+    /// A readable transcript.
+    Markdown,
+}
+
+impl Format {
+    /// The format a file name asks for: `.json` → JSON, `.md`/`.markdown` → markdown,
+    /// anything else (`.crosstalk`, `.aict`, `.txt`, none) → envelopes.
+    pub fn from_path(path: &Path) -> Format {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("json") => Format::Json,
+            Some("md" | "markdown") => Format::Markdown,
+            _ => Format::Crosstalk,
+        }
+    }
+
+    /// The format's name, as `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Crosstalk => "crosstalk",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+        }
+    }
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Threads written.
+    pub threads: usize,
+    /// Messages written.
+    pub messages: usize,
+}
+
+/// Why an export stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// Reading the database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Writing the output failed.
+    #[error("{0}")]
+    Write(#[from] io::Error),
+}
+
+/// Writes every thread in the database to `out` in `format`, oldest thread first:
+/// envelopes one after another (importing them into an empty database rebuilds every
+/// thread with the same ids), a JSON array of `show --json` objects, or the markdown
+/// transcripts one after another.
+pub fn write_all(
+    store: &Store,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<Written, ExportError> {
+    let mut written = Written::default();
+    if format == Format::Json {
+        out.write_all(b"[")?;
+    }
+    for id in store.thread_ids()? {
+        // A thread removed between the listing and now is simply not written.
+        let Some(t) = store.thread(&id)? else {
+            continue;
+        };
+        match format {
+            Format::Crosstalk => {
+                if written.threads > 0 {
+                    out.write_all(b"\n")?;
+                }
+                out.write_all(t.canonical_text().as_bytes())?;
+            }
+            Format::Json => {
+                out.write_all(if written.threads > 0 {
+                    b",\n  "
+                } else {
+                    b"\n  "
+                })?;
+                crate::json::write_at(&mut &mut *out, &thread_json(&t), 1)
+                    .map_err(io::Error::from)?;
+            }
+            Format::Markdown => {
+                if written.threads > 0 {
+                    out.write_all(b"\n---\n\n")?;
+                }
+                out.write_all(markdown(&t).as_bytes())?;
+            }
+        }
+        written.threads += 1;
+        written.messages += t.messages.len();
+    }
+    if format == Format::Json {
+        out.write_all(if written.threads > 0 {
+            b"\n]\n"
+        } else {
+            b"]\n"
+        })?;
+    }
+    out.flush()?;
+    Ok(written)
+}
+
+/// Writes a file through `write`: into a temporary file beside `path` (0600), synced, then
+/// renamed over `path`, so an interrupted or failed export never leaves half a backup under
+/// the name asked for, and what it holds is readable by its owner only.
+pub fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<Written, ExportError>,
+) -> Result<Written, ExportError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    let written = {
+        let mut buffered = io::BufWriter::new(file.as_file_mut());
+        let written = write(&mut buffered)?;
+        buffered.flush()?;
+        written
+    };
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(written)
+}
+
+/// Writes one thread in `format`.
+pub fn write_thread(
+    t: &ThreadView,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<Written, ExportError> {
+    out.write_all(render(t, format).as_bytes())?;
+    out.flush()?;
+    Ok(Written {
+        threads: 1,
+        messages: t.messages.len(),
+    })
+}
+
+/// Replies are indented one step per level down to this depth; deeper ones stay at this
+/// indentation and say their depth as a number, as mail clients do. Indenting every level
+/// made output quadratic in a chain's length: a 20 000-deep chain printed hundreds of
+/// megabytes.
+pub const MAX_INDENT: usize = 8;
+
+/// How many indentation steps a message at `depth` gets, and the `[depth N]` label that
+/// stands in for the rest when it is deeper than [`MAX_INDENT`].
+pub fn indent(depth: usize) -> (usize, Option<String>) {
+    if depth > MAX_INDENT {
+        (MAX_INDENT, Some(format!("[depth {depth}]")))
+    } else {
+        (depth, None)
+    }
+}
+
+/// `{"id", "context", "messages": [...]}` with messages in tree order.
+pub fn thread_json(t: &ThreadView) -> Value {
+    json!({
+        "id": t.id,
+        "context": t.context,
+        "messages": t.messages.iter().map(stored).collect::<Vec<_>>(),
+    })
+}
+
+/// The thread in `format`.
+pub fn render(t: &ThreadView, format: Format) -> String {
+    match format {
+        Format::Crosstalk => t.canonical_text(),
+        Format::Json => {
+            let mut buf = Vec::new();
+            // Writing to memory cannot fail, and the value holds only strings and numbers.
+            let _ = crate::json::write(&mut buf, &thread_json(t));
+            buf.push(b'\n');
+            String::from_utf8_lossy(&buf).into_owned()
+        }
+        Format::Markdown => markdown(t),
+    }
+}
+
+/// A transcript for people: one section per message in tree order, replies marked with
+/// their depth, bodies quoted, META as lists. Text is sanitized: it came from elsewhere.
+fn markdown(t: &ThreadView) -> String {
+    let mut out = String::new();
+    let title = t.context.as_deref().unwrap_or("Untitled thread");
+    out.push_str(&format!("# {}\n\n", sanitize_line(title)));
+    out.push_str(&format!(
+        "Thread `{}`, {} messages.\n",
+        t.id,
+        t.messages.len()
+    ));
+    for m in &t.messages {
+        let e = &m.envelope;
+        let arrow = match indent(m.depth) {
+            (0, _) => String::new(),
+            (steps, None) => format!("{} ", "↳".repeat(steps)),
+            (steps, Some(label)) => format!("{} {label} ", "↳".repeat(steps)),
+        };
+        out.push_str(&format!(
+            "\n## {arrow}{} → {} · {} · {}\n\n",
+            sanitize_line(&e.banner.from),
+            sanitize_line(&e.banner.to),
+            sanitize_line(m.intent.as_deref().unwrap_or("(no intent)")),
+            m.received_at
+                .replace('T', " ")
+                .get(..16)
+                .unwrap_or(&m.received_at),
+        ));
+        out.push_str(&format!("Message `{}`", m.id));
+        if let Some(p) = &m.parent {
+            out.push_str(&format!(", in reply to `{p}`"));
+        }
+        out.push_str(&format!(", {}.\n\n", m.status.replace('_', " ")));
+        for block in &e.meta {
+            out.push_str(&format!("- **{}**:", sanitize_line(&block.namespace)));
+            for (k, v) in &block.entries {
+                out.push_str(&format!(" {}: {};", sanitize_line(k), sanitize_line(v)));
+            }
+            out.push('\n');
+        }
+        if !e.meta.is_empty() {
+            out.push('\n');
+        }
+        match &e.body {
+            Some(b) if !b.is_empty() => {
+                for line in sanitize(b).split('\n') {
+                    out.push_str(if line.is_empty() { ">" } else { "> " });
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str("*(empty body)*\n"),
+        }
+    }
+    out
+}

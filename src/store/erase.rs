@@ -1,0 +1,288 @@
+//! Erasure: removing a thread, a message or unused raw pastes for good — the operator's
+//! answer to "delete what you hold about me".
+//!
+//! A message's text lives in three places: its row, the full-text index, and the raw paste
+//! it arrived in (which may hold other envelopes too). Erasing a message removes all three:
+//! the pastes it came from are deleted whole, and the other messages of those pastes keep
+//! their own text (row and canonical form) but lose the link to a raw copy. Deleted rows are
+//! overwritten with zeros (`PRAGMA secure_delete`), the full-text index is merged so no
+//! segment still lists the erased words, and the write-ahead log is truncated, so the words
+//! do not linger in free pages or old page images.
+//!
+//! Replies to an erased message stay (they are other people's messages); they keep naming
+//! their parent and are shown without it. Drafts answering an erased message stay too (the
+//! operator's own words); erasing a thread removes its drafts.
+
+use rusqlite::{Transaction, params};
+
+use super::{Store, StoreError};
+
+/// What an erasure removes (or, from [`Store::erase_plan`], would remove).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Erasure {
+    /// Messages removed.
+    pub messages: usize,
+    /// Threads removed (a thread goes when its last message goes).
+    pub threads: usize,
+    /// Raw pastes removed.
+    pub pastes: usize,
+    /// Messages of other threads or replies that arrived in the same pastes: they stay, but
+    /// their raw copy goes with the paste.
+    pub sharing_pastes: usize,
+    /// Drafts removed.
+    pub drafts: usize,
+    /// Replies to the erased messages that stay, shown without their parent.
+    pub orphaned_replies: usize,
+}
+
+/// What to erase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EraseTarget {
+    /// A thread with every message, its drafts and its raw pastes.
+    Thread(String),
+    /// One message and its raw pastes.
+    Message(String),
+    /// Raw pastes no stored message came from (cancelled previews, pastes without
+    /// envelopes, pastes whose messages were all deleted).
+    UnusedPastes,
+}
+
+impl Store {
+    /// What erasing `target` would remove, without removing anything; `None` when the
+    /// thread or message does not exist.
+    pub fn erase_plan(&self, target: &EraseTarget) -> Result<Option<Erasure>, StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let plan = plan(&tx, target)?;
+        // Read only: the transaction is rolled back when dropped.
+        Ok(plan)
+    }
+
+    /// Erases `target` (see the module's documentation for what goes and what stays).
+    /// Returns what was removed, or `None` when the thread or message does not exist.
+    pub fn erase(&mut self, target: &EraseTarget) -> Result<Option<Erasure>, StoreError> {
+        self.write(|store| {
+            store
+                .conn
+                .pragma_update(None, "secure_delete", "ON")
+                .map_err(StoreError::from)?;
+            let result = store.erase_securely(target);
+            // Back to the default for everything else this connection writes.
+            let _ = store.conn.pragma_update(None, "secure_delete", "OFF");
+            result
+        })
+    }
+
+    fn erase_securely(&mut self, target: &EraseTarget) -> Result<Option<Erasure>, StoreError> {
+        let tx = self.begin_write()?;
+        let Some(plan) = plan(&tx, target)? else {
+            return Ok(None);
+        };
+        apply(&tx, target)?;
+        tx.commit()?;
+        // The index is correct already; merging rewrites its segments without the erased
+        // words (the old segments' pages are zeroed as they are freed), and the checkpoint
+        // drops the old page images from the log. Both only tidy up, so another process
+        // holding the lock is not an error: the words go at its next merge and checkpoint.
+        let _ = self
+            .conn
+            .execute_batch("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')");
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        Ok(Some(plan))
+    }
+}
+
+/// The messages `target` erases.
+fn messages_of(tx: &Transaction, target: &EraseTarget) -> Result<Vec<String>, StoreError> {
+    let (sql, key) = match target {
+        EraseTarget::Thread(id) => ("SELECT id FROM messages WHERE thread_id = ?1", id),
+        EraseTarget::Message(id) => ("SELECT id FROM messages WHERE id = ?1", id),
+        EraseTarget::UnusedPastes => return Ok(Vec::new()),
+    };
+    let mut stmt = tx.prepare(sql)?;
+    let ids = stmt.query_map([key], |r| r.get(0))?;
+    Ok(ids.collect::<Result<_, _>>()?)
+}
+
+/// Creates the temporary tables `erase_messages` and `erase_pastes` holding what `target`
+/// removes.
+fn mark(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
+    tx.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS erase_messages (id TEXT PRIMARY KEY);
+         CREATE TEMP TABLE IF NOT EXISTS erase_pastes (id INTEGER PRIMARY KEY);
+         DELETE FROM erase_messages; DELETE FROM erase_pastes;",
+    )?;
+    for id in messages_of(tx, target)? {
+        tx.execute(
+            "INSERT OR IGNORE INTO erase_messages (id) VALUES (?1)",
+            [id],
+        )?;
+    }
+    match target {
+        EraseTarget::UnusedPastes => tx.execute(
+            "INSERT INTO erase_pastes (id) SELECT p.id FROM pastes p
+             WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.paste_id = p.id)",
+            [],
+        )?,
+        _ => tx.execute(
+            "INSERT OR IGNORE INTO erase_pastes (id) SELECT DISTINCT m.paste_id FROM messages m
+             JOIN erase_messages e ON e.id = m.id WHERE m.paste_id IS NOT NULL",
+            [],
+        )?,
+    };
+    Ok(())
+}
+
+fn count(tx: &Transaction, sql: &str, key: Option<&str>) -> Result<usize, StoreError> {
+    let n: i64 = match key {
+        Some(k) => tx.query_row(sql, [k], |r| r.get(0))?,
+        None => tx.query_row(sql, [], |r| r.get(0))?,
+    };
+    Ok(n as usize)
+}
+
+fn plan(tx: &Transaction, target: &EraseTarget) -> Result<Option<Erasure>, StoreError> {
+    let exists = match target {
+        EraseTarget::Thread(id) => {
+            count(tx, "SELECT count(*) FROM threads WHERE id = ?1", Some(id))? > 0
+        }
+        EraseTarget::Message(id) => {
+            count(tx, "SELECT count(*) FROM messages WHERE id = ?1", Some(id))? > 0
+        }
+        EraseTarget::UnusedPastes => true,
+    };
+    if !exists {
+        return Ok(None);
+    }
+    mark(tx, target)?;
+    let messages = count(tx, "SELECT count(*) FROM erase_messages", None)?;
+    let pastes = count(tx, "SELECT count(*) FROM erase_pastes", None)?;
+    let sharing_pastes = count(
+        tx,
+        "SELECT count(*) FROM messages m JOIN erase_pastes p ON p.id = m.paste_id
+         WHERE m.id NOT IN (SELECT id FROM erase_messages)",
+        None,
+    )?;
+    let orphaned_replies = count(
+        tx,
+        "SELECT count(*) FROM messages m JOIN erase_messages e ON e.id = m.parent_id
+         WHERE m.id NOT IN (SELECT id FROM erase_messages)",
+        None,
+    )?;
+    let (threads, drafts) = match target {
+        EraseTarget::Thread(id) => (
+            1,
+            count(
+                tx,
+                "SELECT count(*) FROM drafts WHERE thread_id = ?1",
+                Some(id),
+            )?,
+        ),
+        EraseTarget::Message(id) => {
+            let thread: String =
+                tx.query_row("SELECT thread_id FROM messages WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })?;
+            let others = count(
+                tx,
+                "SELECT count(*) FROM messages WHERE thread_id = ?1",
+                Some(&thread),
+            )?;
+            let drafts = count(
+                tx,
+                "SELECT count(*) FROM drafts WHERE thread_id = ?1",
+                Some(&thread),
+            )?;
+            // The thread goes with its last message, unless a draft still belongs to it.
+            (usize::from(others == 1 && drafts == 0), 0)
+        }
+        EraseTarget::UnusedPastes => (0, 0),
+    };
+    Ok(Some(Erasure {
+        messages,
+        threads,
+        pastes,
+        sharing_pastes,
+        drafts,
+        orphaned_replies,
+    }))
+}
+
+/// Removes what [`mark`] marked (it ran in the same transaction, from [`plan`]).
+fn apply(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
+    let thread_of_message: Option<String> = match target {
+        EraseTarget::Message(id) => Some(tx.query_row(
+            "SELECT thread_id FROM messages WHERE id = ?1",
+            [id],
+            |r| r.get(0),
+        )?),
+        _ => None,
+    };
+    tx.execute_batch(
+        "UPDATE messages SET paste_id = NULL
+            WHERE paste_id IN (SELECT id FROM erase_pastes)
+            AND id NOT IN (SELECT id FROM erase_messages);
+         DELETE FROM messages WHERE id IN (SELECT id FROM erase_messages);
+         DELETE FROM paste_pieces WHERE paste_id IN (SELECT id FROM erase_pastes);
+         DELETE FROM pastes WHERE id IN (SELECT id FROM erase_pastes);",
+    )?;
+    match target {
+        EraseTarget::Thread(id) => {
+            tx.execute("DELETE FROM drafts WHERE thread_id = ?1", [id])?;
+            tx.execute("DELETE FROM threads WHERE id = ?1", [id])?;
+        }
+        EraseTarget::Message(_) => {
+            if let Some(thread) = thread_of_message {
+                recount(tx, &thread)?;
+            }
+        }
+        EraseTarget::UnusedPastes => {}
+    }
+    Ok(())
+}
+
+/// Brings a thread's count, participants and last activity back in line with the messages
+/// it still has; removes it when none and no draft is left.
+fn recount(tx: &Transaction, thread: &str) -> Result<(), StoreError> {
+    let left = count(
+        tx,
+        "SELECT count(*) FROM messages WHERE thread_id = ?1",
+        Some(thread),
+    )?;
+    let drafts = count(
+        tx,
+        "SELECT count(*) FROM drafts WHERE thread_id = ?1",
+        Some(thread),
+    )?;
+    if left == 0 && drafts == 0 {
+        tx.execute("DELETE FROM threads WHERE id = ?1", [thread])?;
+        return Ok(());
+    }
+    let mut participants: Vec<String> = Vec::new();
+    let mut stmt =
+        tx.prepare("SELECT sender, recipient FROM messages WHERE thread_id = ?1 ORDER BY seq")?;
+    let rows = stmt.query_map([thread], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })?;
+    for row in rows {
+        let (from, to) = row?;
+        for p in [from, to] {
+            if !participants.contains(&p) {
+                participants.push(p);
+            }
+        }
+    }
+    tx.execute(
+        "UPDATE threads SET message_count = ?2, participants = ?3,
+            last_activity = coalesce(
+                (SELECT max(received_at) FROM messages WHERE thread_id = ?1), last_activity)
+         WHERE id = ?1",
+        params![
+            thread,
+            left as i64,
+            serde_json::to_string(&participants).unwrap_or_else(|_| "[]".into())
+        ],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! `export --all` as a backup that `import` restores byte for byte, `--output` with the
+//! format its extension asks for, and `delete` as scripts and people use it.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use common::Run;
+use serde_json::Value;
+
+fn run(db: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["--db", db.to_str().expect("utf-8 path")];
+    all.extend_from_slice(args);
+    common::run(&all, "")
+}
+
+fn demo_files() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "crosstalk"))
+        .map(|p| p.to_str().unwrap().to_string())
+        .collect();
+    files.sort();
+    files
+}
+
+fn thread_ids(db: &Path) -> Vec<String> {
+    let r = run(db, &["threads", "--json"]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn export_all_is_a_backup_that_import_restores_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    let mut args = vec!["import"];
+    let files = demo_files();
+    args.extend(files.iter().map(String::as_str));
+    assert_eq!(run(&a, &args).code, 0);
+
+    let backup = dir.path().join("backup.crosstalk");
+    let r = run(&a, &["export", "--all", "-o", backup.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+    let n = thread_ids(&a).len();
+    assert!(
+        r.stderr.contains(&format!("wrote {n} threads")) && r.stderr.contains("as crosstalk"),
+        "{}",
+        r.stderr
+    );
+    let mode = std::fs::metadata(&backup).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "a backup is readable by its owner only");
+
+    let r = run(&b, &["import", backup.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let again = run(&b, &["export", "--all"]);
+    assert_eq!(again.code, 0);
+    assert_eq!(
+        again.stdout,
+        std::fs::read_to_string(&backup).unwrap(),
+        "restoring a backup and exporting it again gives the same bytes"
+    );
+    let mut ids_a = thread_ids(&a);
+    let mut ids_b = thread_ids(&b);
+    ids_a.sort();
+    ids_b.sort();
+    assert_eq!(ids_a, ids_b);
+}
+
+#[test]
+fn output_names_the_format_and_a_thread_prefix_is_enough() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.db");
+    let files = demo_files();
+    assert_eq!(run(&db, &["import", &files[0]]).code, 0);
+    let id = thread_ids(&db).remove(0);
+
+    let md = dir.path().join("t.md");
+    let r = run(&db, &["export", &id[..10], "-o", md.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::read_to_string(&md).unwrap().starts_with("# "));
+
+    let js = dir.path().join("all.JSON");
+    assert_eq!(
+        run(&db, &["export", "--all", "-o", js.to_str().unwrap()]).code,
+        0
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&js).unwrap()).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["id"], id.as_str());
+
+    // --format wins over the extension.
+    let r = run(
+        &db,
+        &[
+            "export",
+            &id,
+            "--format",
+            "json",
+            "-o",
+            md.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0);
+    assert!(std::fs::read_to_string(&md).unwrap().starts_with('{'));
+
+    // An empty database is an empty backup, still valid JSON.
+    let empty = dir.path().join("empty.db");
+    let r = run(&empty, &["export", "--all", "--format", "json"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(
+        serde_json::from_str::<Value>(&r.stdout).unwrap(),
+        Value::Array(vec![])
+    );
+
+    // Nothing is written under the name asked for when the directory is missing.
+    let r = run(
+        &db,
+        &["export", "--all", "-o", "/nonexistent-dir/x.crosstalk"],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("cannot write"), "{}", r.stderr);
+
+    let r = run(&db, &["export"]);
+    assert_eq!(r.code, 2, "a thread or --all is required");
+}
+
+#[test]
+fn delete_asks_for_yes_in_scripts_then_erases_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.db");
+    let files = demo_files();
+    assert_eq!(run(&db, &["import", &files[0], &files[1]]).code, 0);
+    let ids = thread_ids(&db);
+    let (gone, kept) = (&ids[0], &ids[1]);
+
+    let r = run(&db, &["delete", "thread", gone]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("not deleted") && r.stderr.contains("--yes"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(thread_ids(&db).len(), 2, "nothing went without --yes");
+
+    let r = run(&db, &["delete", "thread", &gone[..12], "--yes", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["threads"], 1);
+    assert!(v["messages"].as_u64().unwrap() >= 1);
+    assert_eq!(thread_ids(&db), vec![kept.clone()]);
+
+    let show = run(&db, &["show", kept, "--json"]);
+    let v: Value = serde_json::from_str(&show.stdout).unwrap();
+    let first = v["messages"][0]["message"].as_str().unwrap().to_string();
+    let count = v["messages"].as_array().unwrap().len();
+    let r = run(&db, &["delete", "message", &first, "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("erased message"), "{}", r.stdout);
+    let show = run(&db, &["show", kept, "--json"]);
+    let v: Value = serde_json::from_str(&show.stdout).unwrap();
+    assert_eq!(v["messages"].as_array().unwrap().len(), count - 1);
+
+    let r = run(&db, &["delete", "message", "01NOPE", "--yes"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("no message"), "{}", r.stderr);
+    let r = run(&db, &["delete", "pastes", "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
