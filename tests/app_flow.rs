@@ -813,7 +813,7 @@ fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
 }
 
 #[test]
-fn export_expands_home_and_refuses_other_formats_tab_completes_and_open_takes_a_prefix() {
+fn export_expands_home_picks_the_format_tab_completes_and_open_takes_a_prefix() {
     let mut t = harness(demo_store(), 80, 24);
     t.key(KeyCode::Enter, NONE);
     let thread = t.app.tree.as_ref().unwrap().outline.id.clone();
@@ -824,9 +824,10 @@ fn export_expands_home_and_refuses_other_formats_tab_completes_and_open_takes_a_
     let old_home = std::env::var_os("HOME");
     // SAFETY: no other test of this binary reads or writes HOME.
     unsafe { std::env::set_var("HOME", &home) };
-    // Tab completes the command, then the directory under ~.
+    // Tab completes the command (to what `export` and `export-all` share), then the
+    // directory under ~.
     t.keys(":exp\t");
-    t.keys("~/exp\t");
+    t.keys(" ~/exp\t");
     let line = match &t.app.popup {
         Some(crosstalk::app::popup::Popup::Command(p)) => p.text.clone(),
         _ => panic!("command line closed"),
@@ -835,14 +836,17 @@ fn export_expands_home_and_refuses_other_formats_tab_completes_and_open_takes_a_
     t.keys("kyoto.crosstalk\n");
     let text = std::fs::read_to_string(home.join("exports/kyoto.crosstalk")).unwrap();
     assert_eq!(text.matches("[[END]]").count(), count);
-    // A .json name is not filled with envelopes; the status says how to get JSON.
+    // A .json name gets the thread as JSON, a .md name as markdown.
     t.keys(":export ~/exports/kyoto.json\n");
-    assert!(!home.join("exports/kyoto.json").exists());
-    assert!(
-        t.app.status.1.contains("crosstalk export --format json"),
-        "{:?}",
-        t.app.status
-    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("exports/kyoto.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["id"], thread.as_str());
+    assert_eq!(json["messages"].as_array().unwrap().len(), count);
+    assert!(t.app.status.1.contains("as json"), "{:?}", t.app.status);
+    t.keys(":export ~/exports/kyoto.md\n");
+    let md = std::fs::read_to_string(home.join("exports/kyoto.md")).unwrap();
+    assert!(md.starts_with("# Kyoto"), "{md}");
     match old_home {
         Some(h) => unsafe { std::env::set_var("HOME", h) },
         None => unsafe { std::env::remove_var("HOME") },

@@ -1291,3 +1291,39 @@ fn pipe_runs_a_command_on_the_terminal_with_the_envelope_on_its_input() {
     t.type_text("q");
     assert_eq!(t.wait_exit(), 0);
 }
+
+/// `X` on the list asks what goes; Esc keeps the thread, `y` erases it, and the CLI on the
+/// same database agrees; `:export-all` writes the backup in the format its name asks for.
+#[test]
+fn erase_asks_then_erases_and_export_all_writes_every_thread() {
+    let Some(t) = Term::new() else { return };
+    t.import(&[
+        &manifest("assets/examples/v10-question.crosstalk"),
+        &manifest("assets/examples/v11-request.crosstalk"),
+    ]);
+    let before = t.cli_json(&["threads"]).as_array().unwrap().len();
+    assert_eq!(before, 2);
+    t.start(100, 30, &[]);
+    t.wait_for("Threads");
+    t.type_text(":export-all ~/backup.json");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Wrote 2 threads");
+    assert!(status_line(&s).contains("as json"), "{s}");
+    let backup = std::fs::read_to_string(t.path("home/backup.json")).unwrap();
+    let v: Value = serde_json::from_str(&backup).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+
+    t.type_text("X");
+    t.wait_for("Erase for good?");
+    t.keys(&["Escape"]);
+    t.wait_for("Nothing erased.");
+    assert_eq!(t.cli_json(&["threads"]).as_array().unwrap().len(), 2);
+    t.type_text("X");
+    t.wait_for("Erase for good?");
+    t.type_text("y");
+    let s = t.wait_for("Erased:");
+    assert!(status_line(&s).contains("1 thread"), "{s}");
+    assert_eq!(t.cli_json(&["threads"]).as_array().unwrap().len(), 1);
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+}

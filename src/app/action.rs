@@ -88,6 +88,8 @@ pub enum Action {
     Pipe,
     /// Pipe the open thread to a shell command.
     PipeThread,
+    /// Erase the selected thread or message (asks first); in the question, the yes.
+    Erase,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -158,6 +160,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "pipe_thread",
         "pipe thread to a command",
     ),
+    (Action::Erase, "erase", "erase thread / message"),
 ];
 
 impl Action {

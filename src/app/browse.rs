@@ -102,6 +102,7 @@ impl App {
             Action::Search => self.popup = Some(Popup::Search(Search::default())),
             Action::Command => self.popup = Some(Popup::Command(Prompt::default())),
             Action::Drafts => self.open_drafts()?,
+            Action::Erase => self.request_erase()?,
             Action::PasteClipboard => self.paste_from_clipboard()?,
             Action::NewEnvelope => self.compose_new()?,
             Action::Reply => self.compose_reply()?,

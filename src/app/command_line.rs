@@ -293,7 +293,12 @@ mod tests {
     #[test]
     fn completes_commands_to_the_common_prefix() {
         let c = complete("ex", |_| Vec::new());
-        assert_eq!(c.text, "export ");
+        assert_eq!(c.text, "export");
+        assert_eq!(
+            c.candidates,
+            ["export", "export-all"].map(String::from).to_vec()
+        );
+        assert_eq!(complete("export-", |_| Vec::new()).text, "export-all ");
         assert_eq!(complete("re", |_| Vec::new()).text, "reply ");
         let c = complete("r", |_| Vec::new());
         assert_eq!(c.text, "r");

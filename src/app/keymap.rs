@@ -30,11 +30,13 @@ pub enum Scope {
     Help,
     /// The search and command prompts; unbound keys are typed.
     Prompt,
+    /// A question that needs an explicit yes (erasing).
+    Confirm,
 }
 
 impl Scope {
     /// Every scope, in the order help lists them.
-    pub const ALL: [Scope; 8] = [
+    pub const ALL: [Scope; 9] = [
         Scope::Browse,
         Scope::Filter,
         Scope::Composer,
@@ -43,6 +45,7 @@ impl Scope {
         Scope::Drafts,
         Scope::Help,
         Scope::Prompt,
+        Scope::Confirm,
     ];
 
     /// The config table name (`[keys.browse]`).
@@ -56,6 +59,7 @@ impl Scope {
             Scope::Drafts => "drafts",
             Scope::Help => "help",
             Scope::Prompt => "prompt",
+            Scope::Confirm => "confirm",
         }
     }
 
@@ -70,6 +74,7 @@ impl Scope {
             Scope::Drafts => "Drafts",
             Scope::Help => "Help",
             Scope::Prompt => "Search and command line",
+            Scope::Confirm => "Questions (erase?)",
         }
     }
 
@@ -103,6 +108,7 @@ impl Scope {
             Scope::Drafts => &[Open, Discard, Back],
             Scope::Help => &[Down, Back],
             Scope::Prompt => &[Open, Down, Back],
+            Scope::Confirm => &[Erase, Back],
         }
     }
 }
@@ -271,6 +277,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "|", Action::Pipe),
     (Scope::Browse, "alt-|", Action::PipeThread),
     (Scope::Browse, "D", Action::Drafts),
+    (Scope::Browse, "X", Action::Erase),
     (Scope::Browse, "ctrl-c", Action::Quit),
     (Scope::Filter, "enter", Action::Open),
     (Scope::Filter, "esc", Action::Back),
@@ -309,6 +316,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Prompt, "down ctrl-n", Action::Down),
     (Scope::Prompt, "up ctrl-p", Action::Up),
     (Scope::Prompt, "tab", Action::Complete),
+    (Scope::Confirm, "y", Action::Erase),
+    (Scope::Confirm, "esc n q", Action::Back),
 ];
 
 /// A config binding that cannot be used.
@@ -316,7 +325,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
 pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
     #[error(
-        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt"
+        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, confirm"
     )]
     Scope(String),
     /// The key name is not one.

@@ -341,6 +341,12 @@ impl App {
                 }
                 _ => {}
             },
+            Popup::Erase(ask) => {
+                if action == Action::Erase {
+                    let ask = ask.clone();
+                    return self.confirm_erase(ask);
+                }
+            }
             Popup::Drafts {
                 drafts,
                 selected,
@@ -386,6 +392,11 @@ impl App {
     /// written to a file first (and when no file can be written either, a second cancel is
     /// needed).
     fn close_popup(&mut self) -> anyhow::Result<()> {
+        if matches!(self.popup, Some(Popup::Erase(_))) {
+            self.popup = None;
+            self.info("Nothing erased.");
+            return Ok(());
+        }
         let db = self.settings.db_path.clone();
         let Some(Popup::Preview(Preview {
             unsaved: Some(u), ..

@@ -27,6 +27,8 @@ pub enum Popup {
     Search(Search),
     /// The `:` command line.
     Command(Prompt),
+    /// Erase a thread or message? Says what goes; `y` erases.
+    Erase(super::erase::EraseConfirm),
     /// Drafts to resume.
     Drafts {
         /// Every draft, newest first.
@@ -47,6 +49,7 @@ impl Popup {
             Popup::PasteBox { .. } => Scope::PasteBox,
             Popup::Search(_) | Popup::Command(_) => Scope::Prompt,
             Popup::Drafts { .. } => Scope::Drafts,
+            Popup::Erase(_) => Scope::Confirm,
         }
     }
 }

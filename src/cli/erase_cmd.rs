@@ -10,7 +10,7 @@ use super::output::Stdout;
 use super::store_cmd::{load_thread, open, store_failure};
 use super::{EXIT_INVALID, Failure};
 use crate::sanitize::sanitize_line;
-use crate::store::{EraseTarget, Erasure, Store};
+use crate::store::{EraseTarget, Store};
 
 /// What to delete, as the command line names it.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -47,12 +47,12 @@ pub fn delete(
         if !stdin.is_terminal() || as_json {
             return Err(Failure::usage(format!(
                 "not deleted: {name} would erase {}. This cannot be undone; add --yes to do it",
-                describe(&plan)
+                plan.describe()
             )));
         }
         eprint!(
             "Erase {name}: {}.\nThis cannot be undone. Type yes to erase: ",
-            describe(&plan)
+            plan.describe()
         );
         let _ = std::io::stderr().flush();
         let mut answer = String::new();
@@ -81,7 +81,7 @@ pub fn delete(
             }),
         )?;
     } else {
-        let _ = writeln!(out, "erased {name}: {}", describe(&done));
+        let _ = writeln!(out, "erased {name}: {}", done.describe());
     }
     out.finish()?;
     Ok(0)
@@ -130,35 +130,4 @@ fn not_found(name: &str) -> Failure {
         code: EXIT_INVALID,
         message: format!("no {name}; `crosstalk threads` and `crosstalk show` list what is stored"),
     }
-}
-
-/// "3 messages, 2 raw pastes (1 other message keeps its text but loses its raw copy), …"
-pub fn describe(e: &Erasure) -> String {
-    let n = |count: usize, one: &str, many: &str| {
-        format!("{count} {}", if count == 1 { one } else { many })
-    };
-    let mut parts = vec![
-        n(e.messages, "message", "messages"),
-        n(e.pastes, "raw paste", "raw pastes"),
-    ];
-    if e.threads > 0 {
-        parts.push(n(e.threads, "thread", "threads"));
-    }
-    if e.drafts > 0 {
-        parts.push(n(e.drafts, "draft", "drafts"));
-    }
-    let mut text = parts.join(", ");
-    if e.sharing_pastes > 0 {
-        text.push_str(&format!(
-            "; {} arrived in the same pastes and keep their text but lose their raw copy",
-            n(e.sharing_pastes, "other message", "other messages")
-        ));
-    }
-    if e.orphaned_replies > 0 {
-        text.push_str(&format!(
-            "; {} stay, shown without their parent",
-            n(e.orphaned_replies, "reply", "replies")
-        ));
-    }
-    text
 }

@@ -35,6 +35,44 @@ pub struct Erasure {
     pub orphaned_replies: usize,
 }
 
+impl Erasure {
+    /// "3 messages, 2 raw pastes (1 other message keeps its text but loses its raw copy), …"
+    pub fn describe(&self) -> String {
+        let e = self;
+        let n = |count: usize, one: &str, many: &str| {
+            format!("{count} {}", if count == 1 { one } else { many })
+        };
+        let mut parts = vec![
+            n(e.messages, "message", "messages"),
+            n(e.pastes, "raw paste", "raw pastes"),
+        ];
+        if e.threads > 0 {
+            parts.push(n(e.threads, "thread", "threads"));
+        }
+        if e.drafts > 0 {
+            parts.push(n(e.drafts, "draft", "drafts"));
+        }
+        let mut text = parts.join(", ");
+        if e.sharing_pastes > 0 {
+            text.push_str(&format!(
+                "; {} arrived in the same pastes and keep their text but lose their raw copy",
+                n(e.sharing_pastes, "other message", "other messages")
+            ));
+        }
+        if e.orphaned_replies > 0 {
+            text.push_str(&if e.orphaned_replies == 1 {
+                "; 1 reply stays, shown without its parent".to_string()
+            } else {
+                format!(
+                    "; {} replies stay, shown without their parent",
+                    e.orphaned_replies
+                )
+            });
+        }
+        text
+    }
+}
+
 /// What to erase.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EraseTarget {

@@ -68,6 +68,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
                 area,
             );
         }
+        Popup::Erase(ask) => erase(ask, frame, size),
         Popup::Drafts {
             drafts,
             selected,
@@ -118,6 +119,26 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
             frame.render_widget(Paragraph::new(lines), inner);
         }
     }
+}
+
+/// The erase question: what goes, what stays, and that only `y` erases.
+fn erase(ask: &crate::app::erase::EraseConfirm, frame: &mut Frame, size: Rect) {
+    let area = centered(size, 72, 12);
+    let inner = frame_block(" Erase for good? — y erases, Esc keeps ", frame, area);
+    let lines = vec![
+        Line::from(Span::styled(
+            truncate(&safe_line(&ask.name), inner.width as usize),
+            theme::TITLE,
+        )),
+        Line::from(""),
+        Line::from(safe_line(&format!("Erases {}.", ask.plan.describe())).into_owned()),
+        Line::from(""),
+        Line::from(Span::styled(
+            "Its text is overwritten in the database, its log and its search index: this cannot be undone.",
+            theme::WARN,
+        )),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }
 
 /// The first row a popup list shows so that `selected` is visible in `height` rows.
