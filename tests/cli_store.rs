@@ -165,8 +165,17 @@ fn import_threads_show_search_reply() {
         &["show", "01J9J3D3M6A4M3WQX8G1ZQ0S7K", "--json"],
         "",
     ));
-    assert_eq!(show["messages"][1]["status"], "draft");
-    assert_eq!(show["messages"][1]["direction"], "composed");
+    // A draft, not a message: the thread still holds one message, the drafts table the reply.
+    assert_eq!(show["messages"].as_array().unwrap().len(), 1, "{show}");
+    assert!(r.stderr.contains("not yet a message"), "{}", r.stderr);
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    let (id, parent): (String, String) = raw
+        .query_row("SELECT id, parent_id FROM drafts", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(e["message"], id.as_str());
+    assert_eq!(parent, "01J9J3DBC4N7P2Q3R5S7T9V1V2");
 
     assert_eq!(run(&db, &["reply", "01NOPE", "--body", "x"], "").code, 1);
     assert_eq!(run(&db, &["show", "01NOPE"], "").code, 1);

@@ -751,31 +751,38 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
     assert_eq!(reply["body"], "Tabs win, clearly.");
 }
 
-/// `y` on a draft (here one stored by `crosstalk reply`) copies it and starts the wait for
-/// its answer: the list, the tree (⏳) and the status line say so, and so should the
-/// inspector's `status` row.
+/// A reply drafted by `crosstalk reply` is a draft, not yet a message: the list marks it ✎,
+/// `D` lists it, Enter resumes it in the composer, and C-y copies it and files it: from then on
+/// the tree (⏳) and the inspector's `status` row say it awaits its answer.
 #[test]
-fn inspector_shows_the_status_after_copying_a_draft() {
+fn a_cli_draft_resumes_in_the_composer_and_awaits_a_reply_once_copied() {
     let Some(t) = Term::new() else { return };
     t.import(&[&manifest("assets/examples/v10-question.crosstalk")]);
     let (_, show) = t.only_thread();
     let original = message_ids(&show).remove(0);
     t.cli(&["reply", &original, "--body", "Draft from the CLI."]);
     t.start(120, 40, &[]);
-    t.wait_until("the draft reply selected", |s| {
-        has_row(s, &["status", "draft (written here)"]) && s.contains("Draft from the CLI.")
-    });
+    let s = t.wait_for("naming the project");
+    assert!(has_row(&s, &["✎", "naming the project"]), "{s}");
+    assert!(
+        !s.contains("Draft from the CLI."),
+        "a draft is not a message of the tree:\n{s}"
+    );
+    t.type_text("D");
+    t.wait_for("Draft from the CLI.");
     t.keys(&["Enter"]);
-    t.type_text("y");
+    t.wait_for("Reply to");
+    t.keys(&["C-y"]);
     let s = t.wait_for("awaiting reply");
     assert!(
         has_row(&s, &["⏳", "Draft from the CLI."]),
         "the tree marks it:\n{s}"
     );
-    assert!(
-        has_row(&s, &["status", "awaiting reply (written here)"]),
-        "the inspector should say it awaits a reply:\n{s}"
-    );
+    t.keys(&["Tab"]);
+    let s = t.wait_until("the inspector's status row", |s| {
+        has_row(s, &["status", "awaiting reply (written here)"])
+    });
+    assert!(s.contains("Draft from the CLI."), "{s}");
 }
 
 #[test]

@@ -105,7 +105,9 @@ impl Form {
         }
     }
 
-    fn from_envelope(env: &Envelope) -> Form {
+    /// The fields of an envelope (its META blocks are not carried over: the form holds them
+    /// as typed text).
+    pub fn from_envelope(env: &Envelope) -> Form {
         Form {
             version: env.banner.version.clone(),
             from: env.banner.from.clone(),

@@ -164,7 +164,8 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
-    /// Store a draft reply to a message (headers filled in) and print it.
+    /// Save a draft reply to a message (headers filled in) and print it; the app lists it
+    /// under `D` and files it as a message when it is copied.
     Reply {
         /// Id of the message to answer.
         message: String,

@@ -405,7 +405,9 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
     Ok(if hits.is_empty() { EXIT_INVALID } else { 0 })
 }
 
-/// `crosstalk reply`: a draft reply, stored and printed.
+/// `crosstalk reply`: a draft reply (headers filled in), saved as a draft — in the app's
+/// drafts list (`D`) and the thread's ✎, not yet a message of the thread — and printed.
+/// The app files it as a message when the operator copies it (C-y).
 pub fn reply(
     db: Option<&Path>,
     message: &str,
@@ -416,22 +418,28 @@ pub fn reply(
     let body = input::body(body)?;
     let user = input::user(user);
     let mut store = open(db)?;
-    let m = store
-        .create_reply(message, intent, &body, &user)
-        .map_err(|e| match e {
-            StoreError::NoMessage(_) => Failure {
-                code: EXIT_INVALID,
-                message: e.to_string(),
-            },
-            e => store_failure(e),
+    let original = store
+        .message(message)
+        .map_err(store_failure)?
+        .ok_or_else(|| Failure {
+            code: EXIT_INVALID,
+            message: StoreError::NoMessage(message.to_string()).to_string(),
         })?;
+    let env = crate::store::reply_envelope(&original, intent, &body, &user, store.new_id());
+    let text = crate::protocol::render(&env);
+    let form = crate::app::composer::Form::from_envelope(&env);
+    let form = serde_json::to_string(&form)
+        .map_err(|e| Failure::usage(format!("cannot save the draft: {e}")))?;
+    store
+        .save_draft(&env, &text, &form)
+        .map_err(store_failure)?;
     eprintln!(
-        "draft {} stored in thread {}",
-        sanitize_line(&m.id),
-        sanitize_line(&m.thread)
+        "draft {} saved in thread {} (not yet a message: `D` in the app resumes it, C-y there copies and files it)",
+        sanitize_line(env.message().unwrap_or("?")),
+        sanitize_line(&original.thread)
     );
     let mut out = Stdout::new();
-    let _ = out.write_all(m.canonical.as_bytes());
+    let _ = out.write_all(text.as_bytes());
     out.finish()?;
     Ok(0)
 }
