@@ -147,6 +147,9 @@ codes! {
     /// A META value written over several lines (continuation lines, or an open YAML flow
     /// list) whose bracket never closed before the block ended.
     UnclosedMetaValue = "unclosed-meta-value", Warning;
+    /// `meta: privacy` says `PII: none` or `redacted`, yet the body holds personal data
+    /// (an e-mail address, phone number, IBAN or card number).
+    PiiUndeclared = "pii-undeclared", Warning;
 }
 
 impl fmt::Display for Code {

@@ -19,6 +19,7 @@ pub mod keys;
 mod lines;
 pub mod model;
 mod parse;
+pub mod pii;
 pub mod render;
 mod scan;
 pub mod signature;

@@ -178,6 +178,10 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         }
     }
 
+    if let Some(found) = undeclared_pii(p) {
+        let pos = meta_pos(p, "privacy", "PII").unwrap_or(banner);
+        d.push(at(pos, Code::PiiUndeclared, found));
+    }
     if env.intent_raw().is_none() && env.body.is_some() && !p.reply_form {
         let why = if env.parent().is_some() {
             "it names a `parent`, so it was read as RESPOND"
@@ -243,6 +247,38 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
 
     p.diagnostics.append(&mut d);
     p.diagnostics.sort_by_key(|d| (d.line, d.column));
+}
+
+/// What personal data the body holds when `meta: privacy` declares `PII: none` or
+/// `redacted`, in words; `None` when the declaration holds (or there is none).
+fn undeclared_pii(p: &Parsed) -> Option<String> {
+    let env = &p.envelope;
+    let declared = env
+        .meta
+        .iter()
+        .filter(|b| b.namespace.eq_ignore_ascii_case("privacy"))
+        .flat_map(|b| &b.entries)
+        .find(|(k, _)| k.eq_ignore_ascii_case("PII"))
+        .map(|(_, v)| v.trim().to_ascii_lowercase())?;
+    if declared != "none" && declared != "redacted" {
+        return None;
+    }
+    let body = env.body.as_deref()?;
+    let found = super::pii::find(body);
+    let first = found.first()?;
+    let line = body[..first.range.start].matches('\n').count() + 1;
+    let mut kinds: Vec<super::pii::PiiKind> = found.iter().map(|m| m.kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    let what: Vec<&str> = kinds.iter().map(|k| k.describe()).collect();
+    let placeholders: Vec<&str> = kinds.iter().map(|k| k.placeholder()).collect();
+    Some(format!(
+        "`PII: {declared}`, but the body holds {} ({} in all, the first on body line {line}); \
+         redact it ({}) or declare `PII: present`",
+        what.join(", "),
+        found.len(),
+        placeholders.join(", ")
+    ))
 }
 
 fn one_of(value: &str, allowed: &[&str]) -> bool {
