@@ -152,8 +152,8 @@ fn glued(text: &str, r: Range<usize>) -> bool {
 /// Whether a digit group before or after the range continues it (`DE89 3704 …`, an account
 /// or reference number written in groups): then the range is a piece of that, not a card.
 fn part_of_longer_number(text: &str, r: Range<usize>) -> bool {
-    let before = text[..r.start].as_bytes();
-    let after = text[r.end..].as_bytes();
+    let before = &text.as_bytes()[..r.start];
+    let after = &text.as_bytes()[r.end..];
     let sep = |b: u8| b == b' ' || b == b'-';
     let continued_before = before.len() >= 2
         && sep(before[before.len() - 1])
