@@ -57,7 +57,7 @@ proptest! {
         prop_assume!(number.chars().collect::<std::collections::HashSet<_>>().len() > 1);
         let found = pii::find(&text);
         prop_assert!(
-            found.iter().any(|m| m.kind == PiiKind::Card && &text[m.range.clone()] == number),
+            found.iter().any(|m| m.kind == PiiKind::Card && text[m.range.clone()] == *number),
             "{text:?}: {found:?}"
         );
         let mail = format!("{user}@{host}.example");
