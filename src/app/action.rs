@@ -88,6 +88,12 @@ pub enum Action {
     Pipe,
     /// Pipe the open thread to a shell command.
     PipeThread,
+    /// Inspector: show the message's next conflicting version (the stored one after the last).
+    NextVersion,
+    /// Paste preview: import, giving envelopes whose ids are not valid fresh ones.
+    ImportFreshIds,
+    /// Paste preview: edit the paste in `$EDITOR`, then preview the edited text.
+    EditPaste,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -105,6 +111,8 @@ pub enum Action {
     Piped(bool, String),
     /// The body came back from `$EDITOR` (not bindable).
     EditedBody(String),
+    /// The paste came back from `$EDITOR` (not bindable).
+    EditedPaste(String),
     /// Time passed: retry what the database did not take (not bindable).
     Tick,
 }
@@ -158,6 +166,13 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "pipe_thread",
         "pipe thread to a command",
     ),
+    (Action::NextVersion, "next_version", "conflicting versions"),
+    (
+        Action::ImportFreshIds,
+        "import_fresh_ids",
+        "import with fresh ids",
+    ),
+    (Action::EditPaste, "edit_paste", "edit paste, then preview"),
 ];
 
 impl Action {

@@ -13,6 +13,7 @@ mod compose;
 pub mod composer;
 pub mod inspector;
 pub mod keymap;
+pub mod landing;
 pub mod layout;
 mod paste;
 pub mod pending;
@@ -22,6 +23,7 @@ pub mod repairs;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
+mod versions;
 
 use std::io::Write;
 
@@ -353,6 +355,7 @@ impl App {
                 }
                 None => None,
             };
+            self.versions_selected();
         }
         let area = self.areas().inspector;
         let unfold = self

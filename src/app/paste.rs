@@ -49,6 +49,7 @@ impl App {
             let d = match (&item.outcome, &item.thread) {
                 (Outcome::Rejected, _) => "not imported (errors)".to_string(),
                 (Outcome::Duplicate, _) => "already stored".to_string(),
+                (Outcome::Conflict, _) => "kept as conflicting version".to_string(),
                 (_, Some(t)) if self.store.has_thread(t)? => {
                     let ctx = self
                         .list
@@ -463,16 +464,8 @@ impl App {
                 return Err(e.into());
             }
         };
-        let (imported, dup, rejected) = (
-            report.count(Outcome::Imported),
-            report.count(Outcome::Duplicate),
-            report.count(Outcome::Rejected),
-        );
-        let first = report
-            .items
-            .iter()
-            .find(|i| i.outcome != Outcome::Rejected && i.thread.is_some());
-        if let Some(item) = first {
+        // The message selected afterwards is the one that just arrived: `y` copies it.
+        if let Some(item) = super::landing::landing(&report) {
             let (thread, message) = (item.thread.clone(), item.message.clone());
             if let Some(t) = thread {
                 self.reveal(&t, message.as_deref())?;
@@ -480,18 +473,9 @@ impl App {
         } else {
             self.list.reload(&self.store)?;
         }
-        let text = format!("Imported {imported}, {dup} already stored, {rejected} rejected.");
-        if rejected > 0 {
-            let why = report
-                .items
-                .iter()
-                .find(|i| i.outcome == Outcome::Rejected)
-                .and_then(|i| i.diagnostics.iter().find(|d| d.is_error()))
-                .map(|d| format!(" First: line {}: {}", d.line, d.message))
-                .unwrap_or_default();
-            self.warn(format!("{text}{why}"));
-        } else {
-            self.info(text);
+        match super::landing::summary(&report) {
+            (true, text) => self.info(text),
+            (false, text) => self.warn(text),
         }
         Ok(())
     }

@@ -161,7 +161,10 @@ pub fn import(
                 )));
             }
         };
-        ok &= report.count(Outcome::Rejected) == 0 && !report.items.is_empty();
+        // A conflict is kept, yet an error: the operator must look at it.
+        ok &= report.count(Outcome::Rejected) == 0
+            && report.count(Outcome::Conflict) == 0
+            && !report.items.is_empty();
         if as_json {
             reports.push(report);
             continue;
@@ -175,6 +178,7 @@ pub fn import(
                 Outcome::Imported => "imported",
                 Outcome::Duplicate => "duplicate",
                 Outcome::Rejected => "rejected",
+                Outcome::Conflict => "id conflict, kept as a version of",
             };
             let id = item
                 .message
@@ -187,15 +191,19 @@ pub fn import(
                 .map(|t| format!(" (thread {t})"))
                 .unwrap_or_default();
             let _ = writeln!(out, "{name}:{}: {what}{id}{thread}", item.span.start_line);
-            if item.outcome == Outcome::Rejected {
+            if matches!(item.outcome, Outcome::Rejected | Outcome::Conflict) {
                 for d in item.diagnostics.iter().filter(|d| d.is_error()) {
                     let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));
                 }
             }
         }
+        let conflicts = match report.count(Outcome::Conflict) {
+            0 => String::new(),
+            n => format!(", {n} id conflict{}", if n == 1 { "" } else { "s" }),
+        };
         let _ = writeln!(
             out,
-            "{name}: {} imported, {} duplicate, {} rejected",
+            "{name}: {} imported, {} duplicate, {} rejected{conflicts}",
             report.count(Outcome::Imported),
             report.count(Outcome::Duplicate),
             report.count(Outcome::Rejected)

@@ -36,6 +36,9 @@ pub enum Outcome {
     Duplicate,
     /// Not threaded: it has errors (see its diagnostics).
     Rejected,
+    /// Its message id is stored with other content: kept as a conflicting version of that
+    /// message (see its `id-conflict` diagnostic), not threaded.
+    Conflict,
 }
 
 /// One envelope's result.

@@ -9,7 +9,9 @@
 //! A database whose file, folder or disk does not allow writing is opened read-only: reading
 //! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
 
+mod alias;
 mod browse;
+mod conflict;
 mod import;
 mod lookup;
 mod prepare;
@@ -21,6 +23,7 @@ mod tree;
 mod writer;
 
 pub use browse::{Draft, ThreadRow};
+pub use conflict::MessageVersion;
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use lookup::{IdMatches, MessageLabel};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
+use super::conflict;
 use super::import::{ImportItem, Outcome, hex};
 use super::prepare::{Prepared, fill};
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
@@ -195,10 +196,41 @@ impl Run<'_> {
         let (duplicate, digest) = match p.envelope.message() {
             Some(id) => match &self.stored_ids {
                 Some(stored) if !stored.contains(&id_key(id)) => (None, None),
-                _ => (
-                    self.existing("SELECT id, thread_id FROM messages WHERE id = ?1", id)?,
-                    None,
-                ),
+                _ => match conflict::stored(self.conn, id)? {
+                    None => (None, None),
+                    Some(s) => {
+                        let canonical = conflict::candidate(p, filled.as_ref(), &s);
+                        if canonical != s.canonical {
+                            // Same id, other content: kept beside the stored message, and
+                            // reported as the error it is.
+                            let diagnostics = serde_json::to_string(&p.diagnostics)
+                                .unwrap_or_default();
+                            let kept = conflict::keep_version(
+                                self.conn,
+                                &s.id,
+                                self.paste_id,
+                                raw,
+                                &canonical,
+                                &diagnostics,
+                                &self.now,
+                            )?;
+                            let mut diagnostics = std::mem::take(&mut p.diagnostics);
+                            diagnostics.insert(
+                                0,
+                                conflict::diagnostic(p.span.start_line, &s, Some(kept)),
+                            );
+                            self.items.push(ImportItem {
+                                span: p.span,
+                                outcome: Outcome::Conflict,
+                                message: Some(s.id),
+                                thread: Some(s.thread),
+                                diagnostics,
+                            });
+                            return Ok(());
+                        }
+                        (Some((s.id, s.thread)), None)
+                    }
+                },
             },
             None => {
                 // The same text twice in one input (an identical reply later in the session)

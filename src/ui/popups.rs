@@ -214,6 +214,7 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         .map(|(i, item)| {
             let (mark, style) = match item.outcome {
                 Outcome::Rejected => ("✗ error ", theme::ERROR),
+                Outcome::Conflict => ("✗ id    ", theme::ERROR),
                 Outcome::Duplicate => ("= dup   ", theme::DIM),
                 Outcome::Imported if item.diagnostics.is_empty() => ("✓ valid ", theme::OK),
                 Outcome::Imported
