@@ -11,9 +11,11 @@ macro_rules! out {
     };
 }
 
+mod check_db;
 mod compose;
 mod export;
 mod input;
+mod integrity;
 mod json;
 mod output;
 mod parse_cmd;
@@ -82,6 +84,11 @@ enum Command {
         /// Print JSON: one object per file with its counts and diagnostics.
         #[arg(long)]
         json: bool,
+        /// Check the text alone, not against the database (by default message ids are
+        /// checked against `--db`, `$CROSSTALK_DB` or the default database when it exists,
+        /// read-only).
+        #[arg(long)]
+        no_db: bool,
     },
     /// Write a new envelope with fresh ids.
     New(compose::NewArgs),
@@ -281,7 +288,10 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Command::HoldClipboard => Ok(0),
         Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json, opts),
         Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids, opts),
-        Command::Check { files, json } => parse_cmd::check(&files, json, opts),
+        Command::Check { files, json, no_db } => {
+            let store = check_db::open(db, no_db);
+            parse_cmd::check(&files, json, opts, store.as_ref())
+        }
         Command::New(args) => compose::new(opts, args),
         Command::Error { code, reason, file } => {
             compose::error(&code, reason.as_deref(), file.as_deref(), opts)

@@ -282,7 +282,9 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     let t = load_thread(&store, id)?;
     let mut out = Stdout::new();
     if as_json {
-        out_json::print(&mut out, &export::thread_json(&t))?;
+        let mut json = export::thread_json(&t);
+        super::integrity::annotate(&store, &mut json).map_err(store_failure)?;
+        out_json::print(&mut out, &json)?;
         out.finish()?;
         return Ok(0);
     }

@@ -229,6 +229,17 @@ impl Store {
         }
     }
 
+    /// Opens an existing database for reading only (`None` when there is no file): for
+    /// commands that only consult it, such as `check`.
+    pub fn open_for_reading(path: &Path) -> Result<Option<Store>, StoreError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        Self::open_read_only(path, "opened for reading only".into())
+            .map(Some)
+            .map_err(|e| locate(e, path, None))
+    }
+
     /// Opens `path` for reading only, without creating, migrating or changing anything in it.
     /// When even SQLite's shared-memory file cannot be made next to it, the file is read as
     /// immutable (what another process may still be writing is then not seen).

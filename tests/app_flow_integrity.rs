@@ -1,0 +1,93 @@
+//! App flows of the import's integrity rules, driven by actions: an id conflict is a loud ✗
+//! row and its text is reachable with `V`; after an import the newest envelope the paste added
+//! is selected, so `y` copies what just arrived; invalid ids are imported with fresh ids (`F`)
+//! and a reply naming the original id threads under the fresh one.
+
+mod support;
+
+use crosstalk::app::Action;
+use crosstalk::protocol::IdGenerator;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use support::{harness, store_in};
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+
+fn ids(n: usize) -> Vec<String> {
+    let g = IdGenerator::new();
+    (0..n).map(|_| g.next_id()).collect()
+}
+
+fn env(from: &str, thread: &str, parent: Option<&str>, message: &str, body: &str) -> String {
+    let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
+    format!(
+        "[[{from}→op v1]]\nuser: kalle\nthread: {thread}\n{parent}message: {message}\n\
+         context: integrity flow\nintent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+    )
+}
+
+#[test]
+fn an_id_conflict_is_a_loud_row_and_its_text_is_kept_and_shown_with_v() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 36);
+    let id = ids(2);
+    t.act(Action::Paste(env("claude", &id[0], None, &id[1], "the original words")));
+    t.key(KeyCode::Enter, NONE);
+    assert!(t.app.popup.is_none());
+
+    t.act(Action::Paste(env("claude", &id[0], None, &id[1], "words someone changed")));
+    let screen = t.screen();
+    assert!(screen.contains("✗ id"), "{screen}");
+    assert!(screen.contains("kept as conflicting version"), "{screen}");
+    assert!(screen.contains("[id-conflict]"), "{screen}");
+    assert!(!screen.contains("No problems found"), "{screen}");
+    assert!(!screen.contains("= dup"), "{screen}");
+
+    t.key(KeyCode::Enter, NONE);
+    assert!(t.app.popup.is_none());
+    assert!(t.app.status.1.contains("1 id conflict(s)"), "{:?}", t.app.status);
+    // The conflicting message is selected; the stored text is shown with a note.
+    assert_eq!(t.app.selected_id(), Some(id[1].as_str()));
+    let screen = t.screen();
+    assert!(screen.contains("the original words"), "{screen}");
+    assert!(screen.contains("id conflict: 1 other text"), "{screen}");
+
+    // V: the conflicting version, what differs named.
+    t.keys("V");
+    let screen = t.screen();
+    assert!(screen.contains("words someone changed"), "{screen}");
+    assert!(screen.contains("conflicting version 1 of 1"), "{screen}");
+    assert!(screen.contains("stored message in: body"), "{screen}");
+    // y copies the version shown.
+    t.keys("y");
+    assert!(t.copies().last().unwrap().contains("words someone changed"));
+    // V again: the stored text.
+    t.keys("V");
+    let screen = t.screen();
+    assert!(screen.contains("the original words"), "{screen}");
+    assert!(!screen.contains("words someone changed"), "{screen}");
+}
+
+#[test]
+fn after_import_the_newest_envelope_added_is_selected_and_copied() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 36);
+    let id = ids(4);
+    // Stored before: the question.
+    t.act(Action::Paste(env("op", &id[0], None, &id[1], "the question")));
+    t.key(KeyCode::Enter, NONE);
+    // The paste: the reply first, then the question quoted again (a duplicate), then an
+    // older message quoted that was not stored yet. The reply's id is the newest.
+    let older = "01J9J3D9C2V8M4P1R6S8T9V0V1";
+    let paste = format!(
+        "{}\n{}\n{}",
+        env("claude", &id[0], Some(&id[1]), &id[3], "the fresh answer"),
+        env("op", &id[0], None, &id[1], "the question"),
+        env("claude", &id[0], None, older, "an old quoted note"),
+    );
+    t.act(Action::Paste(paste));
+    t.key(KeyCode::Enter, NONE);
+    assert_eq!(t.app.selected_id(), Some(id[3].as_str()), "{:?}", t.app.status);
+    t.keys("y");
+    let copied = t.copies().last().unwrap().clone();
+    assert!(copied.contains("the fresh answer"), "{copied}");
+}
