@@ -91,3 +91,27 @@ fn after_import_the_newest_envelope_added_is_selected_and_copied() {
     let copied = t.copies().last().unwrap().clone();
     assert!(copied.contains("the fresh answer"), "{copied}");
 }
+
+#[test]
+fn invalid_ids_are_offered_fresh_ones_with_f_and_the_original_is_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 36);
+    let (bad_thread, bad_message) = ("01J9J3D9C2V8M4P1R6S8T9U0V1", "01J9J3D9C2V8M4P1R6S8T9U0V2");
+    t.act(Action::Paste(env("claude", bad_thread, None, bad_message, "example ids")));
+    let screen = t.screen();
+    assert!(screen.contains("✗ error"), "{screen}");
+    assert!(screen.contains("F: import with fresh ids"), "{screen}");
+    t.keys("F");
+    assert!(t.app.popup.is_none(), "{:?}", t.app.status);
+    let fresh = t.app.selected_id().unwrap().to_string();
+    assert_ne!(fresh, bad_message);
+    let screen = t.screen();
+    assert!(screen.contains(&format!("originally {bad_message}")), "{screen}");
+    // A reply naming the original id, pasted later: Enter threads it under the fresh id.
+    let reply = ids(1).remove(0);
+    t.act(Action::Paste(env("gpt", bad_thread, Some(bad_message), &reply, "the reply")));
+    t.key(KeyCode::Enter, NONE);
+    assert_eq!(t.app.selected_id(), Some(reply.as_str()), "{:?}", t.app.status);
+    let m = t.app.store.message(&reply).unwrap().unwrap();
+    assert_eq!(m.parent.as_deref(), Some(fresh.as_str()));
+}

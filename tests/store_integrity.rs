@@ -115,3 +115,78 @@ fn check_against_the_store_reports_the_conflict_without_writing() {
     assert!(s.id_conflict(&same[0]).unwrap().is_none());
     assert_eq!(s.version_count(&id[1]).unwrap(), 0);
 }
+
+/// The spec's example ids carry a `U`, which ULIDs leave out.
+const BAD_THREAD: &str = "01J9J3D9C2V8M4P1R6S8T9U0V1";
+const BAD_MESSAGE: &str = "01J9J3D9C2V8M4P1R6S8T9U0V2";
+
+fn import_fresh(store: &mut Store, text: &str) -> ImportReport {
+    store
+        .import_reader_with("<test>", &mut text.as_bytes(), &Options::default(), &mut |_| {}, true)
+        .unwrap()
+}
+
+#[test]
+fn invalid_ids_get_fresh_ones_and_replies_naming_the_original_thread_under_them() {
+    let (_d, mut s) = store();
+    let original = env(BAD_THREAD, None, BAD_MESSAGE, "example ids copied");
+    // As it is: rejected, nothing stored.
+    let r = import(&mut s, &original);
+    assert_eq!(r.items[0].outcome, Outcome::Rejected);
+    // With fresh ids: imported, the original kept as an alias, a warning says so.
+    let r = import_fresh(&mut s, &original);
+    let item = &r.items[0];
+    assert_eq!(item.outcome, Outcome::Imported, "{item:?}");
+    let id = item.message.clone().unwrap();
+    let thread = item.thread.clone().unwrap();
+    assert_ne!(id, BAD_MESSAGE);
+    assert!(crosstalk::protocol::is_id(&id) && crosstalk::protocol::is_id(&thread));
+    assert!(item.diagnostics.iter().all(|d| d.code != Code::BadId));
+    assert!(item.diagnostics.iter().any(|d| d.code == Code::FreshId));
+    assert_eq!(s.alias_of(&id).unwrap().as_deref(), Some(BAD_MESSAGE));
+    assert_eq!(s.resolve_alias(BAD_MESSAGE).unwrap().as_deref(), Some(id.as_str()));
+    // The same paste again with fresh ids: a duplicate, not a second message.
+    let again = import_fresh(&mut s, &original);
+    assert_eq!(again.items[0].outcome, Outcome::Duplicate, "{again:?}");
+    // A reply naming the original ids, imported plainly in a later paste, threads under it.
+    let reply_id = ids(1).remove(0);
+    let reply = env(BAD_THREAD, Some(BAD_MESSAGE), &reply_id, "a reply to the example");
+    let r = import(&mut s, &reply);
+    assert_eq!(r.items[0].outcome, Outcome::Imported, "{r:?}");
+    let m = s.message(&reply_id).unwrap().unwrap();
+    assert_eq!(m.parent.as_deref(), Some(id.as_str()));
+    assert_eq!(m.thread, thread);
+    let view = s.thread(&thread).unwrap().unwrap();
+    assert_eq!(view.messages.len(), 2);
+    assert_eq!(view.messages[1].depth, 1);
+}
+
+#[test]
+fn a_reply_in_the_same_paste_threads_under_the_fresh_id() {
+    let (_d, mut s) = store();
+    let reply_id = ids(1).remove(0);
+    let text = format!(
+        "{}\n{}",
+        env(BAD_THREAD, None, BAD_MESSAGE, "first"),
+        env(BAD_THREAD, Some(BAD_MESSAGE), &reply_id, "second")
+    );
+    let r = import_fresh(&mut s, &text);
+    assert!(r.items.iter().all(|i| i.outcome == Outcome::Imported), "{r:?}");
+    let first = r.items[0].message.clone().unwrap();
+    let m = s.message(&reply_id).unwrap().unwrap();
+    assert_eq!(m.parent.as_deref(), Some(first.as_str()));
+    assert_eq!(m.thread, r.items[0].thread.clone().unwrap());
+}
+
+#[test]
+fn an_example_id_reused_for_other_content_is_a_new_message_with_fresh_ids() {
+    let (_d, mut s) = store();
+    let a = import_fresh(&mut s, &env(BAD_THREAD, None, BAD_MESSAGE, "one model"));
+    let b = import_fresh(&mut s, &env(BAD_THREAD, None, BAD_MESSAGE, "another model"));
+    assert_eq!(b.items[0].outcome, Outcome::Imported, "{b:?}");
+    assert_ne!(a.items[0].message, b.items[0].message);
+    // Other errors are not hidden by fresh ids.
+    let broken = env(BAD_THREAD, None, BAD_MESSAGE, "x").replace("[[claude→gpt v1]]", "[[claude→gpt v9]]");
+    let r = import_fresh(&mut s, &broken);
+    assert_eq!(r.items[0].outcome, Outcome::Rejected);
+}

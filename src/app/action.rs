@@ -92,8 +92,6 @@ pub enum Action {
     NextVersion,
     /// Paste preview: import, giving envelopes whose ids are not valid fresh ones.
     ImportFreshIds,
-    /// Paste preview: edit the paste in `$EDITOR`, then preview the edited text.
-    EditPaste,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -111,8 +109,6 @@ pub enum Action {
     Piped(bool, String),
     /// The body came back from `$EDITOR` (not bindable).
     EditedBody(String),
-    /// The paste came back from `$EDITOR` (not bindable).
-    EditedPaste(String),
     /// Time passed: retry what the database did not take (not bindable).
     Tick,
 }
@@ -172,7 +168,6 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "import_fresh_ids",
         "import with fresh ids",
     ),
-    (Action::EditPaste, "edit_paste", "edit paste, then preview"),
 ];
 
 impl Action {

@@ -66,6 +66,26 @@ pub fn summary(report: &ImportReport) -> (bool, String) {
     }
 }
 
+/// What the preview offers for `item` beyond Enter: for an envelope rejected only because an
+/// id is not valid, the key that imports it with fresh ids.
+pub fn preview_hint(app: &super::App, item: &ImportItem) -> Option<String> {
+    let errors = || item.diagnostics.iter().filter(|d| d.is_error());
+    let ids_only = item.outcome == Outcome::Rejected
+        && errors().next().is_some()
+        && errors().all(|d| d.code == crate::protocol::Code::BadId);
+    if !ids_only {
+        return None;
+    }
+    let key = app
+        .keymap
+        .key_for(super::keymap::Scope::Preview, &super::Action::ImportFreshIds)
+        .map(|k| k.to_string())
+        .unwrap_or_else(|| "import_fresh_ids".into());
+    Some(format!(
+        "{key}: import with fresh ids (the original ids are kept as aliases, so replies naming them thread here)"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -261,7 +261,8 @@ impl App {
                 Action::Down => {
                     p.selected = (p.selected + 1).min(p.report.items.len().saturating_sub(1))
                 }
-                Action::Confirm => return self.import_preview(),
+                Action::Confirm => return self.import_preview(false),
+                Action::ImportFreshIds => return self.import_preview(true),
                 Action::SaveToFile => return self.save_paste_to_file(),
                 _ => {}
             },
@@ -426,9 +427,10 @@ impl App {
         Ok(())
     }
 
-    /// Enter in the preview: imports the kept paste for real. A paste the database has not
-    /// taken yet is offered to it again first (the preview then shows the real check).
-    fn import_preview(&mut self) -> anyhow::Result<()> {
+    /// Enter in the preview: imports the kept paste for real (`F`: with fresh ids for
+    /// envelopes rejected only for invalid ids). A paste the database has not taken yet is
+    /// offered to it again first (the preview then shows the real check).
+    fn import_preview(&mut self, fresh_ids: bool) -> anyhow::Result<()> {
         if let Some(Popup::Preview(Preview {
             unsaved: Some(u), ..
         })) = &self.popup
@@ -455,7 +457,7 @@ impl App {
         };
         let report = match self
             .store
-            .import_kept(kept, &self.settings.options, &mut |_| {}, true)
+            .import_kept_with(kept, &self.settings.options, &mut |_| {}, true, fresh_ids)
         {
             Ok(r) => r,
             Err(e) => {

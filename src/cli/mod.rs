@@ -124,6 +124,10 @@ enum Command {
         /// Print JSON: one report per input.
         #[arg(long)]
         json: bool,
+        /// Give envelopes rejected only for invalid ids (`bad-id`) fresh ids; the originals
+        /// are kept as aliases, so a reply naming one is threaded under the fresh id.
+        #[arg(long)]
+        fresh_ids: bool,
     },
     /// List threads, newest activity first.
     Threads {
@@ -312,7 +316,11 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             },
         ),
         Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json, opts),
-        Command::Import { files, json } => store_cmd::import(db, &files, json, opts),
+        Command::Import {
+            files,
+            json,
+            fresh_ids,
+        } => store_cmd::import(db, &files, json, opts, fresh_ids),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
         Command::Show { thread, json } => store_cmd::show(db, &thread, json),
         Command::Export { thread, format } => store_cmd::export_thread(db, &thread, format),

@@ -99,6 +99,7 @@ pub fn import(
     files: &[PathBuf],
     as_json: bool,
     opts: &Options,
+    fresh_ids: bool,
 ) -> Result<u8, Failure> {
     let mut store = open(db)?;
     let stdin = [PathBuf::from("-")];
@@ -134,7 +135,13 @@ pub fn import(
             }
         };
         let mut progress = Progress::new(size);
-        let result = store.import_reader(&name, &mut reader, opts, &mut |n| progress.update(n));
+        let result = store.import_reader_with(
+            &name,
+            &mut reader,
+            opts,
+            &mut |n| progress.update(n),
+            fresh_ids,
+        );
         progress.finish();
         let report = match result {
             Ok(report) => report,
@@ -194,6 +201,16 @@ pub fn import(
             if matches!(item.outcome, Outcome::Rejected | Outcome::Conflict) {
                 for d in item.diagnostics.iter().filter(|d| d.is_error()) {
                     let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));
+                }
+                let bad_id = |d: &&crate::protocol::Diagnostic| {
+                    d.code == crate::protocol::Code::BadId
+                };
+                let errors = || item.diagnostics.iter().filter(|d| d.is_error());
+                if item.outcome == Outcome::Rejected && errors().all(|d| bad_id(&d)) {
+                    let _ = writeln!(
+                        out,
+                        "  hint: `crosstalk import --fresh-ids` imports it with fresh ids, keeping these as aliases"
+                    );
                 }
             }
         }

@@ -59,6 +59,15 @@ pub(super) fn candidate(p: &Parsed, filled: Option<&Filled>, s: &Stored) -> Stri
     }
 }
 
+/// The canonical text `p` would be stored with under `s`'s id, from the envelope alone.
+pub(super) fn canonical_of(p: &Parsed, s: &Stored) -> String {
+    let filled = match (p.envelope.thread(), p.envelope.message()) {
+        (Some(t), Some(m)) => Some(fill(p, t, m, p.envelope.parent())),
+        _ => None,
+    };
+    candidate(p, filled.as_ref(), s)
+}
+
 /// Keeps `canonical` as a conflicting version of message `id` (once per distinct text).
 /// Returns the version's number (1 for the first) and whether it was new.
 #[allow(clippy::too_many_arguments)]
@@ -228,11 +237,6 @@ impl Store {
         let Some(s) = stored(&self.conn, id)? else {
             return Ok(None);
         };
-        let filled = match (p.envelope.thread(), p.envelope.message()) {
-            (Some(t), Some(m)) => Some(fill(p, t, m, p.envelope.parent())),
-            _ => None,
-        };
-        let canonical = candidate(p, filled.as_ref(), &s);
-        Ok((canonical != s.canonical).then(|| diagnostic(p.span.start_line, &s, None)))
+        Ok((canonical_of(p, &s) != s.canonical).then(|| diagnostic(p.span.start_line, &s, None)))
     }
 }

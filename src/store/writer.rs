@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
-use super::conflict;
+use super::{conflict, fresh};
 use super::import::{ImportItem, Outcome, hex};
 use super::prepare::{Prepared, fill};
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
@@ -74,6 +74,8 @@ pub(super) struct Run<'c> {
     /// Every parent named by a message this import stored: only a message in this set (or
     /// named by a message stored before the import) can have replies waiting to be re-homed.
     named_parents: HashSet<u64>,
+    /// Whether envelopes rejected only for invalid ids get fresh ones (see `fresh`).
+    pub fresh_ids: bool,
 }
 
 impl<'c> Run<'c> {
@@ -103,6 +105,7 @@ impl<'c> Run<'c> {
             stored_ids: (first_seq == 0).then(HashSet::new),
             awaiting: awaiting(conn)?,
             named_parents: HashSet::new(),
+            fresh_ids: false,
         })
     }
 }
@@ -181,6 +184,20 @@ impl Run<'_> {
             digest,
             filled,
         } = prep;
+        // Invalid ids named before (or, when asked, any) are replaced before anything else.
+        let repaired = fresh::repair(
+            self.conn,
+            self.ids,
+            self.paste_id,
+            &self.now,
+            self.fresh_ids,
+            p,
+        )?;
+        if repaired.changed {
+            *filled = None;
+            // The ids given may be stored: they are looked up.
+            self.stored_ids = None;
+        }
         if p.has_errors() {
             self.items.push(ImportItem {
                 span: p.span,
@@ -269,7 +286,8 @@ impl Run<'_> {
         }
 
         let env = &p.envelope;
-        let ids_assigned = env.thread().is_none() || env.message().is_none();
+        let ids_assigned =
+            env.thread().is_none() || env.message().is_none() || repaired.fresh_message;
         let mut own = None;
         let (thread, message, parent, filled) = match filled.as_ref() {
             // Named thread and message: the worker filled them in already.

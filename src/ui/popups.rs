@@ -250,6 +250,9 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         if item.diagnostics.is_empty() {
             d.push(Line::from(Span::styled("No problems found.", theme::OK)));
         }
+        if let Some(hint) = crate::app::landing::preview_hint(app, item) {
+            d.push(Line::from(Span::styled(hint, theme::WARN)));
+        }
         for diag in &item.diagnostics {
             // A repair is done: said as such, not as something to fix.
             if let Some(note) = repairs::note(diag.code.as_str()) {
