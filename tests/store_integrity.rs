@@ -190,3 +190,94 @@ fn an_example_id_reused_for_other_content_is_a_new_message_with_fresh_ids() {
     let r = import_fresh(&mut s, &broken);
     assert_eq!(r.items[0].outcome, Outcome::Rejected);
 }
+
+#[test]
+fn a_cycle_across_imports_is_diagnosed_and_both_messages_are_shown_once() {
+    let (_d, mut s) = store();
+    let id = ids(3);
+    let a = import(&mut s, &env(&id[0], Some(&id[2]), &id[1], "A answers B"));
+    assert!(a.items[0].diagnostics.iter().all(|d| d.code != Code::ParentCycle));
+    let b = import(&mut s, &env(&id[0], Some(&id[1]), &id[2], "B answers A"));
+    assert_eq!(b.items[0].outcome, Outcome::Imported);
+    assert!(
+        b.items[0].diagnostics.iter().any(|d| d.code == Code::ParentCycle),
+        "{b:?}"
+    );
+    // The warning is stored with the message too.
+    let m = s.message(&id[2]).unwrap().unwrap();
+    assert!(m.diagnostics.to_string().contains("parent-cycle"), "{}", m.diagnostics);
+    let view = s.thread(&id[0]).unwrap().unwrap();
+    assert_eq!(view.messages.len(), 2);
+    let outline = s.thread_outline(&id[0]).unwrap().unwrap();
+    assert_eq!(outline.rows.len(), 2);
+}
+
+mod cycles {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashSet;
+
+    /// Whether following `parent` from some message comes back to it.
+    fn has_cycle(parent: &[Option<usize>]) -> bool {
+        (0..parent.len()).any(|start| {
+            let mut at = parent[start];
+            for _ in 0..parent.len() {
+                match at {
+                    Some(p) if p == start => return true,
+                    Some(p) => at = parent[p],
+                    None => return false,
+                }
+            }
+            false
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(40))]
+        /// Any parent graph (cycles included), imported in any order and any grouping into
+        /// pastes: every walk ends, each message is in its thread's tree exactly once, and a
+        /// cycle is reported exactly when the graph has one.
+        #[test]
+        fn any_parent_graph_in_any_order_shows_every_message_once(
+            n in 1usize..9,
+            raw_parents in proptest::collection::vec(proptest::option::of(0usize..9), 9),
+            order_seed in proptest::collection::vec(any::<u32>(), 9),
+            cuts in proptest::collection::vec(any::<bool>(), 9),
+        ) {
+            // No self-parents (those are rejected on their own) and only ids in the graph.
+            let parent: Vec<Option<usize>> = (0..n)
+                .map(|i| raw_parents[i].filter(|p| *p < n && *p != i))
+                .collect();
+            let id = ids(n + 1);
+            let thread = &id[n];
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|i| order_seed[*i]);
+            let (_d, mut s) = store();
+            let mut paste = String::new();
+            let mut reports = Vec::new();
+            for (k, &i) in order.iter().enumerate() {
+                let p = parent[i].map(|p| id[p].as_str());
+                paste.push_str(&env(thread, p, &id[i], &format!("message {i}")));
+                if cuts[k] || k + 1 == n {
+                    reports.push(import(&mut s, &std::mem::take(&mut paste)));
+                }
+            }
+            let items: Vec<_> = reports.iter().flat_map(|r| &r.items).collect();
+            prop_assert!(items.iter().all(|i| i.outcome == Outcome::Imported));
+            let cycle_reported = items
+                .iter()
+                .any(|i| i.diagnostics.iter().any(|d| d.code == Code::ParentCycle));
+            prop_assert_eq!(cycle_reported, has_cycle(&parent));
+            let view = s.thread(thread).unwrap().unwrap();
+            let shown: Vec<&str> = view.messages.iter().map(|m| m.id.as_str()).collect();
+            let unique: HashSet<&str> = shown.iter().copied().collect();
+            prop_assert_eq!(shown.len(), n);
+            prop_assert_eq!(unique.len(), n);
+            let outline = s.thread_outline(thread).unwrap().unwrap();
+            prop_assert_eq!(outline.rows.len(), n);
+            for r in &outline.rows {
+                prop_assert!(r.depth < n);
+            }
+        }
+    }
+}

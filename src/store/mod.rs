@@ -12,6 +12,7 @@
 mod alias;
 mod browse;
 mod conflict;
+mod cycle;
 mod fresh;
 mod import;
 mod lookup;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
-use super::{conflict, fresh};
+use super::{conflict, cycle, fresh};
 use super::import::{ImportItem, Outcome, hex};
 use super::prepare::{Prepared, fill};
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
@@ -389,7 +389,20 @@ impl Run<'_> {
             }
         }
         let key = id_key(&message);
+        let mut diagnostics = std::mem::take(&mut p.diagnostics);
         if self.named_parents.contains(&key) || self.named_before(&message)? {
+            // It arrived after a reply to it: that reply may lead back to it.
+            if let Some(parent) = &parent {
+                if cycle::closes_cycle(self.conn, &message, parent)? {
+                    diagnostics.push(cycle::diagnostic(p.span.start_line, &message, parent));
+                    self.conn
+                        .prepare_cached("UPDATE messages SET diagnostics = ?2 WHERE id = ?1")?
+                        .execute(params![
+                            message,
+                            serde_json::to_string(&diagnostics).unwrap_or_default()
+                        ])?;
+                }
+            }
             self.rehome_replies(&message, &thread)?;
         }
         if let Some(parent) = parent {
@@ -403,7 +416,7 @@ impl Run<'_> {
             outcome: Outcome::Imported,
             message: Some(message),
             thread: Some(thread),
-            diagnostics: std::mem::take(&mut p.diagnostics),
+            diagnostics,
         });
         Ok(())
     }
