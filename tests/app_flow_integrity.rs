@@ -30,11 +30,23 @@ fn an_id_conflict_is_a_loud_row_and_its_text_is_kept_and_shown_with_v() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = harness(store_in(dir.path()), 120, 36);
     let id = ids(2);
-    t.act(Action::Paste(env("claude", &id[0], None, &id[1], "the original words")));
+    t.act(Action::Paste(env(
+        "claude",
+        &id[0],
+        None,
+        &id[1],
+        "the original words",
+    )));
     t.key(KeyCode::Enter, NONE);
     assert!(t.app.popup.is_none());
 
-    t.act(Action::Paste(env("claude", &id[0], None, &id[1], "words someone changed")));
+    t.act(Action::Paste(env(
+        "claude",
+        &id[0],
+        None,
+        &id[1],
+        "words someone changed",
+    )));
     let screen = t.screen();
     assert!(screen.contains("✗ id"), "{screen}");
     assert!(screen.contains("kept as conflicting version"), "{screen}");
@@ -44,7 +56,11 @@ fn an_id_conflict_is_a_loud_row_and_its_text_is_kept_and_shown_with_v() {
 
     t.key(KeyCode::Enter, NONE);
     assert!(t.app.popup.is_none());
-    assert!(t.app.status.1.contains("1 id conflict(s)"), "{:?}", t.app.status);
+    assert!(
+        t.app.status.1.contains("1 id conflict(s)"),
+        "{:?}",
+        t.app.status
+    );
     // The conflicting message is selected; the stored text is shown with a note.
     assert_eq!(t.app.selected_id(), Some(id[1].as_str()));
     let screen = t.screen();
@@ -73,7 +89,13 @@ fn after_import_the_newest_envelope_added_is_selected_and_copied() {
     let mut t = harness(store_in(dir.path()), 120, 36);
     let id = ids(4);
     // Stored before: the question.
-    t.act(Action::Paste(env("op", &id[0], None, &id[1], "the question")));
+    t.act(Action::Paste(env(
+        "op",
+        &id[0],
+        None,
+        &id[1],
+        "the question",
+    )));
     t.key(KeyCode::Enter, NONE);
     // The paste: the reply first, then the question quoted again (a duplicate), then an
     // older message quoted that was not stored yet. The reply's id is the newest.
@@ -86,7 +108,12 @@ fn after_import_the_newest_envelope_added_is_selected_and_copied() {
     );
     t.act(Action::Paste(paste));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.selected_id(), Some(id[3].as_str()), "{:?}", t.app.status);
+    assert_eq!(
+        t.app.selected_id(),
+        Some(id[3].as_str()),
+        "{:?}",
+        t.app.status
+    );
     t.keys("y");
     let copied = t.copies().last().unwrap().clone();
     assert!(copied.contains("the fresh answer"), "{copied}");
@@ -97,7 +124,13 @@ fn invalid_ids_are_offered_fresh_ones_with_f_and_the_original_is_shown() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = harness(store_in(dir.path()), 120, 36);
     let (bad_thread, bad_message) = ("01J9J3D9C2V8M4P1R6S8T9U0V1", "01J9J3D9C2V8M4P1R6S8T9U0V2");
-    t.act(Action::Paste(env("claude", bad_thread, None, bad_message, "example ids")));
+    t.act(Action::Paste(env(
+        "claude",
+        bad_thread,
+        None,
+        bad_message,
+        "example ids",
+    )));
     let screen = t.screen();
     assert!(screen.contains("✗ error"), "{screen}");
     assert!(screen.contains("F: import with fresh ids"), "{screen}");
@@ -106,12 +139,26 @@ fn invalid_ids_are_offered_fresh_ones_with_f_and_the_original_is_shown() {
     let fresh = t.app.selected_id().unwrap().to_string();
     assert_ne!(fresh, bad_message);
     let screen = t.screen();
-    assert!(screen.contains(&format!("originally {bad_message}")), "{screen}");
+    assert!(
+        screen.contains(&format!("originally {bad_message}")),
+        "{screen}"
+    );
     // A reply naming the original id, pasted later: Enter threads it under the fresh id.
     let reply = ids(1).remove(0);
-    t.act(Action::Paste(env("gpt", bad_thread, Some(bad_message), &reply, "the reply")));
+    t.act(Action::Paste(env(
+        "gpt",
+        bad_thread,
+        Some(bad_message),
+        &reply,
+        "the reply",
+    )));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.selected_id(), Some(reply.as_str()), "{:?}", t.app.status);
+    assert_eq!(
+        t.app.selected_id(),
+        Some(reply.as_str()),
+        "{:?}",
+        t.app.status
+    );
     let m = t.app.store.message(&reply).unwrap().unwrap();
     assert_eq!(m.parent.as_deref(), Some(fresh.as_str()));
 }

@@ -13,7 +13,9 @@ fn store() -> (TempDir, Store) {
 }
 
 fn import(store: &mut Store, text: &str) -> ImportReport {
-    store.import_text("<test>", text, &Options::default()).unwrap()
+    store
+        .import_text("<test>", text, &Options::default())
+        .unwrap()
 }
 
 fn ids(n: usize) -> Vec<String> {
@@ -37,7 +39,8 @@ fn same_id_other_content_is_a_loud_conflict_kept_as_a_version() {
     assert_eq!(first.items[0].outcome, Outcome::Imported);
 
     // The same text again, even with transport damage (indent stripped), is a duplicate.
-    let stripped = env(&id[0], None, &id[1], "the original").replace("  the original", "the original");
+    let stripped =
+        env(&id[0], None, &id[1], "the original").replace("  the original", "the original");
     let again = import(&mut s, &stripped);
     assert_eq!(again.items[0].outcome, Outcome::Duplicate, "{again:?}");
     assert!(s.message_versions(&id[1]).unwrap().is_empty());
@@ -46,10 +49,15 @@ fn same_id_other_content_is_a_loud_conflict_kept_as_a_version() {
     let other = env(&id[0], None, &id[1], "someone changed this");
     let dry = {
         let kept = s.keep_text("<paste>", &other).unwrap();
-        s.import_kept(&kept, &Options::default(), &mut |_| {}, false).unwrap()
+        s.import_kept(&kept, &Options::default(), &mut |_| {}, false)
+            .unwrap()
     };
     assert_eq!(dry.items[0].outcome, Outcome::Conflict);
-    assert_eq!(s.version_count(&id[1]).unwrap(), 0, "a dry run writes nothing");
+    assert_eq!(
+        s.version_count(&id[1]).unwrap(),
+        0,
+        "a dry run writes nothing"
+    );
     let r = import(&mut s, &other);
     let item = &r.items[0];
     assert_eq!(item.outcome, Outcome::Conflict);
@@ -59,7 +67,11 @@ fn same_id_other_content_is_a_loud_conflict_kept_as_a_version() {
     assert_eq!(d.code, Code::IdConflict);
     assert!(d.is_error());
     assert!(d.message.contains(&id[1]), "{}", d.message);
-    assert!(d.message.contains("integrity"), "names the thread: {}", d.message);
+    assert!(
+        d.message.contains("integrity"),
+        "names the thread: {}",
+        d.message
+    );
     assert!(d.message.contains("received"), "{}", d.message);
     assert!(d.message.contains("version 1"), "{}", d.message);
 
@@ -111,7 +123,11 @@ fn check_against_the_store_reports_the_conflict_without_writing() {
     let parsed = extract(&other, &Options::default()).envelopes;
     let d = s.id_conflict(&parsed[0]).unwrap().expect("a conflict");
     assert_eq!(d.code, Code::IdConflict);
-    let same = extract(&env(&id[0], None, &id[1], "the original"), &Options::default()).envelopes;
+    let same = extract(
+        &env(&id[0], None, &id[1], "the original"),
+        &Options::default(),
+    )
+    .envelopes;
     assert!(s.id_conflict(&same[0]).unwrap().is_none());
     assert_eq!(s.version_count(&id[1]).unwrap(), 0);
 }
@@ -122,7 +138,13 @@ const BAD_MESSAGE: &str = "01J9J3D9C2V8M4P1R6S8T9U0V2";
 
 fn import_fresh(store: &mut Store, text: &str) -> ImportReport {
     store
-        .import_reader_with("<test>", &mut text.as_bytes(), &Options::default(), &mut |_| {}, true)
+        .import_reader_with(
+            "<test>",
+            &mut text.as_bytes(),
+            &Options::default(),
+            &mut |_| {},
+            true,
+        )
         .unwrap()
 }
 
@@ -144,13 +166,21 @@ fn invalid_ids_get_fresh_ones_and_replies_naming_the_original_thread_under_them(
     assert!(item.diagnostics.iter().all(|d| d.code != Code::BadId));
     assert!(item.diagnostics.iter().any(|d| d.code == Code::FreshId));
     assert_eq!(s.alias_of(&id).unwrap().as_deref(), Some(BAD_MESSAGE));
-    assert_eq!(s.resolve_alias(BAD_MESSAGE).unwrap().as_deref(), Some(id.as_str()));
+    assert_eq!(
+        s.resolve_alias(BAD_MESSAGE).unwrap().as_deref(),
+        Some(id.as_str())
+    );
     // The same paste again with fresh ids: a duplicate, not a second message.
     let again = import_fresh(&mut s, &original);
     assert_eq!(again.items[0].outcome, Outcome::Duplicate, "{again:?}");
     // A reply naming the original ids, imported plainly in a later paste, threads under it.
     let reply_id = ids(1).remove(0);
-    let reply = env(BAD_THREAD, Some(BAD_MESSAGE), &reply_id, "a reply to the example");
+    let reply = env(
+        BAD_THREAD,
+        Some(BAD_MESSAGE),
+        &reply_id,
+        "a reply to the example",
+    );
     let r = import(&mut s, &reply);
     assert_eq!(r.items[0].outcome, Outcome::Imported, "{r:?}");
     let m = s.message(&reply_id).unwrap().unwrap();
@@ -171,7 +201,10 @@ fn a_reply_in_the_same_paste_threads_under_the_fresh_id() {
         env(BAD_THREAD, Some(BAD_MESSAGE), &reply_id, "second")
     );
     let r = import_fresh(&mut s, &text);
-    assert!(r.items.iter().all(|i| i.outcome == Outcome::Imported), "{r:?}");
+    assert!(
+        r.items.iter().all(|i| i.outcome == Outcome::Imported),
+        "{r:?}"
+    );
     let first = r.items[0].message.clone().unwrap();
     let m = s.message(&reply_id).unwrap().unwrap();
     assert_eq!(m.parent.as_deref(), Some(first.as_str()));
@@ -186,7 +219,8 @@ fn an_example_id_reused_for_other_content_is_a_new_message_with_fresh_ids() {
     assert_eq!(b.items[0].outcome, Outcome::Imported, "{b:?}");
     assert_ne!(a.items[0].message, b.items[0].message);
     // Other errors are not hidden by fresh ids.
-    let broken = env(BAD_THREAD, None, BAD_MESSAGE, "x").replace("[[claude→gpt v1]]", "[[claude→gpt v9]]");
+    let broken =
+        env(BAD_THREAD, None, BAD_MESSAGE, "x").replace("[[claude→gpt v1]]", "[[claude→gpt v9]]");
     let r = import_fresh(&mut s, &broken);
     assert_eq!(r.items[0].outcome, Outcome::Rejected);
 }
@@ -196,16 +230,28 @@ fn a_cycle_across_imports_is_diagnosed_and_both_messages_are_shown_once() {
     let (_d, mut s) = store();
     let id = ids(3);
     let a = import(&mut s, &env(&id[0], Some(&id[2]), &id[1], "A answers B"));
-    assert!(a.items[0].diagnostics.iter().all(|d| d.code != Code::ParentCycle));
+    assert!(
+        a.items[0]
+            .diagnostics
+            .iter()
+            .all(|d| d.code != Code::ParentCycle)
+    );
     let b = import(&mut s, &env(&id[0], Some(&id[1]), &id[2], "B answers A"));
     assert_eq!(b.items[0].outcome, Outcome::Imported);
     assert!(
-        b.items[0].diagnostics.iter().any(|d| d.code == Code::ParentCycle),
+        b.items[0]
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::ParentCycle),
         "{b:?}"
     );
     // The warning is stored with the message too.
     let m = s.message(&id[2]).unwrap().unwrap();
-    assert!(m.diagnostics.to_string().contains("parent-cycle"), "{}", m.diagnostics);
+    assert!(
+        m.diagnostics.to_string().contains("parent-cycle"),
+        "{}",
+        m.diagnostics
+    );
     let view = s.thread(&id[0]).unwrap().unwrap();
     assert_eq!(view.messages.len(), 2);
     let outline = s.thread_outline(&id[0]).unwrap().unwrap();

@@ -28,10 +28,16 @@ fn import_first(t: &Term, text: &str) {
 #[test]
 fn a_conflicting_id_is_a_loud_row_and_v_shows_the_kept_version() {
     let Some(t) = Term::new() else { return };
-    import_first(&t, &env("claude", THREAD, None, QUESTION, "the original words"));
+    import_first(
+        &t,
+        &env("claude", THREAD, None, QUESTION, "the original words"),
+    );
     t.start(120, 36, &[]);
     t.wait_for("the original words");
-    t.paste(&env("claude", THREAD, None, QUESTION, "words someone changed"), true);
+    t.paste(
+        &env("claude", THREAD, None, QUESTION, "words someone changed"),
+        true,
+    );
     let s = t.wait_for("[id-conflict]");
     assert!(s.contains("✗ id"), "{s}");
     assert!(s.contains("kept as conflicting version"), "{s}");
@@ -57,12 +63,30 @@ fn example_ids_are_imported_fresh_with_f_and_a_reply_naming_them_threads_under()
     let (bad_thread, bad_message) = ("01J9J3D9C2V8M4P1R6S8T9U0V1", "01J9J3D9C2V8M4P1R6S8T9U0V2");
     t.start(120, 36, &[]);
     t.wait_for("Empty database");
-    t.paste(&env("claude", bad_thread, None, bad_message, "copied the example"), true);
+    t.paste(
+        &env(
+            "claude",
+            bad_thread,
+            None,
+            bad_message,
+            "copied the example",
+        ),
+        true,
+    );
     t.wait_for("F: import with fresh ids");
     t.keys(&["F"]);
     t.wait_for(&format!("originally {bad_message}"));
     let reply = "01KAQ4W5J8Z0000000000000R1";
-    t.paste(&env("gpt", bad_thread, Some(bad_message), reply, "answering the example"), true);
+    t.paste(
+        &env(
+            "gpt",
+            bad_thread,
+            Some(bad_message),
+            reply,
+            "answering the example",
+        ),
+        true,
+    );
     t.wait_for("Paste: 1 envelope");
     t.keys(&["Enter"]);
     t.wait_for("answering the example");
@@ -89,7 +113,13 @@ fn after_import_y_copies_the_newest_envelope_the_paste_added() {
         "{}\n{}\n{}",
         env("op", THREAD, None, QUESTION, "the question"),
         env("claude", THREAD, Some(QUESTION), answer, "the fresh answer"),
-        env("claude", THREAD, None, "01J9J3D9C2V8M4P1R6S8T9V0V1", "an old quoted note"),
+        env(
+            "claude",
+            THREAD,
+            None,
+            "01J9J3D9C2V8M4P1R6S8T9V0V1",
+            "an old quoted note"
+        ),
     );
     t.paste(&paste, true);
     t.wait_for("Paste: 3 envelopes");

@@ -61,7 +61,10 @@ pub fn summary(report: &ImportReport) -> (bool, String) {
         .filter(|i| matches!(i.outcome, Outcome::Rejected | Outcome::Conflict))
         .find_map(|i| i.diagnostics.iter().find(|d| d.is_error()));
     match first_error {
-        Some(d) => (false, format!("{text} First: line {}: {}", d.line, d.message)),
+        Some(d) => (
+            false,
+            format!("{text} First: line {}: {}", d.line, d.message),
+        ),
         None => (true, text),
     }
 }
@@ -78,7 +81,10 @@ pub fn preview_hint(app: &super::App, item: &ImportItem) -> Option<String> {
     }
     let key = app
         .keymap
-        .key_for(super::keymap::Scope::Preview, &super::Action::ImportFreshIds)
+        .key_for(
+            super::keymap::Scope::Preview,
+            &super::Action::ImportFreshIds,
+        )
         .map(|k| k.to_string())
         .unwrap_or_else(|| "import_fresh_ids".into());
     Some(format!(
@@ -93,7 +99,10 @@ mod tests {
 
     fn item(outcome: Outcome, id: &str) -> ImportItem {
         ImportItem {
-            span: Span { start_line: 1, end_line: 2 },
+            span: Span {
+                start_line: 1,
+                end_line: 2,
+            },
             outcome,
             message: Some(id.into()),
             thread: Some("t".into()),
@@ -125,7 +134,10 @@ mod tests {
             item(Outcome::Conflict, new),
         ]);
         assert_eq!(landing(&r).unwrap().message.as_deref(), Some(new));
-        let r = report(vec![item(Outcome::Rejected, new), item(Outcome::Duplicate, old)]);
+        let r = report(vec![
+            item(Outcome::Rejected, new),
+            item(Outcome::Duplicate, old),
+        ]);
         assert_eq!(landing(&r).unwrap().message.as_deref(), Some(old));
     }
 }

@@ -455,10 +455,13 @@ impl App {
         let Some(kept) = p.kept.as_ref() else {
             return Ok(());
         };
-        let report = match self
-            .store
-            .import_kept_with(kept, &self.settings.options, &mut |_| {}, true, fresh_ids)
-        {
+        let report = match self.store.import_kept_with(
+            kept,
+            &self.settings.options,
+            &mut |_| {},
+            true,
+            fresh_ids,
+        ) {
             Ok(r) => r,
             Err(e) => {
                 // The preview stays: the paste is kept, Enter can try again.

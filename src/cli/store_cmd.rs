@@ -202,9 +202,8 @@ pub fn import(
                 for d in item.diagnostics.iter().filter(|d| d.is_error()) {
                     let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));
                 }
-                let bad_id = |d: &&crate::protocol::Diagnostic| {
-                    d.code == crate::protocol::Code::BadId
-                };
+                let bad_id =
+                    |d: &&crate::protocol::Diagnostic| d.code == crate::protocol::Code::BadId;
                 let errors = || item.diagnostics.iter().filter(|d| d.is_error());
                 if item.outcome == Outcome::Rejected && errors().all(|d| bad_id(&d)) {
                     let _ = writeln!(

@@ -8,7 +8,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::{Store, StoreError};
 
 /// The fresh id given for `alias` (a message or thread id as written), if any.
-pub(super) fn resolve(conn: &Connection, alias: &str, kind: &str) -> Result<Option<String>, StoreError> {
+pub(super) fn resolve(
+    conn: &Connection,
+    alias: &str,
+    kind: &str,
+) -> Result<Option<String>, StoreError> {
     Ok(conn
         .prepare_cached("SELECT id FROM id_aliases WHERE alias = ?1 AND kind = ?2")?
         .query_row(params![alias.trim(), kind], |r| r.get(0))
@@ -37,7 +41,9 @@ impl Store {
     pub fn alias_of(&self, id: &str) -> Result<Option<String>, StoreError> {
         Ok(self
             .conn
-            .prepare_cached("SELECT alias FROM id_aliases WHERE id = ?1 ORDER BY created_at LIMIT 1")?
+            .prepare_cached(
+                "SELECT alias FROM id_aliases WHERE id = ?1 ORDER BY created_at LIMIT 1",
+            )?
             .query_row([id], |r| r.get(0))
             .optional()?)
     }

@@ -116,7 +116,11 @@ pub(super) fn diagnostic(line: u32, s: &Stored, kept: Option<(usize, bool)>) -> 
         }
         _ => format!("thread {}", s.thread),
     };
-    let time = s.received_at.get(..16).unwrap_or(&s.received_at).replace('T', " ");
+    let time = s
+        .received_at
+        .get(..16)
+        .unwrap_or(&s.received_at)
+        .replace('T', " ");
     let what = match kept {
         Some((n, true)) => format!(
             "this text is kept as conflicting version {n} beside it; the stored message is unchanged (V in the inspector shows the versions)"

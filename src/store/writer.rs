@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
-use super::{conflict, cycle, fresh};
 use super::import::{ImportItem, Outcome, hex};
 use super::prepare::{Prepared, fill};
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
+use super::{conflict, cycle, fresh};
 use crate::protocol::{self, Intent};
 
 /// A message id as the in-memory sets keep it: a 64-bit hash, a tenth of the memory of the id
@@ -220,8 +220,8 @@ impl Run<'_> {
                         if canonical != s.canonical {
                             // Same id, other content: kept beside the stored message, and
                             // reported as the error it is.
-                            let diagnostics = serde_json::to_string(&p.diagnostics)
-                                .unwrap_or_default();
+                            let diagnostics =
+                                serde_json::to_string(&p.diagnostics).unwrap_or_default();
                             let kept = conflict::keep_version(
                                 self.conn,
                                 &s.id,
@@ -232,10 +232,8 @@ impl Run<'_> {
                                 &self.now,
                             )?;
                             let mut diagnostics = std::mem::take(&mut p.diagnostics);
-                            diagnostics.insert(
-                                0,
-                                conflict::diagnostic(p.span.start_line, &s, Some(kept)),
-                            );
+                            diagnostics
+                                .insert(0, conflict::diagnostic(p.span.start_line, &s, Some(kept)));
                             self.items.push(ImportItem {
                                 span: p.span,
                                 outcome: Outcome::Conflict,
