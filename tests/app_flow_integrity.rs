@@ -162,3 +162,28 @@ fn invalid_ids_are_offered_fresh_ones_with_f_and_the_original_is_shown() {
     let m = t.app.store.message(&reply).unwrap().unwrap();
     assert_eq!(m.parent.as_deref(), Some(fresh.as_str()));
 }
+
+#[test]
+fn the_preview_says_respond_and_which_line_starts_a_new_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 140, 36);
+    let id = ids(3);
+    // A whole new thread in one paste: the second envelope joins the thread of line 1.
+    let paste = format!(
+        "{}\n{}",
+        env("claude", &id[0], None, &id[1], "opening"),
+        env("gpt", &id[0], Some(&id[1]), &id[2], "answer")
+    );
+    t.act(Action::Paste(paste));
+    let screen = t.screen();
+    assert!(screen.contains("new thread"), "{screen}");
+    assert!(screen.contains("joins the thread of line 1"), "{screen}");
+    t.key(KeyCode::Esc, NONE);
+    // A v1.0 `response:` reply is shown as RESPOND.
+    let v10 = "[[claude→gpt v1]]\nuser: kalle\nsession: 2025-10-09T16Z a7f3d1\nintent: REQUEST\n\
+               body: |\n  question\nsig: none\n[[END]]\n\n[[gpt→claude v1]]\n\
+               session: 2025-10-09T16Z a7f3d1\nresponse: |\n  the reply\n[[END]]\n";
+    t.act(Action::Paste(v10.to_string()));
+    let screen = t.screen();
+    assert!(screen.contains("RESPOND gpt→claude"), "{screen}");
+}

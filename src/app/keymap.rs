@@ -98,7 +98,7 @@ impl Scope {
                 MetaTemplate,
                 Back,
             ],
-            Scope::Preview => &[Confirm, ImportFreshIds, SaveToFile, Down, Back],
+            Scope::Preview => &[Confirm, SaveToFile, Down, Back],
             Scope::PasteBox => &[Confirm, Back],
             Scope::Drafts => &[Open, Discard, Back],
             Scope::Help => &[Down, Back],

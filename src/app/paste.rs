@@ -44,9 +44,20 @@ impl App {
             ));
             return Ok(());
         }
-        let mut destinations = Vec::with_capacity(report.items.len());
-        for item in &report.items {
+        let mut destinations: Vec<String> = Vec::with_capacity(report.items.len());
+        for (i, item) in report.items.iter().enumerate() {
+            // A paste carrying a whole new thread: later envelopes join the one the first
+            // creates.
+            let creator = report.items[..i].iter().zip(&destinations).find(|(e, d)| {
+                e.outcome == Outcome::Imported
+                    && e.thread == item.thread
+                    && d.as_str() == "new thread"
+            });
             let d = match (&item.outcome, &item.thread) {
+                (Outcome::Imported, Some(_)) if creator.is_some() => format!(
+                    "joins the thread of line {}",
+                    creator.map_or(0, |(e, _)| e.span.start_line)
+                ),
                 (Outcome::Rejected, _) => "not imported (errors)".to_string(),
                 (Outcome::Duplicate, _) => "already stored".to_string(),
                 (Outcome::Conflict, _) => "kept as conflicting version".to_string(),
@@ -492,6 +503,16 @@ fn summaries(text: &str, settings: &super::Settings) -> Vec<String> {
     crate::protocol::extract(text, &settings.options)
         .envelopes
         .iter()
-        .map(|p| headline(&p.envelope, None))
+        .map(|p| {
+            // A reply without an intent (a v1.0 `response:`) is stored as RESPOND: say so.
+            let answering = p.envelope.parent().is_some();
+            let intent = match p.envelope.intent_raw() {
+                None => p
+                    .intent_answering(answering)
+                    .map(|i| i.as_str().to_string()),
+                Some(_) => None,
+            };
+            headline(&p.envelope, intent.as_deref())
+        })
         .collect()
 }
