@@ -187,3 +187,33 @@ fn the_preview_says_respond_and_which_line_starts_a_new_thread() {
     let screen = t.screen();
     assert!(screen.contains("RESPOND gpt→claude"), "{screen}");
 }
+
+#[test]
+fn e_edits_the_paste_and_previews_the_edited_text_keeping_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 140, 36);
+    let bad = "01J9J3D9C2V8M4P1R6S8T9U0V2";
+    let good = ids(2);
+    let original = env("claude", &good[0], None, bad, "fix my id");
+    t.act(Action::Paste(original.clone()));
+    assert!(
+        t.screen().contains("e: edit the paste before import"),
+        "{}",
+        t.screen()
+    );
+    t.keys("e");
+    // The runtime runs $EDITOR on this text; here the edit comes back as the runtime sends it.
+    let text = t.app.edit_paste_request.take().expect("an edit requested");
+    assert_eq!(text, original);
+    t.act(Action::EditedPaste(text.replace(bad, &good[1])));
+    let screen = t.screen();
+    assert!(screen.contains("✓ valid"), "{screen}");
+    t.key(KeyCode::Enter, NONE);
+    assert_eq!(t.app.selected_id(), Some(good[1].as_str()));
+    // Both the original paste and the edited one are kept.
+    let raw = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+    let pastes: i64 = raw
+        .query_row("SELECT count(*) FROM pastes", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(pastes, 2);
+}

@@ -92,6 +92,8 @@ pub enum Action {
     NextVersion,
     /// Paste preview: import, giving envelopes whose ids are not valid fresh ones.
     ImportFreshIds,
+    /// Paste preview: edit the paste in `$EDITOR`, then preview the edited text.
+    EditPaste,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -109,6 +111,8 @@ pub enum Action {
     Piped(bool, String),
     /// The body came back from `$EDITOR` (not bindable).
     EditedBody(String),
+    /// The paste came back from `$EDITOR` (not bindable).
+    EditedPaste(String),
     /// Time passed: retry what the database did not take (not bindable).
     Tick,
 }
@@ -167,6 +171,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::ImportFreshIds,
         "import_fresh_ids",
         "import with fresh ids",
+    ),
+    (
+        Action::EditPaste,
+        "edit_paste",
+        "edit the paste, then preview",
     ),
 ];
 

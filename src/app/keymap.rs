@@ -288,6 +288,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Preview, "k up", Action::Up),
     (Scope::Preview, "w", Action::SaveToFile),
     (Scope::Preview, "F", Action::ImportFreshIds),
+    (Scope::Preview, "e", Action::EditPaste),
     (Scope::PasteBox, "ctrl-s", Action::Confirm),
     (Scope::PasteBox, "esc", Action::Back),
     (Scope::Drafts, "enter", Action::Open),

@@ -69,15 +69,15 @@ pub fn summary(report: &ImportReport) -> (bool, String) {
     }
 }
 
-/// What the preview offers for `item` beyond Enter: for an envelope rejected only because an
-/// id is not valid, the key that imports it with fresh ids.
-pub fn preview_hint(app: &super::App, item: &ImportItem) -> Option<String> {
+/// What the preview offers for `item` beyond Enter, one line each: for an envelope rejected only
+/// because an id is not valid, the keys that import it with fresh ids or edit the paste first.
+pub fn preview_hint(app: &super::App, item: &ImportItem) -> Vec<String> {
     let errors = || item.diagnostics.iter().filter(|d| d.is_error());
     let ids_only = item.outcome == Outcome::Rejected
         && errors().next().is_some()
         && errors().all(|d| d.code == crate::protocol::Code::BadId);
     if !ids_only {
-        return None;
+        return Vec::new();
     }
     let key = app
         .keymap
@@ -87,9 +87,17 @@ pub fn preview_hint(app: &super::App, item: &ImportItem) -> Option<String> {
         )
         .map(|k| k.to_string())
         .unwrap_or_else(|| "import_fresh_ids".into());
-    Some(format!(
-        "{key}: import with fresh ids (the original ids are kept as aliases, so replies naming them thread here)"
-    ))
+    let edit = app
+        .keymap
+        .key_for(super::keymap::Scope::Preview, &super::Action::EditPaste)
+        .map(|k| k.to_string())
+        .unwrap_or_else(|| "edit_paste".into());
+    vec![
+        format!(
+            "{key}: import with fresh ids (the original ids are kept as aliases, so replies naming them thread here)"
+        ),
+        format!("{edit}: edit the paste before import (the original stays stored)"),
+    ]
 }
 
 #[cfg(test)]

@@ -116,6 +116,9 @@ pub struct App {
     pub quit: bool,
     /// Body text waiting to be edited in `$EDITOR` (the runtime takes it).
     pub edit_request: Option<String>,
+    /// A paste waiting to be edited in `$EDITOR` before it is previewed again (the runtime
+    /// takes it).
+    pub edit_paste_request: Option<String>,
     /// A pipe waiting to run on the terminal (the runtime takes it).
     pub pipe_request: Option<pipe::PipeRequest>,
     /// The last command piped to, offered again by `|`.
@@ -168,6 +171,7 @@ impl App {
             size,
             quit: false,
             edit_request: None,
+            edit_paste_request: None,
             pipe_request: None,
             last_pipe: None,
             now: jiff::Timestamp::now(),
@@ -277,6 +281,11 @@ impl App {
             Action::Piped(ok, line) => {
                 self.piped(ok, line);
                 return Ok(());
+            }
+            Action::EditedPaste(text) => {
+                // The edited text is a paste of its own; the original stays stored.
+                self.popup = None;
+                return self.preview_paste("<edited paste>", &text);
             }
             Action::EditedBody(text) => {
                 if let Some(c) = self.composer.as_mut() {

@@ -274,6 +274,14 @@ impl App {
                 }
                 Action::Confirm => return self.import_preview(false),
                 Action::ImportFreshIds => return self.import_preview(true),
+                Action::EditPaste => {
+                    let text = match (&p.unsaved, &p.kept) {
+                        (Some(u), _) => u.text.clone(),
+                        (None, Some(k)) => self.store.paste_text(k.paste_id)?,
+                        (None, None) => return Ok(()),
+                    };
+                    self.edit_paste_request = Some(text);
+                }
                 Action::SaveToFile => return self.save_paste_to_file(),
                 _ => {}
             },

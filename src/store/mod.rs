@@ -16,6 +16,7 @@ mod cycle;
 mod fresh;
 mod import;
 mod lookup;
+mod paste_text;
 mod prepare;
 mod query;
 mod reply;

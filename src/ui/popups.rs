@@ -250,7 +250,7 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         if item.diagnostics.is_empty() {
             d.push(Line::from(Span::styled("No problems found.", theme::OK)));
         }
-        if let Some(hint) = crate::app::landing::preview_hint(app, item) {
+        for hint in crate::app::landing::preview_hint(app, item) {
             d.push(Line::from(Span::styled(hint, theme::WARN)));
         }
         for diag in &item.diagnostics {
