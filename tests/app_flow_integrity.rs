@@ -217,3 +217,30 @@ fn e_edits_the_paste_and_previews_the_edited_text_keeping_the_original() {
         .unwrap();
     assert_eq!(pastes, 2);
 }
+
+#[test]
+fn the_preview_shows_the_ids_the_import_will_make() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 140, 36);
+    let v10 = "[[claude→gpt v1]]\nuser: kalle\nsession: 2025-10-09T16Z a7f3d1\nintent: REQUEST\n\
+               body: |\n  question\nsig: none\n[[END]]\n";
+    t.act(Action::Paste(v10.to_string()));
+    let shown = match &t.app.popup {
+        Some(crosstalk::app::popup::Popup::Preview(p)) => {
+            p.report.items[0].message.clone().unwrap()
+        }
+        _ => panic!("no preview"),
+    };
+    let tail = &shown[shown.len() - 6..];
+    assert!(
+        t.screen().contains(&format!("id …{tail}")),
+        "{}",
+        t.screen()
+    );
+    t.key(KeyCode::Enter, NONE);
+    assert_eq!(
+        t.app.selected_id(),
+        Some(shown.as_str()),
+        "the import made the id shown"
+    );
+}

@@ -23,21 +23,41 @@ fn conflicts_exit_1_and_check_finds_them_read_only() {
     let db = db.to_str().unwrap();
     let home = dir.path().to_str().unwrap();
     let vars = [("HOME", home), ("XDG_DATA_HOME", home)];
-    let r = run_env(&["--db", db, "import", "-"], &env(THREAD, MESSAGE, "one"), &vars);
+    let r = run_env(
+        &["--db", db, "import", "-"],
+        &env(THREAD, MESSAGE, "one"),
+        &vars,
+    );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let r = run_env(&["--db", db, "import", "-"], &env(THREAD, MESSAGE, "one"), &vars);
+    let r = run_env(
+        &["--db", db, "import", "-"],
+        &env(THREAD, MESSAGE, "one"),
+        &vars,
+    );
     assert_eq!(r.code, 0, "a duplicate is harmless: {}", r.stdout);
-    let r = run_env(&["--db", db, "import", "-"], &env(THREAD, MESSAGE, "two"), &vars);
+    let r = run_env(
+        &["--db", db, "import", "-"],
+        &env(THREAD, MESSAGE, "two"),
+        &vars,
+    );
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(r.stdout.contains("[id-conflict]"), "{}", r.stdout);
     assert!(r.stdout.contains("1 id conflict"), "{}", r.stdout);
 
     let modified = std::fs::metadata(db).unwrap().modified().unwrap();
-    let r = run_env(&["--db", db, "check"], &env(THREAD, MESSAGE, "three"), &vars);
+    let r = run_env(
+        &["--db", db, "check"],
+        &env(THREAD, MESSAGE, "three"),
+        &vars,
+    );
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(r.stdout.contains("[id-conflict]"), "{}", r.stdout);
     assert!(r.stdout.contains("received"), "{}", r.stdout);
-    let r = run_env(&["--db", db, "check", "--no-db"], &env(THREAD, MESSAGE, "three"), &vars);
+    let r = run_env(
+        &["--db", db, "check", "--no-db"],
+        &env(THREAD, MESSAGE, "three"),
+        &vars,
+    );
     assert_eq!(r.code, 0, "{}", r.stdout);
     let r = run_env(&["--db", db, "check"], &env(THREAD, MESSAGE, "one"), &vars);
     assert_eq!(r.code, 0, "the same text is no conflict: {}", r.stdout);
@@ -61,7 +81,11 @@ fn fresh_ids_import_what_invalid_ids_blocked() {
     let db = db.to_str().unwrap();
     let home = dir.path().to_str().unwrap();
     let vars = [("HOME", home), ("XDG_DATA_HOME", home)];
-    let bad = env("01J9J3D9C2V8M4P1R6S8T9U0V1", "01J9J3D9C2V8M4P1R6S8T9U0V2", "example");
+    let bad = env(
+        "01J9J3D9C2V8M4P1R6S8T9U0V1",
+        "01J9J3D9C2V8M4P1R6S8T9U0V2",
+        "example",
+    );
     let r = run_env(&["--db", db, "import", "-"], &bad, &vars);
     assert_eq!(r.code, 1);
     assert!(r.stdout.contains("--fresh-ids"), "{}", r.stdout);

@@ -75,13 +75,14 @@ impl App {
             };
             destinations.push(d);
         }
+        let summaries = summaries(text, &self.settings, &report);
         self.popup = Some(Popup::Preview(Preview {
             kept: Some(kept),
             unsaved: None,
             selected: 0,
             report,
             destinations,
-            summaries: summaries(text, &self.settings),
+            summaries,
             bytes: text.len(),
         }));
         Ok(())
@@ -505,13 +506,24 @@ impl App {
     }
 }
 
-/// For each envelope of `text`: intent, from→to and the body's first line (the same
-/// extraction the import runs).
-fn summaries(text: &str, settings: &super::Settings) -> Vec<String> {
+/// For each envelope of `text`: the id it will be stored under when that is made on receipt
+/// (shortened; the dry run makes the same ids as the import), intent, from→to and the body's
+/// first line (the same extraction the import runs).
+fn summaries(text: &str, settings: &super::Settings, report: &ImportReport) -> Vec<String> {
     crate::protocol::extract(text, &settings.options)
         .envelopes
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
+            let item = report.items.get(i);
+            let made = match (p.envelope.message(), item) {
+                (None, Some(it)) if it.outcome == Outcome::Imported => it.message.as_deref(),
+                _ => None,
+            };
+            let id = made.map_or(String::new(), |m| {
+                let tail = m.get(m.len().saturating_sub(6)..).unwrap_or(m);
+                format!("id …{tail} · ")
+            });
             // A reply without an intent (a v1.0 `response:`) is stored as RESPOND: say so.
             let answering = p.envelope.parent().is_some();
             let intent = match p.envelope.intent_raw() {
@@ -520,7 +532,7 @@ fn summaries(text: &str, settings: &super::Settings) -> Vec<String> {
                     .map(|i| i.as_str().to_string()),
                 Some(_) => None,
             };
-            headline(&p.envelope, intent.as_deref())
+            format!("{id}{}", headline(&p.envelope, intent.as_deref()))
         })
         .collect()
 }

@@ -5,7 +5,7 @@
 use rusqlite::Connection;
 
 use super::{StoreError, alias, conflict};
-use crate::protocol::{Code, Diagnostic, IdGenerator, Parsed, is_id};
+use crate::protocol::{Code, Diagnostic, Parsed, is_id};
 
 /// The headers that hold ids, and the kind of id each names.
 const ID_HEADERS: [(&str, &str); 3] = [
@@ -30,7 +30,7 @@ pub(super) struct Repaired {
 /// reused for the message: example ids copied by many models name many messages.
 pub(super) fn repair(
     conn: &Connection,
-    ids: &IdGenerator,
+    ids: &dyn Fn(&str) -> String,
     paste_id: i64,
     now: &str,
     fresh: bool,
@@ -52,7 +52,7 @@ pub(super) fn repair(
         let mut id = match alias::resolve(conn, &value, kind)? {
             Some(id) => id,
             None if fresh => {
-                let id = ids.next_id();
+                let id = ids(key);
                 alias::keep(conn, &value, kind, &id, paste_id, now)?;
                 id
             }
@@ -62,7 +62,7 @@ pub(super) fn repair(
         if key == "message" && fresh {
             if let Some(s) = conflict::stored(conn, &id)? {
                 if conflict::canonical_of(p, &s) != s.canonical {
-                    id = ids.next_id();
+                    id = ids("message-reused-alias");
                     p.envelope.set_header(key, &id);
                 }
             }

@@ -205,7 +205,6 @@ impl Store {
         let done = (|| {
             let mut run = Run::new(
                 conn,
-                &self.ids,
                 paste_id,
                 now(),
                 commit.then_some((self.busy_timeout, self.path.as_path())),

@@ -19,6 +19,7 @@ mod lookup;
 mod paste_text;
 mod prepare;
 mod query;
+mod receipt_id;
 mod reply;
 mod schema;
 mod search;

@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 use super::import::{ImportItem, Outcome, hex};
 use super::prepare::{Prepared, fill};
+use super::receipt_id::ReceiptIds;
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
 use super::{conflict, cycle, fresh};
 use crate::protocol::{self, Intent};
@@ -48,7 +49,6 @@ struct ThreadAcc {
 /// The state of one import.
 pub(super) struct Run<'c> {
     conn: &'c Connection,
-    ids: &'c protocol::IdGenerator,
     /// When committing in pieces: how long to wait for the lock again, and the database.
     pieces: Option<(Duration, &'c Path)>,
     /// When the current piece began.
@@ -76,6 +76,8 @@ pub(super) struct Run<'c> {
     named_parents: HashSet<u64>,
     /// Whether envelopes rejected only for invalid ids get fresh ones (see `fresh`).
     pub fresh_ids: bool,
+    /// The ids made on receipt for this paste's envelopes.
+    receipt: ReceiptIds,
 }
 
 impl<'c> Run<'c> {
@@ -83,7 +85,6 @@ impl<'c> Run<'c> {
     /// new one every [`PIECE_TIME`] (see [`Run::piece_boundary`]).
     pub fn new(
         conn: &'c Connection,
-        ids: &'c protocol::IdGenerator,
         paste_id: i64,
         now: String,
         pieces: Option<(Duration, &'c Path)>,
@@ -91,7 +92,6 @@ impl<'c> Run<'c> {
         let first_seq = max_seq(conn)?;
         Ok(Run {
             conn,
-            ids,
             pieces,
             piece_started: Instant::now(),
             piece_first_seq: first_seq,
@@ -106,6 +106,7 @@ impl<'c> Run<'c> {
             awaiting: awaiting(conn)?,
             named_parents: HashSet::new(),
             fresh_ids: false,
+            receipt: ReceiptIds::for_paste(conn, paste_id)?,
         })
     }
 }
@@ -185,9 +186,11 @@ impl Run<'_> {
             filled,
         } = prep;
         // Invalid ids named before (or, when asked, any) are replaced before anything else.
+        // The envelope's index in the input: what its ids made on receipt derive from.
+        let index = self.items.len();
         let repaired = fresh::repair(
             self.conn,
-            self.ids,
+            &|purpose| self.receipt.id(index, purpose),
             self.paste_id,
             &self.now,
             self.fresh_ids,
@@ -309,7 +312,7 @@ impl Run<'_> {
                 let message = env
                     .message()
                     .map(str::to_string)
-                    .unwrap_or_else(|| self.ids.next_id());
+                    .unwrap_or_else(|| self.receipt.id(index, "message"));
                 // Without a `thread`, a reply joins the thread of the message it names as
                 // parent when that is stored, else its session's.
                 let parents_thread = match (env.thread(), env.parent()) {
