@@ -2,6 +2,7 @@
 //! `check` finds it in the database read-only (`--no-db` does not look), and
 //! `import --fresh-ids` imports envelopes with invalid ids.
 
+#[allow(dead_code)]
 mod common;
 
 use common::run_env;
