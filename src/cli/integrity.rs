@@ -5,6 +5,25 @@ use serde_json::{Value, json};
 
 use crate::store::{Store, StoreError};
 
+/// What the tree line of `show` adds to message `id`: its conflicting versions, its original id.
+pub fn note(store: &Store, id: &str) -> Result<String, StoreError> {
+    let mut note = String::new();
+    match store.version_count(id)? {
+        0 => {}
+        1 => note.push_str("  ✗ 1 conflicting version (show --json lists it)"),
+        n => note.push_str(&format!(
+            "  ✗ {n} conflicting versions (show --json lists them)"
+        )),
+    }
+    if let Some(alias) = store.alias_of(id)? {
+        note.push_str(&format!(
+            "  (originally {})",
+            crate::sanitize::sanitize_line(&alias)
+        ));
+    }
+    Ok(note)
+}
+
 /// Adds `versions` (when there are any) and `original_id` (when it had one) to each message
 /// of a thread's JSON.
 pub fn annotate(store: &Store, thread: &mut Value) -> Result<(), StoreError> {

@@ -317,7 +317,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
         let label = label.map(|l| l + " ").unwrap_or_default();
         let _ = writeln!(
             out,
-            "{}{label}{} {} → {}  {}  {}  [{}]",
+            "{}{label}{} {} → {}  {}  {}  [{}]{}",
             "  ".repeat(steps + 1),
             sanitize_line(m.intent.as_deref().unwrap_or("?")),
             sanitize_line(&e.banner.from),
@@ -325,6 +325,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
             sanitize_line(&truncate(first, 60)),
             short_time(&m.received_at),
             m.id,
+            super::integrity::note(&store, &m.id).map_err(store_failure)?,
         );
     }
     out.finish()?;
