@@ -1,6 +1,7 @@
-//! Where the app lands after an import: the envelope the paste added last in time, so that
-//! the message selected (and what `y` copies) is what just arrived, not a duplicate or an
-//! older envelope the paste quoted.
+//! What an import tells the operator: where the app lands afterwards (the envelope the paste
+//! added last in time, so that the message selected, and what `y` copies, is what just
+//! arrived, not a duplicate or an older envelope the paste quoted), the status line, and what
+//! the preview offers for an envelope rejected only for its ids.
 
 use crate::protocol::timestamp_ms;
 use crate::store::{ImportItem, ImportReport, Outcome};

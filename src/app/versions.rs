@@ -33,17 +33,14 @@ impl App {
             ));
         }
         let n = self.inspector.versions;
-        if n > 0 {
+        // A version shown says which it is instead (see `next_version`).
+        if n > 0 && self.inspector.version == 0 {
             let key = self.version_key();
             let s = if n == 1 { "" } else { "s" };
-            notes.push(match self.inspector.version {
-                0 => format!(
-                    "✗ id conflict: {n} other text{s} pasted under this id, kept as conflicting version{s} — {key} shows them"
-                ),
-                _ => String::new(),
-            });
+            notes.push(format!(
+                "✗ id conflict: {n} other text{s} pasted under this id, kept as conflicting version{s} — {key} shows them"
+            ));
         }
-        notes.retain(|n| !n.is_empty());
         notes
     }
 
