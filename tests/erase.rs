@@ -283,3 +283,43 @@ proptest! {
         assert_consistent(&db.path);
     }
 }
+
+/// A conflicting version and a fresh-id alias belong to their message: erasing the thread
+/// leaves neither their text nor their ids behind.
+#[test]
+fn erasing_a_thread_takes_its_conflicting_versions_and_aliases() {
+    let db = Db::new();
+    let mut store = Store::open(&db.path).unwrap();
+    let v = ids(2);
+    import(
+        &mut store,
+        &env(&v[0], None, &v[0], "The first Quillowmarsh."),
+    );
+    // Same id, other text: kept beside the stored message as a conflicting version.
+    import(
+        &mut store,
+        &env(&v[0], None, &v[0], "A rewritten Quillowmarsh."),
+    );
+    assert_eq!(store.version_count(&v[0]).unwrap(), 1);
+    // An invalid id, imported fresh: the original is kept as an alias.
+    let bad = "01HZX3NQ7YUUUU000000000000";
+    store
+        .import_reader_with(
+            "<test>",
+            &mut env(&v[0], Some(&v[0]), bad, "Quillowmarsh under a fresh id.").as_bytes(),
+            &Options::default(),
+            &mut |_| {},
+            true,
+        )
+        .unwrap();
+    assert!(store.resolve_alias(bad).unwrap().is_some());
+
+    store.erase(&EraseTarget::Thread(v[0].clone())).unwrap();
+    assert_eq!(store.version_count(&v[0]).unwrap(), 0);
+    assert!(store.resolve_alias(bad).unwrap().is_none());
+    drop(store);
+    let bytes = all_bytes(&db.path);
+    assert!(!contains(&bytes, "Quillowmarsh") && !contains(&bytes, "quillowmarsh"));
+    assert!(!contains(&bytes, bad));
+    assert_consistent(&db.path);
+}

@@ -90,6 +90,12 @@ pub enum Action {
     PipeThread,
     /// Erase the selected thread or message (asks first); in the question, the yes.
     Erase,
+    /// Inspector: show the message's next conflicting version (the stored one after the last).
+    NextVersion,
+    /// Paste preview: import, giving envelopes whose ids are not valid fresh ones.
+    ImportFreshIds,
+    /// Paste preview: edit the paste in `$EDITOR`, then preview the edited text.
+    EditPaste,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -107,6 +113,8 @@ pub enum Action {
     Piped(bool, String),
     /// The body came back from `$EDITOR` (not bindable).
     EditedBody(String),
+    /// The paste came back from `$EDITOR` (not bindable).
+    EditedPaste(String),
     /// Time passed: retry what the database did not take (not bindable).
     Tick,
 }
@@ -161,6 +169,17 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "pipe thread to a command",
     ),
     (Action::Erase, "erase", "erase thread / message"),
+    (Action::NextVersion, "next_version", "conflicting versions"),
+    (
+        Action::ImportFreshIds,
+        "import_fresh_ids",
+        "import with fresh ids",
+    ),
+    (
+        Action::EditPaste,
+        "edit_paste",
+        "edit the paste, then preview",
+    ),
 ];
 
 impl Action {

@@ -96,6 +96,7 @@ impl App {
                 self.inspector.view = self.inspector.view.next();
                 self.refresh_inspector();
             }
+            Action::NextVersion => self.next_version()?,
             Action::Pipe => self.prompt_pipe(false),
             Action::PipeThread => self.prompt_pipe(true),
             Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),

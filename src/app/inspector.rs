@@ -87,6 +87,12 @@ pub struct Inspector {
     pub headers: Option<bool>,
     /// Whether the rows shown have the headers folded to one line.
     pub folded: bool,
+    /// Which text of the message is shown: 0 the stored one, n its n-th conflicting version.
+    pub version: usize,
+    /// How many conflicting versions the message has.
+    pub versions: usize,
+    /// Notes shown above the envelope (id conflicts, the id it was pasted with), safe to print.
+    pub notes: Vec<String>,
 }
 
 /// Below this many rows the inspector shows the body first, the headers folded to one line.
@@ -119,6 +125,14 @@ impl Inspector {
             },
             None => Vec::new(),
         };
+        if msg.is_some() {
+            let notes = self
+                .notes
+                .iter()
+                .flat_map(|n| wrap(n, width as usize))
+                .map(|part| Row::new(RowKind::Warning, "", part));
+            self.rows.splice(0..0, notes);
+        }
         self.built_for = key;
     }
 

@@ -14,6 +14,7 @@ pub mod composer;
 pub mod erase;
 pub mod inspector;
 pub mod keymap;
+pub mod landing;
 pub mod layout;
 mod paste;
 pub mod pending;
@@ -23,6 +24,7 @@ pub mod repairs;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
+mod versions;
 
 use std::io::Write;
 
@@ -115,6 +117,9 @@ pub struct App {
     pub quit: bool,
     /// Body text waiting to be edited in `$EDITOR` (the runtime takes it).
     pub edit_request: Option<String>,
+    /// A paste waiting to be edited in `$EDITOR` before it is previewed again (the runtime
+    /// takes it).
+    pub edit_paste_request: Option<String>,
     /// A pipe waiting to run on the terminal (the runtime takes it).
     pub pipe_request: Option<pipe::PipeRequest>,
     /// The last command piped to, offered again by `|`.
@@ -167,6 +172,7 @@ impl App {
             size,
             quit: false,
             edit_request: None,
+            edit_paste_request: None,
             pipe_request: None,
             last_pipe: None,
             now: jiff::Timestamp::now(),
@@ -277,6 +283,11 @@ impl App {
                 self.piped(ok, line);
                 return Ok(());
             }
+            Action::EditedPaste(text) => {
+                // The edited text is a paste of its own; the original stays stored.
+                self.popup = None;
+                return self.preview_paste("<edited paste>", &text);
+            }
             Action::EditedBody(text) => {
                 if let Some(c) = self.composer.as_mut() {
                     let (clean, removed) = strip_controls(&text);
@@ -354,6 +365,7 @@ impl App {
                 }
                 None => None,
             };
+            self.versions_selected();
         }
         let area = self.areas().inspector;
         let unfold = self

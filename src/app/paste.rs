@@ -44,11 +44,23 @@ impl App {
             ));
             return Ok(());
         }
-        let mut destinations = Vec::with_capacity(report.items.len());
-        for item in &report.items {
+        let mut destinations: Vec<String> = Vec::with_capacity(report.items.len());
+        for (i, item) in report.items.iter().enumerate() {
+            // A paste carrying a whole new thread: later envelopes join the one the first
+            // creates.
+            let creator = report.items[..i].iter().zip(&destinations).find(|(e, d)| {
+                e.outcome == Outcome::Imported
+                    && e.thread == item.thread
+                    && d.as_str() == "new thread"
+            });
             let d = match (&item.outcome, &item.thread) {
+                (Outcome::Imported, Some(_)) if creator.is_some() => format!(
+                    "joins the thread of line {}",
+                    creator.map_or(0, |(e, _)| e.span.start_line)
+                ),
                 (Outcome::Rejected, _) => "not imported (errors)".to_string(),
                 (Outcome::Duplicate, _) => "already stored".to_string(),
+                (Outcome::Conflict, _) => "kept as conflicting version".to_string(),
                 (_, Some(t)) if self.store.has_thread(t)? => {
                     let ctx = self
                         .list
@@ -63,13 +75,14 @@ impl App {
             };
             destinations.push(d);
         }
+        let summaries = summaries(text, &self.settings, &report);
         self.popup = Some(Popup::Preview(Preview {
             kept: Some(kept),
             unsaved: None,
             selected: 0,
             report,
             destinations,
-            summaries: summaries(text, &self.settings),
+            summaries,
             bytes: text.len(),
         }));
         Ok(())
@@ -260,7 +273,16 @@ impl App {
                 Action::Down => {
                     p.selected = (p.selected + 1).min(p.report.items.len().saturating_sub(1))
                 }
-                Action::Confirm => return self.import_preview(),
+                Action::Confirm => return self.import_preview(false),
+                Action::ImportFreshIds => return self.import_preview(true),
+                Action::EditPaste => {
+                    let text = match (&p.unsaved, &p.kept) {
+                        (Some(u), _) => u.text.clone(),
+                        (None, Some(k)) => self.store.paste_text(k.paste_id)?,
+                        (None, None) => return Ok(()),
+                    };
+                    self.edit_paste_request = Some(text);
+                }
                 Action::SaveToFile => return self.save_paste_to_file(),
                 _ => {}
             },
@@ -436,9 +458,10 @@ impl App {
         Ok(())
     }
 
-    /// Enter in the preview: imports the kept paste for real. A paste the database has not
-    /// taken yet is offered to it again first (the preview then shows the real check).
-    fn import_preview(&mut self) -> anyhow::Result<()> {
+    /// Enter in the preview: imports the kept paste for real (`F`: with fresh ids for
+    /// envelopes rejected only for invalid ids). A paste the database has not taken yet is
+    /// offered to it again first (the preview then shows the real check).
+    fn import_preview(&mut self, fresh_ids: bool) -> anyhow::Result<()> {
         if let Some(Popup::Preview(Preview {
             unsaved: Some(u), ..
         })) = &self.popup
@@ -463,10 +486,13 @@ impl App {
         let Some(kept) = p.kept.as_ref() else {
             return Ok(());
         };
-        let report = match self
-            .store
-            .import_kept(kept, &self.settings.options, &mut |_| {}, true)
-        {
+        let report = match self.store.import_kept_with(
+            kept,
+            &self.settings.options,
+            &mut |_| {},
+            true,
+            fresh_ids,
+        ) {
             Ok(r) => r,
             Err(e) => {
                 // The preview stays: the paste is kept, Enter can try again.
@@ -474,16 +500,8 @@ impl App {
                 return Err(e.into());
             }
         };
-        let (imported, dup, rejected) = (
-            report.count(Outcome::Imported),
-            report.count(Outcome::Duplicate),
-            report.count(Outcome::Rejected),
-        );
-        let first = report
-            .items
-            .iter()
-            .find(|i| i.outcome != Outcome::Rejected && i.thread.is_some());
-        if let Some(item) = first {
+        // The message selected afterwards is the one that just arrived: `y` copies it.
+        if let Some(item) = super::landing::landing(&report) {
             let (thread, message) = (item.thread.clone(), item.message.clone());
             if let Some(t) = thread {
                 self.reveal(&t, message.as_deref())?;
@@ -491,29 +509,41 @@ impl App {
         } else {
             self.list.reload(&self.store)?;
         }
-        let text = format!("Imported {imported}, {dup} already stored, {rejected} rejected.");
-        if rejected > 0 {
-            let why = report
-                .items
-                .iter()
-                .find(|i| i.outcome == Outcome::Rejected)
-                .and_then(|i| i.diagnostics.iter().find(|d| d.is_error()))
-                .map(|d| format!(" First: line {}: {}", d.line, d.message))
-                .unwrap_or_default();
-            self.warn(format!("{text}{why}"));
-        } else {
-            self.info(text);
+        match super::landing::summary(&report) {
+            (true, text) => self.info(text),
+            (false, text) => self.warn(text),
         }
         Ok(())
     }
 }
 
-/// For each envelope of `text`: intent, from→to and the body's first line (the same
-/// extraction the import runs).
-fn summaries(text: &str, settings: &super::Settings) -> Vec<String> {
+/// For each envelope of `text`: the id it will be stored under when that is made on receipt
+/// (shortened; the dry run makes the same ids as the import), intent, from→to and the body's
+/// first line (the same extraction the import runs).
+fn summaries(text: &str, settings: &super::Settings, report: &ImportReport) -> Vec<String> {
     crate::protocol::extract(text, &settings.options)
         .envelopes
         .iter()
-        .map(|p| headline(&p.envelope, None))
+        .enumerate()
+        .map(|(i, p)| {
+            let item = report.items.get(i);
+            let made = match (p.envelope.message(), item) {
+                (None, Some(it)) if it.outcome == Outcome::Imported => it.message.as_deref(),
+                _ => None,
+            };
+            let id = made.map_or(String::new(), |m| {
+                let tail = m.get(m.len().saturating_sub(6)..).unwrap_or(m);
+                format!("id …{tail} · ")
+            });
+            // A reply without an intent (a v1.0 `response:`) is stored as RESPOND: say so.
+            let answering = p.envelope.parent().is_some();
+            let intent = match p.envelope.intent_raw() {
+                None => p
+                    .intent_answering(answering)
+                    .map(|i| i.as_str().to_string()),
+                Some(_) => None,
+            };
+            format!("{id}{}", headline(&p.envelope, intent.as_deref()))
+        })
         .collect()
 }

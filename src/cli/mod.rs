@@ -11,9 +11,11 @@ macro_rules! out {
     };
 }
 
+mod check_db;
 mod compose;
 mod erase_cmd;
 mod input;
+mod integrity;
 mod output;
 mod parse_cmd;
 mod sign_cmd;
@@ -82,6 +84,11 @@ enum Command {
         /// Print JSON: one object per file with its counts and diagnostics.
         #[arg(long)]
         json: bool,
+        /// Check the text alone, not against the database (by default message ids are
+        /// checked against `--db`, `$CROSSTALK_DB` or the default database when it exists,
+        /// read-only).
+        #[arg(long)]
+        no_db: bool,
     },
     /// Write a new envelope with fresh ids.
     New(compose::NewArgs),
@@ -117,6 +124,10 @@ enum Command {
         /// Print JSON: one report per input.
         #[arg(long)]
         json: bool,
+        /// Give envelopes rejected only for invalid ids (`bad-id`) fresh ids; the originals
+        /// are kept as aliases, so a reply naming one is threaded under the fresh id.
+        #[arg(long)]
+        fresh_ids: bool,
     },
     /// List threads, newest activity first.
     Threads {
@@ -302,7 +313,10 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Command::HoldClipboard => Ok(0),
         Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json, opts),
         Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids, opts),
-        Command::Check { files, json } => parse_cmd::check(&files, json, opts),
+        Command::Check { files, json, no_db } => {
+            let store = check_db::open(db, no_db);
+            parse_cmd::check(&files, json, opts, store.as_ref())
+        }
         Command::New(args) => compose::new(opts, args),
         Command::Error { code, reason, file } => {
             compose::error(&code, reason.as_deref(), file.as_deref(), opts)
@@ -323,7 +337,11 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             },
         ),
         Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json, opts),
-        Command::Import { files, json } => store_cmd::import(db, &files, json, opts),
+        Command::Import {
+            files,
+            json,
+            fresh_ids,
+        } => store_cmd::import(db, &files, json, opts, fresh_ids),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
         Command::Show { thread, json } => store_cmd::show(db, &thread, json),
         Command::Export {

@@ -255,7 +255,12 @@ fn check_text(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
 }
 
 /// `crosstalk check`: every diagnostic of every file, then a summary.
-pub fn check(files: &[PathBuf], as_json: bool, opts: &Options) -> Result<u8, Failure> {
+pub fn check(
+    files: &[PathBuf],
+    as_json: bool,
+    opts: &Options,
+    store: Option<&crate::store::Store>,
+) -> Result<u8, Failure> {
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut out = Stdout::new();
@@ -267,6 +272,10 @@ pub fn check(files: &[PathBuf], as_json: bool, opts: &Options) -> Result<u8, Fai
         let (n, mut diags) = check_text(&inp.text, opts);
         if let Some(d) = &inp.utf8 {
             diags.insert(0, d.clone());
+        }
+        if let Some(store) = store {
+            diags.extend(super::check_db::conflicts(store, &inp.text, opts));
+            diags.sort_by_key(|d| (d.line, d.column));
         }
         let e = diags.iter().filter(|d| d.is_error()).count();
         let w = diags.len() - e;

@@ -98,6 +98,7 @@ pub fn import(
     files: &[PathBuf],
     as_json: bool,
     opts: &Options,
+    fresh_ids: bool,
 ) -> Result<u8, Failure> {
     let mut store = open(db)?;
     let stdin = [PathBuf::from("-")];
@@ -133,7 +134,13 @@ pub fn import(
             }
         };
         let mut progress = Progress::new(size);
-        let result = store.import_reader(&name, &mut reader, opts, &mut |n| progress.update(n));
+        let result = store.import_reader_with(
+            &name,
+            &mut reader,
+            opts,
+            &mut |n| progress.update(n),
+            fresh_ids,
+        );
         progress.finish();
         let report = match result {
             Ok(report) => report,
@@ -160,7 +167,10 @@ pub fn import(
                 )));
             }
         };
-        ok &= report.count(Outcome::Rejected) == 0 && !report.items.is_empty();
+        // A conflict is kept, yet an error: the operator must look at it.
+        ok &= report.count(Outcome::Rejected) == 0
+            && report.count(Outcome::Conflict) == 0
+            && !report.items.is_empty();
         if as_json {
             reports.push(report);
             continue;
@@ -174,6 +184,7 @@ pub fn import(
                 Outcome::Imported => "imported",
                 Outcome::Duplicate => "duplicate",
                 Outcome::Rejected => "rejected",
+                Outcome::Conflict => "id conflict, kept as a version of",
             };
             let id = item
                 .message
@@ -186,15 +197,28 @@ pub fn import(
                 .map(|t| format!(" (thread {t})"))
                 .unwrap_or_default();
             let _ = writeln!(out, "{name}:{}: {what}{id}{thread}", item.span.start_line);
-            if item.outcome == Outcome::Rejected {
+            if matches!(item.outcome, Outcome::Rejected | Outcome::Conflict) {
                 for d in item.diagnostics.iter().filter(|d| d.is_error()) {
                     let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));
                 }
+                let bad_id =
+                    |d: &&crate::protocol::Diagnostic| d.code == crate::protocol::Code::BadId;
+                let errors = || item.diagnostics.iter().filter(|d| d.is_error());
+                if item.outcome == Outcome::Rejected && errors().all(|d| bad_id(&d)) {
+                    let _ = writeln!(
+                        out,
+                        "  hint: `crosstalk import --fresh-ids` imports it with fresh ids, keeping these as aliases"
+                    );
+                }
             }
         }
+        let conflicts = match report.count(Outcome::Conflict) {
+            0 => String::new(),
+            n => format!(", {n} id conflict{}", if n == 1 { "" } else { "s" }),
+        };
         let _ = writeln!(
             out,
-            "{name}: {} imported, {} duplicate, {} rejected",
+            "{name}: {} imported, {} duplicate, {} rejected{conflicts}",
             report.count(Outcome::Imported),
             report.count(Outcome::Duplicate),
             report.count(Outcome::Rejected)
@@ -292,7 +316,9 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     let t = load_thread(&store, id)?;
     let mut out = Stdout::new();
     if as_json {
-        super::output::print_json(&mut out, &export::thread_json(&t))?;
+        let mut json = export::thread_json(&t);
+        super::integrity::annotate(&store, &mut json).map_err(store_failure)?;
+        super::output::print_json(&mut out, &json)?;
         out.finish()?;
         return Ok(0);
     }
@@ -309,7 +335,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
         let label = label.map(|l| l + " ").unwrap_or_default();
         let _ = writeln!(
             out,
-            "{}{label}{} {} → {}  {}  {}  [{}]",
+            "{}{label}{} {} → {}  {}  {}  [{}]{}",
             "  ".repeat(steps + 1),
             sanitize_line(m.intent.as_deref().unwrap_or("?")),
             sanitize_line(&e.banner.from),
@@ -317,6 +343,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
             sanitize_line(&truncate(first, 60)),
             short_time(&m.received_at),
             m.id,
+            super::integrity::note(&store, &m.id).map_err(store_failure)?,
         );
     }
     out.finish()?;

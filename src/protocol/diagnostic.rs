@@ -150,6 +150,16 @@ codes! {
     /// `meta: privacy` says `PII: none` or `redacted`, yet the body holds personal data
     /// (an e-mail address, phone number, IBAN or card number).
     PiiUndeclared = "pii-undeclared", Warning;
+    /// The message id is already stored with different content (found on import, or by
+    /// `check` against a database): the new text is kept as a conflicting version, never in
+    /// the stored message's place.
+    IdConflict = "id-conflict", Error;
+    /// The message's `parent` chain leads back to itself through stored messages (A answers
+    /// B, B answers A): the tree shows the loop's first message as a root.
+    ParentCycle = "parent-cycle", Warning;
+    /// An id that was not a ULID/UUIDv7 was replaced with a fresh one on import; the original
+    /// is kept as an alias that later envelopes may name.
+    FreshId = "fresh-id", Warning;
 }
 
 impl fmt::Display for Code {

@@ -68,6 +68,23 @@ pub fn is_id(value: &str) -> bool {
     check_id(value).is_ok()
 }
 
+/// The time an id was made, in milliseconds since the epoch: a ULID's first 48 bits, a
+/// UUIDv7's first 48 bits. `None` for anything else. Lets a paste's newest envelope be found
+/// whatever order it was pasted in.
+pub fn timestamp_ms(id: &str) -> Option<u64> {
+    let v = id.trim();
+    if !is_id(v) {
+        return None;
+    }
+    if v.len() == 36 {
+        let hex: String = v.chars().filter(|c| *c != '-').take(12).collect();
+        return u64::from_str_radix(&hex, 16).ok();
+    }
+    ulid::Ulid::from_string(&v.to_ascii_uppercase())
+        .ok()
+        .map(|u| u.timestamp_ms())
+}
+
 /// Monotonic ULIDs: ids made within one millisecond still sort in the order they were made,
 /// so messages composed in a burst keep their order in the tree.
 pub struct IdGenerator {

@@ -26,7 +26,7 @@ pub mod signature;
 pub mod validate;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
-pub use id::{IdGenerator, check_id, fill_ids, is_id};
+pub use id::{IdGenerator, check_id, fill_ids, is_id, timestamp_ms};
 pub use intent::{Intent, IntentKind};
 pub use model::{Banner, Envelope, Header, MetaBlock};
 pub use render::{render, signable};

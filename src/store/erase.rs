@@ -160,12 +160,15 @@ fn mark(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
     match target {
         EraseTarget::UnusedPastes => tx.execute(
             "INSERT INTO erase_pastes (id) SELECT p.id FROM pastes p
-             WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.paste_id = p.id)",
+             WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.paste_id = p.id)
+             AND NOT EXISTS (SELECT 1 FROM message_versions v WHERE v.paste_id = p.id)",
             [],
         )?,
         _ => tx.execute(
             "INSERT OR IGNORE INTO erase_pastes (id) SELECT DISTINCT m.paste_id FROM messages m
-             JOIN erase_messages e ON e.id = m.id WHERE m.paste_id IS NOT NULL",
+             JOIN erase_messages e ON e.id = m.id WHERE m.paste_id IS NOT NULL
+             UNION SELECT v.paste_id FROM message_versions v
+             JOIN erase_messages e ON e.id = v.message_id WHERE v.paste_id IS NOT NULL",
             [],
         )?,
     };
@@ -261,6 +264,8 @@ fn apply(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
         "UPDATE messages SET paste_id = NULL
             WHERE paste_id IN (SELECT id FROM erase_pastes)
             AND id NOT IN (SELECT id FROM erase_messages);
+         DELETE FROM message_versions WHERE message_id IN (SELECT id FROM erase_messages);
+         DELETE FROM id_aliases WHERE kind = 'message' AND id IN (SELECT id FROM erase_messages);
          DELETE FROM messages WHERE id IN (SELECT id FROM erase_messages);
          DELETE FROM paste_pieces WHERE paste_id IN (SELECT id FROM erase_pastes);
          DELETE FROM pastes WHERE id IN (SELECT id FROM erase_pastes);",
@@ -268,6 +273,10 @@ fn apply(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
     match target {
         EraseTarget::Thread(id) => {
             tx.execute("DELETE FROM drafts WHERE thread_id = ?1", [id])?;
+            tx.execute(
+                "DELETE FROM id_aliases WHERE kind = 'thread' AND id = ?1",
+                [id],
+            )?;
             tx.execute("DELETE FROM threads WHERE id = ?1", [id])?;
         }
         EraseTarget::Message(_) => {
@@ -294,6 +303,10 @@ fn recount(tx: &Transaction, thread: &str) -> Result<(), StoreError> {
         Some(thread),
     )?;
     if left == 0 && drafts == 0 {
+        tx.execute(
+            "DELETE FROM id_aliases WHERE kind = 'thread' AND id = ?1",
+            [thread],
+        )?;
         tx.execute("DELETE FROM threads WHERE id = ?1", [thread])?;
         return Ok(());
     }

@@ -36,6 +36,9 @@ pub enum Outcome {
     Duplicate,
     /// Not threaded: it has errors (see its diagnostics).
     Rejected,
+    /// Its message id is stored with other content: kept as a conflicting version of that
+    /// message (see its `id-conflict` diagnostic), not threaded.
+    Conflict,
 }
 
 /// One envelope's result.
@@ -105,6 +108,19 @@ impl Store {
         opts: &Options,
         progress: &mut dyn FnMut(u64),
     ) -> Result<ImportReport, StoreError> {
+        self.import_reader_with(source, reader, opts, progress, false)
+    }
+
+    /// [`Store::import_reader`], with fresh ids for invalid ones (see
+    /// [`Store::import_kept_with`]).
+    pub fn import_reader_with(
+        &mut self,
+        source: &str,
+        reader: &mut dyn Read,
+        opts: &Options,
+        progress: &mut dyn FnMut(u64),
+        fresh_ids: bool,
+    ) -> Result<ImportReport, StoreError> {
         let (paste_id, diagnostics) =
             self.write(|store| store.store_paste(source, reader, progress))?;
         let kept = Kept {
@@ -112,7 +128,7 @@ impl Store {
             paste_id,
             diagnostics,
         };
-        self.import_kept(&kept, opts, progress, true)
+        self.import_kept_with(&kept, opts, progress, true, fresh_ids)
     }
 
     /// Stores `text` as received and commits it, without importing anything yet: the paste
@@ -138,13 +154,27 @@ impl Store {
         progress: &mut dyn FnMut(u64),
         commit: bool,
     ) -> Result<ImportReport, StoreError> {
+        self.import_kept_with(kept, opts, progress, commit, false)
+    }
+
+    /// [`Store::import_kept`], and with `fresh_ids` an envelope rejected only because its
+    /// `thread`, `message` or `parent` is not a valid id is imported with fresh ids, the
+    /// originals kept as aliases.
+    pub fn import_kept_with(
+        &mut self,
+        kept: &Kept,
+        opts: &Options,
+        progress: &mut dyn FnMut(u64),
+        commit: bool,
+        fresh_ids: bool,
+    ) -> Result<ImportReport, StoreError> {
         self.write(|store| {
             // No checkpoint at every piece's commit: a checkpoint copies the write-ahead log
             // into the database and syncs both to disk, which at every 200 ms piece cost as
             // much as the import itself. One runs when the import is done, as it did when an
             // import was one transaction.
             store.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
-            let r = store.thread_kept(kept, opts, progress, commit);
+            let r = store.thread_kept(kept, opts, progress, commit, fresh_ids);
             store.conn.pragma_update(None, "wal_autocheckpoint", 1000)?;
             if r.is_ok() && commit {
                 // PASSIVE: it copies what no reader still needs and never waits for one.
@@ -165,6 +195,7 @@ impl Store {
         opts: &Options,
         progress: &mut dyn FnMut(u64),
         commit: bool,
+        fresh_ids: bool,
     ) -> Result<ImportReport, StoreError> {
         let (source, paste_id) = (kept.source.as_str(), kept.paste_id);
         let mut diagnostics = kept.diagnostics.clone();
@@ -174,11 +205,11 @@ impl Store {
         let done = (|| {
             let mut run = Run::new(
                 conn,
-                &self.ids,
                 paste_id,
                 now(),
                 commit.then_some((self.busy_timeout, self.path.as_path())),
             )?;
+            run.fresh_ids = fresh_ids;
             let found = envelopes(conn, paste_id, &mut run, opts, progress, &mut diagnostics)?;
             if commit {
                 run.end_piece()?;

@@ -9,12 +9,18 @@
 //! A database whose file, folder or disk does not allow writing is opened read-only: reading
 //! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
 
+mod alias;
 mod browse;
+mod conflict;
+mod cycle;
 mod erase;
+mod fresh;
 mod import;
 mod lookup;
+mod paste_text;
 mod prepare;
 mod query;
+mod receipt_id;
 mod reply;
 mod schema;
 mod search;
@@ -22,6 +28,7 @@ mod tree;
 mod writer;
 
 pub use browse::{Draft, ThreadRow};
+pub use conflict::MessageVersion;
 pub use erase::{EraseTarget, Erasure};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use lookup::{IdMatches, MessageLabel};
@@ -226,6 +233,17 @@ impl Store {
             }
             r => r.map_err(located),
         }
+    }
+
+    /// Opens an existing database for reading only (`None` when there is no file): for
+    /// commands that only consult it, such as `check`.
+    pub fn open_for_reading(path: &Path) -> Result<Option<Store>, StoreError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        Self::open_read_only(path, "opened for reading only".into())
+            .map(Some)
+            .map_err(|e| locate(e, path, None))
     }
 
     /// Opens `path` for reading only, without creating, migrating or changing anything in it.

@@ -36,7 +36,7 @@ pub(super) enum Event {
 /// One envelope, parsed and encoded as far as possible without the database.
 pub(super) struct Prepared {
     pub parsed: Parsed,
-    /// The envelope as received, transport wrapping undone (empty when rejected).
+    /// The envelope as received, transport wrapping undone.
     pub raw: String,
     /// For an envelope without a message id: the hex SHA-256 of its canonical form as
     /// received, which recognizes it when imported again.
@@ -85,9 +85,11 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
 
 fn prepare(parsed: Parsed, piece: &str) -> Prepared {
     if parsed.has_errors() {
+        // The text is kept: an envelope rejected only for its ids may still be imported with
+        // fresh ones.
         return Prepared {
+            raw: parsed.received_text(piece),
             parsed,
-            raw: String::new(),
             digest: None,
             filled: None,
         };

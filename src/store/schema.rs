@@ -128,6 +128,33 @@ INSERT INTO paste_pieces (paste_id, seq, bytes)
     SELECT paste_id, seq, CAST(text AS BLOB) FROM paste_chunks;
 DROP TABLE paste_chunks;
 "#,
+    r#"
+-- Texts pasted under a message id already stored with other content: kept beside the stored
+-- message (never in its place, never dropped), one row per distinct canonical text. (IF NOT
+-- EXISTS: a database whose version was set back by hand may hold these tables already.)
+CREATE TABLE IF NOT EXISTS message_versions (
+    seq         INTEGER PRIMARY KEY,
+    message_id  TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    paste_id    INTEGER REFERENCES pastes(id) ON DELETE SET NULL,
+    raw         TEXT,                 -- as received; NULL when it equals `canonical`
+    canonical   TEXT NOT NULL,
+    digest      TEXT NOT NULL,        -- SHA-256 of `canonical`
+    diagnostics TEXT NOT NULL,
+    received_at TEXT NOT NULL,
+    UNIQUE (message_id, digest)
+);
+
+-- Ids that were not valid ULIDs/UUIDv7s, replaced by fresh ones on import: a later envelope
+-- naming the original id (as `parent` or `thread`) is threaded under the fresh one.
+CREATE TABLE IF NOT EXISTS id_aliases (
+    alias      TEXT PRIMARY KEY,      -- the id as written
+    kind       TEXT NOT NULL CHECK (kind IN ('message', 'thread')),
+    id         TEXT NOT NULL,         -- the id it was given
+    paste_id   INTEGER REFERENCES pastes(id) ON DELETE SET NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS id_aliases_id ON id_aliases(id);
+"#,
 ];
 
 /// The schema version this binary writes.

@@ -18,7 +18,9 @@ use sha2::{Digest, Sha256};
 
 use super::import::{ImportItem, Outcome, hex};
 use super::prepare::{Prepared, fill};
+use super::receipt_id::ReceiptIds;
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
+use super::{conflict, cycle, fresh};
 use crate::protocol::{self, Intent};
 
 /// A message id as the in-memory sets keep it: a 64-bit hash, a tenth of the memory of the id
@@ -47,7 +49,6 @@ struct ThreadAcc {
 /// The state of one import.
 pub(super) struct Run<'c> {
     conn: &'c Connection,
-    ids: &'c protocol::IdGenerator,
     /// When committing in pieces: how long to wait for the lock again, and the database.
     pieces: Option<(Duration, &'c Path)>,
     /// When the current piece began.
@@ -73,6 +74,10 @@ pub(super) struct Run<'c> {
     /// Every parent named by a message this import stored: only a message in this set (or
     /// named by a message stored before the import) can have replies waiting to be re-homed.
     named_parents: HashSet<u64>,
+    /// Whether envelopes rejected only for invalid ids get fresh ones (see `fresh`).
+    pub fresh_ids: bool,
+    /// The ids made on receipt for this paste's envelopes.
+    receipt: ReceiptIds,
 }
 
 impl<'c> Run<'c> {
@@ -80,7 +85,6 @@ impl<'c> Run<'c> {
     /// new one every [`PIECE_TIME`] (see [`Run::piece_boundary`]).
     pub fn new(
         conn: &'c Connection,
-        ids: &'c protocol::IdGenerator,
         paste_id: i64,
         now: String,
         pieces: Option<(Duration, &'c Path)>,
@@ -88,7 +92,6 @@ impl<'c> Run<'c> {
         let first_seq = max_seq(conn)?;
         Ok(Run {
             conn,
-            ids,
             pieces,
             piece_started: Instant::now(),
             piece_first_seq: first_seq,
@@ -102,6 +105,8 @@ impl<'c> Run<'c> {
             stored_ids: (first_seq == 0).then(HashSet::new),
             awaiting: awaiting(conn)?,
             named_parents: HashSet::new(),
+            fresh_ids: false,
+            receipt: ReceiptIds::for_paste(conn, paste_id)?,
         })
     }
 }
@@ -180,6 +185,22 @@ impl Run<'_> {
             digest,
             filled,
         } = prep;
+        // Invalid ids named before (or, when asked, any) are replaced before anything else.
+        // The envelope's index in the input: what its ids made on receipt derive from.
+        let index = self.items.len();
+        let repaired = fresh::repair(
+            self.conn,
+            &|purpose| self.receipt.id(index, purpose),
+            self.paste_id,
+            &self.now,
+            self.fresh_ids,
+            p,
+        )?;
+        if repaired.changed {
+            *filled = None;
+            // The ids given may be stored: they are looked up.
+            self.stored_ids = None;
+        }
         if p.has_errors() {
             self.items.push(ImportItem {
                 span: p.span,
@@ -195,10 +216,39 @@ impl Run<'_> {
         let (duplicate, digest) = match p.envelope.message() {
             Some(id) => match &self.stored_ids {
                 Some(stored) if !stored.contains(&id_key(id)) => (None, None),
-                _ => (
-                    self.existing("SELECT id, thread_id FROM messages WHERE id = ?1", id)?,
-                    None,
-                ),
+                _ => match conflict::stored(self.conn, id)? {
+                    None => (None, None),
+                    Some(s) => {
+                        let canonical = conflict::candidate(p, filled.as_ref(), &s);
+                        if canonical != s.canonical {
+                            // Same id, other content: kept beside the stored message, and
+                            // reported as the error it is.
+                            let diagnostics =
+                                serde_json::to_string(&p.diagnostics).unwrap_or_default();
+                            let kept = conflict::keep_version(
+                                self.conn,
+                                &s.id,
+                                self.paste_id,
+                                raw,
+                                &canonical,
+                                &diagnostics,
+                                &self.now,
+                            )?;
+                            let mut diagnostics = std::mem::take(&mut p.diagnostics);
+                            diagnostics
+                                .insert(0, conflict::diagnostic(p.span.start_line, &s, Some(kept)));
+                            self.items.push(ImportItem {
+                                span: p.span,
+                                outcome: Outcome::Conflict,
+                                message: Some(s.id),
+                                thread: Some(s.thread),
+                                diagnostics,
+                            });
+                            return Ok(());
+                        }
+                        (Some((s.id, s.thread)), None)
+                    }
+                },
             },
             None => {
                 // The same text twice in one input (an identical reply later in the session)
@@ -237,7 +287,8 @@ impl Run<'_> {
         }
 
         let env = &p.envelope;
-        let ids_assigned = env.thread().is_none() || env.message().is_none();
+        let ids_assigned =
+            env.thread().is_none() || env.message().is_none() || repaired.fresh_message;
         let mut own = None;
         let (thread, message, parent, filled) = match filled.as_ref() {
             // Named thread and message: the worker filled them in already.
@@ -261,7 +312,7 @@ impl Run<'_> {
                 let message = env
                     .message()
                     .map(str::to_string)
-                    .unwrap_or_else(|| self.ids.next_id());
+                    .unwrap_or_else(|| self.receipt.id(index, "message"));
                 // Without a `thread`, a reply joins the thread of the message it names as
                 // parent when that is stored, else its session's.
                 let parents_thread = match (env.thread(), env.parent()) {
@@ -339,7 +390,20 @@ impl Run<'_> {
             }
         }
         let key = id_key(&message);
+        let mut diagnostics = std::mem::take(&mut p.diagnostics);
         if self.named_parents.contains(&key) || self.named_before(&message)? {
+            // It arrived after a reply to it: that reply may lead back to it.
+            if let Some(parent) = &parent {
+                if cycle::closes_cycle(self.conn, &message, parent)? {
+                    diagnostics.push(cycle::diagnostic(p.span.start_line, &message, parent));
+                    self.conn
+                        .prepare_cached("UPDATE messages SET diagnostics = ?2 WHERE id = ?1")?
+                        .execute(params![
+                            message,
+                            serde_json::to_string(&diagnostics).unwrap_or_default()
+                        ])?;
+                }
+            }
             self.rehome_replies(&message, &thread)?;
         }
         if let Some(parent) = parent {
@@ -353,7 +417,7 @@ impl Run<'_> {
             outcome: Outcome::Imported,
             message: Some(message),
             thread: Some(thread),
-            diagnostics: std::mem::take(&mut p.diagnostics),
+            diagnostics,
         });
         Ok(())
     }

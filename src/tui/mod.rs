@@ -198,6 +198,13 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow:
                 }
                 terminal.clear()?;
             }
+            if let Some(text) = app.edit_paste_request.take() {
+                match editor::edit(terminal, &text) {
+                    Ok(text) => app.update(Action::EditedPaste(text)),
+                    Err(e) => app.error(format!("$EDITOR: {e:#}; the paste is unchanged")),
+                }
+                terminal.clear()?;
+            }
             if let Some(request) = app.pipe_request.take() {
                 let (ok, line) = pipe::run(terminal, &request);
                 app.update(Action::Piped(ok, line));

@@ -235,6 +235,7 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         .map(|(i, item)| {
             let (mark, style) = match item.outcome {
                 Outcome::Rejected => ("✗ error ", theme::ERROR),
+                Outcome::Conflict => ("✗ id    ", theme::ERROR),
                 Outcome::Duplicate => ("= dup   ", theme::DIM),
                 Outcome::Imported if item.diagnostics.is_empty() => ("✓ valid ", theme::OK),
                 Outcome::Imported
@@ -269,6 +270,9 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         }
         if item.diagnostics.is_empty() {
             d.push(Line::from(Span::styled("No problems found.", theme::OK)));
+        }
+        for hint in crate::app::landing::preview_hint(app, item) {
+            d.push(Line::from(Span::styled(hint, theme::WARN)));
         }
         for diag in &item.diagnostics {
             // A repair is done: said as such, not as something to fix.
