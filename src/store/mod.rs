@@ -10,10 +10,12 @@
 //! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
 
 mod browse;
+mod delivery;
 mod import;
 mod lookup;
 mod prepare;
 mod query;
+mod queue;
 mod reply;
 mod schema;
 mod search;
@@ -21,9 +23,11 @@ mod tree;
 mod writer;
 
 pub use browse::{Draft, ThreadRow};
+pub use delivery::{Delivery, message_time, ulid_time};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use lookup::{IdMatches, MessageLabel};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};
+pub use queue::{Queue, QueueRow, QueueSection, Section, StateFilter};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;
 pub use search::{MAX_SEARCH_WORDS, RANKED_MATCHES, SearchHit, SearchResults};

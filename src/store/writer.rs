@@ -73,6 +73,8 @@ pub(super) struct Run<'c> {
     /// Every parent named by a message this import stored: only a message in this set (or
     /// named by a message stored before the import) can have replies waiting to be re-homed.
     named_parents: HashSet<u64>,
+    /// The operator's addresses, for the delivery ledger's "addressed to me".
+    operator: HashSet<String>,
 }
 
 impl<'c> Run<'c> {
@@ -102,6 +104,7 @@ impl<'c> Run<'c> {
             stored_ids: (first_seq == 0).then(HashSet::new),
             awaiting: awaiting(conn)?,
             named_parents: HashSet::new(),
+            operator: super::delivery::operator_addresses(conn)?,
         })
     }
 }
@@ -327,6 +330,22 @@ impl Run<'_> {
                 ids_assigned,
                 self.now,
             ])?;
+        let seq = self.conn.last_insert_rowid();
+        super::delivery::record(
+            self.conn,
+            &super::delivery::NewMessage {
+                seq,
+                id: &message,
+                thread: &thread,
+                parent: parent.as_deref(),
+                received: true,
+                recipient: &env.banner.to,
+                intent: filled.intent.as_ref(),
+                meta: &env.meta,
+            },
+            &self.operator,
+            &self.now,
+        )?;
         if let Some(parent) = &parent {
             if self.awaiting.remove(parent) {
                 // The message it answers is answered now.
@@ -341,6 +360,7 @@ impl Run<'_> {
         let key = id_key(&message);
         if self.named_parents.contains(&key) || self.named_before(&message)? {
             self.rehome_replies(&message, &thread)?;
+            super::delivery::parent_arrived(self.conn, seq, &message)?;
         }
         if let Some(parent) = parent {
             self.named_parents.insert(id_key(&parent));
@@ -392,6 +412,7 @@ impl Run<'_> {
             self.conn
                 .prepare_cached("UPDATE messages SET thread_id = ?2 WHERE id = ?1")?
                 .execute(params![id, thread])?;
+            super::delivery::moved(self.conn, id, thread)?;
             // The old thread's count goes down (an emptied one is removed at the piece's end).
             self.touch_thread(old, None, [], -1)?;
             self.touch_thread(thread, None, [], 1)?;
