@@ -310,3 +310,50 @@ impl Store {
         Ok((rows, count))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(store: &Store, sql: &str) -> String {
+        let mut stmt = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap();
+        let rows = stmt
+            .query_map(params!["to_relay", 10], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        rows.join("\n")
+    }
+
+    #[test]
+    fn every_section_reads_a_partial_index_in_order() {
+        let store = Store::open_in_memory().unwrap();
+        let rows = plan(
+            &store,
+            &format!(
+                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
+                 WHERE d.state IS NOT NULL AND d.state = ?1
+                 ORDER BY d.sent_at, d.seq LIMIT ?2"
+            ),
+        );
+        assert!(rows.contains("INDEX delivery_state"), "{rows}");
+        assert!(!rows.contains("TEMP B-TREE"), "{rows}");
+        let missing = plan(
+            &store,
+            &format!(
+                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
+                 WHERE d.missing_parent = 1 AND ?1 = ?1 ORDER BY d.sent_at, d.seq LIMIT ?2"
+            ),
+        );
+        assert!(missing.contains("INDEX delivery_missing"), "{missing}");
+        let count = plan(
+            &store,
+            "SELECT count(*) FROM (SELECT 1 FROM delivery
+             WHERE state IS NOT NULL AND state = ?1 LIMIT ?2)",
+        );
+        assert!(count.contains("INDEX delivery_state"), "{count}");
+    }
+}
