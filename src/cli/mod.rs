@@ -17,6 +17,7 @@ mod input;
 mod json;
 mod output;
 mod parse_cmd;
+mod queue_cmd;
 mod sign_cmd;
 mod store_cmd;
 
@@ -124,6 +125,16 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// How many threads.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// What is left to do: envelopes to relay, addressed to you, awaiting a reply, missing
+    /// their parent, and drafts; oldest first in each section.
+    Queue {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many rows per section.
         #[arg(long, default_value_t = 50)]
         limit: usize,
     },
@@ -304,6 +315,9 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json, opts),
         Command::Import { files, json } => store_cmd::import(db, &files, json, opts),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
+        Command::Queue { json, limit } => {
+            queue_cmd::queue(db, &config.operator.addresses, limit, json)
+        }
         Command::Show { thread, json } => store_cmd::show(db, &thread, json),
         Command::Export { thread, format } => store_cmd::export_thread(db, &thread, format),
         Command::Search { query, json, limit } => store_cmd::search(db, &query, limit, json),
