@@ -88,6 +88,10 @@ pub enum Action {
     Pipe,
     /// Pipe the open thread to a shell command.
     PipeThread,
+    /// The queue: what is left to relay, answer and chase.
+    Queue,
+    /// Show only threads in the next delivery state (all, to relay, to me, …).
+    CycleStateFilter,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -157,6 +161,12 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::PipeThread,
         "pipe_thread",
         "pipe thread to a command",
+    ),
+    (Action::Queue, "queue", "queue: to relay, to me, awaiting"),
+    (
+        Action::CycleStateFilter,
+        "cycle_state_filter",
+        "threads by state (all, to relay, …)",
     ),
 ];
 

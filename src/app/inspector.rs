@@ -87,6 +87,11 @@ pub struct Inspector {
     pub headers: Option<bool>,
     /// Whether the rows shown have the headers folded to one line.
     pub folded: bool,
+    /// The selected message's delivery (to relay, relayed how and when, awaited from whom),
+    /// shown under the title; set by the app before [`Inspector::refresh`].
+    pub delivery_line: Option<String>,
+    /// The delivery line the rows were built with.
+    built_delivery: Option<String>,
 }
 
 /// Below this many rows the inspector shows the body first, the headers folded to one line.
@@ -105,9 +110,10 @@ impl Inspector {
         let fold = !self.headers.unwrap_or(height >= FOLD_BELOW);
         self.folded = fold;
         let key = msg.map(|m| (m.id.clone(), width, self.view, fold));
-        if key == self.built_for {
+        if key == self.built_for && self.delivery_line == self.built_delivery {
             return;
         }
+        self.built_delivery = self.delivery_line.clone();
         if key.as_ref().map(|k| &k.0) != self.built_for.as_ref().map(|k| &k.0) {
             self.scroll = 0;
         }
@@ -119,6 +125,14 @@ impl Inspector {
             },
             None => Vec::new(),
         };
+        if let (Some(line), View::Fields, false) =
+            (&self.delivery_line, self.view, self.rows.is_empty())
+        {
+            for (i, part) in wrap(&safe_line(line), width as usize).into_iter().enumerate() {
+                self.rows
+                    .insert(1 + i, Row::new(RowKind::Field, "", part));
+            }
+        }
         self.built_for = key;
     }
 

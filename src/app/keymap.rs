@@ -30,11 +30,13 @@ pub enum Scope {
     Help,
     /// The search and command prompts; unbound keys are typed.
     Prompt,
+    /// The queue of what is left to relay, answer and chase.
+    Queue,
 }
 
 impl Scope {
     /// Every scope, in the order help lists them.
-    pub const ALL: [Scope; 8] = [
+    pub const ALL: [Scope; 9] = [
         Scope::Browse,
         Scope::Filter,
         Scope::Composer,
@@ -43,6 +45,7 @@ impl Scope {
         Scope::Drafts,
         Scope::Help,
         Scope::Prompt,
+        Scope::Queue,
     ];
 
     /// The config table name (`[keys.browse]`).
@@ -56,6 +59,7 @@ impl Scope {
             Scope::Drafts => "drafts",
             Scope::Help => "help",
             Scope::Prompt => "prompt",
+            Scope::Queue => "queue",
         }
     }
 
@@ -70,6 +74,7 @@ impl Scope {
             Scope::Drafts => "Drafts",
             Scope::Help => "Help",
             Scope::Prompt => "Search and command line",
+            Scope::Queue => "Queue (after Q)",
         }
     }
 
@@ -103,6 +108,7 @@ impl Scope {
             Scope::Drafts => &[Open, Discard, Back],
             Scope::Help => &[Down, Back],
             Scope::Prompt => &[Open, Down, Back],
+            Scope::Queue => &[Open, Down, Up, Back],
         }
     }
 }
@@ -268,6 +274,12 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "alt-|", Action::PipeThread),
     (Scope::Browse, "D", Action::Drafts),
     (Scope::Browse, "ctrl-c", Action::Quit),
+    (Scope::Browse, "Q", Action::Queue),
+    (Scope::Browse, "s", Action::CycleStateFilter),
+    (Scope::Queue, "enter", Action::Open),
+    (Scope::Queue, "esc q Q", Action::Back),
+    (Scope::Queue, "j down", Action::Down),
+    (Scope::Queue, "k up", Action::Up),
     (Scope::Filter, "enter", Action::Open),
     (Scope::Filter, "esc", Action::Back),
     (Scope::Filter, "down ctrl-n", Action::Down),
@@ -312,7 +324,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
 pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
     #[error(
-        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt"
+        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, queue"
     )]
     Scope(String),
     /// The key name is not one.

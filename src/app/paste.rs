@@ -239,6 +239,7 @@ impl App {
             return self.close_popup();
         }
         match popup {
+            Popup::Queue(_) => return self.queue_action(action),
             Popup::Help { scroll } => {
                 let page = inner_height(self.size).saturating_sub(4).max(1) as isize;
                 let delta = match action {
@@ -480,7 +481,11 @@ impl App {
         } else {
             self.list.reload(&self.store)?;
         }
-        let text = format!("Imported {imported}, {dup} already stored, {rejected} rejected.");
+        let mut text = format!("Imported {imported}, {dup} already stored, {rejected} rejected.");
+        if self.settings.copy_on_import {
+            let relayed = self.copy_after_import(&report)?;
+            text.push_str(&relayed);
+        }
         if rejected > 0 {
             let why = report
                 .items

@@ -36,6 +36,8 @@ pub enum Popup {
         /// Set after a first discard press: the id waiting for the second.
         confirm: Option<String>,
     },
+    /// What is left to relay, answer and chase.
+    Queue(super::queue::QueueView),
 }
 
 impl Popup {
@@ -47,6 +49,7 @@ impl Popup {
             Popup::PasteBox { .. } => Scope::PasteBox,
             Popup::Search(_) | Popup::Command(_) => Scope::Prompt,
             Popup::Drafts { .. } => Scope::Drafts,
+            Popup::Queue(_) => Scope::Queue,
         }
     }
 }

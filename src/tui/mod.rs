@@ -118,6 +118,8 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         },
         label,
         db_path,
+        operator: config.operator.addresses.clone(),
+        copy_on_import: config.relay.copy_on_import,
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);
