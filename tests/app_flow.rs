@@ -124,7 +124,8 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     );
     let sent = t.app.selected_message().unwrap().clone();
     assert_eq!(sent.status, "awaiting_reply");
-    assert!(t.app.list.rows[0].summary.awaiting_reply);
+    // A RESPOND copied out awaits nothing more (the intent registry's rule).
+    assert!(!t.app.list.rows[0].summary.awaiting_reply);
     // The answer arrives: an envelope naming the sent one as parent.
     let answer = format!(
         "[[{}→{} v1.1]]\nuser: x\nthread: {}\nparent: {}\nmessage: 01KZZZZZZZZZZZZZZZZZZZZZZZ\nintent: RESPOND\nbody: |\n  thanks\n[[END]]\n",

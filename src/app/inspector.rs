@@ -128,9 +128,15 @@ impl Inspector {
         if let (Some(line), View::Fields, false) =
             (&self.delivery_line, self.view, self.rows.is_empty())
         {
+            // Under the headers when they are shown (after `stored`), else under the folded
+            // line: the body keeps its place at the top of a short pane.
+            let at = self
+                .rows
+                .iter()
+                .position(|r| r.key.starts_with("stored "))
+                .map_or(2.min(self.rows.len()), |i| i + 1);
             for (i, part) in wrap(&safe_line(line), width as usize).into_iter().enumerate() {
-                self.rows
-                    .insert(1 + i, Row::new(RowKind::Field, "", part));
+                self.rows.insert(at + i, Row::new(RowKind::Field, "", part));
             }
         }
         self.built_for = key;

@@ -79,8 +79,9 @@ pub struct Settings {
     /// The database file (`None` in memory): what the database cannot take is written
     /// beside it.
     pub db_path: Option<std::path::PathBuf>,
-    /// The operator's own addresses (`[operator] addresses`).
-    pub operator: Vec<String>,
+    /// The operator's own addresses (`[operator] addresses`); `None` keeps those the
+    /// database was last given.
+    pub operator: Option<Vec<String>>,
     /// Copy a single new envelope for someone else right after its import.
     pub copy_on_import: bool,
 }
@@ -189,11 +190,10 @@ impl App {
         };
         // The ledger's "addressed to me" follows the config; a busy database keeps the
         // addresses it knew, and says so.
-        if let Err(e) = app
-            .store
-            .set_operator_addresses(&app.settings.operator.clone())
-        {
-            app.warn(format!("operator addresses not applied yet: {e}"));
+        if let Some(addresses) = app.settings.operator.clone() {
+            if let Err(e) = app.store.set_operator_addresses(&addresses) {
+                app.warn(format!("operator addresses not applied yet: {e}"));
+            }
         }
         app.list.reload(&app.store)?;
         app.drafts = app.store.drafts()?.len();

@@ -149,8 +149,8 @@ pub fn delivery_text(d: &crate::store::Delivery, now: jiff::Timestamp) -> String
         age(&d.sent_at, now)
     )];
     match d.state.as_deref() {
-        Some("to_relay") => parts.push("⇢ to relay: y copies it for its recipient".into()),
-        Some("to_me") => parts.push("✉ addressed to you: r answers".into()),
+        Some("to_relay") => parts.push("⇢ to relay (y)".into()),
+        Some("to_me") => parts.push("✉ to you (r answers)".into()),
         Some("awaiting") => {
             let mut s = format!("⏳ awaiting {}", d.awaiting_from.join(", "));
             if let Some(n) = d.awaiting_needed.filter(|n| *n > 1) {

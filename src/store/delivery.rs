@@ -44,6 +44,7 @@ pub(crate) struct NewMessage<'a> {
     pub thread: &'a str,
     pub parent: Option<&'a str>,
     pub received: bool,
+    pub sender: &'a str,
     pub recipient: &'a str,
     pub intent: Option<&'a Intent>,
     pub meta: &'a [MetaBlock],
@@ -138,7 +139,8 @@ pub(crate) fn record(
         if parent_waits {
             recompute_awaiting(conn, parent_seq)?;
         }
-        if parent_to_me && !m.received {
+        // Answered by the operator: composed here, or received from one of their addresses.
+        if parent_to_me && (!m.received || operator.contains(&address_key(m.sender))) {
             conn.prepare_cached(
                 "UPDATE delivery SET answered_at = ?2 WHERE seq = ?1 AND answered_at IS NULL",
             )?

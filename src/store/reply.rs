@@ -138,6 +138,7 @@ impl Store {
                 thread,
                 parent: env.parent(),
                 received: false,
+                sender: &env.banner.from,
                 recipient: &env.banner.to,
                 intent: intent.as_ref(),
                 meta: &env.meta,

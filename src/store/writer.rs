@@ -339,6 +339,7 @@ impl Run<'_> {
                 thread: &thread,
                 parent: parent.as_deref(),
                 received: true,
+                sender: &env.banner.from,
                 recipient: &env.banner.to,
                 intent: filled.intent.as_ref(),
                 meta: &env.meta,
