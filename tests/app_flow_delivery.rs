@@ -30,15 +30,29 @@ fn y_on_an_envelope_to_relay_copies_it_and_records_it_relayed() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = harness(store_in(dir.path()), 120, 40);
     let v = ids(2);
-    t.act(Action::Paste(env("CLAUDE", "fenced-bot", &v[0], None, &v[1], "REQUEST")));
+    t.act(Action::Paste(env(
+        "CLAUDE",
+        "fenced-bot",
+        &v[0],
+        None,
+        &v[1],
+        "REQUEST",
+    )));
     t.key(KeyCode::Enter, NONE);
     assert!(t.screen().contains("⇢1"), "{}", t.screen());
-    assert_eq!(t.app.delivery.as_ref().unwrap().state.as_deref(), Some("to_relay"));
+    assert_eq!(
+        t.app.delivery.as_ref().unwrap().state.as_deref(),
+        Some("to_relay")
+    );
     t.keys("y");
     // Copied for its recipient: in the fence configured for it.
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("```\n[[CLAUDE→fenced-bot"), "{copy}");
-    assert!(t.app.status.1.contains("relayed (OSC 52)"), "{:?}", t.app.status);
+    assert!(
+        t.app.status.1.contains("relayed (OSC 52)"),
+        "{:?}",
+        t.app.status
+    );
     let d = t.app.delivery.clone().unwrap();
     assert_eq!(d.relayed.as_ref().unwrap().1, "OSC 52");
     // Now it awaits the recipient's answer; the inspector says how it was relayed.
@@ -57,7 +71,9 @@ fn y_on_an_envelope_to_relay_copies_it_and_records_it_relayed() {
 fn the_queue_lists_sections_and_opens_the_selected_message() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = store_in(dir.path());
-    store.set_operator_addresses(&["human@desk".into()]).unwrap();
+    store
+        .set_operator_addresses(&["human@desk".into()])
+        .unwrap();
     let v = ids(6);
     let text = format!(
         "{}{}{}",
@@ -69,7 +85,12 @@ fn the_queue_lists_sections_and_opens_the_selected_message() {
     let mut t = harness(store, 120, 40);
     t.keys("Q");
     let s = t.screen();
-    for heading in ["to relay (2)", "addressed to me (1)", "missing parent (1)", "drafts (0)"] {
+    for heading in [
+        "to relay (2)",
+        "addressed to me (1)",
+        "missing parent (1)",
+        "drafts (0)",
+    ] {
         assert!(s.contains(heading), "{heading}: {s}");
     }
     // Rows are in section order: to relay (oldest first), then to me, then the missing parent.
@@ -90,7 +111,9 @@ fn the_queue_lists_sections_and_opens_the_selected_message() {
 fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = store_in(dir.path());
-    store.set_operator_addresses(&["human@desk".into()]).unwrap();
+    store
+        .set_operator_addresses(&["human@desk".into()])
+        .unwrap();
     let v = ids(4);
     let text = format!(
         "{}{}",
@@ -111,7 +134,11 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     assert!(t.screen().contains("[addressed to me]"));
     t.keys("ss");
     assert!(t.app.list.rows.is_empty());
-    assert!(t.screen().contains("No thread in this state"), "{}", t.screen());
+    assert!(
+        t.screen().contains("No thread in this state"),
+        "{}",
+        t.screen()
+    );
     t.keys("ss");
     assert_eq!(t.app.list.state, StateFilter::All);
     assert_eq!(t.app.list.rows.len(), 2);
@@ -121,21 +148,51 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
 fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = store_in(dir.path());
-    store.set_operator_addresses(&["human@desk".into()]).unwrap();
+    store
+        .set_operator_addresses(&["human@desk".into()])
+        .unwrap();
     let mut t = harness(store, 120, 30);
     t.app.settings.copy_on_import = true;
     let v = ids(6);
     // One new envelope for someone else: copied on and marked relayed.
-    t.act(Action::Paste(env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST")));
+    t.act(Action::Paste(env(
+        "CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST",
+    )));
     t.key(KeyCode::Enter, NONE);
-    assert!(t.app.status.1.contains("Copied for CHATGPT"), "{:?}", t.app.status);
+    assert!(
+        t.app.status.1.contains("Copied for CHATGPT"),
+        "{:?}",
+        t.app.status
+    );
     assert!(t.copies().pop().unwrap().starts_with("[[CLAUDE→CHATGPT"));
-    assert!(t.app.store.delivery(&v[1]).unwrap().unwrap().relayed.is_some());
+    assert!(
+        t.app
+            .store
+            .delivery(&v[1])
+            .unwrap()
+            .unwrap()
+            .relayed
+            .is_some()
+    );
     // Addressed to the operator: not copied, and the status says why.
     let before = t.copies().len();
-    t.act(Action::Paste(env("CLAUDE", "HUMAN@desk", &v[2], None, &v[3], "REQUEST")));
+    t.act(Action::Paste(env(
+        "CLAUDE",
+        "HUMAN@desk",
+        &v[2],
+        None,
+        &v[3],
+        "REQUEST",
+    )));
     t.key(KeyCode::Enter, NONE);
-    assert!(t.app.status.1.contains("Not relayed: it is addressed to you"), "{:?}", t.app.status);
+    assert!(
+        t.app
+            .status
+            .1
+            .contains("Not relayed: it is addressed to you"),
+        "{:?}",
+        t.app.status
+    );
     assert_eq!(t.copies().len(), before);
     // Two new envelopes: not copied.
     t.act(Action::Paste(format!(
@@ -144,7 +201,11 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
         env("A", "B", &v[4], Some(&v[5]), &ids(1)[0], "BROADCAST")
     )));
     t.key(KeyCode::Enter, NONE);
-    assert!(t.app.status.1.contains("Not relayed: 2 new envelopes"), "{:?}", t.app.status);
+    assert!(
+        t.app.status.1.contains("Not relayed: 2 new envelopes"),
+        "{:?}",
+        t.app.status
+    );
     assert_eq!(t.copies().len(), before);
 }
 
@@ -155,7 +216,11 @@ fn the_seeded_demo_shows_every_queue_state_with_ages_from_its_ulids() {
     crosstalk::tui::demo::seed_at(&mut store, now).unwrap();
     let q = store.queue(50).unwrap();
     for s in &q.sections {
-        assert!(!s.rows.is_empty(), "the demo has nothing {}", s.section.title());
+        assert!(
+            !s.rows.is_empty(),
+            "the demo has nothing {}",
+            s.section.title()
+        );
     }
     // Ages are spread over the last days, none in the future, from the ULID of each id.
     let mut ages = Vec::new();

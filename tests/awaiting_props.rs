@@ -6,19 +6,40 @@ use crosstalk::protocol::{Intent, MetaBlock};
 use proptest::prelude::*;
 
 const INTENTS: [&str; 13] = [
-    "REQUEST", "RESPOND", "ESCALATE", "HANDOFF", "POLL", "ACK", "NACK", "ERROR", "BROADCAST",
-    "REVOKE", "CLOSE", "QUESTION", "VOTE",
+    "REQUEST",
+    "RESPOND",
+    "ESCALATE",
+    "HANDOFF",
+    "POLL",
+    "ACK",
+    "NACK",
+    "ERROR",
+    "BROADCAST",
+    "REVOKE",
+    "CLOSE",
+    "QUESTION",
+    "VOTE",
 ];
 const PARTIES: [&str; 5] = ["claude", "CHATGPT", "gemini", "human://op", "Other"];
 
 fn intent() -> impl Strategy<Value = Option<Intent>> {
-    proptest::option::weighted(0.9, proptest::sample::select(&INTENTS[..]).prop_map(Intent::parse))
+    proptest::option::weighted(
+        0.9,
+        proptest::sample::select(&INTENTS[..]).prop_map(Intent::parse),
+    )
 }
 
 fn reply() -> impl Strategy<Value = (String, Option<Intent>)> {
     (proptest::sample::select(&PARTIES[..]), intent()).prop_map(|(p, i)| {
         // Senders vary in case: parties compare case-insensitively.
-        (if p.len() % 2 == 0 { p.to_uppercase() } else { p.to_string() }, i)
+        (
+            if p.len() % 2 == 0 {
+                p.to_uppercase()
+            } else {
+                p.to_string()
+            },
+            i,
+        )
     })
 }
 

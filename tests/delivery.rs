@@ -37,11 +37,11 @@ fn env(
 }
 
 fn import(s: &mut Store, text: &str) {
-    let r = s
-        .import_text("<test>", text, &Default::default())
-        .unwrap();
+    let r = s.import_text("<test>", text, &Default::default()).unwrap();
     assert!(
-        r.items.iter().all(|i| i.outcome != crosstalk::store::Outcome::Rejected),
+        r.items
+            .iter()
+            .all(|i| i.outcome != crosstalk::store::Outcome::Rejected),
         "{:?}",
         r.items
     );
@@ -69,7 +69,10 @@ fn a_received_envelope_for_someone_else_is_to_relay_until_copied_then_relayed() 
     let (_d, mut s) = store();
     s.set_operator_addresses(&["Human@Desk".into()]).unwrap();
     let v = ids(3);
-    import(&mut s, &env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "BROADCAST", ""));
+    import(
+        &mut s,
+        &env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "BROADCAST", ""),
+    );
     assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
     assert_eq!(section(&s, Section::ToRelay), [v[1].clone()]);
     assert!(s.mark_relayed(&v[1], "OSC 52").unwrap());
@@ -86,7 +89,10 @@ fn addressed_to_me_until_the_operator_composes_a_reply_case_insensitively() {
     let (_d, mut s) = store();
     s.set_operator_addresses(&["human@desk".into()]).unwrap();
     let v = ids(2);
-    import(&mut s, &env("CLAUDE", "HUMAN@DESK", &v[0], None, &v[1], "REQUEST", ""));
+    import(
+        &mut s,
+        &env("CLAUDE", "HUMAN@DESK", &v[0], None, &v[1], "REQUEST", ""),
+    );
     assert_eq!(state(&s, &v[1]).as_deref(), Some("to_me"));
     assert_eq!(section(&s, Section::ToMe), [v[1].clone()]);
     assert!(section(&s, Section::ToRelay).is_empty());
@@ -103,11 +109,17 @@ fn addressed_to_me_until_the_operator_composes_a_reply_case_insensitively() {
 fn changing_the_operator_addresses_reclassifies_what_is_stored() {
     let (_d, mut s) = store();
     let v = ids(2);
-    import(&mut s, &env("CLAUDE", "kalle", &v[0], None, &v[1], "BROADCAST", ""));
+    import(
+        &mut s,
+        &env("CLAUDE", "kalle", &v[0], None, &v[1], "BROADCAST", ""),
+    );
     assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
     assert!(s.set_operator_addresses(&["KALLE".into()]).unwrap());
     assert_eq!(state(&s, &v[1]).as_deref(), Some("to_me"));
-    assert!(!s.set_operator_addresses(&["kalle ".into()]).unwrap(), "no change");
+    assert!(
+        !s.set_operator_addresses(&["kalle ".into()]).unwrap(),
+        "no change"
+    );
     assert!(s.set_operator_addresses(&[]).unwrap());
     assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
 }
@@ -117,25 +129,42 @@ fn a_request_awaits_an_ack_does_not_and_a_respond_ends_the_wait() {
     let (_d, mut s) = store();
     let v = ids(6);
     let t = &v[0];
-    import(&mut s, &env("CLAUDE", "CHATGPT", t, None, &v[1], "REQUEST", ""));
+    import(
+        &mut s,
+        &env("CLAUDE", "CHATGPT", t, None, &v[1], "REQUEST", ""),
+    );
     import(&mut s, &env("CLAUDE", "CHATGPT", t, None, &v[2], "ACK", ""));
     s.mark_relayed(&v[1], "OSC 52").unwrap();
     s.mark_relayed(&v[2], "OSC 52").unwrap();
     assert_eq!(state(&s, &v[1]).as_deref(), Some("awaiting"));
-    assert_eq!(s.delivery(&v[1]).unwrap().unwrap().awaiting_from, ["CHATGPT"]);
-    assert_eq!(state(&s, &v[2]), None);
-    assert_eq!(section(&s, Section::Awaiting), [v[1].clone()]);
-    // An ACK to the request does not answer it; a RESPOND does.
-    import(&mut s, &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[3], "ACK", ""));
     assert_eq!(
         s.delivery(&v[1]).unwrap().unwrap().awaiting_from,
         ["CHATGPT"]
     );
-    import(&mut s, &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[4], "RESPOND", ""));
+    assert_eq!(state(&s, &v[2]), None);
+    assert_eq!(section(&s, Section::Awaiting), [v[1].clone()]);
+    // An ACK to the request does not answer it; a RESPOND does.
+    import(
+        &mut s,
+        &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[3], "ACK", ""),
+    );
+    assert_eq!(
+        s.delivery(&v[1]).unwrap().unwrap().awaiting_from,
+        ["CHATGPT"]
+    );
+    import(
+        &mut s,
+        &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[4], "RESPOND", ""),
+    );
     assert!(s.delivery(&v[1]).unwrap().unwrap().awaiting_from.is_empty());
     assert!(section(&s, Section::Awaiting).is_empty());
     // The thread list's awaiting marker followed.
-    assert!(s.thread_rows("", 10).unwrap()[0].summary.awaiting_since.is_none());
+    assert!(
+        s.thread_rows("", 10).unwrap()[0]
+            .summary
+            .awaiting_since
+            .is_none()
+    );
 }
 
 #[test]
@@ -156,14 +185,47 @@ fn a_poll_awaits_each_target_until_its_quorum() {
     let d = s.delivery(&v[1]).unwrap().unwrap();
     assert_eq!(d.awaiting_from.len(), 3);
     assert_eq!(d.awaiting_needed, Some(2));
-    import(&mut s, &env("claude://s/a", "human@desk", t, Some(&v[1]), &v[2], "RESPOND", ""));
+    import(
+        &mut s,
+        &env(
+            "claude://s/a",
+            "human@desk",
+            t,
+            Some(&v[1]),
+            &v[2],
+            "RESPOND",
+            "",
+        ),
+    );
     let d = s.delivery(&v[1]).unwrap().unwrap();
     assert_eq!(d.awaiting_from, ["chatgpt://t/x", "gemini://g"]);
     assert_eq!(d.awaiting_needed, Some(1));
     // A second answer from the same target does not count twice.
-    import(&mut s, &env("CLAUDE://s/a", "human@desk", t, Some(&v[1]), &v[3], "RESPOND", ""));
+    import(
+        &mut s,
+        &env(
+            "CLAUDE://s/a",
+            "human@desk",
+            t,
+            Some(&v[1]),
+            &v[3],
+            "RESPOND",
+            "",
+        ),
+    );
     assert_eq!(s.delivery(&v[1]).unwrap().unwrap().awaiting_needed, Some(1));
-    import(&mut s, &env("gemini://g", "human@desk", t, Some(&v[1]), &v[4], "RESPOND", ""));
+    import(
+        &mut s,
+        &env(
+            "gemini://g",
+            "human@desk",
+            t,
+            Some(&v[1]),
+            &v[4],
+            "RESPOND",
+            "",
+        ),
+    );
     assert_eq!(state(&s, &v[1]), None, "quorum reached");
 }
 
@@ -173,14 +235,22 @@ fn a_missing_parent_is_marked_and_cleared_when_the_parent_arrives() {
     let v = ids(4);
     let t = &v[0];
     // The reply arrives first: its parent was never relayed.
-    import(&mut s, &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[2], "RESPOND", ""));
+    import(
+        &mut s,
+        &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[2], "RESPOND", ""),
+    );
     assert!(s.delivery(&v[2]).unwrap().unwrap().missing_parent);
     assert_eq!(section(&s, Section::MissingParent), [v[2].clone()]);
     assert_eq!(s.thread_rows("", 10).unwrap()[0].missing_parents, 1);
-    let only = s.thread_rows_in("", StateFilter::Only(Section::MissingParent), 10).unwrap();
+    let only = s
+        .thread_rows_in("", StateFilter::Only(Section::MissingParent), 10)
+        .unwrap();
     assert_eq!(only.len(), 1);
     // Then the parent (a REQUEST): the mark goes, and the request is answered already.
-    import(&mut s, &env("CLAUDE", "CHATGPT", t, None, &v[1], "REQUEST", ""));
+    import(
+        &mut s,
+        &env("CLAUDE", "CHATGPT", t, None, &v[1], "REQUEST", ""),
+    );
     assert!(!s.delivery(&v[2]).unwrap().unwrap().missing_parent);
     assert!(section(&s, Section::MissingParent).is_empty());
     assert!(s.thread_rows("", 10).unwrap()[0].missing_parents == 0);
@@ -205,12 +275,21 @@ fn sections_are_oldest_first_by_message_time_and_filters_pick_threads() {
     import(&mut s, &env("A", "B", &t1, None, &new, "BROADCAST", ""));
     import(&mut s, &env("A", "B", &t2, None, &old, "BROADCAST", ""));
     import(&mut s, &env("A", "B", &t3, None, &mid, "BROADCAST", ""));
-    assert_eq!(section(&s, Section::ToRelay), [old.clone(), mid.clone(), new.clone()]);
+    assert_eq!(
+        section(&s, Section::ToRelay),
+        [old.clone(), mid.clone(), new.clone()]
+    );
     let d = s.delivery(&old).unwrap().unwrap();
     let expected = crosstalk::store::ulid_time(&old).unwrap();
-    assert!(d.sent_at.starts_with(&expected.to_string()[..16]), "{} {expected}", d.sent_at);
+    assert!(
+        d.sent_at.starts_with(&expected.to_string()[..16]),
+        "{} {expected}",
+        d.sent_at
+    );
     s.mark_relayed(&old, "OSC 52").unwrap();
-    let relay = s.thread_rows_in("", StateFilter::Only(Section::ToRelay), 10).unwrap();
+    let relay = s
+        .thread_rows_in("", StateFilter::Only(Section::ToRelay), 10)
+        .unwrap();
     let mut got: Vec<String> = relay.iter().map(|r| r.summary.id.clone()).collect();
     got.sort();
     let mut want = vec![t1.clone(), t3.clone()];

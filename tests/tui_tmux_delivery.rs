@@ -30,9 +30,18 @@ impl Term {
             eprintln!("skipping the tmux end-to-end test: CROSSTALK_SKIP_TMUX=1");
             return None;
         }
-        let found = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
-        assert!(found, "tmux is not installed; install it or set CROSSTALK_SKIP_TMUX=1");
-        let dir = tempfile::Builder::new().prefix("ctd").tempdir_in("/tmp").unwrap();
+        let found = Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(
+            found,
+            "tmux is not installed; install it or set CROSSTALK_SKIP_TMUX=1"
+        );
+        let dir = tempfile::Builder::new()
+            .prefix("ctd")
+            .tempdir_in("/tmp")
+            .unwrap();
         for d in ["home", "data", "config", "state", "cache"] {
             std::fs::create_dir_all(dir.path().join(d)).unwrap();
         }
@@ -93,7 +102,11 @@ impl Term {
 
     fn tmux(&self, args: &[&str]) -> String {
         let out = self.tmux_output(args);
-        assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -128,7 +141,10 @@ impl Term {
             } else {
                 last = Some(s.clone());
             }
-            assert!(start.elapsed() < TIMEOUT, "timed out waiting for {what}; the screen:\n{s}");
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for {what}; the screen:\n{s}"
+            );
             std::thread::sleep(POLL);
         }
     }
@@ -145,7 +161,9 @@ impl Term {
 
     fn buffer(&self) -> Option<String> {
         let out = self.tmux_output(&["show-buffer"]);
-        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     fn wait_buffer(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
@@ -154,7 +172,11 @@ impl Term {
             if let Some(b) = self.buffer().filter(|b| ok(b)) {
                 return b;
             }
-            assert!(start.elapsed() < TIMEOUT, "no paste buffer with {what}:\n{}", self.screen());
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "no paste buffer with {what}:\n{}",
+                self.screen()
+            );
             std::thread::sleep(POLL);
         }
     }
@@ -164,7 +186,11 @@ impl Term {
         self.sandbox(&mut cmd);
         cmd.args(args).arg("--db").arg(self.path("t.db"));
         let out = cmd.output().expect("running crosstalk");
-        assert!(out.status.success(), "crosstalk {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "crosstalk {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -199,7 +225,15 @@ fn ulid(minutes_ago: u64, n: u128) -> String {
     ulid::Ulid::from_parts(now - minutes_ago * 60_000, n).to_string()
 }
 
-fn env(from: &str, to: &str, thread: &str, parent: Option<&str>, id: &str, intent: &str, meta: &str) -> String {
+fn env(
+    from: &str,
+    to: &str,
+    thread: &str,
+    parent: Option<&str>,
+    id: &str,
+    intent: &str,
+    meta: &str,
+) -> String {
     let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
     format!(
         "[[{from}→{to} v1]]\nuser: kalle\nthread: {thread}\n{parent}message: {id}\n\
@@ -211,20 +245,37 @@ fn env(from: &str, to: &str, thread: &str, parent: Option<&str>, id: &str, inten
 fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     let Some(t) = Term::new() else { return };
     // Oldest first: the REQUEST, the ACK, the POLL; and a reply whose parent never came.
-    let (req, ack, poll, orphan, never) = (ulid(50, 1), ulid(40, 2), ulid(30, 3), ulid(20, 4), ulid(25, 5));
+    let (req, ack, poll, orphan, never) = (
+        ulid(50, 1),
+        ulid(40, 2),
+        ulid(30, 3),
+        ulid(20, 4),
+        ulid(25, 5),
+    );
     let poll_meta = "meta: routing\nTargets: [\"CLAUDE\", \"CHATGPT\"]\n";
     let text = [
         env("CLAUDE", "CHATGPT", &req, None, &req, "REQUEST", ""),
         env("CLAUDE", "CHATGPT", &ack, None, &ack, "ACK", ""),
         env("human@desk", "POLL", &poll, None, &poll, "POLL", poll_meta),
-        env("CHATGPT", "CLAUDE", &orphan, Some(&never), &orphan, "RESPOND", ""),
+        env(
+            "CHATGPT",
+            "CLAUDE",
+            &orphan,
+            Some(&never),
+            &orphan,
+            "RESPOND",
+            "",
+        ),
     ]
     .concat();
     std::fs::write(t.path("in.crosstalk"), text).unwrap();
     t.cli(&["import", t.path("in.crosstalk").to_str().unwrap()]);
     let q = t.queue();
-    assert_eq!(section(&q, "to_relay"), [req.clone(), ack.clone(), poll.clone(), orphan.clone()]);
-    assert_eq!(section(&q, "missing_parent"), [orphan.clone()]);
+    assert_eq!(
+        section(&q, "to_relay"),
+        [req.clone(), ack.clone(), poll.clone(), orphan.clone()]
+    );
+    assert_eq!(section(&q, "missing_parent"), std::slice::from_ref(&orphan));
     assert!(t.cli(&["queue"]).contains("to relay (4)"));
 
     t.start(160, 40);
@@ -240,7 +291,10 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     let copy = t.wait_buffer("the REQUEST", |b| b.contains(&format!("message: {req}")));
     assert!(copy.starts_with("[[CLAUDE→CHATGPT"), "{copy}");
     let s = t.wait_for("relayed (OSC 52)");
-    assert!(s.contains("relayed 0s ago by OSC 52") || s.contains("relayed 1s ago by OSC 52"), "{s}");
+    assert!(
+        s.contains("relayed 0s ago by OSC 52") || s.contains("relayed 1s ago by OSC 52"),
+        "{s}"
+    );
     assert!(s.contains("awaiting CHATGPT"), "{s}");
     // The ACK: relayed, and it awaits nothing.
     t.keys(&["Q"]);
@@ -263,17 +317,23 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     // The queue now: the REQUEST and the POLL await; the ACK is nowhere.
     t.keys(&["Q"]);
     let s = t.wait_for("awaiting reply (2)");
-    assert!(s.contains("to relay (1)") && s.contains("missing parent (1)"), "{s}");
+    assert!(
+        s.contains("to relay (1)") && s.contains("missing parent (1)"),
+        "{s}"
+    );
     // Its last row opens the reply that misses its parent; the tree marks it.
     t.keys(&["j", "j", "j", "j", "Enter"]);
     let s = t.wait_for("its parent was never received");
     assert!(s.contains("⚠ ⇢ CHATGPT→CLAUDE"), "{s}");
     let q = t.queue();
     assert_eq!(section(&q, "awaiting"), [req.clone(), poll.clone()]);
-    assert_eq!(section(&q, "to_relay"), [orphan.clone()]);
+    assert_eq!(section(&q, "to_relay"), std::slice::from_ref(&orphan));
     let rows = q["sections"][2]["rows"].as_array().unwrap();
     assert_eq!(rows[0]["relay_method"], "OSC 52");
-    assert_eq!(rows[1]["awaiting_from"], serde_json::json!(["CLAUDE", "CHATGPT"]));
+    assert_eq!(
+        rows[1]["awaiting_from"],
+        serde_json::json!(["CLAUDE", "CHATGPT"])
+    );
     // The parent arrives late: the marks go.
     std::fs::write(
         t.path("late.crosstalk"),

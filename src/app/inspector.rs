@@ -135,7 +135,10 @@ impl Inspector {
                 .iter()
                 .position(|r| r.key.starts_with("stored "))
                 .map_or(2.min(self.rows.len()), |i| i + 1);
-            for (i, part) in wrap(&safe_line(line), width as usize).into_iter().enumerate() {
+            for (i, part) in wrap(&safe_line(line), width as usize)
+                .into_iter()
+                .enumerate()
+            {
                 self.rows.insert(at + i, Row::new(RowKind::Field, "", part));
             }
         }

@@ -47,13 +47,16 @@ impl App {
             Action::Up => view.selected = view.selected.saturating_sub(1),
             Action::Down => view.selected = (view.selected + 1).min(len.saturating_sub(1)),
             Action::Open => {
-                let Some(row) = view.queue.rows().nth(view.selected).map(|(_, r)| r.clone())
-                else {
+                let Some(row) = view.queue.rows().nth(view.selected).map(|(_, r)| r.clone()) else {
                     return Ok(());
                 };
                 self.popup = None;
                 if row.unsent_draft {
-                    let draft = self.store.drafts()?.into_iter().find(|d| d.id == row.message);
+                    let draft = self
+                        .store
+                        .drafts()?
+                        .into_iter()
+                        .find(|d| d.id == row.message);
                     return match draft {
                         Some(d) => self.resume_draft(&d),
                         None => {

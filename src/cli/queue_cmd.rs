@@ -45,8 +45,11 @@ pub fn queue(
                 sanitize_line(&r.first_line),
             );
             if s.section == Section::Awaiting && !r.awaiting_from.is_empty() {
-                let from: Vec<String> =
-                    r.awaiting_from.iter().map(|f| sanitize_line(f).into_owned()).collect();
+                let from: Vec<String> = r
+                    .awaiting_from
+                    .iter()
+                    .map(|f| sanitize_line(f).into_owned())
+                    .collect();
                 line.push_str(&format!("  [awaiting {}", from.join(", ")));
                 if let Some(n) = r.awaiting_needed.filter(|n| *n > 1) {
                     line.push_str(&format!(", {n} answers needed"));

@@ -190,7 +190,10 @@ mod tests {
         // A v1.0 reply without an intent answers.
         assert!(outstanding(&e, "CHATGPT", &[reply("CHATGPT", "")]).is_none());
         for i in ["ESCALATE", "HANDOFF", "QUESTION"] {
-            assert!(expectation(Some(&Intent::parse(i)), "X", &[]).is_some(), "{i}");
+            assert!(
+                expectation(Some(&Intent::parse(i)), "X", &[]).is_some(),
+                "{i}"
+            );
         }
     }
 
@@ -216,7 +219,10 @@ mod tests {
         let m = [
             meta(
                 "routing",
-                &[("Targets", r#"["claude://s/a", "chatgpt://t/x", "gemini://g"]"#)],
+                &[(
+                    "Targets",
+                    r#"["claude://s/a", "chatgpt://t/x", "gemini://g"]"#,
+                )],
             ),
             meta("poll", &[("Type", "consensus"), ("Quorum", "2-of-3")]),
         ];

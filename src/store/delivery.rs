@@ -112,7 +112,11 @@ pub(crate) fn record(
                  FROM messages m LEFT JOIN delivery d ON d.seq = m.seq WHERE m.id = ?1",
             )?
             .query_row([p], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, bool>(1)?, r.get::<_, bool>(2)?))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, bool>(1)?,
+                    r.get::<_, bool>(2)?,
+                ))
             })
             .optional()?,
         None => None,

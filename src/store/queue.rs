@@ -246,10 +246,12 @@ impl Store {
             ))?
             .query_map(params![limit], message_row)?
             .collect::<Result<Vec<_>, _>>()?;
-        let count: i64 = self.conn.prepare_cached(
-            "SELECT count(*) FROM (SELECT 1 FROM delivery WHERE missing_parent = 1 LIMIT ?1)",
-        )?
-        .query_row([COUNT_CAP as i64], |r| r.get(0))?;
+        let count: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM delivery WHERE missing_parent = 1 LIMIT ?1)",
+            )?
+            .query_row([COUNT_CAP as i64], |r| r.get(0))?;
         Ok((rows, count as usize))
     }
 

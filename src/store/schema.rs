@@ -168,7 +168,7 @@ INSERT INTO delivery (seq, thread_id, sent_at, recipient_key, received, relayed_
                       relay_method, awaiting_from, awaiting_needed, missing_parent)
 SELECT m.seq, m.thread_id, m.received_at, lower(m.recipient), m.direction = 'received',
        CASE WHEN m.direction = 'received' THEN m.received_at END,
-       CASE WHEN m.direction = 'received' THEN 'before the ledger' END,
+       CASE WHEN m.direction = 'received' THEN 'an unrecorded way (before the ledger)' END,
        CASE WHEN m.status = 'awaiting_reply' THEN json_array(m.recipient) END,
        CASE WHEN m.status = 'awaiting_reply' THEN 1 END,
        m.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM messages p WHERE p.id = m.parent_id)

@@ -65,7 +65,11 @@ pub fn retime(text: &str, now: jiff::Timestamp, ago: jiff::SignedDuration) -> St
         }
         ulid::Ulid::from_string(value.trim()).ok()
     };
-    let newest = text.lines().filter_map(id_of).map(|u| u.timestamp_ms()).max();
+    let newest = text
+        .lines()
+        .filter_map(id_of)
+        .map(|u| u.timestamp_ms())
+        .max();
     let Some(newest) = newest else {
         return text.to_string();
     };
@@ -86,7 +90,6 @@ pub fn retime(text: &str, now: jiff::Timestamp, ago: jiff::SignedDuration) -> St
     }
     out
 }
-
 
 /// Imports every demo file into `store`, its times moved to end shortly before now (see
 /// `assets/demo/README.md`), and records what the operator has done with it so far: every
