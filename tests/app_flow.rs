@@ -275,7 +275,7 @@ fn search_filter_fold_and_mouse() {
     assert_eq!(t.app.list.rows.len(), 1);
     assert!(t.screen().contains("filter: rate limiter"));
     t.key(KeyCode::Esc, NONE);
-    assert_eq!(t.app.list.rows.len(), 6);
+    assert_eq!(t.app.list.rows.len(), crosstalk::tui::demo::FILES.len());
     // Fold the branch point of the rate limiter thread and unfold it.
     t.keys("frate\n");
     let tree = t.app.tree.as_ref().unwrap();
@@ -770,7 +770,7 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
 #[test]
 fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
     let mut t = harness(demo_store(), 80, 24);
-    t.key(KeyCode::Enter, NONE);
+    t.keys("fKyoto\n");
     let body_line = "The forecast for 12 December";
     let s = t.screen();
     assert!(s.contains("▸ 7 headers (H) · REQUEST · received"), "{s}");
@@ -807,7 +807,7 @@ fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
     assert!(!t.screen().contains("▸ 7 headers"));
     // A tall inspector shows the headers unless folded.
     let mut t = harness(demo_store(), 120, 40);
-    t.key(KeyCode::Enter, NONE);
+    t.keys("fKyoto\n");
     assert!(t.screen().contains("session    "));
     t.keys("H");
     assert!(t.screen().contains("▸ 7 headers (H)"));
