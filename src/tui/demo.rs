@@ -7,6 +7,10 @@ use crate::store::{Outcome, Store};
 /// The demo files, in import order.
 pub const FILES: &[(&str, &str)] = &[
     (
+        "00-missed-relay.crosstalk",
+        include_str!("../../assets/demo/00-missed-relay.crosstalk"),
+    ),
+    (
         "01-rate-limiter-review.crosstalk",
         include_str!("../../assets/demo/01-rate-limiter-review.crosstalk"),
     ),
@@ -30,10 +34,6 @@ pub const FILES: &[(&str, &str)] = &[
         "06-kyoto-trip-awaiting-reply.crosstalk",
         include_str!("../../assets/demo/06-kyoto-trip-awaiting-reply.crosstalk"),
     ),
-    (
-        "07-missed-relay.crosstalk",
-        include_str!("../../assets/demo/07-missed-relay.crosstalk"),
-    ),
 ];
 
 /// The operator's addresses in the demo conversations.
@@ -42,17 +42,17 @@ pub const OPERATOR: [&str; 2] = ["human://kalle", "human://kalle@crosstalk.examp
 /// How long before the demo starts each file's conversation ends, in minutes (in `FILES`
 /// order; `None` keeps the file's ids: file 05 is signed, and its signatures cover them).
 const ENDS_AGO_MIN: [Option<i64>; 7] = [
+    Some(38),
     Some(5 * 24 * 60 + 130),
     Some(4 * 24 * 60 + 20),
     Some(3 * 24 * 60 + 300),
     Some(26 * 60),
     None,
     Some(7 * 60 + 12),
-    Some(38),
 ];
 
 /// The files left "to relay" in the demo: their newest message is not relayed yet.
-const LEFT_TO_RELAY: [&str; 2] = ["04-too-large-error.crosstalk", "07-missed-relay.crosstalk"];
+const LEFT_TO_RELAY: [&str; 2] = ["04-too-large-error.crosstalk", "00-missed-relay.crosstalk"];
 
 /// `text` with every ULID in its `thread:`, `parent:` and `message:` headers moved in time so
 /// that the newest ends `ago` before `now`; the random part of each id is kept, so ids stay
