@@ -108,7 +108,7 @@ pub(crate) fn record(
     let parent = match m.parent {
         Some(p) => conn
             .prepare_cached(
-                "SELECT m.seq, d.awaiting_from IS NOT NULL, coalesce(d.to_me, 0)
+                "SELECT m.seq, d.awaiting_from IS NOT NULL, coalesce(d.to_me, 0), m.intent
                  FROM messages m LEFT JOIN delivery d ON d.seq = m.seq WHERE m.id = ?1",
             )?
             .query_row([p], |r| {
@@ -116,6 +116,7 @@ pub(crate) fn record(
                     r.get::<_, i64>(0)?,
                     r.get::<_, bool>(1)?,
                     r.get::<_, bool>(2)?,
+                    r.get::<_, Option<String>>(3)?,
                 ))
             })
             .optional()?,
@@ -139,9 +140,20 @@ pub(crate) fn record(
         waits.as_ref().map(|w| w.needed as i64),
         m.parent.is_some() && parent.is_none(),
     ])?;
-    if let Some((parent_seq, parent_waits, parent_to_me)) = parent {
-        if parent_waits {
-            recompute_awaiting(conn, parent_seq)?;
+    if let Some((parent_seq, parent_waits, parent_to_me, parent_intent)) = parent {
+        // A reply that is no answer changes no wait. An answer ends the wait of a message
+        // awaiting one answer from anyone; only a POLL counts its targets again.
+        if parent_waits && awaiting::is_answer(m.intent) {
+            let poll = parent_intent.as_deref().map(Intent::parse) == Some(Intent::Poll);
+            if poll {
+                recompute_awaiting(conn, parent_seq)?;
+            } else {
+                conn.prepare_cached(
+                    "UPDATE delivery SET awaiting_from = NULL, awaiting_needed = NULL
+                     WHERE seq = ?1",
+                )?
+                .execute([parent_seq])?;
+            }
         }
         // Answered by the operator: composed here, or received from one of their addresses.
         if parent_to_me && (!m.received || operator.contains(&address_key(m.sender))) {
