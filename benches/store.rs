@@ -251,3 +251,20 @@ fn load_5000_message_thread(b: Bencher) {
             .len()
     });
 }
+
+/// The operator's queue on the 100 000-envelope history: five sections of 50 rows, each
+/// counted up to its cap. Every envelope of the history is to relay (no operator address is
+/// set), so the "to relay" section is the largest one a history can have.
+#[divan::bench]
+fn queue_sections(b: Bencher) {
+    let store = open_history();
+    b.bench_local(|| store.queue(black_box(50)).expect("queue").sections.len());
+}
+
+/// Baseline for `queue_sections`: a lean query of the same store, one message by id.
+#[divan::bench]
+fn lean_message_lookup(b: Bencher) {
+    let store = open_history();
+    let id = &history().largest.0;
+    b.bench_local(|| store.has_thread(black_box(id)).expect("lookup"));
+}

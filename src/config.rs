@@ -34,6 +34,12 @@ pub struct Config {
     /// Per-recipient settings, by name or address (case-insensitive).
     #[serde(default)]
     pub recipients: BTreeMap<String, RecipientConfig>,
+    /// Who the operator is: messages for these addresses are theirs to answer, not to relay.
+    #[serde(default)]
+    pub operator: OperatorConfig,
+    /// How received envelopes are carried on.
+    #[serde(default)]
+    pub relay: RelayConfig,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -69,6 +75,26 @@ pub struct RecipientConfig {
     /// Wrap copies in a markdown code fence (for chat windows that collapse newlines).
     #[serde(default)]
     pub fence: bool,
+}
+
+/// `[operator]`: the operator's own names and addresses.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorConfig {
+    /// Names or addresses (case-insensitive) that mean the operator: an envelope addressed to
+    /// one of them is "addressed to me"; one addressed to anyone else is "to relay".
+    #[serde(default)]
+    pub addresses: Vec<String>,
+}
+
+/// `[relay]`: carrying received envelopes on to their recipients.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelayConfig {
+    /// When a paste import adds exactly one new valid envelope addressed to someone else,
+    /// copy it for its recipient at once and record it as relayed.
+    #[serde(default)]
+    pub copy_on_import: bool,
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
@@ -179,6 +205,20 @@ mod tests {
         assert_eq!(c.protocol.size_limit, DEFAULT_SIZE_LIMIT);
         let c = parse("[protocol]\nsize_limit = 2048\n", Path::new("c.toml")).unwrap();
         assert_eq!(c.protocol.size_limit, 2048);
+    }
+
+    #[test]
+    fn operator_and_relay_sections() {
+        let c = parse(
+            "[operator]\naddresses = [\"human@desk\", \"OPERATOR\"]\n[relay]\ncopy_on_import = true\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.operator.addresses, ["human@desk", "OPERATOR"]);
+        assert!(c.relay.copy_on_import);
+        let c = parse("", Path::new("c.toml")).unwrap();
+        assert!(c.operator.addresses.is_empty() && !c.relay.copy_on_import);
+        assert!(parse("[relay]\ncopy = true\n", Path::new("c.toml")).is_err());
     }
 
     #[test]

@@ -124,7 +124,8 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     );
     let sent = t.app.selected_message().unwrap().clone();
     assert_eq!(sent.status, "awaiting_reply");
-    assert!(t.app.list.rows[0].summary.awaiting_reply);
+    // A RESPOND copied out awaits nothing more (the intent registry's rule).
+    assert!(!t.app.list.rows[0].summary.awaiting_reply);
     // The answer arrives: an envelope naming the sent one as parent.
     let answer = format!(
         "[[{}→{} v1.1]]\nuser: x\nthread: {}\nparent: {}\nmessage: 01KZZZZZZZZZZZZZZZZZZZZZZZ\nintent: RESPOND\nbody: |\n  thanks\n[[END]]\n",
@@ -274,7 +275,7 @@ fn search_filter_fold_and_mouse() {
     assert_eq!(t.app.list.rows.len(), 1);
     assert!(t.screen().contains("filter: rate limiter"));
     t.key(KeyCode::Esc, NONE);
-    assert_eq!(t.app.list.rows.len(), 6);
+    assert_eq!(t.app.list.rows.len(), crosstalk::tui::demo::FILES.len());
     // Fold the branch point of the rate limiter thread and unfold it.
     t.keys("frate\n");
     let tree = t.app.tree.as_ref().unwrap();
@@ -769,7 +770,7 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
 #[test]
 fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
     let mut t = harness(demo_store(), 80, 24);
-    t.key(KeyCode::Enter, NONE);
+    t.keys("fKyoto\n");
     let body_line = "The forecast for 12 December";
     let s = t.screen();
     assert!(s.contains("▸ 7 headers (H) · REQUEST · received"), "{s}");
@@ -806,7 +807,7 @@ fn a_short_inspector_shows_the_body_first_and_h_unfolds_the_headers() {
     assert!(!t.screen().contains("▸ 7 headers"));
     // A tall inspector shows the headers unless folded.
     let mut t = harness(demo_store(), 120, 40);
-    t.key(KeyCode::Enter, NONE);
+    t.keys("fKyoto\n");
     assert!(t.screen().contains("session    "));
     t.keys("H");
     assert!(t.screen().contains("▸ 7 headers (H)"));

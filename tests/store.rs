@@ -974,6 +974,8 @@ fn pastes_stored_as_text_by_an_older_schema_migrate_to_bytes() {
          INSERT INTO pastes (id, source, received_at, bytes, digest)
             VALUES (7, 'old', '2026-01-01T00:00:00.000000Z', 13, 'x');
          INSERT INTO paste_chunks VALUES (7, 0, 'Grüße, '), (7, 1, 'ok ✓');
+         DROP TABLE delivery;
+         DROP TABLE operator_addresses;
          PRAGMA user_version = 2;",
     )
     .unwrap();
@@ -1134,9 +1136,17 @@ fn an_awaited_message_is_answered_when_its_reply_arrives() {
         &mut store,
         &v11(CB, t, None, a, "REQUEST", "Please review."),
     );
+    // A REQUEST relayed between two AIs awaits its answer (before it is relayed, it is to
+    // relay).
+    assert!(!awaiting(&store, t));
+    assert!(store.mark_relayed(a, "test").unwrap());
+    assert!(awaiting(&store, t));
+    let summary = store.threads(10).unwrap().remove(0);
+    assert!(summary.awaiting_since.is_some());
     let draft = store.create_reply(a, None, "Reviewed.", "kalle").unwrap();
     assert_eq!(draft.status, "draft");
-    assert!(!awaiting(&store, t), "a draft is not awaiting a reply yet");
+    // The operator's reply answers it; the reply (a RESPOND) awaits nothing itself.
+    assert!(!awaiting(&store, t));
 
     // The operator copied the draft out.
     raw.execute(
@@ -1144,14 +1154,10 @@ fn an_awaited_message_is_answered_when_its_reply_arrives() {
         [&draft.id],
     )
     .unwrap();
-    assert!(awaiting(&store, t));
-    let summary = store.threads(10).unwrap().remove(0);
-    assert!(summary.awaiting_since.is_some());
 
     // Something else in the thread does not answer it.
     import(&mut store, &v11(CB, t, Some(a), &v[2], "ACK", "unrelated"));
     assert_eq!(status_of(&store, &draft.id), "awaiting_reply");
-    assert!(awaiting(&store, t));
 
     // Its reply does.
     let r = import(
@@ -1182,7 +1188,6 @@ fn an_awaited_message_is_answered_by_a_v10_reply_in_its_session() {
             [&draft.id],
         )
         .unwrap();
-    assert!(awaiting(&store, &t));
     let r = import(&mut store, &v10_response(CB, SESSION, "Yes, crosstalk."));
     let reply = store
         .message(r.items[0].message.as_deref().unwrap())

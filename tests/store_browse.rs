@@ -86,7 +86,15 @@ fn unread_until_seen_and_markers() {
     assert!(s.mark_copied(id).unwrap());
     assert!(!s.mark_copied(id).unwrap(), "only once");
     let rows = s.thread_rows("", 10).unwrap();
-    assert!(rows[0].summary.awaiting_reply && rows[0].summary.id == T1);
+    assert_eq!(rows[0].summary.id, T1);
+    // Whether the copy awaits a reply follows the intent registry.
+    let awaits = crosstalk::protocol::awaiting::expectation(
+        env.intent().as_ref(),
+        &env.banner.to,
+        &env.meta,
+    )
+    .is_some();
+    assert_eq!(rows[0].summary.awaiting_reply, awaits);
     assert!(
         !s.mark_copied("01KA0000000000000000000011").unwrap(),
         "received stays received"

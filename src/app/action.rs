@@ -96,6 +96,10 @@ pub enum Action {
     ImportFreshIds,
     /// Paste preview: edit the paste in `$EDITOR`, then preview the edited text.
     EditPaste,
+    /// The queue: what is left to relay, answer and chase.
+    Queue,
+    /// Show only threads in the next delivery state (all, to relay, to me, …).
+    CycleStateFilter,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -179,6 +183,12 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::EditPaste,
         "edit_paste",
         "edit the paste, then preview",
+    ),
+    (Action::Queue, "queue", "queue: to relay, to me, awaiting"),
+    (
+        Action::CycleStateFilter,
+        "cycle_state_filter",
+        "threads by state (all, to relay, …)",
     ),
 ];
 

@@ -109,6 +109,8 @@ impl App {
             Action::Reply => self.compose_reply()?,
             Action::Copy => self.copy_selected()?,
             Action::CopyThread => self.copy_thread()?,
+            Action::Queue => self.open_queue()?,
+            Action::CycleStateFilter => self.cycle_state_filter()?,
             Action::Click(x, y) => {
                 if contains(areas.list, x, y) {
                     self.focus = Pane::List;

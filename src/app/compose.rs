@@ -249,6 +249,10 @@ impl App {
             return Ok(());
         };
         if let Some((level, line)) = self.copy_text(&m.canonical, &m.envelope.banner.to) {
+            if let Some(relayed) = self.record_relay(&m.id)? {
+                self.status = (level, format!("{line}; {relayed}"));
+                return Ok(());
+            }
             let waiting = match self.store.mark_copied(&m.id) {
                 Ok(w) => w,
                 Err(e) => {
@@ -312,8 +316,10 @@ impl App {
         } else {
             text.to_string()
         };
+        self.last_copy = None;
         match self.clipboard.copy(&payload, &mut self.terminal_out) {
             Ok(report) => {
+                self.last_copy = Some(report.method);
                 let level = if report.warning.is_some() {
                     Level::Warn
                 } else {

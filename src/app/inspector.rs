@@ -93,6 +93,11 @@ pub struct Inspector {
     pub versions: usize,
     /// Notes shown above the envelope (id conflicts, the id it was pasted with), safe to print.
     pub notes: Vec<String>,
+    /// The selected message's delivery (to relay, relayed how and when, awaited from whom),
+    /// shown under the title; set by the app before [`Inspector::refresh`].
+    pub delivery_line: Option<String>,
+    /// The delivery line the rows were built with.
+    built_delivery: Option<String>,
 }
 
 /// Below this many rows the inspector shows the body first, the headers folded to one line.
@@ -111,9 +116,10 @@ impl Inspector {
         let fold = !self.headers.unwrap_or(height >= FOLD_BELOW);
         self.folded = fold;
         let key = msg.map(|m| (m.id.clone(), width, self.view, fold));
-        if key == self.built_for {
+        if key == self.built_for && self.delivery_line == self.built_delivery {
             return;
         }
+        self.built_delivery = self.delivery_line.clone();
         if key.as_ref().map(|k| &k.0) != self.built_for.as_ref().map(|k| &k.0) {
             self.scroll = 0;
         }
@@ -125,6 +131,23 @@ impl Inspector {
             },
             None => Vec::new(),
         };
+        if let (Some(line), View::Fields, false) =
+            (&self.delivery_line, self.view, self.rows.is_empty())
+        {
+            // Under the headers when they are shown (after `stored`), else under the folded
+            // line: the body keeps its place at the top of a short pane.
+            let at = self
+                .rows
+                .iter()
+                .position(|r| r.key.starts_with("stored "))
+                .map_or(2.min(self.rows.len()), |i| i + 1);
+            for (i, part) in wrap(&safe_line(line), width as usize)
+                .into_iter()
+                .enumerate()
+            {
+                self.rows.insert(at + i, Row::new(RowKind::Field, "", part));
+            }
+        }
         if msg.is_some() {
             let notes = self
                 .notes

@@ -32,11 +32,13 @@ pub enum Scope {
     Prompt,
     /// A question that needs an explicit yes (erasing).
     Confirm,
+    /// The queue of what is left to relay, answer and chase.
+    Queue,
 }
 
 impl Scope {
     /// Every scope, in the order help lists them.
-    pub const ALL: [Scope; 9] = [
+    pub const ALL: [Scope; 10] = [
         Scope::Browse,
         Scope::Filter,
         Scope::Composer,
@@ -46,6 +48,7 @@ impl Scope {
         Scope::Help,
         Scope::Prompt,
         Scope::Confirm,
+        Scope::Queue,
     ];
 
     /// The config table name (`[keys.browse]`).
@@ -60,6 +63,7 @@ impl Scope {
             Scope::Help => "help",
             Scope::Prompt => "prompt",
             Scope::Confirm => "confirm",
+            Scope::Queue => "queue",
         }
     }
 
@@ -75,6 +79,7 @@ impl Scope {
             Scope::Help => "Help",
             Scope::Prompt => "Search and command line",
             Scope::Confirm => "Questions (erase?)",
+            Scope::Queue => "Queue (after Q)",
         }
     }
 
@@ -109,6 +114,7 @@ impl Scope {
             Scope::Help => &[Down, Back],
             Scope::Prompt => &[Open, Down, Back],
             Scope::Confirm => &[Erase, Back],
+            Scope::Queue => &[Open, Down, Up, Back],
         }
     }
 }
@@ -280,6 +286,12 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "X", Action::Erase),
     (Scope::Browse, "V", Action::NextVersion),
     (Scope::Browse, "ctrl-c", Action::Quit),
+    (Scope::Browse, "Q", Action::Queue),
+    (Scope::Browse, "s", Action::CycleStateFilter),
+    (Scope::Queue, "enter", Action::Open),
+    (Scope::Queue, "esc q Q", Action::Back),
+    (Scope::Queue, "j down", Action::Down),
+    (Scope::Queue, "k up", Action::Up),
     (Scope::Filter, "enter", Action::Open),
     (Scope::Filter, "esc", Action::Back),
     (Scope::Filter, "down ctrl-n", Action::Down),
@@ -328,7 +340,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
 pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
     #[error(
-        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, confirm"
+        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, confirm, queue"
     )]
     Scope(String),
     /// The key name is not one.

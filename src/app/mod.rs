@@ -20,6 +20,7 @@ mod paste;
 pub mod pending;
 pub mod pipe;
 pub mod popup;
+pub mod queue;
 pub mod repairs;
 pub mod text;
 pub mod thread_list;
@@ -81,6 +82,11 @@ pub struct Settings {
     /// The database file (`None` in memory): what the database cannot take is written
     /// beside it.
     pub db_path: Option<std::path::PathBuf>,
+    /// The operator's own addresses (`[operator] addresses`); `None` keeps those the
+    /// database was last given.
+    pub operator: Option<Vec<String>>,
+    /// Copy a single new envelope for someone else right after its import.
+    pub copy_on_import: bool,
 }
 
 /// The whole state of the app.
@@ -140,6 +146,10 @@ pub struct App {
     /// Drafts in the database, counted each time one is created or deleted so the title
     /// bar, the list's ✎ markers and `D` agree (a new envelope's draft has no thread row).
     pub drafts: usize,
+    /// The selected message's place in the delivery ledger.
+    pub delivery: Option<crate::store::Delivery>,
+    /// How the last copy left the app (the copy chain's report), for the relay ledger.
+    pub last_copy: Option<crate::clipboard::Method>,
 }
 
 impl App {
@@ -182,7 +192,16 @@ impl App {
             pending_copied: Vec::new(),
             stale: false,
             drafts: 0,
+            delivery: None,
+            last_copy: None,
         };
+        // The ledger's "addressed to me" follows the config; a busy database keeps the
+        // addresses it knew, and says so.
+        if let Some(addresses) = app.settings.operator.clone() {
+            if let Err(e) = app.store.set_operator_addresses(&addresses) {
+                app.warn(format!("operator addresses not applied yet: {e}"));
+            }
+        }
         app.list.reload(&app.store)?;
         app.drafts = app.store.drafts()?.len();
         if app.list.rows.is_empty() {
@@ -366,6 +385,10 @@ impl App {
                 None => None,
             };
             self.versions_selected();
+            self.delivery = match &self.current {
+                Some(m) => self.store.delivery(&m.id).unwrap_or_default(),
+                None => None,
+            };
         }
         let area = self.areas().inspector;
         let unfold = self
@@ -373,6 +396,10 @@ impl App {
             .key_for(Scope::Browse, &Action::ToggleHeaders)
             .map(|k| k.to_string())
             .unwrap_or_else(|| "toggle_headers".into());
+        self.inspector.delivery_line = self
+            .delivery
+            .as_ref()
+            .map(|d| queue::delivery_text(d, self.now));
         self.inspector.refresh(
             self.current.as_ref(),
             layout::inner_width(area),

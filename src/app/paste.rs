@@ -252,6 +252,7 @@ impl App {
             return self.close_popup();
         }
         match popup {
+            Popup::Queue(_) => return self.queue_action(action),
             Popup::Help { scroll } => {
                 let page = inner_height(self.size).saturating_sub(4).max(1) as isize;
                 let delta = match action {
@@ -509,9 +510,15 @@ impl App {
         } else {
             self.list.reload(&self.store)?;
         }
-        match super::landing::summary(&report) {
-            (true, text) => self.info(text),
-            (false, text) => self.warn(text),
+        let (clean, mut text) = super::landing::summary(&report);
+        if self.settings.copy_on_import {
+            let relayed = self.copy_after_import(&report)?;
+            text.push_str(&relayed);
+        }
+        if clean {
+            self.info(text);
+        } else {
+            self.warn(text);
         }
         Ok(())
     }

@@ -38,6 +38,8 @@ pub enum Popup {
         /// Set after a first discard press: the id waiting for the second.
         confirm: Option<String>,
     },
+    /// What is left to relay, answer and chase.
+    Queue(super::queue::QueueView),
 }
 
 impl Popup {
@@ -50,6 +52,7 @@ impl Popup {
             Popup::Search(_) | Popup::Command(_) => Scope::Prompt,
             Popup::Drafts { .. } => Scope::Drafts,
             Popup::Erase(_) => Scope::Confirm,
+            Popup::Queue(_) => Scope::Queue,
         }
     }
 }

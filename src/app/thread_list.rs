@@ -2,7 +2,7 @@
 //! selection. Rows are fetched a page at a time, so opening a database of thousands of
 //! threads costs one small query; more are fetched as the selection nears the end.
 
-use crate::store::{Store, StoreError, ThreadRow};
+use crate::store::{StateFilter, Store, StoreError, ThreadRow};
 
 /// Rows fetched at a time.
 pub const PAGE: usize = 200;
@@ -22,6 +22,8 @@ pub struct ThreadList {
     pub filter: String,
     /// Whether typed characters go to the filter.
     pub filtering: bool,
+    /// Only threads with a message in this delivery state (`s` cycles it).
+    pub state: StateFilter,
 }
 
 impl ThreadList {
@@ -30,7 +32,7 @@ impl ThreadList {
     pub fn reload(&mut self, store: &Store) -> Result<(), StoreError> {
         let keep = self.selected_id().map(str::to_string);
         let want = (self.rows.len().max(PAGE)).max(self.selected + 1);
-        self.rows = store.thread_rows(&self.filter, want)?;
+        self.rows = store.thread_rows_in(&self.filter, self.state, want)?;
         self.more = self.rows.len() == want;
         self.selected = keep
             .and_then(|id| self.rows.iter().position(|r| r.summary.id == id))
@@ -40,7 +42,7 @@ impl ThreadList {
 
     /// Fetches the first page for a new filter and selects its first row.
     pub fn refilter(&mut self, store: &Store) -> Result<(), StoreError> {
-        self.rows = store.thread_rows(&self.filter, PAGE)?;
+        self.rows = store.thread_rows_in(&self.filter, self.state, PAGE)?;
         self.more = self.rows.len() == PAGE;
         self.selected = 0;
         self.offset = 0;
@@ -58,7 +60,7 @@ impl ThreadList {
         let target = self.selected.saturating_add_signed(delta);
         if self.more && target + PAGE / 4 >= self.rows.len() {
             let want = (target + 1).max(self.rows.len()) + PAGE;
-            self.rows = store.thread_rows(&self.filter, want)?;
+            self.rows = store.thread_rows_in(&self.filter, self.state, want)?;
             self.more = self.rows.len() == want;
         }
         self.selected = target.min(self.rows.len().saturating_sub(1));
@@ -68,7 +70,7 @@ impl ThreadList {
     /// Selects the last thread (fetching them all: the operator asked for the end).
     pub fn to_bottom(&mut self, store: &Store) -> Result<(), StoreError> {
         if self.more {
-            self.rows = store.thread_rows(&self.filter, usize::MAX >> 1)?;
+            self.rows = store.thread_rows_in(&self.filter, self.state, usize::MAX >> 1)?;
             self.more = false;
         }
         self.selected = self.rows.len().saturating_sub(1);

@@ -221,6 +221,9 @@ mod tests {
             first_line: String::new(),
             status: "received".into(),
             received_at: String::new(),
+            sent_at: String::new(),
+            delivery: None,
+            missing_parent: false,
             depth,
         }
     }

@@ -18,6 +18,7 @@ mod input;
 mod integrity;
 mod output;
 mod parse_cmd;
+mod queue_cmd;
 mod sign_cmd;
 mod store_cmd;
 
@@ -135,6 +136,16 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// How many threads.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// What is left to do: envelopes to relay, addressed to you, awaiting a reply, missing
+    /// their parent, and drafts; oldest first in each section.
+    Queue {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many rows per section.
         #[arg(long, default_value_t = 50)]
         limit: usize,
     },
@@ -343,6 +354,9 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             fresh_ids,
         } => store_cmd::import(db, &files, json, opts, fresh_ids),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
+        Command::Queue { json, limit } => {
+            queue_cmd::queue(db, &config.operator.addresses, limit, json)
+        }
         Command::Show { thread, json } => store_cmd::show(db, &thread, json),
         Command::Export {
             thread,

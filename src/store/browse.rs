@@ -16,6 +16,14 @@ pub struct ThreadRow {
     pub unread: bool,
     /// Drafts being composed in this thread.
     pub drafts: usize,
+    /// Messages received for someone else and not relayed yet.
+    pub to_relay: usize,
+    /// Messages addressed to the operator and not answered yet.
+    pub to_me: usize,
+    /// Messages whose parent was never received (missed relays).
+    pub missing_parents: usize,
+    /// The time of the thread's newest message (its ULID's, else when stored).
+    pub latest: Option<String>,
 }
 
 /// An envelope being composed.
@@ -39,6 +47,16 @@ impl Store {
     /// Threads newest activity first, at most `limit`; with a non-empty `filter`, only those
     /// whose context, participants or id contain every word of it (case-insensitive).
     pub fn thread_rows(&self, filter: &str, limit: usize) -> Result<Vec<ThreadRow>, StoreError> {
+        self.thread_rows_in(filter, super::StateFilter::All, limit)
+    }
+
+    /// [`Store::thread_rows`], only threads with a message in the delivery state `state`.
+    pub fn thread_rows_in(
+        &self,
+        filter: &str,
+        state: super::StateFilter,
+        limit: usize,
+    ) -> Result<Vec<ThreadRow>, StoreError> {
         // Up to four words, each matched with LIKE; the filter is typed a key at a time, so
         // a fixed statement shape keeps it in the prepared-statement cache. Without a filter
         // the rows come straight off the activity index, stopping at `limit`.
@@ -67,18 +85,25 @@ impl Store {
                 .collect::<Vec<_>>()
                 .join(" AND ")
         };
-        // The `IN` term repeats the partial index's condition word for word, so that SQLite
-        // can answer "awaiting since" from that small index instead of reading the thread.
+        // Each marker is read off a partial index of the delivery ledger keyed by thread:
+        // "awaiting since" follows the intent registry (see `protocol::awaiting`).
         let sql = format!(
             "SELECT t.id, t.context, t.participants, t.message_count, t.last_activity,
-                (SELECT min(m.updated_at) FROM messages m
-                  WHERE m.status IN ('draft', 'awaiting_reply')
-                    AND m.status = 'awaiting_reply' AND m.thread_id = t.id),
+                (SELECT min(d.sent_at) FROM delivery d
+                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'awaiting'),
                 t.seen_at IS NULL OR t.last_activity > t.seen_at,
-                (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id)
+                (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id),
+                (SELECT count(*) FROM delivery d
+                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'to_relay'),
+                (SELECT count(*) FROM delivery d
+                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'to_me'),
+                (SELECT count(*) FROM delivery d
+                  WHERE d.thread_id = t.id AND d.missing_parent = 1),
+                (SELECT max(d.sent_at) FROM delivery d WHERE d.thread_id = t.id)
              FROM threads t
-             WHERE {condition}
-             ORDER BY t.last_activity DESC, t.id DESC LIMIT ?5"
+             WHERE {condition} AND {state}
+             ORDER BY t.last_activity DESC, t.id DESC LIMIT ?5",
+            state = state.condition()
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(
@@ -98,6 +123,10 @@ impl Store {
                     },
                     unread: r.get(6)?,
                     drafts: r.get::<_, i64>(7)? as usize,
+                    to_relay: r.get::<_, i64>(8)? as usize,
+                    to_me: r.get::<_, i64>(9)? as usize,
+                    missing_parents: r.get::<_, i64>(10)? as usize,
+                    latest: r.get(11)?,
                 })
             },
         )?;
@@ -150,6 +179,14 @@ impl Store {
                  WHERE id = ?1 AND direction = 'composed' AND status = 'draft'",
                 params![message, now()],
             )?;
+            if n > 0 {
+                // It awaits what its intent asks for (an ACK copied out awaits nothing).
+                let seq: i64 =
+                    tx.query_row("SELECT seq FROM messages WHERE id = ?1", [message], |r| {
+                        r.get(0)
+                    })?;
+                super::delivery::recompute_awaiting(&tx, seq)?;
+            }
             tx.commit()?;
             Ok(n > 0)
         })

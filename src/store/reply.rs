@@ -127,6 +127,25 @@ impl Store {
                 time,
             ],
         )?;
+        let seq = tx.last_insert_rowid();
+        let operator = super::delivery::operator_addresses(&tx)?;
+        let intent = env.intent();
+        super::delivery::record(
+            &tx,
+            &super::delivery::NewMessage {
+                seq,
+                id,
+                thread,
+                parent: env.parent(),
+                received: false,
+                sender: &env.banner.from,
+                recipient: &env.banner.to,
+                intent: intent.as_ref(),
+                meta: &env.meta,
+            },
+            &operator,
+            time,
+        )?;
         let existing: String = tx.query_row(
             "SELECT participants FROM threads WHERE id = ?1",
             [thread],

@@ -154,6 +154,50 @@ CREATE TABLE IF NOT EXISTS id_aliases (
     created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS id_aliases_id ON id_aliases(id);
+-- The delivery ledger: what the operator must still relay, answer or chase, per message.
+-- `state` says which of the queue's sections a message is in (NULL: none of them):
+-- received for someone else and not copied for them yet (`to_relay`), addressed to the
+-- operator and not answered by them (`to_me`), or waiting for replies (`awaiting`).
+CREATE TABLE delivery (
+    seq             INTEGER PRIMARY KEY REFERENCES messages(seq) ON DELETE CASCADE,
+    thread_id       TEXT NOT NULL,             -- follows messages.thread_id
+    sent_at         TEXT NOT NULL,             -- the message's time: its ULID's, else when stored
+    recipient_key   TEXT NOT NULL,             -- the recipient lower-cased
+    received        INTEGER NOT NULL,          -- 1 received, 0 composed by the operator
+    to_me           INTEGER NOT NULL DEFAULT 0,-- addressed to one of the operator's addresses
+    relayed_at      TEXT,                      -- when it was copied for its recipient
+    relay_method    TEXT,                      -- how (system clipboard, OSC 52, command, file)
+    answered_at     TEXT,                      -- when the operator composed a reply to it
+    awaiting_from   TEXT,                      -- JSON array of who must still answer; NULL: no one
+    awaiting_needed INTEGER,                   -- answers still needed
+    missing_parent  INTEGER NOT NULL DEFAULT 0,-- names a parent that was never received
+    state TEXT GENERATED ALWAYS AS (CASE
+        WHEN received = 1 AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
+        WHEN to_me = 1 AND answered_at IS NULL THEN 'to_me'
+        WHEN awaiting_from IS NOT NULL THEN 'awaiting' END) VIRTUAL
+);
+CREATE INDEX delivery_state ON delivery(state, sent_at) WHERE state IS NOT NULL;
+CREATE INDEX delivery_missing ON delivery(sent_at) WHERE missing_parent = 1;
+CREATE INDEX delivery_thread ON delivery(thread_id, sent_at);
+CREATE INDEX delivery_thread_state ON delivery(thread_id, state) WHERE state IS NOT NULL;
+CREATE INDEX delivery_thread_missing ON delivery(thread_id) WHERE missing_parent = 1;
+
+-- The operator's addresses as the config last named them (lower-cased): the ledger's `to_me`
+-- is computed against these, and again when they change.
+CREATE TABLE operator_addresses (address TEXT PRIMARY KEY) WITHOUT ROWID;
+
+-- Messages stored before the ledger was kept: received ones count as relayed already (they
+-- were carried, or not, before anything recorded it), and only what the old status said
+-- still awaits its reply.
+INSERT INTO delivery (seq, thread_id, sent_at, recipient_key, received, relayed_at,
+                      relay_method, awaiting_from, awaiting_needed, missing_parent)
+SELECT m.seq, m.thread_id, m.received_at, lower(m.recipient), m.direction = 'received',
+       CASE WHEN m.direction = 'received' THEN m.received_at END,
+       CASE WHEN m.direction = 'received' THEN 'an unrecorded way (before the ledger)' END,
+       CASE WHEN m.status = 'awaiting_reply' THEN json_array(m.recipient) END,
+       CASE WHEN m.status = 'awaiting_reply' THEN 1 END,
+       m.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM messages p WHERE p.id = m.parent_id)
+FROM messages m;
 "#,
 ];
 

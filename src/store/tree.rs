@@ -27,6 +27,12 @@ pub struct TreeRow {
     pub status: String,
     /// When it was stored.
     pub received_at: String,
+    /// The message's time (its ULID's, else when it was stored), from the delivery ledger.
+    pub sent_at: String,
+    /// Its delivery state: `to_relay`, `to_me`, `awaiting`, or `None`.
+    pub delivery: Option<String>,
+    /// Its parent was never received (a missed relay).
+    pub missing_parent: bool,
     /// Depth in the tree (0 for roots).
     pub depth: usize,
 }
@@ -55,10 +61,12 @@ impl Store {
         };
         // The first line is cut in SQL: a long body is never copied out of SQLite whole.
         let mut stmt = self.conn.prepare_cached(
-            "SELECT id, parent_id, intent, sender, recipient,
-                    substr(ltrim(coalesce(body, ''), char(10, 13, 32, 9)), 1, 400),
-                    status, received_at
-             FROM messages WHERE thread_id = ?1 ORDER BY seq",
+            "SELECT m.id, m.parent_id, m.intent, m.sender, m.recipient,
+                    substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400),
+                    m.status, m.received_at, coalesce(d.sent_at, m.received_at), d.state,
+                    coalesce(d.missing_parent, 0)
+             FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
+             WHERE m.thread_id = ?1 ORDER BY m.seq",
         )?;
         let rows = stmt
             .query_map([id], |r| {
@@ -76,6 +84,9 @@ impl Store {
                     first_line,
                     status: r.get(6)?,
                     received_at: r.get(7)?,
+                    sent_at: r.get(8)?,
+                    delivery: r.get(9)?,
+                    missing_parent: r.get(10)?,
                     depth: 0,
                 })
             })?

@@ -78,6 +78,8 @@ pub(super) struct Run<'c> {
     pub fresh_ids: bool,
     /// The ids made on receipt for this paste's envelopes.
     receipt: ReceiptIds,
+    /// The operator's addresses, for the delivery ledger's "addressed to me".
+    operator: HashSet<String>,
 }
 
 impl<'c> Run<'c> {
@@ -107,6 +109,7 @@ impl<'c> Run<'c> {
             named_parents: HashSet::new(),
             fresh_ids: false,
             receipt: ReceiptIds::for_paste(conn, paste_id)?,
+            operator: super::delivery::operator_addresses(conn)?,
         })
     }
 }
@@ -378,6 +381,23 @@ impl Run<'_> {
                 ids_assigned,
                 self.now,
             ])?;
+        let seq = self.conn.last_insert_rowid();
+        super::delivery::record(
+            self.conn,
+            &super::delivery::NewMessage {
+                seq,
+                id: &message,
+                thread: &thread,
+                parent: parent.as_deref(),
+                received: true,
+                sender: &env.banner.from,
+                recipient: &env.banner.to,
+                intent: filled.intent.as_ref(),
+                meta: &env.meta,
+            },
+            &self.operator,
+            &self.now,
+        )?;
         if let Some(parent) = &parent {
             if self.awaiting.remove(parent) {
                 // The message it answers is answered now.
@@ -405,6 +425,7 @@ impl Run<'_> {
                 }
             }
             self.rehome_replies(&message, &thread)?;
+            super::delivery::parent_arrived(self.conn, seq, &message)?;
         }
         if let Some(parent) = parent {
             self.named_parents.insert(id_key(&parent));
@@ -456,6 +477,7 @@ impl Run<'_> {
             self.conn
                 .prepare_cached("UPDATE messages SET thread_id = ?2 WHERE id = ?1")?
                 .execute(params![id, thread])?;
+            super::delivery::moved(self.conn, id, thread)?;
             // The old thread's count goes down (an emptied one is removed at the piece's end).
             self.touch_thread(old, None, [], -1)?;
             self.touch_thread(thread, None, [], 1)?;

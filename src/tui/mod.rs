@@ -118,6 +118,13 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         },
         label,
         db_path,
+        // The demo's conversations have their own operator, whatever the config says.
+        operator: Some(if launch.demo {
+            demo::OPERATOR.iter().map(|a| a.to_string()).collect()
+        } else {
+            config.operator.addresses.clone()
+        }),
+        copy_on_import: config.relay.copy_on_import,
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);

@@ -6,6 +6,7 @@ mod bars;
 mod composer;
 mod inspector;
 mod popups;
+mod queue;
 pub mod theme;
 mod thread_list;
 mod thread_tree;

@@ -14,20 +14,26 @@ use crate::app::{App, Pane};
 /// Draws the list.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let list = &app.list;
+    let state = match list.state {
+        crate::store::StateFilter::All => String::new(),
+        crate::store::StateFilter::Only(s) => format!(" [{}]", s.title()),
+    };
     let title = if list.filtering || !list.filter.is_empty() {
         Line::from(vec![
-            Span::raw(" Threads — filter: "),
+            Span::raw(format!(" Threads{state} — filter: ")),
             Span::styled(safe_line(&list.filter).into_owned(), theme::KEY),
             Span::styled(if list.filtering { "▏" } else { "" }, theme::KEY),
             Span::raw(" "),
         ])
     } else {
-        Line::from(" Threads ")
+        Line::from(format!(" Threads{state} "))
     };
     frame.render_widget(pane_block(title, focused(app, Pane::List)), area);
     let body = inner(area);
     if list.rows.is_empty() {
-        let text = if list.filter.is_empty() {
+        let text = if list.state != crate::store::StateFilter::All {
+            "No thread in this state. s shows the next one."
+        } else if list.filter.is_empty() {
             "No threads yet.\n\nPaste an envelope into this window, press p to import from the clipboard, or n to write one.\n\nTry `crosstalk --demo`."
         } else {
             "No thread matches the filter. Esc clears it."
@@ -57,7 +63,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 _ => String::new(),
             };
             let drafts = if row.drafts > 0 { "✎ " } else { "" };
-            let right = format!("{} {:>3}", s.message_count, age(&s.last_activity, app.now));
+            let mut todo = String::new();
+            if row.to_relay > 0 {
+                todo.push_str(&format!("⇢{} ", row.to_relay));
+            }
+            if row.to_me > 0 {
+                todo.push_str(&format!("✉{} ", row.to_me));
+            }
+            if row.missing_parents > 0 {
+                todo.push_str(&format!("⚠{} ", row.missing_parents));
+            }
+            let when = row.latest.as_deref().unwrap_or(&s.last_activity);
+            let right = format!("{} {:>3}", s.message_count, age(when, app.now));
             let name = s
                 .context
                 .clone()
@@ -68,7 +85,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 String::new()
             };
-            let room = w.saturating_sub(2 + width(&waiting) + width(drafts) + width(&right) + 1);
+            let room = w.saturating_sub(
+                2 + width(&waiting) + width(drafts) + width(&todo) + width(&right) + 1,
+            );
             let main = truncate(&format!("{}{}", safe_line(&name), safe_line(&who)), room);
             let pad = " ".repeat(room.saturating_sub(width(&main)));
             let mut spans = vec![
@@ -76,6 +95,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 Span::raw(" "),
                 Span::styled(waiting, theme::AWAITING),
                 Span::styled(drafts.to_string(), theme::WARN),
+                Span::styled(todo, theme::WARN),
                 Span::raw(main),
                 Span::raw(pad),
                 Span::raw(" "),

@@ -51,21 +51,27 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 String::new()
             };
-            let status = match m.status.as_str() {
-                "draft" => "✎ ",
-                "awaiting_reply" => "⏳",
-                _ => "",
-            };
+            let status = format!(
+                "{}{}",
+                if m.missing_parent { "⚠ " } else { "" },
+                match (m.status.as_str(), m.delivery.as_deref()) {
+                    ("draft", _) => "✎ ",
+                    (_, Some("to_relay")) => "⇢ ",
+                    (_, Some("to_me")) => "✉ ",
+                    (_, Some("awaiting")) => "⏳",
+                    _ => "",
+                }
+            );
             let route = format!("{}→{}", safe_line(&m.from), safe_line(&m.to));
             let first = m.first_line.as_str();
-            let time = age(&m.received_at, app.now);
+            let time = age(&m.sent_at, app.now);
             let guide = &t.guide[i];
             let fixed = width(guide)
                 + 2
                 + t.intent_width
                 + 1
                 + width(&fold)
-                + width(status)
+                + width(&status)
                 + time.len()
                 + 1;
             let room = w.saturating_sub(fixed);

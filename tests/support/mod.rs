@@ -52,6 +52,7 @@ pub fn harness(store: Store, w: u16, h: u16) -> Harness {
         options: Default::default(),
         label: "test.db".into(),
         db_path: None,
+        ..Default::default()
     };
     let mut app = App::new(
         store,

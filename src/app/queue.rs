@@ -1,0 +1,180 @@
+//! The queue view and the relay ledger's side of the app: `Q` lists what is left to relay,
+//! answer and chase (rows open their message), `s` filters the thread list by delivery state,
+//! `y` on an envelope to relay records it as relayed, and with `[relay] copy_on_import` a
+//! paste that adds one envelope for someone else is copied on for its recipient at once.
+
+use super::popup::Popup;
+use super::{Action, App, Pane};
+use crate::store::{ImportReport, Outcome, Queue, QueueRow, Section};
+
+/// Rows read per section when the queue opens.
+pub const QUEUE_LIMIT: usize = 200;
+
+/// The open queue.
+#[derive(Debug)]
+pub struct QueueView {
+    /// What the store said when it opened.
+    pub queue: Queue,
+    /// The selected row, counted over every section's rows.
+    pub selected: usize,
+}
+
+impl QueueView {
+    /// Every row with its section, in order.
+    pub fn rows(&self) -> Vec<(Section, &QueueRow)> {
+        self.queue.rows().collect()
+    }
+}
+
+impl App {
+    /// `Q`: opens the queue.
+    pub(super) fn open_queue(&mut self) -> anyhow::Result<()> {
+        let queue = self.store.queue(QUEUE_LIMIT)?;
+        if queue.rows().next().is_none() {
+            self.info("The queue is empty: nothing to relay, answer or chase.");
+        }
+        self.popup = Some(Popup::Queue(QueueView { queue, selected: 0 }));
+        Ok(())
+    }
+
+    /// Keys in the queue: move, open a row, close.
+    pub(super) fn queue_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let Some(Popup::Queue(view)) = self.popup.as_mut() else {
+            return Ok(());
+        };
+        let len = view.queue.rows().count();
+        match action {
+            Action::Up => view.selected = view.selected.saturating_sub(1),
+            Action::Down => view.selected = (view.selected + 1).min(len.saturating_sub(1)),
+            Action::Open => {
+                let Some(row) = view.queue.rows().nth(view.selected).map(|(_, r)| r.clone()) else {
+                    return Ok(());
+                };
+                self.popup = None;
+                if row.unsent_draft {
+                    let draft = self
+                        .store
+                        .drafts()?
+                        .into_iter()
+                        .find(|d| d.id == row.message);
+                    return match draft {
+                        Some(d) => self.resume_draft(&d),
+                        None => {
+                            self.warn("That draft is gone (sent or discarded meanwhile).");
+                            Ok(())
+                        }
+                    };
+                }
+                self.list.state = crate::store::StateFilter::All;
+                self.reveal(&row.thread, Some(&row.message))?;
+                self.focus = Pane::Tree;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `s`: the thread list shows the threads of the next delivery state.
+    pub(super) fn cycle_state_filter(&mut self) -> anyhow::Result<()> {
+        self.list.state = self.list.state.next();
+        self.list.refilter(&self.store)?;
+        self.focus = Pane::List;
+        self.open_selected_thread(false)?;
+        let what = match self.list.state {
+            crate::store::StateFilter::All => "all threads".to_string(),
+            crate::store::StateFilter::Only(s) => format!("threads with messages {}", s.title()),
+        };
+        self.info(format!("Showing {what} ({}).", self.list.rows.len()));
+        Ok(())
+    }
+
+    /// After `y` copied message `id`: when it was waiting to be relayed, records that it was,
+    /// and how. Returns the words to add to the status line.
+    pub(super) fn record_relay(&mut self, id: &str) -> anyhow::Result<Option<String>> {
+        let Some(method) = self.last_copy else {
+            return Ok(None);
+        };
+        if !self.store.mark_relayed(id, &method.to_string())? {
+            return Ok(None);
+        }
+        self.delivery = self.store.delivery(id)?;
+        self.list.reload(&self.store)?;
+        // The thread is read again for its markers; a conflicting version on show stays shown.
+        let version = self.inspector.version;
+        if let Some(t) = self.tree.as_ref().map(|t| t.outline.id.clone()) {
+            self.load_thread(&t, Some(id))?;
+        }
+        if version > 0 {
+            self.refresh_inspector();
+            self.inspector.version = version - 1;
+            self.next_version()?;
+        }
+        Ok(Some(format!("relayed ({method})")))
+    }
+
+    /// With `[relay] copy_on_import`: after a paste's import, copies its one new envelope for
+    /// its recipient when it is for someone else, and says why not otherwise. Returns the
+    /// words to add to the status line.
+    pub(super) fn copy_after_import(&mut self, report: &ImportReport) -> anyhow::Result<String> {
+        let new: Vec<&str> = report
+            .items
+            .iter()
+            .filter(|i| i.outcome == Outcome::Imported)
+            .filter_map(|i| i.message.as_deref())
+            .collect();
+        let [id] = new[..] else {
+            return Ok(format!(
+                " Not relayed: {} new envelopes (copy on import takes exactly one).",
+                new.len()
+            ));
+        };
+        let Some(m) = self.store.message(id)? else {
+            return Ok(String::new());
+        };
+        let state = self.store.delivery(id)?.and_then(|d| d.state);
+        if state.as_deref() != Some("to_relay") {
+            return Ok(" Not relayed: it is addressed to you.".into());
+        }
+        let Some((_, line)) = self.copy_text(&m.canonical, &m.envelope.banner.to) else {
+            return Ok(format!(" Not relayed: {}", self.status.1));
+        };
+        let relayed = self.record_relay(id)?;
+        Ok(match relayed {
+            Some(r) => format!(
+                " Copied for {}: {line}; {r}.",
+                crate::app::text::safe_line(&m.envelope.banner.to)
+            ),
+            None => format!(" {line}."),
+        })
+    }
+}
+
+/// The inspector's delivery line: the message's time, what is left to do with it, and how it
+/// was relayed.
+pub fn delivery_text(d: &crate::store::Delivery, now: jiff::Timestamp) -> String {
+    use crate::app::text::{age, short_time};
+    let mut parts = vec![format!(
+        "sent {} ({} ago)",
+        short_time(&d.sent_at),
+        age(&d.sent_at, now)
+    )];
+    match d.state.as_deref() {
+        Some("to_relay") => parts.push("⇢ to relay (y)".into()),
+        Some("to_me") => parts.push("✉ to you (r answers)".into()),
+        Some("awaiting") => {
+            let mut s = format!("⏳ awaiting {}", d.awaiting_from.join(", "));
+            if let Some(n) = d.awaiting_needed.filter(|n| *n > 1) {
+                s.push_str(&format!(" ({n} answers needed)"));
+            }
+            parts.push(s);
+        }
+        _ => {}
+    }
+    if let Some((at, how)) = &d.relayed {
+        parts.push(format!("relayed {} ago by {how}", age(at, now)));
+    }
+    if d.missing_parent {
+        parts.push("⚠ its parent was never received (a missed relay)".into());
+    }
+    parts.join(" · ")
+}

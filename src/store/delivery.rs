@@ -1,0 +1,350 @@
+//! The delivery ledger: for every message, whether the operator must still relay it (received
+//! for someone else), answer it (addressed to one of the operator's addresses), or chase its
+//! answer (it awaits replies, by the rule in [`crate::protocol::awaiting`]), and whether the
+//! message it answers was ever received.
+//!
+//! Rows are written in the transaction that stores their message (the import's writer, a
+//! composed envelope) and kept current by the events that change them: a reply arriving, a
+//! parent arriving after its replies, a copy for the recipient, the operator's addresses
+//! changing in the config. The queue (`queue.rs`) and the thread list read them through
+//! partial indexes, so asking "what is left to do" never scans the history.
+
+use std::collections::HashSet;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use super::{Store, StoreError, now};
+use crate::protocol::awaiting::{self, Expectation};
+use crate::protocol::{Intent, MetaBlock};
+
+/// A message's place in the ledger, as the inspector shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Delivery {
+    /// `to_relay`, `to_me`, `awaiting`, or `None` when nothing is left to do.
+    pub state: Option<String>,
+    /// The message's time (its ULID's, else when it was stored), RFC 3339.
+    pub sent_at: String,
+    /// When it was copied for its recipient, and how.
+    pub relayed: Option<(String, String)>,
+    /// Who must still answer it.
+    pub awaiting_from: Vec<String>,
+    /// How many answers are still needed.
+    pub awaiting_needed: Option<i64>,
+    /// Whether the message it answers was never received.
+    pub missing_parent: bool,
+    /// Addressed to the operator.
+    pub to_me: bool,
+}
+
+/// A message just stored, as the ledger needs it.
+pub(crate) struct NewMessage<'a> {
+    pub seq: i64,
+    pub id: &'a str,
+    pub thread: &'a str,
+    pub parent: Option<&'a str>,
+    pub received: bool,
+    pub sender: &'a str,
+    pub recipient: &'a str,
+    pub intent: Option<&'a Intent>,
+    pub meta: &'a [MetaBlock],
+}
+
+/// The time of a message: the timestamp of its id when that is a ULID of a plausible time
+/// (after 2000, not in the future by more than a day), else `fallback`.
+pub fn message_time(id: &str, fallback: &str) -> String {
+    ulid_time(id)
+        .map(|t| format_time(&t))
+        .unwrap_or_else(|| fallback.to_string())
+}
+
+/// The timestamp in a ULID message id, when it is one and plausible.
+pub fn ulid_time(id: &str) -> Option<jiff::Timestamp> {
+    let ulid = ulid::Ulid::from_string(id.trim()).ok()?;
+    let ms = i64::try_from(ulid.timestamp_ms()).ok()?;
+    let t = jiff::Timestamp::from_millisecond(ms).ok()?;
+    let earliest = jiff::Timestamp::from_second(946_684_800).ok()?;
+    let latest = jiff::Timestamp::now().checked_add(jiff::SignedDuration::from_hours(24));
+    (t >= earliest && latest.is_ok_and(|l| t <= l)).then_some(t)
+}
+
+/// RFC 3339 with six fraction digits, as every stored time (so they sort as text).
+fn format_time(t: &jiff::Timestamp) -> String {
+    jiff::fmt::temporal::DateTimePrinter::new()
+        .precision(Some(6))
+        .timestamp_to_string(t)
+}
+
+/// The operator's addresses as the ledger knows them (lower-cased).
+pub(crate) fn operator_addresses(conn: &Connection) -> Result<HashSet<String>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT address FROM operator_addresses")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// How addresses are compared: trimmed and lower-cased.
+pub(crate) fn address_key(a: &str) -> String {
+    a.trim().to_lowercase()
+}
+
+/// Writes the ledger row of a message just stored, and what its arrival changes for the
+/// message it answers: that one's wait for replies, and whether the operator answered it.
+pub(crate) fn record(
+    conn: &Connection,
+    m: &NewMessage<'_>,
+    operator: &HashSet<String>,
+    stored_at: &str,
+) -> Result<(), StoreError> {
+    let key = address_key(m.recipient);
+    let to_me = m.received && operator.contains(&key);
+    // Composed messages wait only once copied (see `Store::mark_copied`).
+    let waits = if m.received {
+        awaiting::expectation(m.intent, m.recipient, m.meta)
+            .and_then(|e| awaiting::outstanding(&e, m.recipient, &[]))
+    } else {
+        None
+    };
+    let parent = match m.parent {
+        Some(p) => conn
+            .prepare_cached(
+                "SELECT m.seq, d.awaiting_from IS NOT NULL, coalesce(d.to_me, 0), m.intent
+                 FROM messages m LEFT JOIN delivery d ON d.seq = m.seq WHERE m.id = ?1",
+            )?
+            .query_row([p], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, bool>(1)?,
+                    r.get::<_, bool>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                ))
+            })
+            .optional()?,
+        None => None,
+    };
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO delivery (seq, thread_id, sent_at, recipient_key, received,
+            to_me, awaiting_from, awaiting_needed, missing_parent)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        m.seq,
+        m.thread,
+        message_time(m.id, stored_at),
+        key,
+        m.received,
+        to_me,
+        waits
+            .as_ref()
+            .map(|w| serde_json::to_string(&w.from).unwrap_or_default()),
+        waits.as_ref().map(|w| w.needed as i64),
+        m.parent.is_some() && parent.is_none(),
+    ])?;
+    if let Some((parent_seq, parent_waits, parent_to_me, parent_intent)) = parent {
+        // A reply that is no answer changes no wait. An answer ends the wait of a message
+        // awaiting one answer from anyone; only a POLL counts its targets again.
+        if parent_waits && awaiting::is_answer(m.intent) {
+            let poll = parent_intent.as_deref().map(Intent::parse) == Some(Intent::Poll);
+            if poll {
+                recompute_awaiting(conn, parent_seq)?;
+            } else {
+                conn.prepare_cached(
+                    "UPDATE delivery SET awaiting_from = NULL, awaiting_needed = NULL
+                     WHERE seq = ?1",
+                )?
+                .execute([parent_seq])?;
+            }
+        }
+        // Answered by the operator: composed here, or received from one of their addresses.
+        if parent_to_me && (!m.received || operator.contains(&address_key(m.sender))) {
+            conn.prepare_cached(
+                "UPDATE delivery SET answered_at = ?2 WHERE seq = ?1 AND answered_at IS NULL",
+            )?
+            .execute(params![parent_seq, stored_at])?;
+        }
+    }
+    Ok(())
+}
+
+/// A message arrived after replies naming it: those replies no longer miss their parent, and
+/// the message's own wait counts them.
+pub(crate) fn parent_arrived(conn: &Connection, seq: i64, id: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE delivery SET missing_parent = 0
+         WHERE seq IN (SELECT seq FROM messages WHERE parent_id = ?1) AND missing_parent = 1",
+    )?
+    .execute([id])?;
+    recompute_awaiting(conn, seq)
+}
+
+/// A message moved to another thread (its parent arrived there): its ledger row follows.
+pub(crate) fn moved(conn: &Connection, id: &str, thread: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE delivery SET thread_id = ?2 WHERE seq = (SELECT seq FROM messages WHERE id = ?1)",
+    )?
+    .execute(params![id, thread])?;
+    Ok(())
+}
+
+/// Computes again who message `seq` still awaits, from its intent and every stored reply.
+/// A composed message not copied yet awaits nothing.
+pub(crate) fn recompute_awaiting(conn: &Connection, seq: i64) -> Result<(), StoreError> {
+    let row: Option<(String, Option<String>, String, String, String, String)> = conn
+        .prepare_cached(
+            "SELECT id, intent, recipient, meta, direction, status FROM messages WHERE seq = ?1",
+        )?
+        .query_row([seq], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .optional()?;
+    let Some((id, intent, recipient, meta, direction, status)) = row else {
+        return Ok(());
+    };
+    let waits = if direction == "composed" && status == "draft" {
+        None
+    } else {
+        let intent = intent.as_deref().map(Intent::parse);
+        match awaiting::expectation(intent.as_ref(), &recipient, &meta_blocks(&meta)) {
+            Some(e) => outstanding_now(conn, &e, &id, &recipient)?,
+            None => None,
+        }
+    };
+    conn.prepare_cached(
+        "UPDATE delivery SET awaiting_from = ?2, awaiting_needed = ?3 WHERE seq = ?1",
+    )?
+    .execute(params![
+        seq,
+        waits
+            .as_ref()
+            .map(|w| serde_json::to_string(&w.from).unwrap_or_default()),
+        waits.as_ref().map(|w| w.needed as i64),
+    ])?;
+    Ok(())
+}
+
+fn outstanding_now(
+    conn: &Connection,
+    e: &Expectation,
+    id: &str,
+    recipient: &str,
+) -> Result<Option<awaiting::Outstanding>, StoreError> {
+    let replies: Vec<(String, Option<Intent>)> = conn
+        .prepare_cached("SELECT sender, intent FROM messages WHERE parent_id = ?1")?
+        .query_map([id], |r| {
+            let intent: Option<String> = r.get(1)?;
+            Ok((r.get(0)?, intent.as_deref().map(Intent::parse)))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(awaiting::outstanding(e, recipient, &replies))
+}
+
+/// The `meta` column (`[{"namespace", "entries": [[k, v], ...]}]`) read back; what cannot be
+/// read is left out.
+fn meta_blocks(json: &str) -> Vec<MetaBlock> {
+    let Ok(serde_json::Value::Array(blocks)) = serde_json::from_str(json) else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .filter_map(|b| {
+            let namespace = b.get("namespace")?.as_str()?.to_string();
+            let entries = b
+                .get("entries")?
+                .as_array()?
+                .iter()
+                .filter_map(|e| {
+                    let pair = e.as_array()?;
+                    Some((
+                        pair.first()?.as_str()?.to_string(),
+                        pair.get(1)?.as_str()?.to_string(),
+                    ))
+                })
+                .collect();
+            Some(MetaBlock { namespace, entries })
+        })
+        .collect()
+}
+
+impl Store {
+    /// Makes the ledger's "addressed to me" follow `addresses` (the config's
+    /// `[operator] addresses`). Nothing is written when they are what the ledger already knows,
+    /// or when the database is read-only (it then keeps the addresses it was last given).
+    /// Returns whether anything changed.
+    pub fn set_operator_addresses(&mut self, addresses: &[String]) -> Result<bool, StoreError> {
+        let want: HashSet<String> = addresses
+            .iter()
+            .map(|a| address_key(a))
+            .filter(|a| !a.is_empty())
+            .collect();
+        if operator_addresses(&self.conn)? == want || self.read_only.is_some() {
+            return Ok(false);
+        }
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            tx.execute("DELETE FROM operator_addresses", [])?;
+            for a in &want {
+                tx.execute("INSERT INTO operator_addresses (address) VALUES (?1)", [a])?;
+            }
+            tx.execute(
+                "UPDATE delivery SET to_me = received AND recipient_key IN
+                    (SELECT address FROM operator_addresses)
+                 WHERE to_me <> (received AND recipient_key IN
+                    (SELECT address FROM operator_addresses))",
+                [],
+            )?;
+            tx.commit()?;
+            Ok(true)
+        })
+    }
+
+    /// Records that message `id` was copied for its recipient by `method` (as the copy chain
+    /// reported it). Returns whether it was waiting to be relayed.
+    pub fn mark_relayed(&mut self, id: &str, method: &str) -> Result<bool, StoreError> {
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            let n = tx.execute(
+                "UPDATE delivery SET relayed_at = ?2, relay_method = ?3
+                 WHERE seq = (SELECT seq FROM messages WHERE id = ?1)
+                   AND received = 1 AND to_me = 0 AND relayed_at IS NULL",
+                params![id, now(), method],
+            )?;
+            tx.commit()?;
+            Ok(n > 0)
+        })
+    }
+
+    /// The ledger row of message `id`.
+    pub fn delivery(&self, id: &str) -> Result<Option<Delivery>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT d.state, d.sent_at, d.relayed_at, d.relay_method, d.awaiting_from,
+                        d.awaiting_needed, d.missing_parent, d.to_me
+                 FROM delivery d JOIN messages m ON m.seq = d.seq WHERE m.id = ?1",
+            )?
+            .query_row([id], |r| {
+                let at: Option<String> = r.get(2)?;
+                let how: Option<String> = r.get(3)?;
+                let from: Option<String> = r.get(4)?;
+                Ok(Delivery {
+                    state: r.get(0)?,
+                    sent_at: r.get(1)?,
+                    relayed: at.zip(how),
+                    awaiting_from: from
+                        .and_then(|f| serde_json::from_str(&f).ok())
+                        .unwrap_or_default(),
+                    awaiting_needed: r.get(5)?,
+                    missing_parent: r.get(6)?,
+                    to_me: r.get(7)?,
+                })
+            })
+            .optional()?)
+    }
+}

@@ -1,0 +1,361 @@
+//! The operator's queue: what is left to relay, to answer and to chase, in sections, each
+//! oldest first. Every section is one range of a partial index of the delivery ledger read up
+//! to a limit, and its size is counted up to [`COUNT_CAP`], so the queue costs the same on a
+//! history of a hundred messages or of a hundred thousand.
+
+use rusqlite::params;
+use serde::Serialize;
+
+use super::{Store, StoreError};
+
+/// Sizes are counted up to this; a larger section says "at least".
+pub const COUNT_CAP: usize = 1000;
+
+/// A section of the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Section {
+    /// Received for someone else, not copied for them yet.
+    ToRelay,
+    /// Addressed to the operator, not answered by them yet.
+    ToMe,
+    /// Waiting for replies (from whom, since when).
+    Awaiting,
+    /// Answers a message that was never received: a relay was missed.
+    MissingParent,
+    /// Being composed, or composed and never copied.
+    Drafts,
+}
+
+impl Section {
+    /// Every section, in the order the queue shows them.
+    pub const ALL: [Section; 5] = [
+        Section::ToRelay,
+        Section::ToMe,
+        Section::Awaiting,
+        Section::MissingParent,
+        Section::Drafts,
+    ];
+
+    /// The heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Section::ToRelay => "to relay",
+            Section::ToMe => "addressed to me",
+            Section::Awaiting => "awaiting reply",
+            Section::MissingParent => "missing parent",
+            Section::Drafts => "drafts",
+        }
+    }
+
+    /// The ledger state it lists (the first three).
+    fn state(self) -> Option<&'static str> {
+        match self {
+            Section::ToRelay => Some("to_relay"),
+            Section::ToMe => Some("to_me"),
+            Section::Awaiting => Some("awaiting"),
+            _ => None,
+        }
+    }
+}
+
+/// One row of the queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QueueRow {
+    /// The message (or draft) id.
+    pub message: String,
+    /// Its thread.
+    pub thread: String,
+    /// Banner sender.
+    pub from: String,
+    /// Banner recipient.
+    pub to: String,
+    /// Normalized intent.
+    pub intent: Option<String>,
+    /// The body's first line (at most 200 characters).
+    pub first_line: String,
+    /// Since when it is in this section: the message's time (a draft's last save).
+    pub since: String,
+    /// Who must still answer (awaiting reply).
+    pub awaiting_from: Vec<String>,
+    /// How many answers are still needed (awaiting reply).
+    pub awaiting_needed: Option<i64>,
+    /// When and how it was relayed, if it was.
+    pub relayed_at: Option<String>,
+    /// How it was relayed.
+    pub relay_method: Option<String>,
+    /// A draft being composed (not a stored message): opens in the composer.
+    pub unsent_draft: bool,
+}
+
+/// One section with its first rows.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueSection {
+    /// Which section.
+    pub section: Section,
+    /// How many rows it has (up to [`COUNT_CAP`]).
+    pub count: usize,
+    /// Whether there are at least [`COUNT_CAP`].
+    pub more: bool,
+    /// The oldest rows, at most the limit asked for.
+    pub rows: Vec<QueueRow>,
+}
+
+/// The whole queue.
+#[derive(Debug, Clone, Serialize)]
+pub struct Queue {
+    /// The sections in [`Section::ALL`] order.
+    pub sections: Vec<QueueSection>,
+}
+
+impl Queue {
+    /// Every row in section order, with its section.
+    pub fn rows(&self) -> impl Iterator<Item = (Section, &QueueRow)> {
+        self.sections
+            .iter()
+            .flat_map(|s| s.rows.iter().map(move |r| (s.section, r)))
+    }
+}
+
+/// Thread-list filter by delivery state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StateFilter {
+    /// Every thread.
+    #[default]
+    All,
+    /// Threads with a message in this section.
+    Only(Section),
+}
+
+impl StateFilter {
+    /// The next filter in the cycle: all, then each section.
+    pub fn next(self) -> StateFilter {
+        match self {
+            StateFilter::All => StateFilter::Only(Section::ALL[0]),
+            StateFilter::Only(s) => {
+                let i = Section::ALL.iter().position(|x| *x == s).unwrap_or(0);
+                Section::ALL
+                    .get(i + 1)
+                    .map_or(StateFilter::All, |s| StateFilter::Only(*s))
+            }
+        }
+    }
+
+    /// The SQL condition on thread `t` for this filter (a constant per filter, so each shape
+    /// stays in the statement cache).
+    pub(crate) fn condition(self) -> &'static str {
+        match self {
+            StateFilter::All => "1",
+            StateFilter::Only(Section::ToRelay) => {
+                "EXISTS (SELECT 1 FROM delivery d WHERE d.thread_id = t.id AND d.state = 'to_relay')"
+            }
+            StateFilter::Only(Section::ToMe) => {
+                "EXISTS (SELECT 1 FROM delivery d WHERE d.thread_id = t.id AND d.state = 'to_me')"
+            }
+            StateFilter::Only(Section::Awaiting) => {
+                "EXISTS (SELECT 1 FROM delivery d WHERE d.thread_id = t.id AND d.state = 'awaiting')"
+            }
+            StateFilter::Only(Section::MissingParent) => {
+                "EXISTS (SELECT 1 FROM delivery d WHERE d.thread_id = t.id AND d.missing_parent = 1)"
+            }
+            StateFilter::Only(Section::Drafts) => {
+                "(EXISTS (SELECT 1 FROM drafts dr WHERE dr.thread_id = t.id)
+                  OR EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id
+                     AND m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'))"
+            }
+        }
+    }
+}
+
+/// The columns every message row of the queue reads, `d` the ledger and `m` the message.
+const ROW_COLUMNS: &str = "m.id, m.thread_id, m.sender, m.recipient, m.intent,
+    substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400), d.sent_at,
+    d.awaiting_from, d.awaiting_needed, d.relayed_at, d.relay_method";
+
+fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<QueueRow> {
+    let head: String = r.get(5)?;
+    let from: Option<String> = r.get(7)?;
+    Ok(QueueRow {
+        message: r.get(0)?,
+        thread: r.get(1)?,
+        from: r.get(2)?,
+        to: r.get(3)?,
+        intent: r.get(4)?,
+        first_line: crate::protocol::model::first_line(&head)
+            .chars()
+            .take(200)
+            .collect(),
+        since: r.get(6)?,
+        awaiting_from: from
+            .and_then(|f| serde_json::from_str(&f).ok())
+            .unwrap_or_default(),
+        awaiting_needed: r.get(8)?,
+        relayed_at: r.get(9)?,
+        relay_method: r.get(10)?,
+        unsent_draft: false,
+    })
+}
+
+impl Store {
+    /// The queue, at most `limit` rows per section, oldest first.
+    pub fn queue(&self, limit: usize) -> Result<Queue, StoreError> {
+        let limit = limit.min(i64::MAX as usize) as i64;
+        let mut sections = Vec::new();
+        for section in Section::ALL {
+            let (rows, count) = match section.state() {
+                Some(state) => self.state_rows(state, limit)?,
+                None if section == Section::MissingParent => self.missing_rows(limit)?,
+                None => self.draft_rows(limit)?,
+            };
+            sections.push(QueueSection {
+                section,
+                count: count.min(COUNT_CAP),
+                more: count >= COUNT_CAP,
+                rows,
+            });
+        }
+        Ok(Queue { sections })
+    }
+
+    fn state_rows(&self, state: &str, limit: i64) -> Result<(Vec<QueueRow>, usize), StoreError> {
+        let rows = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
+                 WHERE d.state IS NOT NULL AND d.state = ?1
+                 ORDER BY d.sent_at, d.seq LIMIT ?2"
+            ))?
+            .query_map(params![state, limit], message_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let count: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM delivery
+                 WHERE state IS NOT NULL AND state = ?1 LIMIT ?2)",
+            )?
+            .query_row(params![state, COUNT_CAP as i64], |r| r.get(0))?;
+        Ok((rows, count as usize))
+    }
+
+    fn missing_rows(&self, limit: i64) -> Result<(Vec<QueueRow>, usize), StoreError> {
+        let rows = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
+                 WHERE d.missing_parent = 1 ORDER BY d.sent_at, d.seq LIMIT ?1"
+            ))?
+            .query_map(params![limit], message_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let count: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM delivery WHERE missing_parent = 1 LIMIT ?1)",
+            )?
+            .query_row([COUNT_CAP as i64], |r| r.get(0))?;
+        Ok((rows, count as usize))
+    }
+
+    /// Drafts being composed, and composed messages never copied.
+    fn draft_rows(&self, limit: i64) -> Result<(Vec<QueueRow>, usize), StoreError> {
+        let mut rows: Vec<QueueRow> = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM messages m JOIN delivery d ON d.seq = m.seq
+                 WHERE m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'
+                 ORDER BY d.sent_at LIMIT ?1"
+            ))?
+            .query_map(params![limit], message_row)?
+            .collect::<Result<_, _>>()?;
+        let drafts = self
+            .conn
+            .prepare_cached(
+                "SELECT id, thread_id, envelope, updated_at FROM drafts
+                 ORDER BY updated_at LIMIT ?1",
+            )?
+            .query_map(params![limit], |r| {
+                let envelope: String = r.get(2)?;
+                Ok((r.get(0)?, r.get(1)?, envelope, r.get(3)?))
+            })?
+            .collect::<Result<Vec<(String, String, String, String)>, _>>()?;
+        for (id, thread, envelope, updated) in drafts {
+            let parsed = crate::protocol::extract(&envelope, &crate::protocol::Options::default())
+                .envelopes
+                .into_iter()
+                .next();
+            let (from, to, intent, first) = match &parsed {
+                Some(p) => (
+                    p.envelope.banner.from.clone(),
+                    p.envelope.banner.to.clone(),
+                    p.envelope.intent().map(|i| i.to_string()),
+                    p.envelope.first_line().chars().take(200).collect(),
+                ),
+                None => Default::default(),
+            };
+            rows.push(QueueRow {
+                message: id,
+                thread,
+                from,
+                to,
+                intent,
+                first_line: first,
+                since: updated,
+                awaiting_from: Vec::new(),
+                awaiting_needed: None,
+                relayed_at: None,
+                relay_method: None,
+                unsent_draft: true,
+            });
+        }
+        rows.sort_by(|a, b| a.since.cmp(&b.since));
+        let count = rows.len();
+        rows.truncate(limit as usize);
+        Ok((rows, count))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(store: &Store, sql: &str) -> String {
+        let mut stmt = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap();
+        let rows = stmt
+            .query_map(params!["to_relay", 10], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        rows.join("\n")
+    }
+
+    #[test]
+    fn every_section_reads_a_partial_index_in_order() {
+        let store = Store::open_in_memory().unwrap();
+        let rows = plan(
+            &store,
+            &format!(
+                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
+                 WHERE d.state IS NOT NULL AND d.state = ?1
+                 ORDER BY d.sent_at, d.seq LIMIT ?2"
+            ),
+        );
+        assert!(rows.contains("INDEX delivery_state"), "{rows}");
+        assert!(!rows.contains("TEMP B-TREE"), "{rows}");
+        let missing = plan(
+            &store,
+            &format!(
+                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
+                 WHERE d.missing_parent = 1 AND ?1 = ?1 ORDER BY d.sent_at, d.seq LIMIT ?2"
+            ),
+        );
+        assert!(missing.contains("INDEX delivery_missing"), "{missing}");
+        let count = plan(
+            &store,
+            "SELECT count(*) FROM (SELECT 1 FROM delivery
+             WHERE state IS NOT NULL AND state = ?1 LIMIT ?2)",
+        );
+        assert!(count.contains("INDEX delivery_state"), "{count}");
+    }
+}

@@ -1,0 +1,249 @@
+//! Delivery flows driven by actions: `y` on an envelope to relay records it relayed (method in
+//! the inspector and the queue), the queue view opens its rows, `s` cycles the thread list's
+//! state filter, `[relay] copy_on_import` copies a single new envelope for its recipient, and
+//! the seeded demo shows every queue state with realistic ages.
+
+mod support;
+
+use crosstalk::app::{Action, Pane};
+use crosstalk::store::{Section, StateFilter, Store};
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use support::{harness, store_in};
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+
+fn env(from: &str, to: &str, thread: &str, parent: Option<&str>, id: &str, intent: &str) -> String {
+    let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
+    format!(
+        "[[{from}→{to} v1]]\nuser: kalle\nthread: {thread}\n{parent}message: {id}\n\
+         context: relay {thread}\nintent: {intent}\nbody: |\n  {intent} for {to}\nsig: none\n[[END]]\n"
+    )
+}
+
+fn ids(n: usize) -> Vec<String> {
+    let g = crosstalk::protocol::IdGenerator::new();
+    (0..n).map(|_| g.next_id()).collect()
+}
+
+#[test]
+fn y_on_an_envelope_to_relay_copies_it_and_records_it_relayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let v = ids(2);
+    t.act(Action::Paste(env(
+        "CLAUDE",
+        "fenced-bot",
+        &v[0],
+        None,
+        &v[1],
+        "REQUEST",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    assert!(t.screen().contains("⇢1"), "{}", t.screen());
+    assert_eq!(
+        t.app.delivery.as_ref().unwrap().state.as_deref(),
+        Some("to_relay")
+    );
+    t.keys("y");
+    // Copied for its recipient: in the fence configured for it.
+    let copy = t.copies().pop().unwrap();
+    assert!(copy.starts_with("```\n[[CLAUDE→fenced-bot"), "{copy}");
+    assert!(
+        t.app.status.1.contains("relayed (OSC 52)"),
+        "{:?}",
+        t.app.status
+    );
+    let d = t.app.delivery.clone().unwrap();
+    assert_eq!(d.relayed.as_ref().unwrap().1, "OSC 52");
+    // Now it awaits the recipient's answer; the inspector says how it was relayed.
+    assert_eq!(d.state.as_deref(), Some("awaiting"));
+    let line = t.app.inspector.delivery_line.clone().unwrap();
+    assert!(line.contains("relayed 0s ago by OSC 52"), "{line}");
+    assert!(line.contains("⏳ awaiting fenced-bot"), "{line}");
+    let s = t.screen();
+    assert!(s.contains("OSC 52") && !s.contains("⇢1"), "{s}");
+    // A second `y` copies again but records nothing new.
+    t.keys("y");
+    assert!(!t.app.status.1.contains("relayed"), "{:?}", t.app.status);
+}
+
+#[test]
+fn the_queue_lists_sections_and_opens_the_selected_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    store
+        .set_operator_addresses(&["human@desk".into()])
+        .unwrap();
+    let v = ids(6);
+    let text = format!(
+        "{}{}{}",
+        env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "BROADCAST"),
+        env("CLAUDE", "human@desk", &v[2], None, &v[3], "ESCALATE"),
+        env("CHATGPT", "CLAUDE", &v[4], Some(&v[0]), &v[5], "RESPOND"),
+    );
+    store.import_text("t", &text, &Default::default()).unwrap();
+    let mut t = harness(store, 120, 40);
+    t.keys("Q");
+    let s = t.screen();
+    for heading in [
+        "to relay (2)",
+        "addressed to me (1)",
+        "missing parent (1)",
+        "drafts (0)",
+    ] {
+        assert!(s.contains(heading), "{heading}: {s}");
+    }
+    // Rows are in section order: to relay (oldest first), then to me, then the missing parent.
+    t.keys("jj");
+    t.key(KeyCode::Enter, NONE);
+    assert!(t.app.popup.is_none());
+    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.app.selected_id(), Some(v[3].as_str()));
+    assert!(t.screen().contains("✉ to you"), "{}", t.screen());
+    // Esc closes it without opening anything.
+    t.keys("Q");
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.popup.is_none());
+    assert_eq!(t.app.selected_id(), Some(v[3].as_str()));
+}
+
+#[test]
+fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    store
+        .set_operator_addresses(&["human@desk".into()])
+        .unwrap();
+    let v = ids(4);
+    let text = format!(
+        "{}{}",
+        env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "BROADCAST"),
+        env("CLAUDE", "human@desk", &v[2], None, &v[3], "REQUEST"),
+    );
+    store.import_text("t", &text, &Default::default()).unwrap();
+    let mut t = harness(store, 120, 30);
+    assert_eq!(t.app.list.rows.len(), 2);
+    t.keys("s");
+    assert_eq!(t.app.list.state, StateFilter::Only(Section::ToRelay));
+    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.app.list.rows[0].summary.id, v[0]);
+    assert!(t.screen().contains("Threads [to relay]"), "{}", t.screen());
+    t.keys("s");
+    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.app.list.rows[0].summary.id, v[2]);
+    assert!(t.screen().contains("[addressed to me]"));
+    t.keys("ss");
+    assert!(t.app.list.rows.is_empty());
+    assert!(
+        t.screen().contains("No thread in this state"),
+        "{}",
+        t.screen()
+    );
+    t.keys("ss");
+    assert_eq!(t.app.list.state, StateFilter::All);
+    assert_eq!(t.app.list.rows.len(), 2);
+}
+
+#[test]
+fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    store
+        .set_operator_addresses(&["human@desk".into()])
+        .unwrap();
+    let mut t = harness(store, 120, 30);
+    t.app.settings.copy_on_import = true;
+    let v = ids(6);
+    // One new envelope for someone else: copied on and marked relayed.
+    t.act(Action::Paste(env(
+        "CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    assert!(
+        t.app.status.1.contains("Copied for CHATGPT"),
+        "{:?}",
+        t.app.status
+    );
+    assert!(t.copies().pop().unwrap().starts_with("[[CLAUDE→CHATGPT"));
+    assert!(
+        t.app
+            .store
+            .delivery(&v[1])
+            .unwrap()
+            .unwrap()
+            .relayed
+            .is_some()
+    );
+    // Addressed to the operator: not copied, and the status says why.
+    let before = t.copies().len();
+    t.act(Action::Paste(env(
+        "CLAUDE",
+        "HUMAN@desk",
+        &v[2],
+        None,
+        &v[3],
+        "REQUEST",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    assert!(
+        t.app
+            .status
+            .1
+            .contains("Not relayed: it is addressed to you"),
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.copies().len(), before);
+    // Two new envelopes: not copied.
+    t.act(Action::Paste(format!(
+        "{}{}",
+        env("A", "B", &v[4], None, &v[5], "BROADCAST"),
+        env("A", "B", &v[4], Some(&v[5]), &ids(1)[0], "BROADCAST")
+    )));
+    t.key(KeyCode::Enter, NONE);
+    assert!(
+        t.app.status.1.contains("Not relayed: 2 new envelopes"),
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.copies().len(), before);
+}
+
+#[test]
+fn the_seeded_demo_shows_every_queue_state_with_ages_from_its_ulids() {
+    let mut store = Store::open_in_memory().unwrap();
+    let now = jiff::Timestamp::now();
+    crosstalk::tui::demo::seed_at(&mut store, now).unwrap();
+    let q = store.queue(50).unwrap();
+    for s in &q.sections {
+        assert!(
+            !s.rows.is_empty(),
+            "the demo has nothing {}",
+            s.section.title()
+        );
+    }
+    // Ages are spread over the last days, none in the future, from the ULID of each id.
+    let mut ages = Vec::new();
+    for (_, r) in q.rows() {
+        let since: jiff::Timestamp = r.since.parse().unwrap();
+        // (The draft was written while seeding, just after `now`.)
+        assert!(since.as_second() <= now.as_second() + 60, "{r:?}");
+        if !r.unsent_draft {
+            let t = crosstalk::store::ulid_time(&r.message).unwrap();
+            assert_eq!(t.as_millisecond() / 1000, since.as_millisecond() / 1000);
+            ages.push(now.as_second() - since.as_second());
+        }
+    }
+    assert!(ages.iter().any(|a| *a < 3600), "{ages:?}");
+    assert!(ages.iter().any(|a| *a > 86_400), "{ages:?}");
+    // The app shows the ages in the tree: the missed relay's thread is minutes old.
+    let mut t = harness(store, 120, 40);
+    t.app.fixed_now = Some(now);
+    t.keys("s");
+    t.keys("sss");
+    assert_eq!(t.app.list.state, StateFilter::Only(Section::MissingParent));
+    t.key(KeyCode::Enter, NONE);
+    let s = t.screen();
+    assert!(s.contains("⚠1") && s.contains("⚠ "), "{s}");
+    assert!(s.contains("38m") || s.contains("39m"), "{s}");
+}

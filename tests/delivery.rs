@@ -1,0 +1,306 @@
+//! The delivery ledger and the queue on temporary databases: to relay → relayed, addressed to
+//! the operator → answered, awaiting by intent (REQUEST, ACK, POLL with targets and quorum),
+//! missing parents marked and cleared, message times from ULIDs, the state filter of the
+//! thread list, and the queue's sections and order.
+
+use crosstalk::protocol::IdGenerator;
+use crosstalk::store::{Section, StateFilter, Store};
+use tempfile::TempDir;
+
+fn store() -> (TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("d.db")).unwrap();
+    (dir, s)
+}
+
+fn ids(n: usize) -> Vec<String> {
+    let g = IdGenerator::new();
+    (0..n).map(|_| g.next_id()).collect()
+}
+
+/// A v1.1 envelope; `meta` is inserted before the body as written.
+fn env(
+    from: &str,
+    to: &str,
+    thread: &str,
+    parent: Option<&str>,
+    message: &str,
+    intent: &str,
+    meta: &str,
+) -> String {
+    let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
+    format!(
+        "[[{from}→{to} v1]]\nuser: kalle\nsession: 2025-10-09T16Z a7f3d1\nthread: {thread}\n\
+         {parent}message: {message}\ncontext: delivery\nintent: {intent}\n{meta}body: |\n  \
+         {intent} from {from}\nsig: none\n[[END]]\n"
+    )
+}
+
+fn import(s: &mut Store, text: &str) {
+    let r = s.import_text("<test>", text, &Default::default()).unwrap();
+    assert!(
+        r.items
+            .iter()
+            .all(|i| i.outcome != crosstalk::store::Outcome::Rejected),
+        "{:?}",
+        r.items
+    );
+}
+
+fn section(s: &Store, which: Section) -> Vec<String> {
+    s.queue(100)
+        .unwrap()
+        .sections
+        .into_iter()
+        .find(|x| x.section == which)
+        .unwrap()
+        .rows
+        .into_iter()
+        .map(|r| r.message)
+        .collect()
+}
+
+fn state(s: &Store, id: &str) -> Option<String> {
+    s.delivery(id).unwrap().unwrap().state
+}
+
+#[test]
+fn a_received_envelope_for_someone_else_is_to_relay_until_copied_then_relayed() {
+    let (_d, mut s) = store();
+    s.set_operator_addresses(&["Human@Desk".into()]).unwrap();
+    let v = ids(3);
+    import(
+        &mut s,
+        &env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "BROADCAST", ""),
+    );
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
+    assert_eq!(section(&s, Section::ToRelay), [v[1].clone()]);
+    assert!(s.mark_relayed(&v[1], "OSC 52").unwrap());
+    let d = s.delivery(&v[1]).unwrap().unwrap();
+    assert_eq!(d.state, None, "a relayed BROADCAST leaves nothing to do");
+    assert_eq!(d.relayed.as_ref().map(|r| r.1.as_str()), Some("OSC 52"));
+    assert!(section(&s, Section::ToRelay).is_empty());
+    // Relaying twice records nothing new.
+    assert!(!s.mark_relayed(&v[1], "file").unwrap());
+}
+
+#[test]
+fn addressed_to_me_until_the_operator_composes_a_reply_case_insensitively() {
+    let (_d, mut s) = store();
+    s.set_operator_addresses(&["human@desk".into()]).unwrap();
+    let v = ids(2);
+    import(
+        &mut s,
+        &env("CLAUDE", "HUMAN@DESK", &v[0], None, &v[1], "REQUEST", ""),
+    );
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("to_me"));
+    assert_eq!(section(&s, Section::ToMe), [v[1].clone()]);
+    assert!(section(&s, Section::ToRelay).is_empty());
+    // Not something to relay: `y` on it records nothing.
+    assert!(!s.mark_relayed(&v[1], "OSC 52").unwrap());
+    s.create_reply(&v[1], None, "Done.", "kalle").unwrap();
+    assert_eq!(state(&s, &v[1]), None);
+    assert!(section(&s, Section::ToMe).is_empty());
+    // A draft filed and never copied is listed under drafts.
+    assert_eq!(section(&s, Section::Drafts).len(), 1);
+}
+
+#[test]
+fn changing_the_operator_addresses_reclassifies_what_is_stored() {
+    let (_d, mut s) = store();
+    let v = ids(2);
+    import(
+        &mut s,
+        &env("CLAUDE", "kalle", &v[0], None, &v[1], "BROADCAST", ""),
+    );
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
+    assert!(s.set_operator_addresses(&["KALLE".into()]).unwrap());
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("to_me"));
+    assert!(
+        !s.set_operator_addresses(&["kalle ".into()]).unwrap(),
+        "no change"
+    );
+    assert!(s.set_operator_addresses(&[]).unwrap());
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
+}
+
+#[test]
+fn a_request_awaits_an_ack_does_not_and_a_respond_ends_the_wait() {
+    let (_d, mut s) = store();
+    let v = ids(6);
+    let t = &v[0];
+    import(
+        &mut s,
+        &env("CLAUDE", "CHATGPT", t, None, &v[1], "REQUEST", ""),
+    );
+    import(&mut s, &env("CLAUDE", "CHATGPT", t, None, &v[2], "ACK", ""));
+    s.mark_relayed(&v[1], "OSC 52").unwrap();
+    s.mark_relayed(&v[2], "OSC 52").unwrap();
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("awaiting"));
+    assert_eq!(
+        s.delivery(&v[1]).unwrap().unwrap().awaiting_from,
+        ["CHATGPT"]
+    );
+    assert_eq!(state(&s, &v[2]), None);
+    assert_eq!(section(&s, Section::Awaiting), [v[1].clone()]);
+    // An ACK to the request does not answer it; a RESPOND does.
+    import(
+        &mut s,
+        &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[3], "ACK", ""),
+    );
+    assert_eq!(
+        s.delivery(&v[1]).unwrap().unwrap().awaiting_from,
+        ["CHATGPT"]
+    );
+    import(
+        &mut s,
+        &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[4], "RESPOND", ""),
+    );
+    assert!(s.delivery(&v[1]).unwrap().unwrap().awaiting_from.is_empty());
+    assert!(section(&s, Section::Awaiting).is_empty());
+    // The thread list's awaiting marker followed.
+    assert!(
+        s.thread_rows("", 10).unwrap()[0]
+            .summary
+            .awaiting_since
+            .is_none()
+    );
+}
+
+#[test]
+fn a_poll_awaits_each_target_until_its_quorum() {
+    let (_d, mut s) = store();
+    s.set_operator_addresses(&["human@desk".into()]).unwrap();
+    let v = ids(6);
+    let t = &v[0];
+    let meta = "meta: routing\nTargets: [\"claude://s/a\", \"chatgpt://t/x\", \"gemini://g\"]\n\
+                meta: poll\nType: consensus\nQuorum: 2-of-3\n";
+    // The operator's own poll, filed and copied.
+    let text = env("human@desk", "POLL", t, None, &v[1], "POLL", meta);
+    let parsed = crosstalk::protocol::extract(&text, &Default::default());
+    let e = parsed.envelopes[0].envelope.clone();
+    s.file_composed(&e).unwrap();
+    assert_eq!(state(&s, &v[1]), None, "not copied yet: it awaits nothing");
+    s.mark_copied(&v[1]).unwrap();
+    let d = s.delivery(&v[1]).unwrap().unwrap();
+    assert_eq!(d.awaiting_from.len(), 3);
+    assert_eq!(d.awaiting_needed, Some(2));
+    import(
+        &mut s,
+        &env(
+            "claude://s/a",
+            "human@desk",
+            t,
+            Some(&v[1]),
+            &v[2],
+            "RESPOND",
+            "",
+        ),
+    );
+    let d = s.delivery(&v[1]).unwrap().unwrap();
+    assert_eq!(d.awaiting_from, ["chatgpt://t/x", "gemini://g"]);
+    assert_eq!(d.awaiting_needed, Some(1));
+    // A second answer from the same target does not count twice.
+    import(
+        &mut s,
+        &env(
+            "CLAUDE://s/a",
+            "human@desk",
+            t,
+            Some(&v[1]),
+            &v[3],
+            "RESPOND",
+            "",
+        ),
+    );
+    assert_eq!(s.delivery(&v[1]).unwrap().unwrap().awaiting_needed, Some(1));
+    import(
+        &mut s,
+        &env(
+            "gemini://g",
+            "human@desk",
+            t,
+            Some(&v[1]),
+            &v[4],
+            "RESPOND",
+            "",
+        ),
+    );
+    assert_eq!(state(&s, &v[1]), None, "quorum reached");
+}
+
+#[test]
+fn a_missing_parent_is_marked_and_cleared_when_the_parent_arrives() {
+    let (_d, mut s) = store();
+    let v = ids(4);
+    let t = &v[0];
+    // The reply arrives first: its parent was never relayed.
+    import(
+        &mut s,
+        &env("CHATGPT", "CLAUDE", t, Some(&v[1]), &v[2], "RESPOND", ""),
+    );
+    assert!(s.delivery(&v[2]).unwrap().unwrap().missing_parent);
+    assert_eq!(section(&s, Section::MissingParent), [v[2].clone()]);
+    assert_eq!(s.thread_rows("", 10).unwrap()[0].missing_parents, 1);
+    let only = s
+        .thread_rows_in("", StateFilter::Only(Section::MissingParent), 10)
+        .unwrap();
+    assert_eq!(only.len(), 1);
+    // Then the parent (a REQUEST): the mark goes, and the request is answered already.
+    import(
+        &mut s,
+        &env("CLAUDE", "CHATGPT", t, None, &v[1], "REQUEST", ""),
+    );
+    assert!(!s.delivery(&v[2]).unwrap().unwrap().missing_parent);
+    assert!(section(&s, Section::MissingParent).is_empty());
+    assert!(s.thread_rows("", 10).unwrap()[0].missing_parents == 0);
+    assert!(
+        s.thread_rows_in("", StateFilter::Only(Section::MissingParent), 10)
+            .unwrap()
+            .is_empty()
+    );
+    s.mark_relayed(&v[1], "file").unwrap();
+    assert_eq!(state(&s, &v[1]), None, "its answer arrived before it");
+}
+
+#[test]
+fn sections_are_oldest_first_by_message_time_and_filters_pick_threads() {
+    let (_d, mut s) = store();
+    // ULIDs of three different days, imported newest first.
+    let day = 86_400_000u64;
+    let now = jiff::Timestamp::now().as_millisecond() as u64;
+    let at = |ago: u64| ulid::Ulid::from_parts(now - ago * day, 7).to_string();
+    let (t1, t2, t3) = (ids(1).remove(0), at(9), at(8));
+    let (old, mid, new) = (at(3), at(2), at(1));
+    import(&mut s, &env("A", "B", &t1, None, &new, "BROADCAST", ""));
+    import(&mut s, &env("A", "B", &t2, None, &old, "BROADCAST", ""));
+    import(&mut s, &env("A", "B", &t3, None, &mid, "BROADCAST", ""));
+    assert_eq!(
+        section(&s, Section::ToRelay),
+        [old.clone(), mid.clone(), new.clone()]
+    );
+    let d = s.delivery(&old).unwrap().unwrap();
+    let expected = crosstalk::store::ulid_time(&old).unwrap();
+    assert!(
+        d.sent_at.starts_with(&expected.to_string()[..16]),
+        "{} {expected}",
+        d.sent_at
+    );
+    s.mark_relayed(&old, "OSC 52").unwrap();
+    let relay = s
+        .thread_rows_in("", StateFilter::Only(Section::ToRelay), 10)
+        .unwrap();
+    let mut got: Vec<String> = relay.iter().map(|r| r.summary.id.clone()).collect();
+    got.sort();
+    let mut want = vec![t1.clone(), t3.clone()];
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(s.thread_rows("", 10).unwrap().len(), 3);
+    // The filter cycles through every section and back.
+    let mut f = StateFilter::All;
+    for _ in 0..Section::ALL.len() {
+        f = f.next();
+        assert_ne!(f, StateFilter::All);
+    }
+    assert_eq!(f.next(), StateFilter::All);
+}
