@@ -18,6 +18,7 @@ mod paste;
 pub mod pending;
 pub mod pipe;
 pub mod popup;
+mod refresh;
 pub mod repairs;
 pub mod text;
 pub mod thread_list;
@@ -134,6 +135,9 @@ pub struct App {
     /// Drafts in the database, counted each time one is created or deleted so the title
     /// bar, the list's ✎ markers and `D` agree (a new envelope's draft has no thread row).
     pub drafts: usize,
+    /// The database's `data_version` when the screen was last read: another process's
+    /// commit changes it, and the tick then reads the screen again (see `refresh`).
+    pub data_version: Option<i64>,
 }
 
 impl App {
@@ -175,7 +179,9 @@ impl App {
             pending_copied: Vec::new(),
             stale: false,
             drafts: 0,
+            data_version: None,
         };
+        app.data_version = app.store.data_version().ok();
         app.list.reload(&app.store)?;
         app.drafts = app.store.drafts()?.len();
         if app.list.rows.is_empty() {
@@ -251,6 +257,7 @@ impl App {
         match action {
             Action::Tick => {
                 self.retry_pending();
+                self.notice_other_writers();
                 self.refresh_inspector();
                 return Ok(());
             }

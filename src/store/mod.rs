@@ -10,6 +10,7 @@
 //! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
 
 mod browse;
+mod changes;
 mod import;
 mod lookup;
 mod prepare;
