@@ -31,6 +31,9 @@ pub struct Config {
     /// Defaults for envelopes the operator writes.
     #[serde(default)]
     pub compose: ComposeConfig,
+    /// How the clipboard is watched for envelopes (`crosstalk watch`, `W` in the app).
+    #[serde(default)]
+    pub watch: crate::clipboard::watch::WatchConfig,
     /// Per-recipient settings, by name or address (case-insensitive).
     #[serde(default)]
     pub recipients: BTreeMap<String, RecipientConfig>,

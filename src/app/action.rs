@@ -88,6 +88,10 @@ pub enum Action {
     Pipe,
     /// Pipe the open thread to a shell command.
     PipeThread,
+    /// Start or stop watching the clipboard for envelopes.
+    ToggleWatch,
+    /// Start a conversation with a contact: primer and first envelope.
+    NewConversation,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -157,6 +161,12 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::PipeThread,
         "pipe_thread",
         "pipe thread to a command",
+    ),
+    (Action::ToggleWatch, "toggle_watch", "watch the clipboard"),
+    (
+        Action::NewConversation,
+        "new_conversation",
+        "new conversation (primer)",
     ),
 ];
 

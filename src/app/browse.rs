@@ -107,6 +107,7 @@ impl App {
             Action::Reply => self.compose_reply()?,
             Action::Copy => self.copy_selected()?,
             Action::CopyThread => self.copy_thread()?,
+            Action::ToggleWatch => self.toggle_watch(),
             Action::Click(x, y) => {
                 if contains(areas.list, x, y) {
                     self.focus = Pane::List;

@@ -267,6 +267,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "|", Action::Pipe),
     (Scope::Browse, "alt-|", Action::PipeThread),
     (Scope::Browse, "D", Action::Drafts),
+    (Scope::Browse, "W", Action::ToggleWatch),
+    (Scope::Browse, "N", Action::NewConversation),
     (Scope::Browse, "ctrl-c", Action::Quit),
     (Scope::Filter, "enter", Action::Open),
     (Scope::Filter, "esc", Action::Back),

@@ -23,6 +23,7 @@ pub mod repairs;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
+pub mod watch;
 
 use std::io::Write;
 
@@ -138,6 +139,12 @@ pub struct App {
     /// The database's `data_version` when the screen was last read: another process's
     /// commit changes it, and the tick then reads the screen again (see `refresh`).
     pub data_version: Option<i64>,
+    /// The clipboard watch, while on (`W`).
+    pub watch: Option<crate::clipboard::watch::Poller>,
+    /// How the clipboard is watched (`[watch]` in the config).
+    pub watch_config: crate::clipboard::watch::WatchConfig,
+    /// Watched text the database did not take yet (busy), offered again on the tick.
+    pub watch_waiting: Vec<String>,
 }
 
 impl App {
@@ -180,6 +187,9 @@ impl App {
             stale: false,
             drafts: 0,
             data_version: None,
+            watch: None,
+            watch_config: Default::default(),
+            watch_waiting: Vec::new(),
         };
         app.data_version = app.store.data_version().ok();
         app.list.reload(&app.store)?;
@@ -257,6 +267,7 @@ impl App {
         match action {
             Action::Tick => {
                 self.retry_pending();
+                self.take_watched();
                 self.notice_other_writers();
                 self.refresh_inspector();
                 return Ok(());

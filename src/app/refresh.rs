@@ -15,12 +15,15 @@ impl App {
     /// How often the runtime sends [`Action::Tick`](super::Action::Tick): every second, more
     /// often while something waits for the database or the clipboard is watched.
     pub fn tick_interval(&self) -> std::time::Duration {
-        let base = if self.has_pending() {
+        let base = if self.has_pending() || !self.watch_waiting.is_empty() {
             std::time::Duration::from_millis(250)
         } else {
             std::time::Duration::from_secs(1)
         };
-        base
+        match &self.watch {
+            Some(_) => base.min(self.watch_config.interval()),
+            None => base,
+        }
     }
 
     /// On the tick: reads the screen again when another process changed the database.

@@ -19,6 +19,7 @@ mod output;
 mod parse_cmd;
 mod sign_cmd;
 mod store_cmd;
+mod watch_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -170,6 +171,13 @@ enum Command {
         #[arg(long)]
         user: Option<String>,
     },
+    /// Watch the clipboard: import every envelope copied while it runs (Ctrl-C stops).
+    /// Text without an envelope is ignored and not stored.
+    Watch {
+        /// Print one JSON object per import instead of a line.
+        #[arg(long)]
+        json: bool,
+    },
     /// Verify every envelope's signature with a public key (exit 0 only if all are valid).
     Verify {
         /// Input file; `-` or nothing reads standard input.
@@ -302,6 +310,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             },
         ),
         Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json, opts),
+        Command::Watch { json } => watch_cmd::watch(db, json, &config, opts),
         Command::Import { files, json } => store_cmd::import(db, &files, json, opts),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
         Command::Show { thread, json } => store_cmd::show(db, &thread, json),

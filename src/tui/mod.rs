@@ -136,6 +136,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         Rect::new(0, 0, size.width, size.height),
     )
     .and_then(|mut app| {
+        app.watch_config = config.watch.clone();
         let r = event_loop(&mut terminal, &mut app);
         // Whatever the database has not taken yet is saved or written to a file, on every
         // way out of the loop.
