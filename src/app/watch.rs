@@ -34,10 +34,7 @@ impl App {
             self.settings.options.clone(),
             every,
         ));
-        self.info(format!(
-            "Watching the clipboard (every {} ms): envelopes copied from now on are imported; W stops.",
-            every.as_millis()
-        ));
+        self.info("Starting to watch the clipboard…");
     }
 
     /// On the tick: imports what the watch found since the last tick.
@@ -53,6 +50,10 @@ impl App {
         polled.splice(0..0, waiting);
         for p in polled {
             match p {
+                Polled::Started => self.info(format!(
+                    "Watching the clipboard (every {} ms): envelopes copied from now on are imported; W stops.",
+                    self.watch_config.interval().as_millis()
+                )),
                 Polled::Envelopes(text) => self.import_watched(text),
                 Polled::NoEnvelope(bytes) => {
                     tracing::debug!(bytes, "clipboard text without an envelope ignored");

@@ -44,17 +44,20 @@ pub fn watch(
     let every = config.watch.interval();
     // This process copies nothing: no own copies to skip.
     let poller = Poller::start(reader, OwnCopies::default(), opts.clone(), every);
-    eprintln!(
-        "crosstalk: watching the clipboard every {} ms; envelopes copied from now on are imported into {}. Ctrl-C stops.",
-        every.as_millis(),
-        sanitize_line(&store.path().display().to_string())
-    );
     let mut total = 0usize;
     while !stop.load(Ordering::Relaxed) {
         let Some(polled) = poller.next(STOP_POLL) else {
             continue;
         };
         let text = match polled {
+            Polled::Started => {
+                eprintln!(
+                    "crosstalk: watching the clipboard every {} ms; envelopes copied from now on are imported into {}. Ctrl-C stops.",
+                    every.as_millis(),
+                    sanitize_line(&store.path().display().to_string())
+                );
+                continue;
+            }
             Polled::Envelopes(text) => text,
             Polled::NoEnvelope(_) => continue,
             Polled::Unavailable(why) => {

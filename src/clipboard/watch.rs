@@ -250,6 +250,9 @@ impl Arrival {
 /// What the polling thread sends.
 #[derive(Debug)]
 pub enum Polled {
+    /// The first read is done: what the clipboard held then is the baseline, and anything
+    /// copied from now on counts.
+    Started,
     /// New text holding envelopes, raw, to be imported.
     Envelopes(String),
     /// New text without an envelope (ignored; told for the curious).
@@ -321,7 +324,12 @@ fn poll_loop(
     tx: &Sender<Polled>,
 ) {
     match reader.read() {
-        Ok(text) => watcher.baseline(text.as_deref()),
+        Ok(text) => {
+            watcher.baseline(text.as_deref());
+            if tx.send(Polled::Started).is_err() {
+                return;
+            }
+        }
         Err(why) => {
             let _ = tx.send(Polled::Unavailable(why));
             return;
