@@ -87,14 +87,15 @@ impl Form {
         Form::from_envelope(&env)
     }
 
-    /// The form of a new envelope in a new thread.
+    /// The form of a new envelope in a new thread: the same form `crosstalk new` writes
+    /// (banner `v1`, a fresh `session`).
     pub fn new_envelope(user: &str, thread: String, message: String) -> Form {
         Form {
-            version: "v1.1".into(),
+            version: "v1".into(),
             from: String::new(),
             to: String::new(),
             user: user.into(),
-            session: None,
+            session: Some(crate::protocol::id::new_session()),
             thread,
             parent: None,
             message,
