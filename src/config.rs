@@ -37,6 +37,10 @@ pub struct Config {
     /// Per-recipient settings, by name or address (case-insensitive).
     #[serde(default)]
     pub recipients: BTreeMap<String, RecipientConfig>,
+    /// The address book: `[[contacts]]` (see [`crate::contacts`] for how it relates to
+    /// `[recipients]`).
+    #[serde(default)]
+    pub contacts: Vec<crate::contacts::Contact>,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -72,6 +76,21 @@ pub struct RecipientConfig {
     /// Wrap copies in a markdown code fence (for chat windows that collapse newlines).
     #[serde(default)]
     pub fence: bool,
+}
+
+impl Config {
+    /// The address book: the contacts, and the recipients whose copies are fenced.
+    pub fn address_book(&self) -> crate::contacts::AddressBook {
+        crate::contacts::AddressBook {
+            contacts: self.contacts.clone(),
+            fenced_recipients: self
+                .recipients
+                .iter()
+                .filter(|(_, r)| r.fence)
+                .map(|(n, _)| n.clone())
+                .collect(),
+        }
+    }
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.

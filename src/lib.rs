@@ -8,6 +8,8 @@ pub mod app;
 pub mod cli;
 pub mod clipboard;
 pub mod config;
+pub mod contacts;
+pub mod primer;
 pub mod protocol;
 pub mod sanitize;
 pub mod store;

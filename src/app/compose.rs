@@ -18,7 +18,7 @@ impl App {
             self.store.new_id(),
         );
         form.from = self.settings.from.clone();
-        self.composer = Some(Composer::new(form, None));
+        self.composer = Some(Composer::new(form, None).with_book(self.contacts.clone()));
         self.info(
             "New envelope: type the body; Tab for the headers, C-y copies, Esc keeps the draft.",
         );
@@ -37,7 +37,7 @@ impl App {
             return self.resume_draft(&draft);
         }
         let form = Form::reply(&original, &self.settings.user, self.store.new_id());
-        self.composer = Some(Composer::new(form, Some(title)));
+        self.composer = Some(Composer::new(form, Some(title)).with_book(self.contacts.clone()));
         self.info("Reply: type the body; C-y saves and copies, Esc keeps the draft.");
         Ok(())
     }
@@ -53,7 +53,7 @@ impl App {
             }),
             None => None,
         };
-        let mut c = Composer::new(form, title);
+        let mut c = Composer::new(form, title).with_book(self.contacts.clone());
         c.saved_at = Some(draft.updated_at.clone());
         self.composer = Some(c);
         self.info("Draft resumed.");
@@ -148,7 +148,7 @@ impl App {
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
         };
-        let (env, _) = c.form.envelope();
+        let (env, _) = c.envelope();
         let draft = PendingDraft {
             env,
             text: c.preview.clone(),
@@ -217,7 +217,7 @@ impl App {
             self.error(format!("Not copied (draft saved): {why}"));
             return Ok(());
         }
-        let (env, _) = c.form.envelope();
+        let (env, _) = c.envelope();
         let text = c.preview.clone();
         let thread = c.form.thread.clone();
         let message = c.form.message.clone();
@@ -332,8 +332,12 @@ impl App {
         }
     }
 
-    /// Whether copies to `to` are fenced: its name or address matches a configured one.
+    /// Whether copies to `to` are fenced: a contact decides (see [`crate::contacts`]), else
+    /// its name or address matches a configured recipient.
     fn fence_for(&self, to: &str) -> bool {
+        if let Some(c) = self.contacts.find(to) {
+            return c.fence;
+        }
         let to = to.trim().to_lowercase();
         self.settings.fence.iter().any(|f| {
             let f = f.to_lowercase();

@@ -220,6 +220,8 @@ pub struct Composer {
     pub replying_to: Option<String>,
     /// Which META template comes next.
     pub next_template: usize,
+    /// The address book: a contact's name typed in from or to becomes its address.
+    pub book: crate::contacts::AddressBook,
 }
 
 fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
@@ -254,6 +256,7 @@ impl Composer {
             unsaved: None,
             replying_to,
             next_template: 0,
+            book: Default::default(),
         };
         c.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
         c.body.move_cursor(ratatui_textarea::CursorMove::End);
@@ -290,6 +293,22 @@ impl Composer {
         }
     }
 
+    /// The envelope the fields make, contact names resolved to their addresses, and what is
+    /// wrong with the META text.
+    pub fn envelope(&self) -> (Envelope, Vec<String>) {
+        let (mut env, problems) = self.form.envelope();
+        env.banner.from = self.book.resolve(&env.banner.from);
+        env.banner.to = self.book.resolve(&env.banner.to);
+        (env, problems)
+    }
+
+    /// Takes the address book and validates again with it.
+    pub fn with_book(mut self, book: crate::contacts::AddressBook) -> Composer {
+        self.book = book;
+        self.validate();
+        self
+    }
+
     /// Copies the boxes into the form and validates the envelope they make.
     pub fn validate(&mut self) {
         self.form.from = self.from.lines().join(" ");
@@ -297,7 +316,7 @@ impl Composer {
         self.form.context = self.context.lines().join(" ");
         self.form.meta = self.meta.lines().join("\n");
         self.form.body = self.body.lines().join("\n");
-        let (env, problems) = self.form.envelope();
+        let (env, problems) = self.envelope();
         self.preview = protocol::render(&env);
         self.meta_problems = problems;
         self.diagnostics = protocol::extract(&self.preview, &protocol::Options::default())

@@ -145,6 +145,8 @@ pub struct App {
     pub watch_config: crate::clipboard::watch::WatchConfig,
     /// Watched text the database did not take yet (busy), offered again on the tick.
     pub watch_waiting: Vec<String>,
+    /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
+    pub contacts: crate::contacts::AddressBook,
 }
 
 impl App {
@@ -190,6 +192,7 @@ impl App {
             watch: None,
             watch_config: Default::default(),
             watch_waiting: Vec::new(),
+            contacts: Default::default(),
         };
         app.data_version = app.store.data_version().ok();
         app.list.reload(&app.store)?;
