@@ -50,9 +50,9 @@ pub fn first_envelope(
     env
 }
 
-/// The whole text handed to the model: the contact's preamble (when it has one), the
-/// primer, then the envelope in canonical form.
-pub fn primer_text(contact: Option<&Contact>, env: &Envelope) -> String {
+/// What comes before the envelope: the contact's preamble (when it has one), then the
+/// primer, then a blank line.
+pub fn primer_prefix(contact: Option<&Contact>) -> String {
     let mut text = String::new();
     if let Some(p) = contact
         .and_then(|c| c.preamble.as_deref())
@@ -63,6 +63,13 @@ pub fn primer_text(contact: Option<&Contact>, env: &Envelope) -> String {
     }
     text.push_str(PRIMER.trim_end());
     text.push_str("\n\n");
+    text
+}
+
+/// The whole text handed to the model: [`primer_prefix`], then the envelope in canonical
+/// form.
+pub fn primer_text(contact: Option<&Contact>, env: &Envelope) -> String {
+    let mut text = primer_prefix(contact);
     text.push_str(&crate::protocol::render(env));
     text
 }

@@ -108,6 +108,7 @@ impl App {
             Action::Copy => self.copy_selected()?,
             Action::CopyThread => self.copy_thread()?,
             Action::ToggleWatch => self.toggle_watch(),
+            Action::NewConversation => self.start_conversation(),
             Action::Click(x, y) => {
                 if contains(areas.list, x, y) {
                     self.focus = Pane::List;

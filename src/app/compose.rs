@@ -218,6 +218,7 @@ impl App {
             return Ok(());
         }
         let (env, _) = c.envelope();
+        let primer = c.primer.clone();
         let text = c.preview.clone();
         let thread = c.form.thread.clone();
         let message = c.form.message.clone();
@@ -227,7 +228,20 @@ impl App {
         }
         self.composer = None;
         self.drafts_changed()?;
-        let copied = self.copy_text(&text, &to);
+        let copied = match primer {
+            // The primer first, then the envelope (fenced alone when the contact wants it:
+            // the primer has a fence of its own inside).
+            Some(p) => {
+                let envelope = if self.fence_for(&to) {
+                    format!("```\n{}\n```\n", text.trim_end())
+                } else {
+                    text
+                };
+                self.copy_text(&format!("{p}{envelope}"), "")
+                    .map(|(l, line)| (l, format!("primer and first envelope: {line}")))
+            }
+            None => self.copy_text(&text, &to),
+        };
         // When nothing was copied the message stays a draft (the status line says why);
         // `y` on it copies it again.
         if let Some((level, line)) = copied {

@@ -106,7 +106,8 @@ impl Form {
         }
     }
 
-    fn from_envelope(env: &Envelope) -> Form {
+    /// The form of an envelope already made (a reply, a conversation's first envelope).
+    pub fn from_envelope(env: &Envelope) -> Form {
         Form {
             version: env.banner.version.clone(),
             from: env.banner.from.clone(),
@@ -222,6 +223,8 @@ pub struct Composer {
     pub next_template: usize,
     /// The address book: a contact's name typed in from or to becomes its address.
     pub book: crate::contacts::AddressBook,
+    /// For a conversation's first envelope (`N`): the primer copied before it.
+    pub primer: Option<String>,
 }
 
 fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
@@ -257,6 +260,7 @@ impl Composer {
             replying_to,
             next_template: 0,
             book: Default::default(),
+            primer: None,
         };
         c.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
         c.body.move_cursor(ratatui_textarea::CursorMove::End);

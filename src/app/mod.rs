@@ -11,6 +11,7 @@ mod browse;
 pub mod command_line;
 mod compose;
 pub mod composer;
+mod conversation;
 pub mod inspector;
 pub mod keymap;
 pub mod layout;

@@ -341,6 +341,7 @@ impl App {
                 }
                 _ => {}
             },
+            Popup::Conversation(_) => return self.conversation_action(action),
             Popup::Drafts {
                 drafts,
                 selected,

@@ -36,6 +36,17 @@ pub enum Popup {
         /// Set after a first discard press: the id waiting for the second.
         confirm: Option<String>,
     },
+    /// `N`: a new conversation — pick a contact, then type the context.
+    Conversation(Conversation),
+}
+
+/// The steps of `N`: the contact picked from the address book, then the context typed.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    /// The selected contact (index into the address book).
+    pub selected: usize,
+    /// The context typed, once a contact is picked.
+    pub context: Option<Prompt>,
 }
 
 impl Popup {
@@ -47,6 +58,9 @@ impl Popup {
             Popup::PasteBox { .. } => Scope::PasteBox,
             Popup::Search(_) | Popup::Command(_) => Scope::Prompt,
             Popup::Drafts { .. } => Scope::Drafts,
+            // Picking moves and opens like the drafts list; the context is typed like a prompt.
+            Popup::Conversation(c) if c.context.is_none() => Scope::Drafts,
+            Popup::Conversation(_) => Scope::Prompt,
         }
     }
 }

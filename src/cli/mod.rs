@@ -17,6 +17,7 @@ mod input;
 mod json;
 mod output;
 mod parse_cmd;
+mod primer_cmd;
 mod sign_cmd;
 mod store_cmd;
 mod watch_cmd;
@@ -171,6 +172,9 @@ enum Command {
         #[arg(long)]
         user: Option<String>,
     },
+    /// Print (or copy) the primer that teaches a chat model the envelope format, followed
+    /// by the first envelope of a new conversation with a contact.
+    Primer(primer_cmd::PrimerArgs),
     /// Watch the clipboard: import every envelope copied while it runs (Ctrl-C stops).
     /// Text without an envelope is ignored and not stored.
     Watch {
@@ -310,6 +314,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             },
         ),
         Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json, opts),
+        Command::Primer(args) => primer_cmd::primer(&config, opts, args),
         Command::Watch { json } => watch_cmd::watch(db, json, &config, opts),
         Command::Import { files, json } => store_cmd::import(db, &files, json, opts),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
