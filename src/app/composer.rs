@@ -430,7 +430,7 @@ mod tests {
         c.validate();
         assert!(c.is_valid(), "{:?}", c.diagnostics);
         assert!(
-            c.preview.starts_with("[[Claude→ChatGPT v1.1]]"),
+            c.preview.starts_with("[[Claude→ChatGPT v1]]"),
             "{}",
             c.preview
         );
