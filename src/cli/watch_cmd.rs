@@ -77,7 +77,7 @@ pub fn watch(
         total += arrival.imported;
         let mut out = Stdout::new();
         let line = if json {
-            serde_json::to_string(&arrival).map_err(|e| Failure::usage(e.to_string()))?
+            compact_safe_json(&arrival).map_err(|e| Failure::usage(e.to_string()))?
         } else {
             sanitize_line(&arrival.line()).into_owned()
         };
@@ -90,4 +90,34 @@ pub fn watch(
     }
     eprintln!("crosstalk: stopped watching; {total} message(s) imported.");
     Ok(0)
+}
+
+/// One JSON object on one line, with every character the terminal would act on or hide
+/// escaped as `\uXXXX`, as the other commands' `--json` output does (only strings can hold
+/// such characters: JSON's own syntax is ASCII).
+fn compact_safe_json(v: &impl serde::Serialize) -> serde_json::Result<String> {
+    let raw = serde_json::to_string(v)?;
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        if crate::sanitize::is_unsafe(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn json_lines_escape_what_a_terminal_would_obey() {
+        let line =
+            super::compact_safe_json(&serde_json::json!({"e": "a\u{202e}b\u{9b}c\u{7f}"})).unwrap();
+        assert_eq!(line, r#"{"e":"a\u202eb\u009bc\u007f"}"#);
+        let back: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["e"], "a\u{202e}b\u{9b}c\u{7f}");
+    }
 }

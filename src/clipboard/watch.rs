@@ -226,8 +226,8 @@ impl Arrival {
         self.imported > 0 || self.rejected > 0
     }
 
-    /// One line, unsanitized parts excluded (ids and counts only; the error text comes from
-    /// the parser, which quotes input through the sanitizer's caller).
+    /// One line: counts, and the first error, whose message may quote the envelope — the
+    /// caller shows it through the sanitizer (the status line and the CLI both do).
     pub fn line(&self) -> String {
         let mut parts = Vec::new();
         if self.imported > 0 {
