@@ -350,7 +350,10 @@ impl Clipboard {
     /// be read (remote session or no display, unless `method = "system"` or a paste command is
     /// configured) or the clipboard is empty; the app then offers its paste box.
     pub fn paste(&mut self) -> Option<String> {
-        if self.env.system_clipboard && self.system.is_none() {
+        if self.env.system_clipboard
+            && self.system.is_none()
+            && reads_locally(&self.config, &self.env)
+        {
             // Opened here so a later copy serves from the same handle.
             let _ = self.arboard();
         }
