@@ -4,7 +4,8 @@
 //!
 //! Shown: an envelope copied is stored once (copying it again adds nothing), text without
 //! an envelope is ignored and not stored, an invalid envelope is announced, and the app's own
-//! copy (`y`) is never imported again.
+//! copy (`y`) is never imported again — by the app, nor by a `crosstalk watch` running beside
+//! it.
 //!
 //! Without Xvfb or xclip the tests print a note and pass (CI installs both: `.ci/run`).
 
@@ -231,6 +232,24 @@ fn the_app_watches_after_w_and_never_imports_its_own_copy() {
     assert!(s.contains("architecture review"), "{s}");
     assert_eq!(count(&t.db, "SELECT count(*) FROM pastes"), 1);
 
+    // A `crosstalk watch` in another terminal, on the same data directory.
+    let mut cli = Command::new(BIN);
+    t.sandbox(&mut cli);
+    let mut cli = cli
+        .args(["--db", t.db.to_str().unwrap(), "watch", "--json"])
+        .env("DISPLAY", &x.display)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let cli_out = lines(cli.stdout.take().unwrap());
+    let cli_err = lines(cli.stderr.take().unwrap());
+    next_line(&cli_err, "the other watch to start");
+
+    // Chat text in between, so that what the app copies next differs from what both
+    // watches saw last (the envelope imported above is already in canonical form).
+    x.copy("some chat text");
+    std::thread::sleep(Duration::from_millis(400));
     // The app's own copy of the selected envelope lands on the clipboard …
     t.keys(&["Enter", "y"]);
     t.wait_for("system clipboard");
@@ -250,6 +269,12 @@ fn the_app_watches_after_w_and_never_imports_its_own_copy() {
     // An invalid envelope is announced.
     x.copy(INVALID);
     t.wait_for("1 invalid, not imported");
+    // The other watch skipped the app's copy too: its first line is the invalid envelope.
+    let first: Value = serde_json::from_str(&next_line(&cli_out, "the invalid envelope")).unwrap();
+    assert_eq!(first["rejected"], 1, "{first}");
+    assert_eq!(first["duplicates"], 0, "{first}");
+    let _ = cli.kill();
+    let _ = cli.wait();
 
     // W again: stopped.
     t.keys(&["W"]);

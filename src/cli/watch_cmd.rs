@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::output::Stdout;
 use super::store_cmd::open;
 use super::{EXIT_USAGE, Failure};
-use crate::clipboard::watch::{Arrival, OwnCopies, Polled, Poller};
+use crate::clipboard::watch::{Arrival, Polled, Poller};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
 use crate::protocol::Options;
@@ -32,7 +32,8 @@ pub fn watch(
     let data = directories::ProjectDirs::from("", "", "crosstalk")
         .map(|d| d.data_dir().to_path_buf())
         .unwrap_or_else(|| ".".into());
-    let reader = Clipboard::new(config.clipboard.clone(), Env::from_process(), data).reader();
+    let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data);
+    let reader = clipboard.reader();
     reader
         .reachable()
         .map_err(|why| Failure::usage(format!("cannot watch the clipboard: {why}")))?;
@@ -42,8 +43,8 @@ pub fn watch(
             .map_err(|e| Failure::usage(format!("cannot handle Ctrl-C: {e}")))?;
     }
     let every = config.watch.interval();
-    // This process copies nothing: no own copies to skip.
-    let poller = Poller::start(reader, OwnCopies::default(), opts.clone(), every);
+    // The app's copies (in any terminal) are skipped: they are recorded in the data directory.
+    let poller = Poller::start(reader, clipboard.own_copies(), opts.clone(), every);
     let mut total = 0usize;
     while !stop.load(Ordering::Relaxed) {
         let Some(polled) = poller.next(STOP_POLL) else {

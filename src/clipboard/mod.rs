@@ -196,10 +196,10 @@ impl Clipboard {
         Clipboard {
             config,
             env,
-            data_dir,
             system: None,
             holders: Vec::new(),
-            own: watch::OwnCopies::default(),
+            own: watch::OwnCopies::shared(data_dir.join("own-copies")),
+            data_dir,
         }
     }
 

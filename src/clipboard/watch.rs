@@ -73,28 +73,89 @@ pub fn digest(text: &str) -> TextDigest {
 /// The digests of the last texts crosstalk copied itself, shared between the clipboard
 /// handle (which records them) and the watcher (which skips them). A few are kept: the
 /// operator may copy several envelopes in a row before the watcher looks.
+///
+/// With a file (see [`OwnCopies::shared`]) the digests are also written to the data
+/// directory, so a `crosstalk watch` in another terminal skips the app's copies too. Only
+/// digests are written, never the text.
 #[derive(Debug, Clone, Default)]
-pub struct OwnCopies(Arc<Mutex<VecDeque<TextDigest>>>);
+pub struct OwnCopies {
+    mem: Arc<Mutex<VecDeque<TextDigest>>>,
+    file: Option<std::path::PathBuf>,
+}
 
 /// How many own copies are remembered.
 const OWN_COPIES: usize = 16;
 
 impl OwnCopies {
+    /// Own copies recorded in memory and in `file` (read by other crosstalk processes).
+    pub fn shared(file: std::path::PathBuf) -> OwnCopies {
+        OwnCopies {
+            mem: Arc::default(),
+            file: Some(file),
+        }
+    }
+
     /// Remembers `text` as copied by crosstalk.
     pub fn record(&self, text: &str) {
         let d = digest(text);
-        let Ok(mut own) = self.0.lock() else { return };
+        let Ok(mut own) = self.mem.lock() else { return };
         own.retain(|x| *x != d);
         own.push_back(d);
         while own.len() > OWN_COPIES {
             own.pop_front();
         }
+        // Only into a data directory that exists (the app makes it for its log): a copy
+        // never creates folders.
+        let file = self
+            .file
+            .as_deref()
+            .filter(|f| f.parent().is_some_and(std::path::Path::is_dir));
+        if let Some(file) = file {
+            let mut all = read_digests(file);
+            all.retain(|x| *x != d);
+            all.push(d);
+            let keep = all.len().saturating_sub(OWN_COPIES);
+            let text: String = all[keep..].iter().map(|d| hex(d) + "\n").collect();
+            if let Err(e) = super::write_private(file, text.as_bytes()) {
+                tracing::debug!(%e, "own copies not written for other processes");
+            }
+        }
     }
 
-    /// Whether `d` is one of crosstalk's own copies.
+    /// Whether `d` is one of crosstalk's own copies (this process's, or with a file, any
+    /// crosstalk process's).
     pub fn contains(&self, d: &TextDigest) -> bool {
-        self.0.lock().map(|own| own.contains(d)).unwrap_or(false)
+        if self.mem.lock().map(|own| own.contains(d)).unwrap_or(false) {
+            return true;
+        }
+        self.file
+            .as_deref()
+            .is_some_and(|f| read_digests(f).contains(d))
     }
+}
+
+fn hex(d: &TextDigest) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The digests in `file`, one hex line each; unreadable lines and a missing file are none.
+fn read_digests(file: &std::path::Path) -> Vec<TextDigest> {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            if l.len() != 64 {
+                return None;
+            }
+            let mut d = [0u8; 32];
+            for (i, b) in d.iter_mut().enumerate() {
+                *b = u8::from_str_radix(l.get(2 * i..2 * i + 2)?, 16).ok()?;
+            }
+            Some(d)
+        })
+        .collect()
 }
 
 /// What the watcher made of one look at the clipboard.
@@ -419,6 +480,26 @@ mod tests {
             own.record(&format!("copy {i}"));
         }
         assert_eq!(w.observe(Some("y")), Seen::NoEnvelope { bytes: 1 });
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::Envelopes { count: 1 });
+    }
+
+    #[test]
+    fn own_copies_reach_other_processes_through_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("own-copies");
+        let app = OwnCopies::shared(file.clone());
+        app.record(ENVELOPE);
+        // Another process: its own handle on the same file.
+        let mut w = Watcher::new(OwnCopies::shared(file.clone()), Options::default());
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::OwnCopy);
+        for i in 0..OWN_COPIES {
+            app.record(&format!("copy {i}"));
+        }
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap().lines().count(),
+            OWN_COPIES
+        );
+        assert_eq!(w.observe(Some("x")), Seen::NoEnvelope { bytes: 1 });
         assert_eq!(w.observe(Some(ENVELOPE)), Seen::Envelopes { count: 1 });
     }
 
