@@ -31,6 +31,9 @@ pub struct Config {
     /// Defaults for envelopes the operator writes.
     #[serde(default)]
     pub compose: ComposeConfig,
+    /// How the clipboard is watched for envelopes (`crosstalk watch`, `W` in the app).
+    #[serde(default)]
+    pub watch: crate::clipboard::watch::WatchConfig,
     /// Per-recipient settings, by name or address (case-insensitive).
     #[serde(default)]
     pub recipients: BTreeMap<String, RecipientConfig>,
@@ -40,6 +43,10 @@ pub struct Config {
     /// How received envelopes are carried on.
     #[serde(default)]
     pub relay: RelayConfig,
+    /// The address book: `[[contacts]]` (see [`crate::contacts`] for how it relates to
+    /// `[recipients]`).
+    #[serde(default)]
+    pub contacts: Vec<crate::contacts::Contact>,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -95,6 +102,21 @@ pub struct RelayConfig {
     /// copy it for its recipient at once and record it as relayed.
     #[serde(default)]
     pub copy_on_import: bool,
+}
+
+impl Config {
+    /// The address book: the contacts, and the recipients whose copies are fenced.
+    pub fn address_book(&self) -> crate::contacts::AddressBook {
+        crate::contacts::AddressBook {
+            contacts: self.contacts.clone(),
+            fenced_recipients: self
+                .recipients
+                .iter()
+                .filter(|(_, r)| r.fence)
+                .map(|(n, _)| n.clone())
+                .collect(),
+        }
+    }
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.

@@ -200,7 +200,9 @@ fn new_envelope_needs_addresses_and_explains_errors_before_copying() {
     t.ctrl('y');
     assert!(t.app.composer.is_none(), "{:?}", t.app.status);
     let copied = t.copies().pop().unwrap();
-    assert!(copied.starts_with("[[Claude→Gemini v1.1]]"), "{copied}");
+    // The same form as `crosstalk new`: banner v1 and a session.
+    assert!(copied.starts_with("[[Claude→Gemini v1]]"), "{copied}");
+    assert!(copied.contains("\nsession: "), "{copied}");
     assert!(copied.contains("intent: ESCALATE"));
     assert!(copied.contains("context: a context"));
     assert!(copied.contains("meta: routing"));
@@ -218,7 +220,7 @@ fn copies_for_configured_recipients_are_fenced() {
     t.ctrl('y');
     let copied = t.copies().pop().unwrap();
     assert!(
-        copied.starts_with("```\n[[Claude→fenced-bot v1.1]]"),
+        copied.starts_with("```\n[[Claude→fenced-bot v1]]"),
         "{copied}"
     );
     assert!(copied.ends_with("[[END]]\n```\n"), "{copied}");

@@ -100,6 +100,10 @@ pub enum Action {
     Queue,
     /// Show only threads in the next delivery state (all, to relay, to me, …).
     CycleStateFilter,
+    /// Start or stop watching the clipboard for envelopes.
+    ToggleWatch,
+    /// Start a conversation with a contact: primer and first envelope.
+    NewConversation,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -189,6 +193,12 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::CycleStateFilter,
         "cycle_state_filter",
         "threads by state (all, to relay, …)",
+    ),
+    (Action::ToggleWatch, "toggle_watch", "watch the clipboard"),
+    (
+        Action::NewConversation,
+        "new_conversation",
+        "new conversation (primer)",
     ),
 ];
 

@@ -111,6 +111,8 @@ impl App {
             Action::CopyThread => self.copy_thread()?,
             Action::Queue => self.open_queue()?,
             Action::CycleStateFilter => self.cycle_state_filter()?,
+            Action::ToggleWatch => self.toggle_watch(),
+            Action::NewConversation => self.start_conversation(),
             Action::Click(x, y) => {
                 if contains(areas.list, x, y) {
                     self.focus = Pane::List;

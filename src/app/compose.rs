@@ -18,7 +18,7 @@ impl App {
             self.store.new_id(),
         );
         form.from = self.settings.from.clone();
-        self.composer = Some(Composer::new(form, None));
+        self.composer = Some(Composer::new(form, None).with_book(self.contacts.clone()));
         self.info(
             "New envelope: type the body; Tab for the headers, C-y copies, Esc keeps the draft.",
         );
@@ -37,7 +37,7 @@ impl App {
             return self.resume_draft(&draft);
         }
         let form = Form::reply(&original, &self.settings.user, self.store.new_id());
-        self.composer = Some(Composer::new(form, Some(title)));
+        self.composer = Some(Composer::new(form, Some(title)).with_book(self.contacts.clone()));
         self.info("Reply: type the body; C-y saves and copies, Esc keeps the draft.");
         Ok(())
     }
@@ -53,7 +53,7 @@ impl App {
             }),
             None => None,
         };
-        let mut c = Composer::new(form, title);
+        let mut c = Composer::new(form, title).with_book(self.contacts.clone());
         c.saved_at = Some(draft.updated_at.clone());
         self.composer = Some(c);
         self.info("Draft resumed.");
@@ -148,7 +148,7 @@ impl App {
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
         };
-        let (env, _) = c.form.envelope();
+        let (env, _) = c.envelope();
         let draft = PendingDraft {
             env,
             text: c.preview.clone(),
@@ -217,7 +217,8 @@ impl App {
             self.error(format!("Not copied (draft saved): {why}"));
             return Ok(());
         }
-        let (env, _) = c.form.envelope();
+        let (env, _) = c.envelope();
+        let primer = c.primer.clone();
         let text = c.preview.clone();
         let thread = c.form.thread.clone();
         let message = c.form.message.clone();
@@ -227,7 +228,20 @@ impl App {
         }
         self.composer = None;
         self.drafts_changed()?;
-        let copied = self.copy_text(&text, &to);
+        let copied = match primer {
+            // The primer first, then the envelope (fenced alone when the contact wants it:
+            // the primer has a fence of its own inside).
+            Some(p) => {
+                let envelope = if self.fence_for(&to) {
+                    format!("```\n{}\n```\n", text.trim_end())
+                } else {
+                    text
+                };
+                self.copy_text(&format!("{p}{envelope}"), "")
+                    .map(|(l, line)| (l, format!("primer and first envelope: {line}")))
+            }
+            None => self.copy_text(&text, &to),
+        };
         // When nothing was copied the message stays a draft (the status line says why);
         // `y` on it copies it again.
         if let Some((level, line)) = copied {
@@ -338,8 +352,12 @@ impl App {
         }
     }
 
-    /// Whether copies to `to` are fenced: its name or address matches a configured one.
+    /// Whether copies to `to` are fenced: a contact decides (see [`crate::contacts`]), else
+    /// its name or address matches a configured recipient.
     fn fence_for(&self, to: &str) -> bool {
+        if let Some(c) = self.contacts.find(to) {
+            return c.fence;
+        }
         let to = to.trim().to_lowercase();
         self.settings.fence.iter().any(|f| {
             let f = f.to_lowercase();

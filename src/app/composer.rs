@@ -87,14 +87,15 @@ impl Form {
         Form::from_envelope(&env)
     }
 
-    /// The form of a new envelope in a new thread.
+    /// The form of a new envelope in a new thread: the same form `crosstalk new` writes
+    /// (banner `v1`, a fresh `session`).
     pub fn new_envelope(user: &str, thread: String, message: String) -> Form {
         Form {
-            version: "v1.1".into(),
+            version: "v1".into(),
             from: String::new(),
             to: String::new(),
             user: user.into(),
-            session: None,
+            session: Some(crate::protocol::id::new_session()),
             thread,
             parent: None,
             message,
@@ -221,6 +222,10 @@ pub struct Composer {
     pub replying_to: Option<String>,
     /// Which META template comes next.
     pub next_template: usize,
+    /// The address book: a contact's name typed in from or to becomes its address.
+    pub book: crate::contacts::AddressBook,
+    /// For a conversation's first envelope (`N`): the primer copied before it.
+    pub primer: Option<String>,
 }
 
 fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
@@ -255,6 +260,8 @@ impl Composer {
             unsaved: None,
             replying_to,
             next_template: 0,
+            book: Default::default(),
+            primer: None,
         };
         c.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
         c.body.move_cursor(ratatui_textarea::CursorMove::End);
@@ -291,6 +298,22 @@ impl Composer {
         }
     }
 
+    /// The envelope the fields make, contact names resolved to their addresses, and what is
+    /// wrong with the META text.
+    pub fn envelope(&self) -> (Envelope, Vec<String>) {
+        let (mut env, problems) = self.form.envelope();
+        env.banner.from = self.book.resolve(&env.banner.from);
+        env.banner.to = self.book.resolve(&env.banner.to);
+        (env, problems)
+    }
+
+    /// Takes the address book and validates again with it.
+    pub fn with_book(mut self, book: crate::contacts::AddressBook) -> Composer {
+        self.book = book;
+        self.validate();
+        self
+    }
+
     /// Copies the boxes into the form and validates the envelope they make.
     pub fn validate(&mut self) {
         self.form.from = self.from.lines().join(" ");
@@ -298,7 +321,7 @@ impl Composer {
         self.form.context = self.context.lines().join(" ");
         self.form.meta = self.meta.lines().join("\n");
         self.form.body = self.body.lines().join("\n");
-        let (env, problems) = self.form.envelope();
+        let (env, problems) = self.envelope();
         self.preview = protocol::render(&env);
         self.meta_problems = problems;
         self.diagnostics = protocol::extract(&self.preview, &protocol::Options::default())
@@ -408,7 +431,7 @@ mod tests {
         c.validate();
         assert!(c.is_valid(), "{:?}", c.diagnostics);
         assert!(
-            c.preview.starts_with("[[Claude→ChatGPT v1.1]]"),
+            c.preview.starts_with("[[Claude→ChatGPT v1]]"),
             "{}",
             c.preview
         );

@@ -285,6 +285,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "D", Action::Drafts),
     (Scope::Browse, "X", Action::Erase),
     (Scope::Browse, "V", Action::NextVersion),
+    (Scope::Browse, "W", Action::ToggleWatch),
+    (Scope::Browse, "N", Action::NewConversation),
     (Scope::Browse, "ctrl-c", Action::Quit),
     (Scope::Browse, "Q", Action::Queue),
     (Scope::Browse, "s", Action::CycleStateFilter),

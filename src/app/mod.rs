@@ -11,6 +11,7 @@ mod browse;
 pub mod command_line;
 mod compose;
 pub mod composer;
+mod conversation;
 pub mod erase;
 pub mod inspector;
 pub mod keymap;
@@ -21,11 +22,13 @@ pub mod pending;
 pub mod pipe;
 pub mod popup;
 pub mod queue;
+mod refresh;
 pub mod repairs;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
 mod versions;
+pub mod watch;
 
 use std::io::Write;
 
@@ -150,6 +153,17 @@ pub struct App {
     pub delivery: Option<crate::store::Delivery>,
     /// How the last copy left the app (the copy chain's report), for the relay ledger.
     pub last_copy: Option<crate::clipboard::Method>,
+    /// The database's `data_version` when the screen was last read: another process's
+    /// commit changes it, and the tick then reads the screen again (see `refresh`).
+    pub data_version: Option<i64>,
+    /// The clipboard watch, while on (`W`).
+    pub watch: Option<crate::clipboard::watch::Poller>,
+    /// How the clipboard is watched (`[watch]` in the config).
+    pub watch_config: crate::clipboard::watch::WatchConfig,
+    /// Watched text the database did not take yet (busy), offered again on the tick.
+    pub watch_waiting: Vec<String>,
+    /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
+    pub contacts: crate::contacts::AddressBook,
 }
 
 impl App {
@@ -194,7 +208,13 @@ impl App {
             drafts: 0,
             delivery: None,
             last_copy: None,
+            data_version: None,
+            watch: None,
+            watch_config: Default::default(),
+            watch_waiting: Vec::new(),
+            contacts: Default::default(),
         };
+        app.data_version = app.store.data_version().ok();
         // The ledger's "addressed to me" follows the config; a busy database keeps the
         // addresses it knew, and says so.
         if let Some(addresses) = app.settings.operator.clone() {
@@ -277,6 +297,8 @@ impl App {
         match action {
             Action::Tick => {
                 self.retry_pending();
+                self.take_watched();
+                self.notice_other_writers();
                 self.refresh_inspector();
                 return Ok(());
             }

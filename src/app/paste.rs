@@ -370,6 +370,7 @@ impl App {
                     return self.confirm_erase(ask);
                 }
             }
+            Popup::Conversation(_) => return self.conversation_action(action),
             Popup::Drafts {
                 drafts,
                 selected,

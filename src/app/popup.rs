@@ -40,6 +40,17 @@ pub enum Popup {
     },
     /// What is left to relay, answer and chase.
     Queue(super::queue::QueueView),
+    /// `N`: a new conversation — pick a contact, then type the context.
+    Conversation(Conversation),
+}
+
+/// The steps of `N`: the contact picked from the address book, then the context typed.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    /// The selected contact (index into the address book).
+    pub selected: usize,
+    /// The context typed, once a contact is picked.
+    pub context: Option<Prompt>,
 }
 
 impl Popup {
@@ -53,6 +64,9 @@ impl Popup {
             Popup::Drafts { .. } => Scope::Drafts,
             Popup::Erase(_) => Scope::Confirm,
             Popup::Queue(_) => Scope::Queue,
+            // Picking moves and opens like the drafts list; the context is typed like a prompt.
+            Popup::Conversation(c) if c.context.is_none() => Scope::Drafts,
+            Popup::Conversation(_) => Scope::Prompt,
         }
     }
 }

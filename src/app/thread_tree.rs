@@ -110,7 +110,7 @@ impl ThreadTree {
             .count()
     }
 
-    fn refresh_visible(&mut self) {
+    pub(crate) fn refresh_visible(&mut self) {
         let keep = self.selected_index();
         self.visible.clear();
         let mut i = 0;

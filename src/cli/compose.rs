@@ -55,21 +55,16 @@ pub fn parse_error_code(s: &str) -> Result<String, String> {
     }
 }
 
-/// A session value as the protocol writes them: the UTC hour and a short random id.
-fn new_session() -> String {
-    let now = jiff::Timestamp::now();
-    let hour = now.strftime("%Y-%m-%dT%H");
-    let random = (ulid::Ulid::new().random() & 0xff_ffff) as u32;
-    format!("{hour}Z {random:06x}")
-}
-
 /// `crosstalk new`: a fresh envelope in canonical form, checked before it is printed.
 pub fn new(opts: &Options, a: NewArgs) -> Result<u8, Failure> {
     let body = input::body(a.body.as_deref())?;
     let ids = IdGenerator::new();
     let mut env = Envelope::new(a.from, a.to);
     env.set_header("user", input::user(a.user.as_deref()));
-    env.set_header("session", a.session.unwrap_or_else(new_session));
+    env.set_header(
+        "session",
+        a.session.unwrap_or_else(protocol::id::new_session),
+    );
     let message = ids.next_id();
     env.set_header("thread", a.thread.unwrap_or_else(|| message.clone()));
     if let Some(p) = a.parent {

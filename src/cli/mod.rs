@@ -18,9 +18,11 @@ mod input;
 mod integrity;
 mod output;
 mod parse_cmd;
+mod primer_cmd;
 mod queue_cmd;
 mod sign_cmd;
 mod store_cmd;
+mod watch_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -213,6 +215,16 @@ enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
+    /// Print (or copy) the primer that teaches a chat model the envelope format, followed
+    /// by the first envelope of a new conversation with a contact.
+    Primer(primer_cmd::PrimerArgs),
+    /// Watch the clipboard: import every envelope copied while it runs (Ctrl-C stops).
+    /// Text without an envelope is ignored and not stored.
+    Watch {
+        /// Print one JSON object per import instead of a line.
+        #[arg(long)]
+        json: bool,
+    },
     /// Verify every envelope's signature with a public key (exit 0 only if all are valid).
     Verify {
         /// Input file; `-` or nothing reads standard input.
@@ -353,6 +365,8 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             json,
             fresh_ids,
         } => store_cmd::import(db, &files, json, opts, fresh_ids),
+        Command::Primer(args) => primer_cmd::primer(&config, opts, args),
+        Command::Watch { json } => watch_cmd::watch(db, json, &config, opts),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
         Command::Queue { json, limit } => {
             queue_cmd::queue(db, &config.operator.addresses, limit, json)

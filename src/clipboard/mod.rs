@@ -15,6 +15,7 @@ mod hold;
 mod osc52;
 #[cfg(test)]
 mod tests;
+pub mod watch;
 
 pub use env::Env;
 pub use hold::{HOLD_SUBCOMMAND, hold_from_stdin};
@@ -172,6 +173,8 @@ pub struct Clipboard {
     /// Hold helpers started by this handle, so they are reaped (no zombies) and an older one
     /// cannot re-take the clipboard after a newer copy.
     holders: Vec<std::process::Child>,
+    /// What this handle copied, so a clipboard watch never takes it for new input.
+    own: watch::OwnCopies,
 }
 
 impl fmt::Debug for Clipboard {
@@ -182,7 +185,7 @@ impl fmt::Debug for Clipboard {
             .field("data_dir", &self.data_dir)
             .field("system_open", &self.system.is_some())
             .field("holders", &self.holders.len())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -193,9 +196,27 @@ impl Clipboard {
         Clipboard {
             config,
             env,
-            data_dir,
             system: None,
             holders: Vec::new(),
+            own: watch::OwnCopies::shared(data_dir.join("own-copies")),
+            data_dir,
+        }
+    }
+
+    /// The record of this handle's own copies, for a [`watch::Watcher`].
+    pub fn own_copies(&self) -> watch::OwnCopies {
+        self.own.clone()
+    }
+
+    /// A reader of the clipboard for another thread (the watch): the same way [`paste`]
+    /// reads (arboard, then the paste command), with a connection of its own.
+    ///
+    /// [`paste`]: Clipboard::paste
+    pub fn reader(&self) -> Reader {
+        Reader {
+            config: self.config.clone(),
+            env: self.env.clone(),
+            system: None,
         }
     }
 
@@ -226,6 +247,9 @@ impl Clipboard {
         osc52_out: &mut dyn Write,
     ) -> Result<CopyReport, ClipboardError> {
         hold::reap(&mut self.holders);
+        // Recorded before the copy: a watch reading the clipboard right after it already
+        // knows the text is ours.
+        self.own.record(text);
         let mut failures: Vec<(Method, String)> = Vec::new();
         for &method in self.chain() {
             let attempt = match method {
@@ -326,32 +350,112 @@ impl Clipboard {
     /// be read (remote session or no display, unless `method = "system"` or a paste command is
     /// configured) or the clipboard is empty; the app then offers its paste box.
     pub fn paste(&mut self) -> Option<String> {
-        let local = self.config.method == Method::System
-            || (!self.env.is_remote() && self.env.has_display());
-        if local {
-            match self
-                .arboard()
-                .and_then(|cb| cb.get_text().map_err(|e| e.to_string()))
-            {
-                Ok(text) if !text.is_empty() => return Some(text),
-                Ok(_) => {}
-                Err(why) => tracing::debug!(%why, "system clipboard read failed"),
-            }
+        if self.env.system_clipboard
+            && self.system.is_none()
+            && reads_locally(&self.config, &self.env)
+        {
+            // Opened here so a later copy serves from the same handle.
+            let _ = self.arboard();
         }
-        let cmd = match &self.config.paste_command {
-            Some(cmd) => cmd.clone(),
-            // The defaults read this machine's clipboard: only worth it when that is local.
-            None if local => command::default_paste(&self.env)?.to_owned(),
-            None => return None,
-        };
-        match command::run(&self.env, &cmd, None, command::TIMEOUT) {
-            Ok(bytes) if !bytes.is_empty() => Some(String::from_utf8_lossy(&bytes).into_owned()),
-            Ok(_) => None,
+        match read(&self.config, &self.env, self.system.as_mut()) {
+            Ok(text) => text,
             Err(why) => {
-                tracing::debug!(%cmd, %why, "paste command failed");
+                tracing::debug!(%why, "clipboard read failed");
                 None
             }
         }
+    }
+}
+
+/// Reads the clipboard on a thread of its own (see [`Clipboard::reader`]).
+pub struct Reader {
+    config: ClipboardConfig,
+    env: Env,
+    system: Option<arboard::Clipboard>,
+}
+
+impl fmt::Debug for Reader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reader")
+            .field("config", &self.config)
+            .field("env", &self.env)
+            .field("system_open", &self.system.is_some())
+            .finish()
+    }
+}
+
+impl Reader {
+    /// Whether a clipboard can be read here at all; why not, in words for the operator.
+    pub fn reachable(&self) -> Result<(), String> {
+        if reads_locally(&self.config, &self.env) || self.config.paste_command.is_some() {
+            return Ok(());
+        }
+        Err(if self.env.is_remote() {
+            "no clipboard reachable: this is an SSH session, and the clipboard here is not the operator's (set [clipboard] paste_command to read one anyway)".into()
+        } else {
+            "no clipboard reachable: no display (DISPLAY and WAYLAND_DISPLAY are unset); run it in a desktop session, or set [clipboard] paste_command".into()
+        })
+    }
+
+    /// The clipboard's text (`None`: empty or not text). An error means it could not be
+    /// read at all.
+    pub fn read(&mut self) -> Result<Option<String>, String> {
+        self.reachable()?;
+        if self.env.system_clipboard
+            && self.system.is_none()
+            && reads_locally(&self.config, &self.env)
+        {
+            match arboard::Clipboard::new() {
+                Ok(c) => self.system = Some(c),
+                Err(e) => tracing::debug!(%e, "system clipboard not open"),
+            }
+        }
+        read(&self.config, &self.env, self.system.as_mut())
+    }
+}
+
+/// Whether the clipboard of this machine is the operator's: local with a display, or forced.
+fn reads_locally(config: &ClipboardConfig, env: &Env) -> bool {
+    config.method == Method::System || (!env.is_remote() && env.has_display())
+}
+
+/// The one read path of [`Clipboard::paste`] and [`Reader::read`]: arboard when the session
+/// is local, then the paste command. `Ok(None)`: empty or not text.
+fn read(
+    config: &ClipboardConfig,
+    env: &Env,
+    system: Option<&mut arboard::Clipboard>,
+) -> Result<Option<String>, String> {
+    let local = reads_locally(config, env);
+    let mut why = None;
+    if let (true, Some(cb)) = (local && env.system_clipboard, system) {
+        match cb.get_text() {
+            Ok(text) if !text.is_empty() => return Ok(Some(text)),
+            Ok(_) => return Ok(None),
+            // Empty, or something other than text (an image): nothing to read, and asking
+            // the paste command would find the same.
+            Err(arboard::Error::ContentNotAvailable) => return Ok(None),
+            Err(e) => why = Some(e.to_string()),
+        }
+    }
+    let cmd = match &config.paste_command {
+        Some(cmd) => cmd.clone(),
+        // The defaults read this machine's clipboard: only worth it when that is local.
+        None if local => match command::default_paste(env) {
+            Some(c) => c.to_owned(),
+            None => {
+                return match why {
+                    Some(w) => Err(format!("system clipboard: {w}")),
+                    None => Ok(None),
+                };
+            }
+        },
+        None => return Ok(None),
+    };
+    match command::run(env, &cmd, None, command::TIMEOUT) {
+        Ok(bytes) if !bytes.is_empty() => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Ok(_) => Ok(None),
+        Err(e) => Err(format!("`{cmd}`: {e}")),
     }
 }
 

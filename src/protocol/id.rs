@@ -172,3 +172,30 @@ mod tests {
         assert!(ids.iter().all(|i| is_id(i)));
     }
 }
+
+/// A `session` value as crosstalk writes them: the UTC hour of `now` and six hex digits of
+/// `random` (`2026-03-10T14Z 7c2e91`). `crosstalk new`, `n` in the app and the primer's
+/// first envelope all write this one form; the caller brings the clock and the randomness,
+/// so this stays pure.
+pub fn session_value(now: jiff::Timestamp, random: u32) -> String {
+    let hour = now.strftime("%Y-%m-%dT%H");
+    format!("{hour}Z {:06x}", random & 0xff_ffff)
+}
+
+/// A `session` value for now, with a fresh random part.
+pub fn new_session() -> String {
+    session_value(jiff::Timestamp::now(), ulid::Ulid::new().random() as u32)
+}
+
+#[cfg(test)]
+mod session_tests {
+    #[test]
+    fn session_values_have_the_hour_and_six_hex_digits() {
+        let now: jiff::Timestamp = "2026-03-10T14:35:00Z".parse().unwrap();
+        assert_eq!(super::session_value(now, 0x7c2e91), "2026-03-10T14Z 7c2e91");
+        assert_eq!(
+            super::session_value(now, 0xff_000001),
+            "2026-03-10T14Z 000001"
+        );
+    }
+}

@@ -11,6 +11,7 @@
 
 mod alias;
 mod browse;
+mod changes;
 mod conflict;
 mod cycle;
 mod delivery;

@@ -12,7 +12,7 @@ mod pipe;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow};
 use ratatui::crossterm::event::{
@@ -143,6 +143,8 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         Rect::new(0, 0, size.width, size.height),
     )
     .and_then(|mut app| {
+        app.watch_config = config.watch.clone();
+        app.contacts = config.address_book();
         let r = event_loop(&mut terminal, &mut app);
         // Whatever the database has not taken yet is saved or written to a file, on every
         // way out of the loop.
@@ -178,16 +180,17 @@ fn install_panic_hook() {
 fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
     terminal.draw(|f| crate::ui::render(app, f))?;
     app.start();
+    let mut last_tick = Instant::now();
     loop {
         terminal.draw(|f| crate::ui::render(app, f))?;
         // Ages on screen ("3m") move on even when nothing happens; what the database did
-        // not take (it was busy) is retried more often.
-        let tick = if app.has_pending() {
-            Duration::from_millis(250)
-        } else {
-            Duration::from_secs(1)
-        };
-        if !event::poll(tick)? {
+        // not take (it was busy) is retried more often, and the clipboard watch asks at its
+        // own pace. The tick also comes while keys keep arriving, so other processes'
+        // imports show up during a long scroll too.
+        let tick = app.tick_interval();
+        let wait = tick.saturating_sub(last_tick.elapsed());
+        if wait.is_zero() || !event::poll(wait)? {
+            last_tick = Instant::now();
             app.update(Action::Tick);
             continue;
         }

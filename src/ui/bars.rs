@@ -72,6 +72,14 @@ pub fn status(app: &App, frame: &mut Frame, area: Rect) {
         Level::Warn => theme::WARN,
         Level::Error => theme::ERROR,
     };
-    let text = truncate(&safe_line(text), area.width as usize);
-    frame.render_widget(Paragraph::new(Span::styled(text, style)), area);
+    // The watch's state stays in sight while it is on, whatever the status says.
+    let mark = if app.watching() { " ◉ watching " } else { "" };
+    let width = (area.width as usize).saturating_sub(mark.chars().count());
+    let text = truncate(&safe_line(text), width);
+    let mut spans = Vec::new();
+    if !mark.is_empty() {
+        spans.push(Span::styled(mark, theme::HINT_KEY));
+    }
+    spans.push(Span::styled(text, style));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

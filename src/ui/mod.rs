@@ -4,6 +4,7 @@
 
 mod bars;
 mod composer;
+mod conversation;
 mod inspector;
 mod popups;
 mod queue;

@@ -34,6 +34,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
             frame.render_widget(text.as_ref(), t);
         }
         Popup::Search(s) => search(app, s, frame, size),
+        Popup::Conversation(c) => super::conversation::render(app, c, frame, size),
         Popup::Command(p) => {
             let area = Rect {
                 x: 0,
@@ -148,7 +149,7 @@ fn first_shown(selected: usize, height: u16) -> usize {
 }
 
 /// Clears `area`, draws a bordered block titled `title`, returns its inside.
-fn frame_block(title: &str, frame: &mut Frame, area: Rect) -> Rect {
+pub(super) fn frame_block(title: &str, frame: &mut Frame, area: Rect) -> Rect {
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)

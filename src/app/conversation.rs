@@ -1,0 +1,81 @@
+//! `N`: a new conversation with a contact. The operator picks the contact from the address
+//! book (`[[contacts]]`), types what it is about, and the composer opens on the first
+//! envelope; C-y then copies the primer (`assets/primer.md`, after the contact's preamble)
+//! followed by the envelope — everything a fresh chat window needs to answer in envelopes.
+
+use super::composer::{Composer, Form};
+use super::popup::{Conversation, Popup, Prompt};
+use super::{Action, App, strip_controls};
+use crate::primer::{Opening, first_envelope, primer_prefix};
+use crate::protocol::IdGenerator;
+
+impl App {
+    /// Opens the contact picker, or says how to add contacts.
+    pub(super) fn start_conversation(&mut self) {
+        if self.contacts.contacts.is_empty() {
+            self.warn("No contacts yet: add [[contacts]] entries (name, address) to config.toml; see config.example.toml.");
+            return;
+        }
+        self.popup = Some(Popup::Conversation(Conversation::default()));
+        self.info("New conversation: pick a contact (j/k, Enter), Esc cancels.");
+    }
+
+    /// Keys in the `N` popup.
+    pub(super) fn conversation_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let n = self.contacts.contacts.len();
+        let Some(Popup::Conversation(c)) = self.popup.as_mut() else {
+            return Ok(());
+        };
+        match (&mut c.context, action) {
+            (None, Action::Up) => c.selected = c.selected.saturating_sub(1),
+            (None, Action::Down) => c.selected = (c.selected + 1).min(n.saturating_sub(1)),
+            (None, Action::Open) => {
+                c.context = Some(Prompt::default());
+                self.info(
+                    "What is the conversation about? Type the context, Enter opens the composer.",
+                );
+            }
+            (Some(p), Action::Input(ev)) => {
+                p.edit(&ev);
+            }
+            (Some(p), Action::Paste(s)) => {
+                p.text.push_str(&strip_controls(&s).0.replace('\n', " "))
+            }
+            (Some(p), Action::Open) => {
+                let context = std::mem::take(&mut p.text);
+                let selected = c.selected;
+                self.popup = None;
+                return self.open_first_envelope(selected, &context);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The composer on the first envelope to contact `index`, the primer held for C-y.
+    fn open_first_envelope(&mut self, index: usize, context: &str) -> anyhow::Result<()> {
+        let Some(contact) = self.contacts.contacts.get(index).cloned() else {
+            return Ok(());
+        };
+        let env = first_envelope(
+            &self.contacts,
+            &contact.name,
+            &Opening {
+                from: &self.settings.from,
+                user: &self.settings.user,
+                context,
+            },
+            &IdGenerator::new(),
+        );
+        let form = Form::from_envelope(&env);
+        let mut composer = Composer::new(form, None).with_book(self.contacts.clone());
+        composer.primer = Some(primer_prefix(Some(&contact)));
+        self.composer = Some(composer);
+        self.save_draft(false)?;
+        self.info(format!(
+            "First envelope to {}: C-y copies the primer and the envelope; Esc keeps the draft.",
+            contact.name
+        ));
+        Ok(())
+    }
+}

@@ -1,0 +1,79 @@
+//! `crosstalk primer --to NAME`: the primer and the first envelope of a conversation with a
+//! contact, printed or (`--copy`) copied, ready to paste into a chat window.
+
+use std::io::Write as _;
+
+use super::output::Stdout;
+use super::{EXIT_INVALID, Failure, input};
+use crate::clipboard::{Clipboard, Env};
+use crate::config::Config;
+use crate::primer::{Opening, first_envelope, primer_text};
+use crate::protocol::{IdGenerator, Options};
+
+/// Arguments of `crosstalk primer`.
+#[derive(Debug, clap::Args)]
+pub struct PrimerArgs {
+    /// The contact (a `[[contacts]]` name) or any address.
+    #[arg(long)]
+    pub to: String,
+    /// What the conversation is about.
+    #[arg(long, default_value = "")]
+    pub context: String,
+    /// Copy the text to the clipboard instead of printing it.
+    #[arg(long)]
+    pub copy: bool,
+}
+
+/// Prints or copies the primer and the first envelope; exit 1 when the envelope has errors
+/// (no `[compose] from`, say), after saying which.
+pub fn primer(config: &Config, opts: &Options, a: PrimerArgs) -> Result<u8, Failure> {
+    let book = config.address_book();
+    let from = config.compose.from.clone().unwrap_or_default();
+    if from.trim().is_empty() {
+        return Err(Failure::usage(
+            "no sender: set `from` under [compose] in config.toml (e.g. from = \"human://kalle\")",
+        ));
+    }
+    let user = input::user(config.compose.user.as_deref());
+    let env = first_envelope(
+        &book,
+        &a.to,
+        &Opening {
+            from: &from,
+            user: &user,
+            context: &a.context,
+        },
+        &IdGenerator::new(),
+    );
+    let text = primer_text(book.find(&a.to), &env);
+    let ex = crate::protocol::extract(&text, opts);
+    if let Some(d) = ex
+        .envelopes
+        .last()
+        .into_iter()
+        .flat_map(|p| p.diagnostics.iter())
+        .find(|d| d.is_error())
+    {
+        eprintln!("crosstalk: the first envelope has an error: {d}");
+        return Ok(EXIT_INVALID);
+    }
+    if a.copy {
+        let data = directories::ProjectDirs::from("", "", "crosstalk")
+            .map(|d| d.data_dir().to_path_buf())
+            .unwrap_or_else(|| ".".into());
+        let mut clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data);
+        let report = clipboard
+            .copy(&text, &mut std::io::stdout())
+            .map_err(|e| Failure::usage(e.to_string()))?;
+        eprintln!(
+            "crosstalk: primer for {}: {}",
+            crate::sanitize::sanitize_line(&env.banner.to),
+            report.status_line()
+        );
+        return Ok(0);
+    }
+    let mut out = Stdout::new();
+    let _ = out.write_all(text.as_bytes());
+    out.finish()?;
+    Ok(0)
+}

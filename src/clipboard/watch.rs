@@ -1,0 +1,525 @@
+//! Watching the clipboard for envelopes: the operator presses a chat window's Copy button and
+//! the envelope lands in the database, no paste needed.
+//!
+//! The decisions are here and pure ([`Watcher::observe`]): is this text new (its digest
+//! differs from the last text seen — the text itself is not kept), is it a copy crosstalk made
+//! itself ([`OwnCopies`], filled by [`Clipboard::copy`](super::Clipboard::copy) before the
+//! copy happens), does it hold an envelope at all. The reading happens on a thread of its own
+//! ([`Poller`]), so neither the app's draw loop nor the CLI's signal handling ever waits on a
+//! clipboard owner that is slow to answer.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde::Deserialize;
+use sha2::{Digest as _, Sha256};
+
+use super::Reader;
+use crate::protocol::Options;
+use crate::store::{ImportReport, Outcome};
+
+/// The source name watched text is kept under, as `<paste>` is for pastes.
+pub const SOURCE: &str = "<clipboard>";
+
+/// The shortest interval accepted: faster polling costs CPU and gains nothing a person can
+/// notice.
+pub const MIN_INTERVAL_MS: u64 = 50;
+
+/// `[watch]` in `config.toml`: how the clipboard is watched (`crosstalk watch`, `W`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WatchConfig {
+    /// Milliseconds between two looks at the clipboard (at least [`MIN_INTERVAL_MS`]).
+    pub interval_ms: u64,
+    /// Ring the terminal bell when an envelope arrives or an invalid one is found.
+    pub bell: bool,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        WatchConfig {
+            interval_ms: 250,
+            bell: false,
+        }
+    }
+}
+
+impl WatchConfig {
+    /// The interval, raised to [`MIN_INTERVAL_MS`].
+    pub fn interval(&self) -> Duration {
+        Duration::from_millis(self.interval_ms.max(MIN_INTERVAL_MS))
+    }
+}
+
+/// The SHA-256 of a clipboard text, line breaks and trailing white space normalized: a
+/// terminal or clipboard tool that turns `\n` into `\r\n` or drops the last newline does not
+/// make the same text new.
+pub type TextDigest = [u8; 32];
+
+/// The digest of `text` as the watcher compares it.
+pub fn digest(text: &str) -> TextDigest {
+    let mut h = Sha256::new();
+    for line in text.trim_end().lines() {
+        h.update(line.trim_end_matches('\r').as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize().into()
+}
+
+/// The digests of the last texts crosstalk copied itself, shared between the clipboard
+/// handle (which records them) and the watcher (which skips them). A few are kept: the
+/// operator may copy several envelopes in a row before the watcher looks.
+///
+/// With a file (see [`OwnCopies::shared`]) the digests are also written to the data
+/// directory, so a `crosstalk watch` in another terminal skips the app's copies too. Only
+/// digests are written, never the text.
+#[derive(Debug, Clone, Default)]
+pub struct OwnCopies {
+    mem: Arc<Mutex<VecDeque<TextDigest>>>,
+    file: Option<std::path::PathBuf>,
+}
+
+/// How many own copies are remembered.
+const OWN_COPIES: usize = 16;
+
+impl OwnCopies {
+    /// Own copies recorded in memory and in `file` (read by other crosstalk processes).
+    pub fn shared(file: std::path::PathBuf) -> OwnCopies {
+        OwnCopies {
+            mem: Arc::default(),
+            file: Some(file),
+        }
+    }
+
+    /// Remembers `text` as copied by crosstalk.
+    pub fn record(&self, text: &str) {
+        let d = digest(text);
+        let Ok(mut own) = self.mem.lock() else { return };
+        own.retain(|x| *x != d);
+        own.push_back(d);
+        while own.len() > OWN_COPIES {
+            own.pop_front();
+        }
+        // Only into a data directory that exists (the app makes it for its log): a copy
+        // never creates folders.
+        let file = self
+            .file
+            .as_deref()
+            .filter(|f| f.parent().is_some_and(std::path::Path::is_dir));
+        if let Some(file) = file {
+            let mut all = read_digests(file);
+            all.retain(|x| *x != d);
+            all.push(d);
+            let keep = all.len().saturating_sub(OWN_COPIES);
+            let text: String = all[keep..].iter().map(|d| hex(d) + "\n").collect();
+            if let Err(e) = super::write_private(file, text.as_bytes()) {
+                tracing::debug!(%e, "own copies not written for other processes");
+            }
+        }
+    }
+
+    /// Whether `d` is one of crosstalk's own copies (this process's, or with a file, any
+    /// crosstalk process's).
+    pub fn contains(&self, d: &TextDigest) -> bool {
+        if self.mem.lock().map(|own| own.contains(d)).unwrap_or(false) {
+            return true;
+        }
+        self.file
+            .as_deref()
+            .is_some_and(|f| read_digests(f).contains(d))
+    }
+}
+
+fn hex(d: &TextDigest) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The digests in `file`, one hex line each; unreadable lines and a missing file are none.
+fn read_digests(file: &std::path::Path) -> Vec<TextDigest> {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            if l.len() != 64 {
+                return None;
+            }
+            let mut d = [0u8; 32];
+            for (i, b) in d.iter_mut().enumerate() {
+                *b = u8::from_str_radix(l.get(2 * i..2 * i + 2)?, 16).ok()?;
+            }
+            Some(d)
+        })
+        .collect()
+}
+
+/// What the watcher made of one look at the clipboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// Nothing new (the same text as before, or an empty clipboard).
+    Same,
+    /// crosstalk copied this text itself.
+    OwnCopy,
+    /// New text without an envelope (chat, code): ignored and not stored.
+    NoEnvelope {
+        /// Its size.
+        bytes: usize,
+    },
+    /// New text that holds at least one envelope: to be imported.
+    Envelopes {
+        /// How many envelopes (valid or not) it holds.
+        count: usize,
+    },
+}
+
+/// The watcher's memory: the digest of the last text seen, nothing more.
+#[derive(Debug)]
+pub struct Watcher {
+    last: Option<TextDigest>,
+    own: OwnCopies,
+    options: Options,
+}
+
+impl Watcher {
+    /// A watcher that skips `own` copies and reads envelopes with `options`.
+    pub fn new(own: OwnCopies, options: Options) -> Watcher {
+        Watcher {
+            last: None,
+            own,
+            options,
+        }
+    }
+
+    /// Takes what the clipboard holds when watching starts as already seen: turning the
+    /// watch on imports what is copied from then on, not whatever was copied last week.
+    pub fn baseline(&mut self, text: Option<&str>) {
+        self.last = text.map(digest);
+    }
+
+    /// Judges one look at the clipboard (`None`: empty or not text).
+    pub fn observe(&mut self, text: Option<&str>) -> Seen {
+        let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+            return Seen::Same;
+        };
+        let d = digest(text);
+        if self.last == Some(d) {
+            return Seen::Same;
+        }
+        self.last = Some(d);
+        if self.own.contains(&d) {
+            return Seen::OwnCopy;
+        }
+        let count = envelope_count(text, &self.options);
+        if count == 0 {
+            Seen::NoEnvelope { bytes: text.len() }
+        } else {
+            Seen::Envelopes { count }
+        }
+    }
+}
+
+/// How many envelopes `text` holds. A text without a `[[` cannot hold one: chat and code
+/// copied all day cost one byte search.
+fn envelope_count(text: &str, options: &Options) -> usize {
+    if memchr::memmem::find(text.as_bytes(), b"[[").is_none() {
+        return 0;
+    }
+    crate::protocol::extract(text, options).envelopes.len()
+}
+
+/// What an import of watched text did, in a form both the status bar and the CLI print.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Arrival {
+    /// Envelopes stored now.
+    pub imported: usize,
+    /// Envelopes already stored (harmless: the same text copied twice).
+    pub duplicates: usize,
+    /// Envelopes not stored because they have errors.
+    pub rejected: usize,
+    /// The first error of the first rejected envelope (`line:col: error: … [code]`).
+    pub first_error: Option<String>,
+    /// The message ids stored or found.
+    pub messages: Vec<String>,
+    /// The threads they joined.
+    pub threads: Vec<String>,
+    /// The paste row that keeps the raw text.
+    pub paste_id: i64,
+}
+
+impl Arrival {
+    /// Sums up an import report.
+    pub fn of(report: &ImportReport) -> Arrival {
+        let first_error = report
+            .items
+            .iter()
+            .filter(|i| i.outcome == Outcome::Rejected)
+            .flat_map(|i| i.diagnostics.iter())
+            .find(|d| d.is_error())
+            .map(|d| d.to_string());
+        let mut threads: Vec<String> = Vec::new();
+        for t in report.items.iter().filter_map(|i| i.thread.clone()) {
+            if !threads.contains(&t) {
+                threads.push(t);
+            }
+        }
+        Arrival {
+            imported: report.count(Outcome::Imported),
+            duplicates: report.count(Outcome::Duplicate),
+            rejected: report.count(Outcome::Rejected),
+            first_error,
+            messages: report
+                .items
+                .iter()
+                .filter_map(|i| i.message.clone())
+                .collect(),
+            threads,
+            paste_id: report.paste_id,
+        }
+    }
+
+    /// Whether the operator should hear of it (the bell): something new, or something wrong.
+    pub fn is_news(&self) -> bool {
+        self.imported > 0 || self.rejected > 0
+    }
+
+    /// One line: counts, and the first error, whose message may quote the envelope — the
+    /// caller shows it through the sanitizer (the status line and the CLI both do).
+    pub fn line(&self) -> String {
+        let mut parts = Vec::new();
+        if self.imported > 0 {
+            parts.push(format!("{} new message(s) imported", self.imported));
+        }
+        if self.duplicates > 0 {
+            parts.push(format!("{} already stored", self.duplicates));
+        }
+        if self.rejected > 0 {
+            parts.push(format!("{} invalid, not imported", self.rejected));
+        }
+        let mut line = format!("clipboard: {}", parts.join(", "));
+        if let Some(e) = &self.first_error {
+            line.push_str(&format!(" ({e})"));
+        }
+        line
+    }
+}
+
+/// What the polling thread sends.
+#[derive(Debug)]
+pub enum Polled {
+    /// The first read is done: what the clipboard held then is the baseline, and anything
+    /// copied from now on counts.
+    Started,
+    /// New text holding envelopes, raw, to be imported.
+    Envelopes(String),
+    /// New text without an envelope (ignored; told for the curious).
+    NoEnvelope(usize),
+    /// The clipboard cannot be read (any more): the thread has stopped.
+    Unavailable(String),
+}
+
+/// A thread that looks at the clipboard every interval and sends what is new.
+#[derive(Debug)]
+pub struct Poller {
+    rx: Receiver<Polled>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+/// Reads in a row that may fail before the watch gives up (a clipboard owner that is
+/// briefly away is not a dead display).
+const FAILURES_TOLERATED: u32 = 8;
+
+impl Poller {
+    /// Starts watching with `reader`: what the clipboard holds now is the baseline.
+    pub fn start(mut reader: Reader, own: OwnCopies, options: Options, every: Duration) -> Poller {
+        let (tx, rx) = channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("clipboard-watch".into())
+            .spawn(move || poll_loop(&mut reader, Watcher::new(own, options), every, &flag, &tx))
+            .ok();
+        if handle.is_none() {
+            // No thread: say so through the channel like any other failure.
+            let (tx, rx2) = channel();
+            let _ = tx.send(Polled::Unavailable("cannot start a thread".into()));
+            return Poller {
+                rx: rx2,
+                stop,
+                handle: None,
+            };
+        }
+        Poller { rx, stop, handle }
+    }
+
+    /// What arrived since the last call, without waiting.
+    pub fn drain(&self) -> Vec<Polled> {
+        self.rx.try_iter().collect()
+    }
+
+    /// Waits up to `timeout` for the next arrival.
+    pub fn next(&self, timeout: Duration) -> Option<Polled> {
+        self.rx.recv_timeout(timeout).ok()
+    }
+}
+
+impl Drop for Poller {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        // Not joined: a read stuck on a clipboard owner must not hold up quitting. The
+        // thread sees the flag after its read and ends.
+        drop(self.handle.take());
+    }
+}
+
+fn poll_loop(
+    reader: &mut Reader,
+    mut watcher: Watcher,
+    every: Duration,
+    stop: &AtomicBool,
+    tx: &Sender<Polled>,
+) {
+    match reader.read() {
+        Ok(text) => {
+            watcher.baseline(text.as_deref());
+            if tx.send(Polled::Started).is_err() {
+                return;
+            }
+        }
+        Err(why) => {
+            let _ = tx.send(Polled::Unavailable(why));
+            return;
+        }
+    }
+    let mut failures = 0;
+    loop {
+        if sleep_unless_stopped(every, stop) {
+            return;
+        }
+        match reader.read() {
+            Ok(text) => {
+                failures = 0;
+                let sent = match watcher.observe(text.as_deref()) {
+                    Seen::Same | Seen::OwnCopy => Ok(()),
+                    Seen::NoEnvelope { bytes } => tx.send(Polled::NoEnvelope(bytes)),
+                    Seen::Envelopes { .. } => tx.send(Polled::Envelopes(text.unwrap_or_default())),
+                };
+                if sent.is_err() {
+                    return;
+                }
+            }
+            Err(why) => {
+                failures += 1;
+                tracing::debug!(%why, failures, "clipboard watch read failed");
+                if failures >= FAILURES_TOLERATED {
+                    let _ = tx.send(Polled::Unavailable(why));
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Sleeps `d` in short steps; whether the watch was stopped meanwhile.
+fn sleep_unless_stopped(d: Duration, stop: &AtomicBool) -> bool {
+    let step = Duration::from_millis(50);
+    let mut left = d;
+    while !left.is_zero() {
+        if stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        let s = left.min(step);
+        std::thread::sleep(s);
+        left -= s;
+    }
+    stop.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENVELOPE: &str = include_str!("../../assets/examples/v11-request.crosstalk");
+
+    fn watcher() -> (Watcher, OwnCopies) {
+        let own = OwnCopies::default();
+        (Watcher::new(own.clone(), Options::default()), own)
+    }
+
+    #[test]
+    fn the_baseline_is_not_new_and_the_same_text_twice_is_new_once() {
+        let (mut w, _) = watcher();
+        w.baseline(Some(ENVELOPE));
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::Same);
+        assert_eq!(w.observe(Some("hello")), Seen::NoEnvelope { bytes: 5 });
+        assert_eq!(w.observe(Some("hello")), Seen::Same);
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::Envelopes { count: 1 });
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::Same);
+        // Line breaks changed by a terminal do not make it new.
+        assert_eq!(w.observe(Some(&ENVELOPE.replace('\n', "\r\n"))), Seen::Same);
+        assert_eq!(w.observe(None), Seen::Same);
+        assert_eq!(w.observe(Some("  \n")), Seen::Same);
+    }
+
+    #[test]
+    fn own_copies_are_never_new_input() {
+        let (mut w, own) = watcher();
+        w.baseline(None);
+        own.record(ENVELOPE);
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::OwnCopy);
+        // Something else, then the own copy again: still ours.
+        assert_eq!(w.observe(Some("x")), Seen::NoEnvelope { bytes: 1 });
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::OwnCopy);
+        // Forgotten after enough newer copies.
+        for i in 0..OWN_COPIES {
+            own.record(&format!("copy {i}"));
+        }
+        assert_eq!(w.observe(Some("y")), Seen::NoEnvelope { bytes: 1 });
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::Envelopes { count: 1 });
+    }
+
+    #[test]
+    fn own_copies_reach_other_processes_through_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("own-copies");
+        let app = OwnCopies::shared(file.clone());
+        app.record(ENVELOPE);
+        // Another process: its own handle on the same file.
+        let mut w = Watcher::new(OwnCopies::shared(file.clone()), Options::default());
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::OwnCopy);
+        for i in 0..OWN_COPIES {
+            app.record(&format!("copy {i}"));
+        }
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap().lines().count(),
+            OWN_COPIES
+        );
+        assert_eq!(w.observe(Some("x")), Seen::NoEnvelope { bytes: 1 });
+        assert_eq!(w.observe(Some(ENVELOPE)), Seen::Envelopes { count: 1 });
+    }
+
+    #[test]
+    fn invalid_envelopes_count_as_envelopes() {
+        let (mut w, _) = watcher();
+        let broken = "[[A→B v1]]\nbody: |\n  no ids\n[[END]]\n";
+        assert_eq!(w.observe(Some(broken)), Seen::Envelopes { count: 1 });
+        assert_eq!(
+            w.observe(Some("a [[wiki]] link")),
+            Seen::NoEnvelope { bytes: 15 }
+        );
+    }
+
+    #[test]
+    fn the_interval_has_a_floor() {
+        let c = WatchConfig {
+            interval_ms: 1,
+            bell: false,
+        };
+        assert_eq!(c.interval(), Duration::from_millis(MIN_INTERVAL_MS));
+    }
+}

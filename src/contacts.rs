@@ -1,0 +1,136 @@
+//! The address book: `[[contacts]]` in `config.toml` — the spec's "local config files" that
+//! map a banner name to an address. A contact's name can be typed wherever an address is
+//! asked for (the composer's from and to, `crosstalk primer --to`), and its settings decide
+//! how copies for it are made.
+//!
+//! How it relates to the older `[recipients."name"]` table: both are read. A contact that
+//! matches a recipient decides by its own `fence`; a recipient no contact matches keeps
+//! its table's setting. So a config can move from `[recipients]` to `[[contacts]]` one entry
+//! at a time.
+
+use serde::Deserialize;
+
+/// One `[[contacts]]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contact {
+    /// The name used in banners and typed in the composer (`Claude`).
+    pub name: String,
+    /// The address envelopes to it carry (`claude://session/7c2e91`); the name itself
+    /// when absent.
+    #[serde(default)]
+    pub address: Option<String>,
+    /// Wrap copies for it in a markdown fence (chat windows that collapse newlines).
+    #[serde(default)]
+    pub fence: bool,
+    /// Text put before the primer when starting a conversation with it (`crosstalk primer`,
+    /// `N` in the app): what this model needs told first.
+    #[serde(default)]
+    pub preamble: Option<String>,
+}
+
+impl Contact {
+    /// The address envelopes to this contact carry.
+    pub fn address(&self) -> &str {
+        self.address
+            .as_deref()
+            .filter(|a| !a.trim().is_empty())
+            .unwrap_or(&self.name)
+    }
+
+    /// Whether `who` (a banner's from or to) names this contact: its name or its address,
+    /// case-insensitive.
+    pub fn is(&self, who: &str) -> bool {
+        let who = who.trim();
+        who.eq_ignore_ascii_case(self.name.trim()) || who.eq_ignore_ascii_case(self.address())
+    }
+}
+
+/// The contacts, and the older per-recipient fence settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AddressBook {
+    /// `[[contacts]]`, in the config's order.
+    pub contacts: Vec<Contact>,
+    /// Names from `[recipients."name"]` with `fence = true`.
+    pub fenced_recipients: Vec<String>,
+}
+
+impl AddressBook {
+    /// The contact `who` names (by name or address).
+    pub fn find(&self, who: &str) -> Option<&Contact> {
+        self.contacts.iter().find(|c| c.is(who))
+    }
+
+    /// The address for `who`: a contact's address when it is a contact's name, else `who`
+    /// as typed.
+    pub fn resolve(&self, who: &str) -> String {
+        match self
+            .contacts
+            .iter()
+            .find(|c| c.name.trim().eq_ignore_ascii_case(who.trim()))
+        {
+            Some(c) => c.address().to_string(),
+            None => who.to_string(),
+        }
+    }
+
+    /// Whether copies for `to` are fenced: a matching contact decides; else the
+    /// `[recipients]` table, whose names also match an address of that scheme or user
+    /// (`chatgpt` matches `chatgpt://thread/1` and `chatgpt@host`).
+    pub fn fenced(&self, to: &str) -> bool {
+        if let Some(c) = self.find(to) {
+            return c.fence;
+        }
+        let to = to.trim().to_lowercase();
+        self.fenced_recipients.iter().any(|f| {
+            let f = f.to_lowercase();
+            to == f || to.starts_with(&format!("{f}://")) || to.starts_with(&format!("{f}@"))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn book() -> AddressBook {
+        AddressBook {
+            contacts: vec![
+                Contact {
+                    name: "Claude".into(),
+                    address: Some("claude://session/7c2e91".into()),
+                    fence: false,
+                    preamble: None,
+                },
+                Contact {
+                    name: "gpt".into(),
+                    address: None,
+                    fence: true,
+                    preamble: Some("Answer briefly.".into()),
+                },
+            ],
+            fenced_recipients: vec!["claude".into(), "gemini".into()],
+        }
+    }
+
+    #[test]
+    fn names_resolve_to_addresses_and_others_stay() {
+        let b = book();
+        assert_eq!(b.resolve("claude"), "claude://session/7c2e91");
+        assert_eq!(b.resolve(" Claude "), "claude://session/7c2e91");
+        assert_eq!(b.resolve("gpt"), "gpt");
+        assert_eq!(b.resolve("human://kalle"), "human://kalle");
+    }
+
+    #[test]
+    fn contacts_decide_the_fence_before_recipients() {
+        let b = book();
+        // The contact says no fence, although [recipients."claude"] says fence.
+        assert!(!b.fenced("claude://session/7c2e91"));
+        assert!(!b.fenced("Claude"));
+        assert!(b.fenced("GPT"));
+        // No contact: the recipients table still counts.
+        assert!(b.fenced("gemini://chat/1"));
+        assert!(!b.fenced("mistral"));
+    }
+}

@@ -1,0 +1,283 @@
+//! The clipboard watch against a real X clipboard: Xvfb on a free display, the clipboard set
+//! with `xclip` as a chat window's Copy button sets it, and the real binary watching —
+//! `crosstalk watch --json`, and the app in tmux after `W`.
+//!
+//! Shown: an envelope copied is stored once (copying it again adds nothing), text without
+//! an envelope is ignored and not stored, an invalid envelope is announced, and the app's own
+//! copy (`y`) is never imported again — by the app, nor by a `crosstalk watch` running beside
+//! it.
+//!
+//! Without Xvfb or xclip the tests print a note and pass (CI installs both: `.ci/run`).
+
+mod tmux_term;
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tmux_term::{BIN, Term, manifest};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn found(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+}
+
+/// Xvfb on a display it picks itself (`-displayfd`), killed on drop.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Option<Xvfb> {
+        if !found("Xvfb") || !found("xclip") {
+            eprintln!("skipping the clipboard watch test: Xvfb or xclip is not installed");
+            return None;
+        }
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-nolisten",
+                "tcp",
+                "-screen",
+                "0",
+                "640x480x24",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting Xvfb");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).expect("Xvfb's display number");
+        let display = format!(":{}", line.trim());
+        assert!(display.len() > 1, "Xvfb printed no display number");
+        Some(Xvfb { child, display })
+    }
+
+    /// Sets the clipboard as a Copy button would; xclip stays to serve it.
+    fn copy(&self, text: &str) {
+        let mut c = Command::new("xclip")
+            .args(["-selection", "clipboard", "-i"])
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("xclip");
+        std::io::Write::write_all(&mut c.stdin.take().unwrap(), text.as_bytes()).unwrap();
+        // xclip forks a server and its first process exits.
+        c.wait().unwrap();
+    }
+
+    /// The clipboard's text now.
+    fn clipboard(&self) -> String {
+        let out = Command::new("xclip")
+            .args(["-selection", "clipboard", "-o"])
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("xclip -o");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn envelope() -> String {
+    std::fs::read_to_string(manifest("assets/examples/v11-request.crosstalk")).unwrap()
+}
+
+/// An envelope with errors (ids that are not ULIDs).
+const INVALID: &str = "[[A→B v1]]\nthread: nope\nmessage: nope\nintent: REQUEST\n\nbody: |\n  x\nsig: none\n[[END]]\n";
+
+fn count(db: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// Lines of a child's stream, read on a thread.
+fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stream).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+fn next_line(rx: &Receiver<String>, what: &str) -> String {
+    rx.recv_timeout(WAIT)
+        .unwrap_or_else(|_| panic!("no line for {what} within {WAIT:?}"))
+}
+
+#[test]
+fn the_cli_imports_each_copied_envelope_once_and_announces_invalid_ones() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    // What the clipboard holds before the watch starts is not imported.
+    x.copy(&envelope().replace("01J9J3DBC4N7P2Q3R5S7T9V1V2", "01J9J3DBC4N7P2Q3R5S7T9V1V9"));
+    std::fs::write(dir.path().join("c.toml"), "[watch]\ninterval_ms = 100\n").unwrap();
+    let mut watch = Command::new(BIN)
+        .args(["--db", db.to_str().unwrap(), "watch", "--json"])
+        .env("DISPLAY", &x.display)
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .env("CROSSTALK_CONFIG", dir.path().join("c.toml"))
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("SSH_TTY")
+        .env_remove("SSH_CONNECTION")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(watch.stdout.take().unwrap());
+    let err = lines(watch.stderr.take().unwrap());
+    let started = next_line(&err, "the watch to start");
+    assert!(started.contains("watching the clipboard"), "{started}");
+
+    x.copy(&envelope());
+    let first: Value = serde_json::from_str(&next_line(&out, "the envelope")).unwrap();
+    assert_eq!(first["imported"], 1, "{first}");
+    assert_eq!(first["rejected"], 0, "{first}");
+    assert_eq!(count(&db, "SELECT count(*) FROM messages"), 1);
+
+    // The same text copied again, then text without an envelope: neither is news, so the
+    // next line is the invalid envelope's.
+    x.copy(&envelope());
+    x.copy("a chat answer with no envelope in it");
+    std::thread::sleep(Duration::from_millis(400));
+    x.copy(INVALID);
+    let bad: Value = serde_json::from_str(&next_line(&out, "the invalid envelope")).unwrap();
+    assert_eq!(bad["rejected"], 1, "{bad}");
+    assert!(
+        bad["first_error"].as_str().unwrap().contains("bad-id"),
+        "{bad}"
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM messages"), 1);
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM pastes"),
+        2,
+        "the envelope and the invalid one are kept raw; the chat text is not"
+    );
+
+    // Ctrl-C: a clean end, exit 0.
+    let pid = watch.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = watch.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < WAIT, "watch did not end on SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    let last = next_line(&err, "the closing note");
+    assert!(
+        last.contains("stopped watching; 1 message(s) imported"),
+        "{last}"
+    );
+}
+
+#[test]
+fn without_a_display_the_watch_says_so_and_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("c.toml"), "").unwrap();
+    let out = Command::new(BIN)
+        .args(["--db", dir.path().join("w.db").to_str().unwrap(), "watch"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("SSH_TTY")
+        .env_remove("SSH_CONNECTION")
+        .env("HOME", dir.path())
+        .env("CROSSTALK_CONFIG", dir.path().join("c.toml"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if cfg!(target_os = "linux") {
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("no clipboard reachable"), "{err}");
+    }
+}
+
+#[test]
+fn the_app_watches_after_w_and_never_imports_its_own_copy() {
+    let Some(x) = Xvfb::start() else { return };
+    let Some(mut t) = Term::new() else { return };
+    std::fs::write(t.path("config.toml"), "[watch]\ninterval_ms = 100\n").unwrap();
+    t.app_env.push(("DISPLAY".into(), x.display.clone()));
+    t.start(120, 30, &[]);
+    t.wait_for("Empty database");
+    t.keys(&["W"]);
+    t.wait_for("Watching the clipboard");
+    assert!(t.screen().contains("◉ watching"));
+
+    x.copy(&envelope());
+    let s = t.wait_for("1 new message(s) imported");
+    assert!(s.contains("architecture review"), "{s}");
+    assert_eq!(count(&t.db, "SELECT count(*) FROM pastes"), 1);
+
+    // A `crosstalk watch` in another terminal, on the same data directory.
+    let mut cli = Command::new(BIN);
+    t.sandbox(&mut cli);
+    let mut cli = cli
+        .args(["--db", t.db.to_str().unwrap(), "watch", "--json"])
+        .env("DISPLAY", &x.display)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let cli_out = lines(cli.stdout.take().unwrap());
+    let cli_err = lines(cli.stderr.take().unwrap());
+    next_line(&cli_err, "the other watch to start");
+
+    // Chat text in between, so that what the app copies next differs from what both
+    // watches saw last (the envelope imported above is already in canonical form).
+    x.copy("some chat text");
+    std::thread::sleep(Duration::from_millis(400));
+    // The app's own copy of the selected envelope lands on the clipboard …
+    t.keys(&["Enter", "y"]);
+    t.wait_for("system clipboard");
+    let start = Instant::now();
+    while !x.clipboard().contains("Please review the storage design") {
+        assert!(
+            start.elapsed() < WAIT,
+            "the copy never reached the clipboard"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // … and several intervals later it was not taken for new input.
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(count(&t.db, "SELECT count(*) FROM pastes"), 1);
+    assert!(!t.screen().contains("already stored"));
+
+    // An invalid envelope is announced.
+    x.copy(INVALID);
+    t.wait_for("1 invalid, not imported");
+    // The other watch skipped the app's copy too: its first line is the invalid envelope.
+    let first: Value = serde_json::from_str(&next_line(&cli_out, "the invalid envelope")).unwrap();
+    assert_eq!(first["rejected"], 1, "{first}");
+    assert_eq!(first["duplicates"], 0, "{first}");
+    let _ = cli.kill();
+    let _ = cli.wait();
+
+    // W again: stopped.
+    t.keys(&["W"]);
+    let s = t.wait_for("Stopped watching the clipboard");
+    assert!(!s.contains("◉ watching"));
+}
