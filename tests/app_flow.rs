@@ -118,7 +118,7 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     assert!(copied.contains("intent: RESPOND"));
     assert!(copied.contains("  Here is the answer."));
     assert!(
-        t.app.status.1.contains("awaiting reply"),
+        t.app.status.1.contains("sent; its intent awaits no reply"),
         "{:?}",
         t.app.status
     );
@@ -596,7 +596,7 @@ fn a_reply_is_not_copied_before_the_database_has_it() {
     assert!(t.app.composer.is_none(), "{:?}", t.app.status);
     assert!(t.copies().pop().unwrap().contains("  the answer"));
     assert!(
-        t.app.status.1.contains("awaiting reply"),
+        t.app.status.1.contains("sent; its intent awaits no reply"),
         "{:?}",
         t.app.status
     );

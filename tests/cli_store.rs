@@ -396,3 +396,41 @@ fn read_only_database_reads_and_refuses_import_with_its_name() {
         r.stderr
     );
 }
+
+/// `import` files what arrives by the config's `[operator] addresses`, as the app does: an
+/// envelope for the operator is theirs to answer, one for anyone else is to relay.
+#[test]
+fn import_files_arrivals_by_the_operator_addresses_in_the_config() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("c.db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[operator]\naddresses = [\"Claude\"]\n").unwrap();
+    let r = run(
+        &db,
+        &["--config", config.to_str().unwrap(), "import"],
+        CONVERSATION,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let mut stmt = c
+        .prepare(
+            "SELECT m.recipient, d.state FROM delivery d JOIN messages m ON m.seq = d.seq
+             ORDER BY m.seq",
+        )
+        .unwrap();
+    let rows: Vec<(String, Option<String>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|(to, state)| to == "CLAUDE" && state.as_deref() == Some("to_me")),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|(to, state)| to == "BROTHER" && state.as_deref() == Some("to_relay")),
+        "{rows:?}"
+    );
+}

@@ -719,7 +719,7 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
         .to_string();
     assert_ne!(&reply_id, original);
 
-    let s = t.wait_for("awaiting reply");
+    let s = t.wait_for("awaits no reply");
     assert!(
         status_line(&s).contains("via OSC 52"),
         "{}",
@@ -727,7 +727,7 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
     );
     assert!(s.contains("naming — 4 messages"), "{s}");
     assert!(
-        has_row(&s, &["status", "awaiting reply (written here)"]),
+        has_row(&s, &["status", "sent (written here)"]),
         "the inspector shows the copied reply:\n{s}"
     );
     assert!(
@@ -753,9 +753,9 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
 
 /// A reply drafted by `crosstalk reply` is a draft, not yet a message: the list marks it ✎,
 /// `D` lists it, Enter resumes it in the composer, and C-y copies it and files it: from then on
-/// the tree (⏳) and the inspector's `status` row say it awaits its answer.
+/// the inspector's `status` row says it was sent, and (a RESPOND) that it awaits no answer.
 #[test]
-fn a_cli_draft_resumes_in_the_composer_and_awaits_a_reply_once_copied() {
+fn a_cli_draft_resumes_in_the_composer_and_is_sent_once_copied() {
     let Some(t) = Term::new() else { return };
     t.import(&[&manifest("assets/examples/v10-question.crosstalk")]);
     let (_, show) = t.only_thread();
@@ -773,7 +773,7 @@ fn a_cli_draft_resumes_in_the_composer_and_awaits_a_reply_once_copied() {
     t.keys(&["Enter"]);
     t.wait_for("Reply to");
     t.keys(&["C-y"]);
-    let s = t.wait_for("awaiting reply");
+    let s = t.wait_for("awaits no reply");
     // A RESPOND awaits nothing by the intent registry: the tree does not mark it.
     assert!(
         !has_row(&s, &["⏳", "Draft from the CLI."]),
@@ -781,7 +781,7 @@ fn a_cli_draft_resumes_in_the_composer_and_awaits_a_reply_once_copied() {
     );
     t.keys(&["Tab"]);
     let s = t.wait_until("the inspector's status row", |s| {
-        has_row(s, &["status", "awaiting reply (written here)"])
+        has_row(s, &["status", "sent (written here)"])
     });
     assert!(s.contains("Draft from the CLI."), "{s}");
 }

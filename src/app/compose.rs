@@ -247,7 +247,8 @@ impl App {
         if let Some((level, line)) = copied {
             self.store.mark_copied(&message)?;
             self.reveal(&thread, Some(&message))?;
-            self.status = (level, format!("{line}; awaiting reply"));
+            let waits = self.store.delivery(&message).ok().flatten();
+            self.status = (level, format!("{line}; {}", awaits_text(waits.as_ref())));
         } else {
             let why = self.status.clone();
             self.reveal(&thread, Some(&message))?;
@@ -378,5 +379,17 @@ impl App {
             confirm: None,
         });
         Ok(())
+    }
+}
+
+/// What a message just copied out waits for, by its intent (the delivery ledger's reading):
+/// "awaiting reply from CLAUDE", or that it awaits none (a RESPOND, an ACK).
+fn awaits_text(d: Option<&crate::store::Delivery>) -> String {
+    match d {
+        Some(d) if !d.awaiting_from.is_empty() => format!(
+            "awaiting reply from {}",
+            super::text::safe_line(&d.awaiting_from.join(", "))
+        ),
+        _ => "sent; its intent awaits no reply".to_string(),
     }
 }

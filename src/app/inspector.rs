@@ -332,7 +332,12 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
 /// The message's status in the operator's words: where it stands, and for a received
 /// message nothing more (its direction says the same thing again).
 fn status_text(m: &StoredMessage) -> String {
-    let status = m.status.replace('_', " ");
+    // A composed message copied out is "sent"; whether it still awaits a reply is the
+    // delivery line's to say (by its intent: a RESPOND awaits none).
+    let status = match m.status.as_str() {
+        "awaiting_reply" if m.direction == "composed" => "sent".to_string(),
+        s => s.replace('_', " "),
+    };
     if m.direction == "composed" {
         format!("{status} (written here)")
     } else {

@@ -99,8 +99,13 @@ pub fn import(
     as_json: bool,
     opts: &Options,
     fresh_ids: bool,
+    operator: &[String],
 ) -> Result<u8, Failure> {
     let mut store = open(db)?;
+    // What arrives is "addressed to me" or "to relay" by the config's addresses, as in the app.
+    store
+        .set_operator_addresses(operator)
+        .map_err(store_failure)?;
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut ok = true;

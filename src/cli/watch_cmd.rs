@@ -29,6 +29,9 @@ pub fn watch(
     opts: &Options,
 ) -> Result<u8, Failure> {
     let mut store = open(db)?;
+    store
+        .set_operator_addresses(&config.operator.addresses)
+        .map_err(|e| Failure::usage(e.to_string()))?;
     let data = directories::ProjectDirs::from("", "", "crosstalk")
         .map(|d| d.data_dir().to_path_buf())
         .unwrap_or_else(|| ".".into());
