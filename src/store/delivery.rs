@@ -122,8 +122,10 @@ pub(crate) fn record(
             .optional()?,
         None => None,
     };
+    // A plain INSERT: the message was just stored under a new seq. (OR REPLACE would make
+    // SQLite keep a statement journal for the foreign key's cascade on every row.)
     conn.prepare_cached(
-        "INSERT OR REPLACE INTO delivery (seq, thread_id, sent_at, recipient_key, received,
+        "INSERT INTO delivery (seq, thread_id, sent_at, recipient_key, received,
             to_me, awaiting_from, awaiting_needed, missing_parent)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
