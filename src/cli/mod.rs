@@ -18,6 +18,7 @@ mod input;
 mod integrity;
 mod output;
 mod parse_cmd;
+mod poll_cmd;
 mod primer_cmd;
 mod queue_cmd;
 mod sign_cmd;
@@ -225,6 +226,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Tally a stored POLL: each target's answer and vote, the quorum, the time left (exit 1
+    /// when the id names no POLL).
+    Poll {
+        /// Id of the POLL (or the first characters of one).
+        message: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// After the deadline: write an E-TIMEOUT ERROR for each silent target and a CLOSE
+        /// with the tally, store them in the thread as drafts, and print them.
+        #[arg(long)]
+        close: bool,
+    },
     /// Verify every envelope's signature with a public key (exit 0 only if all are valid).
     Verify {
         /// Input file; `-` or nothing reads standard input.
@@ -379,6 +393,11 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             queue_cmd::queue(db, &config.operator.addresses, limit, json)
         }
         Command::Show { thread, json } => store_cmd::show(db, &thread, json),
+        Command::Poll {
+            message,
+            json,
+            close,
+        } => poll_cmd::poll(db, &message, json, close),
         Command::Export {
             thread,
             all,

@@ -21,6 +21,7 @@ mod lines;
 pub mod model;
 mod parse;
 pub mod pii;
+pub mod poll;
 pub mod render;
 mod scan;
 pub mod signature;

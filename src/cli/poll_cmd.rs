@@ -1,0 +1,172 @@
+//! `crosstalk poll ID`: the tally of a stored POLL (targets × answered × vote, quorum,
+//! deadline), and with `--close` the envelopes that end it once its deadline has passed.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::output::Stdout;
+use super::{EXIT_INVALID, Failure, store_cmd};
+use crate::protocol::poll::{self, Standing, Tally};
+use crate::sanitize::sanitize_line;
+use crate::store::{MessageMatch, PollView};
+
+/// Prints the tally of the POLL `id` (or the one message whose id starts with it). Exit 1
+/// when it names no POLL (or `--close` is refused), 2 on usage and I/O errors.
+pub fn poll(db: Option<&Path>, id: &str, as_json: bool, close: bool) -> Result<u8, Failure> {
+    let mut store = store_cmd::open(db)?;
+    let err = |e: crate::store::StoreError| Failure::usage(e.to_string());
+    let message = match store.find_message(id).map_err(err)? {
+        MessageMatch::One(m) => *m,
+        MessageMatch::None => {
+            return Err(Failure {
+                code: EXIT_INVALID,
+                message: format!("no message `{id}` in the database"),
+            });
+        }
+        MessageMatch::Many(ids) => {
+            return Err(Failure {
+                code: EXIT_INVALID,
+                message: format!(
+                    "`{id}` starts several message ids ({}…); type more of it",
+                    ids.join(", ")
+                ),
+            });
+        }
+    };
+    let mid = message.id.clone();
+    let intent = message.intent.clone().unwrap_or_else(|| "none".into());
+    let Some(view) = store
+        .poll_view(message, jiff::Timestamp::now())
+        .map_err(err)?
+    else {
+        return Err(Failure {
+            code: EXIT_INVALID,
+            message: format!("message {mid} is not a POLL (its intent: {intent})"),
+        });
+    };
+    let mut out = Stdout::new();
+    if close {
+        if let Err(why) = poll::can_close(&view.tally) {
+            return Err(Failure {
+                code: EXIT_INVALID,
+                message: format!("cannot close poll {mid}: {why}"),
+            });
+        }
+        let closed = store.close_poll(&view).map_err(err)?;
+        if as_json {
+            let written: Vec<serde_json::Value> = closed
+                .errors
+                .iter()
+                .chain([&closed.result])
+                .map(|e| {
+                    serde_json::json!({
+                        "message": e.message(),
+                        "intent": e.intent().map(|i| i.to_string()),
+                        "to": e.banner.to,
+                        "from": e.banner.from,
+                        "text": crate::protocol::render(e),
+                    })
+                })
+                .collect();
+            super::output::print_json(&mut out, &serde_json::json!({ "written": written }))?;
+        } else {
+            for e in closed.errors.iter().chain([&closed.result]) {
+                let _ = writeln!(out, "{}", crate::protocol::render(e).trim_end());
+                let _ = writeln!(out);
+            }
+            eprintln!(
+                "crosstalk: wrote {} E-TIMEOUT error(s) and a CLOSE with the tally to thread {} (drafts: copy them from the app)",
+                closed.errors.len(),
+                view.poll.thread
+            );
+        }
+        out.finish()?;
+        return Ok(0);
+    }
+    if as_json {
+        super::output::print_json(
+            &mut out,
+            &serde_json::json!({
+                "poll": view.poll.id,
+                "thread": view.poll.thread,
+                "tally": view.tally,
+            }),
+        )?;
+    } else {
+        for line in table(&view) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    out.finish()?;
+    Ok(0)
+}
+
+/// The human view: a header, one row per target, the counts, the quorum and the time left.
+fn table(view: &PollView) -> Vec<String> {
+    let t: &Tally = &view.tally;
+    let mut lines = vec![format!(
+        "POLL {}  {}  {}",
+        view.poll.id,
+        sanitize_line(&view.poll.envelope.banner.from),
+        sanitize_line(view.poll.envelope.first_line()),
+    )];
+    let width = t
+        .targets
+        .iter()
+        .map(|l| sanitize_line(&l.target).chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    lines.push(format!("  {:<width$}  {:<10}  VOTE", "TARGET", "ANSWERED"));
+    for l in &t.targets {
+        let answered = match l.standing {
+            Standing::Silent => "no",
+            Standing::Voted | Standing::NoVote => "yes",
+            Standing::Declined => "declined",
+            Standing::Late => "late",
+        };
+        let vote = match (&l.vote, &l.answer, &l.standing) {
+            (Some(v), _, _) => sanitize_line(v).into_owned(),
+            (None, Some(a), Standing::Declined | Standing::Late) => sanitize_line(a).into_owned(),
+            (None, _, Standing::NoVote) => "(no vote)".into(),
+            _ => "-".into(),
+        };
+        lines.push(format!(
+            "  {:<width$}  {:<10}  {}",
+            sanitize_line(&l.target),
+            answered,
+            vote
+        ));
+    }
+    let counts: Vec<String> = t
+        .counts
+        .iter()
+        .map(|(o, n)| format!("{}: {n}", sanitize_line(o)))
+        .collect();
+    if !counts.is_empty() {
+        lines.push(format!("Votes: {}", counts.join(", ")));
+    }
+    lines.push(format!(
+        "Quorum: {} of {} needed ({}){}",
+        t.responded,
+        t.needed,
+        if t.quorum_reached {
+            "reached"
+        } else {
+            "not reached"
+        },
+        t.leader
+            .as_deref()
+            .map(|l| format!("; leading: {}", sanitize_line(l)))
+            .unwrap_or_default()
+    ));
+    lines.push(format!(
+        "Deadline: {} ({})",
+        sanitize_line(t.deadline_raw.as_deref().unwrap_or("none")),
+        poll::time_left_label(t)
+    ));
+    if let Some(c) = &t.closed_by {
+        lines.push(format!("Closed by {c}"));
+    }
+    lines
+}

@@ -1,0 +1,511 @@
+//! POLL collation: who of a POLL's targets answered, how each voted, whether the quorum is
+//! reached and how long the poll still runs. Pure: the store gathers the POLL and its replies,
+//! the CLI and the app show the [`Tally`], and the closing envelopes are built here too.
+//!
+//! The rule (also in `docs/PROTOCOL.md`, "POLL collation"):
+//! - **Targets and quorum** are those of [`awaiting::expectation`]: `Targets:` of
+//!   `meta: routing`, else the banner's recipient; `Quorum:` of `meta: poll` (`2-of-3`, `2`,
+//!   `all`, `majority`, `any`), else every target.
+//! - **Options**: `Options:` of `meta: poll` (split on `|` or `,`), else the first body line
+//!   holding a `|` between at least two words (`SQLITE | FILES | ABSTAIN?`; a trailing `?` marks
+//!   an optional choice and is dropped; a label before a `:` is dropped).
+//! - **Replies** count only from a target (the sender compared as addresses are). An ACK or
+//!   any intent that is no answer ([`awaiting::is_answer`]) is ignored. A target's latest
+//!   answer (by time, then by order given) replaces its earlier ones, so a NACK after a vote
+//!   withdraws it. A response later than the deadline is marked late and does not count (a
+//!   NACK, ERROR or CLOSE after it still ends the target's turn).
+//! - **Vote** of a RESPOND (or a v1.0 reply without intent): `Vote:` of its `meta: poll`, else
+//!   the one option named as a whole word (any case) on its first body line; naming none or
+//!   several is "answered, no vote". When the poll lists options, a `Vote:` naming none of them
+//!   is no vote either; when it lists none, the `Vote:` value is counted as written.
+//! - **Quorum reached** when as many targets responded (RESPOND, with a vote or not) as the
+//!   quorum needs. NACK, ERROR and CLOSE end a target's turn without responding.
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use super::awaiting::{self, same_party};
+use super::{Envelope, Header, IdGenerator, Intent, MetaBlock};
+
+/// One reply naming the POLL as its parent, as the tally needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PollReply {
+    /// The reply's message id (shown, never interpreted).
+    pub id: String,
+    /// Its banner sender.
+    pub sender: String,
+    /// Its normalized intent; `None` for a v1.0 reply.
+    pub intent: Option<Intent>,
+    /// Its META blocks.
+    pub meta: Vec<MetaBlock>,
+    /// Its body.
+    pub body: String,
+    /// When it was written, when known.
+    pub time: Option<Timestamp>,
+}
+
+/// Where a target stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Standing {
+    /// No answer yet.
+    Silent,
+    /// Responded and voted (see [`TargetResult::vote`]).
+    Voted,
+    /// Responded without a vote the rule can read.
+    NoVote,
+    /// Ended its turn without responding: NACK, ERROR (with its code when it names one) or CLOSE.
+    Declined,
+    /// Answered only after the deadline.
+    Late,
+}
+
+/// One target's line of the tally.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TargetResult {
+    /// The target as the POLL names it.
+    pub target: String,
+    /// Where it stands.
+    pub standing: Standing,
+    /// Its vote (an option's spelling as the poll writes it), when it voted.
+    pub vote: Option<String>,
+    /// The intent of the answer counted (`RESPOND`, `NACK`, `ERROR E-TIMEOUT`, …).
+    pub answer: Option<String>,
+    /// When that answer was written (RFC 3339), when known.
+    pub at: Option<String>,
+    /// That answer's message id.
+    pub message: Option<String>,
+}
+
+/// The collated POLL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// `Type:` of `meta: poll` (e.g. `consensus`), as written.
+    pub kind: Option<String>,
+    /// One line per target, in the POLL's order.
+    pub targets: Vec<TargetResult>,
+    /// The options offered, in order.
+    pub options: Vec<String>,
+    /// Votes per option (every option listed, then votes for unlisted values in order seen).
+    pub counts: Vec<(String, usize)>,
+    /// Responses the quorum needs.
+    pub needed: usize,
+    /// Targets that responded (RESPOND, with or without a vote).
+    pub responded: usize,
+    /// Whether `responded >= needed`.
+    pub quorum_reached: bool,
+    /// The option with the most votes, when one leads alone.
+    pub leader: Option<String>,
+    /// `Deadline:` as written.
+    pub deadline_raw: Option<String>,
+    /// The deadline read as a time (RFC 3339), when it reads as one.
+    pub deadline: Option<String>,
+    /// Whether the deadline has passed.
+    pub expired: bool,
+    /// Seconds until the deadline (negative once past).
+    pub seconds_left: Option<i64>,
+    /// Targets with no answer at all.
+    pub silent: Vec<String>,
+    /// The id of a CLOSE answering the POLL from its own sender: the poll was closed.
+    pub closed_by: Option<String>,
+}
+
+/// A META entry of namespace `ns`, both matched in any case.
+fn meta_value<'m>(meta: &'m [MetaBlock], ns: &str, key: &str) -> Option<&'m str> {
+    meta.iter()
+        .filter(|m| m.namespace.trim().eq_ignore_ascii_case(ns))
+        .flat_map(|m| m.entries.iter())
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case(key))
+        .map(|(_, v)| v.trim())
+}
+
+/// Whether `s` can be an option name: short, one word of letters, digits and `-_.+/`.
+fn is_option_word(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().count() <= 40
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '/'))
+}
+
+/// Splits an options list on `sep`, or `None` when fewer than two parts read as options.
+fn split_options(line: &str, sep: char) -> Option<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for part in line.split(sep) {
+        let word = part
+            .trim()
+            .trim_matches(|c| matches!(c, '*' | '`' | '"' | '\''))
+            .trim_end_matches('?')
+            .trim();
+        if !is_option_word(word) {
+            return None;
+        }
+        if !out.iter().any(|o| o.eq_ignore_ascii_case(word)) {
+            out.push(word.to_string());
+        }
+    }
+    (out.len() >= 2).then_some(out)
+}
+
+/// The options a POLL offers (see the module's rule).
+pub fn options(poll: &Envelope) -> Vec<String> {
+    if let Some(v) = meta_value(&poll.meta, "poll", "Options") {
+        let sep = if v.contains('|') { '|' } else { ',' };
+        if let Some(o) = split_options(v, sep) {
+            return o;
+        }
+    }
+    let body = poll.body.as_deref().unwrap_or("");
+    for line in body.lines().filter(|l| l.contains('|')) {
+        let first_bar = line.find('|').unwrap_or(0);
+        let start = line[..first_bar].rfind(':').map(|i| i + 1).unwrap_or(0);
+        if let Some(o) = split_options(&line[start..], '|') {
+            return o;
+        }
+    }
+    Vec::new()
+}
+
+/// The options named as whole words (any case) on `line`, each once, in `options` order.
+fn named_on(line: &str, options: &[String]) -> Vec<String> {
+    let words: Vec<String> = line
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '/')))
+        .map(|w| w.trim_end_matches('.').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    options
+        .iter()
+        .filter(|o| words.iter().any(|w| *w == o.to_lowercase()))
+        .cloned()
+        .collect()
+}
+
+/// The vote a RESPOND carries, by the module's rule.
+pub fn vote_of(reply_meta: &[MetaBlock], body: &str, options: &[String]) -> Option<String> {
+    if let Some(v) = meta_value(reply_meta, "poll", "Vote").filter(|v| !v.is_empty()) {
+        if options.is_empty() {
+            return Some(v.chars().take(80).collect());
+        }
+        return options.iter().find(|o| o.eq_ignore_ascii_case(v)).cloned();
+    }
+    let named = named_on(super::model::first_line(body), options);
+    match named.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+fn rfc3339(t: &Timestamp) -> String {
+    t.to_string()
+}
+
+/// `s` on one line: control characters (a value read across lines) become spaces, so a
+/// value copied into a new envelope cannot break its structure.
+fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Collates `poll` with `replies` (every reply naming it as parent, any order) at `now`;
+/// `None` when `poll` is not a POLL.
+pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<Tally> {
+    let intent = poll.intent();
+    if intent != Some(Intent::Poll) {
+        return None;
+    }
+    let exp = awaiting::expectation(intent.as_ref(), &poll.banner.to, &poll.meta)?;
+    let options = options(poll);
+    let deadline_raw = meta_value(&poll.meta, "poll", "Deadline")
+        .filter(|d| !d.is_empty())
+        .map(str::to_string);
+    let deadline = deadline_raw
+        .as_deref()
+        .and_then(super::validate::parse_time);
+    // Latest first: by time (unknown times count as earliest), then by the order given.
+    let mut order: Vec<usize> = (0..replies.len()).collect();
+    order.sort_by(|&a, &b| (replies[b].time, b).cmp(&(replies[a].time, a)));
+    let mut targets = Vec::with_capacity(exp.targets.len());
+    let mut counts: Vec<(String, usize)> = options.iter().map(|o| (o.clone(), 0)).collect();
+    for target in &exp.targets {
+        let mut line = TargetResult {
+            target: target.clone(),
+            standing: Standing::Silent,
+            vote: None,
+            answer: None,
+            at: None,
+            message: None,
+        };
+        let answers = order
+            .iter()
+            .map(|&i| &replies[i])
+            .filter(|r| same_party(&r.sender, target) && awaiting::is_answer(r.intent.as_ref()));
+        let mut late = None;
+        for r in answers {
+            // Only a response can be too late: a refusal or an error still ends the turn.
+            let responds = matches!(r.intent, None | Some(Intent::Respond));
+            let is_late = responds && matches!((deadline, r.time), (Some(d), Some(t)) if t > d);
+            if is_late {
+                late.get_or_insert(r);
+                continue;
+            }
+            line.answer = Some(answer_label(r));
+            line.at = r.time.as_ref().map(rfc3339);
+            line.message = Some(r.id.clone());
+            match r.intent {
+                None | Some(Intent::Respond) => {
+                    line.vote = vote_of(&r.meta, &r.body, &options);
+                    line.standing = if line.vote.is_some() {
+                        Standing::Voted
+                    } else {
+                        Standing::NoVote
+                    };
+                }
+                _ => line.standing = Standing::Declined,
+            }
+            break;
+        }
+        if line.standing == Standing::Silent {
+            if let Some(r) = late {
+                line.standing = Standing::Late;
+                line.answer = Some(answer_label(r));
+                line.at = r.time.as_ref().map(rfc3339);
+                line.message = Some(r.id.clone());
+            }
+        }
+        if let Some(v) = &line.vote {
+            match counts.iter_mut().find(|(o, _)| o.eq_ignore_ascii_case(v)) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((v.clone(), 1)),
+            }
+        }
+        targets.push(line);
+    }
+    let responded = targets
+        .iter()
+        .filter(|t| matches!(t.standing, Standing::Voted | Standing::NoVote))
+        .count();
+    let top = counts.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    let leaders: Vec<&String> = counts
+        .iter()
+        .filter(|(_, n)| *n == top && top > 0)
+        .map(|(o, _)| o)
+        .collect();
+    let silent = targets
+        .iter()
+        .filter(|t| t.standing == Standing::Silent)
+        .map(|t| t.target.clone())
+        .collect();
+    let closed_by = replies
+        .iter()
+        .find(|r| r.intent == Some(Intent::Close) && same_party(&r.sender, &poll.banner.from))
+        .map(|r| r.id.clone());
+    Some(Tally {
+        closed_by,
+        kind: meta_value(&poll.meta, "poll", "Type").map(str::to_string),
+        options,
+        needed: exp.needed,
+        responded,
+        quorum_reached: responded >= exp.needed,
+        leader: match leaders.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        },
+        deadline: deadline.as_ref().map(rfc3339),
+        expired: deadline.is_some_and(|d| now > d),
+        seconds_left: deadline.map(|d| d.duration_since(now).as_secs()),
+        deadline_raw,
+        counts,
+        targets,
+        silent,
+    })
+}
+
+/// Whether the operator may close the poll now (write the E-TIMEOUTs and the CLOSE), or why not.
+pub fn can_close(t: &Tally) -> Result<(), String> {
+    if t.closed_by.is_some() {
+        return Err("the poll is already closed".into());
+    }
+    match (t.expired, &t.deadline_raw) {
+        (true, _) => Ok(()),
+        (false, None) => Err("the poll has no deadline, so nobody can time out".into()),
+        (false, Some(_)) if t.deadline.is_none() => {
+            Err("the poll's deadline does not read as a time".into())
+        }
+        (false, Some(_)) => Err(format!(
+            "the poll runs until its deadline ({})",
+            time_left_label(t)
+        )),
+    }
+}
+
+/// `RESPOND`, `NACK`, `ERROR E-TIMEOUT`, or `v1.0 reply` for an answer.
+fn answer_label(r: &PollReply) -> String {
+    match &r.intent {
+        None => "v1.0 reply".into(),
+        Some(Intent::Error) => match meta_value(&r.meta, "error", "Code") {
+            Some(code) if !code.is_empty() => {
+                format!("ERROR {}", code.chars().take(20).collect::<String>())
+            }
+            _ => "ERROR".into(),
+        },
+        Some(i) => i.to_string(),
+    }
+}
+
+/// "3h 20m left", "expired 5m ago", or "no deadline", for the time left.
+pub fn time_left_label(t: &Tally) -> String {
+    let Some(secs) = t.seconds_left else {
+        return match &t.deadline_raw {
+            Some(_) => "deadline unreadable".into(),
+            None => "no deadline".into(),
+        };
+    };
+    let span = human_span(SignedDuration::from_secs(secs.saturating_abs()));
+    if secs >= 0 && !t.expired {
+        format!("{span} left")
+    } else {
+        format!("expired {span} ago")
+    }
+}
+
+fn human_span(d: SignedDuration) -> String {
+    let s = d.as_secs().max(0);
+    let (days, hours, mins) = (s / 86_400, s % 86_400 / 3600, s % 3600 / 60);
+    if days > 0 {
+        format!("{days}d {hours}h")
+    } else if hours > 0 {
+        format!("{hours}h {mins}m")
+    } else if mins > 0 {
+        format!("{mins}m")
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// The tally as plain lines: what a result envelope's body and the CLI's summary say.
+pub fn summary_lines(t: &Tally) -> Vec<String> {
+    let mut out = Vec::new();
+    let votes: Vec<String> = t.counts.iter().map(|(o, n)| format!("{o}: {n}")).collect();
+    out.push(format!(
+        "Votes: {}",
+        if votes.is_empty() {
+            "none".to_string()
+        } else {
+            votes.join(", ")
+        }
+    ));
+    out.push(format!(
+        "Quorum: {} of {} needed responded ({})",
+        t.responded,
+        t.needed,
+        if t.quorum_reached {
+            "reached"
+        } else {
+            "not reached"
+        }
+    ));
+    if let Some(l) = &t.leader {
+        out.push(format!("Leading: {l}"));
+    }
+    for line in &t.targets {
+        let what = match (&line.standing, &line.vote) {
+            (_, Some(v)) => format!("voted {v}"),
+            (Standing::Silent, _) => "no answer".to_string(),
+            (Standing::NoVote, _) => "answered, no vote".to_string(),
+            (Standing::Late, _) => "answered after the deadline".to_string(),
+            _ => format!(
+                "declined ({})",
+                line.answer.as_deref().unwrap_or("no answer")
+            ),
+        };
+        out.push(format!("- {}: {what}", line.target));
+    }
+    out
+}
+
+/// The E-TIMEOUT ERROR for each silent target: the spec's ERROR form answering the POLL, as if
+/// from the target (so its wait ends), `user: system`, the reason naming the deadline.
+pub fn timeout_envelopes(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Vec<Envelope> {
+    t.silent
+        .iter()
+        .map(|target| {
+            let reason = format!(
+                "No response from {} before the deadline {}",
+                one_line(target),
+                one_line(t.deadline_raw.as_deref().unwrap_or("of the poll"))
+            );
+            let mut env = super::error_envelope::error_envelope(
+                Some(poll),
+                "E-TIMEOUT",
+                Some(&reason),
+                &[],
+                ids,
+            );
+            if super::address::check_address(target).is_ok() {
+                env.banner.from = target.clone();
+            }
+            env
+        })
+        .collect()
+}
+
+/// The CLOSE that ends the poll for all participants: from the POLL's sender, to its
+/// recipient, `Targets:` repeated, the tally in `meta: poll` and the body.
+pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Envelope {
+    let mut env = Envelope::new(poll.banner.from.clone(), poll.banner.to.clone());
+    env.banner.version = poll.banner.version.clone();
+    let mut push = |key: &str, value: Option<String>| {
+        if let Some(value) = value {
+            env.headers.push(Header {
+                key: key.into(),
+                value,
+            });
+        }
+    };
+    let copy = |key: &str| poll.header(key).map(str::to_string);
+    let copy_id = |key: &str| copy(key).filter(|v| super::is_id(v));
+    push("user", copy("user").or(Some("system".into())));
+    push("session", copy("session"));
+    push("thread", copy_id("thread"));
+    push("parent", copy_id("message"));
+    push("message", Some(ids.next_id()));
+    push("context", copy("context"));
+    push("intent", Some("CLOSE".into()));
+    let targets: Vec<String> = t
+        .targets
+        .iter()
+        .map(|l| format!("\"{}\"", one_line(&l.target).replace('"', "")))
+        .collect();
+    env.meta.push(MetaBlock {
+        namespace: "routing".into(),
+        entries: vec![("Targets".into(), format!("[{}]", targets.join(", ")))],
+    });
+    let votes: Vec<String> = t
+        .counts
+        .iter()
+        .map(|(o, n)| format!("{}={n}", one_line(o)))
+        .collect();
+    let mut entries = vec![("Type".to_string(), "result".to_string())];
+    if !votes.is_empty() {
+        entries.push(("Votes".into(), votes.join("; ")));
+    }
+    entries.push((
+        "Quorum-Reached".into(),
+        if t.quorum_reached { "yes" } else { "no" }.into(),
+    ));
+    if let Some(l) = &t.leader {
+        entries.push(("Result".into(), one_line(l)));
+    }
+    env.meta.push(MetaBlock {
+        namespace: "poll".into(),
+        entries,
+    });
+    let mut body = vec!["The poll is closed.".to_string()];
+    body.extend(summary_lines(t));
+    env.body = Some(body.join("\n"));
+    env.sig = Some("none".into());
+    env
+}
+
+#[cfg(test)]
+mod tests;

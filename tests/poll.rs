@@ -1,0 +1,236 @@
+//! POLL collation on a temporary database: the store gathers a POLL and its replies for the
+//! tally, `crosstalk poll` shows it (human and JSON, by id or prefix, exit 1 for no POLL),
+//! and `--close` after the deadline writes E-TIMEOUT ERRORs and a CLOSE into the thread.
+
+mod common;
+
+use std::path::Path;
+
+use crosstalk::protocol::poll::{Standing, can_close};
+use crosstalk::store::{MessageMatch, Store};
+use serde_json::Value;
+
+/// A ULID of time `t` (RFC 3339), made unique by `n`.
+fn id_at(t: &str, n: u128) -> String {
+    let ms = t.parse::<jiff::Timestamp>().unwrap().as_millisecond() as u64;
+    ulid::Ulid::from_parts(ms, n).to_string()
+}
+
+struct Poll {
+    thread: String,
+    poll: String,
+    text: String,
+}
+
+/// A 2-of-3 POLL with a deadline, answered by two of its three targets before it.
+fn two_of_three(deadline: &str) -> Poll {
+    let thread = id_at("2025-10-09T16:00:00Z", 1);
+    let poll = id_at("2025-10-09T16:00:00Z", 2);
+    let (a, b) = (
+        id_at("2025-10-09T16:10:00Z", 3),
+        id_at("2025-10-09T16:20:00Z", 4),
+    );
+    let text = format!(
+        "[[human://op→POLL v1]]\nuser: kalle\nsession: 2025-10-09T16Z a7f3d1\nthread: {thread}\n\
+message: {poll}\ncontext: storage\nintent: POLL\nmeta: routing\n\
+Targets: [\"claude://s/a\", \"chatgpt://t/x\", \"gemini://g\"]\nmeta: poll\nType: consensus\n\
+Quorum: 2-of-3\nDeadline: {deadline}\nbody: |\n  Which store?\n  SQLITE | FILES | ABSTAIN?\n\
+sig: none\n[[END]]\n\n\
+[[claude://s/a→human://op v1]]\nuser: claude\nsession: 2025-10-09T16Z a7f3d1\nthread: {thread}\n\
+parent: {poll}\nmessage: {a}\nintent: RESPOND\nbody: |\n  SQLITE, it is one file.\nsig: none\n[[END]]\n\n\
+[[chatgpt://t/x→human://op v1]]\nuser: gpt\nsession: 2025-10-09T16Z a7f3d1\nthread: {thread}\n\
+parent: {poll}\nmessage: {b}\nintent: RESPOND\nmeta: poll\nVote: files\nbody: |\n  \
+Either works; SQLITE is fine too.\nsig: none\n[[END]]\n"
+    );
+    Poll { thread, poll, text }
+}
+
+fn now() -> jiff::Timestamp {
+    "2025-10-09T17:00:00Z".parse().unwrap()
+}
+
+#[test]
+fn the_store_gathers_a_poll_and_its_replies() {
+    let p = two_of_three("2025-10-09T18:00Z");
+    let mut s = Store::open_in_memory().unwrap();
+    s.import_text("<test>", &p.text, &Default::default())
+        .unwrap();
+    let MessageMatch::One(m) = s.find_message(&p.poll[..20]).unwrap() else {
+        panic!("prefix")
+    };
+    let view = s.poll_view(*m, now()).unwrap().expect("a POLL");
+    let t = &view.tally;
+    assert_eq!(t.targets[0].vote.as_deref(), Some("SQLITE"));
+    assert_eq!(t.targets[1].vote.as_deref(), Some("FILES"));
+    assert_eq!(t.targets[2].standing, Standing::Silent);
+    assert!(t.quorum_reached);
+    assert_eq!(t.seconds_left, Some(3600));
+    assert!(can_close(t).is_err());
+    // Not a POLL: the reply.
+    let reply = s
+        .message(t.targets[0].message.as_deref().unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(s.poll_view(reply, now()).unwrap().is_none());
+    assert!(matches!(
+        s.find_message("ZZZZZZ").unwrap(),
+        MessageMatch::None
+    ));
+
+    // After the deadline: one E-TIMEOUT for gemini, and the CLOSE, stored in the thread.
+    let late: jiff::Timestamp = "2025-10-09T19:00:00Z".parse().unwrap();
+    let m = s.message(&p.poll).unwrap().unwrap();
+    let view = s.poll_view(m, late).unwrap().unwrap();
+    assert!(view.tally.expired);
+    can_close(&view.tally).unwrap();
+    let closed = s.close_poll(&view).unwrap();
+    assert_eq!(closed.errors.len(), 1);
+    assert_eq!(closed.errors[0].banner.from, "gemini://g");
+    let thread = s.thread(&p.thread).unwrap().unwrap();
+    assert_eq!(thread.messages.len(), 5);
+    let stored = s
+        .message(closed.errors[0].message().unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.direction, "composed");
+    assert_eq!(stored.parent.as_deref(), Some(p.poll.as_str()));
+    assert_eq!(stored.intent.as_deref(), Some("ERROR"));
+    let m = s.message(&p.poll).unwrap().unwrap();
+    let view = s.poll_view(m, late).unwrap().unwrap();
+    assert!(view.tally.silent.is_empty());
+    assert_eq!(view.tally.closed_by.as_deref(), closed.result.message());
+    assert!(can_close(&view.tally).is_err());
+}
+
+fn run(db: &Path, args: &[&str]) -> common::Run {
+    let mut all = vec!["--db", db.to_str().unwrap()];
+    all.extend_from_slice(args);
+    common::run(&all, "")
+}
+
+#[test]
+fn crosstalk_poll_tallies_and_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    // The deadline has passed (the test's clock is the real one).
+    let p = two_of_three("2025-10-09T18:00Z");
+    std::fs::write(dir.path().join("poll.txt"), &p.text).unwrap();
+    let r = run(
+        &db,
+        &["import", dir.path().join("poll.txt").to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+
+    let r = run(&db, &["poll", &p.poll[..16]]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rows: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        rows[0].starts_with(&format!("POLL {}", p.poll)),
+        "{}",
+        r.stdout
+    );
+    let row = |t: &str| {
+        rows.iter()
+            .find(|l| l.trim_start().starts_with(t))
+            .copied()
+            .unwrap_or("")
+    };
+    assert!(
+        row("claude://s/a")
+            .split_whitespace()
+            .eq(["claude://s/a", "yes", "SQLITE"]),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        row("chatgpt://t/x")
+            .split_whitespace()
+            .eq(["chatgpt://t/x", "yes", "FILES"])
+    );
+    assert!(
+        row("gemini://g")
+            .split_whitespace()
+            .eq(["gemini://g", "no", "-"])
+    );
+    assert!(
+        r.stdout.contains("Votes: SQLITE: 1, FILES: 1, ABSTAIN: 0"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("Quorum: 2 of 2 needed (reached)"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("Deadline: 2025-10-09T18:00Z (expired "),
+        "{}",
+        r.stdout
+    );
+
+    let r = run(&db, &["poll", &p.poll, "--json"]);
+    assert_eq!(r.code, 0);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["tally"]["quorum_reached"], true);
+    assert_eq!(v["tally"]["silent"][0], "gemini://g");
+    assert_eq!(v["tally"]["targets"][1]["vote"], "FILES");
+
+    // Not a POLL, no such message: exit 1. No argument: exit 2.
+    let reply = v["tally"]["targets"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = run(&db, &["poll", &reply]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("is not a POLL (its intent: RESPOND)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(run(&db, &["poll", "ZZZZZZZZ"]).code, 1);
+    assert_eq!(run(&db, &["poll"]).code, 2);
+
+    let r = run(&db, &["poll", &p.poll, "--close"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("[[gemini://g→human://op v1]]"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("Code: E-TIMEOUT"));
+    assert!(r.stdout.contains("intent: CLOSE"));
+    assert!(
+        r.stderr.contains("wrote 1 E-TIMEOUT error(s) and a CLOSE"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&db, &["poll", &p.poll, "--close"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("already closed"), "{}", r.stderr);
+    let r = run(&db, &["poll", &p.poll]);
+    assert!(
+        r.stdout.contains("gemini://g") && r.stdout.contains("ERROR E-TIMEOUT"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_poll_still_running_is_not_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    let p = two_of_three("2999-01-01T00:00Z");
+    std::fs::write(dir.path().join("poll.txt"), &p.text).unwrap();
+    assert_eq!(
+        run(
+            &db,
+            &["import", dir.path().join("poll.txt").to_str().unwrap()]
+        )
+        .code,
+        0
+    );
+    let r = run(&db, &["poll", &p.poll, "--close"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("runs until its deadline"), "{}", r.stderr);
+    assert!(run(&db, &["poll", &p.poll]).stdout.contains(" left)"));
+}
