@@ -104,6 +104,13 @@ pub enum Action {
     ToggleWatch,
     /// Start a conversation with a contact: primer and first envelope.
     NewConversation,
+    /// The poll panel of the selected POLL: targets, answers, votes, quorum, time left.
+    Poll,
+    /// Poll panel: after the deadline, write the E-TIMEOUT ERRORs and the CLOSE.
+    ClosePoll,
+    /// Answer the selected message with an ERROR (pick the code) or a NACK; in the paste
+    /// preview, reply E-FORMAT to the sender of a broken envelope.
+    ErrorReply,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -199,6 +206,17 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::NewConversation,
         "new_conversation",
         "new conversation (primer)",
+    ),
+    (Action::Poll, "poll", "poll panel: votes, quorum"),
+    (
+        Action::ClosePoll,
+        "close_poll",
+        "close the poll: E-TIMEOUTs and result",
+    ),
+    (
+        Action::ErrorReply,
+        "error_reply",
+        "reply ERROR / NACK (preview: E-FORMAT)",
     ),
 ];
 

@@ -113,6 +113,8 @@ impl App {
             Action::CycleStateFilter => self.cycle_state_filter()?,
             Action::ToggleWatch => self.toggle_watch(),
             Action::NewConversation => self.start_conversation(),
+            Action::Poll => self.open_poll()?,
+            Action::ErrorReply => self.pick_error_code(),
             Action::Click(x, y) => {
                 if contains(areas.list, x, y) {
                     self.focus = Pane::List;

@@ -34,11 +34,13 @@ pub enum Scope {
     Confirm,
     /// The queue of what is left to relay, answer and chase.
     Queue,
+    /// The poll panel of a POLL.
+    Poll,
 }
 
 impl Scope {
     /// Every scope, in the order help lists them.
-    pub const ALL: [Scope; 10] = [
+    pub const ALL: [Scope; 11] = [
         Scope::Browse,
         Scope::Filter,
         Scope::Composer,
@@ -49,6 +51,7 @@ impl Scope {
         Scope::Prompt,
         Scope::Confirm,
         Scope::Queue,
+        Scope::Poll,
     ];
 
     /// The config table name (`[keys.browse]`).
@@ -64,6 +67,7 @@ impl Scope {
             Scope::Prompt => "prompt",
             Scope::Confirm => "confirm",
             Scope::Queue => "queue",
+            Scope::Poll => "poll",
         }
     }
 
@@ -80,6 +84,7 @@ impl Scope {
             Scope::Prompt => "Search and command line",
             Scope::Confirm => "Questions (erase?)",
             Scope::Queue => "Queue (after Q)",
+            Scope::Poll => "Poll panel (after P)",
         }
     }
 
@@ -115,6 +120,7 @@ impl Scope {
             Scope::Prompt => &[Open, Down, Back],
             Scope::Confirm => &[Erase, Back],
             Scope::Queue => &[Open, Down, Up, Back],
+            Scope::Poll => &[ClosePoll, Back],
         }
     }
 }
@@ -290,6 +296,10 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "ctrl-c", Action::Quit),
     (Scope::Browse, "Q", Action::Queue),
     (Scope::Browse, "s", Action::CycleStateFilter),
+    (Scope::Browse, "P", Action::Poll),
+    (Scope::Browse, "E", Action::ErrorReply),
+    (Scope::Poll, "esc q P", Action::Back),
+    (Scope::Poll, "c", Action::ClosePoll),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
     (Scope::Queue, "j down", Action::Down),
@@ -314,6 +324,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Preview, "w", Action::SaveToFile),
     (Scope::Preview, "F", Action::ImportFreshIds),
     (Scope::Preview, "e", Action::EditPaste),
+    (Scope::Preview, "E", Action::ErrorReply),
     (Scope::PasteBox, "ctrl-s", Action::Confirm),
     (Scope::PasteBox, "esc", Action::Back),
     (Scope::Drafts, "enter", Action::Open),
@@ -342,7 +353,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
 pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
     #[error(
-        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, confirm, queue"
+        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, confirm, queue, poll"
     )]
     Scope(String),
     /// The key name is not one.

@@ -253,6 +253,8 @@ impl App {
         }
         match popup {
             Popup::Queue(_) => return self.queue_action(action),
+            Popup::Poll(_) => return self.poll_action(action),
+            Popup::ErrorCodes(_) => return self.code_picker_action(action),
             Popup::Help { scroll } => {
                 let page = inner_height(self.size).saturating_sub(4).max(1) as isize;
                 let delta = match action {
@@ -285,6 +287,7 @@ impl App {
                     self.edit_paste_request = Some(text);
                 }
                 Action::SaveToFile => return self.save_paste_to_file(),
+                Action::ErrorReply => return self.reply_format_error(),
                 _ => {}
             },
             Popup::PasteBox { text, .. } => match action {

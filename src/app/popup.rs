@@ -42,6 +42,10 @@ pub enum Popup {
     Queue(super::queue::QueueView),
     /// `N`: a new conversation — pick a contact, then type the context.
     Conversation(Conversation),
+    /// `P`: the poll panel of a POLL.
+    Poll(Box<super::poll_panel::PollPanel>),
+    /// `E`: the ERROR code (or NACK) to answer a message with.
+    ErrorCodes(super::error_reply::CodePicker),
 }
 
 /// The steps of `N`: the contact picked from the address book, then the context typed.
@@ -67,6 +71,9 @@ impl Popup {
             // Picking moves and opens like the drafts list; the context is typed like a prompt.
             Popup::Conversation(c) if c.context.is_none() => Scope::Drafts,
             Popup::Conversation(_) => Scope::Prompt,
+            Popup::Poll(_) => Scope::Poll,
+            // Picking a code moves and opens like the drafts list.
+            Popup::ErrorCodes(_) => Scope::Drafts,
         }
     }
 }

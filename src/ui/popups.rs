@@ -18,6 +18,8 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
     match popup {
         Popup::Help { scroll } => help(app, *scroll, frame, size),
         Popup::Queue(view) => super::queue::render(app, view, frame, size),
+        Popup::Poll(panel) => super::poll::panel(app, panel, frame, size),
+        Popup::ErrorCodes(picker) => super::poll::codes(picker, frame, size),
         Popup::Preview(p) => preview(app, p, frame, size),
         Popup::PasteBox { text, note } => {
             let area = centered(size, 100, 20);
@@ -274,6 +276,9 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
             d.push(Line::from(Span::styled("No problems found.", theme::OK)));
         }
         for hint in crate::app::landing::preview_hint(app, item) {
+            d.push(Line::from(Span::styled(hint, theme::WARN)));
+        }
+        if let Some(hint) = crate::app::error_reply::format_error_hint(app, item) {
             d.push(Line::from(Span::styled(hint, theme::WARN)));
         }
         for diag in &item.diagnostics {

@@ -1,0 +1,193 @@
+//! The poll panel: `P` on a POLL shows each target's answer and vote, the quorum and the time
+//! left; after the deadline `c` closes the poll: an E-TIMEOUT ERROR for each silent target and
+//! a CLOSE with the tally for all participants, stored in the thread as composed messages,
+//! the CLOSE copied at once.
+
+use super::popup::Popup;
+use super::text::{safe_line, short_time};
+use super::{Action, App, Pane};
+use crate::protocol::poll::{self, Standing};
+use crate::store::PollView;
+
+/// The open panel: the POLL and its tally when it opened.
+#[derive(Debug)]
+pub struct PollPanel {
+    /// The POLL with its tally.
+    pub view: PollView,
+}
+
+impl PollPanel {
+    /// The panel's lines, safe to print: what the POLL asks, a row per target (answered,
+    /// vote, when), the counts, the quorum, the deadline and what `c` would do.
+    pub fn lines(&self, close_key: &str) -> Vec<String> {
+        let t = &self.view.tally;
+        let env = &self.view.poll.envelope;
+        let mut out = vec![format!(
+            "POLL from {}: {}",
+            env.banner.from,
+            env.first_line()
+        )];
+        let mut about = Vec::new();
+        if let Some(k) = &t.kind {
+            about.push(format!("type {k}"));
+        }
+        if !t.options.is_empty() {
+            about.push(format!("options {}", t.options.join(" | ")));
+        }
+        if !about.is_empty() {
+            out.push(about.join(" · "));
+        }
+        out.push(String::new());
+        let width = t
+            .targets
+            .iter()
+            .map(|l| super::text::width(&safe_line(&l.target)))
+            .max()
+            .unwrap_or(6)
+            .clamp(6, 40);
+        out.push(format!(
+            "{:<width$}  {:<9} {:<14} WHEN",
+            "TARGET", "ANSWERED", "VOTE"
+        ));
+        for l in &t.targets {
+            let answered = match l.standing {
+                Standing::Silent => "no",
+                Standing::Voted | Standing::NoVote => "yes",
+                Standing::Declined => "declined",
+                Standing::Late => "late",
+            };
+            let vote = match (&l.vote, &l.standing) {
+                (Some(v), _) => v.clone(),
+                (None, Standing::NoVote) => "(no vote)".into(),
+                (None, Standing::Declined | Standing::Late) => l.answer.clone().unwrap_or_default(),
+                _ => "-".into(),
+            };
+            let target = super::text::truncate(&safe_line(&l.target), width);
+            out.push(format!(
+                "{target:<width$}  {answered:<9} {:<14} {}",
+                super::text::truncate(&vote, 14),
+                l.at.as_deref().map(short_time).unwrap_or_default()
+            ));
+        }
+        out.push(String::new());
+        if !t.counts.is_empty() {
+            let counts: Vec<String> = t.counts.iter().map(|(o, n)| format!("{o} {n}")).collect();
+            out.push(format!("Votes: {}", counts.join(" · ")));
+        }
+        out.push(format!(
+            "Quorum: {} of {} needed — {}{}",
+            t.responded,
+            t.needed,
+            if t.quorum_reached {
+                "reached"
+            } else {
+                "not reached"
+            },
+            t.leader
+                .as_deref()
+                .map(|l| format!(" · leading: {l}"))
+                .unwrap_or_default()
+        ));
+        out.push(format!(
+            "Deadline: {} — {}",
+            t.deadline_raw.as_deref().unwrap_or("none"),
+            poll::time_left_label(t)
+        ));
+        out.push(match (&t.closed_by, poll::can_close(t)) {
+            (Some(id), _) => format!("Closed by {id}."),
+            (None, Ok(())) => format!(
+                "{close_key}: write E-TIMEOUT for {} silent target(s) and a CLOSE with the tally",
+                t.silent.len()
+            ),
+            (None, Err(why)) => format!("Not closable yet: {why}."),
+        });
+        out.into_iter()
+            .map(|l| safe_line(&l).into_owned())
+            .collect()
+    }
+}
+
+impl App {
+    /// `P`: opens the poll panel of the selected message, when it is a POLL.
+    pub(super) fn open_poll(&mut self) -> anyhow::Result<()> {
+        let Some(message) = self.selected_message().cloned() else {
+            self.warn("Select a POLL to tally (open a thread with Enter).");
+            return Ok(());
+        };
+        let intent = message.intent.clone().unwrap_or_else(|| "none".into());
+        match self.store.poll_view(message, self.now)? {
+            Some(view) => self.popup = Some(Popup::Poll(Box::new(PollPanel { view }))),
+            None => self.warn(format!(
+                "Not a POLL (intent {}): P tallies a POLL's answers.",
+                safe_line(&intent)
+            )),
+        }
+        Ok(())
+    }
+
+    /// Keys in the poll panel (Back is handled by the popup).
+    pub(super) fn poll_action(&mut self, action: Action) -> anyhow::Result<()> {
+        if action != Action::ClosePoll {
+            return Ok(());
+        }
+        let Some(Popup::Poll(panel)) = self.popup.as_ref() else {
+            return Ok(());
+        };
+        // Tallied again: replies may have arrived since the panel opened.
+        let id = panel.view.poll.id.clone();
+        let Some(message) = self.store.message(&id)? else {
+            self.popup = None;
+            self.warn("That POLL is gone (erased meanwhile).");
+            return Ok(());
+        };
+        let Some(view) = self.store.poll_view(message, self.now)? else {
+            return Ok(());
+        };
+        if let Err(why) = poll::can_close(&view.tally) {
+            self.warn(format!("Poll not closed: {}.", safe_line(&why)));
+            self.popup = Some(Popup::Poll(Box::new(PollPanel { view })));
+            return Ok(());
+        }
+        let closed = self.store.close_poll(&view)?;
+        self.popup = None;
+        let result_id = closed.result.message().unwrap_or_default().to_string();
+        let silent: Vec<String> = view
+            .tally
+            .silent
+            .iter()
+            .map(|s| safe_line(s).into_owned())
+            .collect();
+        let written = if silent.is_empty() {
+            "a CLOSE with the tally (no silent target)".to_string()
+        } else {
+            format!(
+                "{} E-TIMEOUT ERROR(s) (for {}) and a CLOSE with the tally",
+                silent.len(),
+                silent.join(", ")
+            )
+        };
+        let text = crate::protocol::render(&closed.result);
+        let copied = self.copy_text(&text, &closed.result.banner.to);
+        if copied.is_some() {
+            self.store.mark_copied(&result_id)?;
+        }
+        self.drafts_changed()?;
+        self.reveal(&view.poll.thread, Some(&result_id))?;
+        self.focus = Pane::Tree;
+        match copied {
+            Some((level, line)) => {
+                self.status = (
+                    level,
+                    format!("Poll closed: wrote {written}; the CLOSE {line}; y copies each ERROR."),
+                )
+            }
+            None => {
+                let why = self.status.1.clone();
+                self.warn(format!(
+                    "Poll closed: wrote {written}; the CLOSE is not copied ({why}): y copies it."
+                ));
+            }
+        }
+        Ok(())
+    }
+}
