@@ -131,12 +131,25 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
         t.app.status
     );
     t.key(KeyCode::Esc, NONE);
-    // P on a message that is no POLL says so.
+    // P on an answer opens its POLL's panel; on a message that neither is nor answers a
+    // POLL it says so.
     t.act(Action::Run(format!("open {reply}")));
+    t.keys("P");
+    assert!(matches!(t.app.popup, Some(Popup::Poll(_))));
+    t.key(KeyCode::Esc, NONE);
+    let v = crosstalk::protocol::IdGenerator::new();
+    let (other, m) = (v.next_id(), v.next_id());
+    t.act(Action::Paste(format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: {other}\nmessage: {m}\nintent: REQUEST\n\
+         body: |\n  Hi.\nsig: none\n[[END]]\n"
+    )));
+    t.key(KeyCode::Enter, NONE);
+    t.act(Action::Run(format!("open {m}")));
+    assert_eq!(t.app.selected_id(), Some(m.as_str()));
     t.keys("P");
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.contains("Not a POLL (intent RESPOND)"),
+        t.app.status.1.contains("Not a POLL (intent REQUEST)"),
         "{:?}",
         t.app.status
     );

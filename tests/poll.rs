@@ -234,3 +234,28 @@ fn a_poll_still_running_is_not_closed() {
     assert!(r.stderr.contains("runs until its deadline"), "{}", r.stderr);
     assert!(run(&db, &["poll", &p.poll]).stdout.contains(" left)"));
 }
+
+#[test]
+fn the_demo_poll_reads_votes_from_the_first_body_line() {
+    let mut s = Store::open_in_memory().unwrap();
+    let text = include_str!("../assets/demo/03-sync-strategy-poll.crosstalk");
+    s.import_text("demo", text, &Default::default()).unwrap();
+    let m = s.message("01KQYX38D45ABYWJSPYCKYR17K").unwrap().unwrap();
+    let at: jiff::Timestamp = "2026-05-07T00:00:00Z".parse().unwrap();
+    let t = s.poll_view(m, at).unwrap().unwrap().tally;
+    assert_eq!(t.options, ["CRDT", "LAST-WRITE-WINS", "ABSTAIN"]);
+    assert_eq!(
+        t.counts,
+        [
+            ("CRDT".to_string(), 2),
+            ("LAST-WRITE-WINS".to_string(), 1),
+            ("ABSTAIN".to_string(), 0)
+        ]
+    );
+    assert_eq!((t.responded, t.needed, t.quorum_reached), (3, 3, true));
+    assert_eq!(t.leader.as_deref(), Some("CRDT"));
+    assert_eq!(t.silent, ["gemini://chat/7f30aa"]);
+    assert!(t.expired);
+    assert_eq!(t.closed_by.as_deref(), Some("01KQZ7HX873FW9D0PZTYF134G7"));
+    assert!(can_close(&t).is_err());
+}

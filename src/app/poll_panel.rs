@@ -108,13 +108,22 @@ impl PollPanel {
 }
 
 impl App {
-    /// `P`: opens the poll panel of the selected message, when it is a POLL.
+    /// `P`: opens the poll panel of the selected message, when it is a POLL or answers one.
     pub(super) fn open_poll(&mut self) -> anyhow::Result<()> {
         let Some(message) = self.selected_message().cloned() else {
             self.warn("Select a POLL to tally (open a thread with Enter).");
             return Ok(());
         };
         let intent = message.intent.clone().unwrap_or_else(|| "none".into());
+        // On an answer to a POLL, its POLL: the panel is where the answer is counted.
+        let message = match (&message.parent, message.envelope.intent()) {
+            (Some(p), i) if i != Some(crate::protocol::Intent::Poll) => self
+                .store
+                .message(p)?
+                .filter(|m| m.envelope.intent() == Some(crate::protocol::Intent::Poll))
+                .unwrap_or(message),
+            _ => message,
+        };
         match self.store.poll_view(message, self.now)? {
             Some(view) => self.popup = Some(Popup::Poll(Box::new(PollPanel { view }))),
             None => self.warn(format!(
