@@ -21,6 +21,7 @@ mod paste;
 pub mod pending;
 pub mod pipe;
 pub mod popup;
+pub mod privacy;
 pub mod queue;
 mod refresh;
 pub mod repairs;
