@@ -41,6 +41,9 @@ fn undeclared_pii_is_warned_and_expired_consent_asks_before_copying_pii() {
     assert!(s.contains("a phone number"), "{s}");
     t.keys(&["Enter"]);
     t.wait_for("Imported 1");
+    // The inspector names the personal data the body holds.
+    let s = t.wait_for("1 phone number");
+    assert!(tmux::has_row(&s, &["pii", "1 phone number"]), "{s}");
     let consent = t.cli(&["consent"]);
     assert!(consent.contains("expired  kalle-2025-10-09"), "{consent}");
 
