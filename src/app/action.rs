@@ -74,6 +74,8 @@ pub enum Action {
     NextField,
     /// Composer: previous field.
     PrevField,
+    /// Composer: replace personal data in the body with placeholders, declare `PII: redacted`.
+    Redact,
     /// Composer: add a META block template (routing, then privacy).
     MetaTemplate,
     /// Paste preview and paste box: import.
@@ -201,6 +203,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "cycle_state_filter",
         "threads by state (all, to relay, …)",
     ),
+    (Action::Redact, "redact", "redact personal data"),
     (Action::ToggleWatch, "toggle_watch", "watch the clipboard"),
     (
         Action::NewConversation,

@@ -86,6 +86,7 @@ impl App {
             }
             Action::SaveDraft => self.save_draft(true)?,
             Action::SaveAndCopy => self.send()?,
+            Action::Redact => self.redact_body()?,
             Action::EditExternal => {
                 c.set_focus(Field::Body);
                 self.edit_request = Some(c.form.body.clone());
@@ -217,6 +218,12 @@ impl App {
             self.error(format!("Not copied (draft saved): {why}"));
             return Ok(());
         }
+        if !self.pii_copy_allowed()? {
+            return Ok(());
+        }
+        let Some(c) = self.composer.as_ref() else {
+            return Ok(());
+        };
         let (env, _) = c.envelope();
         let primer = c.primer.clone();
         let text = c.preview.clone();

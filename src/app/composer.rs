@@ -226,6 +226,9 @@ pub struct Composer {
     pub book: crate::contacts::AddressBook,
     /// For a conversation's first envelope (`N`): the primer copied before it.
     pub primer: Option<String>,
+    /// The envelope text a first C-y was warned about (personal data without consent): a
+    /// second C-y on the same text copies it.
+    pub pii_confirmed: Option<String>,
 }
 
 fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
@@ -262,6 +265,7 @@ impl Composer {
             next_template: 0,
             book: Default::default(),
             primer: None,
+            pii_confirmed: None,
         };
         c.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
         c.body.move_cursor(ratatui_textarea::CursorMove::End);
@@ -379,6 +383,14 @@ impl Composer {
         }
         self.meta.insert_str(&t);
         self.set_focus(Field::Meta);
+        self.validate();
+    }
+
+    /// Replaces the META text (after a redaction set `PII:`).
+    pub fn set_meta(&mut self, text: &str) {
+        self.meta = boxed(text, false);
+        self.meta.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        self.meta.move_cursor(ratatui_textarea::CursorMove::End);
         self.validate();
     }
 

@@ -214,12 +214,23 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
         }
     };
     let status = status_text(m);
+    // Personal data in the body, named by kind (the badge a reply's redaction starts from).
+    let pii = env
+        .body
+        .as_deref()
+        .map(|b| super::privacy::describe_counts(&crate::protocol::pii::redact(b).1))
+        .unwrap_or_default();
     let diags = m.diagnostics.as_array().map(Vec::as_slice).unwrap_or(&[]);
     match folded {
         Some(key) => {
             let intent = env.intent_raw().map(safe_line).unwrap_or_default();
             let mut line = format!("▸ {} headers ({key})", env.headers.len());
-            for part in [intent.as_ref(), status.as_str()] {
+            let pii_part = if pii.is_empty() {
+                String::new()
+            } else {
+                format!("PII: {pii}")
+            };
+            for part in [intent.as_ref(), status.as_str(), pii_part.as_str()] {
                 if !part.is_empty() {
                     line.push_str(" · ");
                     line.push_str(part);
@@ -243,6 +254,9 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
                 field(&mut rows, &h.key, &h.value);
             }
             field(&mut rows, "status", &status);
+            if !pii.is_empty() {
+                field(&mut rows, "pii", &pii);
+            }
             field(&mut rows, "stored", &short_time(&m.received_at));
         }
     }

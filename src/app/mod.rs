@@ -23,6 +23,7 @@ pub mod pending;
 pub mod pipe;
 pub mod poll_panel;
 pub mod popup;
+pub mod privacy;
 pub mod queue;
 mod refresh;
 pub mod repairs;

@@ -13,6 +13,7 @@ macro_rules! out {
 
 mod check_db;
 mod compose;
+mod consent_cmd;
 mod erase_cmd;
 mod input;
 mod integrity;
@@ -141,6 +142,14 @@ enum Command {
         /// How many threads.
         #[arg(long, default_value_t = 50)]
         limit: usize,
+    },
+    /// Every consent the stored envelopes state (`meta: privacy`) and where it stands:
+    /// granted, denied, expired or revoked (by a verified REVOKE). Exit 1 when a REVOKE was not
+    /// taken because its signature is not verified.
+    Consent {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// What is left to do: envelopes to relay, addressed to you, awaiting a reply, missing
     /// their parent, and drafts; oldest first in each section.
@@ -389,6 +398,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Command::Primer(args) => primer_cmd::primer(&config, opts, args),
         Command::Watch { json } => watch_cmd::watch(db, json, &config, opts),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
+        Command::Consent { json } => consent_cmd::consent(db, json),
         Command::Queue { json, limit } => {
             queue_cmd::queue(db, &config.operator.addresses, limit, json)
         }

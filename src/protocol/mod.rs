@@ -12,6 +12,7 @@
 pub mod address;
 pub mod awaiting;
 mod collapsed;
+pub mod consent;
 pub mod diagnostic;
 pub mod error_envelope;
 pub mod id;

@@ -249,7 +249,7 @@ fn outstanding_now(
 
 /// The `meta` column (`[{"namespace", "entries": [[k, v], ...]}]`) read back; what cannot be
 /// read is left out.
-fn meta_blocks(json: &str) -> Vec<MetaBlock> {
+pub(crate) fn meta_blocks(json: &str) -> Vec<MetaBlock> {
     let Ok(serde_json::Value::Array(blocks)) = serde_json::from_str(json) else {
         return Vec::new();
     };

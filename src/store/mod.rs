@@ -13,6 +13,7 @@ mod alias;
 mod browse;
 mod changes;
 mod conflict;
+mod consent;
 mod cycle;
 mod delivery;
 mod erase;

@@ -1,0 +1,176 @@
+//! Personal data in the composer: redacting it (`alt-r`: `[EMAIL]`, `[PHONE]`, … and
+//! `PII: redacted` in `meta: privacy`), and a confirmation before personal data is copied into
+//! a thread whose consent is missing, denied, expired or revoked. The rules live in
+//! [`crate::protocol::pii`] and [`crate::protocol::consent`]; this file only asks and acts.
+
+use super::App;
+use crate::protocol::consent::{self, State, Statement};
+use crate::protocol::pii::{self, PiiKind};
+
+/// `counts` in words: "2 e-mail addresses, 1 phone number".
+pub fn describe_counts(counts: &[(PiiKind, usize)]) -> String {
+    counts
+        .iter()
+        .map(|(kind, n)| {
+            let (one, many) = match kind {
+                PiiKind::Email => ("e-mail address", "e-mail addresses"),
+                PiiKind::Phone => ("phone number", "phone numbers"),
+                PiiKind::Iban => ("IBAN", "IBANs"),
+                PiiKind::Card => ("payment card number", "payment card numbers"),
+            };
+            format!("{n} {}", if *n == 1 { one } else { many })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The META text with `PII: <value>` in its `meta: privacy` block: the entry is replaced when
+/// there is one, added under the namespace line when the block has none, and a block is
+/// appended when there is no privacy block.
+pub fn set_pii(meta: &str, value: &str) -> String {
+    let mut lines: Vec<String> = meta.split('\n').map(str::to_string).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim().eq_ignore_ascii_case("meta: privacy"));
+    let Some(start) = start else {
+        let mut out = meta.trim_end().to_string();
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!("meta: privacy\nPII: {value}"));
+        return out;
+    };
+    // The block runs to the next blank line or the next `meta:` line.
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.trim().is_empty() || l.trim_start().starts_with("meta:"))
+        .map_or(lines.len(), |i| start + 1 + i);
+    let entry = (start + 1..end).find(|&i| {
+        lines[i]
+            .split_once(':')
+            .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("PII"))
+    });
+    match entry {
+        Some(i) => lines[i] = format!("PII: {value}"),
+        None => lines.insert(start + 1, format!("PII: {value}")),
+    }
+    lines.join("\n")
+}
+
+impl App {
+    /// `alt-r` in the composer: replaces the personal data found in the body with
+    /// placeholders and declares `PII: redacted`.
+    pub(super) fn redact_body(&mut self) -> anyhow::Result<()> {
+        let Some(c) = self.composer.as_mut() else {
+            return Ok(());
+        };
+        let (redacted, counts) = pii::redact(&c.form.body);
+        if counts.is_empty() {
+            self.info("No personal data found in the body (e-mail, phone, IBAN, card numbers).");
+            return Ok(());
+        }
+        c.set_body(&redacted);
+        let meta = set_pii(&c.form.meta, "redacted");
+        c.set_meta(&meta);
+        self.save_draft(false)?;
+        self.info(format!(
+            "Redacted {}; meta: privacy says PII: redacted.",
+            describe_counts(&counts)
+        ));
+        Ok(())
+    }
+
+    /// Before C-y copies the composed envelope: when its body holds personal data and its
+    /// thread has no consent in force (none stated, denied, expired or revoked) — and the
+    /// envelope does not grant one itself — the first C-y only says so; a second C-y on the
+    /// same text copies. Returns whether to copy now.
+    pub(super) fn pii_copy_allowed(&mut self) -> anyhow::Result<bool> {
+        let Some(c) = self.composer.as_ref() else {
+            return Ok(true);
+        };
+        let (_, counts) = pii::redact(&c.form.body);
+        if counts.is_empty() {
+            return Ok(true);
+        }
+        if c.pii_confirmed.as_deref() == Some(c.preview.as_str()) {
+            return Ok(true);
+        }
+        let now = jiff::Timestamp::now();
+        let (env, _) = c.envelope();
+        let intent = env.intent();
+        let own = consent::ledger(
+            [Statement {
+                thread: &c.form.thread,
+                message: &c.form.message,
+                time: now,
+                intent: intent.as_ref(),
+                meta: &env.meta,
+                verified: false,
+            }],
+            now,
+        );
+        let own = own.for_thread(&c.form.thread).map(|r| r.state);
+        let stored = self.store.consent_ledger(now)?;
+        let stored = stored.for_thread(&c.form.thread);
+        let why = match (own, stored) {
+            (Some(State::Granted), _) => return Ok(true),
+            (_, Some(r)) if r.state.allows_pii() => return Ok(true),
+            (Some(s), _) => format!("this envelope's own consent is {}", s.as_str()),
+            (None, Some(r)) => format!("the thread's consent is {}", r.state.as_str()),
+            (None, None) => "the thread states no consent".to_string(),
+        };
+        let preview = c.preview.clone();
+        if let Some(c) = self.composer.as_mut() {
+            c.pii_confirmed = Some(preview);
+        }
+        let key = |a: &super::Action| {
+            self.keymap
+                .key_for(super::keymap::Scope::Composer, a)
+                .map(|k| k.to_string())
+                .unwrap_or_default()
+        };
+        self.warn(format!(
+            "The body holds {} and {why}: {} again copies it anyway, {} redacts it first.",
+            describe_counts(&counts),
+            key(&super::Action::SaveAndCopy),
+            key(&super::Action::Redact)
+        ));
+        Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pii_is_set_in_the_privacy_block_whatever_the_meta_text_holds() {
+        assert_eq!(set_pii("", "redacted"), "meta: privacy\nPII: redacted");
+        assert_eq!(
+            set_pii("meta: routing\nX-Route: a → b\n", "redacted"),
+            "meta: routing\nX-Route: a → b\n\nmeta: privacy\nPII: redacted"
+        );
+        assert_eq!(
+            set_pii(
+                "meta: privacy\nPII: none\nConsent: explicit_yes",
+                "redacted"
+            ),
+            "meta: privacy\nPII: redacted\nConsent: explicit_yes"
+        );
+        assert_eq!(
+            set_pii(
+                "meta: privacy\nScope: general\n\nmeta: routing\nPII: x",
+                "redacted"
+            ),
+            "meta: privacy\nPII: redacted\nScope: general\n\nmeta: routing\nPII: x"
+        );
+    }
+
+    #[test]
+    fn counts_read_as_words() {
+        assert_eq!(
+            describe_counts(&[(PiiKind::Email, 2), (PiiKind::Phone, 1)]),
+            "2 e-mail addresses, 1 phone number"
+        );
+    }
+}

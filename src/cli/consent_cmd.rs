@@ -1,0 +1,118 @@
+//! `crosstalk consent`: every consent the stored envelopes state, where it stands now, and the
+//! REVOKEs that were not taken because their signature is not verified. The rules live in
+//! [`crate::protocol::consent`].
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::output::Stdout;
+use super::{EXIT_INVALID, Failure, store_cmd};
+use crate::protocol::consent::{Ledger, Record};
+use crate::sanitize::sanitize_line;
+
+/// Prints the ledger as lines or JSON. Exit 1 when an unverified REVOKE was found (something
+/// asks for consent to be withdrawn and nothing was withdrawn), else 0.
+pub fn consent(db: Option<&Path>, as_json: bool) -> Result<u8, Failure> {
+    let store = store_cmd::open(db)?;
+    let now = jiff::Timestamp::now();
+    let ledger = store
+        .consent_ledger(now)
+        .map_err(store_cmd::store_failure)?;
+    let mut out = Stdout::new();
+    if as_json {
+        super::output::print_json(&mut out, &to_json(&ledger))?;
+    } else {
+        print_lines(&mut out, &ledger);
+    }
+    out.finish()?;
+    Ok(if ledger.unverified.is_empty() {
+        0
+    } else {
+        EXIT_INVALID
+    })
+}
+
+fn time(t: &jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+fn record_json(r: &Record) -> Value {
+    json!({
+        "consent_id": r.consent_id,
+        "state": r.state.as_str(),
+        "kind": r.kind,
+        "since": time(&r.since),
+        "expires": r.expires.as_ref().map(time),
+        "revoked_at": r.revoked.as_ref().map(|(t, _)| time(t)),
+        "revoked_by": r.revoked.as_ref().map(|(_, m)| m),
+        "scope": r.scope,
+        "jurisdiction": r.jurisdiction,
+        "transferred_from": r.transferred_from,
+        "message": r.message,
+        "threads": r.threads,
+    })
+}
+
+/// The ledger as `crosstalk consent --json` prints it.
+pub fn to_json(ledger: &Ledger) -> Value {
+    json!({
+        "consents": ledger.records.iter().map(record_json).collect::<Vec<_>>(),
+        "unverified_revocations": ledger.unverified,
+    })
+}
+
+fn print_lines(out: &mut Stdout, ledger: &Ledger) {
+    if ledger.records.is_empty() {
+        let _ = writeln!(
+            out,
+            "No envelope states consent (meta: privacy, Consent: …)."
+        );
+    }
+    for r in &ledger.records {
+        let name = match &r.consent_id {
+            Some(id) => sanitize_line(id).into_owned(),
+            None => format!("(thread {})", short(&r.threads[0])),
+        };
+        let mut line = format!(
+            "{:<8} {name}  {} since {}",
+            r.state.as_str(),
+            sanitize_line(&r.kind),
+            time(&r.since)
+        );
+        if let Some(e) = &r.expires {
+            line.push_str(&format!(", expires {}", time(e)));
+        }
+        if let Some((at, by)) = &r.revoked {
+            line.push_str(&format!(", revoked {} by {}", time(at), short(by)));
+        }
+        for (label, v) in [("scope", &r.scope), ("jurisdiction", &r.jurisdiction)] {
+            if let Some(v) = v {
+                line.push_str(&format!(", {label} {}", sanitize_line(v)));
+            }
+        }
+        if let Some(from) = &r.transferred_from {
+            line.push_str(&format!(", transferred from {}", sanitize_line(from)));
+        }
+        let threads: Vec<String> = r.threads.iter().map(|t| short(t)).collect();
+        line.push_str(&format!("  [threads {}]", threads.join(" ")));
+        let _ = writeln!(out, "{line}");
+    }
+    for u in &ledger.unverified {
+        let what = match &u.consent_id {
+            Some(id) => sanitize_line(id).into_owned(),
+            None => format!("the consent of thread {}", short(&u.thread)),
+        };
+        let _ = writeln!(
+            out,
+            "NOT TAKEN  REVOKE {} of {what}: its signature is not verified with a trusted key, so nothing was withdrawn",
+            short(&u.message)
+        );
+    }
+}
+
+/// An id as far as the operator needs it (sanitized: ids come from envelopes).
+fn short(id: &str) -> String {
+    sanitize_line(&id.chars().take(12).collect::<String>()).into_owned()
+}

@@ -1,0 +1,77 @@
+//! The consent ledger read from the stored messages: every `meta: privacy` grant and every
+//! REVOKE, handed to [`crate::protocol::consent`], which decides what is in force. Computed
+//! when asked (one pass over the messages that state consent) rather than kept in a table, so
+//! it can never disagree with the messages, an erasure or a change of trust.
+
+use jiff::Timestamp;
+
+use super::{Store, StoreError};
+use crate::protocol::consent::{self, Ledger, Statement};
+use crate::protocol::{Intent, MetaBlock};
+
+/// A stored message that states or withdraws consent.
+struct Row {
+    thread: String,
+    message: String,
+    time: Timestamp,
+    intent: Option<Intent>,
+    meta: Vec<MetaBlock>,
+    verified: bool,
+}
+
+impl Store {
+    /// Every consent the stored messages state, at clock `now`. A REVOKE counts only when
+    /// its signature was verified with a trusted key (see [`Store::revoke_verified`]).
+    pub fn consent_ledger(&self, now: Timestamp) -> Result<Ledger, StoreError> {
+        // The JSON of a block names its namespace as `"namespace":"privacy"`; the LIKE only
+        // narrows the scan, the protocol module reads the blocks themselves.
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT m.seq, m.thread_id, m.id, coalesce(d.sent_at, m.received_at), m.intent, m.meta
+             FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
+             WHERE m.intent = 'REVOKE' OR m.meta LIKE '%\"privacy\"%'
+             ORDER BY m.seq",
+        )?;
+        let raw = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
+                r.get::<_, String>(5)?,
+            ))
+        })?;
+        let mut rows = Vec::new();
+        for row in raw {
+            let (seq, thread, message, time, intent, meta) = row?;
+            let intent = intent.as_deref().map(Intent::parse);
+            let verified = intent == Some(Intent::Revoke) && self.revoke_verified(seq)?;
+            rows.push(Row {
+                thread,
+                time: time.parse().unwrap_or(now),
+                message,
+                intent,
+                meta: super::delivery::meta_blocks(&meta),
+                verified,
+            });
+        }
+        Ok(consent::ledger(
+            rows.iter().map(|r| Statement {
+                thread: &r.thread,
+                message: &r.message,
+                time: r.time,
+                intent: r.intent.as_ref(),
+                meta: &r.meta,
+                verified: r.verified,
+            }),
+            now,
+        ))
+    }
+
+    /// Whether the REVOKE stored as `seq` carries a signature verified with a trusted key.
+    /// Nothing is trusted without a trust store entry for its key id, so until one exists no
+    /// REVOKE takes effect: the ledger lists it as unverified.
+    fn revoke_verified(&self, _seq: i64) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+}

@@ -1,0 +1,88 @@
+//! Personal data in the composer, driven by actions: a reply whose body holds an e-mail
+//! address in a thread without consent is copied only after a second C-y; M-r redacts it and
+//! declares `PII: redacted`; a thread whose consent is granted copies at once.
+
+mod support;
+
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use support::{harness, store_in};
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+
+fn ids(n: usize) -> Vec<String> {
+    let g = crosstalk::protocol::IdGenerator::new();
+    (0..n).map(|_| g.next_id()).collect()
+}
+
+fn request(thread: &str, id: &str, privacy: &str) -> String {
+    format!(
+        "[[CLAUDE→op v1]]\nuser: kalle\nthread: {thread}\nmessage: {id}\ncontext: privacy flow\n\
+         intent: REQUEST\n\n{privacy}\nbody: |\n  Who should we write to?\nsig: none\n[[END]]\n"
+    )
+}
+
+fn reply_with_email(t: &mut support::Harness) {
+    t.keys("r");
+    assert!(t.app.composer.is_some());
+    t.keys("Write to ada@example.org today.");
+}
+
+#[test]
+fn personal_data_without_consent_needs_a_second_copy_and_redaction_clears_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let v = ids(2);
+    t.act(crosstalk::app::Action::Paste(request(&v[0], &v[1], "")));
+    t.key(KeyCode::Enter, NONE);
+
+    reply_with_email(&mut t);
+    let copies = t.copies().len();
+    t.ctrl('y');
+    assert!(t.app.composer.is_some(), "not copied yet");
+    assert_eq!(t.copies().len(), copies);
+    let status = t.app.status.1.clone();
+    assert!(
+        status.contains("1 e-mail address") && status.contains("states no consent"),
+        "{status}"
+    );
+    // A second C-y on the same text copies it.
+    t.ctrl('y');
+    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(t.copies().pop().unwrap().contains("ada@example.org"));
+
+    // Redacted: placeholders, PII: redacted, and copied at the first C-y.
+    t.keys("k");
+    reply_with_email(&mut t);
+    t.key(KeyCode::Char('r'), KeyModifiers::ALT);
+    assert!(
+        t.app.status.1.contains("Redacted 1 e-mail address"),
+        "{:?}",
+        t.app.status
+    );
+    let c = t.app.composer.as_ref().unwrap();
+    assert!(c.form.body.contains("[EMAIL]"), "{}", c.form.body);
+    assert!(c.form.meta.contains("PII: redacted"), "{}", c.form.meta);
+    t.ctrl('y');
+    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    let copy = t.copies().pop().unwrap();
+    assert!(copy.contains("Write to [EMAIL] today."), "{copy}");
+    assert!(copy.contains("meta: privacy\nPII: redacted"), "{copy}");
+    assert!(!copy.contains("ada@example.org"));
+}
+
+#[test]
+fn a_thread_with_consent_in_force_copies_personal_data_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let v = ids(2);
+    t.act(crosstalk::app::Action::Paste(request(
+        &v[0],
+        &v[1],
+        "meta: privacy\nPII: none\nConsent: explicit_yes\nScope: pii\nExpires: 2999-01-01T00:00Z\n",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    reply_with_email(&mut t);
+    t.ctrl('y');
+    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(t.copies().pop().unwrap().contains("ada@example.org"));
+}

@@ -1,0 +1,95 @@
+//! `crosstalk consent` on a database: grants read from `meta: privacy`, expiry against the
+//! clock, and a REVOKE without a verified signature listed as not taken (exit 1).
+
+mod common;
+
+use std::path::Path;
+
+use common::Run;
+use serde_json::Value;
+
+fn run(db: &Path, args: &[&str], stdin: &str) -> Run {
+    let mut all = vec!["--db", db.to_str().expect("utf-8 path")];
+    all.extend_from_slice(args);
+    common::run(&all, stdin)
+}
+
+fn env(message: &str, parent: Option<&str>, intent: &str, meta: &str) -> String {
+    let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
+    format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nsession: 2025-10-09T16Z a7f3d1\n\
+         thread: 01K0000000000000000000000A\n{parent}message: {message}\ncontext: consent\n\
+         intent: {intent}\n\n{meta}\nbody: |\n  text\nsig: none\n[[END]]\n"
+    )
+}
+
+#[test]
+fn grants_expiry_and_an_unverified_revoke() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let r = run(&db, &["consent"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("No envelope states consent"),
+        "{}",
+        r.stdout
+    );
+
+    let paste = [
+        env(
+            "01K0000000000000000000000A",
+            None,
+            "REQUEST",
+            "meta: privacy\nPII: present\nConsent: explicit_yes_2025-10-09T16:00Z\nScope: medical\n\
+             Expires: 2999-01-01T00:00Z\nJurisdiction: HIPAA\nConsent-ID: patient-842\n",
+        ),
+        env(
+            "01K0000000000000000000000B",
+            Some("01K0000000000000000000000A"),
+            "RESPOND",
+            "meta: privacy\nPII: none\nConsent: implicit\nExpires: 2025-10-10T16:00Z\n\
+             Consent-ID: old-one\n",
+        ),
+        env(
+            "01K0000000000000000000000C",
+            Some("01K0000000000000000000000B"),
+            "REVOKE",
+            "meta: revocation\nType: consent\nConsent-ID: patient-842\nReason: withdrawn\n",
+        ),
+    ]
+    .concat();
+    let r = run(&db, &["import"], &paste);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+
+    let r = run(&db, &["consent", "--json"], "");
+    assert_eq!(r.code, 1, "an untaken REVOKE exits 1: {}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let consents = v["consents"].as_array().unwrap();
+    let by_id = |id: &str| {
+        consents
+            .iter()
+            .find(|c| c["consent_id"] == id)
+            .unwrap_or_else(|| panic!("{id} in {v}"))
+    };
+    let p = by_id("patient-842");
+    assert_eq!(p["state"], "granted", "the REVOKE is not verified: {p}");
+    assert_eq!(p["since"], "2025-10-09T16:00:00Z");
+    assert_eq!(p["scope"], "medical");
+    assert_eq!(p["jurisdiction"], "HIPAA");
+    assert_eq!(by_id("old-one")["state"], "expired");
+    let unverified = v["unverified_revocations"].as_array().unwrap();
+    assert_eq!(unverified.len(), 1, "{v}");
+    assert_eq!(unverified[0]["consent_id"], "patient-842");
+    assert_eq!(unverified[0]["message"], "01K0000000000000000000000C");
+
+    let r = run(&db, &["consent"], "");
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("granted  patient-842"), "{}", r.stdout);
+    assert!(r.stdout.contains("expired  old-one"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("NOT TAKEN  REVOKE 01K000000000 of patient-842"),
+        "{}",
+        r.stdout
+    );
+}
