@@ -2,7 +2,7 @@
 //! reached and how long the poll still runs. Pure: the store gathers the POLL and its replies,
 //! the CLI and the app show the [`Tally`], and the closing envelopes are built here too.
 //!
-//! The rule (also in `docs/PROTOCOL.md`, "POLL collation"):
+//! The rule (also in `docs/PROTOCOL.md` §11, "POLL collation"):
 //! - **Targets and quorum** are those of [`awaiting::expectation`]: `Targets:` of
 //!   `meta: routing`, else the banner's recipient; `Quorum:` of `meta: poll` (`2-of-3`, `2`,
 //!   `all`, `majority`, `any`), else every target.
@@ -25,7 +25,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
 use super::awaiting::{self, same_party};
-use super::{Envelope, Header, IdGenerator, Intent, MetaBlock};
+use super::{Envelope, Intent, MetaBlock};
 
 /// One reply naming the POLL as its parent, as the tally needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,14 +198,6 @@ fn rfc3339(t: &Timestamp) -> String {
     t.to_string()
 }
 
-/// `s` on one line: control characters (a value read across lines) become spaces, so a
-/// value copied into a new envelope cannot break its structure.
-fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
 /// Collates `poll` with `replies` (every reply naming it as parent, any order) at `now`;
 /// `None` when `poll` is not a POLL.
 pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<Tally> {
@@ -320,24 +312,6 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
     })
 }
 
-/// Whether the operator may close the poll now (write the E-TIMEOUTs and the CLOSE), or why not.
-pub fn can_close(t: &Tally) -> Result<(), String> {
-    if t.closed_by.is_some() {
-        return Err("the poll is already closed".into());
-    }
-    match (t.expired, &t.deadline_raw) {
-        (true, _) => Ok(()),
-        (false, None) => Err("the poll has no deadline, so nobody can time out".into()),
-        (false, Some(_)) if t.deadline.is_none() => {
-            Err("the poll's deadline does not read as a time".into())
-        }
-        (false, Some(_)) => Err(format!(
-            "the poll runs until its deadline ({})",
-            time_left_label(t)
-        )),
-    }
-}
-
 /// `RESPOND`, `NACK`, `ERROR E-TIMEOUT`, or `v1.0 reply` for an answer.
 fn answer_label(r: &PollReply) -> String {
     match &r.intent {
@@ -382,130 +356,9 @@ fn human_span(d: SignedDuration) -> String {
     }
 }
 
-/// The tally as plain lines: what a result envelope's body and the CLI's summary say.
-pub fn summary_lines(t: &Tally) -> Vec<String> {
-    let mut out = Vec::new();
-    let votes: Vec<String> = t.counts.iter().map(|(o, n)| format!("{o}: {n}")).collect();
-    out.push(format!(
-        "Votes: {}",
-        if votes.is_empty() {
-            "none".to_string()
-        } else {
-            votes.join(", ")
-        }
-    ));
-    out.push(format!(
-        "Quorum: {} of {} needed responded ({})",
-        t.responded,
-        t.needed,
-        if t.quorum_reached {
-            "reached"
-        } else {
-            "not reached"
-        }
-    ));
-    if let Some(l) = &t.leader {
-        out.push(format!("Leading: {l}"));
-    }
-    for line in &t.targets {
-        let what = match (&line.standing, &line.vote) {
-            (_, Some(v)) => format!("voted {v}"),
-            (Standing::Silent, _) => "no answer".to_string(),
-            (Standing::NoVote, _) => "answered, no vote".to_string(),
-            (Standing::Late, _) => "answered after the deadline".to_string(),
-            _ => format!(
-                "declined ({})",
-                line.answer.as_deref().unwrap_or("no answer")
-            ),
-        };
-        out.push(format!("- {}: {what}", line.target));
-    }
-    out
-}
+mod close;
 
-/// The E-TIMEOUT ERROR for each silent target: the spec's ERROR form answering the POLL, as if
-/// from the target (so its wait ends), `user: system`, the reason naming the deadline.
-pub fn timeout_envelopes(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Vec<Envelope> {
-    t.silent
-        .iter()
-        .map(|target| {
-            let reason = format!(
-                "No response from {} before the deadline {}",
-                one_line(target),
-                one_line(t.deadline_raw.as_deref().unwrap_or("of the poll"))
-            );
-            let mut env = super::error_envelope::error_envelope(
-                Some(poll),
-                "E-TIMEOUT",
-                Some(&reason),
-                &[],
-                ids,
-            );
-            if super::address::check_address(target).is_ok() {
-                env.banner.from = target.clone();
-            }
-            env
-        })
-        .collect()
-}
-
-/// The CLOSE that ends the poll for all participants: from the POLL's sender, to its
-/// recipient, `Targets:` repeated, the tally in `meta: poll` and the body.
-pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Envelope {
-    let mut env = Envelope::new(poll.banner.from.clone(), poll.banner.to.clone());
-    env.banner.version = poll.banner.version.clone();
-    let mut push = |key: &str, value: Option<String>| {
-        if let Some(value) = value {
-            env.headers.push(Header {
-                key: key.into(),
-                value,
-            });
-        }
-    };
-    let copy = |key: &str| poll.header(key).map(str::to_string);
-    let copy_id = |key: &str| copy(key).filter(|v| super::is_id(v));
-    push("user", copy("user").or(Some("system".into())));
-    push("session", copy("session"));
-    push("thread", copy_id("thread"));
-    push("parent", copy_id("message"));
-    push("message", Some(ids.next_id()));
-    push("context", copy("context"));
-    push("intent", Some("CLOSE".into()));
-    let targets: Vec<String> = t
-        .targets
-        .iter()
-        .map(|l| format!("\"{}\"", one_line(&l.target).replace('"', "")))
-        .collect();
-    env.meta.push(MetaBlock {
-        namespace: "routing".into(),
-        entries: vec![("Targets".into(), format!("[{}]", targets.join(", ")))],
-    });
-    let votes: Vec<String> = t
-        .counts
-        .iter()
-        .map(|(o, n)| format!("{}={n}", one_line(o)))
-        .collect();
-    let mut entries = vec![("Type".to_string(), "result".to_string())];
-    if !votes.is_empty() {
-        entries.push(("Votes".into(), votes.join("; ")));
-    }
-    entries.push((
-        "Quorum-Reached".into(),
-        if t.quorum_reached { "yes" } else { "no" }.into(),
-    ));
-    if let Some(l) = &t.leader {
-        entries.push(("Result".into(), one_line(l)));
-    }
-    env.meta.push(MetaBlock {
-        namespace: "poll".into(),
-        entries,
-    });
-    let mut body = vec!["The poll is closed.".to_string()];
-    body.extend(summary_lines(t));
-    env.body = Some(body.join("\n"));
-    env.sig = Some("none".into());
-    env
-}
+pub use close::{can_close, result_envelope, summary_lines, timeout_envelopes};
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::protocol::{Options, extract};
+use crate::protocol::{IdGenerator, Options, extract};
 
 const POLL: &str = "[[human://alice→POLL v1]]
 user: alice
