@@ -251,3 +251,39 @@ fn e_in_the_preview_answers_a_broken_envelope_with_e_format() {
         t.app.status
     );
 }
+
+#[test]
+fn hostile_poll_text_reaches_the_panel_made_safe() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    let (thread, poll) = (
+        id_at("2025-10-09T16:00:00Z", 21),
+        id_at("2025-10-09T16:00:00Z", 22),
+    );
+    let text = format!(
+        "[[human://op→POLL v1]]\nuser: kalle\nthread: {thread}\nmessage: {poll}\nintent: POLL\n\
+meta: routing\nTargets: [\"evil\u{1b}[2J\", \"b\u{202e}c\"]\nmeta: poll\nQuorum: 99999999999999999999\n\
+Deadline: \u{1b}]52;c;aGk=\u{7}\nbody: |\n  \u{1b}[31mred\u{1b}[0m | B\u{9b}X | ok\nsig: none\n[[END]]\n"
+    );
+    store.import_text("t", &text, &Default::default()).unwrap();
+    let mut t = harness(store, 120, 40);
+    t.act(Action::Run(format!("open {poll}")));
+    t.keys("P");
+    assert!(
+        matches!(t.app.popup, Some(Popup::Poll(_))),
+        "{:?}",
+        t.app.status
+    );
+    let s = t.screen();
+    assert!(s.contains("Quorum: 0 of 2 needed"), "{s}");
+    assert!(s.contains("deadline unreadable"), "{s}");
+    for bad in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+        assert!(!s.contains(bad), "{bad:?} on screen:\n{s}");
+    }
+    t.keys("c");
+    assert!(
+        t.app.status.1.contains("Poll not closed"),
+        "{:?}",
+        t.app.status
+    );
+}
