@@ -259,3 +259,29 @@ fn the_demo_poll_reads_votes_from_the_first_body_line() {
     assert_eq!(t.closed_by.as_deref(), Some("01KQZ7HX873FW9D0PZTYF134G7"));
     assert!(can_close(&t).is_err());
 }
+
+#[test]
+fn crosstalk_poll_prints_hostile_text_made_safe() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    let (thread, poll) = (
+        id_at("2025-10-09T16:00:00Z", 31),
+        id_at("2025-10-09T16:00:00Z", 32),
+    );
+    let text = format!(
+        "[[human://op→POLL v1]]\nuser: kalle\nthread: {thread}\nmessage: {poll}\nintent: POLL\n\
+meta: routing\nTargets: [\"evil\u{1b}[2J\", \"b\u{202e}c\"]\nmeta: poll\n\
+Deadline: \u{1b}]52;c;aGk=\u{7}\nbody: |\n  \u{1b}[31mred | B | ok\nsig: none\n[[END]]\n"
+    );
+    std::fs::write(dir.path().join("p.txt"), text).unwrap();
+    assert_eq!(
+        run(&db, &["import", dir.path().join("p.txt").to_str().unwrap()]).code,
+        0
+    );
+    let r = run(&db, &["poll", &poll]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for bad in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        assert!(!r.stdout.contains(bad), "{bad:?} in\n{}", r.stdout);
+    }
+    assert!(r.stdout.contains("deadline unreadable"), "{}", r.stdout);
+}
