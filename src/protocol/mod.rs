@@ -13,6 +13,7 @@ pub mod address;
 pub mod awaiting;
 mod collapsed;
 pub mod diagnostic;
+pub mod did_key;
 pub mod error_envelope;
 pub mod id;
 pub mod intent;
@@ -24,6 +25,7 @@ pub mod pii;
 pub mod render;
 mod scan;
 pub mod signature;
+pub mod trust;
 pub mod validate;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
