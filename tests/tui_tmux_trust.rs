@@ -38,7 +38,7 @@ fn a_pinned_key_verifies_and_a_different_one_raises_the_alarm() {
     )
     .unwrap();
     t.import(&[&file]);
-    t.start(120, 36, &[]);
+    t.start(120, 60, &[]);
     let s = t.wait_for("first words");
     t.wait_for("✓ verified");
     assert!(s.contains("✓ "), "{s}");

@@ -334,3 +334,151 @@ fn verdict(state: SigState, pkid: Option<String>, detail: String) -> Verdict {
         flags_key: false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::signature::{SigFormat, sign_envelope, verify_parsed};
+    use crate::protocol::{Options, extract, render};
+    use ed25519_dalek::SigningKey;
+    use proptest::prelude::*;
+
+    fn key(seed: u8) -> VerifyingKey {
+        SigningKey::from_bytes(&[seed; 32]).verifying_key()
+    }
+
+    /// An envelope signed by `seed`'s key as `alice`, in canonical form.
+    fn signed(seed: u8, intent: &str) -> String {
+        let text = format!(
+            "[[ALICE→BOB v1]]\nuser: kalle\nsession: s1\nthread: 01KAQ4W5J8Z0000000000000T1\n\
+             message: 01KAQ4W5J8Z0000000000000M1\ncontext: trust\nintent: {intent}\n\
+             body: |\n  Hello from alice.\n  Second line.\nsig: none\n[[END]]\n"
+        );
+        let mut env = extract(&text, &Options::default()).envelopes[0]
+            .envelope
+            .clone();
+        sign_envelope(
+            &mut env,
+            &SigningKey::from_bytes(&[seed; 32]),
+            SigFormat::Ed25519,
+            "alice",
+        );
+        render(&env)
+    }
+
+    fn pin(seed: u8, pending: Option<u8>, state: KeyState) -> PinnedKey {
+        PinnedKey {
+            key: key(seed),
+            pending: pending.map(key),
+            state,
+        }
+    }
+
+    /// The verdict on `text`'s first envelope.
+    fn verdict_of(text: &str, pinned: Option<&PinnedKey>, arriving: bool) -> Option<Verdict> {
+        let ex = extract(text, &Options::default());
+        let p = ex.envelopes.first()?;
+        judge(
+            p,
+            |k| verify_parsed(p, text, k).map(|_| ()),
+            pinned,
+            arriving,
+        )
+    }
+
+    #[test]
+    fn verdicts_follow_the_pinned_key() {
+        let text = signed(1, "BROADCAST");
+        let state = |pinned: Option<&PinnedKey>, arriving| {
+            let v = verdict_of(&text, pinned, arriving).unwrap();
+            (v.state, v.flags_key)
+        };
+        let unknown = verdict_of(&text, None, true).unwrap();
+        assert_eq!(unknown.state, SigState::Unknown);
+        assert!(unknown.detail.contains("crosstalk keys add alice"));
+        assert_eq!(unknown.pkid.as_deref(), Some("alice"));
+        let trusted = pin(1, None, KeyState::Trusted);
+        assert_eq!(state(Some(&trusted), true), (SigState::Verified, false));
+        let other = pin(2, None, KeyState::Trusted);
+        assert_eq!(state(Some(&other), true), (SigState::Changed, true));
+        assert_eq!(state(Some(&other), false), (SigState::Bad, false));
+        let moved = pin(2, Some(1), KeyState::Changed);
+        assert_eq!(state(Some(&moved), true), (SigState::Changed, false));
+        let revoked = pin(1, None, KeyState::Revoked);
+        assert_eq!(state(Some(&revoked), true), (SigState::Bad, false));
+        let unsigned = text
+            .lines()
+            .filter(|l| !l.starts_with("sig:"))
+            .collect::<Vec<_>>();
+        assert_eq!(verdict_of(&(unsigned.join("\n") + "\n"), None, true), None);
+        let garbage = text
+            .lines()
+            .map(|l| {
+                if l.starts_with("sig:") {
+                    "sig: ed25519:pkid=a;sig=AAAA"
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let v = verdict_of(&garbage, Some(&trusted), true).unwrap();
+        assert_eq!(v.state, SigState::Bad);
+    }
+
+    #[test]
+    fn a_damaged_paste_is_blamed_on_the_transport() {
+        // The indentation stripped by a chat window, and a word lost with it.
+        let text = signed(1, "BROADCAST")
+            .replace("  Hello from alice.", "Hello from alic.")
+            .replace("  Second line.", "Second line.");
+        let ex = extract(&text, &Options::default());
+        assert!(!transport_repairs(&ex.envelopes[0]).is_empty());
+        let trusted = pin(1, None, KeyState::Trusted);
+        let v = verdict_of(&text, Some(&trusted), true).unwrap();
+        assert_eq!((v.state, v.flags_key), (SigState::Bad, false));
+        assert!(v.detail.contains("transport mangled it"), "{}", v.detail);
+    }
+
+    #[test]
+    fn announcements_and_revocations_are_read() {
+        let text = "[[A→B v1]]\nuser: k\nsession: s\nintent: REVOKE\n\nmeta: keys\n\
+                    Key-ID: alice\nPublic-Key: ed25519:pk=5NCXBC/h80o6gPLqLUoxutAE4TmAn2e4tVVfp08HeKA=\n\
+                    Public-Key: ed25519:pk=AAAA\nKey-ID: bob\nPublic-Key: nonsense\n\n\
+                    body: |\n  x\nsig: none\n[[END]]\n";
+        let env = &extract(text, &Options::default()).envelopes[0].envelope;
+        let found = announcements(env);
+        assert_eq!(found.len(), 3);
+        assert_eq!(found[0].as_ref().unwrap().pkid, "alice");
+        assert!(
+            found[1]
+                .as_ref()
+                .unwrap_err()
+                .contains("without a `Key-ID:`")
+        );
+        assert!(found[2].as_ref().unwrap_err().contains("`bob`"));
+        assert!(is_revocation(env));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Changing any letter or digit of the signed text to another never verifies.
+        #[test]
+        fn any_changed_character_never_verifies(pick in any::<prop::sample::Index>(), with in "[a-zA-Z0-9]") {
+            let text = signed(1, "BROADCAST");
+            let signed_end = text.find("\nsig:").unwrap();
+            let spots: Vec<usize> = text[..signed_end]
+                .char_indices()
+                .filter(|(_, c)| c.is_ascii_alphanumeric())
+                .map(|(i, _)| i)
+                .collect();
+            let at = spots[pick.index(spots.len())];
+            prop_assume!(text[at..at + 1] != *with);
+            let changed = format!("{}{with}{}", &text[..at], &text[at + 1..]);
+            let trusted = pin(1, None, KeyState::Trusted);
+            let v = verdict_of(&changed, Some(&trusted), true);
+            prop_assert!(v.is_none_or(|v| v.state != SigState::Verified), "{changed}");
+        }
+    }
+}
