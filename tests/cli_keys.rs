@@ -211,3 +211,91 @@ fn add_reads_every_key_form_and_says_what_is_wrong() {
         r.stdout
     );
 }
+
+/// An envelope announcing `seed`'s key for `alice`, signed with it.
+fn announced(seed: u8, message: &str) -> String {
+    use crosstalk::protocol::signature::{SigFormat, sign_envelope};
+    use crosstalk::protocol::{Options, extract, render};
+    let sk = SigningKey::from_bytes(&[seed; 32]);
+    let text = format!(
+        "[[ALICE→BOB v1]]\nuser: kalle\nsession: s1\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\n\
+         message: {message}\ncontext: keys\nintent: BROADCAST\n\nmeta: keys\nKey-ID: alice\n\
+         Public-Key: {}\n\nbody: |\n  Hello.\nsig: none\n[[END]]\n",
+        public_key_txt(&sk.verifying_key())
+    );
+    let mut env = extract(&text, &Options::default()).envelopes[0]
+        .envelope
+        .clone();
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, "alice");
+    render(&env)
+}
+
+#[test]
+fn import_pins_then_a_different_key_waits_for_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(dir.path());
+    let first = dir.path().join("1.txt");
+    std::fs::write(&first, announced(1, "01J9J3DBC4N7P2Q3R5S7T9V1V2")).unwrap();
+    let r = run(&["--db", &db, "import", &first.display().to_string()], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(list(&db)[0]["source"], "announcement");
+    let second = dir.path().join("2.txt");
+    std::fs::write(&second, announced(2, "01J9J3DBC4N7P2Q3R5S7T9V1V3")).unwrap();
+    let r = run(&["--db", &db, "import", &second.display().to_string()], "");
+    assert!(
+        r.stdout.contains("key-changed") || r.stderr.contains("key-changed"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    let k = &list(&db)[0];
+    assert_eq!(k["state"], "changed");
+    assert!(
+        k["pending_key"]
+            .as_str()
+            .unwrap()
+            .starts_with("ed25519:pk=")
+    );
+    let r = run(&["--db", &db, "keys", "list"], "");
+    assert!(
+        r.stdout.contains("a DIFFERENT key was seen"),
+        "{}",
+        r.stdout
+    );
+    // The file signed by the new key does not verify against the store until trusted.
+    let s = second.display().to_string();
+    let r = run(&["--db", &db, "verify", &s], "");
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("⚠ FAILED"), "{}", r.stdout);
+    let r = run(&["--db", &db, "keys", "trust", "alice"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("the new key replaces the pinned one"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["--db", &db, "verify", &s], "");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+#[test]
+fn verify_with_a_key_blames_the_transport_for_a_damaged_paste() {
+    let dir = tempfile::tempdir().unwrap();
+    let sk = SigningKey::from_bytes(&[1; 32]);
+    let text = announced(1, "01J9J3DBC4N7P2Q3R5S7T9V1V2").replace("  Hello.", "Hullo.");
+    let file = dir.path().join("m.txt");
+    std::fs::write(&file, text).unwrap();
+    let key = dir.path().join("k.txt");
+    std::fs::write(&key, public_key_txt(&sk.verifying_key())).unwrap();
+    let r = run(
+        &[
+            "verify",
+            "--key",
+            &key.display().to_string(),
+            &file.display().to_string(),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("transport mangled it"), "{}", r.stdout);
+}

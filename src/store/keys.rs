@@ -110,6 +110,15 @@ fn decode(b64: &str) -> Option<VerifyingKey> {
     VerifyingKey::from_bytes(&bytes).ok()
 }
 
+/// Whether a diagnostic is one of the trust store's: a changed key, an unreadable key
+/// announcement, a revocation without effect.
+pub fn is_trust_alarm(code: Code) -> bool {
+    matches!(
+        code,
+        Code::KeyChanged | Code::KeyAnnouncement | Code::UnverifiedRevocation
+    )
+}
+
 /// What an announcement did.
 enum Announced {
     /// Its key was pinned: the id was new.

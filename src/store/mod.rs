@@ -36,7 +36,7 @@ pub use conflict::MessageVersion;
 pub use delivery::{Delivery, message_time, ulid_time};
 pub use erase::{EraseTarget, Erasure};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
-pub use keys::{Added, KeyRow, KeySource, SignatureCheck};
+pub use keys::{Added, KeyRow, KeySource, SignatureCheck, is_trust_alarm};
 pub use lookup::{IdMatches, MessageLabel};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use queue::{Queue, QueueRow, QueueSection, Section, StateFilter};
