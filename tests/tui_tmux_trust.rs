@@ -1,6 +1,7 @@
 //! The trust store in the real binary, in tmux: a key announced in an imported envelope is
 //! pinned and its signed message shows ✓; a paste announcing a different key for the same id
-//! shows ⚠ in the tree and the alarm in the inspector; `crosstalk keys trust` settles it.
+//! shows ⚠ in the tree and the alarm in the inspector, `K` lists the key with the different
+//! one seen; `crosstalk keys trust` settles it.
 
 mod tmux;
 
@@ -52,6 +53,11 @@ fn a_pinned_key_verifies_and_a_different_one_raises_the_alarm() {
     assert!(s.contains("NEW key"), "{s}");
     let keys = t.cli_json(&["keys", "list"]);
     assert_eq!(keys[0]["state"], "changed", "{keys}");
+    t.keys(&["K"]);
+    let s = t.wait_for("⚠ alice — changed (announcement)");
+    assert!(s.contains("different key seen: ed25519:pk="), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_gone("different key seen");
     t.keys(&["q"]);
     assert_eq!(t.wait_exit(), 0);
     t.cli(&["keys", "trust", "alice"]);

@@ -104,6 +104,8 @@ pub enum Action {
     ToggleWatch,
     /// Start a conversation with a contact: primer and first envelope.
     NewConversation,
+    /// The trust store: every key, its state, and a key change waiting for a decision.
+    Keys,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -200,6 +202,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "new_conversation",
         "new conversation (primer)",
     ),
+    (Action::Keys, "keys", "trust store keys"),
 ];
 
 impl Action {

@@ -113,6 +113,13 @@ impl App {
             Action::CycleStateFilter => self.cycle_state_filter()?,
             Action::ToggleWatch => self.toggle_watch(),
             Action::NewConversation => self.start_conversation(),
+            Action::Keys => {
+                let keys = self.store.keys()?;
+                if keys.is_empty() {
+                    self.info("No keys yet: `crosstalk keys add` or a key announcement adds one.");
+                }
+                self.popup = Some(Popup::Keys { keys, scroll: 0 });
+            }
             Action::Click(x, y) => {
                 if contains(areas.list, x, y) {
                     self.focus = Pane::List;

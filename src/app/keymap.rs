@@ -290,6 +290,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "ctrl-c", Action::Quit),
     (Scope::Browse, "Q", Action::Queue),
     (Scope::Browse, "s", Action::CycleStateFilter),
+    (Scope::Browse, "K", Action::Keys),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
     (Scope::Queue, "j down", Action::Down),

@@ -18,6 +18,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
     match popup {
         Popup::Help { scroll } => help(app, *scroll, frame, size),
         Popup::Queue(view) => super::queue::render(app, view, frame, size),
+        Popup::Keys { keys, scroll } => super::keys::render(keys, *scroll, frame, size),
         Popup::Preview(p) => preview(app, p, frame, size),
         Popup::PasteBox { text, note } => {
             let area = centered(size, 100, 20);
