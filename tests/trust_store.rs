@@ -243,3 +243,17 @@ fn revocations_count_only_when_a_trusted_key_signed_them() {
     let shown = s.message(&d).unwrap();
     assert!(format!("{shown:?}").contains("unverified-revocation"));
 }
+
+#[test]
+fn a_composed_envelope_signed_with_a_stored_key_reads_verified() {
+    let (_d, mut s) = store();
+    let g = IdGenerator::new();
+    let (t, a) = (g.next_id(), g.next_id());
+    s.add_key("me", &public(7), KeySource::Manual).unwrap();
+    let text = signed(7, "me", &t, &a, "BROADCAST", "");
+    let env = extract(&text, &Options::default()).envelopes[0]
+        .envelope
+        .clone();
+    s.file_composed(&env).unwrap();
+    assert_eq!(state(&s, &a), SigState::Verified);
+}

@@ -452,6 +452,43 @@ impl Store {
         })
     }
 
+    /// Judges one stored message's signature (a composed one, signed as it was filed) with
+    /// the keys as they are; no key is marked changed by it.
+    pub fn judge_message(&mut self, id: &str) -> Result<(), StoreError> {
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            let row: Option<(i64, String)> = tx
+                .query_row(
+                    "SELECT seq, coalesce(raw, canonical) FROM messages WHERE id = ?1",
+                    [id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            if let Some((seq, text)) = row {
+                let ex = crate::protocol::extract(&text, &Options::default());
+                if let Some(p) = ex.envelopes.first() {
+                    let ledger = Ledger::load(&tx)?;
+                    let sig = p
+                        .envelope
+                        .sig
+                        .as_deref()
+                        .map(crate::protocol::signature::parse_sig);
+                    let pkid = match &sig {
+                        Some(Ok(s)) => crate::protocol::signature::key_id(s),
+                        _ => None,
+                    };
+                    let pinned = pkid.and_then(|id| ledger.keys.get(id));
+                    let check = |k: &VerifyingKey| verify_parsed(p, &text, k).map(|_| ());
+                    if let Some(v) = trust::judge(p, check, pinned, false) {
+                        store_verdict(&tx, seq, &v)?;
+                    }
+                }
+            }
+            tx.commit()?;
+            Ok(())
+        })
+    }
+
     /// Trusts the id's key again after a change: the different key seen since (if any)
     /// replaces the pinned one. `false` when no key has this id.
     pub fn trust_key(&mut self, pkid: &str) -> Result<bool, StoreError> {
