@@ -257,3 +257,16 @@ fn a_composed_envelope_signed_with_a_stored_key_reads_verified() {
     s.file_composed(&env).unwrap();
     assert_eq!(state(&s, &a), SigState::Verified);
 }
+
+#[test]
+fn the_demo_shows_a_verified_and_an_unknown_signature() {
+    let (_d, mut s) = store();
+    crosstalk::tui::demo::seed(&mut s).unwrap();
+    let rows = s
+        .thread_outline("01KT1A0JNRYD9VZ1P50A6SMGPY")
+        .unwrap()
+        .unwrap()
+        .rows;
+    let marks: Vec<Option<&str>> = rows.iter().map(|r| r.signature.as_deref()).collect();
+    assert_eq!(marks, [Some("verified"), Some("unknown")]);
+}
