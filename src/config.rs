@@ -47,6 +47,9 @@ pub struct Config {
     /// `[recipients]`).
     #[serde(default)]
     pub contacts: Vec<crate::contacts::Contact>,
+    /// Signing what the operator composes.
+    #[serde(default)]
+    pub signing: SigningConfig,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -102,6 +105,33 @@ pub struct RelayConfig {
     /// copy it for its recipient at once and record it as relayed.
     #[serde(default)]
     pub copy_on_import: bool,
+}
+
+/// `[signing]`: the operator's key, with which the composer signs envelopes before copying.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SigningConfig {
+    /// The private key, a PKCS#8 PEM file (`crosstalk keys generate` writes one); unset: the
+    /// composer copies envelopes unsigned.
+    #[serde(default)]
+    pub key: Option<PathBuf>,
+    /// The key id signatures name [default: derived from the key].
+    #[serde(default)]
+    pub pkid: Option<String>,
+    /// `ed25519` (the spec's `ed25519:pkid=…;sig=…`) or `jws` (detached JWS).
+    #[serde(default)]
+    pub format: SigningFormat,
+}
+
+/// The `sig:` form the composer writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SigningFormat {
+    /// `ed25519:pkid=<id>;sig=<base64>`, which names the key id the trust store looks up.
+    #[default]
+    Ed25519,
+    /// A detached JWS (EdDSA).
+    Jws,
 }
 
 impl Config {

@@ -93,3 +93,75 @@ fn grants_expiry_and_an_unverified_revoke() {
         r.stdout
     );
 }
+
+/// A REVOKE signed with a trusted key (made by `crosstalk keys generate`) withdraws the
+/// consent it names, and a grant transferred from it goes too.
+#[test]
+fn a_verified_revoke_withdraws_the_consent_and_what_was_transferred_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let key = dir.path().join("k.pem");
+    let r = run(
+        &db,
+        &[
+            "keys",
+            "generate",
+            "kalle@desk",
+            "-o",
+            key.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let grants = [
+        env(
+            "01K0000000000000000000000A",
+            None,
+            "REQUEST",
+            "meta: privacy\nConsent: explicit_yes_2025-10-09T16:00Z\nConsent-ID: c-1\n",
+        ),
+        env(
+            "01K0000000000000000000000B",
+            Some("01K0000000000000000000000A"),
+            "HANDOFF",
+            "meta: privacy\nConsent: transferred_with_approval\nConsent-ID: c-2\n\
+             Original-Consent-ID: c-1\n",
+        ),
+    ]
+    .concat();
+    assert_eq!(run(&db, &["import"], &grants).code, 0);
+    let revoke = env(
+        "01K0000000000000000000000C",
+        Some("01K0000000000000000000000B"),
+        "REVOKE",
+        "meta: revocation\nType: consent\nConsent-ID: c-1\nReason: withdrawn\n\
+         Effective: 2025-10-10T00:00Z\n",
+    );
+    let signed = run(
+        &db,
+        &[
+            "sign",
+            "--key",
+            key.to_str().unwrap(),
+            "--pkid",
+            "kalle@desk",
+            "--format",
+            "ed25519",
+        ],
+        &revoke,
+    );
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let r = run(&db, &["import"], &signed.stdout);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+
+    let r = run(&db, &["consent", "--json"], "");
+    assert_eq!(r.code, 0, "nothing untaken: {}", r.stdout);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let consents = v["consents"].as_array().unwrap();
+    assert_eq!(consents.len(), 2, "{v}");
+    for c in consents {
+        assert_eq!(c["state"], "revoked", "{c}");
+        assert_eq!(c["revoked_by"], "01K0000000000000000000000C", "{c}");
+    }
+    assert!(v["unverified_revocations"].as_array().unwrap().is_empty());
+}

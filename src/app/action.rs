@@ -113,6 +113,8 @@ pub enum Action {
     /// Answer the selected message with an ERROR (pick the code) or a NACK; in the paste
     /// preview, reply E-FORMAT to the sender of a broken envelope.
     ErrorReply,
+    /// The trust store: every key, its state, and a key change waiting for a decision.
+    Keys,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -221,6 +223,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "error_reply",
         "reply ERROR / NACK (preview: E-FORMAT)",
     ),
+    (Action::Keys, "keys", "trust store keys"),
 ];
 
 impl Action {

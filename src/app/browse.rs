@@ -115,6 +115,13 @@ impl App {
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::ErrorReply => self.pick_error_code(),
+            Action::Keys => {
+                let keys = self.store.keys()?;
+                if keys.is_empty() {
+                    self.info("No keys yet: `crosstalk keys add` or a key announcement adds one.");
+                }
+                self.popup = Some(Popup::Keys { keys, scroll: 0 });
+            }
             Action::Click(x, y) => {
                 if contains(areas.list, x, y) {
                     self.focus = Pane::List;

@@ -224,9 +224,17 @@ impl App {
         let Some(c) = self.composer.as_ref() else {
             return Ok(());
         };
-        let (env, _) = c.envelope();
+        let (mut env, _) = c.envelope();
         let primer = c.primer.clone();
-        let text = c.preview.clone();
+        let mut text = c.preview.clone();
+        match super::signing::sign_composed(&self.settings.signing, &mut env) {
+            Ok(Some(_)) => text = crate::protocol::render(&env),
+            Ok(None) => {}
+            Err(why) => {
+                self.error(format!("Not copied (draft saved): cannot sign: {why}"));
+                return Ok(());
+            }
+        }
         let thread = c.form.thread.clone();
         let message = c.form.message.clone();
         let to = env.banner.to.clone();

@@ -98,6 +98,11 @@ pub struct Inspector {
     pub delivery_line: Option<String>,
     /// The delivery line the rows were built with.
     built_delivery: Option<String>,
+    /// The selected message's signature verdict in words, and whether it is an alarm (a bad
+    /// signature, a changed key); set by the app before [`Inspector::refresh`].
+    pub signature_line: Option<(String, bool)>,
+    /// The signature line the rows were built with.
+    built_signature: Option<(String, bool)>,
 }
 
 /// Below this many rows the inspector shows the body first, the headers folded to one line.
@@ -116,10 +121,14 @@ impl Inspector {
         let fold = !self.headers.unwrap_or(height >= FOLD_BELOW);
         self.folded = fold;
         let key = msg.map(|m| (m.id.clone(), width, self.view, fold));
-        if key == self.built_for && self.delivery_line == self.built_delivery {
+        if key == self.built_for
+            && self.delivery_line == self.built_delivery
+            && self.signature_line == self.built_signature
+        {
             return;
         }
         self.built_delivery = self.delivery_line.clone();
+        self.built_signature = self.signature_line.clone();
         if key.as_ref().map(|k| &k.0) != self.built_for.as_ref().map(|k| &k.0) {
             self.scroll = 0;
         }
@@ -131,6 +140,22 @@ impl Inspector {
             },
             None => Vec::new(),
         };
+        if let (Some((line, alarm)), View::Fields) = (&self.signature_line, self.view) {
+            // The stored verdict replaces the note that the signature is not checked here.
+            let title =
+                (self.rows.iter()).rposition(|r| r.kind == RowKind::Title && r.text == "signature");
+            if let Some(at) = title {
+                self.rows.truncate(at + 1);
+                let kind = if *alarm {
+                    RowKind::Error
+                } else {
+                    RowKind::Field
+                };
+                for part in wrap(&safe_line(line), width as usize) {
+                    self.rows.push(Row::new(kind, "", part));
+                }
+            }
+        }
         if let (Some(line), View::Fields, false) =
             (&self.delivery_line, self.view, self.rows.is_empty())
         {

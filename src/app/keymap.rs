@@ -300,6 +300,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "E", Action::ErrorReply),
     (Scope::Poll, "esc q P", Action::Back),
     (Scope::Poll, "c", Action::ClosePoll),
+    (Scope::Browse, "K", Action::Keys),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
     (Scope::Queue, "j down", Action::Down),

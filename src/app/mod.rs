@@ -27,6 +27,7 @@ pub mod privacy;
 pub mod queue;
 mod refresh;
 pub mod repairs;
+pub mod signing;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
@@ -93,6 +94,8 @@ pub struct Settings {
     pub operator: Option<Vec<String>>,
     /// Copy a single new envelope for someone else right after its import.
     pub copy_on_import: bool,
+    /// Sign composed envelopes before copying them (`[signing]`).
+    pub signing: crate::config::SigningConfig,
 }
 
 /// The whole state of the app.
@@ -154,6 +157,8 @@ pub struct App {
     pub drafts: usize,
     /// The selected message's place in the delivery ledger.
     pub delivery: Option<crate::store::Delivery>,
+    /// The selected message's signature verdict (`None`: unsigned).
+    pub signature: Option<crate::store::SignatureCheck>,
     /// How the last copy left the app (the copy chain's report), for the relay ledger.
     pub last_copy: Option<crate::clipboard::Method>,
     /// The database's `data_version` when the screen was last read: another process's
@@ -210,6 +215,7 @@ impl App {
             stale: false,
             drafts: 0,
             delivery: None,
+            signature: None,
             last_copy: None,
             data_version: None,
             watch: None,
@@ -414,6 +420,10 @@ impl App {
                 Some(m) => self.store.delivery(&m.id).unwrap_or_default(),
                 None => None,
             };
+            self.signature = match &self.current {
+                Some(m) => self.store.signature_check(&m.id).unwrap_or_default(),
+                None => None,
+            };
         }
         let area = self.areas().inspector;
         let unfold = self
@@ -425,6 +435,11 @@ impl App {
             .delivery
             .as_ref()
             .map(|d| queue::delivery_text(d, self.now));
+        self.inspector.signature_line = self.signature.as_ref().map(|c| {
+            let id = c.pkid.as_deref().map(safe_line_id).unwrap_or_default();
+            let line = format!("{} {} {id}— {}", c.state.mark(), c.state.as_str(), c.detail);
+            (line, c.state.is_alarm())
+        });
         self.inspector.refresh(
             self.current.as_ref(),
             layout::inner_width(area),
@@ -432,6 +447,11 @@ impl App {
             &unfold,
         );
     }
+}
+
+/// A key id as the inspector's signature line names it, followed by a space.
+fn safe_line_id(id: &str) -> String {
+    format!("`{}` ", text::safe_line(id))
 }
 
 /// The last row help can scroll to.

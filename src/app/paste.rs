@@ -255,6 +255,19 @@ impl App {
             Popup::Queue(_) => return self.queue_action(action),
             Popup::Poll(_) => return self.poll_action(action),
             Popup::ErrorCodes(_) => return self.code_picker_action(action),
+            Popup::Keys { keys, scroll } => {
+                let delta = match action {
+                    Action::Up => -1,
+                    Action::Down => 1,
+                    Action::Top => isize::MIN / 2,
+                    Action::Bottom => isize::MAX / 2,
+                    Action::Scroll(_, _, d) => d as isize,
+                    _ => 0,
+                };
+                *scroll = scroll
+                    .saturating_add_signed(delta)
+                    .min(keys.len().saturating_sub(1));
+            }
             Popup::Help { scroll } => {
                 let page = inner_height(self.size).saturating_sub(4).max(1) as isize;
                 let delta = match action {

@@ -46,6 +46,14 @@ pub enum Popup {
     Poll(Box<super::poll_panel::PollPanel>),
     /// `E`: the ERROR code (or NACK) to answer a message with.
     ErrorCodes(super::error_reply::CodePicker),
+    /// `K`: the trust store's keys (read-only: trusting a key is a deliberate
+    /// `crosstalk keys trust`, not a keystroke in passing).
+    Keys {
+        /// Every key, by key id.
+        keys: Vec<crate::store::KeyRow>,
+        /// First row shown.
+        scroll: usize,
+    },
 }
 
 /// The steps of `N`: the contact picked from the address book, then the context typed.
@@ -61,7 +69,8 @@ impl Popup {
     /// The key scope of this popup.
     pub fn scope(&self) -> Scope {
         match self {
-            Popup::Help { .. } => Scope::Help,
+            // Scrolled and closed like help.
+            Popup::Help { .. } | Popup::Keys { .. } => Scope::Help,
             Popup::Preview(_) => Scope::Preview,
             Popup::PasteBox { .. } => Scope::PasteBox,
             Popup::Search(_) | Popup::Command(_) => Scope::Prompt,

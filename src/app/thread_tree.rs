@@ -224,6 +224,7 @@ mod tests {
             sent_at: String::new(),
             delivery: None,
             missing_parent: false,
+            signature: None,
             depth,
         }
     }

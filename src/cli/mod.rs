@@ -17,6 +17,7 @@ mod consent_cmd;
 mod erase_cmd;
 mod input;
 mod integrity;
+mod keys_cmd;
 mod output;
 mod parse_cmd;
 mod poll_cmd;
@@ -248,16 +249,23 @@ enum Command {
         #[arg(long)]
         close: bool,
     },
-    /// Verify every envelope's signature with a public key (exit 0 only if all are valid).
+    /// Verify every envelope's signature with a public key, or with the trust store's key
+    /// for each signature's key id (exit 0 only if all are valid).
     Verify {
         /// Input file; `-` or nothing reads standard input.
         file: Option<PathBuf>,
-        /// Public key: SPKI PEM or the DNS TXT form `ed25519:pk=<base64>`.
+        /// Public key: SPKI PEM or the DNS TXT form `ed25519:pk=<base64>` [default: the
+        /// trust store's key for each signature's key id, see `crosstalk keys`].
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
         /// Print JSON: one object per envelope.
         #[arg(long)]
         json: bool,
+    },
+    /// The trust store: keys by key id, pinned on first sight or added by you.
+    Keys {
+        #[command(subcommand)]
+        what: keys_cmd::KeysCmd,
     },
 }
 
@@ -382,7 +390,11 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
                 SigFormatArg::Ed25519 => crate::protocol::signature::SigFormat::Ed25519,
             },
         ),
-        Command::Verify { file, key, json } => sign_cmd::verify(file.as_deref(), &key, json, opts),
+        Command::Verify { file, key, json } => match key {
+            Some(key) => sign_cmd::verify(file.as_deref(), &key, json, opts),
+            None => sign_cmd::verify_with_store(db, file.as_deref(), json, opts),
+        },
+        Command::Keys { what } => keys_cmd::keys(db, what),
         Command::Import {
             files,
             json,

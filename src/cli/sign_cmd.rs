@@ -10,8 +10,9 @@ use super::parse_cmd::report;
 use super::{EXIT_INVALID, Failure, input, output};
 use crate::protocol::keys::{default_pkid, parse_private_key, parse_public_key};
 use crate::protocol::signature::{
-    Matched, SigFormat, key_id, parse_sig, sign_envelope, verify_parsed,
+    Matched, SigError, SigFormat, key_id, parse_sig, sign_envelope, verify_parsed,
 };
+use crate::protocol::trust::{SigState, explain_failure, judge};
 use crate::protocol::{self, Options};
 use crate::sanitize::sanitize_line;
 
@@ -114,7 +115,7 @@ pub fn verify(
                 true,
                 format!("valid, {by} (signature matches the canonical form)"),
             ),
-            Err(e) => (false, format!("{e} ({by})")),
+            Err(e) => (false, format!("{} ({by})", explain_failure(p, e))),
         };
         if as_json {
             results.push(json!({
@@ -132,6 +133,73 @@ pub fn verify(
                 inp.name,
                 p.span.start_line,
                 i + 1
+            );
+        }
+    }
+    if as_json {
+        let mut out = Stdout::new();
+        output::print_json(&mut out, &results)?;
+        out.finish()?;
+    }
+    Ok(if all_ok { 0 } else { EXIT_INVALID })
+}
+
+/// `crosstalk verify` without `--key`: each signature is checked against the trust store's
+/// key for the key id it names (a `did:key` id carries its own key). Nothing is stored and
+/// no key is marked changed: that happens when the envelope is imported.
+pub fn verify_with_store(
+    db: Option<&Path>,
+    file: Option<&Path>,
+    as_json: bool,
+    opts: &Options,
+) -> Result<u8, Failure> {
+    let store = super::store_cmd::open(db)?;
+    let inp = input::read(file)?;
+    let ex = inp.extract(opts);
+    if ex.envelopes.is_empty() {
+        report(&inp.name, ex.diagnostics.iter());
+        return Ok(EXIT_INVALID);
+    }
+    let mut all_ok = true;
+    let mut results = Vec::new();
+    for (i, p) in ex.envelopes.iter().enumerate() {
+        let pkid = p
+            .envelope
+            .sig
+            .as_deref()
+            .and_then(|s| parse_sig(s).ok())
+            .and_then(|s| key_id(&s).map(str::to_string));
+        let pinned = match &pkid {
+            Some(id) => store
+                .pinned_key(id)
+                .map_err(|e| super::Failure::usage(e.to_string()))?,
+            None => None,
+        };
+        let check = |k: &ed25519_dalek::VerifyingKey| verify_parsed(p, &inp.text, k).map(|_| ());
+        let (state, detail) = match judge(p, check, pinned.as_ref(), false) {
+            Some(v) => (Some(v.state), v.detail),
+            None => (None, SigError::Unsigned.to_string()),
+        };
+        let valid = state == Some(SigState::Verified);
+        all_ok &= valid;
+        if as_json {
+            results.push(json!({
+                "index": i,
+                "span": p.span,
+                "valid": valid,
+                "pkid": pkid,
+                "state": state.map(SigState::as_str),
+                "detail": detail,
+            }));
+        } else {
+            let mark = state.map_or("-", SigState::mark);
+            let word = if valid { "ok" } else { "FAILED" };
+            out!(
+                "{}:{}: envelope {} {mark} {word}: {}\n",
+                inp.name,
+                p.span.start_line,
+                i + 1,
+                sanitize_line(&detail)
             );
         }
     }

@@ -202,6 +202,11 @@ pub fn import(
                 .map(|t| format!(" (thread {t})"))
                 .unwrap_or_default();
             let _ = writeln!(out, "{name}:{}: {what}{id}{thread}", item.span.start_line);
+            // Trust alarms are said even for an envelope imported fine: a changed key or a
+            // revocation without effect is what the operator must act on.
+            for d in (item.diagnostics.iter()).filter(|d| crate::store::is_trust_alarm(d.code)) {
+                let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));
+            }
             if matches!(item.outcome, Outcome::Rejected | Outcome::Conflict) {
                 for d in item.diagnostics.iter().filter(|d| d.is_error()) {
                     let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));

@@ -160,6 +160,15 @@ codes! {
     /// An id that was not a ULID/UUIDv7 was replaced with a fresh one on import; the original
     /// is kept as an alias that later envelopes may name.
     FreshId = "fresh-id", Warning;
+    /// A `meta: keys` announcement that cannot be read (no `Key-ID:`, a key in no known
+    /// form); the key is not pinned.
+    KeyAnnouncement = "key-announcement", Warning;
+    /// A key id's key changed: a different key was announced for it, or a signature failed
+    /// against its trusted key. Its messages are alarms until `crosstalk keys trust`.
+    KeyChanged = "key-changed", Warning;
+    /// A revocation (intent REVOKE or `meta: revocation`) not signed by a trusted key: it
+    /// has no effect.
+    UnverifiedRevocation = "unverified-revocation", Warning;
 }
 
 impl fmt::Display for Code {

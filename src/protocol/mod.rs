@@ -14,6 +14,7 @@ pub mod awaiting;
 mod collapsed;
 pub mod consent;
 pub mod diagnostic;
+pub mod did_key;
 pub mod error_envelope;
 pub mod id;
 pub mod intent;
@@ -26,6 +27,7 @@ pub mod poll;
 pub mod render;
 mod scan;
 pub mod signature;
+pub mod trust;
 pub mod validate;
 
 pub use diagnostic::{Code, Diagnostic, Severity};

@@ -278,6 +278,37 @@ pub fn verify_parsed(
     input: &str,
     key: &VerifyingKey,
 ) -> Result<Matched, SigError> {
+    verify_signable(parsed, parsed.signable_received(input), key)
+}
+
+/// [`verify_parsed`] for a caller that kept the envelope's received text (transport wrapping
+/// undone, one LF per line, as the store keeps it) rather than the whole input.
+pub fn verify_received(
+    parsed: &Parsed,
+    received: &str,
+    key: &VerifyingKey,
+) -> Result<Matched, SigError> {
+    let signable = parsed
+        .positions
+        .sig
+        .filter(|_| !parsed.collapsed)
+        .and_then(|sig| {
+            let count = sig.line.checked_sub(parsed.span.start_line)? as usize;
+            Some(
+                received
+                    .split_inclusive('\n')
+                    .take(count)
+                    .collect::<String>(),
+            )
+        });
+    verify_signable(parsed, signable, key)
+}
+
+fn verify_signable(
+    parsed: &Parsed,
+    received: Option<String>,
+    key: &VerifyingKey,
+) -> Result<Matched, SigError> {
     let sig = parse_sig(parsed.envelope.sig.as_deref().unwrap_or("none"))?;
     if sig == SigValue::None {
         return Err(SigError::Unsigned);
@@ -289,7 +320,7 @@ pub fn verify_parsed(
     {
         return Err(SigError::OutsideSigned(d.line));
     }
-    if let Some(received) = parsed.signable_received(input) {
+    if let Some(received) = received {
         for text in [received.as_str(), without_trailing_blank_lines(&received)] {
             if verify_bytes(text.as_bytes(), &sig, key).is_ok() {
                 return Ok(Matched::AsReceived);

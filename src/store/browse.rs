@@ -264,6 +264,14 @@ impl Store {
         self.store_composed(env, "draft")?;
         if let Some(id) = env.message() {
             self.delete_draft(id)?;
+            // Signed with the operator's key ([signing]): marked like any signed message.
+            if env
+                .sig
+                .as_deref()
+                .is_some_and(|s| !s.eq_ignore_ascii_case("none"))
+            {
+                self.judge_message(id)?;
+            }
         }
         if let Some(thread) = env.thread() {
             self.mark_seen(thread)?;

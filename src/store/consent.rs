@@ -4,6 +4,7 @@
 //! it can never disagree with the messages, an erasure or a change of trust.
 
 use jiff::Timestamp;
+use rusqlite::OptionalExtension;
 
 use super::{Store, StoreError};
 use crate::protocol::consent::{self, Ledger, Statement};
@@ -68,10 +69,14 @@ impl Store {
         ))
     }
 
-    /// Whether the REVOKE stored as `seq` carries a signature verified with a trusted key.
-    /// Nothing is trusted without a trust store entry for its key id, so until one exists no
-    /// REVOKE takes effect: the ledger lists it as unverified.
-    fn revoke_verified(&self, _seq: i64) -> Result<bool, StoreError> {
-        Ok(false)
+    /// Whether the REVOKE stored as `seq` carries a signature verified with a trusted key: its
+    /// verdict in the trust store (see `keys`), judged on receipt and again when keys change.
+    fn revoke_verified(&self, seq: i64) -> Result<bool, StoreError> {
+        let state: Option<String> = self
+            .conn
+            .prepare_cached("SELECT state FROM signatures WHERE seq = ?1")?
+            .query_row([seq], |r| r.get(0))
+            .optional()?;
+        Ok(state.as_deref() == Some("verified"))
     }
 }

@@ -199,6 +199,32 @@ SELECT m.seq, m.thread_id, m.received_at, lower(m.recipient), m.direction = 'rec
        m.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM messages p WHERE p.id = m.parent_id)
 FROM messages m;
 "#,
+    r#"
+-- The trust store: one key per key id (`pkid`), pinned on first sight (trust on first use)
+-- or added by the operator. A different key later seen for the id is kept beside it
+-- (`pending_key`) and the id is `changed` until the operator trusts one.
+CREATE TABLE IF NOT EXISTS keys (
+    pkid           TEXT PRIMARY KEY,
+    algorithm      TEXT NOT NULL DEFAULT 'ed25519',
+    public_key     TEXT NOT NULL,              -- base64 of the raw key
+    source         TEXT NOT NULL CHECK (source IN ('manual', 'announcement', 'dns', 'did_key')),
+    state          TEXT NOT NULL CHECK (state IN ('trusted', 'changed', 'revoked')),
+    pending_key    TEXT,                       -- the different key seen since, base64
+    pending_source TEXT,
+    first_seen     TEXT NOT NULL,
+    last_seen      TEXT NOT NULL
+);
+
+-- Each signed message's verdict, judged on receipt and again for a key id's messages when
+-- its key is trusted, added or removed.
+CREATE TABLE IF NOT EXISTS signatures (
+    seq    INTEGER PRIMARY KEY REFERENCES messages(seq) ON DELETE CASCADE,
+    pkid   TEXT,
+    state  TEXT NOT NULL CHECK (state IN ('verified', 'unknown', 'bad', 'changed')),
+    detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS signatures_pkid ON signatures(pkid);
+"#,
 ];
 
 /// The schema version this binary writes.

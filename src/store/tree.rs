@@ -33,6 +33,8 @@ pub struct TreeRow {
     pub delivery: Option<String>,
     /// Its parent was never received (a missed relay).
     pub missing_parent: bool,
+    /// Its signature's verdict (`verified`, `unknown`, `bad`, `changed`); `None` unsigned.
+    pub signature: Option<String>,
     /// Depth in the tree (0 for roots).
     pub depth: usize,
 }
@@ -64,8 +66,9 @@ impl Store {
             "SELECT m.id, m.parent_id, m.intent, m.sender, m.recipient,
                     substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400),
                     m.status, m.received_at, coalesce(d.sent_at, m.received_at), d.state,
-                    coalesce(d.missing_parent, 0)
+                    coalesce(d.missing_parent, 0), s.state
              FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
+                  LEFT JOIN signatures s ON s.seq = m.seq
              WHERE m.thread_id = ?1 ORDER BY m.seq",
         )?;
         let rows = stmt
@@ -87,6 +90,7 @@ impl Store {
                     sent_at: r.get(8)?,
                     delivery: r.get(9)?,
                     missing_parent: r.get(10)?,
+                    signature: r.get(11)?,
                     depth: 0,
                 })
             })?

@@ -80,6 +80,8 @@ pub(super) struct Run<'c> {
     receipt: ReceiptIds,
     /// The operator's addresses, for the delivery ledger's "addressed to me".
     operator: HashSet<String>,
+    /// The trust store's keys, for judging signatures and pinning announced keys.
+    trust: super::keys::Ledger,
 }
 
 impl<'c> Run<'c> {
@@ -110,6 +112,7 @@ impl<'c> Run<'c> {
             fresh_ids: false,
             receipt: ReceiptIds::for_paste(conn, paste_id)?,
             operator: super::delivery::operator_addresses(conn)?,
+            trust: super::keys::Ledger::load(conn)?,
         })
     }
 }
@@ -165,6 +168,7 @@ impl Run<'_> {
         self.piece_first_seq = now;
         self.last_seq = now;
         self.awaiting = awaiting(self.conn)?;
+        self.trust = super::keys::Ledger::load(self.conn)?;
         self.piece_started = Instant::now();
         Ok(())
     }
@@ -409,8 +413,18 @@ impl Run<'_> {
                     .execute(params![parent, self.now])?;
             }
         }
+        let trust_notes = self.trust.record(self.conn, seq, p, raw, &self.now)?;
         let key = id_key(&message);
         let mut diagnostics = std::mem::take(&mut p.diagnostics);
+        if !trust_notes.is_empty() {
+            diagnostics.extend(trust_notes);
+            self.conn
+                .prepare_cached("UPDATE messages SET diagnostics = ?2 WHERE seq = ?1")?
+                .execute(params![
+                    seq,
+                    serde_json::to_string(&diagnostics).unwrap_or_default()
+                ])?;
+        }
         if self.named_parents.contains(&key) || self.named_before(&message)? {
             // It arrived after a reply to it: that reply may lead back to it.
             if let Some(parent) = &parent {

@@ -51,6 +51,9 @@ const ENDS_AGO_MIN: [Option<i64>; 7] = [
     Some(7 * 60 + 12),
 ];
 
+/// The key id file 05's `ed25519:` signature names.
+const DEMO_PKID: &str = "kalle@keys/2026-06";
+
 /// The files left "to relay" in the demo: their newest message is not relayed yet.
 const LEFT_TO_RELAY: [&str; 2] = ["04-too-large-error.crosstalk", "00-missed-relay.crosstalk"];
 
@@ -103,6 +106,12 @@ pub fn seed(store: &mut Store) -> anyhow::Result<()> {
 pub fn seed_at(store: &mut Store, now: jiff::Timestamp) -> anyhow::Result<()> {
     let operator: Vec<String> = OPERATOR.iter().map(|a| a.to_string()).collect();
     store.set_operator_addresses(&operator)?;
+    // The key that verifies file 05 (kept as written, never retimed), so the demo shows a
+    // verified signature beside an unknown one.
+    let demo_key = crate::protocol::keys::parse_public_key(include_str!(
+        "../../assets/demo/demo-key.pub.pem"
+    ))?;
+    store.add_key(DEMO_PKID, &demo_key, crate::store::KeySource::Manual)?;
     for (i, (name, text)) in FILES.iter().enumerate() {
         let text = match ENDS_AGO_MIN.get(i).copied().flatten() {
             Some(min) => retime(text, now, jiff::SignedDuration::from_mins(min)),

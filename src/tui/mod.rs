@@ -125,6 +125,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
             config.operator.addresses.clone()
         }),
         copy_on_import: config.relay.copy_on_import,
+        signing: config.signing.clone(),
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);

@@ -6,6 +6,7 @@ mod bars;
 mod composer;
 mod conversation;
 mod inspector;
+mod keys;
 mod poll;
 mod popups;
 mod queue;

@@ -20,6 +20,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
         Popup::Queue(view) => super::queue::render(app, view, frame, size),
         Popup::Poll(panel) => super::poll::panel(app, panel, frame, size),
         Popup::ErrorCodes(picker) => super::poll::codes(picker, frame, size),
+        Popup::Keys { keys, scroll } => super::keys::render(keys, *scroll, frame, size),
         Popup::Preview(p) => preview(app, p, frame, size),
         Popup::PasteBox { text, note } => {
             let area = centered(size, 100, 20);

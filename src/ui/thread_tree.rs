@@ -62,6 +62,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     _ => "",
                 }
             );
+            let (sig, sig_style) = signature_mark(m.signature.as_deref());
             let route = format!("{}→{}", safe_line(&m.from), safe_line(&m.to));
             let first = m.first_line.as_str();
             let time = age(&m.sent_at, app.now);
@@ -72,6 +73,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 + 1
                 + width(&fold)
                 + width(&status)
+                + width(sig)
                 + time.len()
                 + 1;
             let room = w.saturating_sub(fixed);
@@ -85,6 +87,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 Span::raw(" "),
                 Span::styled(fold, theme::WARN),
                 Span::styled(status, theme::AWAITING),
+                Span::styled(sig, sig_style),
                 Span::styled(route, theme::KEY),
                 Span::raw(text),
                 Span::raw(" ".repeat(pad)),
@@ -96,4 +99,16 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// The signature verdict's mark and colour: red for a bad signature or a changed key, the
+/// alarms the operator must not miss.
+fn signature_mark(state: Option<&str>) -> (&'static str, ratatui::style::Style) {
+    use crate::protocol::trust::SigState;
+    match state.and_then(SigState::parse) {
+        None => ("", theme::DIM),
+        Some(SigState::Verified) => ("✓ ", theme::OK),
+        Some(SigState::Unknown) => ("? ", theme::DIM),
+        Some(s) => (if s == SigState::Bad { "✗ " } else { "⚠ " }, theme::ERROR),
+    }
 }

@@ -1,0 +1,301 @@
+//! `crosstalk keys` and store-backed `crosstalk verify` as scripts use them: generate a key
+//! (0600 file, TXT record, announcement), add keys in every form, trust after a change,
+//! remove, list as JSON, and the exit codes and messages of bad input.
+
+mod common;
+
+use std::path::Path;
+
+use common::run;
+use crosstalk::protocol::did_key::did_key;
+use crosstalk::protocol::keys::public_key_txt;
+use ed25519_dalek::SigningKey;
+use ed25519_dalek::pkcs8::EncodePrivateKey;
+use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
+use serde_json::Value;
+
+const UNSIGNED: &str = "[[ALICE→BOB v1]]\nuser: kalle\nsession: s1\n\
+    thread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V2\ncontext: keys\n\
+    intent: BROADCAST\nbody: |\n  Hello.\nsig: none\n[[END]]\n";
+
+fn db(dir: &Path) -> String {
+    dir.join("k.db").display().to_string()
+}
+
+fn list(db: &str) -> Vec<Value> {
+    let r = run(&["--db", db, "keys", "list", "--json"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str::<Value>(&r.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn generate_writes_a_private_file_and_prints_what_to_publish() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(dir.path());
+    let pem = dir.path().join("alice.pem");
+    let pem_s = pem.display().to_string();
+    let r = run(
+        &[
+            "--db",
+            &db,
+            "keys",
+            "generate",
+            "alice@example.com",
+            "-o",
+            &pem_s,
+        ],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("_crosstalk-key.<your-domain> TXT \"ed25519:pk="),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("meta: keys\nKey-ID: alice@example.com\nPublic-Key: ed25519:pk=")
+    );
+    assert!(r.stdout.contains("did:key:z6Mk"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&pem).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let keys = list(&db);
+    assert_eq!(keys.len(), 1);
+    assert_eq!(keys[0]["pkid"], "alice@example.com");
+    assert_eq!(keys[0]["state"], "trusted");
+    // Never overwritten, and the id is taken now.
+    let again = run(&["--db", &db, "keys", "generate", "bob", "-o", &pem_s], "");
+    assert_eq!(again.code, 2, "{}", again.stderr);
+    assert!(
+        again.stderr.contains("never overwritten"),
+        "{}",
+        again.stderr
+    );
+    let taken = run(
+        &[
+            "--db",
+            &db,
+            "keys",
+            "generate",
+            "alice@example.com",
+            "-o",
+            "x.pem",
+        ],
+        "",
+    );
+    assert_eq!(taken.code, 1);
+    assert!(
+        taken.stderr.contains("already has a key"),
+        "{}",
+        taken.stderr
+    );
+
+    // Sign with it; verify from the store without --key.
+    let file = dir.path().join("m.txt");
+    std::fs::write(&file, UNSIGNED).unwrap();
+    let f = file.display().to_string();
+    let signed = run(
+        &[
+            "sign",
+            "--key",
+            &pem_s,
+            "--pkid",
+            "alice@example.com",
+            "--format",
+            "ed25519",
+            &f,
+        ],
+        "",
+    );
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let sfile = dir.path().join("s.txt");
+    std::fs::write(&sfile, &signed.stdout).unwrap();
+    let s = sfile.display().to_string();
+    let ok = run(&["--db", &db, "verify", &s], "");
+    assert_eq!(ok.code, 0, "{}{}", ok.stdout, ok.stderr);
+    assert!(ok.stdout.contains("✓ ok"), "{}", ok.stdout);
+    let tampered = dir.path().join("t.txt");
+    std::fs::write(&tampered, signed.stdout.replace("Hello.", "Hullo.")).unwrap();
+    let bad = run(
+        &["--db", &db, "verify", &tampered.display().to_string()],
+        "",
+    );
+    assert_eq!(bad.code, 1);
+    assert!(bad.stdout.contains("FAILED"), "{}", bad.stdout);
+    // Removing the key makes it unknown.
+    let rm = run(&["--db", &db, "keys", "remove", "alice@example.com"], "");
+    assert_eq!(rm.code, 0, "{}", rm.stderr);
+    let unknown = run(&["--db", &db, "verify", "--json", &s], "");
+    assert_eq!(unknown.code, 1);
+    let v: Value = serde_json::from_str(&unknown.stdout).unwrap();
+    assert_eq!(v[0]["state"], "unknown");
+}
+
+#[test]
+fn add_reads_every_key_form_and_says_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(dir.path());
+    let sk = SigningKey::from_bytes(&[5; 32]);
+    let vk = sk.verifying_key();
+    let txt = public_key_txt(&vk);
+    let r = run(&["--db", &db, "keys", "add", "bob", &txt], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(list(&db)[0]["source"], "dns");
+    let did = did_key(&vk);
+    let r = run(&["--db", &db, "keys", "add", &did], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&["--db", &db, "keys", "add", "carol", &did], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let sources: Vec<Value> = list(&db).iter().map(|k| k["source"].clone()).collect();
+    assert_eq!(sources, ["dns", "did_key", "did_key"]);
+
+    // A private key is refused, and so is garbage.
+    let private = dir.path().join("p.pem");
+    std::fs::write(
+        &private,
+        sk.to_pkcs8_pem(LineEnding::LF).unwrap().as_bytes(),
+    )
+    .unwrap();
+    let r = run(
+        &[
+            "--db",
+            &db,
+            "keys",
+            "add",
+            "dave",
+            &private.display().to_string(),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("private key"), "{}", r.stderr);
+    let r = run(
+        &["--db", &db, "keys", "add", "dave", "no-such-key\u{1b}[31m"],
+        "",
+    );
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("neither a key nor a file"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        !r.stderr.contains('\u{1b}'),
+        "escape printed: {:?}",
+        r.stderr
+    );
+    let r = run(&["--db", &db, "keys", "add", "dave"], "");
+    assert_eq!(r.code, 2);
+    let r = run(&["--db", &db, "keys", "add", "bad id", &txt], "");
+    assert_eq!(r.code, 1);
+    let other = did_key(&SigningKey::from_bytes(&[6; 32]).verifying_key());
+    let r = run(&["--db", &db, "keys", "add", &other, &txt], "");
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("different key"), "{}", r.stderr);
+    let r = run(&["--db", &db, "keys", "trust", "nobody"], "");
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("keys list"), "{}", r.stderr);
+    let r = run(&["--db", &db, "keys", "list"], "");
+    assert!(
+        r.stdout.contains("bob  trusted  dns  ed25519:pk="),
+        "{}",
+        r.stdout
+    );
+}
+
+/// An envelope announcing `seed`'s key for `alice`, signed with it.
+fn announced(seed: u8, message: &str) -> String {
+    use crosstalk::protocol::signature::{SigFormat, sign_envelope};
+    use crosstalk::protocol::{Options, extract, render};
+    let sk = SigningKey::from_bytes(&[seed; 32]);
+    let text = format!(
+        "[[ALICE→BOB v1]]\nuser: kalle\nsession: s1\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\n\
+         message: {message}\ncontext: keys\nintent: BROADCAST\n\nmeta: keys\nKey-ID: alice\n\
+         Public-Key: {}\n\nbody: |\n  Hello.\nsig: none\n[[END]]\n",
+        public_key_txt(&sk.verifying_key())
+    );
+    let mut env = extract(&text, &Options::default()).envelopes[0]
+        .envelope
+        .clone();
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, "alice");
+    render(&env)
+}
+
+#[test]
+fn import_pins_then_a_different_key_waits_for_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(dir.path());
+    let first = dir.path().join("1.txt");
+    std::fs::write(&first, announced(1, "01J9J3DBC4N7P2Q3R5S7T9V1V2")).unwrap();
+    let r = run(&["--db", &db, "import", &first.display().to_string()], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(list(&db)[0]["source"], "announcement");
+    let second = dir.path().join("2.txt");
+    std::fs::write(&second, announced(2, "01J9J3DBC4N7P2Q3R5S7T9V1V3")).unwrap();
+    let r = run(&["--db", &db, "import", &second.display().to_string()], "");
+    assert!(
+        r.stdout.contains("key-changed") || r.stderr.contains("key-changed"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    let k = &list(&db)[0];
+    assert_eq!(k["state"], "changed");
+    assert!(
+        k["pending_key"]
+            .as_str()
+            .unwrap()
+            .starts_with("ed25519:pk=")
+    );
+    let r = run(&["--db", &db, "keys", "list"], "");
+    assert!(
+        r.stdout.contains("a DIFFERENT key was seen"),
+        "{}",
+        r.stdout
+    );
+    // The file signed by the new key does not verify against the store until trusted.
+    let s = second.display().to_string();
+    let r = run(&["--db", &db, "verify", &s], "");
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("⚠ FAILED"), "{}", r.stdout);
+    let r = run(&["--db", &db, "keys", "trust", "alice"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("the new key replaces the pinned one"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["--db", &db, "verify", &s], "");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+#[test]
+fn verify_with_a_key_blames_the_transport_for_a_damaged_paste() {
+    let dir = tempfile::tempdir().unwrap();
+    let sk = SigningKey::from_bytes(&[1; 32]);
+    let text = announced(1, "01J9J3DBC4N7P2Q3R5S7T9V1V2").replace("  Hello.", "Hullo.");
+    let file = dir.path().join("m.txt");
+    std::fs::write(&file, text).unwrap();
+    let key = dir.path().join("k.txt");
+    std::fs::write(&key, public_key_txt(&sk.verifying_key())).unwrap();
+    let r = run(
+        &[
+            "verify",
+            "--key",
+            &key.display().to_string(),
+            &file.display().to_string(),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("transport mangled it"), "{}", r.stdout);
+}
