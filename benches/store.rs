@@ -11,11 +11,14 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use crosstalk::protocol::{Options, extract};
+use crosstalk::protocol::did_key::did_key;
+use crosstalk::protocol::signature::{SigFormat, sign_envelope, verify_parsed};
+use crosstalk::protocol::{Options, extract, render};
 use crosstalk::store::{Outcome, Store};
 use crosstalk::synth::{TranscriptSpec, transcript};
 use divan::counter::{BytesCount, ItemsCount};
 use divan::{Bencher, black_box};
+use ed25519_dalek::SigningKey;
 use tempfile::TempDir;
 
 /// The allocator the `crosstalk` binary uses (src/main.rs), so that what is measured here is
@@ -199,6 +202,67 @@ fn import_10k_file(b: Bencher) {
                 .expect("import");
             (dir, store, report)
         });
+}
+
+/// The same 10 000 envelopes in canonical form twice: each signed (`ed25519:`, its key id a
+/// `did:key`, so the import verifies every one without a key added first), and unsigned
+/// (`sig: none`). Only the `sig:` line differs.
+fn signed_texts() -> &'static (String, String) {
+    static TEXTS: OnceLock<(String, String)> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        let key = SigningKey::from_bytes(&[7; 32]);
+        let pkid = did_key(&key.verifying_key());
+        let (mut signed, mut unsigned) = (String::new(), String::new());
+        for p in extract(import_text(), &Options::default()).envelopes {
+            let mut env = p.envelope;
+            env.sig = Some("none".into());
+            env.hash = None;
+            unsigned.push_str(&render(&env));
+            sign_envelope(&mut env, &key, SigFormat::Ed25519, &pkid);
+            signed.push_str(&render(&env));
+        }
+        (signed, unsigned)
+    })
+}
+
+fn import_all(b: Bencher, text: &'static str) {
+    b.counter(BytesCount::of_str(text))
+        .counter(ItemsCount::new(IMPORT_ENVELOPES))
+        .with_inputs(|| Store::open_in_memory().expect("in-memory store"))
+        .bench_local_values(|mut store| {
+            let report = store
+                .import_text("bench", black_box(text), &Options::default())
+                .expect("import");
+            (store, report)
+        });
+}
+
+/// Importing the 10 000 envelopes signed: each signature verified on receipt and its
+/// verdict stored. Compare with `import_10k_unsigned`, the same envelopes with `sig: none`.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn import_10k_signed(b: Bencher) {
+    import_all(b, &signed_texts().0);
+}
+
+/// The signatures alone: verifying each of the 10 000 parsed envelopes with its key (the
+/// texts tried in order, as `verify` does), nothing stored; the least the import can spend.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn verify_10k(b: Bencher) {
+    let text = &signed_texts().0;
+    let parsed = extract(text, &Options::default()).envelopes;
+    let key = SigningKey::from_bytes(&[7; 32]).verifying_key();
+    b.counter(ItemsCount::new(parsed.len())).bench_local(|| {
+        parsed
+            .iter()
+            .filter(|p| verify_parsed(p, black_box(text), &key).is_ok())
+            .count()
+    });
+}
+
+/// Baseline of `import_10k_signed`: the same envelopes unsigned.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn import_10k_unsigned(b: Bencher) {
+    import_all(b, &signed_texts().1);
 }
 
 /// Baseline: parsing the same text alone (`extract`), nothing stored.
