@@ -2,9 +2,9 @@
 //! copies the primer followed by a valid first envelope to that contact (read back from
 //! tmux's paste buffer, where OSC 52 put it).
 
-mod tmux_term;
+mod tmux;
 
-use tmux_term::Term;
+use tmux::Term;
 
 #[test]
 fn new_conversation_copies_the_primer_and_a_valid_first_envelope() {

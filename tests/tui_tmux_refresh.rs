@@ -2,11 +2,11 @@
 //! while the app is open on the same database. The new thread shows up within about a
 //! second, and the thread and message the operator had selected stay selected.
 
-mod tmux_term;
+mod tmux;
 
 use std::time::{Duration, Instant};
 
-use tmux_term::{Term, manifest};
+use tmux::{Term, manifest};
 
 /// The inspector's `message` row: which message is selected.
 fn inspected(screen: &str) -> String {

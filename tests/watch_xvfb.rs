@@ -9,7 +9,7 @@
 //!
 //! Without Xvfb or xclip the tests print a note and pass (CI installs both: `.ci/run`).
 
-mod tmux_term;
+mod tmux;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -18,7 +18,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tmux_term::{BIN, Term, manifest};
+use tmux::{BIN, Term, manifest};
 
 const WAIT: Duration = Duration::from_secs(20);
 

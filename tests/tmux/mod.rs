@@ -1,6 +1,7 @@
-//! The tmux harness of tests/tui_tmux.rs as a module, for the other tmux flow files: a
-//! sandboxed tmux server per test, the app launched in it, keys, bracketed pastes, screen
-//! captures and OSC 52 copies read back from tmux's paste buffers.
+//! The tmux harness of tests/tui_tmux.rs as a module, for the tmux flows kept in their own
+//! files: a sandboxed tmux server per test on a private socket, the real binary launched in
+//! it, keys, bracketed pastes, screen captures and OSC 52 copies read back from tmux's paste
+//! buffers.
 
 #![allow(dead_code)]
 
@@ -48,16 +49,16 @@ pub fn tmux_wanted() -> bool {
 
 /// One tmux server with one session running the app, and the sandbox it runs in.
 pub struct Term {
-    dir: tempfile::TempDir,
-    socket: PathBuf,
-    conf: PathBuf,
-    script: PathBuf,
-    pidfile: PathBuf,
-    db: PathBuf,
+    pub dir: tempfile::TempDir,
+    pub socket: PathBuf,
+    pub conf: PathBuf,
+    pub script: PathBuf,
+    pub pidfile: PathBuf,
+    pub db: PathBuf,
     /// Launches so far; each prints `EXITED:<status> run=<n>.` when the app ends.
-    runs: std::cell::Cell<u32>,
+    pub runs: std::cell::Cell<u32>,
     /// Variables set for the app on top of the sandbox (`EDITOR`, `TMPDIR`).
-    app_env: Vec<(String, String)>,
+    pub app_env: Vec<(String, String)>,
 }
 
 impl Term {
