@@ -270,3 +270,59 @@ fn the_demo_shows_a_verified_and_an_unknown_signature() {
     let marks: Vec<Option<&str>> = rows.iter().map(|r| r.signature.as_deref()).collect();
     assert_eq!(marks, [Some("verified"), Some("unknown")]);
 }
+
+/// A signed copy of a message stored unsigned is the same message, now signed: it replaces
+/// the stored text (no conflicting version), its signature is judged, and pasting it again is
+/// a duplicate. A copy that changes anything else is still a conflict.
+#[test]
+fn a_signed_copy_of_an_unsigned_message_signs_it_and_anything_else_conflicts() {
+    use crosstalk::store::Outcome;
+    let (_d, mut s) = store();
+    let g = IdGenerator::new();
+    let (thread, id) = (g.next_id(), g.next_id());
+    let pkid = did_key(&public(9));
+    let signed_text = signed(9, &pkid, &thread, &id, "REQUEST", "");
+    let unsigned_text = {
+        let ex = extract(&signed_text, &Options::default());
+        let mut env = ex.envelopes[0].envelope.clone();
+        env.sig = Some("none".into());
+        render(&env)
+    };
+    assert_eq!(
+        import(&mut s, &unsigned_text).items[0].outcome,
+        Outcome::Imported
+    );
+    assert!(s.signature_check(&id).unwrap().is_none());
+    // The store's check does not call it a conflict either.
+    let parsed = &extract(&signed_text, &Options::default()).envelopes[0];
+    assert!(s.id_conflict(parsed).unwrap().is_none());
+
+    let r = import(&mut s, &signed_text);
+    assert_eq!(r.items[0].outcome, Outcome::Signed, "{r:?}");
+    assert_eq!(s.version_count(&id).unwrap(), 0);
+    let check = s.signature_check(&id).unwrap().expect("judged");
+    assert_eq!(check.state, SigState::Verified, "{}", check.detail);
+    let stored = s.message(&id).unwrap().unwrap();
+    assert!(stored.canonical.contains(&format!("pkid={pkid}")));
+    assert_eq!(
+        import(&mut s, &signed_text).items[0].outcome,
+        Outcome::Duplicate
+    );
+    // The unsigned copy again (a chat dropped the signature): the same message.
+    assert_eq!(
+        import(&mut s, &unsigned_text).items[0].outcome,
+        Outcome::Duplicate
+    );
+    assert!(s.message(&id).unwrap().unwrap().canonical.contains("pkid="));
+
+    // Signed, but with another body: a conflict, kept beside the stored message.
+    let changed = signed_text.replace("Hello from alice.", "Hello from mallory.");
+    let changed = {
+        let ex = extract(&changed, &Options::default());
+        let mut env = ex.envelopes[0].envelope.clone();
+        sign_envelope(&mut env, &key(9), SigFormat::Ed25519, &pkid);
+        render(&env)
+    };
+    assert_eq!(import(&mut s, &changed).items[0].outcome, Outcome::Conflict);
+    assert_eq!(s.version_count(&id).unwrap(), 1);
+}

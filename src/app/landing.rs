@@ -30,7 +30,7 @@ pub fn landing(report: &ImportReport) -> Option<&ImportItem> {
                 .iter()
                 .rev()
                 .filter(placed)
-                .find(|i| i.outcome == Outcome::Conflict)
+                .find(|i| matches!(i.outcome, Outcome::Conflict | Outcome::Signed))
         })
         .or_else(|| {
             report
@@ -54,6 +54,10 @@ pub fn summary(report: &ImportReport) -> (bool, String) {
         text.push_str(&format!(
             ", {conflicts} id conflict(s) kept as versions (V in the inspector shows them)"
         ));
+    }
+    let signed = report.count(Outcome::Signed);
+    if signed > 0 {
+        text.push_str(&format!(", {signed} stored message(s) now signed"));
     }
     text.push('.');
     let first_error = report

@@ -60,6 +60,7 @@ impl App {
                 ),
                 (Outcome::Rejected, _) => "not imported (errors)".to_string(),
                 (Outcome::Duplicate, _) => "already stored".to_string(),
+                (Outcome::Signed, _) => "signs the stored (unsigned) message".to_string(),
                 (Outcome::Conflict, _) => "kept as conflicting version".to_string(),
                 (_, Some(t)) if self.store.has_thread(t)? => {
                     let ctx = self

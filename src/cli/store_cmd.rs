@@ -190,6 +190,7 @@ pub fn import(
                 Outcome::Duplicate => "duplicate",
                 Outcome::Rejected => "rejected",
                 Outcome::Conflict => "id conflict, kept as a version of",
+                Outcome::Signed => "signed copy of the stored (unsigned)",
             };
             let id = item
                 .message
@@ -228,10 +229,14 @@ pub fn import(
         };
         let _ = writeln!(
             out,
-            "{name}: {} imported, {} duplicate, {} rejected{conflicts}",
+            "{name}: {} imported, {} duplicate, {} rejected{conflicts}{}",
             report.count(Outcome::Imported),
             report.count(Outcome::Duplicate),
-            report.count(Outcome::Rejected)
+            report.count(Outcome::Rejected),
+            match report.count(Outcome::Signed) {
+                0 => String::new(),
+                n => format!(", {n} signed"),
+            }
         );
     }
     if as_json {

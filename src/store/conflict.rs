@@ -241,6 +241,65 @@ impl Store {
         let Some(s) = stored(&self.conn, id)? else {
             return Ok(None);
         };
-        Ok((canonical_of(p, &s) != s.canonical).then(|| diagnostic(p.span.start_line, &s, None)))
+        let canonical = canonical_of(p, &s);
+        Ok((canonical != s.canonical
+            && !signs_stored(&s.canonical, &canonical)
+            && !signs_stored(&canonical, &s.canonical))
+        .then(|| diagnostic(p.span.start_line, &s, None)))
     }
+}
+
+/// The `sig:` value of a canonical text and the text without its `sig:` line and the
+/// `hash:` after it. The envelope's own `sig:` is the last line starting so (the body is
+/// indented in canonical form; a META entry of that name would come before it).
+fn split_sig(canonical: &str) -> (Option<&str>, String) {
+    let lines: Vec<&str> = canonical.split_inclusive('\n').collect();
+    let Some(at) = lines.iter().rposition(|l| l.starts_with("sig:")) else {
+        return (None, canonical.to_string());
+    };
+    let sig = lines[at].trim_end_matches('\n')["sig:".len()..].trim();
+    let rest = lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, l)| i != at && !(i > at && l.starts_with("hash:")))
+        .map(|(_, l)| *l)
+        .collect();
+    (Some(sig), rest)
+}
+
+/// Whether `incoming` is the stored message `stored` with a signature added: the stored text
+/// is unsigned, the incoming one signed, and nothing else differs. Such a paste is the same
+/// message, now signed (signed by the operator after copying it, or by its sender when asked),
+/// and replaces the stored text rather than standing beside it as a conflict.
+pub(super) fn signs_stored(stored: &str, incoming: &str) -> bool {
+    let unsigned =
+        |s: Option<&str>| s.is_none_or(|v| v.is_empty() || v.eq_ignore_ascii_case("none"));
+    let (old_sig, old_rest) = split_sig(stored);
+    let (new_sig, new_rest) = split_sig(incoming);
+    unsigned(old_sig) && !unsigned(new_sig) && old_rest == new_rest
+}
+
+/// Stores the signed text of message `id` in place of its unsigned one (see
+/// [`signs_stored`]). Returns the message's `seq`.
+pub(super) fn add_signature(
+    conn: &Connection,
+    id: &str,
+    p: &Parsed,
+    raw: &str,
+    canonical: &str,
+    now: &str,
+) -> Result<i64, StoreError> {
+    conn.prepare_cached(
+        "UPDATE messages SET sig = ?2, hash = ?3, raw = ?4, canonical = ?5, updated_at = ?6
+         WHERE id = ?1",
+    )?
+    .execute(rusqlite::params![
+        id,
+        p.envelope.sig,
+        p.envelope.hash,
+        Some(raw).filter(|r| *r != canonical),
+        canonical,
+        now
+    ])?;
+    Ok(conn.query_row("SELECT seq FROM messages WHERE id = ?1", [id], |r| r.get(0))?)
 }

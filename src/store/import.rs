@@ -39,6 +39,9 @@ pub enum Outcome {
     /// Its message id is stored with other content: kept as a conflicting version of that
     /// message (see its `id-conflict` diagnostic), not threaded.
     Conflict,
+    /// Already stored unsigned; this copy is the same message signed, and its text (now
+    /// signed) replaced the stored one.
+    Signed,
 }
 
 /// One envelope's result.

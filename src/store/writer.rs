@@ -227,7 +227,31 @@ impl Run<'_> {
                     None => (None, None),
                     Some(s) => {
                         let canonical = conflict::candidate(p, filled.as_ref(), &s);
-                        if canonical != s.canonical {
+                        if canonical != s.canonical
+                            && conflict::signs_stored(&s.canonical, &canonical)
+                        {
+                            // The same message, signed now: its text takes the signature and
+                            // the signature is judged like any other.
+                            let seq = conflict::add_signature(
+                                self.conn, &s.id, p, raw, &canonical, &self.now,
+                            )?;
+                            let notes = self.trust.record(self.conn, seq, p, raw, &self.now)?;
+                            let mut diagnostics = std::mem::take(&mut p.diagnostics);
+                            diagnostics.extend(notes);
+                            self.items.push(ImportItem {
+                                span: p.span,
+                                outcome: Outcome::Signed,
+                                message: Some(s.id),
+                                thread: Some(s.thread),
+                                diagnostics,
+                            });
+                            return Ok(());
+                        }
+                        // A copy that lost the stored message's signature on the way (a
+                        // chat dropped the line) is the same message: a duplicate.
+                        if canonical != s.canonical
+                            && !conflict::signs_stored(&canonical, &s.canonical)
+                        {
                             // Same id, other content: kept beside the stored message, and
                             // reported as the error it is.
                             let diagnostics =

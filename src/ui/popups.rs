@@ -242,6 +242,7 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
                 Outcome::Rejected => ("✗ error ", theme::ERROR),
                 Outcome::Conflict => ("✗ id    ", theme::ERROR),
                 Outcome::Duplicate => ("= dup   ", theme::DIM),
+                Outcome::Signed => ("✓ signed", theme::OK),
                 Outcome::Imported if item.diagnostics.is_empty() => ("✓ valid ", theme::OK),
                 Outcome::Imported
                     if item
