@@ -64,3 +64,81 @@ fn a_pinned_key_verifies_and_a_different_one_raises_the_alarm() {
     let keys = t.cli_json(&["keys", "list"]);
     assert_eq!(keys[0]["state"], "trusted", "{keys}");
 }
+
+/// With `[signing]` in the config, C-y signs the reply it copies; the copy (as OSC 52
+/// delivered it) verifies through the store with `crosstalk verify` and no `--key`.
+#[test]
+fn c_y_signs_the_reply_and_verify_checks_it_through_the_store() {
+    let Some(t) = Term::new() else { return };
+    let key = t.path("me.pem");
+    t.cli(&["keys", "generate", "op@desk", "-o", key.to_str().unwrap()]);
+    std::fs::write(
+        t.path("config.toml"),
+        format!(
+            "[signing]\nkey = \"{}\"\npkid = \"op@desk\"\nformat = \"ed25519\"\n",
+            key.display()
+        ),
+    )
+    .unwrap();
+    let file = t.path("first.txt");
+    std::fs::write(
+        &file,
+        signed(1, "01KAQ4W5J8Z0000000000000M1", "a signed question"),
+    )
+    .unwrap();
+    t.import(&[&file]);
+    t.start(120, 60, &[]);
+    t.wait_for("a signed question");
+    t.type_text("r");
+    t.wait_for("Reply to");
+    t.type_text("A signed answer.");
+    t.keys(&["C-y"]);
+    let copied = t.wait_buffer("the signed reply", |b| b.contains("A signed answer."));
+    assert!(
+        copied.contains("\nsig: ed25519:pkid=op@desk;sig="),
+        "{copied:?}"
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+    let reply = t.path("reply.txt");
+    std::fs::write(&reply, &copied).unwrap();
+    let verified = t.cli(&["verify", reply.to_str().unwrap()]);
+    assert!(verified.contains("✓"), "{verified}");
+    assert!(verified.contains("op@desk"), "{verified}");
+}
+
+/// A REVOKE without a verified signature is flagged in the paste preview and, once imported,
+/// withdraws nothing: `crosstalk consent` still reads the consent granted and lists the
+/// REVOKE as not taken.
+#[test]
+fn an_unverified_revoke_is_flagged_and_withdraws_nothing() {
+    let Some(t) = Term::new() else { return };
+    t.start(120, 40, &[]);
+    t.wait_for("Empty database");
+    let grant = format!(
+        "[[alice→op v1]]\nuser: kalle\nthread: {THREAD}\nmessage: 01KAQ4W5J8Z0000000000000M1\n\
+         context: consent tmux\nintent: REQUEST\n\nmeta: privacy\nConsent: explicit_yes\n\
+         Consent-ID: c-9\n\nbody: |\n  granted\nsig: none\n[[END]]\n"
+    );
+    let revoke = format!(
+        "[[alice→op v1]]\nuser: kalle\nthread: {THREAD}\nparent: 01KAQ4W5J8Z0000000000000M1\n\
+         message: 01KAQ4W5J8Z0000000000000M2\ncontext: consent tmux\nintent: REVOKE\n\n\
+         meta: revocation\nType: consent\nConsent-ID: c-9\n\nbody: |\n  withdrawn\nsig: none\n[[END]]\n"
+    );
+    t.paste(&format!("{grant}\n{revoke}"), true);
+    t.wait_for("withdrawn");
+    t.keys(&["j"]);
+    t.wait_for("unverified-revocation");
+    t.keys(&["Enter"]);
+    t.wait_for("Imported 2");
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+    let (status, out) = t.cli_status(&["consent", "--json"]);
+    assert_eq!(status, 1, "an untaken REVOKE exits 1: {out}");
+    let consent: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(consent["consents"][0]["state"], "granted", "{consent}");
+    assert_eq!(
+        consent["unverified_revocations"][0]["message"],
+        "01KAQ4W5J8Z0000000000000M2"
+    );
+}

@@ -386,6 +386,19 @@ impl Term {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// `crosstalk ARGS --db DB`, whatever its exit status: the status and standard output.
+    pub fn cli_status(&self, args: &[&str]) -> (i32, String) {
+        let mut cmd = Command::new(BIN);
+        self.sandbox(&mut cmd);
+        cmd.args(args).arg("--db").arg(&self.db);
+        let out = cmd.output().expect("running crosstalk");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+
+    /// `crosstalk ARGS --json --db DB`, read as JSON (it must succeed).
     pub fn cli_json(&self, args: &[&str]) -> Value {
         let mut a = args.to_vec();
         a.push("--json");
