@@ -172,17 +172,7 @@ fn import_text() -> &'static str {
 /// input, parsing, threading, indexing.
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn import_10k(b: Bencher) {
-    let text = import_text();
-    b.counter(BytesCount::of_str(text))
-        .counter(ItemsCount::new(IMPORT_ENVELOPES))
-        .with_inputs(|| Store::open_in_memory().expect("in-memory store"))
-        .bench_local_values(|mut store| {
-            let report = store
-                .import_text("bench", black_box(text), &Options::default())
-                .expect("import");
-            // Returned, so dropping the database is not measured.
-            (store, report)
-        });
+    import_all(b, import_text());
 }
 
 /// The same import into a fresh database file.

@@ -6,203 +6,25 @@
 //! Same sandbox as tests/tui_tmux.rs (its own tmux server and temporary HOME/XDG folders; the
 //! copy goes out as OSC 52 into tmux's paste buffer). `CROSSTALK_SKIP_TMUX=1` skips it.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+mod tmux;
 
 use serde_json::Value;
+use tmux::Term;
 
-const TIMEOUT: Duration = Duration::from_secs(20);
-const POLL: Duration = Duration::from_millis(50);
-const BIN: &str = env!("CARGO_BIN_EXE_crosstalk");
-
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+/// The shared sandbox, with the operator's own address in its config.
+fn term() -> Option<Term> {
+    let t = Term::new()?;
+    std::fs::write(
+        t.path("config.toml"),
+        "[operator]\naddresses = [\"human@desk\"]\n",
+    )
+    .unwrap();
+    Some(t)
 }
 
-struct Term {
-    dir: tempfile::TempDir,
-}
-
-impl Term {
-    fn new() -> Option<Term> {
-        if std::env::var("CROSSTALK_SKIP_TMUX").as_deref() == Ok("1") {
-            eprintln!("skipping the tmux end-to-end test: CROSSTALK_SKIP_TMUX=1");
-            return None;
-        }
-        let found = Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        assert!(
-            found,
-            "tmux is not installed; install it or set CROSSTALK_SKIP_TMUX=1"
-        );
-        let dir = tempfile::Builder::new()
-            .prefix("ctd")
-            .tempdir_in("/tmp")
-            .unwrap();
-        for d in ["home", "data", "config", "state", "cache"] {
-            std::fs::create_dir_all(dir.path().join(d)).unwrap();
-        }
-        std::fs::write(
-            dir.path().join("config.toml"),
-            "[operator]\naddresses = [\"human@desk\"]\n",
-        )
-        .unwrap();
-        std::fs::write(
-            dir.path().join("tmux.conf"),
-            "set -s set-clipboard on\nset -s escape-time 0\nset -g default-shell /bin/sh\n\
-             set -g remain-on-exit on\nset -g status off\n",
-        )
-        .unwrap();
-        Some(Term { dir })
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn sandbox(&self, cmd: &mut Command) {
-        for var in [
-            "DISPLAY",
-            "WAYLAND_DISPLAY",
-            "SSH_TTY",
-            "SSH_CONNECTION",
-            "SSH_CLIENT",
-            "TMUX",
-            "TMUX_PANE",
-            "CROSSTALK_DB",
-            "CROSSTALK_LOG",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.env("HOME", self.path("home"))
-            .env("XDG_DATA_HOME", self.path("data"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env("XDG_CACHE_HOME", self.path("cache"))
-            .env("CROSSTALK_CONFIG", self.path("config.toml"));
-        if std::env::var_os("LANG").is_none() {
-            cmd.env("LANG", "C.UTF-8");
-        }
-    }
-
-    fn tmux_output(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new("tmux");
-        self.sandbox(&mut cmd);
-        cmd.arg("-u")
-            .arg("-S")
-            .arg(self.path("tmux.sock"))
-            .arg("-f")
-            .arg(self.path("tmux.conf"))
-            .args(args);
-        cmd.output().expect("running tmux")
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = self.tmux_output(args);
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn start(&self, w: u16, h: u16) {
-        let cmd = format!(
-            "env -u DISPLAY -u WAYLAND_DISPLAY -u SSH_TTY -u SSH_CONNECTION HOME={} \
-             XDG_DATA_HOME={} CROSSTALK_CONFIG={} {} --db {}",
-            sh_quote(self.path("home").to_str().unwrap()),
-            sh_quote(self.path("data").to_str().unwrap()),
-            sh_quote(self.path("config.toml").to_str().unwrap()),
-            sh_quote(BIN),
-            sh_quote(self.path("t.db").to_str().unwrap()),
-        );
-        let (w, h) = (w.to_string(), h.to_string());
-        self.tmux(&["new-session", "-d", "-s", "ct", "-x", &w, "-y", &h, &cmd]);
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "ct"])
-    }
-
-    /// Polls until `ok` holds on two identical captures in a row.
-    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        let mut last: Option<String> = None;
-        loop {
-            let s = self.screen();
-            if !ok(&s) {
-                last = None;
-            } else if last.as_deref() == Some(s.as_str()) {
-                return s;
-            } else {
-                last = Some(s.clone());
-            }
-            assert!(
-                start.elapsed() < TIMEOUT,
-                "timed out waiting for {what}; the screen:\n{s}"
-            );
-            std::thread::sleep(POLL);
-        }
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        self.wait_until(&format!("{text:?}"), |s| s.contains(text))
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "ct"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    fn buffer(&self) -> Option<String> {
-        let out = self.tmux_output(&["show-buffer"]);
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-    }
-
-    fn wait_buffer(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            if let Some(b) = self.buffer().filter(|b| ok(b)) {
-                return b;
-            }
-            assert!(
-                start.elapsed() < TIMEOUT,
-                "no paste buffer with {what}:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(POLL);
-        }
-    }
-
-    fn cli(&self, args: &[&str]) -> String {
-        let mut cmd = Command::new(BIN);
-        self.sandbox(&mut cmd);
-        cmd.args(args).arg("--db").arg(self.path("t.db"));
-        let out = cmd.output().expect("running crosstalk");
-        assert!(
-            out.status.success(),
-            "crosstalk {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn queue(&self) -> Value {
-        serde_json::from_str(&self.cli(&["queue", "--json"])).unwrap()
-    }
-}
-
-impl Drop for Term {
-    fn drop(&mut self) {
-        let _ = self.tmux_output(&["kill-server"]);
-    }
+/// `crosstalk queue --json`.
+fn queue(t: &Term) -> Value {
+    t.cli_json(&["queue"])
 }
 
 /// The message ids of a queue section.
@@ -243,7 +65,7 @@ fn env(
 
 #[test]
 fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
-    let Some(t) = Term::new() else { return };
+    let Some(t) = term() else { return };
     // Oldest first: the REQUEST, the ACK, the POLL; and a reply whose parent never came.
     let (req, ack, poll, orphan, never) = (
         ulid(50, 1),
@@ -270,7 +92,7 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     .concat();
     std::fs::write(t.path("in.crosstalk"), text).unwrap();
     t.cli(&["import", t.path("in.crosstalk").to_str().unwrap()]);
-    let q = t.queue();
+    let q = queue(&t);
     assert_eq!(
         section(&q, "to_relay"),
         [req.clone(), ack.clone(), poll.clone(), orphan.clone()]
@@ -278,7 +100,7 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     assert_eq!(section(&q, "missing_parent"), std::slice::from_ref(&orphan));
     assert!(t.cli(&["queue"]).contains("to relay (4)"));
 
-    t.start(160, 40);
+    t.start(160, 40, &[]);
     t.wait_for("Threads");
     // The list marks the missed relay.
     t.wait_for("⚠1");
@@ -325,7 +147,7 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     t.keys(&["j", "j", "j", "j", "Enter"]);
     let s = t.wait_for("its parent was never received");
     assert!(s.contains("⚠ ⇢ CHATGPT→CLAUDE"), "{s}");
-    let q = t.queue();
+    let q = queue(&t);
     assert_eq!(section(&q, "awaiting"), [req.clone(), poll.clone()]);
     assert_eq!(section(&q, "to_relay"), std::slice::from_ref(&orphan));
     let rows = q["sections"][2]["rows"].as_array().unwrap();
@@ -341,5 +163,5 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     )
     .unwrap();
     t.cli(&["import", t.path("late.crosstalk").to_str().unwrap()]);
-    assert!(section(&t.queue(), "missing_parent").is_empty());
+    assert!(section(&queue(&t), "missing_parent").is_empty());
 }
