@@ -91,6 +91,8 @@ pub struct Inspector {
     pub version: usize,
     /// How many conflicting versions the message has.
     pub versions: usize,
+    /// The message whose version `version` is (kept while it stays selected).
+    pub version_of: Option<String>,
     /// Notes shown above the envelope (id conflicts, the id it was pasted with), safe to print.
     pub notes: Vec<String>,
     /// The selected message's delivery (to relay, relayed how and when, awaited from whom),

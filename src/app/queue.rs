@@ -99,15 +99,10 @@ impl App {
         }
         self.delivery = self.store.delivery(id)?;
         self.list.reload(&self.store)?;
-        // The thread is read again for its markers; a conflicting version on show stays shown.
-        let version = self.inspector.version;
+        // The thread is read again for its markers (a conflicting version on show stays
+        // shown: see `versions_selected`).
         if let Some(t) = self.tree.as_ref().map(|t| t.outline.id.clone()) {
             self.load_thread(&t, Some(id))?;
-        }
-        if version > 0 {
-            self.refresh_inspector();
-            self.inspector.version = version - 1;
-            self.next_version()?;
         }
         Ok(Some(format!("relayed ({method})")))
     }

@@ -7,10 +7,13 @@ use super::text::{safe_line, short_time};
 use crate::protocol::Envelope;
 
 impl App {
-    /// A new message is selected: the stored text is shown, and the notes say how many
-    /// conflicting versions it has and the id it was pasted with.
+    /// The selected message was (re)read: the notes say how many conflicting versions it has
+    /// and the id it was pasted with. A newly selected message shows its stored text; the
+    /// same message read again (its thread reloaded after a copy, another process's import)
+    /// keeps showing the version that was on screen.
     pub(super) fn versions_selected(&mut self) {
-        self.inspector.version = 0;
+        let shown = std::mem::take(&mut self.inspector.version_of);
+        let kept = std::mem::take(&mut self.inspector.version);
         self.inspector.versions = 0;
         self.inspector.notes.clear();
         let Some(id) = self.current.as_ref().map(|m| m.id.clone()) else {
@@ -21,6 +24,11 @@ impl App {
             Err(e) => self.error(format!("cannot read the message's versions: {e}")),
         }
         self.inspector.notes = self.base_notes(&id);
+        if shown.as_deref() == Some(id.as_str()) && kept > 0 && kept <= self.inspector.versions {
+            if let Err(e) = self.show_version(&id, kept) {
+                self.error(format!("cannot read the message's versions: {e}"));
+            }
+        }
     }
 
     /// Notes every text of the message shows: its conflicts, its original id.
@@ -64,17 +72,35 @@ impl App {
             return Ok(());
         }
         let next = (self.inspector.version + 1) % (n + 1);
-        let stored = self.store.message(&id)?;
-        let shown = match next {
+        if self.show_version(&id, next)? {
+            if next > 0 {
+                self.info(format!(
+                    "Conflicting version {next} of {n} (the stored message is unchanged)."
+                ));
+            } else {
+                self.info("The stored message.");
+            }
+            self.refresh_inspector();
+        }
+        Ok(())
+    }
+
+    /// Shows text `k` of message `id` (0 the stored one, n its n-th conflicting version) with
+    /// the notes that say which it is and what differs. Returns whether there was such a text.
+    fn show_version(&mut self, id: &str, k: usize) -> anyhow::Result<bool> {
+        let n = self.inspector.versions;
+        let stored = self.store.message(id)?;
+        let shown = match k {
             0 => stored.clone(),
-            k => self.store.version_message(&id, k)?,
+            k => self.store.version_message(id, k)?,
         };
         let Some(shown) = shown else {
-            return Ok(());
+            return Ok(false);
         };
-        self.inspector.version = next;
-        let mut notes = self.base_notes(&id);
-        if next > 0 {
+        self.inspector.version = k;
+        self.inspector.version_of = (k > 0).then(|| id.to_string());
+        let mut notes = self.base_notes(id);
+        if k > 0 {
             let differs = stored
                 .as_ref()
                 .map(|s| differences(&s.envelope, &shown.envelope))
@@ -85,22 +111,16 @@ impl App {
                 differs.join(", ")
             };
             notes.push(format!(
-                "✗ conflicting version {next} of {n}, pasted {} — differs from the stored message in: {} — {} shows the next",
+                "✗ conflicting version {k} of {n}, pasted {} — differs from the stored message in: {} — {} shows the next",
                 short_time(&shown.received_at),
                 safe_line(&differs),
                 self.version_key()
             ));
-            self.info(format!(
-                "Conflicting version {next} of {n} (the stored message is unchanged)."
-            ));
-        } else {
-            self.info("The stored message.");
         }
         self.inspector.notes = notes;
         self.current = Some(shown);
         self.inspector.built_for = None;
-        self.refresh_inspector();
-        Ok(())
+        Ok(true)
     }
 }
 
