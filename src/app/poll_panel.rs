@@ -6,7 +6,7 @@
 use super::popup::Popup;
 use super::text::{safe_line, short_time};
 use super::{Action, App, Pane};
-use crate::protocol::poll::{self, Standing};
+use crate::protocol::poll;
 use crate::store::PollView;
 
 /// The open panel: the POLL and its tally when it opened.
@@ -50,18 +50,8 @@ impl PollPanel {
             "TARGET", "ANSWERED", "VOTE"
         ));
         for l in &t.targets {
-            let answered = match l.standing {
-                Standing::Silent => "no",
-                Standing::Voted | Standing::NoVote => "yes",
-                Standing::Declined => "declined",
-                Standing::Late => "late",
-            };
-            let vote = match (&l.vote, &l.standing) {
-                (Some(v), _) => v.clone(),
-                (None, Standing::NoVote) => "(no vote)".into(),
-                (None, Standing::Declined | Standing::Late) => l.answer.clone().unwrap_or_default(),
-                _ => "-".into(),
-            };
+            let answered = l.standing.answered();
+            let vote = safe_line(&l.vote_cell()).into_owned();
             let target = super::text::truncate(&safe_line(&l.target), width);
             out.push(format!(
                 "{target:<width$}  {answered:<9} {:<14} {}",
@@ -74,15 +64,9 @@ impl PollPanel {
             let counts: Vec<String> = t.counts.iter().map(|(o, n)| format!("{o} {n}")).collect();
             out.push(format!("Votes: {}", counts.join(" · ")));
         }
+        let (counts, word) = poll::quorum_label(t);
         out.push(format!(
-            "Quorum: {} of {} needed — {}{}",
-            t.responded,
-            t.needed,
-            if t.quorum_reached {
-                "reached"
-            } else {
-                "not reached"
-            },
+            "Quorum: {counts} — {word}{}",
             t.leader
                 .as_deref()
                 .map(|l| format!(" · leading: {l}"))

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::output::Stdout;
 use super::{EXIT_INVALID, Failure, store_cmd};
-use crate::protocol::poll::{self, Standing, Tally};
+use crate::protocol::poll::{self, Tally};
 use crate::sanitize::sanitize_line;
 use crate::store::{MessageMatch, PollView};
 
@@ -119,18 +119,8 @@ fn table(view: &PollView) -> Vec<String> {
         .max(6);
     lines.push(format!("  {:<width$}  {:<10}  VOTE", "TARGET", "ANSWERED"));
     for l in &t.targets {
-        let answered = match l.standing {
-            Standing::Silent => "no",
-            Standing::Voted | Standing::NoVote => "yes",
-            Standing::Declined => "declined",
-            Standing::Late => "late",
-        };
-        let vote = match (&l.vote, &l.answer, &l.standing) {
-            (Some(v), _, _) => sanitize_line(v).into_owned(),
-            (None, Some(a), Standing::Declined | Standing::Late) => sanitize_line(a).into_owned(),
-            (None, _, Standing::NoVote) => "(no vote)".into(),
-            _ => "-".into(),
-        };
+        let answered = l.standing.answered();
+        let vote = sanitize_line(&l.vote_cell()).into_owned();
         lines.push(format!(
             "  {:<width$}  {:<10}  {}",
             sanitize_line(&l.target),
@@ -146,15 +136,9 @@ fn table(view: &PollView) -> Vec<String> {
     if !counts.is_empty() {
         lines.push(format!("Votes: {}", counts.join(", ")));
     }
+    let (counts, word) = poll::quorum_label(t);
     lines.push(format!(
-        "Quorum: {} of {} needed ({}){}",
-        t.responded,
-        t.needed,
-        if t.quorum_reached {
-            "reached"
-        } else {
-            "not reached"
-        },
+        "Quorum: {counts} ({word}){}",
         t.leader
             .as_deref()
             .map(|l| format!("; leading: {}", sanitize_line(l)))

@@ -326,6 +326,43 @@ fn answer_label(r: &PollReply) -> String {
     }
 }
 
+impl Standing {
+    /// Whether the target answered, in one word: `no`, `yes`, `declined`, `late`.
+    pub fn answered(&self) -> &'static str {
+        match self {
+            Standing::Silent => "no",
+            Standing::Voted | Standing::NoVote => "yes",
+            Standing::Declined => "declined",
+            Standing::Late => "late",
+        }
+    }
+}
+
+impl TargetResult {
+    /// The vote column: the vote, `(no vote)`, the answer that declined or came late, or `-`.
+    /// As written in the envelopes: callers make it safe for where they show it.
+    pub fn vote_cell(&self) -> String {
+        match (&self.vote, &self.answer, &self.standing) {
+            (Some(v), _, _) => v.clone(),
+            (None, Some(a), Standing::Declined | Standing::Late) => a.clone(),
+            (None, _, Standing::NoVote) => "(no vote)".into(),
+            _ => "-".into(),
+        }
+    }
+}
+
+/// "2 of 3 needed" and "reached" / "not reached": the quorum, worded alike by the panel, the
+/// CLI and the result envelope (each sets them in its own line).
+pub fn quorum_label(t: &Tally) -> (String, &'static str) {
+    let counts = format!("{} of {} needed", t.responded, t.needed);
+    let word = if t.quorum_reached {
+        "reached"
+    } else {
+        "not reached"
+    };
+    (counts, word)
+}
+
 /// "3h 20m left", "expired 5m ago", or "no deadline", for the time left.
 pub fn time_left_label(t: &Tally) -> String {
     let Some(secs) = t.seconds_left else {

@@ -42,16 +42,8 @@ pub fn summary_lines(t: &Tally) -> Vec<String> {
             votes.join(", ")
         }
     ));
-    out.push(format!(
-        "Quorum: {} of {} needed responded ({})",
-        t.responded,
-        t.needed,
-        if t.quorum_reached {
-            "reached"
-        } else {
-            "not reached"
-        }
-    ));
+    let (counts, word) = super::quorum_label(t);
+    out.push(format!("Quorum: {counts} responded ({word})"));
     if let Some(l) = &t.leader {
         out.push(format!("Leading: {l}"));
     }
