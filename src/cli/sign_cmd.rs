@@ -71,15 +71,23 @@ pub fn sign(
     Ok(status)
 }
 
-/// `crosstalk verify`: exit 0 only when every envelope carries a valid signature by `key`.
-pub fn verify(
+/// One envelope's verification, as `verify` reports it.
+struct Checked {
+    valid: bool,
+    /// Its JSON object (`--json`).
+    json: serde_json::Value,
+    /// Its line after `FILE:LINE: envelope N `.
+    line: String,
+}
+
+/// Reads the input, checks each envelope with `check`, and reports: a line per envelope or a
+/// JSON array. Exit 0 only when every envelope is valid (and there is at least one).
+fn verify_each(
     file: Option<&Path>,
-    key: &Path,
     as_json: bool,
     opts: &Options,
+    mut check: impl FnMut(usize, &protocol::Parsed, &str) -> Result<Checked, Failure>,
 ) -> Result<u8, Failure> {
-    let vk = parse_public_key(&input::read_key(key)?)
-        .map_err(|e| Failure::usage(format!("{}: {e}", key.display())))?;
     let inp = input::read(file)?;
     let ex = inp.extract(opts);
     if ex.envelopes.is_empty() {
@@ -89,8 +97,39 @@ pub fn verify(
     let mut all_ok = true;
     let mut results = Vec::new();
     for (i, p) in ex.envelopes.iter().enumerate() {
-        let r = verify_parsed(p, &inp.text, &vk);
-        all_ok &= r.is_ok();
+        let c = check(i, p, &inp.text)?;
+        all_ok &= c.valid;
+        if as_json {
+            results.push(c.json);
+        } else {
+            out!(
+                "{}:{}: envelope {} {}\n",
+                inp.name,
+                p.span.start_line,
+                i + 1,
+                c.line
+            );
+        }
+    }
+    if as_json {
+        let mut out = Stdout::new();
+        output::print_json(&mut out, &results)?;
+        out.finish()?;
+    }
+    Ok(if all_ok { 0 } else { EXIT_INVALID })
+}
+
+/// `crosstalk verify`: exit 0 only when every envelope carries a valid signature by `key`.
+pub fn verify(
+    file: Option<&Path>,
+    key: &Path,
+    as_json: bool,
+    opts: &Options,
+) -> Result<u8, Failure> {
+    let vk = parse_public_key(&input::read_key(key)?)
+        .map_err(|e| Failure::usage(format!("{}: {e}", key.display())))?;
+    verify_each(file, as_json, opts, |i, p, text| {
+        let r = verify_parsed(p, text, &vk);
         let sig = p.envelope.sig.as_deref().map(parse_sig);
         let pkid = match &sig {
             Some(Ok(s)) => key_id(s).map(str::to_string),
@@ -117,31 +156,25 @@ pub fn verify(
             ),
             Err(e) => (false, format!("{} ({by})", explain_failure(p, e))),
         };
-        if as_json {
-            results.push(json!({
+        let matched = match r {
+            Ok(Matched::AsReceived) => Some("as_received"),
+            Ok(Matched::AfterNfc) => Some("after_nfc"),
+            Ok(Matched::Canonical) => Some("canonical"),
+            Err(_) => None,
+        };
+        Ok(Checked {
+            valid,
+            json: json!({
                 "index": i,
                 "span": p.span,
                 "valid": valid,
                 "pkid": pkid,
-                "matched": match r { Ok(Matched::AsReceived) => Some("as_received"), Ok(Matched::AfterNfc) => Some("after_nfc"), Ok(Matched::Canonical) => Some("canonical"), Err(_) => None },
+                "matched": matched,
                 "error": if valid { None } else { Some(detail.clone()) },
-            }));
-        } else {
-            let mark = if valid { "ok" } else { "FAILED" };
-            out!(
-                "{}:{}: envelope {} {mark}: {detail}\n",
-                inp.name,
-                p.span.start_line,
-                i + 1
-            );
-        }
-    }
-    if as_json {
-        let mut out = Stdout::new();
-        output::print_json(&mut out, &results)?;
-        out.finish()?;
-    }
-    Ok(if all_ok { 0 } else { EXIT_INVALID })
+            }),
+            line: format!("{}: {detail}", if valid { "ok" } else { "FAILED" }),
+        })
+    })
 }
 
 /// `crosstalk verify` without `--key`: each signature is checked against the trust store's
@@ -154,15 +187,7 @@ pub fn verify_with_store(
     opts: &Options,
 ) -> Result<u8, Failure> {
     let store = super::store_cmd::open(db)?;
-    let inp = input::read(file)?;
-    let ex = inp.extract(opts);
-    if ex.envelopes.is_empty() {
-        report(&inp.name, ex.diagnostics.iter());
-        return Ok(EXIT_INVALID);
-    }
-    let mut all_ok = true;
-    let mut results = Vec::new();
-    for (i, p) in ex.envelopes.iter().enumerate() {
+    verify_each(file, as_json, opts, |i, p, text| {
         let pkid = p
             .envelope
             .sig
@@ -175,38 +200,25 @@ pub fn verify_with_store(
                 .map_err(|e| super::Failure::usage(e.to_string()))?,
             None => None,
         };
-        let check = |k: &ed25519_dalek::VerifyingKey| verify_parsed(p, &inp.text, k).map(|_| ());
+        let check = |k: &ed25519_dalek::VerifyingKey| verify_parsed(p, text, k).map(|_| ());
         let (state, detail) = match judge(p, check, pinned.as_ref(), false) {
             Some(v) => (Some(v.state), v.detail),
             None => (None, SigError::Unsigned.to_string()),
         };
         let valid = state == Some(SigState::Verified);
-        all_ok &= valid;
-        if as_json {
-            results.push(json!({
+        let mark = state.map_or("-", SigState::mark);
+        let word = if valid { "ok" } else { "FAILED" };
+        Ok(Checked {
+            valid,
+            line: format!("{mark} {word}: {}", sanitize_line(&detail)),
+            json: json!({
                 "index": i,
                 "span": p.span,
                 "valid": valid,
                 "pkid": pkid,
                 "state": state.map(SigState::as_str),
                 "detail": detail,
-            }));
-        } else {
-            let mark = state.map_or("-", SigState::mark);
-            let word = if valid { "ok" } else { "FAILED" };
-            out!(
-                "{}:{}: envelope {} {mark} {word}: {}\n",
-                inp.name,
-                p.span.start_line,
-                i + 1,
-                sanitize_line(&detail)
-            );
-        }
-    }
-    if as_json {
-        let mut out = Stdout::new();
-        output::print_json(&mut out, &results)?;
-        out.finish()?;
-    }
-    Ok(if all_ok { 0 } else { EXIT_INVALID })
+            }),
+        })
+    })
 }
