@@ -259,3 +259,22 @@ fn stripped_body_stops_at_hash_too() {
     assert_eq!(p.envelope.body.as_deref(), Some("not indented"));
     assert_eq!(p.envelope.hash.as_deref(), Some("00000000"));
 }
+
+#[test]
+fn headers_on_the_banner_line_keep_the_lines_after_them() {
+    let p = one(
+        "> [[CLAUDE→GPT v1]] user: kalle session: 2025-10-09T16Z abc\n> \n> intent: REQUEST\n> body: |\n>   hi\n> sig: none\n> [[END]]\n",
+    );
+    assert_eq!(p.envelope.body.as_deref(), Some("hi"));
+    assert_eq!(p.envelope.header("session"), Some("2025-10-09T16Z abc"));
+    assert_eq!(p.envelope.header("intent"), Some("REQUEST"));
+    assert!(p.terminated);
+    let d = &p.diagnostics[0];
+    assert_eq!((d.code, d.line, d.column), (Code::HeaderOnBanner, 1, 27));
+    // A whole envelope on one line is still a collapsed one.
+    let p = one("[[A→B v1]] user: x intent: REQUEST body: | hi sig: none [[END]]\n");
+    assert!(p.collapsed);
+    // Prose after the banner's headers is no such line.
+    let p = one("[[A→B v1]] user: x\nsome prose\n");
+    assert!(p.collapsed);
+}

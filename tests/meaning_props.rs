@@ -269,6 +269,25 @@ proptest! {
     }
 
     #[test]
+    fn headers_on_the_banner_line_are_read_as_on_their_own_lines(
+        env in envelope_text(),
+        joined in 1usize..3,
+        how in 0u8..4,
+    ) {
+        // A lost line break after the banner (or after its first header too).
+        let mut text = env.clone();
+        for _ in 0..joined {
+            let Some(nl) = text.find('\n') else { break };
+            let next = &text[nl + 1..];
+            if !["user:", "session:", "thread:", "parent:", "intent:"].iter().any(|k| next.starts_with(k)) { break }
+            text.replace_range(nl..nl + 1, " ");
+        }
+        let text = wrap(&text, how);
+        let original = wrap(&env, how);
+        prop_assert_eq!(readings(&text), readings(&original), "input:\n{}", text);
+    }
+
+    #[test]
     fn an_error_reply_to_anything_is_valid(
         env in envelope_text(),
         edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), stray_line()), 0..4),

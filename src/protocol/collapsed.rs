@@ -19,6 +19,32 @@ pub(crate) fn looks_collapsed(rest: &str) -> bool {
     t.len() > word.len() && STRUCTURAL_KEYS.contains(&word)
 }
 
+/// The text after a banner when it is only known headers (`user: kalle session: …`) with
+/// no body, META, signature or end marker: each key, its value trimmed (running to the next
+/// key, as on a collapsed line) and the value's offset in `rest`.
+pub(crate) fn banner_headers(rest: &str) -> Option<Vec<(&str, &str, usize)>> {
+    let toks = tokens(rest, 0, rest.len());
+    let first = toks.first()?;
+    if !rest[..first.start].trim().is_empty() || rest.contains("[[") {
+        return None;
+    }
+    let mut out = Vec::with_capacity(toks.len());
+    for (i, t) in toks.iter().enumerate() {
+        if !KNOWN_HEADERS.contains(&t.key) {
+            return None;
+        }
+        let end = toks.get(i + 1).map_or(rest.len(), |n| n.start);
+        let raw = &rest[t.value.min(end)..end];
+        let lead = raw.len() - raw.trim_start().len();
+        out.push((
+            &rest[t.start..t.start + t.key.len()],
+            raw.trim(),
+            t.value + lead,
+        ));
+    }
+    Some(out)
+}
+
 /// A `key:` found in the line: where the key starts and where its value starts.
 #[derive(Debug, Clone, Copy)]
 struct Token {

@@ -95,6 +95,8 @@ codes! {
     BodyIndentPartial = "body-indent-partial", Warning;
     /// Repair: the envelope's newlines were collapsed onto one line.
     CollapsedNewlines = "collapsed-newlines", Warning;
+    /// Repair: the banner line also carried the first header (a line break lost after it).
+    HeaderOnBanner = "header-on-banner", Warning;
     /// An `X-Priority` other than high, normal or low.
     UnknownPriority = "unknown-priority", Warning;
     /// A `PII` value other than present, redacted or none.

@@ -208,9 +208,14 @@ impl<'a> Extractor<'a> {
                             .collect();
                         let column = map.column(at);
                         // `parse_block` moves the cursor only when it found an envelope.
-                        if let Some(mut p) =
-                            parse::parse_block(&self.opts, line, bm, &prefix, &mut self.cur)
-                        {
+                        if let Some(mut p) = parse::parse_block(
+                            &self.opts,
+                            line,
+                            bm,
+                            &prefix,
+                            &mut self.cur,
+                            Vec::new(),
+                        ) {
                             if !whole {
                                 p.diagnostics
                                     .push(text_before_banner(&c[..at], line.no, column));
@@ -234,6 +239,9 @@ impl<'a> Extractor<'a> {
                         return None;
                     }
                     if collapsed::looks_collapsed(rest) {
+                        if let Some(p) = self.header_on_banner(line, &map, at, bm.clone()) {
+                            return Some(p);
+                        }
                         let (mut p, resume_at) = collapsed::parse_line(line, &map, bm, &self.opts);
                         validate::validate(&mut p, self.input, &self.opts);
                         self.resume = resume_at.map(|off| (line, map, off));
@@ -276,6 +284,72 @@ impl Iterator for Extractor<'_> {
             }
         }
     }
+}
+
+impl<'a> Extractor<'a> {
+    /// `[[A→B v1]] user: kalle` followed by the envelope's other lines: the banner carries
+    /// the first header because a line break after it was lost. Read as a block envelope
+    /// whose first header is on the banner line; a one-line read would cut it after that
+    /// header and lose every following line. `None` when the line holds more than headers
+    /// or the next line does not continue an envelope (then it is a collapsed envelope).
+    fn header_on_banner(
+        &mut self,
+        line: Line<'a>,
+        map: &LineMap<'a>,
+        at: usize,
+        bm: BannerMatch,
+    ) -> Option<Parsed> {
+        let c: &str = &map.cleaned;
+        if !begins_line(c, at) {
+            return None;
+        }
+        let rest_at = bm.end;
+        let found = collapsed::banner_headers(&c[rest_at..])?;
+        let orig_at = line.text.find("[[").unwrap_or(0);
+        let prefix: String = line.text[..orig_at]
+            .chars()
+            .filter(|c| !lines::is_invisible(*c))
+            .take_while(|c| lines::is_indent(*c) || *c == '>')
+            .collect();
+        // The next non-blank line decides (a blank line may stand before a META block).
+        let mut ahead = self.cur;
+        let next = loop {
+            let l = ahead.next_line()?;
+            let text = lines::clean(lines::strip_prefix_strict(l.text, &prefix)?);
+            if !lines::is_blank(&text) {
+                break text;
+            }
+        };
+        if !continues_envelope(&next) {
+            return None;
+        }
+        let first = (found.into_iter())
+            .map(|(key, value, voff)| parse::BannerHeader {
+                key,
+                value,
+                pos: super::Pos {
+                    line: line.no,
+                    column: map.column(rest_at + voff),
+                },
+            })
+            .collect();
+        let mut p = parse::parse_block(&self.opts, line, bm, &prefix, &mut self.cur, first)?;
+        validate::validate(&mut p, self.input, &self.opts);
+        Some(p)
+    }
+}
+
+/// Whether a line reads as the next line of an envelope: a structural `key:` (any case) or
+/// the end marker.
+fn continues_envelope(c: &str) -> bool {
+    if lines::is_end_marker(c) {
+        return true;
+    }
+    lines::split_key(c).is_some_and(|(k, _, _)| {
+        super::model::STRUCTURAL_KEYS
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(k))
+    })
 }
 
 /// The warning for text that stood before a banner on its line and was removed.

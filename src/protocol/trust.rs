@@ -194,6 +194,7 @@ pub fn transport_repairs(parsed: &Parsed) -> Vec<&'static str> {
     for d in &parsed.diagnostics {
         let what = match d.code {
             Code::CollapsedNewlines if !parsed.collapsed => "its line breaks were collapsed",
+            Code::HeaderOnBanner => "a line break after the banner was lost",
             Code::BodyIndentStripped | Code::BodyIndentPartial => {
                 "the body's indentation was stripped"
             }

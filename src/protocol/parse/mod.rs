@@ -65,14 +65,24 @@ struct Block<'a, 'p> {
     end_after_sig: Option<bool>,
 }
 
+/// A header written on the banner's own line (`[[A→B v1]] user: kalle`): its key, its value
+/// and where the value starts.
+pub(crate) struct BannerHeader<'a> {
+    pub key: &'a str,
+    pub value: &'a str,
+    pub pos: Pos,
+}
+
 /// Parses the envelope whose banner is on `banner_line`; `cur` stands after the banner and
 /// is left after the envelope. `None` means the banner had nothing of an envelope after it.
+/// `first` holds the headers that stood on the banner line itself (a lost line break).
 pub(crate) fn parse_block<'a>(
     opts: &Options,
     banner_line: Line<'a>,
     bm: BannerMatch,
     prefix: &str,
     cur: &mut Cursor<'a>,
+    first: Vec<BannerHeader<'_>>,
 ) -> Option<Parsed> {
     let banner_col = lines::column(banner_line.text, bm.start);
     let mut b = Block {
@@ -108,6 +118,30 @@ pub(crate) fn parse_block<'a>(
     }
     b.diags
         .extend(version_diag(&bm, banner_line.no, banner_col));
+    if let Some(h) = first.first() {
+        let keys: Vec<String> = first.iter().map(|h| format!("`{}:`", h.key)).collect();
+        let (what, was) = match keys.len() {
+            1 => ("the first header", "was"),
+            _ => ("the first headers", "were"),
+        };
+        b.diags.push(Diagnostic::new(
+            Code::HeaderOnBanner,
+            h.pos.line,
+            h.pos.column,
+            format!(
+                "{} stood on the banner's line and {was} read as {what} (a line break was lost); put the banner on a line of its own",
+                keys.join(", "),
+            ),
+        ));
+    }
+    for h in first {
+        b.seen = true;
+        b.env.headers.push(Header {
+            key: h.key.to_string(),
+            value: h.value.to_string(),
+        });
+        b.pos.headers.push(h.pos);
+    }
     let terminated = b.run();
     b.close_meta_entry();
     if !b.seen && !terminated {
