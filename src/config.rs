@@ -105,6 +105,14 @@ pub struct RelayConfig {
     /// copy it for its recipient at once and record it as relayed.
     #[serde(default)]
     pub copy_on_import: bool,
+    /// Append a `meta: audit` hop to each envelope relayed (who, when, from where, and a
+    /// digest of what arrived); hops stand outside what a signature covers.
+    #[serde(default)]
+    pub audit: bool,
+    /// The name hops record as `Received-By`; unset: the first `[operator] addresses`
+    /// entry, else `[compose] user`.
+    #[serde(default)]
+    pub audit_by: Option<String>,
 }
 
 /// `[signing]`: the operator's key, with which the composer signs envelopes before copying.
@@ -268,6 +276,7 @@ mod tests {
         .unwrap();
         assert_eq!(c.operator.addresses, ["human@desk", "OPERATOR"]);
         assert!(c.relay.copy_on_import);
+        assert!(!c.relay.audit && c.relay.audit_by.is_none());
         let c = parse("", Path::new("c.toml")).unwrap();
         assert!(c.operator.addresses.is_empty() && !c.relay.copy_on_import);
         assert!(parse("[relay]\ncopy = true\n", Path::new("c.toml")).is_err());

@@ -36,7 +36,7 @@ pub fn stored(m: &StoredMessage) -> Value {
 
 /// The envelope's own fields, shared by parsed and stored envelopes.
 fn fields(e: &Envelope, intent: Option<String>) -> Value {
-    json!({
+    let mut v = json!({
         "from": e.banner.from,
         "to": e.banner.to,
         "version": e.banner.version,
@@ -56,7 +56,14 @@ fn fields(e: &Envelope, intent: Option<String>) -> Value {
             "namespace": m.namespace,
             "entries": m.entries.iter().map(|(k, v)| [k, v]).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-    })
+    });
+    // Audit hops read and checked (only when there are any), for scripts that follow a
+    // relay chain.
+    let hops = crate::protocol::audit::timeline(e);
+    if !hops.is_empty() {
+        v["audit"] = json!(hops);
+    }
+    v
 }
 
 /// The whole `parse --json` object, as `parse --json` writes it piece by piece.

@@ -3,6 +3,7 @@
 //! input; a valid signature vouches exactly for what the parser reads; and every banner
 //! outside an envelope is accounted for.
 
+use crosstalk::protocol::audit::{DigestCheck, Relay, append_hop, timeline, without_hops};
 use crosstalk::protocol::error_envelope::error_envelope;
 use crosstalk::protocol::keys::parse_private_key;
 use crosstalk::protocol::render::{body_key, nfc, render_as};
@@ -143,6 +144,8 @@ fn stray_line() -> impl Strategy<Value = String> {
         Just("parent: 01J9J3D3M6A4M3WQX8G1ZQ0S7K".to_string()),
         Just("intent: REQUEST".to_string()),
         Just("meta: routing".to_string()),
+        Just("meta: audit".to_string()),
+        Just("Received-By: mallory".to_string()),
         Just("X-Priority: high".to_string()),
         Just("X-Extra: value".to_string()),
         Just("hash: deadbeef".to_string()),
@@ -260,8 +263,9 @@ proptest! {
         let ex = extract(&tampered, &Options::default());
         for p in &ex.envelopes {
             if verify_parsed(p, &tampered, &public).is_ok() {
-                // A transport checksum after `sig:` is not content: compare without it.
-                let mut read = p.envelope.clone();
+                // A transport checksum after `sig:` is not content, nor are audit hops (any
+                // relay may add one): compare without them.
+                let mut read = without_hops(&p.envelope).into_owned();
                 read.hash = None;
                 prop_assert_eq!(&read, &signed, "verified but reads differently:\n{}", tampered);
             }
@@ -285,6 +289,33 @@ proptest! {
         let text = wrap(&text, how);
         let original = wrap(&env, how);
         prop_assert_eq!(readings(&text), readings(&original), "input:\n{}", text);
+    }
+
+    #[test]
+    fn audit_hops_never_break_a_signature_and_their_digests_match(
+        env in signable_envelope(),
+        jws in any::<bool>(),
+        relays in proptest::collection::vec("[a-z]{1,8}(@[a-z]{1,6})?", 1..4),
+        how in 0u8..4,
+    ) {
+        let key = parse_private_key(PRIVATE_PEM).expect("test key");
+        let mut signed = env;
+        let format = if jws { SigFormat::Jws } else { SigFormat::Ed25519 };
+        sign_envelope(&mut signed, &key, format, "rc1@example");
+        let mut relayed = signed.clone();
+        for by in &relays {
+            // Each relay reads what the previous one sent, then adds its hop.
+            let text = crosstalk::protocol::render(&relayed);
+            relayed = extract(&text, &Options::default()).envelopes.remove(0).envelope;
+            append_hop(&mut relayed, &Relay { by, received_at: "2026-11-23T10:00:00Z", now: jiff::Timestamp::UNIX_EPOCH });
+        }
+        let text = wrap(&crosstalk::protocol::render(&relayed), how);
+        let p = extract(&text, &Options::default()).envelopes.remove(0);
+        prop_assert!(verify_parsed(&p, &text, &key.verifying_key()).is_ok(), "{}", text);
+        let hops = timeline(&p.envelope);
+        prop_assert_eq!(hops.len(), relays.len());
+        prop_assert!(hops.iter().all(|h| h.digest_check == DigestCheck::Matches), "{:?}", hops);
+        prop_assert_eq!(without_hops(&p.envelope).into_owned(), signed);
     }
 
     #[test]

@@ -142,3 +142,85 @@ fn an_unverified_revoke_is_flagged_and_withdraws_nothing() {
         "01KAQ4W5J8Z0000000000000M2"
     );
 }
+
+/// With `[relay] audit`, `y` on a signed envelope to relay copies it with this desk's
+/// `meta: audit` hop; the copy (as OSC 52 delivered it) still verifies through the store,
+/// comes back as the same message rather than a conflict, and a copy whose body was changed
+/// after the hop shows the hop's digest flagged in the inspector's audit trail.
+#[test]
+fn a_relayed_envelope_with_an_audit_hop_still_verifies() {
+    let Some(t) = Term::new() else { return };
+    std::fs::write(
+        t.path("config.toml"),
+        "[operator]\naddresses = [\"op\"]\n[relay]\naudit = true\naudit_by = \"desk-kalle\"\n",
+    )
+    .unwrap();
+    let original = signed(1, "01KAQ4W5J8Z0000000000000M1", "carry this on")
+        .replace("[[alice→op v1]]", "[[alice→bob v1]]");
+    // Re-signed for its new recipient (the banner is signed).
+    let mut env = extract(&original, &Options::default()).envelopes[0]
+        .envelope
+        .clone();
+    sign_envelope(
+        &mut env,
+        &SigningKey::from_bytes(&[1; 32]),
+        SigFormat::Ed25519,
+        "alice",
+    );
+    let file = t.path("first.txt");
+    std::fs::write(&file, render(&env)).unwrap();
+    t.import(&[&file]);
+    t.start(120, 60, &[]);
+    t.wait_for("carry this on");
+    t.wait_for("⇢ to relay (y)");
+    t.keys(&["y"]);
+    let copied = t.wait_buffer("the relayed copy", |b| b.contains("carry this on"));
+    let s = t.wait_for("audit hop");
+    assert!(
+        s.contains("relayed (OSC 52) with this desk's audit hop"),
+        "{s}"
+    );
+    for part in [
+        "\nmeta: audit\n",
+        "Received-By: desk-kalle\n",
+        "Previous-Hop: alice\n",
+        "Chain: alice → desk-kalle\n",
+        "Hop-Digest: sha256:",
+    ] {
+        assert!(copied.contains(part), "{part} in {copied}");
+    }
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+
+    let relayed = t.path("relayed.txt");
+    std::fs::write(&relayed, &copied).unwrap();
+    let verified = t.cli(&["verify", relayed.to_str().unwrap()]);
+    assert!(verified.contains("✓"), "{verified}");
+    assert!(
+        verified.contains("1 audit hop outside the signature"),
+        "{verified}"
+    );
+    // The copy that went through one more relay is the same message.
+    let report = t.cli_json(&["import", relayed.to_str().unwrap()]);
+    assert_eq!(report[0]["items"][0]["outcome"], "duplicate", "{report}");
+
+    // Changed after the hop (and given a new id, so it is a message of its own).
+    let forged = copied
+        .replace("carry this on", "carry this on, and pay mallory")
+        .replace("0000000000000M1", "0000000000000M9");
+    t.restart(&[]);
+    t.wait_for("carry this on");
+    t.paste(&forged, true);
+    t.wait_for("pay mallory");
+    t.keys(&["Enter"]);
+    t.wait_for("Imported 1");
+    let s = t.wait_for("audit trail (1 hops, outside the signature)");
+    assert!(s.contains("1. alice → desk-kalle"), "{s}");
+    assert!(s.contains("digest ✗ does not match"), "{s}");
+    assert!(
+        s.contains("⚠ the content changed after hop 1 received it"),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+}

@@ -278,9 +278,15 @@ impl App {
             self.warn("Nothing selected to copy.");
             return Ok(());
         };
-        if let Some((level, line)) = self.copy_text(&m.canonical, &m.envelope.banner.to) {
+        let text = self.relay_text(&m)?;
+        if let Some((level, line)) = self.copy_text(&text, &m.envelope.banner.to) {
             if let Some(relayed) = self.record_relay(&m.id)? {
-                self.status = (level, format!("{line}; {relayed}"));
+                let hop = if text != m.canonical {
+                    " with this desk's audit hop"
+                } else {
+                    ""
+                };
+                self.status = (level, format!("{line}; {relayed}{hop}"));
                 return Ok(());
             }
             let waiting = match self.store.mark_copied(&m.id) {

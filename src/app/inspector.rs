@@ -287,7 +287,8 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
             field(&mut rows, "stored", &short_time(&m.received_at));
         }
     }
-    for block in &env.meta {
+    let audit = crate::protocol::audit::is_audit;
+    for block in env.meta.iter().filter(|b| !audit(b)) {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(
             RowKind::Title,
@@ -298,6 +299,7 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
             field(&mut rows, k, v);
         }
     }
+    audit_rows(&mut rows, env, w);
     if folded.is_none() {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(RowKind::Title, "", "body"));
@@ -368,6 +370,57 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
         rows.push(Row::new(RowKind::Field, "", part));
     }
     rows
+}
+
+/// The audit hops as a timeline, oldest first: who received the envelope from whom and
+/// when, and whether each hop's digest still matches; a hop whose digest does not is flagged,
+/// with where the change happened. Hops are unsigned claims, and the title says so.
+fn audit_rows(rows: &mut Vec<Row>, env: &crate::protocol::Envelope, w: usize) {
+    use crate::protocol::audit::{DigestCheck, timeline, verdict};
+    let hops = timeline(env);
+    if hops.is_empty() {
+        return;
+    }
+    rows.push(Row::new(RowKind::Blank, "", ""));
+    rows.push(Row::new(
+        RowKind::Title,
+        "",
+        truncate(
+            &format!("audit trail ({} hops, outside the signature)", hops.len()),
+            w,
+        ),
+    ));
+    for (i, h) in hops.iter().enumerate() {
+        let by = h.hop.received_by.as_deref().map_or("?".into(), safe_line);
+        let from = h.hop.previous_hop.as_deref().map_or("?".into(), safe_line);
+        let mut text = format!("{}. {from} → {by}", i + 1);
+        if let Some(at) = &h.hop.received_at {
+            text.push_str(&format!(" · received {}", short_time(at)));
+        }
+        if let Some(at) = &h.hop.processed_at {
+            text.push_str(&format!(" · sent on {}", short_time(at)));
+        }
+        let (kind, digest) = match h.digest_check {
+            DigestCheck::Matches => (RowKind::Field, "digest ✓"),
+            DigestCheck::Differs => (RowKind::Warning, "digest ✗ does not match"),
+            DigestCheck::Missing => (RowKind::Field, "no digest"),
+            DigestCheck::Unreadable => (RowKind::Warning, "digest unreadable"),
+        };
+        text.push_str(&format!(" · {digest}"));
+        for part in wrap(&text, w) {
+            rows.push(Row::new(kind, "", part));
+        }
+    }
+    if let Some(chain) = hops.last().and_then(|h| h.hop.chain.as_deref()) {
+        for part in wrap(&format!("chain: {}", safe_line(chain)), w) {
+            rows.push(Row::new(RowKind::Field, "", part));
+        }
+    }
+    if let Some(v) = verdict(&hops) {
+        for part in wrap(&format!("⚠ the content {v}"), w) {
+            rows.push(Row::new(RowKind::Warning, "", part));
+        }
+    }
 }
 
 /// The message's status in the operator's words: where it stands, and for a received

@@ -94,6 +94,8 @@ pub struct Settings {
     pub operator: Option<Vec<String>>,
     /// Copy a single new envelope for someone else right after its import.
     pub copy_on_import: bool,
+    /// With `[relay] audit`: the name relayed copies record their `meta: audit` hop under.
+    pub audit_by: Option<String>,
     /// Sign composed envelopes before copying them (`[signing]`).
     pub signing: crate::config::SigningConfig,
 }

@@ -107,6 +107,28 @@ impl App {
         Ok(Some(format!("relayed ({method})")))
     }
 
+    /// The text a copy of stored message `m` carries: its canonical form; with `[relay]
+    /// audit`, an envelope being relayed (received, for someone else) gets this desk's
+    /// `meta: audit` hop appended, which leaves its signature intact.
+    pub(super) fn relay_text(&self, m: &crate::store::StoredMessage) -> anyhow::Result<String> {
+        let Some(by) = self.settings.audit_by.as_deref() else {
+            return Ok(m.canonical.clone());
+        };
+        let relayed =
+            m.direction == "received" && (self.store.delivery(&m.id)?).is_some_and(|d| !d.to_me);
+        if !relayed {
+            return Ok(m.canonical.clone());
+        }
+        let mut env = m.envelope.clone();
+        let relay = crate::protocol::audit::Relay {
+            by,
+            received_at: &m.received_at,
+            now: self.now,
+        };
+        crate::protocol::audit::append_hop(&mut env, &relay);
+        Ok(crate::protocol::render(&env))
+    }
+
     /// With `[relay] copy_on_import`: after a paste's import, copies its one new envelope for
     /// its recipient when it is for someone else, and says why not otherwise. Returns the
     /// words to add to the status line.
@@ -130,14 +152,20 @@ impl App {
         if state.as_deref() != Some("to_relay") {
             return Ok(" Not relayed: it is addressed to you.".into());
         }
-        let Some((_, line)) = self.copy_text(&m.canonical, &m.envelope.banner.to) else {
+        let text = self.relay_text(&m)?;
+        let Some((_, line)) = self.copy_text(&text, &m.envelope.banner.to) else {
             return Ok(format!(" Not relayed: {}", self.status.1));
         };
         let relayed = self.record_relay(id)?;
         Ok(match relayed {
             Some(r) => format!(
-                " Copied for {}: {line}; {r}.",
-                crate::app::text::safe_line(&m.envelope.banner.to)
+                " Copied for {}: {line}; {r}{}.",
+                crate::app::text::safe_line(&m.envelope.banner.to),
+                if text != m.canonical {
+                    " with this desk's audit hop"
+                } else {
+                    ""
+                }
             ),
             None => format!(" {line}."),
         })

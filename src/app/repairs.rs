@@ -19,6 +19,9 @@ pub fn note(code: &str) -> Option<&'static str> {
         "invisible-chars" => {
             "invisible characters (zero-width, byte-order mark) were removed from its headers"
         }
+        "header-on-banner" => {
+            "its first headers stood on the banner's line (a line break was lost); they were read as headers"
+        }
         "invalid-utf8" => "bytes that were not UTF-8 were replaced with U+FFFD",
         _ => return None,
     })

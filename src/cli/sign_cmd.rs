@@ -97,8 +97,19 @@ fn verify_each(
     let mut all_ok = true;
     let mut results = Vec::new();
     for (i, p) in ex.envelopes.iter().enumerate() {
-        let c = check(i, p, &inp.text)?;
+        let mut c = check(i, p, &inp.text)?;
         all_ok &= c.valid;
+        // Hops are relays' claims, not the signer's: say that the signature leaves them out.
+        let hops = (p.envelope.meta.iter())
+            .filter(|m| protocol::audit::is_audit(m))
+            .count();
+        if hops > 0 {
+            c.json["audit_hops"] = serde_json::json!(hops);
+            c.line.push_str(&format!(
+                " ({hops} audit hop{} outside the signature)",
+                if hops == 1 { "" } else { "s" }
+            ));
+        }
         if as_json {
             results.push(c.json);
         } else {

@@ -10,6 +10,7 @@
 //! - [`error_envelope`] builds the ERROR reply the spec describes.
 
 pub mod address;
+pub mod audit;
 pub mod awaiting;
 mod collapsed;
 pub mod consent;
@@ -177,21 +178,59 @@ impl Parsed {
     }
 
     /// The signable portion as received: banner through the line before `sig:`, LF line
-    /// endings, characters exactly as received (verification tries their NFC form too).
+    /// endings, characters exactly as received (verification tries their NFC form too),
+    /// without the lines of audit hops ([`audit::unsigned_lines`]).
     /// `None` when there is no `sig:` line or the envelope arrived collapsed (its line
     /// breaks are gone, so only the canonical form can be checked).
     pub fn signable_received(&self, input: &str) -> Option<String> {
+        self.signable_received_all(input)?.into_iter().next()
+    }
+
+    /// [`Parsed::signable_received`] in each way of leaving audit hops out (one text when
+    /// there are none).
+    pub fn signable_received_all(&self, input: &str) -> Option<Vec<String>> {
         let sig = self.positions.sig?;
         if self.collapsed {
             return None;
         }
         let count = sig.line.checked_sub(self.span.start_line)? as usize;
-        let mut out = String::with_capacity(self.byte_range.len());
-        for line in self.unwrapped_lines(input).take(count) {
-            out.push_str(line);
-            out.push('\n');
+        let lines: Vec<&str> = self.unwrapped_lines(input).take(count).collect();
+        Some(self.signed_lines(&lines))
+    }
+
+    /// `lines` (the envelope's first lines, as received) joined with LF, leaving out those
+    /// of audit hops, which no signature covers: one text per way of leaving them out
+    /// ([`audit::Blanks`]), without repeats.
+    pub fn signed_lines(&self, lines: &[&str]) -> Vec<String> {
+        let join = |skip: &[u32]| {
+            let mut out = String::with_capacity(self.byte_range.len());
+            for (i, line) in lines.iter().enumerate() {
+                if skip
+                    .binary_search(&(self.span.start_line + i as u32))
+                    .is_ok()
+                {
+                    continue;
+                }
+                out.push_str(line.strip_suffix('\n').unwrap_or(line));
+                out.push('\n');
+            }
+            out
+        };
+        if !self.envelope.meta.iter().any(audit::is_audit) {
+            return vec![join(&[])];
         }
-        Some(out)
+        let mut out: Vec<String> = Vec::with_capacity(3);
+        for blanks in [
+            audit::Blanks::Before,
+            audit::Blanks::After,
+            audit::Blanks::Both,
+        ] {
+            let text = join(&audit::unsigned_lines(self, lines, blanks));
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+        out
     }
 }
 

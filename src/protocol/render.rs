@@ -56,7 +56,7 @@ pub fn body_key(p: &crate::protocol::Parsed) -> BodyKey {
 
 /// The canonical text with the body under `key`.
 pub fn render_as(env: &Envelope, key: BodyKey) -> String {
-    let mut out = signable_with(env, key);
+    let mut out = text_with(env, key);
     if let Some(sig) = &env.sig {
         field(&mut out, "sig", sig);
     }
@@ -68,16 +68,18 @@ pub fn render_as(env: &Envelope, key: BodyKey) -> String {
 }
 
 /// The signable portion in canonical form: banner through the last body line, each line
-/// ending in LF, NFC. These are the bytes a signature covers.
+/// ending in LF, NFC, without audit hops (relays add them to signed envelopes: see
+/// [`super::audit`]). These are the bytes a signature covers.
 pub fn signable(env: &Envelope) -> String {
     nfc(&signable_raw(env))
 }
 
 fn signable_raw(env: &Envelope) -> String {
-    signable_with(env, BodyKey::Body)
+    text_with(&super::audit::without_hops(env), BodyKey::Body)
 }
 
-fn signable_with(env: &Envelope, key: BodyKey) -> String {
+/// The canonical text from the banner through the body.
+fn text_with(env: &Envelope, key: BodyKey) -> String {
     let mut out = String::with_capacity(256 + env.body.as_ref().map_or(0, String::len));
     let b = &env.banner;
     let _ = writeln!(

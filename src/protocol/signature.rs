@@ -278,7 +278,11 @@ pub fn verify_parsed(
     input: &str,
     key: &VerifyingKey,
 ) -> Result<Matched, SigError> {
-    verify_signable(parsed, parsed.signable_received(input), key)
+    verify_signable(
+        parsed,
+        parsed.signable_received_all(input).unwrap_or_default(),
+        key,
+    )
 }
 
 /// [`verify_parsed`] for a caller that kept the envelope's received text (transport wrapping
@@ -294,19 +298,16 @@ pub fn verify_received(
         .filter(|_| !parsed.collapsed)
         .and_then(|sig| {
             let count = sig.line.checked_sub(parsed.span.start_line)? as usize;
-            Some(
-                received
-                    .split_inclusive('\n')
-                    .take(count)
-                    .collect::<String>(),
-            )
-        });
+            let lines: Vec<&str> = received.split_inclusive('\n').take(count).collect();
+            Some(parsed.signed_lines(&lines))
+        })
+        .unwrap_or_default();
     verify_signable(parsed, signable, key)
 }
 
 fn verify_signable(
     parsed: &Parsed,
-    received: Option<String>,
+    received: Vec<String>,
     key: &VerifyingKey,
 ) -> Result<Matched, SigError> {
     let sig = parse_sig(parsed.envelope.sig.as_deref().unwrap_or("none"))?;
@@ -320,7 +321,7 @@ fn verify_signable(
     {
         return Err(SigError::OutsideSigned(d.line));
     }
-    if let Some(received) = received {
+    for received in received {
         for text in [received.as_str(), without_trailing_blank_lines(&received)] {
             if verify_bytes(text.as_bytes(), &sig, key).is_ok() {
                 return Ok(Matched::AsReceived);
@@ -400,6 +401,37 @@ mod tests {
             let signed = sign_bytes(payload.as_bytes(), &private, SigFormat::Jws, "unused");
             assert_eq!(signed, published);
         }
+    }
+
+    /// A hop another relay wrote into the text as received (not re-rendered) leaves a
+    /// tab-indented signature, which only the as-received text matches, verifiable; a hop
+    /// block that swallows a signed line does not.
+    #[test]
+    fn audit_hops_inserted_as_received_stay_outside_the_signature() {
+        let (payload, published) = vector(VECTORS[2]);
+        let public = keys().1;
+        let hop = "meta: audit\nReceived-By: gw\nHop-Digest: sha256:00\n\n";
+        for text in [
+            payload.replace("body: |", &format!("{hop}body: |")),
+            payload.replace("body: |", &format!("\n{hop}body: |")),
+            payload.replace("intent: REQUEST\n", &format!("intent: REQUEST\n\n{hop}")),
+        ] {
+            let text = format!("{text}sig: {published}\n[[END]]\n");
+            let p =
+                &crate::protocol::extract(&text, &crate::protocol::Options::default()).envelopes[0];
+            assert_eq!(p.envelope.meta.len(), 1, "{text}");
+            assert_eq!(
+                verify_parsed(p, &text, &public),
+                Ok(Matched::AsReceived),
+                "{text}"
+            );
+        }
+        // `meta: audit` put above a signed header makes that header part of the hop, so it
+        // is no longer covered and the signature fails.
+        let text = payload.replace("context:", "meta: audit\nContext:");
+        let text = format!("{text}sig: {published}\n[[END]]\n");
+        let p = &crate::protocol::extract(&text, &crate::protocol::Options::default()).envelopes[0];
+        assert!(verify_parsed(p, &text, &public).is_err(), "{text}");
     }
 
     #[test]

@@ -336,7 +336,8 @@ pub fn parse_time(value: &str) -> Option<jiff::Timestamp> {
 }
 
 /// Whether `hash` (CRC32 hex, optionally `crc32:`-prefixed) matches the text from `[[` through
-/// the `sig:` line, as received or canonical, with or without the final newline.
+/// the `sig:` line (audit hops left out), as received or canonical, with or without the
+/// final newline.
 fn hash_matches(p: &Parsed, input: &str, hash: &str) -> bool {
     let want = hash
         .trim()
@@ -345,11 +346,12 @@ fn hash_matches(p: &Parsed, input: &str, hash: &str) -> bool {
     let mut candidates = vec![hashed_portion(&p.envelope)];
     if let (Some(sig), false) = (p.positions.sig, p.collapsed) {
         let received = p.received_text(input);
-        let upto: String = received
+        let lines: Vec<&str> = received
             .split_inclusive('\n')
             .take((sig.line - p.span.start_line + 1) as usize)
             .collect();
-        candidates.push(super::render::nfc(&upto));
+        // Audit hops stand outside what `hash:` covers, as outside a signature.
+        candidates.extend(p.signed_lines(&lines).iter().map(|t| super::render::nfc(t)));
     }
     candidates
         .iter()

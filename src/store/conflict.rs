@@ -242,11 +242,17 @@ impl Store {
             return Ok(None);
         };
         let canonical = canonical_of(p, &s);
-        Ok((canonical != s.canonical
+        Ok((!same_content(&canonical, &s.canonical)
             && !signs_stored(&s.canonical, &canonical)
             && !signs_stored(&canonical, &s.canonical))
         .then(|| diagnostic(p.span.start_line, &s, None)))
     }
+}
+
+/// Whether two canonical texts of one message id say the same: equal, or equal once their
+/// audit hops are left out (a copy that went through more relays is the same message).
+pub(super) fn same_content(a: &str, b: &str) -> bool {
+    a == b || protocol::audit::same_but_hops(a, b)
 }
 
 /// The `sig:` value of a canonical text and the text without its `sig:` line and the

@@ -249,7 +249,7 @@ impl Run<'_> {
                         }
                         // A copy that lost the stored message's signature on the way (a
                         // chat dropped the line) is the same message: a duplicate.
-                        if canonical != s.canonical
+                        if !conflict::same_content(&canonical, &s.canonical)
                             && !conflict::signs_stored(&canonical, &s.canonical)
                         {
                             // Same id, other content: kept beside the stored message, and
