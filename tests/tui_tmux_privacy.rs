@@ -1,5 +1,5 @@
 //! Personal data and consent in the real binary, in tmux: an envelope declaring `PII: none`
-//! whose body holds a phone number is warned about in the inspector; a reply carrying an
+//! whose body holds a phone number is warned about in the inspector and badged in the tree; a reply carrying an
 //! e-mail address into that thread, whose consent has expired, is not copied at the first
 //! C-y; M-r redacts it and the next C-y copies the redacted envelope (OSC 52).
 
@@ -44,6 +44,11 @@ fn undeclared_pii_is_warned_and_expired_consent_asks_before_copying_pii() {
     // The inspector names the personal data the body holds.
     let s = t.wait_for("1 phone number");
     assert!(tmux::has_row(&s, &["pii", "1 phone number"]), "{s}");
+    // The tree marks the message as holding personal data.
+    assert!(
+        tmux::has_row(&s, &["REQUEST", "PII claude→op", "Call the clinic"]),
+        "{s}"
+    );
     let consent = t.cli(&["consent"]);
     assert!(consent.contains("expired  kalle-2025-10-09"), "{consent}");
 

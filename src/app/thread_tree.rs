@@ -225,6 +225,7 @@ mod tests {
             delivery: None,
             missing_parent: false,
             signature: None,
+            pii: None,
             depth,
         }
     }

@@ -22,6 +22,7 @@ mod import;
 mod keys;
 mod lookup;
 mod paste_text;
+pub mod pii;
 mod poll;
 mod prepare;
 mod query;
@@ -296,6 +297,7 @@ impl Store {
             });
         }
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        pii::register(&conn)?;
         Ok(Store {
             conn,
             ids: IdGenerator::new(),
@@ -327,6 +329,7 @@ impl Store {
         // with SQLite's 2 MB default it spills pages to the WAL and reads them back.
         conn.pragma_update(None, "cache_size", -32768)?;
         schema::migrate(&conn, BUSY_TIMEOUT, path)?;
+        pii::register(&conn)?;
         Ok(Store {
             conn,
             ids: IdGenerator::new(),

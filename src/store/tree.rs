@@ -35,6 +35,8 @@ pub struct TreeRow {
     pub missing_parent: bool,
     /// Its signature's verdict (`verified`, `unknown`, `bad`, `changed`); `None` unsigned.
     pub signature: Option<String>,
+    /// The kinds of personal data in its body (`email phone`), `None` when there is none.
+    pub pii: Option<String>,
     /// Depth in the tree (0 for roots).
     pub depth: usize,
 }
@@ -66,7 +68,7 @@ impl Store {
             "SELECT m.id, m.parent_id, m.intent, m.sender, m.recipient,
                     substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400),
                     m.status, m.received_at, coalesce(d.sent_at, m.received_at), d.state,
-                    coalesce(d.missing_parent, 0), s.state
+                    coalesce(d.missing_parent, 0), s.state, crosstalk_pii(m.body)
              FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
                   LEFT JOIN signatures s ON s.seq = m.seq
              WHERE m.thread_id = ?1 ORDER BY m.seq",
@@ -91,6 +93,7 @@ impl Store {
                     delivery: r.get(9)?,
                     missing_parent: r.get(10)?,
                     signature: r.get(11)?,
+                    pii: r.get(12)?,
                     depth: 0,
                 })
             })?

@@ -63,6 +63,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 }
             );
             let (sig, sig_style) = signature_mark(m.signature.as_deref());
+            // Personal data in the body: worth knowing before relaying or quoting it.
+            let pii = if m.pii.is_some() { "PII " } else { "" };
             let route = format!("{}→{}", safe_line(&m.from), safe_line(&m.to));
             let first = m.first_line.as_str();
             let time = age(&m.sent_at, app.now);
@@ -74,6 +76,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 + width(&fold)
                 + width(&status)
                 + width(sig)
+                + width(pii)
                 + time.len()
                 + 1;
             let room = w.saturating_sub(fixed);
@@ -88,6 +91,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 Span::styled(fold, theme::WARN),
                 Span::styled(status, theme::AWAITING),
                 Span::styled(sig, sig_style),
+                Span::styled(pii, theme::WARN),
                 Span::styled(route, theme::KEY),
                 Span::raw(text),
                 Span::raw(" ".repeat(pad)),
