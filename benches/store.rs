@@ -322,3 +322,52 @@ fn lean_message_lookup(b: Bencher) {
     let id = &history().largest.0;
     b.bench_local(|| store.has_thread(black_box(id)).expect("lookup"));
 }
+
+/// The tree's outline of the 5 000-message thread: one light row per message, with the PII
+/// badge asked of SQLite for every body.
+#[divan::bench]
+fn outline_5000_message_thread(b: Bencher) {
+    let (_, path, id) = long_thread();
+    let store = Store::open(path).expect("open");
+    b.counter(ItemsCount::new(5_000usize)).bench_local(|| {
+        store
+            .thread_outline(black_box(id))
+            .expect("outline")
+            .expect("the thread")
+            .rows
+            .len()
+    });
+}
+
+/// The baseline for the outline: the same rows' columns in one plain SELECT, without the
+/// ledger, the verdicts, the tree order or the PII badge.
+#[divan::bench]
+fn outline_5000_plain_select(b: Bencher) {
+    let (_, path, id) = long_thread();
+    let conn = rusqlite::Connection::open(path).expect("open");
+    b.counter(ItemsCount::new(5_000usize)).bench_local(|| {
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT id, parent_id, intent, sender, recipient, substr(body, 1, 400), status,
+                        received_at FROM messages WHERE thread_id = ?1 ORDER BY seq",
+            )
+            .expect("prepare");
+        let rows = stmt
+            .query_map([black_box(id)], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, String>(6)?,
+                    r.get::<_, String>(7)?,
+                ))
+            })
+            .expect("query")
+            .collect::<Result<Vec<_>, _>>()
+            .expect("rows");
+        rows.len()
+    });
+}

@@ -66,24 +66,25 @@ fn re(pattern: &str) -> Regex {
 
 static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)[a-z0-9](?:[a-z0-9._%+-]{0,62}[a-z0-9_%+-])?@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.[a-z]{2,24}\b",
+        r"(?i-u)[a-z0-9](?:[a-z0-9._%+-]{0,62}[a-z0-9_%+-])?@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.[a-z]{2,24}(?-u:\b)",
     )
 });
 static PHONE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,6}){2,6}",
-        r"|\(\d{3}\) ?\d{3}[-. ]\d{4}",
-        r"|\b\d{3}[-.]\d{3}[-.]\d{4}\b",
-        r"|\b0\d{2,4}[ /-]\d{3,8}(?:[ -]\d{2,5})?\b",
+        r"\+[0-9]{1,3}(?:[ .-]?\([0-9]{1,4}\))?(?:[ .-]?[0-9]{1,6}){2,6}",
+        r"|\([0-9]{3}\) ?[0-9]{3}[-. ][0-9]{4}",
+        r"|(?-u:\b)[0-9]{3}[-.][0-9]{3}[-.][0-9]{4}(?-u:\b)",
+        r"|(?-u:\b)0[0-9]{2,4}[ /-][0-9]{3,8}(?:[ -][0-9]{2,5})?(?-u:\b)",
     ))
 });
-static IBAN: LazyLock<Regex> =
-    LazyLock::new(|| re(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"));
+static IBAN: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?-u:\b)[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?-u:\b)")
+});
 static CARD: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\b(?:\d{13,19}",
-        r"|\d{4}(?:[ -]\d{4}){2}[ -]\d{1,7}",
-        r"|\d{4}[ -]\d{6}[ -]\d{4,5})\b",
+        r"(?-u:\b)(?:[0-9]{13,19}",
+        r"|[0-9]{4}(?:[ -][0-9]{4}){2}[ -][0-9]{1,7}",
+        r"|[0-9]{4}[ -][0-9]{6}[ -][0-9]{4,5})(?-u:\b)",
     ))
 });
 
@@ -217,8 +218,7 @@ pub fn luhn(digits: &[u32]) -> bool {
 /// The kinds of personal data in `text`, each once, in order of kind: what a badge shows.
 /// Text with no digit and no `@` holds none, which most prose is told at the cost of a scan.
 pub fn kinds(text: &str) -> Vec<PiiKind> {
-    // `\d` in the patterns is any Unicode digit: only ASCII text can be ruled out this way.
-    if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_digit() || b == b'@') {
+    if !text.bytes().any(|b| b.is_ascii_digit() || b == b'@') {
         return Vec::new();
     }
     let mut out: Vec<PiiKind> = find(text).into_iter().map(|m| m.kind).collect();
