@@ -24,6 +24,8 @@ pub struct ThreadRow {
     pub missing_parents: usize,
     /// The time of the thread's newest message (its ULID's, else when stored).
     pub latest: Option<String>,
+    /// Signatures that failed or whose key changed: the alarms the operator must not miss.
+    pub signature_alarms: usize,
 }
 
 /// An envelope being composed.
@@ -127,10 +129,18 @@ impl Store {
                     to_me: r.get::<_, i64>(9)? as usize,
                     missing_parents: r.get::<_, i64>(10)? as usize,
                     latest: r.get(11)?,
+                    signature_alarms: 0,
                 })
             },
         )?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut rows: Vec<ThreadRow> = rows.collect::<Result<_, _>>()?;
+        // Alarms are few and only signed messages have a verdict: one pass over those,
+        // rather than a look into every thread's messages for every row.
+        let alarms = self.signature_alarms_by_thread()?;
+        for row in &mut rows {
+            row.signature_alarms = alarms.get(&row.summary.id).copied().unwrap_or(0);
+        }
+        Ok(rows)
     }
 
     /// Caps SQLite's page cache at `kib` KiB. Imports want a large one (see `Store::open`);
@@ -277,5 +287,19 @@ impl Store {
             self.mark_seen(thread)?;
         }
         Ok(())
+    }
+}
+
+impl Store {
+    /// Per thread, how many of its messages have a bad signature or one by a changed key.
+    fn signature_alarms_by_thread(
+        &self,
+    ) -> Result<std::collections::HashMap<String, usize>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT m.thread_id, count(*) FROM signatures s JOIN messages m ON m.seq = s.seq
+             WHERE s.state IN ('bad', 'changed') GROUP BY m.thread_id",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 }

@@ -73,6 +73,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             if row.missing_parents > 0 {
                 todo.push_str(&format!("⚠{} ", row.missing_parents));
             }
+            // A bad signature or a changed key: red, before anything else to do.
+            let alarm = if row.signature_alarms > 0 {
+                format!("✗{} ", row.signature_alarms)
+            } else {
+                String::new()
+            };
             let when = row.latest.as_deref().unwrap_or(&s.last_activity);
             let right = format!("{} {:>3}", s.message_count, age(when, app.now));
             let name = s
@@ -86,13 +92,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 String::new()
             };
             let room = w.saturating_sub(
-                2 + width(&waiting) + width(drafts) + width(&todo) + width(&right) + 1,
+                2 + width(&alarm)
+                    + width(&waiting)
+                    + width(drafts)
+                    + width(&todo)
+                    + width(&right)
+                    + 1,
             );
             let main = truncate(&format!("{}{}", safe_line(&name), safe_line(&who)), room);
             let pad = " ".repeat(room.saturating_sub(width(&main)));
             let mut spans = vec![
                 marker,
                 Span::raw(" "),
+                Span::styled(alarm, theme::ERROR),
                 Span::styled(waiting, theme::AWAITING),
                 Span::styled(drafts.to_string(), theme::WARN),
                 Span::styled(todo, theme::WARN),
