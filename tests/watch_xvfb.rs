@@ -13,86 +13,15 @@ mod tmux;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tmux::xvfb::Xvfb;
 use tmux::{BIN, Term, manifest};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn found(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-}
-
-/// Xvfb on a display it picks itself (`-displayfd`), killed on drop.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start() -> Option<Xvfb> {
-        if !found("Xvfb") || !found("xclip") {
-            eprintln!("skipping the clipboard watch test: Xvfb or xclip is not installed");
-            return None;
-        }
-        let mut child = Command::new("Xvfb")
-            .args([
-                "-displayfd",
-                "1",
-                "-nolisten",
-                "tcp",
-                "-screen",
-                "0",
-                "640x480x24",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting Xvfb");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).expect("Xvfb's display number");
-        let display = format!(":{}", line.trim());
-        assert!(display.len() > 1, "Xvfb printed no display number");
-        Some(Xvfb { child, display })
-    }
-
-    /// Sets the clipboard as a Copy button would; xclip stays to serve it.
-    fn copy(&self, text: &str) {
-        let mut c = Command::new("xclip")
-            .args(["-selection", "clipboard", "-i"])
-            .env("DISPLAY", &self.display)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("xclip");
-        std::io::Write::write_all(&mut c.stdin.take().unwrap(), text.as_bytes()).unwrap();
-        // xclip forks a server and its first process exits.
-        c.wait().unwrap();
-    }
-
-    /// The clipboard's text now.
-    fn clipboard(&self) -> String {
-        let out = Command::new("xclip")
-            .args(["-selection", "clipboard", "-o"])
-            .env("DISPLAY", &self.display)
-            .output()
-            .expect("xclip -o");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn envelope() -> String {
     std::fs::read_to_string(manifest("assets/examples/v11-request.crosstalk")).unwrap()

@@ -115,6 +115,8 @@ pub enum Action {
     ErrorReply,
     /// The trust store: every key, its state, and a key change waiting for a decision.
     Keys,
+    /// Put the next envelope of a several-envelope copy on the clipboard for its recipient.
+    RelayNext,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -224,6 +226,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "reply ERROR / NACK (preview: E-FORMAT)",
     ),
     (Action::Keys, "keys", "trust store keys"),
+    (
+        Action::RelayNext,
+        "relay_next",
+        "put the next copied envelope up for its recipient",
+    ),
 ];
 
 impl Action {

@@ -112,6 +112,7 @@ impl App {
             Action::Queue => self.open_queue()?,
             Action::CycleStateFilter => self.cycle_state_filter()?,
             Action::ToggleWatch => self.toggle_watch(),
+            Action::RelayNext => self.relay_next()?,
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::ErrorReply => self.pick_error_code(),

@@ -376,7 +376,7 @@ impl App {
 
     /// Whether copies to `to` are fenced: a contact decides (see [`crate::contacts`]), else
     /// its name or address matches a configured recipient.
-    fn fence_for(&self, to: &str) -> bool {
+    pub(super) fn fence_for(&self, to: &str) -> bool {
         if let Some(c) = self.contacts.find(to) {
             return c.fence;
         }

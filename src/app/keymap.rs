@@ -301,6 +301,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Poll, "esc q P", Action::Back),
     (Scope::Poll, "c", Action::ClosePoll),
     (Scope::Browse, "K", Action::Keys),
+    (Scope::Browse, ">", Action::RelayNext),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
     (Scope::Queue, "j down", Action::Down),

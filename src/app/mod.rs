@@ -14,6 +14,7 @@ pub mod composer;
 mod conversation;
 pub mod erase;
 pub mod error_reply;
+mod hop;
 pub mod inspector;
 pub mod keymap;
 pub mod landing;
@@ -172,6 +173,8 @@ pub struct App {
     pub watch_config: crate::clipboard::watch::WatchConfig,
     /// Watched text the database did not take yet (busy), offered again on the tick.
     pub watch_waiting: Vec<String>,
+    /// Envelopes of one clipboard copy still to put up for their recipients, one per `>`.
+    pub hop_next: Vec<String>,
     /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
     pub contacts: crate::contacts::AddressBook,
 }
@@ -223,6 +226,7 @@ impl App {
             watch: None,
             watch_config: Default::default(),
             watch_waiting: Vec::new(),
+            hop_next: Vec::new(),
             contacts: Default::default(),
         };
         app.data_version = app.store.data_version().ok();

@@ -95,7 +95,7 @@ impl App {
         } else {
             self.warn(arrival.line());
         }
-        if arrival.is_news() && self.watch_config.bell {
+        if !self.settings.copy_on_import && arrival.is_news() && self.watch_config.bell {
             let _ = self
                 .terminal_out
                 .write_all(b"\x07")
@@ -104,6 +104,13 @@ impl App {
         if let Err(e) = self.reread_screen() {
             tracing::debug!("screen not read again after a clipboard import: {e:#}");
             self.stale = true;
+        }
+        if self.settings.copy_on_import {
+            // The hop: the copy goes straight back up for its recipient, or the status line
+            // says loudly why not (and rings itself).
+            if let Err(e) = self.hop_after_watch(&report, &arrival.line()) {
+                self.error(format!("Not relayed: {e:#}"));
+            }
         }
     }
 }

@@ -1,0 +1,144 @@
+//! The two-action hop: with the clipboard watched and `[relay] copy_on_import`, an envelope
+//! copied in one chat window is imported and put back on the clipboard as its recipient's
+//! window should get it (in the contact's fence, after its preamble the first time), marked
+//! relayed. The operator switches window and pastes. When crosstalk cannot vouch for the copy
+//! (invalid, conflicting, addressed to the operator, one of several) the clipboard is left as
+//! it was and the status line says why, in red, with the bell when configured.
+
+use std::io::Write as _;
+
+use super::App;
+use super::Level;
+use crate::store::{HopDecision, ImportReport, StoredMessage};
+
+impl App {
+    /// After the watch imported a clipboard text: relays it, or says why not, first on the
+    /// status line (a narrow terminal cuts its end); `arrived` is what the import said.
+    pub(super) fn hop_after_watch(
+        &mut self,
+        report: &ImportReport,
+        arrived: &str,
+    ) -> anyhow::Result<()> {
+        self.hop_next.clear();
+        match self.store.hop_decision(report)? {
+            HopDecision::Nothing => {}
+            HopDecision::Refuse(why) => {
+                self.error(format!(
+                    "Clipboard left unchanged: {why}. Check what you copied before pasting it anywhere."
+                ));
+                self.ring();
+            }
+            HopDecision::Relay(id) => {
+                if let Some(line) = self.put_up(&id)? {
+                    self.status = (Level::Info, format!("{line}. {arrived}"));
+                }
+                self.ring();
+            }
+            HopDecision::Several(ids) => {
+                let n = ids.len();
+                self.hop_next = ids;
+                let first = self.hop_target(0)?;
+                self.error(format!(
+                    "Clipboard left unchanged: {n} envelopes for others in one copy. > puts up the first (for {first}), then the next. {arrived}"
+                ));
+                self.ring();
+            }
+        }
+        Ok(())
+    }
+
+    /// `>`: puts up the next envelope of a several-envelope copy.
+    pub(super) fn relay_next(&mut self) -> anyhow::Result<()> {
+        if self.hop_next.is_empty() {
+            self.info("Nothing waits to be put up: > follows a copy that held several envelopes.");
+            return Ok(());
+        }
+        let id = self.hop_next.remove(0);
+        let left = self.hop_next.len();
+        if let Some(line) = self.put_up(&id)? {
+            let more = match left {
+                0 => "that was the last".to_string(),
+                n => format!("> puts up the next ({n} left, for {})", self.hop_target(0)?),
+            };
+            self.status = (Level::Info, format!("{line}; {more}."));
+            self.ring();
+        }
+        Ok(())
+    }
+
+    /// The recipient of the `i`-th envelope waiting, for the status line.
+    fn hop_target(&self, i: usize) -> anyhow::Result<String> {
+        let Some(id) = self.hop_next.get(i) else {
+            return Ok(String::new());
+        };
+        Ok(self
+            .store
+            .message(id)?
+            .map(|m| super::text::safe_line(&m.envelope.banner.to).into_owned())
+            .unwrap_or_default())
+    }
+
+    /// Copies message `id` for its recipient and records it relayed; selects it. Returns the
+    /// status line, or `None` when nothing was copied (the status line says why).
+    fn put_up(&mut self, id: &str) -> anyhow::Result<Option<String>> {
+        let Some(m) = self.store.message(id)? else {
+            return Ok(None);
+        };
+        let to = m.envelope.banner.to.clone();
+        let (text, preamble) = self.recipient_text(&m)?;
+        let Some(_) = self.copy_text(&text, if preamble { "" } else { &to }) else {
+            return Ok(None);
+        };
+        let relayed = self.record_relay(id)?;
+        let thread = m.thread.clone();
+        self.reveal(&thread, Some(id))?;
+        let first = if preamble { ", its preamble first" } else { "" };
+        // Short: the status line is read at a glance between two windows, and the copy's
+        // method is in the inspector's delivery line.
+        let how = if relayed.is_some() {
+            ""
+        } else {
+            " (already relayed before)"
+        };
+        Ok(Some(format!(
+            "Ready for {}: paste it there{first}{how}",
+            super::text::safe_line(&to)
+        )))
+    }
+
+    /// The text a recipient's window gets: the envelope (with this desk's audit hop when
+    /// configured), preceded by the contact's preamble when nothing was carried to it before.
+    /// The second value says whether the preamble is in, in which case the envelope alone is
+    /// already fenced as the contact wants.
+    fn recipient_text(&self, m: &StoredMessage) -> anyhow::Result<(String, bool)> {
+        let envelope = self.relay_text(m)?;
+        let to = &m.envelope.banner.to;
+        let preamble = self
+            .contacts
+            .find(to)
+            .and_then(|c| c.preamble.clone())
+            .filter(|p| !p.trim().is_empty());
+        let Some(preamble) = preamble else {
+            return Ok((envelope, false));
+        };
+        if self.store.addressed_before(to, &m.id)? {
+            return Ok((envelope, false));
+        }
+        let envelope = if self.fence_for(to) {
+            format!("```\n{}\n```\n", envelope.trim_end())
+        } else {
+            envelope
+        };
+        Ok((format!("{}\n\n{envelope}", preamble.trim_end()), true))
+    }
+
+    /// The bell, when `[watch] bell` asks for it.
+    fn ring(&mut self) {
+        if self.watch_config.bell {
+            let _ = self
+                .terminal_out
+                .write_all(b"\x07")
+                .and_then(|()| self.terminal_out.flush());
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The two-action hop in the real binary: the app in tmux watching a real X clipboard (Xvfb)
+//! with `[relay] copy_on_import`, and `xclip` playing three chat windows — setting the
+//! clipboard as a window's Copy button does, reading it as a paste does.
+//!
+//! CLAUDE → CHATGPT → GEMINI → CLAUDE → CHATGPT, each hop two clipboard operations: every
+//! envelope stored once, threaded, marked relayed; each recipient's text fenced as its
+//! contact says, CHATGPT's preamble before the first envelope it gets and not the second; an
+//! invalid copy and a copy of two envelopes leave the clipboard alone and are announced, and
+//! `>` puts the two up one after the other; the app's own copies are never imported again.
+
+mod tmux;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tmux::Term;
+use tmux::xvfb::Xvfb;
+
+const WAIT: Duration = Duration::from_secs(20);
+const THREAD: &str = "01KAQ4W5J8Z0000000000000H0";
+const PREAMBLE: &str = "You are talking to Claude and Gemini through Kalle's relay.";
+
+fn envelope(from: &str, to: &str, n: u8, parent: Option<u8>, body: &str) -> String {
+    let parent = parent
+        .map(|p| format!("parent: 01KAQ4W5J8Z0000000000000H{p}\n"))
+        .unwrap_or_default();
+    format!(
+        "[[{from}→{to} v1]]\nuser: kalle\nthread: {THREAD}\n{parent}message: 01KAQ4W5J8Z0000000000000H{n}\n\
+         context: three windows\nintent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+    )
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// Waits until the clipboard holds text that `ok` accepts, and returns it.
+fn clipboard_until(x: &Xvfb, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    loop {
+        let text = x.clipboard();
+        if ok(&text) {
+            return text;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the clipboard never held {what}; it holds:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One hop: the sender's window copies its whole answer, prose around the envelope `text`;
+/// the recipient's window gets what crosstalk put up for it.
+fn hop(x: &Xvfb, t: &Term, text: &str, body: &str, to: &str) -> String {
+    let text = format!("Here is my reply for {to}:\n\n{text}\nTell me what they say.\n");
+    x.copy(&text);
+    let pasted = clipboard_until(x, &format!("the envelope for {to}"), |c| {
+        c != text && c.contains(body)
+    });
+    t.wait_for(&format!("Ready for {to}"));
+    pasted
+}
+
+#[test]
+fn three_windows_relay_in_two_clipboard_operations_per_hop() {
+    let Some(x) = Xvfb::start() else { return };
+    let Some(mut t) = Term::new() else { return };
+    std::fs::write(
+        t.path("config.toml"),
+        format!(
+            "[operator]\naddresses = [\"kalle\"]\n[relay]\ncopy_on_import = true\n\
+             [watch]\ninterval_ms = 100\n\n\
+             [[contacts]]\nname = \"CHATGPT\"\nfence = true\npreamble = \"{PREAMBLE}\"\n\n\
+             [[contacts]]\nname = \"GEMINI\"\n\n[[contacts]]\nname = \"CLAUDE\"\n"
+        ),
+    )
+    .unwrap();
+    t.app_env.push(("DISPLAY".into(), x.display.clone()));
+    t.start(120, 40, &[]);
+    t.wait_for("Empty database");
+    t.keys(&["W"]);
+    t.wait_for("Watching the clipboard");
+
+    // CLAUDE → CHATGPT: the first envelope CHATGPT's window gets, after its preamble, fenced.
+    let first = envelope("CLAUDE", "CHATGPT", 1, None, "Which cache should we use?");
+    let pasted = hop(&x, &t, &first, "Which cache should we use?", "CHATGPT");
+    assert!(pasted.starts_with(PREAMBLE), "{pasted}");
+    assert!(
+        pasted.contains("\n\n```\n[[CLAUDE→CHATGPT v1]]\n"),
+        "{pasted}"
+    );
+    assert!(pasted.trim_end().ends_with("[[END]]\n```"), "{pasted}");
+
+    // CHATGPT → GEMINI: no fence, no preamble for GEMINI.
+    let second = envelope("CHATGPT", "GEMINI", 2, Some(1), "Redis; Gemini, agree?");
+    let pasted = hop(&x, &t, &second, "Redis; Gemini, agree?", "GEMINI");
+    assert!(pasted.starts_with("[[CHATGPT→GEMINI v1]]\n"), "{pasted}");
+    assert!(!pasted.contains("```"), "{pasted}");
+
+    // GEMINI → CLAUDE.
+    let third = envelope("GEMINI", "CLAUDE", 3, Some(2), "Agreed, with a TTL.");
+    let pasted = hop(&x, &t, &third, "Agreed, with a TTL.", "CLAUDE");
+    assert!(pasted.starts_with("[[GEMINI→CLAUDE v1]]\n"), "{pasted}");
+
+    // CLAUDE → CHATGPT again: fenced, and no preamble the second time.
+    let fourth = envelope(
+        "CLAUDE",
+        "CHATGPT",
+        4,
+        Some(3),
+        "Settled: Redis with a TTL.",
+    );
+    let pasted = hop(&x, &t, &fourth, "Settled: Redis with a TTL.", "CHATGPT");
+    assert!(
+        pasted.starts_with("```\n[[CLAUDE→CHATGPT v1]]\n"),
+        "{pasted}"
+    );
+    assert!(!pasted.contains(PREAMBLE), "{pasted}");
+
+    // An invalid envelope: the clipboard keeps what was copied, and the app says why.
+    let invalid = "[[CLAUDE→CHATGPT v1]]\nthread: nope\nmessage: nope\nintent: REQUEST\nbody: |\n  broken\nsig: none\n[[END]]\n";
+    x.copy(invalid);
+    let s = t.wait_for("Clipboard left unchanged");
+    assert!(s.contains("is invalid: 2:9"), "{s}");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(x.clipboard(), invalid);
+
+    // Two envelopes in one copy: left alone, announced; `>` puts each up in turn.
+    let fifth = envelope(
+        "CLAUDE",
+        "GEMINI",
+        5,
+        Some(4),
+        "Gemini, write the TTL down.",
+    );
+    let sixth = envelope("CLAUDE", "CHATGPT", 6, Some(4), "ChatGPT, write the code.");
+    let both = format!("{fifth}\n{sixth}");
+    x.copy(&both);
+    let s = t.wait_for("2 envelopes for others in one copy");
+    assert!(s.contains("> puts up the first (for GEMINI)"), "{s}");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(x.clipboard(), both);
+    t.keys(&[">"]);
+    let pasted = clipboard_until(&x, "the first of two", |c| c.contains("write the TTL down"));
+    assert!(pasted.starts_with("[[CLAUDE→GEMINI v1]]\n"), "{pasted}");
+    t.wait_for("> puts up the next (1 left, for CHATGPT)");
+    t.keys(&[">"]);
+    let pasted = clipboard_until(&x, "the second of two", |c| c.contains("write the code"));
+    assert!(
+        pasted.starts_with("```\n[[CLAUDE→CHATGPT v1]]\n"),
+        "{pasted}"
+    );
+    t.wait_for("that was the last");
+
+    // No loop: every envelope stored once, none of crosstalk's own copies imported; the
+    // pastes kept are the six the windows copied.
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(count(&t.db, "SELECT count(*) FROM messages"), 6);
+    assert_eq!(count(&t.db, "SELECT count(*) FROM pastes"), 6);
+    assert_eq!(
+        count(
+            &t.db,
+            "SELECT count(*) FROM delivery WHERE relayed_at IS NOT NULL"
+        ),
+        6
+    );
+    // Threaded: one thread, each reply under its parent.
+    assert_eq!(count(&t.db, "SELECT count(*) FROM threads"), 1);
+    assert_eq!(
+        count(
+            &t.db,
+            "SELECT count(*) FROM messages m JOIN messages p ON p.id = m.parent_id"
+        ),
+        5
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+}
