@@ -50,6 +50,9 @@ pub struct Config {
     /// Signing what the operator composes.
     #[serde(default)]
     pub signing: SigningConfig,
+    /// Where the files `meta: attachments` names are kept.
+    #[serde(default)]
+    pub attachments: AttachmentsConfig,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -105,6 +108,16 @@ pub struct RelayConfig {
     /// copy it for its recipient at once and record it as relayed.
     #[serde(default)]
     pub copy_on_import: bool,
+}
+
+/// `[attachments]`: the files envelopes attach.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentsConfig {
+    /// The directory the inspector checks attached files against (by name and digest);
+    /// unset: attachments are listed, and checked once a file is attached in the composer.
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
 }
 
 /// `[signing]`: the operator's key, with which the composer signs envelopes before copying.

@@ -10,6 +10,7 @@
 //! - [`error_envelope`] builds the ERROR reply the spec describes.
 
 pub mod address;
+pub mod attachments;
 pub mod awaiting;
 mod collapsed;
 pub mod consent;
