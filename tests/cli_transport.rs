@@ -90,7 +90,7 @@ fn a_foreign_eml_on_stdin_is_decoded_and_gets_meta_email() {
     assert!(r.stdout.contains("1 imported"), "{}", r.stdout);
     let t = show(&db);
     let m = &t["messages"][0];
-    assert_eq!(m["id"], "01K0000000000000000000000C");
+    assert_eq!(m["message"], "01K0000000000000000000000C");
     let text = run(&db, &["export", THREAD], "").stdout;
     assert!(text.contains("meta: email\nMessage-ID: <x1@mail.example>\nIn-Reply-To: <x0@mail.example>\nSubject: relay\nFrom: Kalle <kalle@example.com>\nDate: 2025-01-06T10:00:00Z"), "{text}");
     assert!(text.contains("hello ✓ there"), "{text}");

@@ -77,7 +77,7 @@ proptest! {
             read_mails(&mbox, MailKind::Mbox)
         };
         prop_assert_eq!(mails.len(), texts.len());
-        let text = gateway_text(&mails, &opts, &|_| false);
+        let text = gateway_text(&mails, &opts, &|_| None);
         let got: Vec<_> = protocol::extract(&text, &opts)
             .envelopes
             .into_iter()

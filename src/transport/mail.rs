@@ -221,9 +221,15 @@ pub fn meta_block(h: &MailHeaders) -> MetaBlock {
 /// - its mail's Message-ID is not the one [`message_id_for`] derives from its own message
 ///   id: such a mail was made from this very envelope by `export --format eml`, and its
 ///   headers say nothing the envelope does not;
-/// - it parses without errors, and `known` says its message id is not stored yet, so a copy
-///   of a stored message stays a duplicate rather than becoming a conflicting version.
-pub fn gateway_text(mails: &[Mail], opts: &Options, known: &dyn Fn(&str) -> bool) -> String {
+/// - it parses without errors, and its message id is not stored yet, or stored with this
+///   very block (the same mail imported again): a copy of a stored message stays a duplicate
+///   rather than becoming a conflicting version. `stored` answers, for a message id, `None`
+///   when it is not stored, else the stored envelope's `meta: email` block if it has one.
+pub fn gateway_text(
+    mails: &[Mail],
+    opts: &Options,
+    stored: &dyn Fn(&str) -> Option<Option<MetaBlock>>,
+) -> String {
     let mut out = String::new();
     for mail in mails {
         let ex = protocol::extract(&mail.text, opts);
@@ -240,16 +246,22 @@ pub fn gateway_text(mails: &[Mail], opts: &Options, known: &dyn Fn(&str) -> bool
                 (Some(id), Some(mid)) => message_id_for(id) == *mid,
                 _ => false,
             };
+            let block = meta_block(&mail.headers);
+            let fresh = match env.message().map(stored) {
+                None | Some(None) => true,
+                Some(Some(Some(b))) => b == block,
+                Some(Some(None)) => false,
+            };
             let add = unsigned
                 && env.hash.is_none()
                 && env.meta_block(NAMESPACE).is_none()
                 && !own
                 && !p.has_errors()
                 && mail.headers != MailHeaders::default()
-                && !env.message().is_some_and(known);
+                && fresh;
             if add {
                 let mut env = env.clone();
-                env.meta.push(meta_block(&mail.headers));
+                env.meta.push(block);
                 out.push_str(&protocol::render(&env));
             } else {
                 out.push_str(&p.received_text(&mail.text));
@@ -438,7 +450,7 @@ mod tests {
             Some("01J9J3D3M6A4M3WQX8G1ZQ0S7M@crosstalk.invalid")
         );
         // Made from this envelope: nothing to add.
-        let text = gateway_text(&[mail], &Options::default(), &|_| false);
+        let text = gateway_text(&[mail], &Options::default(), &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
     }
 
@@ -450,7 +462,7 @@ mod tests {
         );
         let mail = decode(&raw);
         assert_eq!(mail.headers.from.as_deref(), Some("Bob <bob@example.com>"));
-        let text = gateway_text(&[mail.clone()], &Options::default(), &|_| false);
+        let text = gateway_text(&[mail.clone()], &Options::default(), &|_| None);
         let ex = protocol::extract(&text, &Options::default());
         assert_eq!(ex.envelopes.len(), 1, "{text}");
         let e = &ex.envelopes[0].envelope;
@@ -464,7 +476,7 @@ mod tests {
             headers: mail.headers.clone(),
             text: mail.text.replace("sig: none", "sig: ed25519:pkid=k;sig=AAAA"),
         };
-        let text = gateway_text(&[signed], &Options::default(), &|_| false);
+        let text = gateway_text(&[signed], &Options::default(), &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
     }
 

@@ -30,8 +30,11 @@ pub fn import_mail(
     let mails = mail::read_mails(&bytes, kind);
     let text = {
         let s = &*store;
-        let known = |id: &str| s.message(id).ok().flatten().is_some();
-        mail::gateway_text(&mails, opts, &known)
+        let stored = |id: &str| {
+            let m = s.message(id).ok().flatten()?;
+            Some(m.envelope.meta_block(mail::NAMESPACE).cloned())
+        };
+        mail::gateway_text(&mails, opts, &stored)
     };
     let decoded = format!("{name} (decoded mail)");
     let mut report =
