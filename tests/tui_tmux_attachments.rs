@@ -40,7 +40,7 @@ fn inspector_lists_attachments_and_the_composer_attaches_a_file() {
         t.wait_for("meta: attachments")
     };
     assert!(
-        s.contains("A1 notes.txt · text/plain · 3 bytes · sha256:ba7816bf8f01…0015ad · ok"),
+        s.contains("A1 notes.txt · text/plain · 3 bytes · sha256:ba7816bf8f0…0015ad · ok"),
         "{s}"
     );
     assert!(s.contains("A2 plan.md · text/markdown"), "{s}");
