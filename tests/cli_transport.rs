@@ -28,7 +28,12 @@ fn env(message: &str, parent: Option<&str>, body: &str, meta: &str) -> String {
 fn two() -> String {
     format!(
         "{}\n{}",
-        env("01K0000000000000000000000A", None, "From the start, café = 1", ""),
+        env(
+            "01K0000000000000000000000A",
+            None,
+            "From the start, café = 1",
+            ""
+        ),
         env(
             "01K0000000000000000000000B",
             Some("01K0000000000000000000000A"),
@@ -75,8 +80,13 @@ fn mbox_export_imports_back_to_the_same_envelopes() {
 fn a_foreign_eml_on_stdin_is_decoded_and_gets_meta_email() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("m.db");
-    let body = env("01K0000000000000000000000C", None, "hello =E2=9C=93 there", "")
-        .replace('→', "=E2=86=92");
+    let body = env(
+        "01K0000000000000000000000C",
+        None,
+        "hello =E2=9C=93 there",
+        "",
+    )
+    .replace('→', "=E2=86=92");
     let mail = format!(
         "From: Kalle <kalle@example.com>\r\nTo: bot@example.com\r\nSubject: relay\r\n\
          Message-ID: <x1@mail.example>\r\nIn-Reply-To: <x0@mail.example>\r\n\
@@ -121,10 +131,19 @@ fn a_directory_of_envelope_files_imports_sorted_and_split_writes_them_back() {
     let src = dir.path().join("in");
     std::fs::create_dir(&src).unwrap();
     // The reply sorts first by name but is imported after its parent: names are sorted.
-    std::fs::write(src.join("1.crosstalk"), env("01K0000000000000000000000A", None, "one", "")).unwrap();
+    std::fs::write(
+        src.join("1.crosstalk"),
+        env("01K0000000000000000000000A", None, "one", ""),
+    )
+    .unwrap();
     std::fs::write(
         src.join("2.AICT"),
-        env("01K0000000000000000000000B", Some("01K0000000000000000000000A"), "two", ""),
+        env(
+            "01K0000000000000000000000B",
+            Some("01K0000000000000000000000A"),
+            "two",
+            "",
+        ),
     )
     .unwrap();
     std::fs::write(src.join("notes.txt"), "not an envelope file").unwrap();
@@ -134,31 +153,65 @@ fn a_directory_of_envelope_files_imports_sorted_and_split_writes_them_back() {
     assert!(r.stdout.contains("2.AICT: 1 imported"), "{}", r.stdout);
     assert!(!r.stdout.contains("notes.txt"));
     let out = dir.path().join("out");
-    let r = run(&db, &["export", "--all", "--split", out.to_str().unwrap()], "");
+    let r = run(
+        &db,
+        &["export", "--all", "--split", out.to_str().unwrap()],
+        "",
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let a = out.join("01K0000000000000000000000A.crosstalk");
     assert!(std::fs::read_to_string(&a).unwrap().contains("one"));
     assert!(out.join("01K0000000000000000000000B.crosstalk").is_file());
     // Again: the same content is left alone.
-    let r = run(&db, &["export", "--all", "--split", out.to_str().unwrap()], "");
+    let r = run(
+        &db,
+        &["export", "--all", "--split", out.to_str().unwrap()],
+        "",
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("2 already there"), "{}", r.stderr);
     // A different file of that name is never overwritten.
     std::fs::write(&a, "mine").unwrap();
-    let r = run(&db, &["export", "--all", "--split", out.to_str().unwrap()], "");
+    let r = run(
+        &db,
+        &["export", "--all", "--split", out.to_str().unwrap()],
+        "",
+    );
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("not overwritten"), "{}", r.stderr);
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "mine");
     // One .eml per message, which imports back.
     let eml = dir.path().join("eml");
-    let r = run(&db, &["export", THREAD, "--format", "eml", "--split", eml.to_str().unwrap()], "");
+    let r = run(
+        &db,
+        &[
+            "export",
+            THREAD,
+            "--format",
+            "eml",
+            "--split",
+            eml.to_str().unwrap(),
+        ],
+        "",
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let one = eml.join("01K0000000000000000000000B.eml");
     let db2 = dir.path().join("d2.db");
     let r = run(&db2, &["import", one.to_str().unwrap()], "");
     assert!(r.stdout.contains("1 imported"), "{}{}", r.stdout, r.stderr);
     // Formats that are not one file per message are refused.
-    let r = run(&db, &["export", "--all", "--format", "json", "--split", eml.to_str().unwrap()], "");
+    let r = run(
+        &db,
+        &[
+            "export",
+            "--all",
+            "--format",
+            "json",
+            "--split",
+            eml.to_str().unwrap(),
+        ],
+        "",
+    );
     assert_eq!(r.code, 2);
 }
 
@@ -179,10 +232,26 @@ fn attachments_verify_reports_ok_missing_and_mismatch() {
     let e = env("01K0000000000000000000000F", None, "see files", &meta);
     let f = dir.path().join("m.crosstalk");
     std::fs::write(&f, &e).unwrap();
-    let r = run(&db, &["attachments", "verify", f.to_str().unwrap(), "--dir", files.to_str().unwrap(), "--json"], "");
+    let r = run(
+        &db,
+        &[
+            "attachments",
+            "verify",
+            f.to_str().unwrap(),
+            "--dir",
+            files.to_str().unwrap(),
+            "--json",
+        ],
+        "",
+    );
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    let status: Vec<&str> = v.as_array().unwrap().iter().map(|x| x["status"].as_str().unwrap()).collect();
+    let status: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["status"].as_str().unwrap())
+        .collect();
     assert_eq!(status, ["ok", "digest-mismatch", "missing", "unsafe-name"]);
     // By stored message id (a prefix of it), only the good one: exit 0.
     let good = env(
@@ -192,8 +261,22 @@ fn attachments_verify_reports_ok_missing_and_mismatch() {
         &format!("meta: attachments\nA1: text/plain;name=notes.txt;digest=sha256:{abc}\n\n"),
     );
     assert_eq!(run(&db, &["import", "-"], &good).code, 0);
-    let r = run(&db, &["attachments", "verify", "01K0000000000000000000000G", "--dir", files.to_str().unwrap()], "");
+    let r = run(
+        &db,
+        &[
+            "attachments",
+            "verify",
+            "01K0000000000000000000000G",
+            "--dir",
+            files.to_str().unwrap(),
+        ],
+        "",
+    );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("A1  notes.txt  text/plain"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("A1  notes.txt  text/plain"),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.trim_end().ends_with("ok"), "{}", r.stdout);
 }

@@ -73,7 +73,10 @@ impl App {
         self.info(format!(
             "Attached {} as {key} ({size} bytes, {}).",
             super::text::safe_line(&name),
-            attachments::sha256(&bytes).chars().take(19).collect::<String>()
+            attachments::sha256(&bytes)
+                .chars()
+                .take(19)
+                .collect::<String>()
         ));
         Ok(())
     }

@@ -65,7 +65,14 @@ pub fn describe(a: &Attachment, check: Option<Option<Check>>) -> String {
             let s = safe_line(&d.display()).into_owned();
             if s.chars().count() > 28 {
                 let head: String = s.chars().take(18).collect();
-                let tail: String = s.chars().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect();
+                let tail: String = s
+                    .chars()
+                    .rev()
+                    .take(6)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
                 format!("{head}…{tail}")
             } else {
                 s
@@ -79,7 +86,10 @@ pub fn describe(a: &Attachment, check: Option<Option<Check>>) -> String {
         None => {}
     }
     if !a.unread.is_empty() {
-        parts.push(format!("unread: {}", truncate(&safe_line(&a.unread.join("; ")), 40)));
+        parts.push(format!(
+            "unread: {}",
+            truncate(&safe_line(&a.unread.join("; ")), 40)
+        ));
     }
     parts.join(" · ")
 }
@@ -87,7 +97,9 @@ pub fn describe(a: &Attachment, check: Option<Option<Check>>) -> String {
 /// The check of one entry against `dir`; `None` when the file is too large to hash here.
 fn check_file(a: &Attachment, dir: &Path) -> Option<Check> {
     if let Some(name) = a.name.as_deref().and_then(attachments::safe_name) {
-        let size = std::fs::metadata(dir.join(name)).map(|m| m.len()).unwrap_or(0);
+        let size = std::fs::metadata(dir.join(name))
+            .map(|m| m.len())
+            .unwrap_or(0);
         if size > CHECK_LIMIT {
             return None;
         }

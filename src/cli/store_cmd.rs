@@ -109,7 +109,7 @@ pub fn import(
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
     // A directory stands for its .crosstalk/.aict files, sorted.
-    let expanded = crate::transport::file::expand(files).map_err(Failure::usage)?;
+    let expanded = crate::transport::file::expand(files);
     let files = &expanded[..];
     let mut ok = true;
     let mut not_read: Vec<NotRead> = Vec::new();
@@ -171,11 +171,14 @@ pub fn import(
             Ok(report) => report,
             Err(StoreError::Read { error, .. }) => {
                 let _ = out.flush();
-                eprintln!("crosstalk: cannot read `{name}`: {error}; not imported");
-                not_read.push(NotRead {
-                    name,
-                    why: error.to_string(),
-                });
+                // A directory is read for its envelope files; this one has none.
+                let why = if f.is_dir() {
+                    format!("{error}, and it holds no .crosstalk or .aict file")
+                } else {
+                    error.to_string()
+                };
+                eprintln!("crosstalk: cannot read `{name}`: {why}; not imported");
+                not_read.push(NotRead { name, why });
                 continue;
             }
             Err(e) => {

@@ -92,9 +92,7 @@ impl Check {
 /// Whether `key` names an attachment entry: `A` (any case) followed by digits.
 pub fn is_entry_key(key: &str) -> bool {
     let mut chars = key.chars();
-    matches!(chars.next(), Some('A' | 'a'))
-        && key.len() > 1
-        && chars.all(|c| c.is_ascii_digit())
+    matches!(chars.next(), Some('A' | 'a')) && key.len() > 1 && chars.all(|c| c.is_ascii_digit())
 }
 
 /// Every attachment entry of every `meta: attachments` block, in order.
@@ -361,10 +359,16 @@ mod tests {
 
     #[test]
     fn reads_the_spec_form() {
-        let a = parse_entry("A1", &format!("text/plain;name=summary.txt;digest=sha256:{ABC}"));
+        let a = parse_entry(
+            "A1",
+            &format!("text/plain;name=summary.txt;digest=sha256:{ABC}"),
+        );
         assert_eq!(a.mime.as_deref(), Some("text/plain"));
         assert_eq!(a.name.as_deref(), Some("summary.txt"));
-        assert_eq!(a.digest.as_ref().map(FileDigest::display).unwrap(), format!("sha256:{ABC}"));
+        assert_eq!(
+            a.digest.as_ref().map(FileDigest::display).unwrap(),
+            format!("sha256:{ABC}")
+        );
         assert!(a.unread.is_empty());
         assert_eq!(check(&a, Some(b"abc")), Check::Ok);
         assert_eq!(check(&a, Some(b"abd")), Check::DigestMismatch);
@@ -375,7 +379,10 @@ mod tests {
     fn reads_variants_written_by_hand() {
         let a = parse_entry(
             "a2",
-            &format!(" filename=\"my; notes.txt\" ; SHA-256={} ; Text/Plain ; size=3", ABC.to_uppercase()),
+            &format!(
+                " filename=\"my; notes.txt\" ; SHA-256={} ; Text/Plain ; size=3",
+                ABC.to_uppercase()
+            ),
         );
         assert_eq!(a.name.as_deref(), Some("my; notes.txt"));
         assert_eq!(a.mime.as_deref(), Some("text/plain"));
@@ -391,7 +398,15 @@ mod tests {
 
     #[test]
     fn names_that_leave_the_directory_are_not_looked_up() {
-        for name in ["../etc/passwd", "a/b", "..", "/abs", "c:\\x", "a\u{1b}b", ""] {
+        for name in [
+            "../etc/passwd",
+            "a/b",
+            "..",
+            "/abs",
+            "c:\\x",
+            "a\u{1b}b",
+            "",
+        ] {
             let a = parse_entry("A1", &format!("name={name};digest=sha256:{ABC}"));
             assert_eq!(check(&a, Some(b"abc")), Check::UnsafeName, "{name:?}");
         }
@@ -400,9 +415,21 @@ mod tests {
     #[test]
     fn upsert_adds_then_replaces_by_name() {
         let mut env = Envelope::new("A", "B");
-        upsert(&mut env, "n.txt", entry_value("text/plain", "n.txt", 3, b"abc"));
-        upsert(&mut env, "m.txt", entry_value("text/plain", "m.txt", 1, b"m"));
-        upsert(&mut env, "n.txt", entry_value("text/plain", "n.txt", 1, b"x"));
+        upsert(
+            &mut env,
+            "n.txt",
+            entry_value("text/plain", "n.txt", 3, b"abc"),
+        );
+        upsert(
+            &mut env,
+            "m.txt",
+            entry_value("text/plain", "m.txt", 1, b"m"),
+        );
+        upsert(
+            &mut env,
+            "n.txt",
+            entry_value("text/plain", "n.txt", 1, b"x"),
+        );
         let list = attachments(&env);
         assert_eq!(list.len(), 2);
         assert_eq!((list[0].key.as_str(), list[0].size), ("A1", Some(1)));

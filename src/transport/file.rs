@@ -22,31 +22,33 @@ pub fn is_envelope_file(path: &Path) -> bool {
 }
 
 /// The inputs `paths` name: a directory stands for its envelope files (not those of its
-/// subdirectories), sorted by name so an import is repeatable; anything else is itself.
-/// A directory that cannot be listed, or holds no envelope file, is an error that says so.
-pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// subdirectories), sorted by name so an import is repeatable; anything else is itself. A
+/// directory that cannot be listed or holds no envelope file stays itself, so that reading
+/// it fails and is reported like any input that cannot be read, the others imported all the
+/// same.
+pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" || !p.is_dir() {
             out.push(p.clone());
             continue;
         }
-        let shown = p.display();
-        let entries = std::fs::read_dir(p).map_err(|e| format!("cannot list `{shown}`: {e}"))?;
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|f| is_envelope_file(f) && f.is_file())
-            .collect();
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(p) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|f| is_envelope_file(f) && f.is_file())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
         if files.is_empty() {
-            return Err(format!(
-                "`{shown}` holds no .crosstalk or .aict file; name the files to import instead"
-            ));
+            out.push(p.clone());
+            continue;
         }
         files.sort();
         out.extend(files);
     }
-    Ok(out)
+    out
 }
 
 /// The longest file name stem [`file_stem`] writes before it falls back to a digest.
@@ -139,7 +141,10 @@ mod tests {
 
     #[test]
     fn stems_are_plain_names() {
-        assert_eq!(file_stem("01J9J3D3M6A4M3WQX8G1ZQ0S7K"), "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
+        assert_eq!(
+            file_stem("01J9J3D3M6A4M3WQX8G1ZQ0S7K"),
+            "01J9J3D3M6A4M3WQX8G1ZQ0S7K"
+        );
         assert_eq!(file_stem("../x"), "%2E%2E%2Fx");
         assert_eq!(file_stem("a\u{1b}b"), "a%1Bb");
         assert!(file_stem("").starts_with("id-"));
@@ -160,6 +165,9 @@ mod tests {
         assert_eq!(s.unchanged.len(), 1);
         let s = write_split(dir.path(), "crosstalk", [("a".into(), b"other".to_vec())]).unwrap();
         assert_eq!(s.refused.len(), 1);
-        assert_eq!(std::fs::read(dir.path().join("a.crosstalk")).unwrap(), b"one");
+        assert_eq!(
+            std::fs::read(dir.path().join("a.crosstalk")).unwrap(),
+            b"one"
+        );
     }
 }

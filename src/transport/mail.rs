@@ -65,7 +65,7 @@ pub struct Mail {
 }
 
 /// Whether an input is mail, by its name's extension first (`.eml`, `.mbox`, `.mbx`), then by
-/// its first bytes: a `From ` line opens an mbox; a block of RFC 5322 header lines naming at
+/// its first bytes: a `From ` line followed by a header line opens an mbox; a block of RFC 5322 header lines naming at
 /// least one header every mail has (`From:`, `Date:`, `Message-ID:`, `Subject:`,
 /// `MIME-Version:`, `Received:`, `Return-Path:`) opens an eml. Text that holds a banner before
 /// the first blank line is never mail: a paste of envelopes stays a paste.
@@ -82,8 +82,16 @@ pub fn sniff(path: Option<&Path>, head: &[u8]) -> Option<MailKind> {
     }
     let head = String::from_utf8_lossy(&head[..head.len().min(16 * 1024)]);
     let head = head.strip_prefix('\u{feff}').unwrap_or(&head);
+    // A `From ` line followed by a header line: text that merely starts with the word
+    // "From" stays text.
     if head.starts_with("From ") {
-        return Some(MailKind::Mbox);
+        let mut lines = head.lines();
+        let from = lines.next().unwrap_or_default();
+        let next = lines.next().unwrap_or_default();
+        let header = next.split_once(':').is_some_and(|(name, _)| {
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_graphic() && b != b':')
+        });
+        return (from.split_whitespace().count() >= 3 && header).then_some(MailKind::Mbox);
     }
     let mut fields = 0;
     let mut known = false;
@@ -437,11 +445,18 @@ mod tests {
         let e = env();
         let raw = build(&outgoing(&e));
         let text = String::from_utf8(raw.clone()).unwrap();
-        assert!(text.contains("Subject: [AI Crosstalk] plans - REQUEST\r\n"), "{text}");
+        assert!(
+            text.contains("Subject: [AI Crosstalk] plans - REQUEST\r\n"),
+            "{text}"
+        );
         assert!(text.contains("Message-ID: <01J9J3D3M6A4M3WQX8G1ZQ0S7M@crosstalk.invalid>"));
         assert!(text.contains("In-Reply-To: <01J9J3D3M6A4M3WQX8G1ZQ0S7K@crosstalk.invalid>"));
         assert!(text.contains("To: <bob@example.com>"), "{text}");
-        assert_eq!(build(&outgoing(&e)), raw, "the same envelope gives the same mail");
+        assert_eq!(
+            build(&outgoing(&e)),
+            raw,
+            "the same envelope gives the same mail"
+        );
         assert_eq!(sniff(None, &raw), Some(MailKind::Eml));
         let mail = decode(&raw);
         assert_eq!(mail.text.replace("\r\n", "\n"), e);
@@ -474,7 +489,9 @@ mod tests {
         // A signed envelope is passed on as received.
         let signed = Mail {
             headers: mail.headers.clone(),
-            text: mail.text.replace("sig: none", "sig: ed25519:pkid=k;sig=AAAA"),
+            text: mail
+                .text
+                .replace("sig: none", "sig: ed25519:pkid=k;sig=AAAA"),
         };
         let text = gateway_text(&[signed], &Options::default(), &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
@@ -482,13 +499,26 @@ mod tests {
 
     #[test]
     fn sniffing_tells_mail_from_pastes() {
-        assert_eq!(sniff(None, b"From bob Mon Jan  1 00:00:00 2024\n"), Some(MailKind::Mbox));
+        assert_eq!(
+            sniff(None, b"From bob Mon Jan  1 00:00:00 2024\nFrom: bob\n"),
+            Some(MailKind::Mbox)
+        );
+        assert_eq!(
+            sniff(None, b"From here on, we talk.\n[[A\xe2\x86\x92B v1]]\n"),
+            None
+        );
         assert_eq!(sniff(Some(Path::new("x.EML")), b""), Some(MailKind::Eml));
         assert_eq!(sniff(Some(Path::new("x.mbox")), b""), Some(MailKind::Mbox));
-        assert_eq!(sniff(None, b"Subject: x\nFrom: y\n\nbody"), Some(MailKind::Eml));
+        assert_eq!(
+            sniff(None, b"Subject: x\nFrom: y\n\nbody"),
+            Some(MailKind::Eml)
+        );
         assert_eq!(sniff(None, b"[[A\xe2\x86\x92B v1]]\nuser: x\n"), None);
         assert_eq!(sniff(None, b"user: x\nsession: y\n"), None);
-        assert_eq!(sniff(None, b"Subject: x\nintent: y [[A\xe2\x86\x92B v1]]\n"), None);
+        assert_eq!(
+            sniff(None, b"Subject: x\nintent: y [[A\xe2\x86\x92B v1]]\n"),
+            None
+        );
         assert_eq!(sniff(Some(Path::new("a.crosstalk")), b"From x"), None);
     }
 

@@ -3,9 +3,9 @@
 
 use std::io::Read;
 
+use super::mail::{self, MailKind};
 use crate::protocol::Options;
 use crate::store::{ImportReport, Store, StoreError};
-use super::mail::{self, MailKind};
 
 /// Imports the mail `reader` holds (its first bytes already sniffed as `kind`). The raw
 /// mail is stored first, byte for byte, under `name`; the decoded envelopes are stored and
