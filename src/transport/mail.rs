@@ -106,9 +106,7 @@ pub fn sniff(path: Option<&Path>, head: &[u8]) -> Option<MailKind> {
         if line.starts_with([' ', '\t']) && fields > 0 {
             continue;
         }
-        let Some((name, _)) = line.split_once(':') else {
-            return None;
-        };
+        let (name, _) = line.split_once(':')?;
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
             return None;
         }
@@ -477,7 +475,7 @@ mod tests {
         );
         let mail = decode(&raw);
         assert_eq!(mail.headers.from.as_deref(), Some("Bob <bob@example.com>"));
-        let text = gateway_text(&[mail.clone()], &Options::default(), &|_| None);
+        let text = gateway_text(std::slice::from_ref(&mail), &Options::default(), &|_| None);
         let ex = protocol::extract(&text, &Options::default());
         assert_eq!(ex.envelopes.len(), 1, "{text}");
         let e = &ex.envelopes[0].envelope;
