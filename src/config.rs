@@ -50,6 +50,9 @@ pub struct Config {
     /// Signing what the operator composes.
     #[serde(default)]
     pub signing: SigningConfig,
+    /// Where the files `meta: attachments` names are kept.
+    #[serde(default)]
+    pub attachments: AttachmentsConfig,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -113,6 +116,16 @@ pub struct RelayConfig {
     /// entry, else `[compose] user`.
     #[serde(default)]
     pub audit_by: Option<String>,
+}
+
+/// `[attachments]`: the files envelopes attach.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentsConfig {
+    /// The directory the inspector checks attached files against (by name and digest);
+    /// unset: attachments are listed, and checked once a file is attached in the composer.
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
 }
 
 /// `[signing]`: the operator's key, with which the composer signs envelopes before copying.

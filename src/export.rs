@@ -22,11 +22,17 @@ pub enum Format {
     Json,
     /// A readable transcript.
     Markdown,
+    /// One e-mail per envelope (RFC 5322, threaded by Message-ID): a single envelope is
+    /// written as one message, several as an mbox.
+    Eml,
+    /// One e-mail per envelope in an mboxrd mailbox, however many there are.
+    Mbox,
 }
 
 impl Format {
     /// The format a file name asks for: `.json` → JSON, `.md`/`.markdown` → markdown,
-    /// anything else (`.crosstalk`, `.aict`, `.txt`, none) → envelopes.
+    /// `.eml` → e-mail, `.mbox` → mailbox, anything else (`.crosstalk`, `.aict`, `.txt`,
+    /// none) → envelopes.
     pub fn from_path(path: &Path) -> Format {
         let ext = path
             .extension()
@@ -35,6 +41,8 @@ impl Format {
         match ext.as_deref() {
             Some("json") => Format::Json,
             Some("md" | "markdown") => Format::Markdown,
+            Some("eml") => Format::Eml,
+            Some("mbox") => Format::Mbox,
             _ => Format::Crosstalk,
         }
     }
@@ -45,6 +53,8 @@ impl Format {
             Format::Crosstalk => "crosstalk",
             Format::Json => "json",
             Format::Markdown => "markdown",
+            Format::Eml => "eml",
+            Format::Mbox => "mbox",
         }
     }
 }
@@ -109,6 +119,8 @@ pub fn write_all(
                 }
                 out.write_all(markdown(&t).as_bytes())?;
             }
+            // A whole database is always a mailbox.
+            Format::Eml | Format::Mbox => out.write_all(mail(&t, Format::Mbox).as_bytes())?,
         }
         written.threads += 1;
         written.messages += t.messages.len();
@@ -198,7 +210,27 @@ pub fn render(t: &ThreadView, format: Format) -> String {
             String::from_utf8_lossy(&buf).into_owned()
         }
         Format::Markdown => markdown(t),
+        Format::Eml | Format::Mbox => mail(t, format),
     }
+}
+
+/// The thread's envelopes as mail: one message for a lone envelope in [`Format::Eml`], else
+/// an mbox. Mail is ASCII throughout (headers encoded, bodies 7bit, quoted-printable or
+/// base64), so it is text.
+fn mail(t: &ThreadView, format: Format) -> String {
+    use crate::transport::mail::{Outgoing, build, write_mbox};
+    let outgoing: Vec<Outgoing<'_>> = t
+        .messages
+        .iter()
+        .map(|m| Outgoing::of(m, t.context.as_deref()))
+        .collect();
+    if let (Format::Eml, [one]) = (format, outgoing.as_slice()) {
+        return String::from_utf8_lossy(&build(one)).into_owned();
+    }
+    let mut buf = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_mbox(outgoing.iter().map(|o| (o, build(o))), &mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 /// A transcript for people: one section per message in tree order, replies marked with

@@ -78,6 +78,8 @@ pub enum Action {
     Redact,
     /// Composer: add a META block template (routing, then privacy).
     MetaTemplate,
+    /// Composer: attach a file (asks for its path; `:attach PATH` does the same).
+    Attach,
     /// Paste preview and paste box: import.
     Confirm,
     /// Discard the selected draft.
@@ -179,6 +181,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::NextField, "next_field", "next field"),
     (Action::PrevField, "prev_field", "previous field"),
     (Action::MetaTemplate, "meta_template", "META template"),
+    (Action::Attach, "attach", "attach a file"),
     (Action::Confirm, "confirm", "import"),
     (Action::Discard, "discard", "discard draft"),
     (Action::SaveToFile, "save_to_file", "save to file"),

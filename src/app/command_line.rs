@@ -10,6 +10,7 @@ use crate::export;
 
 /// The commands, as completed (aliases are accepted but not offered).
 pub const COMMANDS: &[&str] = &[
+    "attach",
     "drafts",
     "export",
     "export-all",
@@ -26,7 +27,7 @@ pub const COMMANDS: &[&str] = &[
 ];
 
 /// Commands whose argument is a file path.
-const PATH_COMMANDS: &[&str] = &["import", "read", "export", "export-all"];
+const PATH_COMMANDS: &[&str] = &["attach", "import", "read", "export", "export-all"];
 
 impl App {
     /// Runs a `:` command.
@@ -60,11 +61,12 @@ impl App {
             }
             "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
             "export" if !arg.is_empty() => self.export(arg, false)?,
+            "attach" if !arg.is_empty() => self.attach_file(arg)?,
             "export-all" if !arg.is_empty() => self.export(arg, true)?,
             "pipe" => self.request_pipe(arg, false)?,
             "pipe-thread" => self.request_pipe(arg, true)?,
             other => self.error(format!(
-                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, export-all FILE, open ID, pipe CMD, pipe-thread CMD."
+                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, export-all FILE, open ID, pipe CMD, pipe-thread CMD, attach FILE (in the composer)."
             )),
         }
         Ok(())

@@ -85,6 +85,7 @@ impl App {
                 self.save_draft(false)?;
             }
             Action::SaveDraft => self.save_draft(true)?,
+            Action::Attach => self.prompt_attach(),
             Action::SaveAndCopy => self.send()?,
             Action::Redact => self.redact_body()?,
             Action::EditExternal => {

@@ -105,6 +105,11 @@ pub struct Inspector {
     pub signature_line: Option<(String, bool)>,
     /// The signature line the rows were built with.
     built_signature: Option<(String, bool)>,
+    /// Where attached files are looked for (`[attachments] dir`, else the directory of the
+    /// last file attached in the composer); `None`: attachments are listed, not checked.
+    pub attachments_dir: Option<std::path::PathBuf>,
+    /// The directory the rows were built with.
+    built_dir: Option<std::path::PathBuf>,
 }
 
 /// Below this many rows the inspector shows the body first, the headers folded to one line.
@@ -126,17 +131,24 @@ impl Inspector {
         if key == self.built_for
             && self.delivery_line == self.built_delivery
             && self.signature_line == self.built_signature
+            && self.attachments_dir == self.built_dir
         {
             return;
         }
         self.built_delivery = self.delivery_line.clone();
         self.built_signature = self.signature_line.clone();
+        self.built_dir = self.attachments_dir.clone();
         if key.as_ref().map(|k| &k.0) != self.built_for.as_ref().map(|k| &k.0) {
             self.scroll = 0;
         }
         self.rows = match msg {
             Some(m) => match self.view {
-                View::Fields => field_rows(m, width as usize, fold.then_some(unfold_key)),
+                View::Fields => field_rows(
+                    m,
+                    width as usize,
+                    fold.then_some(unfold_key),
+                    self.attachments_dir.as_deref(),
+                ),
                 View::Received => text_rows(&m.raw, width as usize),
                 View::Canonical => text_rows(&m.canonical, width as usize),
             },
@@ -201,8 +213,14 @@ impl Inspector {
 
 /// The envelope's fields, laid out in `w` cells. With `folded` (the key that unfolds them)
 /// the headers are one line and the body comes right after it, so a short pane shows what
-/// was said first; META blocks, diagnostics and the signature follow the body.
-pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row> {
+/// was said first; META blocks, diagnostics and the signature follow the body. Attachments
+/// are listed, and checked against the files in `dir` when it is given.
+pub fn field_rows(
+    m: &StoredMessage,
+    w: usize,
+    folded: Option<&str>,
+    dir: Option<&std::path::Path>,
+) -> Vec<Row> {
     let env = &m.envelope;
     let mut rows = Vec::new();
     let title = format!(
@@ -295,6 +313,10 @@ pub fn field_rows(m: &StoredMessage, w: usize, folded: Option<&str>) -> Vec<Row>
             "",
             truncate(&format!("meta: {}", safe_line(&block.namespace)), w),
         ));
+        if super::attachment_rows::is_attachments(block) {
+            rows.extend(super::attachment_rows::rows(block, w, dir));
+            continue;
+        }
         for (k, v) in &block.entries {
             field(&mut rows, k, v);
         }

@@ -318,6 +318,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Composer, "tab", Action::NextField),
     (Scope::Composer, "backtab", Action::PrevField),
     (Scope::Composer, "ctrl-t", Action::MetaTemplate),
+    (Scope::Composer, "alt-a", Action::Attach),
     (Scope::Composer, "alt-r", Action::Redact),
     (Scope::Composer, "esc", Action::Back),
     (Scope::Preview, "enter", Action::Confirm),

@@ -7,6 +7,8 @@
 //! operator pasted or typed was saved before the step that failed.
 
 pub mod action;
+mod attach;
+pub mod attachment_rows;
 mod browse;
 pub mod command_line;
 mod compose;

@@ -11,6 +11,7 @@ macro_rules! out {
     };
 }
 
+mod attachments_cmd;
 mod check_db;
 mod compose;
 mod consent_cmd;
@@ -24,6 +25,7 @@ mod poll_cmd;
 mod primer_cmd;
 mod queue_cmd;
 mod sign_cmd;
+mod split_cmd;
 mod store_cmd;
 mod watch_cmd;
 
@@ -185,6 +187,10 @@ enum Command {
         /// Write to FILE (made with 0600 permissions) instead of standard output.
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Write one file per message into DIR instead, `<message-id>.crosstalk` (or `.eml`
+        /// with `--format eml`); existing files are never replaced.
+        #[arg(long, value_name = "DIR", conflicts_with = "output")]
+        split: Option<PathBuf>,
     },
     /// Full-text search over bodies, contexts and participants, best matches first. When
     /// more than 5 000 messages match, the best of the newest 5 000 are shown (and standard
@@ -266,6 +272,11 @@ enum Command {
     Keys {
         #[command(subcommand)]
         what: keys_cmd::KeysCmd,
+    },
+    /// Files named by `meta: attachments`: check them against a directory.
+    Attachments {
+        #[command(subcommand)]
+        what: attachments_cmd::AttachmentsCmd,
     },
 }
 
@@ -425,7 +436,12 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             all,
             format,
             output,
-        } => store_cmd::export(db, thread.as_deref(), all, format, output.as_deref()),
+            split,
+        } => match split {
+            Some(dir) => split_cmd::split(db, thread.as_deref(), all, format, &dir),
+            None => store_cmd::export(db, thread.as_deref(), all, format, output.as_deref()),
+        },
+        Command::Attachments { what } => attachments_cmd::attachments(db, what, opts),
         Command::Delete { what, yes, json } => erase_cmd::delete(db, &what, yes, json),
         Command::Search { query, json, limit } => store_cmd::search(db, &query, limit, json),
         Command::Reply {

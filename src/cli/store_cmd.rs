@@ -108,6 +108,9 @@ pub fn import(
         .map_err(store_failure)?;
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
+    // A directory stands for its .crosstalk/.aict files, sorted.
+    let expanded = crate::transport::file::expand(files);
+    let files = &expanded[..];
     let mut ok = true;
     let mut not_read: Vec<NotRead> = Vec::new();
     let mut reports = Vec::new();
@@ -119,7 +122,7 @@ pub fn import(
         } else {
             sanitize_line(&f.to_string_lossy()).into_owned()
         };
-        let (mut reader, size): (Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-" {
+        let (reader, size): (Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-" {
             (Box::new(std::io::stdin().lock()), None)
         } else {
             match std::fs::File::open(f) {
@@ -139,23 +142,43 @@ pub fn import(
             }
         };
         let mut progress = Progress::new(size);
-        let result = store.import_reader_with(
-            &name,
-            &mut reader,
-            opts,
-            &mut |n| progress.update(n),
-            fresh_ids,
-        );
+        // Mail (by extension, else by its first bytes) is decoded first.
+        let mut reader = std::io::BufReader::with_capacity(64 * 1024, reader);
+        let path = (f.as_os_str() != "-").then_some(f.as_path());
+        let kind = std::io::BufRead::fill_buf(&mut reader)
+            .ok()
+            .and_then(|head| crate::transport::mail::sniff(path, head));
+        let result = match kind {
+            Some(kind) => crate::transport::mail_import::import_mail(
+                &mut store,
+                &name,
+                &mut reader,
+                kind,
+                opts,
+                &mut |n| progress.update(n),
+                fresh_ids,
+            ),
+            None => store.import_reader_with(
+                &name,
+                &mut reader,
+                opts,
+                &mut |n| progress.update(n),
+                fresh_ids,
+            ),
+        };
         progress.finish();
         let report = match result {
             Ok(report) => report,
             Err(StoreError::Read { error, .. }) => {
                 let _ = out.flush();
-                eprintln!("crosstalk: cannot read `{name}`: {error}; not imported");
-                not_read.push(NotRead {
-                    name,
-                    why: error.to_string(),
-                });
+                // A directory is read for its envelope files; this one has none.
+                let why = if f.is_dir() {
+                    format!("{error}, and it holds no .crosstalk or .aict file")
+                } else {
+                    error.to_string()
+                };
+                eprintln!("crosstalk: cannot read `{name}`: {why}; not imported");
+                not_read.push(NotRead { name, why });
                 continue;
             }
             Err(e) => {

@@ -11,6 +11,7 @@
 
 pub mod address;
 pub mod audit;
+pub mod attachments;
 pub mod awaiting;
 mod collapsed;
 pub mod consent;

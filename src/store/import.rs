@@ -146,6 +146,19 @@ impl Store {
         })
     }
 
+    /// Stores what `reader` yields as received and commits it, without importing anything:
+    /// a transport keeps the bytes it was given (a mail, say) before it decodes them and
+    /// imports what they hold.
+    pub fn keep_reader(&mut self, source: &str, reader: &mut dyn Read) -> Result<Kept, StoreError> {
+        let (paste_id, diagnostics) =
+            self.write(|store| store.store_paste(source, reader, &mut |_| {}))?;
+        Ok(Kept {
+            source: source.to_string(),
+            paste_id,
+            diagnostics,
+        })
+    }
+
     /// Imports a kept input, committing in pieces (see the module's comment). With `commit`
     /// false nothing is written (one transaction, rolled back): the report then says exactly
     /// what importing would do, which thread each envelope would join included, because it is

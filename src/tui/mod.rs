@@ -151,6 +151,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
     )
     .and_then(|mut app| {
         app.watch_config = config.watch.clone();
+        app.inspector.attachments_dir = config.attachments.dir.clone();
         app.contacts = config.address_book();
         let r = event_loop(&mut terminal, &mut app);
         // Whatever the database has not taken yet is saved or written to a file, on every

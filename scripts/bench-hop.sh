@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Hop latency: from a chat window's Copy (the clipboard set by `xclip -i`) to the recipient's
+# text being on the clipboard, put there by the release app watching an Xvfb clipboard in
+# tmux with `[relay] copy_on_import`. Each of HOPS hops copies a new envelope with prose
+# around it and polls `xclip -o` until the clipboard holds the envelope alone.
+#
+# The baseline, measured in the same run with the same polling, is the floor of the
+# measurement itself: setting the clipboard with `xclip -i` and polling `xclip -o` until the
+# text is readable, with nothing in between.
+#
+# Usage: scripts/bench-hop.sh [HOPS] [INTERVAL_MS]   (defaults 100 and 250)
+# BIN=path/to/crosstalk uses that binary instead of building the release one.
+set -euo pipefail
+name=bench-hop
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+hops=${1:-100}
+interval=${2:-250}
+die() { echo "$name: $*" >&2; exit 1; }
+for c in Xvfb xclip tmux; do command -v $c >/dev/null || die "$c is needed"; done
+if [ -z "${BIN:-}" ]; then
+    cargo build --release >&2
+    BIN=target/release/crosstalk
+fi
+[ -x "$BIN" ] || die "$BIN is not an executable"
+BIN=$(realpath "$BIN")
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
+exec 3> "$dir/display"
+Xvfb -displayfd 3 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+sock="$dir/tmux.sock"
+trap 'tmux -S "$sock" kill-server 2>/dev/null; kill $xvfb 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 100); do [ -s "$dir/display" ] && break; sleep 0.05; done
+export DISPLAY=":$(cat "$dir/display")"
+unset WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION TMUX
+
+printf '[relay]\ncopy_on_import = true\n[watch]\ninterval_ms = %s\n' "$interval" > "$dir/config.toml"
+tmux -S "$sock" -f /dev/null new-session -d -x 120 -y 40 \
+    "env CROSSTALK_CONFIG='$dir/config.toml' XDG_DATA_HOME='$dir' HOME='$dir' DISPLAY='$DISPLAY' '$BIN' --db '$dir/h.db'"
+screen() { tmux -S "$sock" capture-pane -p; }
+for _ in $(seq 200); do screen | grep -q "Empty database" && break; sleep 0.05; done
+tmux -S "$sock" send-keys W
+for _ in $(seq 200); do screen | grep -q "Watching the clipboard" && break; sleep 0.05; done
+
+ns() { date +%s%N; }
+paste() { xclip -selection clipboard -o 2>/dev/null || true; }
+# An id of 26 Crockford characters, distinct for each n.
+id() { printf '01KAQ4W5J8Z00000000%07d' "$1"; }
+envelope() {
+    printf '[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: %s\nmessage: %s\ncontext: hop bench\nintent: REQUEST\nbody: |\n  hop %s\nsig: none\n[[END]]\n' \
+        "$(id 0)" "$(id "$1")" "$1"
+}
+
+: > "$dir/hop.txt"
+: > "$dir/floor.txt"
+for n in $(seq 1 "$hops"); do
+    # The floor: set and read back, nothing in between.
+    text="floor $n $(ns)"
+    t0=$(ns)
+    printf '%s' "$text" | xclip -selection clipboard -i
+    until [ "$(paste)" = "$text" ]; do :; done
+    echo $(( $(ns) - t0 )) >> "$dir/floor.txt"
+    # The hop: the window's whole answer copied; the envelope alone comes back.
+    copied="Here is my reply:
+$(envelope "$n")
+Tell me what they say."
+    t0=$(ns)
+    printf '%s\n' "$copied" | xclip -selection clipboard -i
+    until paste | head -1 | grep -q '^\[\[CLAUDE→CHATGPT'; do :; done
+    echo $(( $(ns) - t0 )) >> "$dir/hop.txt"
+done
+
+stats() { sort -n "$1" | awk '{ v[NR] = $1 } END {
+    m = v[int((NR + 1) / 2)]; p = v[int(NR * 0.99 + 0.999)]
+    printf "%.1f %.1f", m / 1e6, p / 1e6 }'; }
+read -r hm hp <<< "$(stats "$dir/hop.txt")"
+read -r fm fp <<< "$(stats "$dir/floor.txt")"
+stored=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from messages').fetchone()[0])" "$dir/h.db" 2>/dev/null || echo '?')
+echo "hops: $hops, watch interval $interval ms, messages stored: $stored"
+echo "hop (copy -> recipient text ready):  median $hm ms, p99 $hp ms"
+echo "floor (xclip set -> readable):       median $fm ms, p99 $fp ms"
+awk -v a="$hm" -v b="$fm" 'BEGIN { if (b > 0) printf "median ratio hop / floor: %.1f\n", a / b }'

@@ -1,0 +1,80 @@
+//! `crosstalk export --split DIR`: one file per message, named by its message id.
+
+use std::path::Path;
+
+use super::store_cmd::{load_thread, open, store_failure};
+use super::{EXIT_USAGE, Failure, export};
+use crate::sanitize::sanitize_line;
+use crate::store::ThreadView;
+use crate::transport::file;
+use crate::transport::mail::{Outgoing, build};
+
+/// Writes every message of the thread (or of every thread) to `dir` as
+/// `<message-id>.crosstalk` (its canonical envelope) or, with `--format eml`,
+/// `<message-id>.eml`. Existing files are never replaced: one with the same content is left
+/// alone, one with other content is reported and the command exits 2.
+pub fn split(
+    db: Option<&Path>,
+    thread: Option<&str>,
+    all: bool,
+    format: Option<export::Format>,
+    dir: &Path,
+) -> Result<u8, Failure> {
+    let ext = match format.unwrap_or(export::Format::Crosstalk) {
+        export::Format::Crosstalk => "crosstalk",
+        export::Format::Eml => "eml",
+        other => {
+            return Err(Failure::usage(format!(
+                "--split writes one .crosstalk (default) or .eml file per message, not {}; drop --format or use --format eml",
+                other.name()
+            )));
+        }
+    };
+    let store = open(db)?;
+    let threads: Vec<ThreadView> = match thread {
+        Some(id) if !all => vec![load_thread(&store, id)?],
+        _ => {
+            let mut v = Vec::new();
+            for id in store.thread_ids().map_err(store_failure)? {
+                if let Some(t) = store.thread(&id).map_err(store_failure)? {
+                    v.push(t);
+                }
+            }
+            v
+        }
+    };
+    let items = threads.iter().flat_map(|t| {
+        t.messages.iter().map(move |m| {
+            let content = if ext == "eml" {
+                build(&Outgoing::of(m, t.context.as_deref()))
+            } else {
+                let mut c = m.canonical.trim_end().to_string();
+                c.push('\n');
+                c.into_bytes()
+            };
+            (m.id.clone(), content)
+        })
+    });
+    let shown = sanitize_line(&dir.display().to_string()).into_owned();
+    let done = file::write_split(dir, ext, items)
+        .map_err(|e| Failure::usage(format!("cannot write into `{shown}`: {e}")))?;
+    eprintln!(
+        "wrote {} file{} to {shown}{}",
+        done.written.len(),
+        if done.written.len() == 1 { "" } else { "s" },
+        match done.unchanged.len() {
+            0 => String::new(),
+            n => format!(" ({n} already there with the same content)"),
+        }
+    );
+    if done.refused.is_empty() {
+        return Ok(0);
+    }
+    for p in &done.refused {
+        eprintln!(
+            "crosstalk: `{}` exists with other content; not overwritten (move it away, or split into another directory)",
+            sanitize_line(&p.display().to_string())
+        );
+    }
+    Ok(EXIT_USAGE)
+}

@@ -1,0 +1,282 @@
+//! The mail and file transports through the real binary: importing `.eml`, mbox and
+//! directories of `.crosstalk` files, `export --format eml|mbox`, `export --split DIR`, and
+//! `attachments verify`.
+
+mod common;
+
+use std::path::Path;
+
+use common::Run;
+use serde_json::Value;
+
+fn run(db: &Path, args: &[&str], stdin: &str) -> Run {
+    let mut all = vec!["--db", db.to_str().expect("utf-8 path")];
+    all.extend_from_slice(args);
+    common::run(&all, stdin)
+}
+
+const THREAD: &str = "01K0000000000000000000000A";
+
+fn env(message: &str, parent: Option<&str>, body: &str, meta: &str) -> String {
+    let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
+    format!(
+        "[[CLAUDE→CHATGPT v1.1]]\nuser: kalle\nthread: {THREAD}\n{parent}message: {message}\n\
+         context: mail test\nintent: REQUEST\n{meta}body: |\n  {body}\nsig: none\n[[END]]\n"
+    )
+}
+
+fn two() -> String {
+    format!(
+        "{}\n{}",
+        env(
+            "01K0000000000000000000000A",
+            None,
+            "From the start, café = 1",
+            ""
+        ),
+        env(
+            "01K0000000000000000000000B",
+            Some("01K0000000000000000000000A"),
+            "second",
+            ""
+        )
+    )
+}
+
+fn show(db: &Path) -> Value {
+    let r = run(db, &["show", THREAD, "--json"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
+#[test]
+fn mbox_export_imports_back_to_the_same_envelopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    assert_eq!(run(&a, &["import", "-"], &two()).code, 0);
+    let out = dir.path().join("t.mbox");
+    let r = run(&a, &["export", THREAD, "-o", out.to_str().unwrap()], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mbox = std::fs::read_to_string(&out).unwrap();
+    assert!(mbox.starts_with("From "), "{mbox}");
+    assert!(mbox.contains("Subject: [AI Crosstalk] mail test - REQUEST"));
+    assert!(mbox.contains("In-Reply-To: <01K0000000000000000000000A@crosstalk.invalid>"));
+    // Into a fresh database: the same envelopes, nothing added.
+    let r = run(&b, &["import", out.to_str().unwrap()], "");
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("2 imported"), "{}", r.stdout);
+    let canon = |db: &Path| {
+        let r = run(db, &["export", THREAD], "");
+        r.stdout
+    };
+    assert_eq!(canon(&a), canon(&b));
+    // Back into the first: duplicates, not conflicts.
+    let r = run(&a, &["import", out.to_str().unwrap()], "");
+    assert!(r.stdout.contains("0 imported, 2 duplicate"), "{}", r.stdout);
+    assert_eq!(r.code, 0);
+}
+
+#[test]
+fn a_foreign_eml_on_stdin_is_decoded_and_gets_meta_email() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.db");
+    let body = env(
+        "01K0000000000000000000000C",
+        None,
+        "hello =E2=9C=93 there",
+        "",
+    )
+    .replace('→', "=E2=86=92");
+    let mail = format!(
+        "From: Kalle <kalle@example.com>\r\nTo: bot@example.com\r\nSubject: relay\r\n\
+         Message-ID: <x1@mail.example>\r\nIn-Reply-To: <x0@mail.example>\r\n\
+         Date: Mon, 6 Jan 2025 10:00:00 +0000\r\nMIME-Version: 1.0\r\n\
+         Content-Type: multipart/alternative; boundary=\"b\"\r\n\r\n--b\r\n\
+         Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n\
+         {body}\r\n--b\r\nContent-Type: text/html\r\n\r\n<p>ignored</p>\r\n--b--\r\n"
+    );
+    let r = run(&db, &["import"], &mail);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1 imported"), "{}", r.stdout);
+    let t = show(&db);
+    let m = &t["messages"][0];
+    assert_eq!(m["message"], "01K0000000000000000000000C");
+    let text = run(&db, &["export", THREAD], "").stdout;
+    assert!(text.contains("meta: email\nMessage-ID: <x1@mail.example>\nIn-Reply-To: <x0@mail.example>\nSubject: relay\nFrom: Kalle <kalle@example.com>\nDate: 2025-01-06T10:00:00Z"), "{text}");
+    assert!(text.contains("hello ✓ there"), "{text}");
+    // The raw mail is kept too: the same bytes again store nothing new.
+    let r = run(&db, &["import"], &mail);
+    assert!(r.stdout.contains("1 duplicate"), "{}", r.stdout);
+}
+
+#[test]
+fn html_only_mail_is_read_with_tags_stripped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let e = env("01K0000000000000000000000D", None, "in html", "");
+    let html = e.lines().collect::<Vec<_>>().join("<br>\r\n");
+    let mail = format!(
+        "From: a@example.com\r\nSubject: x\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html><body><p>{html}</p></body></html>\r\n"
+    );
+    let f = dir.path().join("h.eml");
+    std::fs::write(&f, mail).unwrap();
+    let r = run(&db, &["import", f.to_str().unwrap()], "");
+    assert!(r.stdout.contains("1 imported"), "{}{}", r.stdout, r.stderr);
+}
+
+#[test]
+fn a_directory_of_envelope_files_imports_sorted_and_split_writes_them_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    let src = dir.path().join("in");
+    std::fs::create_dir(&src).unwrap();
+    // The reply sorts first by name but is imported after its parent: names are sorted.
+    std::fs::write(
+        src.join("1.crosstalk"),
+        env("01K0000000000000000000000A", None, "one", ""),
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("2.AICT"),
+        env(
+            "01K0000000000000000000000B",
+            Some("01K0000000000000000000000A"),
+            "two",
+            "",
+        ),
+    )
+    .unwrap();
+    std::fs::write(src.join("notes.txt"), "not an envelope file").unwrap();
+    let r = run(&db, &["import", src.to_str().unwrap()], "");
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1.crosstalk: 1 imported"), "{}", r.stdout);
+    assert!(r.stdout.contains("2.AICT: 1 imported"), "{}", r.stdout);
+    assert!(!r.stdout.contains("notes.txt"));
+    let out = dir.path().join("out");
+    let r = run(
+        &db,
+        &["export", "--all", "--split", out.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let a = out.join("01K0000000000000000000000A.crosstalk");
+    assert!(std::fs::read_to_string(&a).unwrap().contains("one"));
+    assert!(out.join("01K0000000000000000000000B.crosstalk").is_file());
+    // Again: the same content is left alone.
+    let r = run(
+        &db,
+        &["export", "--all", "--split", out.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("2 already there"), "{}", r.stderr);
+    // A different file of that name is never overwritten.
+    std::fs::write(&a, "mine").unwrap();
+    let r = run(
+        &db,
+        &["export", "--all", "--split", out.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("not overwritten"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "mine");
+    // One .eml per message, which imports back.
+    let eml = dir.path().join("eml");
+    let r = run(
+        &db,
+        &[
+            "export",
+            THREAD,
+            "--format",
+            "eml",
+            "--split",
+            eml.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let one = eml.join("01K0000000000000000000000B.eml");
+    let db2 = dir.path().join("d2.db");
+    let r = run(&db2, &["import", one.to_str().unwrap()], "");
+    assert!(r.stdout.contains("1 imported"), "{}{}", r.stdout, r.stderr);
+    // Formats that are not one file per message are refused.
+    let r = run(
+        &db,
+        &[
+            "export",
+            "--all",
+            "--format",
+            "json",
+            "--split",
+            eml.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn attachments_verify_reports_ok_missing_and_mismatch() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v.db");
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    std::fs::write(files.join("notes.txt"), "abc").unwrap();
+    std::fs::write(files.join("bad.txt"), "abd").unwrap();
+    let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    let meta = format!(
+        "meta: attachments\nA1: text/plain;name=notes.txt;digest=sha256:{abc}\n\
+         A2: text/plain; name=\"bad.txt\"; digest=sha256:{abc}\nA3: name=gone.txt;sha256={abc}\n\
+         A4: text/plain;name=../notes.txt;digest=sha256:{abc}\n\n"
+    );
+    let e = env("01K0000000000000000000000F", None, "see files", &meta);
+    let f = dir.path().join("m.crosstalk");
+    std::fs::write(&f, &e).unwrap();
+    let r = run(
+        &db,
+        &[
+            "attachments",
+            "verify",
+            f.to_str().unwrap(),
+            "--dir",
+            files.to_str().unwrap(),
+            "--json",
+        ],
+        "",
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let status: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(status, ["ok", "digest-mismatch", "missing", "unsafe-name"]);
+    // By stored message id (a prefix of it), only the good one: exit 0.
+    let good = env(
+        "01K0000000000000000000000G",
+        None,
+        "one file",
+        &format!("meta: attachments\nA1: text/plain;name=notes.txt;digest=sha256:{abc}\n\n"),
+    );
+    assert_eq!(run(&db, &["import", "-"], &good).code, 0);
+    let r = run(
+        &db,
+        &[
+            "attachments",
+            "verify",
+            "01K0000000000000000000000G",
+            "--dir",
+            files.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("A1  notes.txt  text/plain"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.trim_end().ends_with("ok"), "{}", r.stdout);
+}
