@@ -16,5 +16,6 @@ pub mod protocol;
 pub mod sanitize;
 pub mod store;
 pub mod synth;
+pub mod transport;
 pub mod tui;
 pub mod ui;

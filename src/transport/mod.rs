@@ -1,0 +1,8 @@
+//! Transports: bytes from outside in, envelopes out. Each ends in the same store import path
+//! as a paste or `crosstalk import` (the raw input kept first), so an envelope that arrives
+//! over a wire is stored exactly as one pasted by hand would be.
+//!
+//! The async server lives here alone: the app and the other commands stay synchronous and
+//! reach the network only through the blocking client.
+
+pub mod http;
