@@ -243,6 +243,14 @@ impl App {
         }
         self.composer = None;
         self.drafts_changed()?;
+        // A contact that takes envelopes over HTTP gets it posted (the primer is for chat
+        // windows: a first envelope with one is copied).
+        if primer.is_none() && self.deliver_over_http(&message, &thread, &text, &to) {
+            let status = self.status.clone();
+            self.reveal(&thread, Some(&message))?;
+            self.status = status;
+            return Ok(());
+        }
         let copied = match primer {
             // The primer first, then the envelope (fenced alone when the contact wants it:
             // the primer has a fence of its own inside).
@@ -278,6 +286,9 @@ impl App {
             self.warn("Nothing selected to copy.");
             return Ok(());
         };
+        if self.deliver_over_http(&m.id, &m.thread, &m.canonical, &m.envelope.banner.to) {
+            return Ok(());
+        }
         if let Some((level, line)) = self.copy_text(&m.canonical, &m.envelope.banner.to) {
             if let Some(relayed) = self.record_relay(&m.id)? {
                 self.status = (level, format!("{line}; {relayed}"));

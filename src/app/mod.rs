@@ -14,6 +14,7 @@ pub mod composer;
 mod conversation;
 pub mod erase;
 pub mod error_reply;
+pub mod http_delivery;
 pub mod inspector;
 pub mod keymap;
 pub mod landing;
@@ -172,6 +173,8 @@ pub struct App {
     pub watch_waiting: Vec<String>,
     /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
     pub contacts: crate::contacts::AddressBook,
+    /// Posts to contacts that take envelopes over HTTP, until their answers are recorded.
+    pub http_sends: Vec<http_delivery::InFlight>,
 }
 
 impl App {
@@ -222,6 +225,7 @@ impl App {
             watch_config: Default::default(),
             watch_waiting: Vec::new(),
             contacts: Default::default(),
+            http_sends: Vec::new(),
         };
         app.data_version = app.store.data_version().ok();
         // The ledger's "addressed to me" follows the config; a busy database keeps the
@@ -307,6 +311,7 @@ impl App {
             Action::Tick => {
                 self.retry_pending();
                 self.take_watched();
+                self.take_http_answers();
                 self.notice_other_writers();
                 self.refresh_inspector();
                 return Ok(());
