@@ -164,4 +164,18 @@ mod tests {
         assert!(b.fenced("gemini://chat/1"));
         assert!(!b.fenced("mistral"));
     }
+
+    #[test]
+    fn an_http_contact_has_a_url_to_post_to() {
+        let c: Contact = toml::from_str(
+            "name = \"CHATGPT\"\ndelivery = \"http\"\nurl = \"http://127.0.0.1:8787\"\ntoken = \"t\"",
+        )
+        .unwrap();
+        assert_eq!(c.http_url(), Some("http://127.0.0.1:8787"));
+        assert_eq!(c.token.as_deref(), Some("t"));
+        // A URL alone does not switch delivery from the clipboard.
+        let c: Contact = toml::from_str("name = \"x\"\nurl = \"http://h\"").unwrap();
+        assert_eq!(c.http_url(), None);
+        assert!(toml::from_str::<Contact>("name = \"x\"\ndelivery = \"pigeon\"").is_err());
+    }
 }

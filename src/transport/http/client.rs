@@ -58,7 +58,7 @@ pub fn receive_url(url: &str) -> Result<String, PostError> {
     if rest.is_empty() || rest.starts_with('/') {
         return Err(bad("it names no host"));
     }
-    Ok(if rest.contains('/') {
+    Ok(if rest.trim_end_matches('/').contains('/') {
         url.to_string()
     } else {
         format!("{}{RECEIVE_PATH}", url.trim_end_matches('/'))
