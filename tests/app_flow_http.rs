@@ -110,3 +110,45 @@ fn a_refusal_and_no_answer_are_said_on_the_status_line() {
         "{status}"
     );
 }
+
+#[test]
+fn c_y_posts_a_composed_reply_and_stores_the_ack_under_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv_db = dir.path().join("srv.db");
+    let server = http::Server::start(&srv_db, &[]);
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.app.contacts.contacts.push(Contact {
+        name: "CLAUDE".into(),
+        ..contact(&server.url, None)
+    });
+    let (_, text) = http::envelope(&IdGenerator::new(), "What do you think?");
+    t.act(Action::Paste(text));
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    t.keys("r");
+    t.keys("Posted, not pasted.");
+    t.ctrl('y');
+    assert!(t.app.composer.is_none());
+    assert!(t.copies().is_empty(), "nothing copied to the clipboard");
+    let status = settle(&mut t);
+    assert_eq!(status, "Delivered to CLAUDE over HTTP: ACK");
+    let reply = t
+        .app
+        .store
+        .search("Posted", 5)
+        .unwrap()
+        .into_iter()
+        .next()
+        .expect("the reply is stored");
+    let m = t.app.store.message(&reply.message).unwrap().unwrap();
+    assert_eq!(m.direction, "composed");
+    // Filed and carried (no longer a draft); the ACK stored under it names it as parent.
+    assert_eq!(m.status, "answered");
+    assert_eq!(server.stop(), 0);
+    assert!(
+        Store::open(&srv_db)
+            .unwrap()
+            .message(&m.id)
+            .unwrap()
+            .is_some()
+    );
+}

@@ -18,7 +18,8 @@ fn y_delivers_over_http_and_a_served_envelope_appears_live() {
     std::fs::write(
         t.path("config.toml"),
         format!(
-            "[[contacts]]\nname = \"CHATGPT\"\ndelivery = \"http\"\nurl = \"{}\"\ntoken = \"peer-token\"\n",
+            "[[contacts]]\nname = \"CHATGPT\"\ndelivery = \"http\"\nurl = \"{0}\"\ntoken = \"peer-token\"\n\n\
+             [[contacts]]\nname = \"CLAUDE\"\ndelivery = \"http\"\nurl = \"{0}\"\ntoken = \"peer-token\"\n",
             peer.url
         ),
     )
