@@ -10,7 +10,6 @@
 //! `serve_16_clients / minimal_server` how far the store keeps the server from raw HTTP speed.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
