@@ -437,3 +437,26 @@ fn sigterm_with_requests_in_flight_loses_no_acknowledged_envelope() {
         assert!(t.messages[0].canonical.ends_with("[[END]]\n"));
     }
 }
+
+#[test]
+fn connections_over_the_limit_wait_for_a_free_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        &dir.path().join("srv.db"),
+        &["--max-connections", "1", "--request-timeout", "2"],
+    );
+    // One connection holds the only slot, sending nothing.
+    let idle = std::net::TcpStream::connect(server.addr).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let start = Instant::now();
+    let (_, text) = envelope(&IdGenerator::new(), "waits its turn");
+    let answer = post(server.addr, PLAIN, &[], &text);
+    // Served once the idle connection's header time ran out and freed the slot.
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert!(
+        start.elapsed() >= Duration::from_millis(1200),
+        "served after {:?}, while the only slot was taken",
+        start.elapsed()
+    );
+    drop(idle);
+}
