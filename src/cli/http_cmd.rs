@@ -103,6 +103,12 @@ pub fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, 
     // Refused before the database is opened or anything is bound.
     server::check(&settings).map_err(|e| Failure::usage(e.to_string()))?;
     let mut store = open(db)?;
+    if let Some(why) = store.read_only() {
+        return Err(Failure::usage(format!(
+            "{}: cannot receive into this database: {why}; name a writable one with --db",
+            store.path().display()
+        )));
+    }
     store
         .set_operator_addresses(&config.operator.addresses)
         .map_err(store_failure)?;
