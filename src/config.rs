@@ -53,6 +53,9 @@ pub struct Config {
     /// Where the files `meta: attachments` names are kept.
     #[serde(default)]
     pub attachments: AttachmentsConfig,
+    /// `crosstalk serve`: the HTTP binding's receiving end.
+    #[serde(default)]
+    pub serve: ServeConfig,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -126,6 +129,44 @@ pub struct AttachmentsConfig {
     /// unset: attachments are listed, and checked once a file is attached in the composer.
     #[serde(default)]
     pub dir: Option<PathBuf>,
+}
+
+/// `[serve]`: where `crosstalk serve` listens and its limits (flags override each).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServeConfig {
+    /// Address and port.
+    pub listen: String,
+    /// The bearer token clients must send (else `$CROSSTALK_TOKEN`); required beyond
+    /// loopback.
+    pub token: Option<String>,
+    /// Largest request body, in bytes.
+    pub max_body: usize,
+    /// Largest request head, in bytes.
+    pub max_header: usize,
+    /// Seconds a client has for its headers, and again for its body.
+    pub request_timeout: u64,
+    /// Connections served at once.
+    pub max_connections: usize,
+    /// Requests a minute per client address (0: no limit).
+    pub rate_per_minute: u32,
+    /// Requests a client may send at once before the rate applies.
+    pub burst: u32,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            listen: "127.0.0.1:8787".into(),
+            token: None,
+            max_body: DEFAULT_SIZE_LIMIT + 64 * 1024,
+            max_header: 16 * 1024,
+            request_timeout: 10,
+            max_connections: 64,
+            rate_per_minute: 600,
+            burst: 60,
+        }
+    }
 }
 
 /// `[signing]`: the operator's key, with which the composer signs envelopes before copying.

@@ -27,9 +27,38 @@ pub struct Contact {
     /// `N` in the app): what this model needs told first.
     #[serde(default)]
     pub preamble: Option<String>,
+    /// How `y` and C-y deliver envelopes to it: the clipboard (default) or `http`.
+    #[serde(default)]
+    pub delivery: DeliveryMethod,
+    /// With `delivery = "http"`: where to post (`http://host:port`; `/crosstalk/receive`
+    /// is added when the URL has no path).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// With `delivery = "http"`: the bearer token the peer expects.
+    #[serde(default)]
+    pub token: Option<String>,
+}
+
+/// How envelopes reach a contact.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryMethod {
+    /// Copied to the clipboard for the operator to paste.
+    #[default]
+    Clipboard,
+    /// Posted to the contact's `url` (the spec's HTTP binding).
+    Http,
 }
 
 impl Contact {
+    /// Where to post envelopes for it, when it takes them over HTTP.
+    pub fn http_url(&self) -> Option<&str> {
+        (self.delivery == DeliveryMethod::Http)
+            .then_some(self.url.as_deref())
+            .flatten()
+            .filter(|u| !u.trim().is_empty())
+    }
+
     /// The address envelopes to this contact carry.
     pub fn address(&self) -> &str {
         self.address
@@ -101,12 +130,14 @@ mod tests {
                     address: Some("claude://session/7c2e91".into()),
                     fence: false,
                     preamble: None,
+                    ..Default::default()
                 },
                 Contact {
                     name: "gpt".into(),
                     address: None,
                     fence: true,
                     preamble: Some("Answer briefly.".into()),
+                    ..Default::default()
                 },
             ],
             fenced_recipients: vec!["claude".into(), "gemini".into()],
@@ -132,5 +163,19 @@ mod tests {
         // No contact: the recipients table still counts.
         assert!(b.fenced("gemini://chat/1"));
         assert!(!b.fenced("mistral"));
+    }
+
+    #[test]
+    fn an_http_contact_has_a_url_to_post_to() {
+        let c: Contact = toml::from_str(
+            "name = \"CHATGPT\"\ndelivery = \"http\"\nurl = \"http://127.0.0.1:8787\"\ntoken = \"t\"",
+        )
+        .unwrap();
+        assert_eq!(c.http_url(), Some("http://127.0.0.1:8787"));
+        assert_eq!(c.token.as_deref(), Some("t"));
+        // A URL alone does not switch delivery from the clipboard.
+        let c: Contact = toml::from_str("name = \"x\"\nurl = \"http://h\"").unwrap();
+        assert_eq!(c.http_url(), None);
+        assert!(toml::from_str::<Contact>("name = \"x\"\ndelivery = \"pigeon\"").is_err());
     }
 }

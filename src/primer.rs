@@ -95,6 +95,7 @@ mod tests {
                 address: Some("claude://session/1".into()),
                 fence: false,
                 preamble: Some("You are talking to Kalle's relay.".into()),
+                ..Default::default()
             }],
             fenced_recipients: Vec::new(),
         };

@@ -22,6 +22,7 @@ fn book() -> AddressBook {
                 address: Some("bot://x/1".into()),
                 fence: false,
                 preamble: None,
+                ..Default::default()
             },
         ],
         fenced_recipients: vec!["fenced-bot".into()],

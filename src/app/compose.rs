@@ -244,6 +244,14 @@ impl App {
         }
         self.composer = None;
         self.drafts_changed()?;
+        // A contact that takes envelopes over HTTP gets it posted (the primer is for chat
+        // windows: a first envelope with one is copied).
+        if primer.is_none() && self.deliver_over_http(&message, &thread, &text, &to) {
+            let status = self.status.clone();
+            self.reveal(&thread, Some(&message))?;
+            self.status = status;
+            return Ok(());
+        }
         let copied = match primer {
             // The primer first, then the envelope (fenced alone when the contact wants it:
             // the primer has a fence of its own inside).
@@ -280,6 +288,9 @@ impl App {
             return Ok(());
         };
         let text = self.relay_text(&m)?;
+        if self.deliver_over_http(&m.id, &m.thread, &text, &m.envelope.banner.to) {
+            return Ok(());
+        }
         if let Some((level, line)) = self.copy_text(&text, &m.envelope.banner.to) {
             if let Some(relayed) = self.record_relay(&m.id)? {
                 let hop = if text != m.canonical {

@@ -17,6 +17,7 @@ mod conversation;
 pub mod erase;
 pub mod error_reply;
 mod hop;
+pub mod http_delivery;
 pub mod inspector;
 pub mod keymap;
 pub mod landing;
@@ -179,6 +180,8 @@ pub struct App {
     pub hop_next: Vec<String>,
     /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
     pub contacts: crate::contacts::AddressBook,
+    /// Posts to contacts that take envelopes over HTTP, until their answers are recorded.
+    pub http_sends: Vec<http_delivery::InFlight>,
 }
 
 impl App {
@@ -230,6 +233,7 @@ impl App {
             watch_waiting: Vec::new(),
             hop_next: Vec::new(),
             contacts: Default::default(),
+            http_sends: Vec::new(),
         };
         app.data_version = app.store.data_version().ok();
         // The ledger's "addressed to me" follows the config; a busy database keeps the
@@ -315,6 +319,7 @@ impl App {
             Action::Tick => {
                 self.retry_pending();
                 self.take_watched();
+                self.take_http_answers();
                 self.notice_other_writers();
                 self.refresh_inspector();
                 return Ok(());

@@ -15,7 +15,7 @@ impl App {
     /// How often the runtime sends [`Action::Tick`](super::Action::Tick): every second, more
     /// often while something waits for the database or the clipboard is watched.
     pub fn tick_interval(&self) -> std::time::Duration {
-        let base = if self.has_pending() || !self.watch_waiting.is_empty() {
+        let base = if self.has_pending() || !self.watch_waiting.is_empty() || self.delivering() {
             std::time::Duration::from_millis(250)
         } else {
             std::time::Duration::from_secs(1)

@@ -16,6 +16,7 @@ mod check_db;
 mod compose;
 mod consent_cmd;
 mod erase_cmd;
+mod http_cmd;
 mod input;
 mod integrity;
 mod keys_cmd;
@@ -278,6 +279,14 @@ enum Command {
         #[command(subcommand)]
         what: attachments_cmd::AttachmentsCmd,
     },
+    /// Receive envelopes over HTTP (`POST /crosstalk/receive`): each is stored as `import`
+    /// stores it and answered with an ACK, or with an ERROR saying why not. Runs until
+    /// SIGINT or SIGTERM, finishing the requests in flight.
+    Serve(http_cmd::ServeArgs),
+    /// Post one envelope to a peer's `serve` (or any HTTP binding): the envelope is stored,
+    /// marked as delivered over http when the peer takes it, and the peer's ACK or ERROR is
+    /// stored in its thread. Exit 1 when the peer refused it.
+    Send(http_cmd::SendArgs),
 }
 
 /// The two `sig:` forms on the command line.
@@ -406,6 +415,8 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             None => sign_cmd::verify_with_store(db, file.as_deref(), json, opts),
         },
         Command::Keys { what } => keys_cmd::keys(db, what),
+        Command::Serve(args) => http_cmd::serve(db, &config, args),
+        Command::Send(args) => http_cmd::send(db, &config, opts, args),
         Command::Import {
             files,
             json,

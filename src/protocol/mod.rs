@@ -9,6 +9,7 @@
 //! - [`signature`] signs and verifies in both `sig:` forms; [`keys`] reads the key formats.
 //! - [`error_envelope`] builds the ERROR reply the spec describes.
 
+pub mod ack;
 pub mod address;
 pub mod audit;
 pub mod attachments;

@@ -1,6 +1,11 @@
-//! Transports: bytes from outside in, envelopes out. Each one ends in the store's one import
-//! path (the raw input kept first), so an envelope means the same whichever way it came.
+//! Transports: bytes from outside in, envelopes out. Each ends in the same store import path
+//! as a paste or `crosstalk import` (the raw input kept first), so an envelope that arrives
+//! over a wire or in a mail is stored exactly as one pasted by hand would be.
+//!
+//! The async server lives in `http` alone: the app and the other commands stay synchronous
+//! and reach the network only through the blocking client.
 
 pub mod file;
+pub mod http;
 pub mod mail;
 pub mod mail_import;

@@ -1,0 +1,160 @@
+//! Posting an envelope: blocking (ureq), so the CLI needs no runtime and the app calls it
+//! from a thread of its own.
+
+use std::time::Duration;
+
+use super::{CONTENT_TYPE, RECEIVE_PATH};
+
+/// Largest answer read back: an ACK or ERROR envelope is small; anything larger is not one.
+const MAX_ANSWER: u64 = 1 << 20;
+
+/// What the peer answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// HTTP status.
+    pub status: u16,
+    /// The body (an ACK or ERROR envelope from a crosstalk peer).
+    pub body: String,
+}
+
+/// Why nothing was answered.
+#[derive(Debug, thiserror::Error)]
+pub enum PostError {
+    /// The URL is not one this client can post to.
+    #[error("`{url}` is not an http:// URL: {why}")]
+    BadUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// Connecting, sending or reading failed.
+    #[error("no answer from {url}: {why}")]
+    Failed {
+        /// The URL posted to.
+        url: String,
+        /// What went wrong.
+        why: String,
+    },
+}
+
+/// The URL to post to: `url` as given when it names a path, else with the binding's
+/// `/crosstalk/receive` appended (so `http://host:8787` works as a contact's `url`).
+pub fn receive_url(url: &str) -> Result<String, PostError> {
+    let url = url.trim();
+    let bad = |why: &str| PostError::BadUrl {
+        url: url.to_string(),
+        why: why.to_string(),
+    };
+    let rest = if let Some(rest) = strip_scheme(url, "http://") {
+        rest
+    } else if strip_scheme(url, "https://").is_some() {
+        return Err(bad(
+            "this build posts plain HTTP only; put a TLS proxy in front of the peer and post to it over loopback, or use http://",
+        ));
+    } else {
+        return Err(bad("it must start with http://"));
+    };
+    if rest.is_empty() || rest.starts_with('/') {
+        return Err(bad("it names no host"));
+    }
+    Ok(if rest.trim_end_matches('/').contains('/') {
+        url.to_string()
+    } else {
+        format!("{}{RECEIVE_PATH}", url.trim_end_matches('/'))
+    })
+}
+
+fn strip_scheme<'a>(url: &'a str, scheme: &str) -> Option<&'a str> {
+    url.get(..scheme.len())
+        .filter(|s| s.eq_ignore_ascii_case(scheme))
+        .map(|_| &url[scheme.len()..])
+}
+
+/// Posts `envelope` to `url` with `token` as bearer token, waiting at most `timeout` for the
+/// whole exchange. Any status is an answer (the body says why); only no answer is an error.
+pub fn post(
+    url: &str,
+    envelope: &str,
+    token: Option<&str>,
+    timeout: Duration,
+) -> Result<Response, PostError> {
+    let url = receive_url(url)?;
+    let failed = |why: String| PostError::Failed {
+        url: url.clone(),
+        why,
+    };
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(timeout))
+        // A redirect would carry the token elsewhere: never followed.
+        .max_redirects(0)
+        .build()
+        .new_agent();
+    let mut request = agent.post(&url).header("Content-Type", CONTENT_TYPE);
+    if let Some(token) = token.filter(|t| !t.is_empty()) {
+        request = request.header("Authorization", &format!("Bearer {token}"));
+    }
+    let mut response = request.send(envelope).map_err(|e| failed(e.to_string()))?;
+    let status = response.status().as_u16();
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_ANSWER)
+        .read_to_string()
+        .map_err(|e| {
+            failed(format!(
+                "the answer (status {status}) could not be read: {e}"
+            ))
+        })?;
+    Ok(Response { status, body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(
+            receive_url("http://127.0.0.1:8787").unwrap(),
+            "http://127.0.0.1:8787/crosstalk/receive"
+        );
+        assert_eq!(
+            receive_url("http://127.0.0.1:8787/").unwrap(),
+            "http://127.0.0.1:8787/crosstalk/receive"
+        );
+        assert_eq!(
+            receive_url("HTTP://h/other/path").unwrap(),
+            "HTTP://h/other/path"
+        );
+        assert!(matches!(
+            receive_url("https://h"),
+            Err(PostError::BadUrl { .. })
+        ));
+        assert!(matches!(
+            receive_url("ftp://h"),
+            Err(PostError::BadUrl { .. })
+        ));
+        assert!(matches!(
+            receive_url("http://"),
+            Err(PostError::BadUrl { .. })
+        ));
+    }
+
+    #[test]
+    fn no_answer_is_an_error() {
+        // A port just bound and released: nothing listens there.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let r = post(
+            &format!("http://127.0.0.1:{port}"),
+            "x",
+            None,
+            Duration::from_secs(2),
+        );
+        assert!(matches!(r, Err(PostError::Failed { .. })), "{r:?}");
+    }
+}

@@ -1,0 +1,69 @@
+//! The spec's HTTP binding: `POST /crosstalk/receive` with the envelope as
+//! `text/plain; charset=utf-8`, answered by an ACK or an ERROR envelope (the status codes and
+//! limits are documented in `docs/PROTOCOL.md`).
+//!
+//! - [`receive`] decides, synchronously and over a [`crate::store::Store`], what a request's
+//!   body becomes: stored and acknowledged, or refused with which ERROR.
+//! - [`server`] is `crosstalk serve`: tokio + hyper + axum, with its limits, and a single
+//!   writer thread that owns the store.
+//! - [`client`] posts an envelope (blocking) and [`deliver`] records what came of it.
+
+pub mod client;
+pub mod deliver;
+pub mod rate;
+pub mod receive;
+pub mod server;
+
+/// The path envelopes are posted to.
+pub const RECEIVE_PATH: &str = "/crosstalk/receive";
+
+/// The one content type requests and answers carry.
+pub const CONTENT_TYPE: &str = "text/plain; charset=utf-8";
+
+/// The transport's name in the delivery ledger and in `X-Delivery`.
+pub const METHOD: &str = "http";
+
+/// Whether a `Content-Type` header value is plain text in UTF-8: `text/plain` with no
+/// charset (UTF-8 is then assumed, as RFC 8259-era clients send) or `charset=utf-8`, in any
+/// case and spacing.
+pub fn is_plain_utf8(content_type: &str) -> bool {
+    let mut parts = content_type.split(';').map(str::trim);
+    if !parts
+        .next()
+        .is_some_and(|m| m.eq_ignore_ascii_case("text/plain"))
+    {
+        return false;
+    }
+    parts.all(|p| match p.split_once('=') {
+        Some((k, v)) if k.trim().eq_ignore_ascii_case("charset") => {
+            let v = v.trim().trim_matches('"');
+            v.eq_ignore_ascii_case("utf-8") || v.eq_ignore_ascii_case("utf8")
+        }
+        _ => p.is_empty() || p.contains('='),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain_utf8;
+
+    #[test]
+    fn content_types() {
+        for ok in [
+            "text/plain; charset=utf-8",
+            "text/plain",
+            "TEXT/PLAIN;charset=\"UTF-8\"",
+            "text/plain; charset=utf-8; format=flowed",
+        ] {
+            assert!(is_plain_utf8(ok), "{ok}");
+        }
+        for bad in [
+            "application/json",
+            "text/plain; charset=latin1",
+            "text/html; charset=utf-8",
+            "",
+        ] {
+            assert!(!is_plain_utf8(bad), "{bad}");
+        }
+    }
+}

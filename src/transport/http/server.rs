@@ -1,0 +1,522 @@
+//! `crosstalk serve`: the HTTP binding's receiving end.
+//!
+//! tokio runs only in here. Connections are accepted under a semaphore (at most
+//! `max_connections` at once; more wait in the listen backlog), each served by hyper's HTTP/1
+//! with a header size limit and a header read timeout, its requests routed by axum. Only one
+//! thread writes: a dedicated writer owns the [`Store`] and answers requests in arrival order,
+//! so handlers never block the runtime on SQLite and two requests never compete for the
+//! database's lock (another process still may: the store waits for it, see
+//! `store/writer.rs`).
+//!
+//! On SIGINT or SIGTERM the server stops accepting, lets every request in flight finish (its
+//! envelope stored and its answer sent), then lets the writer finish what it was handed and
+//! joins it: every envelope acknowledged is committed, and none is half-written because each
+//! import commits in transactions.
+
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Extension, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use axum::routing::post;
+use http_body_util::BodyExt;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::sync::{Semaphore, oneshot};
+use tower::ServiceExt;
+
+use super::receive::{Answer, Desk, refusal};
+use super::{CONTENT_TYPE, RECEIVE_PATH, is_plain_utf8};
+use crate::protocol::IdGenerator;
+use crate::store::Store;
+
+/// The smallest read buffer hyper accepts; a smaller header limit is raised to it.
+const MIN_HEADER_LIMIT: usize = 8192;
+
+/// How `serve` listens, and its limits.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Address and port (port 0: any free one, printed once bound).
+    pub listen: SocketAddr,
+    /// The bearer token requests must carry; required when `listen` is not loopback.
+    pub token: Option<String>,
+    /// Largest request body, in bytes.
+    pub max_body: usize,
+    /// Largest request head (request line and headers), in bytes (at least 8 KiB).
+    pub max_header: usize,
+    /// How long a client has to send its headers, and then its body.
+    pub request_timeout: Duration,
+    /// Connections served at once.
+    pub max_connections: usize,
+    /// Requests a minute per client address (0: no limit), and how many at once.
+    pub rate_per_minute: u32,
+    /// The rate limit's burst.
+    pub burst: u32,
+    /// The address ACK and ERROR replies come from (the operator's own).
+    pub desk: Option<String>,
+    /// The protocol's size limit for one envelope.
+    pub size_limit: usize,
+}
+
+/// Why `serve` could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Listening beyond loopback without a token.
+    #[error(
+        "refusing to listen on {0} without a token: anyone who can reach it could write to your database; set one with --token, $CROSSTALK_TOKEN or [serve] token, or listen on 127.0.0.1"
+    )]
+    TokenRequired(SocketAddr),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}; choose another address or port with --listen")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The runtime or the writer thread could not be started.
+    #[error("cannot start the server: {0}")]
+    Start(std::io::Error),
+}
+
+/// What a run of the server did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Requests answered with an ACK.
+    pub acknowledged: u64,
+    /// Requests answered with an ERROR.
+    pub refused: u64,
+}
+
+/// One request's body for the writer, and where its answer goes.
+struct Job {
+    peer: String,
+    body: Bytes,
+    reply: oneshot::Sender<Answer>,
+}
+
+/// What every handler shares.
+struct Shared {
+    token: Option<String>,
+    max_body: usize,
+    request_timeout: Duration,
+    rate: super::rate::RateLimit,
+    retry_after: u64,
+    desk: Option<String>,
+    ids: IdGenerator,
+    /// Taken at shutdown, so the writer sees the end of its queue.
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    acknowledged: AtomicU64,
+    refused: AtomicU64,
+}
+
+/// The client's address, put on each request by the connection that carried it.
+#[derive(Clone, Copy)]
+struct Peer(SocketAddr);
+
+/// Checks the token rule before anything is bound.
+pub fn check(settings: &Settings) -> Result<(), ServeError> {
+    if settings.token.is_none() && !is_loopback(settings.listen.ip()) {
+        return Err(ServeError::TokenRequired(settings.listen));
+    }
+    Ok(())
+}
+
+fn is_loopback(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_loopback(),
+        IpAddr::V6(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v| v.is_loopback()),
+    }
+}
+
+/// Serves until SIGINT or SIGTERM. `on_bound` is told the address once listening.
+pub fn serve(
+    settings: Settings,
+    store: Store,
+    on_bound: impl FnOnce(SocketAddr),
+) -> Result<Summary, ServeError> {
+    run_with(settings, store, on_bound, |_| async {
+        let _ = shutdown_signal().await;
+    })
+}
+
+/// Serves until `stop` is sent (or dropped): for benchmarks and tests in one process.
+pub fn serve_until(
+    settings: Settings,
+    store: Store,
+    on_bound: impl FnOnce(SocketAddr),
+    stop: oneshot::Receiver<()>,
+) -> Result<Summary, ServeError> {
+    run_with(settings, store, on_bound, |_| async {
+        let _ = stop.await;
+    })
+}
+
+fn run_with<F: Future<Output = ()> + Send>(
+    settings: Settings,
+    store: Store,
+    on_bound: impl FnOnce(SocketAddr),
+    stop: impl FnOnce(()) -> F,
+) -> Result<Summary, ServeError> {
+    check(&settings)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("crosstalk-serve")
+        .build()
+        .map_err(ServeError::Start)?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(settings.listen)
+            .await
+            .map_err(|source| ServeError::Bind {
+                addr: settings.listen,
+                source,
+            })?;
+        let bound = listener.local_addr().map_err(ServeError::Start)?;
+        on_bound(bound);
+        run(settings, store, listener, stop(())).await
+    })
+}
+
+async fn run(
+    settings: Settings,
+    store: Store,
+    listener: tokio::net::TcpListener,
+    stop: impl Future<Output = ()>,
+) -> Result<Summary, ServeError> {
+    let (jobs, queue) = mpsc::channel::<Job>();
+    let mut desk = Desk::new(store, settings.desk.clone(), settings.size_limit);
+    let writer = std::thread::Builder::new()
+        .name("crosstalk-serve-writer".into())
+        .spawn(move || {
+            for job in queue {
+                let answer = desk.receive(&job.peer, &job.body);
+                // The client may have gone: its envelope is stored all the same.
+                let _ = job.reply.send(answer);
+            }
+        })
+        .map_err(ServeError::Start)?;
+    let shared = Arc::new(Shared {
+        token: settings.token.clone(),
+        max_body: settings.max_body,
+        request_timeout: settings.request_timeout,
+        rate: super::rate::RateLimit::new(settings.rate_per_minute, settings.burst),
+        retry_after: 60u64
+            .checked_div(u64::from(settings.rate_per_minute))
+            .unwrap_or(1)
+            .max(1),
+        desk: settings.desk.clone(),
+        ids: IdGenerator::new(),
+        jobs: Mutex::new(Some(jobs)),
+        acknowledged: AtomicU64::new(0),
+        refused: AtomicU64::new(0),
+    });
+    let router = Router::new()
+        .route(RECEIVE_PATH, post(receive))
+        .with_state(Arc::clone(&shared));
+    let graceful = GracefulShutdown::new();
+    let slots = Arc::new(Semaphore::new(settings.max_connections.max(1)));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(settings.request_timeout)
+        .max_buf_size(settings.max_header.max(MIN_HEADER_LIMIT));
+    tokio::pin!(stop);
+    loop {
+        let permit = tokio::select! {
+            p = Arc::clone(&slots).acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            () = &mut stop => break,
+        };
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait instead of spinning.
+                    tracing::warn!("serve: accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
+            req.extensions_mut().insert(Peer(peer));
+            router.clone().oneshot(req)
+        });
+        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            let _ = conn.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    // Requests in flight finish; idle connections close. A client that keeps a request open
+    // past its timeout is cut off by the header/body timeouts, so this ends.
+    let grace = settings.request_timeout * 2 + Duration::from_secs(5);
+    if tokio::time::timeout(grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("serve: connections still open after {grace:?}; closing them");
+    }
+    let sender = shared.jobs.lock().ok().and_then(|mut j| j.take());
+    drop(sender);
+    drop(router);
+    // What the writer was handed is stored before the process ends.
+    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    Ok(Summary {
+        acknowledged: shared.acknowledged.load(Ordering::Relaxed),
+        refused: shared.refused.load(Ordering::Relaxed),
+    })
+}
+
+/// SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r,
+            _ = term.recv() => Ok(()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await
+    }
+}
+
+async fn receive(
+    State(s): State<Arc<Shared>>,
+    Extension(Peer(peer)): Extension<Peer>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let answer = match admit(&s, peer, &headers, body).await {
+        Ok(body) => process(&s, peer, body).await,
+        Err(refused) => refused,
+    };
+    if answer.status == 200 {
+        s.acknowledged.fetch_add(1, Ordering::Relaxed);
+    } else {
+        s.refused.fetch_add(1, Ordering::Relaxed);
+    }
+    respond(&s, answer)
+}
+
+/// The checks before the body is handed to the store, cheapest first: rate, token, content
+/// type, declared length; then the body, read within the size and time limits.
+async fn admit(
+    s: &Shared,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, Answer> {
+    let refuse =
+        |status, code, reason: &str| refusal(s.desk.as_deref(), status, code, reason, &s.ids);
+    if !s.rate.allow(peer.ip(), Instant::now()) {
+        return Err(refuse(
+            429,
+            "E-RATE",
+            "Rate limit exceeded; send again later (see Retry-After)",
+        ));
+    }
+    if let Some(token) = &s.token {
+        match bearer(headers) {
+            None => {
+                return Err(refuse(
+                    401,
+                    "E-PERM",
+                    "A token is required: send it as `Authorization: Bearer TOKEN`",
+                ));
+            }
+            Some(given) if !same_token(given, token) => {
+                return Err(refuse(403, "E-PERM", "The token is not accepted"));
+            }
+            Some(_) => {}
+        }
+    }
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !is_plain_utf8(content_type) {
+        return Err(refuse(
+            415,
+            "E-UNSUPPORTED",
+            "Send the envelope as `Content-Type: text/plain; charset=utf-8`",
+        ));
+    }
+    let too_large = || {
+        refuse(
+            413,
+            "E-TOO-LARGE",
+            &format!(
+                "The body exceeds the {} bytes this desk accepts",
+                s.max_body
+            ),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > s.max_body as u64) {
+        return Err(too_large());
+    }
+    match tokio::time::timeout(s.request_timeout, read_limited(body, s.max_body)).await {
+        Err(_) => Err(refuse(
+            408,
+            "E-TIMEOUT",
+            "The body did not arrive in time; send it again",
+        )),
+        Ok(Err(ReadError::TooLarge)) => Err(too_large()),
+        Ok(Err(ReadError::Broken)) => Err(refuse(400, "E-FORMAT", "The body could not be read")),
+        Ok(Ok(body)) => Ok(body),
+    }
+}
+
+/// Hands the body to the writer and waits for its answer.
+async fn process(s: &Shared, peer: SocketAddr, body: Bytes) -> Answer {
+    let (reply, answer) = oneshot::channel();
+    let job = Job {
+        peer: peer.to_string(),
+        body,
+        reply,
+    };
+    let sent = match s.jobs.lock() {
+        Ok(jobs) => jobs.as_ref().is_some_and(|j| j.send(job).is_ok()),
+        Err(_) => false,
+    };
+    let unavailable = || {
+        refusal(
+            s.desk.as_deref(),
+            503,
+            "E-ROUTE",
+            "The receiving desk is shutting down; send again later",
+            &s.ids,
+        )
+    };
+    if !sent {
+        return unavailable();
+    }
+    answer.await.unwrap_or_else(|_| unavailable())
+}
+
+enum ReadError {
+    TooLarge,
+    Broken,
+}
+
+/// Reads the body frame by frame, stopping as soon as it passes `limit` (a chunked body has
+/// no length to refuse it by up front).
+async fn read_limited(mut body: Body, limit: usize) -> Result<Bytes, ReadError> {
+    let mut buf = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| ReadError::Broken)?;
+        if let Ok(data) = frame.into_data() {
+            if buf.len() + data.len() > limit {
+                return Err(ReadError::TooLarge);
+            }
+            buf.extend_from_slice(&data);
+        }
+    }
+    Ok(Bytes::from(buf))
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// Compares in time independent of where the tokens differ, so the token cannot be guessed
+/// character by character from response times.
+fn same_token(given: &str, expected: &str) -> bool {
+    let (a, b) = (given.as_bytes(), expected.as_bytes());
+    let mut diff = a.len() ^ b.len();
+    for (i, &x) in b.iter().enumerate() {
+        diff |= usize::from(x ^ a.get(i).copied().unwrap_or(0));
+    }
+    diff == 0
+}
+
+fn respond(s: &Shared, answer: Answer) -> Response {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = Response::new(Body::from(answer.body));
+    *response.status_mut() = status;
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+    match answer.status {
+        401 => {
+            h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        429 | 503 => {
+            h.insert(header::RETRY_AFTER, HeaderValue::from(s.retry_after));
+        }
+        _ => {}
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(same_token("secret", "secret"));
+        assert!(!same_token("secre", "secret"));
+        assert!(!same_token("secretx", "secret"));
+        assert!(!same_token("", "secret"));
+        assert!(!same_token("Secret", "secret"));
+    }
+
+    #[test]
+    fn loopback_needs_no_token_anything_else_does() {
+        let base = Settings {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            token: None,
+            max_body: 1,
+            max_header: 1,
+            request_timeout: Duration::from_secs(1),
+            max_connections: 1,
+            rate_per_minute: 0,
+            burst: 1,
+            desk: None,
+            size_limit: 1,
+        };
+        assert!(check(&base).is_ok());
+        for addr in ["[::1]:0", "127.0.0.2:80"] {
+            let s = Settings {
+                listen: addr.parse().unwrap(),
+                ..base.clone()
+            };
+            assert!(check(&s).is_ok(), "{addr}");
+        }
+        for addr in ["0.0.0.0:0", "[::]:0", "192.0.2.1:80"] {
+            let s = Settings {
+                listen: addr.parse().unwrap(),
+                ..base.clone()
+            };
+            assert!(
+                matches!(check(&s), Err(ServeError::TokenRequired(_))),
+                "{addr}"
+            );
+            let s = Settings {
+                token: Some("t".into()),
+                ..s
+            };
+            assert!(check(&s).is_ok(), "{addr}");
+        }
+    }
+}

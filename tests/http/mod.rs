@@ -1,0 +1,219 @@
+//! A real `crosstalk serve` on loopback for tests: started on an ephemeral port (its URL read
+//! from its first line of output), stopped with SIGTERM, killed if a test forgets. And raw
+//! HTTP requests, for what a well-behaved client would never send.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crosstalk::protocol::{Envelope, IdGenerator, Options, extract, render};
+
+/// A running `serve`.
+pub struct Server {
+    child: Option<Child>,
+    /// `http://127.0.0.1:PORT/crosstalk/receive`.
+    pub url: String,
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// Its database.
+    pub db: PathBuf,
+}
+
+/// A `crosstalk` command that ignores the user's own config.
+pub fn crosstalk() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crosstalk"));
+    cmd.env("XDG_CONFIG_HOME", "/nonexistent/crosstalk-test-config")
+        .env_remove("CROSSTALK_CONFIG")
+        .env_remove("CROSSTALK_TOKEN");
+    cmd
+}
+
+impl Server {
+    /// Starts `serve --listen 127.0.0.1:0 EXTRA…` on `db`; panics if it does not print its
+    /// URL within 20 s.
+    pub fn start(db: &Path, extra: &[&str]) -> Server {
+        let mut child = crosstalk()
+            .arg("--db")
+            .arg(db)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(l) => l,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("serve printed no URL within 20 s");
+            }
+        };
+        let url = line.trim().to_string();
+        let addr = url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| panic!("not a URL: {url:?}"));
+        Server {
+            child: Some(child),
+            url,
+            addr,
+            db: db.to_path_buf(),
+        }
+    }
+
+    /// The process id, to signal it.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map(Child::id).unwrap_or(0)
+    }
+
+    /// Sends SIGTERM without waiting.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
+    /// Sends SIGTERM and waits (at most 30 s) for the exit status.
+    pub fn stop(mut self) -> i32 {
+        self.terminate();
+        let mut child = self.child.take().expect("running");
+        let start = Instant::now();
+        loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                return status.code().unwrap_or(-1);
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                panic!("serve did not stop within 30 s of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A raw HTTP exchange's answer.
+#[derive(Debug)]
+pub struct Raw {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+impl Raw {
+    /// The ERROR code of the envelope in the body.
+    pub fn code(&self) -> Option<String> {
+        let found = extract(&self.body, &Options::default());
+        let env = &found.envelopes.first()?.envelope;
+        env.meta_block("error")?.get("Code").map(str::to_string)
+    }
+
+    /// The intent of the envelope in the body.
+    pub fn intent(&self) -> Option<String> {
+        let found = extract(&self.body, &Options::default());
+        found
+            .envelopes
+            .first()?
+            .envelope
+            .intent_raw()
+            .map(str::to_string)
+    }
+
+    /// A header's value (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    }
+}
+
+/// Writes `request` as is on a new connection and reads the whole answer (the request should
+/// say `Connection: close`).
+pub fn raw(addr: SocketAddr, request: &[u8]) -> Raw {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let _ = s.write_all(request);
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    parse_answer(&buf)
+}
+
+/// Splits an HTTP/1.1 answer (with `Content-Length`) into status, head and body.
+pub fn parse_answer(buf: &[u8]) -> Raw {
+    let text = String::from_utf8_lossy(buf).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {text:?}"));
+    Raw {
+        status,
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
+/// A POST of `body` with `content_type` and extra header lines.
+pub fn post(addr: SocketAddr, content_type: Option<&str>, headers: &[&str], body: &str) -> Raw {
+    let mut req = format!(
+        "POST /crosstalk/receive HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(ct) = content_type {
+        req.push_str(&format!("Content-Type: {ct}\r\n"));
+    }
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    raw(addr, req.as_bytes())
+}
+
+/// The content type the binding asks for.
+pub const PLAIN: Option<&str> = Some("text/plain; charset=utf-8");
+
+/// A valid v1.1 REQUEST with fresh ids and `body`.
+pub fn envelope(ids: &IdGenerator, body: &str) -> (String, String) {
+    let mut e = Envelope::new("CLAUDE", "CHATGPT");
+    let id = ids.next_id();
+    e.set_header("user", "kalle");
+    e.set_header("session", "2026-11-23T19Z test");
+    e.set_header("thread", ids.next_id());
+    e.set_header("message", &id);
+    e.set_header("context", "http test");
+    e.set_header("intent", "REQUEST");
+    e.body = Some(body.to_string());
+    e.sig = Some("none".into());
+    (id, render(&e))
+}
