@@ -74,9 +74,15 @@ fn a_paste_without_envelopes_is_kept_and_explained() {
         t.app.status
     );
     let raw = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
-    let bytes: Vec<u8> = raw
-        .query_row("SELECT bytes FROM paste_pieces", [], |r| r.get(0))
+    let (bytes, zstd): (Vec<u8>, bool) = raw
+        .query_row("SELECT bytes, zstd FROM paste_pieces", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .unwrap();
+    let bytes = match zstd {
+        true => zstd::stream::decode_all(bytes.as_slice()).unwrap(),
+        false => bytes,
+    };
     assert_eq!(bytes, b"just some chat text, no envelope\n");
 }
 
