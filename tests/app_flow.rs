@@ -505,11 +505,21 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     t.app.settings.db_path = Some(db.clone());
     // The file may not grow any more: every write that needs a page fails as on a full disk.
     t.app.store.limit_growth(0).unwrap();
-    let text = format!(
-        "{}{}",
-        "a long chat before the envelope, enough to need new pages\n".repeat(400),
-        request()
-    );
+    // Chat text that does not compress (pastes are kept compressed), enough to need new pages.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let chat: String = (0..400 * 60)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if i % 60 == 59 {
+                '\n'
+            } else {
+                char::from(b'a' + (x % 26) as u8)
+            }
+        })
+        .collect();
+    let text = format!("{chat}{}", request());
     t.act(Action::Paste(text.clone()));
     let s = t.screen();
     assert!(
