@@ -8,6 +8,9 @@ use crate::protocol::{Envelope, Options};
 use crate::store::{Store, StoredMessage};
 use crate::synth::{TranscriptSpec, transcript};
 
+/// `headers`, `raw`, `raw_prefix`, `raw_suffix` of a message row.
+type TextColumns = (Option<String>, Option<String>, Option<i64>, Option<i64>);
+
 /// Every message of `store`, in arrival order.
 fn messages(store: &Store) -> Vec<StoredMessage> {
     let ids: Vec<String> = store
@@ -183,7 +186,7 @@ fn a_database_before_texts_kept_once_reads_back_the_same_after_migrating() {
             .is_err()
     );
     // And the new rows are what an import into the new schema writes.
-    let same = |sql: &str| -> Vec<(Option<String>, Option<String>, Option<i64>, Option<i64>)> {
+    let same = |sql: &str| -> Vec<TextColumns> {
         let read = |s: &Store| {
             s.conn
                 .prepare(sql)
