@@ -97,7 +97,7 @@ def compare(a, b):
     only the ids that came with the envelopes are compared one by one."""
     ca, cb = (sqlite3.connect(f"file:{p}?mode=ro", uri=True) for p in (a, b))
     checks = [
-        "SELECT count(*), total(length(canonical)), total(ids_assigned) FROM messages",
+        "SELECT count(*), total(length(body)), total(length(raw)), total(ids_assigned) FROM messages",
         "SELECT id FROM messages WHERE ids_assigned = 0 ORDER BY seq",
         "SELECT count(*), total(message_count) FROM threads",
         "SELECT count(*), total(length(bytes)) FROM paste_pieces",

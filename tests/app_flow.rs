@@ -74,9 +74,15 @@ fn a_paste_without_envelopes_is_kept_and_explained() {
         t.app.status
     );
     let raw = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
-    let bytes: Vec<u8> = raw
-        .query_row("SELECT bytes FROM paste_pieces", [], |r| r.get(0))
+    let (bytes, zstd): (Vec<u8>, bool) = raw
+        .query_row("SELECT bytes, zstd FROM paste_pieces", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .unwrap();
+    let bytes = match zstd {
+        true => zstd::stream::decode_all(bytes.as_slice()).unwrap(),
+        false => bytes,
+    };
     assert_eq!(bytes, b"just some chat text, no envelope\n");
 }
 
@@ -499,11 +505,21 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     t.app.settings.db_path = Some(db.clone());
     // The file may not grow any more: every write that needs a page fails as on a full disk.
     t.app.store.limit_growth(0).unwrap();
-    let text = format!(
-        "{}{}",
-        "a long chat before the envelope, enough to need new pages\n".repeat(400),
-        request()
-    );
+    // Chat text that does not compress (pastes are kept compressed), enough to need new pages.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let chat: String = (0..400 * 60)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if i % 60 == 59 {
+                '\n'
+            } else {
+                char::from(b'a' + (x % 26) as u8)
+            }
+        })
+        .collect();
+    let text = format!("{chat}{}", request());
     t.act(Action::Paste(text.clone()));
     let s = t.screen();
     assert!(

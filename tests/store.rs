@@ -806,12 +806,17 @@ fn an_envelope_with_errors_is_rejected_and_the_others_imported() {
 
 /// The stored bytes of a paste, its pieces joined in order.
 fn paste_bytes(raw: &Connection, paste: i64) -> Vec<u8> {
-    raw.prepare("SELECT bytes FROM paste_pieces WHERE paste_id = ?1 ORDER BY seq")
+    raw.prepare("SELECT bytes, zstd FROM paste_pieces WHERE paste_id = ?1 ORDER BY seq")
         .unwrap()
-        .query_map([paste], |r| r.get::<_, Vec<u8>>(0))
+        .query_map([paste], |r| {
+            Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, bool>(1)?))
+        })
         .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap()
+        .map(|piece| match piece.unwrap() {
+            (bytes, true) => zstd::stream::decode_all(bytes.as_slice()).unwrap(),
+            (bytes, false) => bytes,
+        })
+        .collect::<Vec<_>>()
         .concat()
 }
 

@@ -13,6 +13,8 @@ use sha2::{Digest, Sha256};
 
 use super::import::hex;
 use super::prepare::{Filled, fill};
+use super::query::{MESSAGE_COLUMNS, message_from_row};
+use super::texts;
 use super::{Store, StoreError, StoredMessage};
 use crate::protocol::{self, Code, Diagnostic, Parsed};
 
@@ -28,22 +30,26 @@ pub(super) struct Stored {
 
 /// The stored message `id`, as far as a conflict check needs it.
 pub(super) fn stored(conn: &Connection, id: &str) -> Result<Option<Stored>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT m.id, m.thread_id, m.parent_id, m.canonical, m.received_at, t.context
-             FROM messages m LEFT JOIN threads t ON t.id = m.thread_id WHERE m.id = ?1",
-        )?
-        .query_row([id], |r| {
-            Ok(Stored {
-                id: r.get(0)?,
-                thread: r.get(1)?,
-                parent: r.get(2)?,
-                canonical: r.get(3)?,
-                received_at: r.get(4)?,
-                context: r.get(5)?,
-            })
-        })
-        .optional()?)
+    let sql = format!(
+        "SELECT {MESSAGE_COLUMNS}, (SELECT t.context FROM threads t WHERE t.id = thread_id)
+         FROM messages WHERE id = ?1"
+    );
+    let Some((m, context)) = conn
+        .prepare_cached(&sql)?
+        .query_row([id], |r| Ok((message_from_row(r)?, r.get(24)?)))
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let m = m?;
+    Ok(Some(Stored {
+        id: m.id,
+        thread: m.thread,
+        parent: m.parent,
+        canonical: m.canonical,
+        received_at: m.received_at,
+        context,
+    }))
 }
 
 /// The canonical text `p` would be stored with under `s`'s id: the worker's when it named its
@@ -295,16 +301,29 @@ pub(super) fn add_signature(
     canonical: &str,
     now: &str,
 ) -> Result<i64, StoreError> {
+    // The stored columns take the new signature; the canonical text is kept only if they do
+    // not render to it, and the received text is stored as its edit (see `texts`).
+    let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1");
+    let mut env = conn
+        .prepare_cached(&sql)?
+        .query_row([id], message_from_row)??
+        .envelope;
+    env.sig.clone_from(&p.envelope.sig);
+    env.hash.clone_from(&p.envelope.hash);
+    let edit = texts::raw_edit(raw, canonical);
     conn.prepare_cached(
-        "UPDATE messages SET sig = ?2, hash = ?3, raw = ?4, canonical = ?5, updated_at = ?6
+        "UPDATE messages SET sig = ?2, hash = ?3, raw = ?4, raw_prefix = ?5, raw_suffix = ?6,
+            canonical = ?7, updated_at = ?8
          WHERE id = ?1",
     )?
     .execute(rusqlite::params![
         id,
         p.envelope.sig,
         p.envelope.hash,
-        Some(raw).filter(|r| *r != canonical),
-        canonical,
+        edit.text,
+        edit.prefix,
+        edit.suffix,
+        texts::kept_canonical(&env, canonical),
         now
     ])?;
     Ok(conn.query_row("SELECT seq FROM messages WHERE id = ?1", [id], |r| r.get(0))?)

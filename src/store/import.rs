@@ -336,10 +336,7 @@ impl Store {
                 }
             };
             if !piece.is_empty() {
-                tx.execute(
-                    "INSERT INTO paste_pieces (paste_id, seq, bytes) VALUES (?1, ?2, ?3)",
-                    params![id, seq, piece],
-                )?;
+                super::pieces::insert(&tx, id, seq, &piece)?;
                 seq += 1;
             }
             if !eof {
@@ -472,11 +469,7 @@ impl Writer<'_, '_> {
                 };
                 taken += self.handle(event)?;
             }
-            let bytes: Vec<u8> = conn.query_row(
-                "SELECT bytes FROM paste_pieces WHERE paste_id = ?1 AND seq = ?2",
-                params![paste_id, seq],
-                |r| r.get(0),
-            )?;
+            let bytes = super::pieces::read(conn, paste_id, seq)?;
             // Invalid UTF-8 was reported when the input was stored; its text is parsed with
             // U+FFFD in place of the bytes that are not.
             let chunk = match String::from_utf8(bytes) {

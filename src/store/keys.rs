@@ -16,6 +16,7 @@ use ed25519_dalek::VerifyingKey;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+use super::query::MESSAGE_COLUMNS;
 use super::{Store, StoreError, now};
 use crate::protocol::signature::{verify_parsed, verify_received};
 use crate::protocol::trust::{self, KeyState, PinnedKey, SigState, Verdict};
@@ -347,15 +348,16 @@ fn store_verdict(conn: &Connection, seq: i64, v: &Verdict) -> Result<(), StoreEr
 
 /// Judges the stored messages signed under `pkid` again, with `pinned` as the id's key now.
 fn rejudge(conn: &Connection, pkid: &str, pinned: Option<&PinnedKey>) -> Result<(), StoreError> {
-    let rows: Vec<(i64, String)> = conn
-        .prepare_cached(
-            "SELECT s.seq, coalesce(m.raw, m.canonical) FROM signatures s
-             JOIN messages m ON m.seq = s.seq WHERE s.pkid = ?1",
-        )?
-        .query_map([pkid], |r| Ok((r.get(0)?, r.get(1)?)))?
+    let seqs: Vec<i64> = conn
+        .prepare_cached("SELECT seq FROM signatures WHERE pkid = ?1")?
+        .query_map([pkid], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let opts = Options::default();
-    for (seq, text) in rows {
+    for seq in seqs {
+        // The exact text that was signed: the message as received.
+        let Some(text) = received_text(conn, "seq", seq)? else {
+            continue;
+        };
         let ex = crate::protocol::extract(&text, &opts);
         let Some(p) = ex.envelopes.first() else {
             continue;
@@ -366,6 +368,23 @@ fn rejudge(conn: &Connection, pkid: &str, pinned: Option<&PinnedKey>) -> Result<
         }
     }
     Ok(())
+}
+
+/// The text as received of the message whose `column` (`seq` or `id`) is `key`.
+fn received_text(
+    conn: &Connection,
+    column: &str,
+    key: impl rusqlite::ToSql,
+) -> Result<Option<String>, StoreError> {
+    let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE {column} = ?1");
+    match conn
+        .prepare_cached(&sql)?
+        .query_row([key], super::query::message_from_row)
+        .optional()?
+    {
+        Some(m) => Ok(Some(m?.raw)),
+        None => Ok(None),
+    }
 }
 
 fn key_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRow> {
@@ -457,14 +476,14 @@ impl Store {
     pub fn judge_message(&mut self, id: &str) -> Result<(), StoreError> {
         self.write(|store| {
             let tx = store.begin_write()?;
-            let row: Option<(i64, String)> = tx
-                .query_row(
-                    "SELECT seq, coalesce(raw, canonical) FROM messages WHERE id = ?1",
-                    [id],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
+            let seq: Option<i64> = tx
+                .query_row("SELECT seq FROM messages WHERE id = ?1", [id], |r| r.get(0))
                 .optional()?;
-            if let Some((seq, text)) = row {
+            let text = match seq {
+                Some(seq) => received_text(&tx, "seq", seq)?,
+                None => None,
+            };
+            if let (Some(seq), Some(text)) = (seq, text) {
                 let ex = crate::protocol::extract(&text, &Options::default());
                 if let Some(p) = ex.envelopes.first() {
                     let ledger = Ledger::load(&tx)?;

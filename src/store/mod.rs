@@ -24,6 +24,7 @@ mod keys;
 mod lookup;
 mod paste_text;
 pub mod pii;
+mod pieces;
 mod poll;
 mod prepare;
 mod query;
@@ -32,6 +33,7 @@ mod receipt_id;
 mod reply;
 mod schema;
 mod search;
+mod texts;
 mod tree;
 mod writer;
 
@@ -552,21 +554,20 @@ pub(crate) fn index_since(conn: &Connection, seq: i64) -> Result<(), StoreError>
     Ok(())
 }
 
-/// The `headers` and `meta` columns of an envelope: JSON `[[key, value], ...]` and
-/// `[{"namespace", "entries"}, ...]`, in the order received (query.rs reads them back).
-pub(crate) fn envelope_json(env: &crate::protocol::Envelope) -> (String, String) {
-    let headers: Vec<[&str; 2]> = env
-        .headers
-        .iter()
-        .map(|h| [h.key.as_str(), h.value.as_str()])
-        .collect();
+/// The `headers` and `meta` columns of an envelope: JSON `[[key, value], ...]` (a value that
+/// `cols` holds left out, see `texts`) and `[{"namespace", "entries"}, ...]`, in the order
+/// received (query.rs reads them back).
+pub(crate) fn envelope_json(
+    env: &crate::protocol::Envelope,
+    cols: &texts::HeaderColumns<'_>,
+) -> (String, String) {
     let meta: Vec<serde_json::Value> = env
         .meta
         .iter()
         .map(|m| serde_json::json!({"namespace": m.namespace, "entries": m.entries}))
         .collect();
     (
-        serde_json::to_string(&headers).unwrap_or_default(),
+        texts::headers_json(&env.headers, cols),
         serde_json::to_string(&meta).unwrap_or_default(),
     )
 }

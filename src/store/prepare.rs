@@ -72,7 +72,16 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
         env.set_header("intent", "RESPOND");
     }
     let canonical = protocol::render(&env);
-    let (headers, meta) = super::envelope_json(&env);
+    // The columns the writer stores beside `headers` (see `texts`).
+    let cols = super::texts::HeaderColumns {
+        message: Some(message),
+        parent,
+        user: env.user(),
+        session: env.session(),
+        context: env.context(),
+        intent: p.envelope.intent_raw(),
+    };
+    let (headers, meta) = super::envelope_json(&env, &cols);
     Filled {
         intent,
         canonical,

@@ -3,8 +3,9 @@
 use rusqlite::{OptionalExtension, Row};
 use serde::Serialize;
 
+use super::texts::{self, HeaderColumns, RawEdit};
 use super::{Store, StoreError};
-use crate::protocol::{Banner, Envelope, Header, MetaBlock};
+use crate::protocol::{self, Banner, Envelope, MetaBlock};
 
 /// A thread as the list shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -88,18 +89,30 @@ struct MetaJson {
     entries: Vec<(String, String)>,
 }
 
-const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at, intent,
-    sender, recipient, version, headers, meta, body, sig, hash, raw, canonical, diagnostics";
+pub(super) const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at,
+    intent, sender, recipient, version, headers, meta, body, sig, hash, raw, canonical,
+    diagnostics, raw_prefix, raw_suffix, user, session, context, intent_raw";
 
-fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
+/// A message row read with [`MESSAGE_COLUMNS`] (an error inside when its stored encodings
+/// cannot be read).
+pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
     let id: String = r.get(0)?;
+    let parent: Option<String> = r.get(2)?;
     // The JSON columns are parsed where SQLite holds them, not copied out first.
     let headers = r.get_ref(10)?.as_str()?;
     let meta = r.get_ref(11)?.as_str()?;
     let diagnostics = r.get_ref(17)?.as_str()?;
-    let decoded = (|| -> Result<_, serde_json::Error> {
-        let headers: Vec<(String, String)> = serde_json::from_str(headers)?;
-        let meta: Vec<MetaJson> = serde_json::from_str(meta)?;
+    let cols = HeaderColumns {
+        message: Some(&id),
+        parent: parent.as_deref(),
+        user: r.get_ref(20)?.as_str_or_null()?,
+        session: r.get_ref(21)?.as_str_or_null()?,
+        context: r.get_ref(22)?.as_str_or_null()?,
+        intent: r.get_ref(23)?.as_str_or_null()?,
+    };
+    let decoded = (|| -> Result<_, String> {
+        let headers = texts::parse_headers(headers, &cols)?;
+        let meta: Vec<MetaJson> = serde_json::from_str(meta).map_err(|e| e.to_string())?;
         let meta = meta
             .into_iter()
             .map(|m| MetaBlock {
@@ -111,48 +124,48 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, Store
         let diagnostics = if diagnostics == "[]" {
             serde_json::Value::Array(Vec::new())
         } else {
-            serde_json::from_str(diagnostics)?
+            serde_json::from_str(diagnostics).map_err(|e| e.to_string())?
         };
         Ok((headers, meta, diagnostics))
     })();
     let (headers, meta, diagnostics) = match decoded {
         Ok(d) => d,
-        Err(e) => {
-            return Ok(Err(StoreError::Damaged {
-                id,
-                why: e.to_string(),
-            }));
-        }
+        Err(why) => return Ok(Err(StoreError::Damaged { id, why })),
     };
-    // `raw` is stored only when it differs from `canonical`; copied here rather than by SQLite
-    // (`coalesce`), which would allocate a copy of its own first.
-    let canonical: String = r.get(16)?;
-    let raw = match r.get_ref(15)?.as_str_or_null()? {
-        Some(raw) => raw.to_string(),
-        None => canonical.clone(),
+    let envelope = Envelope {
+        banner: Banner {
+            from: r.get(7)?,
+            to: r.get(8)?,
+            version: r.get(9)?,
+        },
+        headers,
+        meta,
+        body: r.get(12)?,
+        sig: r.get(13)?,
+        hash: r.get(14)?,
+    };
+    // The canonical text is what the columns render to, unless it was kept (see `texts`).
+    let canonical = match r.get::<_, Option<String>>(16)? {
+        Some(kept) => kept,
+        None => protocol::render(&envelope),
+    };
+    let edit = RawEdit {
+        text: r.get(15)?,
+        prefix: r.get(18)?,
+        suffix: r.get(19)?,
+    };
+    let raw = match texts::apply_raw(&edit, &canonical) {
+        Ok(raw) => raw,
+        Err(why) => return Ok(Err(StoreError::Damaged { id, why })),
     };
     Ok(Ok(StoredMessage {
         thread: r.get(1)?,
-        parent: r.get(2)?,
+        parent,
         direction: r.get(3)?,
         status: r.get(4)?,
         received_at: r.get(5)?,
         intent: r.get(6)?,
-        envelope: Envelope {
-            banner: Banner {
-                from: r.get(7)?,
-                to: r.get(8)?,
-                version: r.get(9)?,
-            },
-            headers: headers
-                .into_iter()
-                .map(|(key, value)| Header { key, value })
-                .collect(),
-            meta,
-            body: r.get(12)?,
-            sig: r.get(13)?,
-            hash: r.get(14)?,
-        },
+        envelope,
         raw,
         canonical,
         diagnostics,

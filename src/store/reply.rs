@@ -86,7 +86,15 @@ impl Store {
         let (Some(id), Some(thread)) = (env.message(), env.thread()) else {
             return Ok(());
         };
-        let (headers, meta) = super::envelope_json(env);
+        let cols = super::texts::HeaderColumns {
+            message: Some(id),
+            parent: env.parent(),
+            user: env.user(),
+            session: env.session(),
+            context: env.context(),
+            intent: env.intent_raw(),
+        };
+        let (headers, meta) = super::envelope_json(env, &cols);
         let participants = [env.banner.from.clone(), env.banner.to.clone()];
         let tx = self.begin_write()?;
         let before: i64 = tx.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {
@@ -123,7 +131,8 @@ impl Store {
                 headers,
                 meta,
                 serde_json::to_string(diagnostics).unwrap_or_default(),
-                canonical,
+                // Rendered again when read (see `texts`): kept only if that would differ.
+                super::texts::kept_canonical(env, canonical),
                 time,
             ],
         )?;

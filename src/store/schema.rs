@@ -225,7 +225,55 @@ CREATE TABLE IF NOT EXISTS signatures (
 );
 CREATE INDEX IF NOT EXISTS signatures_pkid ON signatures(pkid);
 "#,
+    r#"
+-- Each text once (see store/texts.rs): `canonical` is rendered from the columns when read and
+-- kept only when they would not render to it; `raw` holds what the received text has of its
+-- own between the `raw_prefix` and `raw_suffix` bytes it shares with the canonical text;
+-- `headers` leaves out values that columns hold. The input as received is kept compressed
+-- (see store/pieces.rs). Done by `texts_once` below: a database whose version was set back
+-- by hand may have the new columns already.
+"#,
 ];
+
+/// Work a migration needs beyond its SQL, by the version it produces.
+fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
+    match version {
+        6 => texts_once(tx),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `table` has a column `column`.
+fn has_column(tx: &Transaction, table: &str, column: &str) -> Result<bool, StoreError> {
+    let n: i64 = tx.query_row(
+        "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2",
+        [table, column],
+        |r| r.get(0),
+    )?;
+    Ok(n > 0)
+}
+
+/// Version 6: each text once, and the input compressed.
+fn texts_once(tx: &Transaction) -> Result<(), StoreError> {
+    if !has_column(tx, "messages", "raw_prefix")? {
+        tx.execute_batch(
+            "ALTER TABLE messages RENAME COLUMN canonical TO canonical_full;
+             ALTER TABLE messages ADD COLUMN canonical TEXT;
+             ALTER TABLE messages ADD COLUMN raw_prefix INTEGER;
+             ALTER TABLE messages ADD COLUMN raw_suffix INTEGER;",
+        )?;
+        super::texts::rewrite_texts(tx)?;
+    }
+    if !has_column(tx, "paste_pieces", "zstd")? {
+        // 0: the bytes as they are; 1: compressed with zstd.
+        tx.execute_batch("ALTER TABLE paste_pieces ADD COLUMN zstd INTEGER NOT NULL DEFAULT 0")?;
+    }
+    super::pieces::compress_stored(tx)
+}
+
+/// The version after which the stored texts became edits (see `texts`): migrating past it
+/// frees most of the file, which is given back to the file system afterwards.
+const TEXTS_VERSION: i64 = 6;
 
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -257,8 +305,18 @@ pub fn migrate(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), 
             continue;
         }
         tx.execute_batch(sql)?;
+        after(i as i64 + 1, &tx)?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;
     }
+    if current > 0 && current < TEXTS_VERSION {
+        // The freed pages are given back; only tidying up (another process may hold the
+        // database, then the file keeps its size until a later VACUUM).
+        let _ = conn.execute_batch("VACUUM");
+    }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "schema_tests.rs"]
+mod tests;

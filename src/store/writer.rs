@@ -374,14 +374,15 @@ impl Run<'_> {
             [&env.banner.from, &env.banner.to],
             1,
         )?;
+        let raw_edit = super::texts::raw_edit(raw, &filled.canonical);
         self.conn
             .prepare_cached(
                 "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction, status, sender,
                     recipient, participants, version, user, session, context, intent, intent_raw,
-                    body, sig, hash, headers, meta, diagnostics, raw, canonical, digest,
-                    ids_assigned, received_at, updated_at)
+                    body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
+                    digest, ids_assigned, received_at, updated_at)
                  VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
-                    ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?24)",
+                    ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?25)",
             )?
             .execute(params![
                 message,
@@ -403,8 +404,11 @@ impl Run<'_> {
                 filled.headers,
                 filled.meta,
                 filled.diagnostics,
-                Some(&*raw).filter(|r| **r != filled.canonical),
-                filled.canonical,
+                // The canonical text is what these columns render to (`fill` rendered them),
+                // so it is not stored; the received text is stored as its edit (see `texts`).
+                raw_edit.text,
+                raw_edit.prefix,
+                raw_edit.suffix,
                 digest,
                 ids_assigned,
                 self.now,

@@ -1,0 +1,248 @@
+//! The migration to texts kept once (`texts`): a database written with the schema before it
+//! reads back every message the same after it.
+
+use rusqlite::{Connection, params};
+
+use super::*;
+use crate::protocol::{Envelope, Options};
+use crate::store::{Store, StoredMessage};
+use crate::synth::{TranscriptSpec, transcript};
+
+/// `headers`, `raw`, `raw_prefix`, `raw_suffix` of a message row.
+type TextColumns = (Option<String>, Option<String>, Option<i64>, Option<i64>);
+
+/// Every message of `store`, in arrival order.
+fn messages(store: &Store) -> Vec<StoredMessage> {
+    let ids: Vec<String> = store
+        .conn
+        .prepare("SELECT id FROM messages ORDER BY seq")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    ids.iter()
+        .map(|id| store.message(id).unwrap().unwrap())
+        .collect()
+}
+
+/// The `headers` column as the schema before `texts` wrote it: every value.
+fn full_headers(env: &Envelope) -> String {
+    let headers: Vec<[&str; 2]> = env
+        .headers
+        .iter()
+        .map(|h| [h.key.as_str(), h.value.as_str()])
+        .collect();
+    serde_json::to_string(&headers).unwrap()
+}
+
+/// What searching `store` finds for a few words, as (message, snippet) pairs.
+fn searches(store: &Store) -> Vec<Vec<(String, String)>> {
+    ["the", "backfill", "zusammenfassung", "session", "review"]
+        .iter()
+        .map(|q| {
+            store
+                .search(q, 50)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.message, h.snippet))
+                .collect()
+        })
+        .collect()
+}
+
+/// A database at version [`TEXTS_VERSION`] − 1 holding what `new` holds, written as that
+/// schema wrote it: full headers, the canonical text always, the received one when it differs.
+fn old_copy(new: &Store, path: &std::path::Path) {
+    let old = Connection::open(path).unwrap();
+    for sql in &MIGRATIONS[..TEXTS_VERSION as usize - 1] {
+        old.execute_batch(sql).unwrap();
+    }
+    old.pragma_update(None, "user_version", TEXTS_VERSION - 1)
+        .unwrap();
+    old.execute("ATTACH ?1 AS new", [new.path().to_string_lossy()])
+        .unwrap();
+    let columns = "seq, id, thread_id, parent_id, paste_id, direction, status, sender, recipient,
+        participants, version, user, session, context, intent, intent_raw, body, sig, hash,
+        meta, diagnostics, digest, ids_assigned, received_at, updated_at";
+    old.execute_batch(&format!(
+        "INSERT INTO pastes SELECT * FROM new.pastes;
+         INSERT INTO threads SELECT * FROM new.threads;
+         INSERT INTO messages ({columns}, headers, canonical)
+            SELECT {columns}, '', '' FROM new.messages;
+         INSERT INTO delivery (seq, thread_id, sent_at, recipient_key, received, to_me,
+            relayed_at, relay_method, answered_at, awaiting_from, awaiting_needed, missing_parent)
+            SELECT seq, thread_id, sent_at, recipient_key, received, to_me, relayed_at,
+            relay_method, answered_at, awaiting_from, awaiting_needed, missing_parent
+            FROM new.delivery;
+         INSERT INTO signatures SELECT * FROM new.signatures;
+         INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');"
+    ))
+    .unwrap();
+    // Pieces were stored as they are.
+    let pieces: Vec<(i64, i64)> = old
+        .prepare("SELECT paste_id, seq FROM new.paste_pieces")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for (paste, seq) in pieces {
+        let bytes = crate::store::pieces::read(&new.conn, paste, seq).unwrap();
+        old.execute(
+            "INSERT INTO paste_pieces (paste_id, seq, bytes) VALUES (?1, ?2, ?3)",
+            params![paste, seq, bytes],
+        )
+        .unwrap();
+    }
+    for m in messages(new) {
+        old.execute(
+            "UPDATE messages SET headers = ?2, canonical = ?3, raw = ?4 WHERE id = ?1",
+            params![
+                m.id,
+                full_headers(&m.envelope),
+                m.canonical,
+                Some(&m.raw).filter(|r| **r != m.canonical)
+            ],
+        )
+        .unwrap();
+    }
+    old.execute_batch("DETACH new").unwrap();
+}
+
+#[test]
+fn a_database_before_texts_kept_once_reads_back_the_same_after_migrating() {
+    let dir = tempfile::tempdir().unwrap();
+    let (new_path, old_path) = (dir.path().join("new.db"), dir.path().join("old.db"));
+    let mut new = Store::open(&new_path).unwrap();
+    let spec = TranscriptSpec {
+        envelopes: 400,
+        threads: 20,
+        seed: 11,
+        mangled_percent: 40,
+    };
+    new.import_text("test", &transcript(&spec), &Options::default())
+        .unwrap();
+    let expected = messages(&new);
+    assert_eq!(expected.len(), 400);
+    // The synthetic history has every kind: received texts that differ from the canonical
+    // one (v1.0 envelopes get ids, mangled ones are repaired) and that do not.
+    assert!(expected.iter().any(|m| m.raw != m.canonical));
+    assert!(expected.iter().any(|m| m.raw == m.canonical));
+    let found = searches(&new);
+    assert!(found.iter().any(|hits| !hits.is_empty()));
+
+    old_copy(&new, &old_path);
+    let migrated = Store::open(&old_path).unwrap();
+    let version: i64 = migrated
+        .conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    let got = messages(&migrated);
+    assert_eq!(got.len(), expected.len());
+    for (g, e) in got.iter().zip(&expected) {
+        assert_eq!(g.envelope, e.envelope, "{}", e.id);
+        assert_eq!(g.canonical, e.canonical, "{}", e.id);
+        assert_eq!(g.raw, e.raw, "{}", e.id);
+        assert_eq!(
+            (&g.thread, &g.parent, &g.status, &g.diagnostics),
+            (&e.thread, &e.parent, &e.status, &e.diagnostics)
+        );
+    }
+    assert_eq!(searches(&migrated), found);
+    // The input as received reads back the same, and is kept compressed.
+    let paste: i64 = migrated
+        .conn
+        .query_row("SELECT min(id) FROM pastes", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        migrated.paste_text(paste).unwrap(),
+        new.paste_text(paste).unwrap()
+    );
+    let plain: i64 = migrated
+        .conn
+        .query_row(
+            "SELECT count(*) FROM paste_pieces WHERE zstd = 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(plain, 0);
+    // Stored once: no canonical text is kept, and the old column is gone.
+    let kept: i64 = migrated
+        .conn
+        .query_row(
+            "SELECT count(*) FROM messages WHERE canonical IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(kept, 0);
+    assert!(
+        migrated
+            .conn
+            .prepare("SELECT canonical_full FROM messages")
+            .is_err()
+    );
+    // And the new rows are what an import into the new schema writes.
+    let same = |sql: &str| -> Vec<TextColumns> {
+        let read = |s: &Store| {
+            s.conn
+                .prepare(sql)
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .unwrap()
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap()
+        };
+        assert_eq!(read(&migrated), read(&new));
+        read(&new)
+    };
+    same("SELECT headers, raw, raw_prefix, raw_suffix FROM messages ORDER BY seq");
+}
+
+#[test]
+fn a_canonical_text_its_columns_do_not_render_to_is_kept_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (new_path, old_path) = (dir.path().join("new.db"), dir.path().join("old.db"));
+    let mut new = Store::open(&new_path).unwrap();
+    let spec = TranscriptSpec {
+        envelopes: 5,
+        threads: 1,
+        seed: 3,
+        mangled_percent: 0,
+    };
+    new.import_text("test", &transcript(&spec), &Options::default())
+        .unwrap();
+    old_copy(&new, &old_path);
+    // A canonical text edited by hand (or written by some older binary), and a row whose
+    // headers cannot be read: both keep their texts as they are.
+    let old = Connection::open(&old_path).unwrap();
+    old.execute_batch(
+        "UPDATE messages SET canonical = canonical || 'x', raw = 'edited' WHERE seq = 1;
+         UPDATE messages SET headers = 'not json' WHERE seq = 2;",
+    )
+    .unwrap();
+    let (edited, damaged): (String, String) = old
+        .query_row(
+            "SELECT (SELECT canonical FROM messages WHERE seq = 1),
+                    (SELECT id FROM messages WHERE seq = 2)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    drop(old);
+    let migrated = Store::open(&old_path).unwrap();
+    let first: String = migrated
+        .conn
+        .query_row("SELECT id FROM messages WHERE seq = 1", [], |r| r.get(0))
+        .unwrap();
+    let m = migrated.message(&first).unwrap().unwrap();
+    assert_eq!(m.canonical, edited);
+    assert_eq!(m.raw, "edited");
+    assert!(matches!(
+        migrated.message(&damaged),
+        Err(crate::store::StoreError::Damaged { .. })
+    ));
+}
