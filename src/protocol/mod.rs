@@ -11,8 +11,8 @@
 
 pub mod ack;
 pub mod address;
-pub mod audit;
 pub mod attachments;
+pub mod audit;
 pub mod awaiting;
 mod collapsed;
 pub mod consent;
