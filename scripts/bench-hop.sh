@@ -43,7 +43,8 @@ tmux -S "$sock" send-keys W
 for _ in $(seq 200); do screen | grep -q "Watching the clipboard" && break; sleep 0.05; done
 
 ns() { date +%s%N; }
-paste() { xclip -selection clipboard -o 2>/dev/null || true; }
+# A read that asks an owner which has just lost the selection never ends: give up after 1 s.
+paste() { timeout 1 xclip -selection clipboard -o 2>/dev/null || true; }
 # An id of 26 Crockford characters, distinct for each n.
 id() { printf '01KAQ4W5J8Z00000000%07d' "$1"; }
 envelope() {

@@ -196,16 +196,7 @@ impl<'a> Extractor<'a> {
                             // `[[Page→Other]]` at the end of prose: a wiki link, not a banner.
                             continue;
                         }
-                        // The quote prefix as written (it may hold odd spaces that `clean`
-                        // changed): the indentation and `>` that begin the line. Other text
-                        // before the banner (`echo '`, a bullet, a prompt) is not repeated on
-                        // the envelope's lines, so it is no prefix.
-                        let orig_at = line.text.find("[[").unwrap_or(0);
-                        let prefix: String = line.text[..orig_at]
-                            .chars()
-                            .filter(|c| !lines::is_invisible(*c))
-                            .take_while(|c| lines::is_indent(*c) || *c == '>')
-                            .collect();
+                        let prefix = quote_prefix(line.text);
                         let column = map.column(at);
                         // `parse_block` moves the cursor only when it found an envelope.
                         if let Some(mut p) = parse::parse_block(
@@ -305,12 +296,7 @@ impl<'a> Extractor<'a> {
         }
         let rest_at = bm.end;
         let found = collapsed::banner_headers(&c[rest_at..])?;
-        let orig_at = line.text.find("[[").unwrap_or(0);
-        let prefix: String = line.text[..orig_at]
-            .chars()
-            .filter(|c| !lines::is_invisible(*c))
-            .take_while(|c| lines::is_indent(*c) || *c == '>')
-            .collect();
+        let prefix = quote_prefix(line.text);
         // The next non-blank line decides (a blank line may stand before a META block).
         let mut ahead = self.cur;
         let next = loop {
@@ -337,6 +323,18 @@ impl<'a> Extractor<'a> {
         validate::validate(&mut p, self.input, &self.opts);
         Some(p)
     }
+}
+
+/// The quote prefix of a banner line as written (it may hold odd spaces that `clean`
+/// changed): the indentation and `>` that begin the line. Other text before the banner
+/// (`echo '`, a bullet, a prompt) is not repeated on the envelope's lines, so it is no prefix.
+fn quote_prefix(text: &str) -> String {
+    let orig_at = text.find("[[").unwrap_or(0);
+    text[..orig_at]
+        .chars()
+        .filter(|c| !lines::is_invisible(*c))
+        .take_while(|c| lines::is_indent(*c) || *c == '>')
+        .collect()
 }
 
 /// Whether a line reads as the next line of an envelope: a structural `key:` (any case) or

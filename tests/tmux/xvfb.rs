@@ -60,14 +60,30 @@ impl Xvfb {
         c.wait().unwrap();
     }
 
-    /// The clipboard's text now.
+    /// The clipboard's text now ("" when the read did not finish within two seconds: an
+    /// `xclip -o` that asks an owner which lost the selection meanwhile waits forever).
     pub fn clipboard(&self) -> String {
-        let out = Command::new("xclip")
+        let mut child = Command::new("xclip")
             .args(["-selection", "clipboard", "-o"])
             .env("DISPLAY", &self.display)
-            .output()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
             .expect("xclip -o");
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        let start = std::time::Instant::now();
+        while child.try_wait().ok().flatten().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(2) {
+                let _ = child.kill();
+                let _ = child.wait();
+                return String::new();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let mut out = Vec::new();
+        if let Some(mut stdout) = child.stdout.take() {
+            let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
+        }
+        String::from_utf8_lossy(&out).into_owned()
     }
 }
 
