@@ -125,7 +125,7 @@ impl App {
             return Ok((envelope, false));
         }
         let envelope = if self.fence_for(to) {
-            format!("```\n{}\n```\n", envelope.trim_end())
+            super::compose::fenced(&envelope)
         } else {
             envelope
         };

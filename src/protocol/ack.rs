@@ -3,7 +3,7 @@
 //! message it sent.
 
 use super::address::check_address;
-use super::{Envelope, Header, IdGenerator, MetaBlock, is_id};
+use super::{Envelope, IdGenerator, MetaBlock, is_id};
 
 /// Builds the ACK to `original`, which was stored as message `stored_id` (its own id, or the
 /// one assigned on receipt to a v1.0 envelope that had none).
@@ -22,22 +22,8 @@ pub fn ack_envelope(
         valid_or(&original.banner.from, "UNKNOWN"),
     );
     env.banner.version = "v1".into();
-    let copy = |key: &str| original.header(key).map(str::to_string);
-    let mut push = |key: &str, value: Option<String>| {
-        if let Some(value) = value {
-            env.headers.push(Header {
-                key: key.to_string(),
-                value,
-            });
-        }
-    };
-    push("user", Some("system".into()));
-    push("session", copy("session"));
-    push("thread", copy("thread").filter(|v| is_id(v)));
-    push("parent", Some(stored_id.to_string()).filter(|v| is_id(v)));
-    push("message", Some(ids.next_id()));
-    push("context", copy("context"));
-    push("intent", Some("ACK".into()));
+    let parent = Some(stored_id.to_string()).filter(|v| is_id(v));
+    super::error_envelope::system_reply_headers(&mut env, Some(original), parent, "ACK", ids);
     env.meta.push(MetaBlock {
         namespace: "routing".into(),
         entries: vec![("X-Delivery".into(), transport.to_string())],

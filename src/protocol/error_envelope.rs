@@ -74,22 +74,8 @@ pub fn error_envelope(
     let mut env = Envelope::new(from, to);
     env.banner.version = version;
     let copy = |key: &str| original.and_then(|o| o.header(key)).map(str::to_string);
-    let copy_id = |key: &str| copy(key).filter(|v| is_id(v));
-    let mut push = |key: &str, value: Option<String>| {
-        if let Some(value) = value {
-            env.headers.push(Header {
-                key: key.to_string(),
-                value,
-            });
-        }
-    };
-    push("user", Some("system".into()));
-    push("session", copy("session"));
-    push("thread", copy_id("thread"));
-    push("parent", copy_id("message"));
-    push("message", Some(ids.next_id()));
-    push("context", copy("context"));
-    push("intent", Some("ERROR".into()));
+    let parent = copy("message").filter(|v| is_id(v));
+    system_reply_headers(&mut env, original, parent, "ERROR", ids);
     let reason = reason
         .map(str::to_string)
         .or_else(|| default_reason(code).map(str::to_string))
@@ -124,6 +110,36 @@ pub fn error_envelope(
     env.body = Some(body);
     env.sig = Some("none".into());
     env
+}
+
+/// The headers of a reply the system writes to `original` (an ERROR, an ACK): `user: system`,
+/// the conversation's session, thread (when it is a valid id) and context copied, `parent`,
+/// a fresh `message` and `intent`, in the canonical order.
+pub(crate) fn system_reply_headers(
+    env: &mut Envelope,
+    original: Option<&Envelope>,
+    parent: Option<String>,
+    intent: &str,
+    ids: &IdGenerator,
+) {
+    let copy = |key: &str| original.and_then(|o| o.header(key)).map(str::to_string);
+    let fields = [
+        ("user", Some("system".to_string())),
+        ("session", copy("session")),
+        ("thread", copy("thread").filter(|v| is_id(v))),
+        ("parent", parent),
+        ("message", Some(ids.next_id())),
+        ("context", copy("context")),
+        ("intent", Some(intent.to_string())),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            env.headers.push(Header {
+                key: key.to_string(),
+                value,
+            });
+        }
+    }
 }
 
 #[cfg(test)]
