@@ -111,6 +111,8 @@ fn start_serve() -> Running {
         burst: 1,
         desk: None,
         size_limit: 1 << 20,
+        book: Default::default(),
+        audit_by: None,
     };
     let (stop, stopped) = tokio::sync::oneshot::channel();
     let (bound_tx, bound_rx) = mpsc::channel();

@@ -197,6 +197,17 @@ pub enum SigningFormat {
 }
 
 impl Config {
+    /// With `[relay] audit`: the name this desk's hops record as `Received-By` (`audit_by`,
+    /// else the operator's first address, else `[compose] user`, else the login name).
+    pub fn audit_name(&self) -> Option<String> {
+        self.relay.audit.then(|| {
+            (self.relay.audit_by.clone())
+                .or_else(|| self.operator.addresses.first().cloned())
+                .or_else(|| self.compose.user.clone())
+                .unwrap_or_else(crate::cli::default_user)
+        })
+    }
+
     /// The address book: the contacts, and the recipients whose copies are fenced.
     pub fn address_book(&self) -> crate::contacts::AddressBook {
         crate::contacts::AddressBook {

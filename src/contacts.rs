@@ -118,6 +118,11 @@ impl AddressBook {
     }
 }
 
+/// `text` in a markdown fence, as copies for a fenced recipient are made.
+pub fn fence(text: &str) -> String {
+    format!("```\n{}\n```\n", text.trim_end())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -178,3 +178,137 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
     t.keys(&["q"]);
     assert_eq!(t.wait_exit(), 0);
 }
+
+/// Lines of a child's stream, read on a thread.
+fn lines(stream: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for l in std::io::BufReader::new(stream)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(l).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+fn json_line(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> serde_json::Value {
+    let line = rx
+        .recv_timeout(WAIT)
+        .unwrap_or_else(|_| panic!("no line for {what} within {WAIT:?}"));
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{what}: {e}: {line}"))
+}
+
+/// `crosstalk watch` (the command, no app) makes the same hop: the recipient's text on the
+/// clipboard, fenced and after the preamble as the contact says, recorded as relayed; an
+/// envelope addressed to the operator and a copy of two leave the clipboard alone; its own
+/// copies are never imported.
+#[test]
+fn the_watch_command_hops_too() {
+    use std::process::{Command, Stdio};
+    let Some(x) = Xvfb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[operator]\naddresses = [\"kalle\"]\n[relay]\ncopy_on_import = true\n\
+             [watch]\ninterval_ms = 100\n\n\
+             [[contacts]]\nname = \"CHATGPT\"\nfence = true\npreamble = \"{PREAMBLE}\"\n"
+        ),
+    )
+    .unwrap();
+    let mut watch = Command::new(env!("CARGO_BIN_EXE_crosstalk"))
+        .args(["--db", db.to_str().unwrap(), "watch", "--json"])
+        .env("DISPLAY", &x.display)
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .env("CROSSTALK_CONFIG", &config)
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("SSH_TTY")
+        .env_remove("SSH_CONNECTION")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(watch.stdout.take().unwrap());
+    let err = lines(watch.stderr.take().unwrap());
+    let started = err.recv_timeout(WAIT).expect("the watch to start");
+    assert!(
+        started.contains("put back ready for their recipients"),
+        "{started}"
+    );
+
+    let first = envelope("CLAUDE", "CHATGPT", 1, None, "Which cache should we use?");
+    let copied = format!("My answer:\n\n{first}\nThanks.\n");
+    x.copy(&copied);
+    let line = json_line(&out, "the first hop");
+    assert_eq!(line["imported"], 1, "{line}");
+    assert_eq!(line["hop"]["decision"], "relay", "{line}");
+    assert_eq!(line["hop"]["ready"]["to"], "CHATGPT", "{line}");
+    assert_eq!(line["hop"]["ready"]["preamble"], true, "{line}");
+    assert_eq!(line["copied"], "system clipboard", "{line}");
+    let pasted = clipboard_until(&x, "the envelope for CHATGPT", |c| {
+        c != copied && c.contains("Which cache")
+    });
+    assert!(pasted.starts_with(PREAMBLE), "{pasted}");
+    assert!(
+        pasted.contains("\n\n```\n[[CLAUDE→CHATGPT v1]]\n"),
+        "{pasted}"
+    );
+
+    // Addressed to the operator: imported, the clipboard left alone.
+    let to_me = envelope("CHATGPT", "kalle", 2, Some(1), "Done, Kalle.");
+    x.copy(&to_me);
+    let line = json_line(&out, "the envelope to the operator");
+    assert_eq!(line["hop"]["decision"], "refuse", "{line}");
+    assert!(
+        line["hop"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("addressed to you"),
+        "{line}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(x.clipboard(), to_me);
+
+    // Two for others: left alone, both listed as waiting.
+    let both = format!(
+        "{}\n{}",
+        envelope("CLAUDE", "GEMINI", 3, Some(1), "Gemini, check."),
+        envelope("CLAUDE", "CHATGPT", 4, Some(1), "ChatGPT, code.")
+    );
+    x.copy(&both);
+    let line = json_line(&out, "the copy of two");
+    assert_eq!(line["hop"]["decision"], "several", "{line}");
+    assert_eq!(line["waiting"], 2, "{line}");
+    assert_eq!(line["hop"]["waiting"][0]["to"], "GEMINI", "{line}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(x.clipboard(), both);
+
+    // No loop: four messages, one relayed (by the system clipboard), three pastes kept.
+    assert_eq!(count(&db, "SELECT count(*) FROM messages"), 4);
+    assert_eq!(count(&db, "SELECT count(*) FROM pastes"), 3);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM delivery WHERE relayed_at IS NOT NULL"
+        ),
+        1
+    );
+    Command::new("kill")
+        .args(["-INT", &watch.id().to_string()])
+        .status()
+        .unwrap();
+    let start = Instant::now();
+    while watch.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < WAIT, "watch did not end on SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

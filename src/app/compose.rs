@@ -386,17 +386,10 @@ impl App {
         }
     }
 
-    /// Whether copies to `to` are fenced: a contact decides (see [`crate::contacts`]), else
-    /// its name or address matches a configured recipient.
+    /// Whether copies to `to` are fenced: a contact decides, else the recipients fenced by
+    /// name (see [`crate::contacts::AddressBook::fenced`]).
     pub(super) fn fence_for(&self, to: &str) -> bool {
-        if let Some(c) = self.contacts.find(to) {
-            return c.fence;
-        }
-        let to = to.trim().to_lowercase();
-        self.settings.fence.iter().any(|f| {
-            let f = f.to_lowercase();
-            to == f || to.starts_with(&format!("{f}://")) || to.starts_with(&format!("{f}@"))
-        })
+        self.contacts.fenced(to)
     }
 
     /// Opens the drafts list.
@@ -429,5 +422,5 @@ fn awaits_text(d: Option<&crate::store::Delivery>) -> String {
 
 /// `text` in a markdown fence, as copies for a fenced recipient are made.
 pub(super) fn fenced(text: &str) -> String {
-    format!("```\n{}\n```\n", text.trim_end())
+    crate::contacts::fence(text)
 }

@@ -9,7 +9,7 @@ use std::io::Write as _;
 
 use super::App;
 use super::Level;
-use crate::store::{HopDecision, ImportReport, StoredMessage};
+use crate::store::{Carrier, ForRecipient, HopDecision, ImportReport, StoredMessage};
 
 impl App {
     /// After the watch imported a clipboard text: relays it, or says why not, first on the
@@ -85,8 +85,10 @@ impl App {
             return Ok(None);
         };
         let to = m.envelope.banner.to.clone();
-        let (text, preamble) = self.recipient_text(&m)?;
-        let Some(_) = self.copy_text(&text, if preamble { "" } else { &to }) else {
+        let ready = self.recipient_text(&m)?;
+        let preamble = ready.preamble;
+        // Already fenced as the contact wants: copied as it is.
+        let Some(_) = self.copy_text(&ready.text, "") else {
             return Ok(None);
         };
         let relayed = self.record_relay(id)?;
@@ -106,30 +108,14 @@ impl App {
         )))
     }
 
-    /// The text a recipient's window gets: the envelope (with this desk's audit hop when
-    /// configured), preceded by the contact's preamble when nothing was carried to it before.
-    /// The second value says whether the preamble is in, in which case the envelope alone is
-    /// already fenced as the contact wants.
-    fn recipient_text(&self, m: &StoredMessage) -> anyhow::Result<(String, bool)> {
-        let envelope = self.relay_text(m)?;
-        let to = &m.envelope.banner.to;
-        let preamble = self
-            .contacts
-            .find(to)
-            .and_then(|c| c.preamble.clone())
-            .filter(|p| !p.trim().is_empty());
-        let Some(preamble) = preamble else {
-            return Ok((envelope, false));
+    /// The text a recipient's window gets (see [`crate::store::Store::for_recipient`]).
+    fn recipient_text(&self, m: &StoredMessage) -> anyhow::Result<ForRecipient> {
+        let carrier = Carrier {
+            book: &self.contacts,
+            audit_by: self.settings.audit_by.as_deref(),
+            now: self.now,
         };
-        if self.store.addressed_before(to, &m.id)? {
-            return Ok((envelope, false));
-        }
-        let envelope = if self.fence_for(to) {
-            super::compose::fenced(&envelope)
-        } else {
-            envelope
-        };
-        Ok((format!("{}\n\n{envelope}", preamble.trim_end()), true))
+        Ok(self.store.for_recipient(m, &carrier)?)
     }
 
     /// The bell, when `[watch] bell` asks for it.

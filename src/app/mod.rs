@@ -197,6 +197,11 @@ impl App {
         // Never wait on another process's write lock on a key press: what the database
         // does not take at once is kept and retried on the tick (see `pending`).
         store.set_busy_timeout(pending::APP_BUSY_TIMEOUT)?;
+        // Until the config's address book is set: the recipients fenced by name.
+        let contacts = crate::contacts::AddressBook {
+            contacts: Vec::new(),
+            fenced_recipients: settings.fence.clone(),
+        };
         let mut app = App {
             store,
             keymap,
@@ -232,7 +237,7 @@ impl App {
             watch_config: Default::default(),
             watch_waiting: Vec::new(),
             hop_next: Vec::new(),
-            contacts: Default::default(),
+            contacts,
             http_sends: Vec::new(),
         };
         app.data_version = app.store.data_version().ok();

@@ -107,26 +107,11 @@ impl App {
         Ok(Some(format!("relayed ({method})")))
     }
 
-    /// The text a copy of stored message `m` carries: its canonical form; with `[relay]
-    /// audit`, an envelope being relayed (received, for someone else) gets this desk's
-    /// `meta: audit` hop appended, which leaves its signature intact.
+    /// The text a copy of stored message `m` carries (see [`crate::store::Store::relay_text`]).
     pub(super) fn relay_text(&self, m: &crate::store::StoredMessage) -> anyhow::Result<String> {
-        let Some(by) = self.settings.audit_by.as_deref() else {
-            return Ok(m.canonical.clone());
-        };
-        let relayed =
-            m.direction == "received" && (self.store.delivery(&m.id)?).is_some_and(|d| !d.to_me);
-        if !relayed {
-            return Ok(m.canonical.clone());
-        }
-        let mut env = m.envelope.clone();
-        let relay = crate::protocol::audit::Relay {
-            by,
-            received_at: &m.received_at,
-            now: self.now,
-        };
-        crate::protocol::audit::append_hop(&mut env, &relay);
-        Ok(crate::protocol::render(&env))
+        Ok(self
+            .store
+            .relay_text(m, self.settings.audit_by.as_deref(), self.now)?)
     }
 
     /// With `[relay] copy_on_import`: after a paste's import, copies its one new envelope for

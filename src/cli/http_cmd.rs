@@ -99,6 +99,8 @@ pub fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, 
         burst: args.burst.unwrap_or(c.burst),
         desk: config.operator.addresses.first().cloned(),
         size_limit: config.protocol.size_limit,
+        book: config.address_book(),
+        audit_by: config.audit_name(),
     };
     // Refused before the database is opened or anything is bound.
     server::check(&settings).map_err(|e| Failure::usage(e.to_string()))?;

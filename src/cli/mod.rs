@@ -13,6 +13,7 @@ macro_rules! out {
 
 mod attachments_cmd;
 mod check_db;
+mod companion;
 mod compose;
 mod consent_cmd;
 mod erase_cmd;
@@ -238,10 +239,25 @@ enum Command {
     Primer(primer_cmd::PrimerArgs),
     /// Watch the clipboard: import every envelope copied while it runs (Ctrl-C stops).
     /// Text without an envelope is ignored and not stored.
+    ///
+    /// With `[relay] copy_on_import`, a copy of one new envelope for someone else is put
+    /// back on the clipboard ready for its recipient (the contact's fence, its preamble the
+    /// first time), so a relay is copy, then paste. With `--to`, runs as the companion of a
+    /// desk on another machine: copies go to its `crosstalk serve`, and what it returns for
+    /// the recipient lands on this clipboard.
     Watch {
         /// Print one JSON object per import instead of a line.
         #[arg(long)]
         json: bool,
+        /// The desk's `crosstalk serve` (`http://127.0.0.1:8787`, through an SSH tunnel:
+        /// `ssh -L 8787:127.0.0.1:8787 desk`): run as its companion, storing nothing here
+        /// but a spool of copies the desk did not answer.
+        #[arg(long, value_name = "URL")]
+        to: Option<String>,
+        /// The desk's token, as `crosstalk serve --token` was given [default:
+        /// $CROSSTALK_TOKEN].
+        #[arg(long, requires = "to")]
+        token: Option<String>,
     },
     /// Tally a stored POLL: each target's answer and vote, the quorum, the time left (exit 1
     /// when the id names no POLL).
@@ -430,7 +446,12 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             &config.operator.addresses,
         ),
         Command::Primer(args) => primer_cmd::primer(&config, opts, args),
-        Command::Watch { json } => watch_cmd::watch(db, json, &config, opts),
+        Command::Watch {
+            json,
+            to: Some(url),
+            token,
+        } => companion::companion(&url, token, json, &config, opts),
+        Command::Watch { json, .. } => watch_cmd::watch(db, json, &config, opts),
         Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
         Command::Consent { json } => consent_cmd::consent(db, json),
         Command::Queue { json, limit } => {

@@ -1,12 +1,17 @@
 //! `crosstalk watch`: imports every envelope copied to the clipboard while it runs, one line
-//! (or one JSON object) per import, until Ctrl-C. The decisions live in
-//! [`crate::clipboard::watch`]; this file only wires them to the store and the terminal.
+//! (or one JSON object) per import, until Ctrl-C; with `[relay] copy_on_import`, puts each
+//! one for someone else back on the clipboard ready for its recipient (the hop). The
+//! decisions live in [`crate::clipboard::watch`] and [`crate::store::Store::hop`]; this file
+//! only wires them to the store and the terminal. `--to URL` runs the same loop as a desk's
+//! companion (see `companion.rs`).
 
 use std::io::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use std::sync::mpsc::Receiver;
 
 use super::output::Stdout;
 use super::store_cmd::open;
@@ -16,12 +21,14 @@ use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
+use crate::store::{Carrier, Hop, Waiting};
 
 /// How often the loop looks at the stop flag while waiting for the clipboard.
 const STOP_POLL: Duration = Duration::from_millis(100);
 
 /// Runs the watch until SIGINT or SIGTERM; exit 0 then, 2 when no clipboard is reachable or
-/// the database fails.
+/// the database fails. With `[relay] copy_on_import`, each copy of one new envelope for
+/// someone else is put back on the clipboard as its recipient should get it (the hop).
 pub fn watch(
     db: Option<&Path>,
     json: bool,
@@ -32,44 +39,49 @@ pub fn watch(
     store
         .set_operator_addresses(&config.operator.addresses)
         .map_err(|e| Failure::usage(e.to_string()))?;
-    let data = directories::ProjectDirs::from("", "", "crosstalk")
-        .map(|d| d.data_dir().to_path_buf())
-        .unwrap_or_else(|| ".".into());
-    let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data);
-    let reader = clipboard.reader();
-    reader
-        .reachable()
-        .map_err(|why| Failure::usage(format!("cannot watch the clipboard: {why}")))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, stop.clone())
-            .map_err(|e| Failure::usage(format!("cannot handle Ctrl-C: {e}")))?;
-    }
-    let every = config.watch.interval();
-    // The app's copies (in any terminal) are skipped: they are recorded in the data directory.
-    let poller = Poller::start(reader, clipboard.own_copies(), opts.clone(), every);
+    let mut w = Watching::start(config, opts, data_dir(), json)?;
+    let book = config.address_book();
+    let audit_by = config.audit_name();
+    let hop_on = config.relay.copy_on_import;
     let mut total = 0usize;
-    while !stop.load(Ordering::Relaxed) {
-        let Some(polled) = poller.next(STOP_POLL) else {
-            continue;
-        };
-        let text = match polled {
-            Polled::Started => {
+    loop {
+        let text = match w.next()? {
+            Event::Stop => break,
+            Event::Started => {
+                let hop = if hop_on {
+                    " and put back ready for their recipients (Enter puts up the next of several)"
+                } else {
+                    ""
+                };
                 eprintln!(
-                    "crosstalk: watching the clipboard every {} ms; envelopes copied from now on are imported into {}. Ctrl-C stops.",
-                    every.as_millis(),
+                    "crosstalk: watching the clipboard every {} ms; envelopes copied from now on are imported into {}{hop}. Ctrl-C stops.",
+                    w.every.as_millis(),
                     sanitize_line(&store.path().display().to_string())
                 );
                 continue;
             }
-            Polled::Envelopes(text) => text,
-            Polled::NoEnvelope(_) => continue,
-            Polled::Unavailable(why) => {
-                return Err(Failure {
-                    code: EXIT_USAGE,
-                    message: format!("stopped watching the clipboard: {why}"),
-                });
+            Event::Enter => {
+                let Some(next) = w.take_waiting() else {
+                    w.say("Nothing waits to be put up: Enter follows a copy that held several envelopes.")?;
+                    continue;
+                };
+                let carrier = Carrier {
+                    book: &book,
+                    audit_by: audit_by.as_deref(),
+                    now: jiff::Timestamp::now(),
+                };
+                let hop = store
+                    .put_up_text(&next.message, &carrier)
+                    .map_err(|e| Failure::usage(e.to_string()))?
+                    .unwrap_or(Hop::Nothing);
+                let copied =
+                    w.carry(&hop, |id, method| store.mark_relayed(id, method).map(drop))?;
+                w.tell(None, Some(&hop), copied.as_deref())?;
+                continue;
             }
+            Event::Idle => continue,
+            Event::Copied(text) => text,
+            Event::OtherText => continue,
         };
         let mut opts = opts.clone();
         opts.now = Some(jiff::Timestamp::now());
@@ -79,21 +91,299 @@ pub fn watch(
             .map_err(|e| Failure::usage(e.to_string()))?;
         let arrival = Arrival::of(&report);
         total += arrival.imported;
-        let mut out = Stdout::new();
-        let line = if json {
-            compact_safe_json(&arrival).map_err(|e| Failure::usage(e.to_string()))?
+        let hop = if hop_on {
+            let carrier = Carrier {
+                book: &book,
+                audit_by: audit_by.as_deref(),
+                now: jiff::Timestamp::now(),
+            };
+            Some(
+                store
+                    .hop(&report, &carrier)
+                    .map_err(|e| Failure::usage(e.to_string()))?,
+            )
         } else {
-            sanitize_line(&arrival.line()).into_owned()
+            None
         };
-        let _ = writeln!(out, "{line}");
-        out.finish()?;
-        if arrival.is_news() && config.watch.bell {
-            let mut err = std::io::stderr();
-            let _ = err.write_all(b"\x07").and_then(|()| err.flush());
+        let copied = match &hop {
+            Some(hop) => w.carry(hop, |id, method| store.mark_relayed(id, method).map(drop))?,
+            None => None,
+        };
+        w.tell(Some(&arrival), hop.as_ref(), copied.as_deref())?;
+        if hop.is_none() && arrival.is_news() {
+            w.ring();
         }
     }
     eprintln!("crosstalk: stopped watching; {total} message(s) imported.");
     Ok(0)
+}
+
+/// The data directory (`$XDG_DATA_HOME/crosstalk`): own copies, the companion's spool.
+pub(super) fn data_dir() -> std::path::PathBuf {
+    directories::ProjectDirs::from("", "", "crosstalk")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| ".".into())
+}
+
+/// What the watch loop is told next.
+pub(super) enum Event {
+    /// Ctrl-C or SIGTERM.
+    Stop,
+    /// The clipboard was read once; copies from now on count.
+    Started,
+    /// New text holding envelopes.
+    Copied(String),
+    /// New text without an envelope: the clipboard moved on.
+    OtherText,
+    /// The operator pressed Enter (puts up the next of several).
+    Enter,
+    /// Nothing happened for a while.
+    Idle,
+}
+
+/// What both watches share — this desk's (`crosstalk watch`) and a companion's (`crosstalk
+/// watch --to`): the clipboard watched and written, the stop flag, the keyboard, and how the
+/// operator is told.
+pub(super) struct Watching {
+    clipboard: Clipboard,
+    poller: Poller,
+    stop: Arc<AtomicBool>,
+    keys: Option<Receiver<()>>,
+    json: bool,
+    bell: bool,
+    /// Envelopes of a several-envelope copy not yet put up.
+    waiting: Vec<Waiting>,
+    /// How often the clipboard is read.
+    pub every: Duration,
+}
+
+impl Watching {
+    /// Opens the clipboard (its own copies remembered in `data`, so the app's copies in
+    /// another terminal are skipped too) and starts reading it.
+    pub(super) fn start(
+        config: &Config,
+        opts: &Options,
+        data: std::path::PathBuf,
+        json: bool,
+    ) -> Result<Watching, Failure> {
+        Self::start_with(
+            config,
+            opts,
+            Clipboard::new(config.clipboard.clone(), Env::from_process(), data),
+            json,
+        )
+    }
+
+    /// [`Watching::start`] with a clipboard handle made by the caller.
+    pub(super) fn start_with(
+        config: &Config,
+        opts: &Options,
+        clipboard: Clipboard,
+        json: bool,
+    ) -> Result<Watching, Failure> {
+        let reader = clipboard.reader();
+        reader
+            .reachable()
+            .map_err(|why| Failure::usage(format!("cannot watch the clipboard: {why}")))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(signal, stop.clone())
+                .map_err(|e| Failure::usage(format!("cannot handle Ctrl-C: {e}")))?;
+        }
+        let every = config.watch.interval();
+        // The app's copies (in any terminal) are skipped: they are recorded in the data
+        // directory.
+        let poller = Poller::start(reader, clipboard.own_copies(), opts.clone(), every);
+        Ok(Watching {
+            clipboard,
+            poller,
+            stop,
+            keys: enter_presses(),
+            json,
+            bell: config.watch.bell,
+            waiting: Vec::new(),
+            every,
+        })
+    }
+
+    /// Waits for what comes next (at most [`STOP_POLL`]).
+    pub(super) fn next(&mut self) -> Result<Event, Failure> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Ok(Event::Stop);
+        }
+        if self.keys.as_ref().is_some_and(|k| k.try_recv().is_ok()) {
+            return Ok(Event::Enter);
+        }
+        Ok(match self.poller.next(STOP_POLL) {
+            None => Event::Idle,
+            Some(Polled::Started) => Event::Started,
+            Some(Polled::Envelopes(text)) => Event::Copied(text),
+            Some(Polled::NoEnvelope(_)) => Event::OtherText,
+            Some(Polled::Unavailable(why)) => {
+                return Err(Failure {
+                    code: EXIT_USAGE,
+                    message: format!("stopped watching the clipboard: {why}"),
+                });
+            }
+        })
+    }
+
+    /// The next envelope of a several-envelope copy, when one waits.
+    pub(super) fn take_waiting(&mut self) -> Option<Waiting> {
+        if self.waiting.is_empty() {
+            None
+        } else {
+            Some(self.waiting.remove(0))
+        }
+    }
+
+    /// Puts `first` back at the head of what waits (it could not be put up).
+    pub(super) fn wait_again(&mut self, first: Waiting) {
+        self.waiting.insert(0, first);
+    }
+
+    /// Acts on `hop`: a relay's text goes on the clipboard and `relayed(id, method)` records
+    /// it; several wait for Enter; a refusal rings. Returns how the text was copied.
+    pub(super) fn carry(
+        &mut self,
+        hop: &Hop,
+        relayed: impl FnOnce(&str, &str) -> Result<(), crate::store::StoreError>,
+    ) -> Result<Option<String>, Failure> {
+        match hop {
+            Hop::Relay { ready } => {
+                let report = self
+                    .clipboard
+                    .copy(&ready.text, &mut std::io::stdout())
+                    .map_err(|e| {
+                        Failure::usage(format!("not copied for {}: {e}", sanitize_line(&ready.to)))
+                    })?;
+                let method = report.method.to_string();
+                relayed(&ready.message, &method).map_err(|e| Failure::usage(e.to_string()))?;
+                self.ring();
+                Ok(Some(method))
+            }
+            Hop::Several { waiting } => {
+                self.waiting = waiting.clone();
+                self.ring();
+                Ok(None)
+            }
+            Hop::Refuse { .. } => {
+                self.ring();
+                Ok(None)
+            }
+            Hop::Nothing => Ok(None),
+        }
+    }
+
+    /// One line (or one JSON object) for what an import and its hop did.
+    pub(super) fn tell(
+        &self,
+        arrival: Option<&Arrival>,
+        hop: Option<&Hop>,
+        copied: Option<&str>,
+    ) -> Result<(), Failure> {
+        let mut out = Stdout::new();
+        if self.json {
+            let line = Told {
+                arrival,
+                hop,
+                copied,
+                waiting: self.waiting.len(),
+            };
+            let line = compact_safe_json(&line).map_err(|e| Failure::usage(e.to_string()))?;
+            let _ = writeln!(out, "{line}");
+        } else {
+            if let Some(a) = arrival {
+                let _ = writeln!(out, "{}", sanitize_line(&a.line()));
+            }
+            if let Some(line) = hop.and_then(|h| hop_line(h, self.waiting.len())) {
+                let _ = writeln!(out, "{}", sanitize_line(&line));
+            }
+        }
+        out.finish()
+    }
+
+    /// One line for the operator (human output only: `--json` prints events, not prose).
+    pub(super) fn say(&self, line: &str) -> Result<(), Failure> {
+        if self.json {
+            return Ok(());
+        }
+        let mut out = Stdout::new();
+        let _ = writeln!(out, "{}", sanitize_line(line));
+        out.finish()
+    }
+
+    /// The bell, when `[watch] bell` asks for it.
+    pub(super) fn ring(&self) {
+        if self.bell {
+            let mut err = std::io::stderr();
+            let _ = err.write_all(b"\x07").and_then(|()| err.flush());
+        }
+    }
+}
+
+/// One `--json` line of a watch: the import's fields at the top (as before there was a hop),
+/// then the hop's.
+#[derive(serde::Serialize)]
+struct Told<'a> {
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    arrival: Option<&'a Arrival>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hop: Option<&'a Hop>,
+    /// How the recipient's text was copied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copied: Option<&'a str>,
+    /// Envelopes of a several-envelope copy still waiting for Enter.
+    waiting: usize,
+}
+
+/// What the operator is told of a hop (before sanitizing: a reason may quote the envelope).
+pub(super) fn hop_line(hop: &Hop, waiting: usize) -> Option<String> {
+    Some(match hop {
+        Hop::Relay { ready } => {
+            let first = if ready.preamble {
+                ", its preamble first"
+            } else {
+                ""
+            };
+            let more = match waiting {
+                0 => String::new(),
+                n => format!("; Enter puts up the next ({n} left)"),
+            };
+            format!("Ready for {}: paste it there{first}{more}", ready.to)
+        }
+        Hop::Several { waiting } => format!(
+            "Clipboard left unchanged: {} envelopes for others in one copy. Enter puts up the first (for {}), then the next.",
+            waiting.len(),
+            waiting.first().map(|w| w.to.as_str()).unwrap_or("")
+        ),
+        Hop::Refuse { reason } => format!(
+            "Clipboard left unchanged: {reason}. Check what you copied before pasting it anywhere."
+        ),
+        Hop::Nothing => return None,
+    })
+}
+
+/// Enter presses on a terminal's standard input, read by a thread of its own; none when
+/// standard input is not a terminal (a script's watch reads no keys).
+fn enter_presses() -> Option<Receiver<()>> {
+    use std::io::{BufRead as _, IsTerminal as _};
+    if !std::io::stdin().is_terminal() {
+        return None;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("watch-keys".into())
+        .spawn(move || {
+            let stdin = std::io::stdin();
+            for line in stdin.lock().lines() {
+                if line.is_err() || tx.send(()).is_err() {
+                    return;
+                }
+            }
+        })
+        .ok()?;
+    Some(rx)
 }
 
 /// One JSON object on one line, with every character the terminal would act on or hide

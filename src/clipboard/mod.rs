@@ -203,6 +203,13 @@ impl Clipboard {
         }
     }
 
+    /// This handle with its own copies remembered in memory only: a companion on the
+    /// operator's machine writes nothing there but its spool.
+    pub fn own_copies_in_memory(mut self) -> Clipboard {
+        self.own = watch::OwnCopies::default();
+        self
+    }
+
     /// The record of this handle's own copies, for a [`watch::Watcher`].
     pub fn own_copies(&self) -> watch::OwnCopies {
         self.own.clone()

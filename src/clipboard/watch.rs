@@ -233,7 +233,7 @@ fn envelope_count(text: &str, options: &Options) -> usize {
 }
 
 /// What an import of watched text did, in a form both the status bar and the CLI print.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Arrival {
     /// Envelopes stored now.
     pub imported: usize,

@@ -65,27 +65,40 @@ impl Store {
                 )));
             }
         }
-        let new: Vec<&str> = (report.items.iter())
-            .filter(|i| i.outcome == Outcome::Imported)
-            .filter_map(|i| i.message.as_deref())
-            .collect();
-        if new.is_empty() {
-            return Ok(HopDecision::Nothing);
-        }
+        // New envelopes, and copies of stored ones still waiting to be relayed (pasted into
+        // the desk before, or sent from a companion's spool): copying one again means
+        // carrying it on. One already relayed is quietly left alone.
+        let mut candidates = 0;
         let mut to_relay = Vec::new();
-        for id in &new {
-            let state = self.delivery(id)?.and_then(|d| d.state);
-            if state.as_deref() == Some("to_relay") {
-                to_relay.push(id.to_string());
+        for item in &report.items {
+            let Some(id) = item.message.as_deref() else {
+                continue;
+            };
+            let state = || -> Result<Option<String>, StoreError> {
+                Ok(self.delivery(id)?.and_then(|d| d.state))
+            };
+            match item.outcome {
+                Outcome::Imported => {
+                    candidates += 1;
+                    if state()?.as_deref() == Some("to_relay") {
+                        to_relay.push(id.to_string());
+                    }
+                }
+                Outcome::Duplicate if state()?.as_deref() == Some("to_relay") => {
+                    candidates += 1;
+                    to_relay.push(id.to_string());
+                }
+                _ => {}
             }
         }
-        Ok(match (new.len(), to_relay.len()) {
+        to_relay.dedup();
+        Ok(match (candidates, to_relay.len()) {
+            (0, _) => HopDecision::Nothing,
             (1, 1) => HopDecision::Relay(to_relay.remove(0)),
             (1, 0) => HopDecision::Refuse("the envelope is addressed to you (r answers it)".into()),
-            (_, 0) => HopDecision::Refuse(format!(
-                "{} new envelopes, none for someone else",
-                new.len()
-            )),
+            (_, 0) => {
+                HopDecision::Refuse(format!("{candidates} new envelopes, none for someone else"))
+            }
             _ => HopDecision::Several(to_relay),
         })
     }
@@ -105,5 +118,178 @@ impl Store {
             .query_row(rusqlite::params![recipient, except], |r| r.get(0))
             .optional()?;
         Ok(found.is_some())
+    }
+}
+
+/// How this desk writes an envelope for the window it goes to: the address book (fence and
+/// preamble per contact) and the audit hop it adds when configured. The app, `crosstalk
+/// watch` and `crosstalk serve` (for a companion on another machine) all build the same text
+/// from it.
+#[derive(Debug, Clone, Copy)]
+pub struct Carrier<'a> {
+    /// Contacts: who wants a fence, who gets a preamble first.
+    pub book: &'a crate::contacts::AddressBook,
+    /// With `[relay] audit`: the name this desk signs its hops with.
+    pub audit_by: Option<&'a str>,
+    /// The time a hop says the envelope was passed on.
+    pub now: jiff::Timestamp,
+}
+
+/// The text a recipient's window gets, and how it was made.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ForRecipient {
+    /// The stored message.
+    pub message: String,
+    /// The banner's recipient.
+    pub to: String,
+    /// What goes on the clipboard, ready to paste.
+    pub text: String,
+    /// Whether the envelope is in a markdown fence.
+    pub fenced: bool,
+    /// Whether the contact's preamble comes first (nothing was carried to it before).
+    pub preamble: bool,
+    /// Whether this desk's `meta: audit` hop was added.
+    pub audit: bool,
+}
+
+impl Store {
+    /// The envelope text a copy of `m` carries: its canonical form; with an audit name, an
+    /// envelope being relayed (received, for someone else) gets this desk's `meta: audit` hop
+    /// appended, which leaves its signature intact.
+    pub fn relay_text(
+        &self,
+        m: &super::StoredMessage,
+        audit_by: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<String, StoreError> {
+        let Some(by) = audit_by else {
+            return Ok(m.canonical.clone());
+        };
+        let relayed = m.direction == "received" && self.delivery(&m.id)?.is_some_and(|d| !d.to_me);
+        if !relayed {
+            return Ok(m.canonical.clone());
+        }
+        let mut env = m.envelope.clone();
+        let relay = crate::protocol::audit::Relay {
+            by,
+            received_at: &m.received_at,
+            now,
+        };
+        crate::protocol::audit::append_hop(&mut env, &relay);
+        Ok(crate::protocol::render(&env))
+    }
+
+    /// What `m`'s recipient's window gets: the envelope as [`Store::relay_text`] writes it,
+    /// in the contact's fence, preceded by the contact's preamble when nothing was carried to
+    /// that recipient before.
+    pub fn for_recipient(
+        &self,
+        m: &super::StoredMessage,
+        carrier: &Carrier<'_>,
+    ) -> Result<ForRecipient, StoreError> {
+        let envelope = self.relay_text(m, carrier.audit_by, carrier.now)?;
+        let audit = envelope != m.canonical;
+        let to = m.envelope.banner.to.clone();
+        let fenced = carrier.book.fenced(&to);
+        let preamble = (carrier.book.find(&to))
+            .and_then(|c| c.preamble.as_deref())
+            .filter(|p| !p.trim().is_empty());
+        let preamble = match preamble {
+            Some(p) if !self.addressed_before(&to, &m.id)? => Some(p),
+            _ => None,
+        };
+        let body = if fenced {
+            crate::contacts::fence(&envelope)
+        } else {
+            envelope
+        };
+        let text = match preamble {
+            Some(p) => format!("{}\n\n{body}", p.trim_end()),
+            None => body,
+        };
+        Ok(ForRecipient {
+            message: m.id.clone(),
+            to,
+            text,
+            fenced,
+            preamble: preamble.is_some(),
+            audit,
+        })
+    }
+}
+
+/// One envelope of a several-envelope copy, waiting to be put up.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Waiting {
+    /// The stored message.
+    pub message: String,
+    /// Its recipient.
+    pub to: String,
+}
+
+/// What a hop does, with what it needs to do it: the same whether the clipboard is this
+/// machine's (`crosstalk watch`) or a companion's on another one (the desk answers it this).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "decision", rename_all = "lowercase")]
+pub enum Hop {
+    /// Put this text on the clipboard.
+    Relay {
+        /// The envelope as its recipient's window gets it.
+        ready: ForRecipient,
+    },
+    /// Several envelopes for others: leave the clipboard alone; each is put up on request.
+    Several {
+        /// In the copy's order.
+        waiting: Vec<Waiting>,
+    },
+    /// Leave the clipboard alone, for this reason (a sentence; it may quote the envelope, so
+    /// it is sanitized where it is shown).
+    Refuse {
+        /// Why.
+        reason: String,
+    },
+    /// Nothing new to carry (a copy of something stored and relayed).
+    Nothing,
+}
+
+impl Store {
+    /// The hop for `report`, the import of one clipboard text, with the recipient's text
+    /// ready when it relays. Records nothing: the caller marks the message relayed once the
+    /// text is on its way ([`Store::mark_relayed`]).
+    pub fn hop(&self, report: &ImportReport, carrier: &Carrier<'_>) -> Result<Hop, StoreError> {
+        Ok(match self.hop_decision(report)? {
+            HopDecision::Relay(id) => match self.put_up_text(&id, carrier)? {
+                Some(hop) => hop,
+                None => Hop::Nothing,
+            },
+            HopDecision::Several(ids) => {
+                let mut waiting = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let to = (self.message(&id)?)
+                        .map(|m| m.envelope.banner.to)
+                        .unwrap_or_default();
+                    waiting.push(Waiting { message: id, to });
+                }
+                Hop::Several { waiting }
+            }
+            HopDecision::Refuse(reason) => Hop::Refuse { reason },
+            HopDecision::Nothing => Hop::Nothing,
+        })
+    }
+
+    /// Message `id` ready for its recipient, when it is stored and for someone else; a
+    /// refusal saying why not otherwise, `None` when no such message is stored.
+    pub fn put_up_text(&self, id: &str, carrier: &Carrier<'_>) -> Result<Option<Hop>, StoreError> {
+        let Some(m) = self.message(id)? else {
+            return Ok(None);
+        };
+        if self.delivery(id)?.is_some_and(|d| d.to_me) {
+            return Ok(Some(Hop::Refuse {
+                reason: "the envelope is addressed to you (r answers it)".into(),
+            }));
+        }
+        Ok(Some(Hop::Relay {
+            ready: self.for_recipient(&m, carrier)?,
+        }))
     }
 }

@@ -41,7 +41,7 @@ pub use browse::{Draft, ThreadRow};
 pub use conflict::MessageVersion;
 pub use delivery::{Delivery, message_time, ulid_time};
 pub use erase::{EraseTarget, Erasure};
-pub use hop::HopDecision;
+pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Waiting};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use keys::{Added, KeyRow, KeySource, SignatureCheck, is_trust_alarm};
 pub use lookup::{IdMatches, MessageLabel};

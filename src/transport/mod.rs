@@ -9,3 +9,4 @@ pub mod file;
 pub mod http;
 pub mod mail;
 pub mod mail_import;
+pub mod spool;

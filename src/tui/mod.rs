@@ -125,12 +125,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
             config.operator.addresses.clone()
         }),
         copy_on_import: config.relay.copy_on_import,
-        audit_by: config.relay.audit.then(|| {
-            (config.relay.audit_by.clone())
-                .or_else(|| config.operator.addresses.first().cloned())
-                .or_else(|| config.compose.user.clone())
-                .unwrap_or_else(crate::cli::default_user)
-        }),
+        audit_by: config.audit_name(),
         signing: config.signing.clone(),
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());

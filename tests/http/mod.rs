@@ -37,10 +37,19 @@ impl Server {
     /// Starts `serve --listen 127.0.0.1:0 EXTRA…` on `db`; panics if it does not print its
     /// URL within 20 s.
     pub fn start(db: &Path, extra: &[&str]) -> Server {
-        let mut child = crosstalk()
+        Server::start_with(db, "127.0.0.1:0", None, extra)
+    }
+
+    /// [`Server::start`] on `listen` (to come back on the same port), reading `config`.
+    pub fn start_with(db: &Path, listen: &str, config: Option<&Path>, extra: &[&str]) -> Server {
+        let mut cmd = crosstalk();
+        if let Some(config) = config {
+            cmd.env("CROSSTALK_CONFIG", config);
+        }
+        let mut child = cmd
             .arg("--db")
             .arg(db)
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(["serve", "--listen", listen])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use super::{CONTENT_TYPE, RECEIVE_PATH};
 
-/// Largest answer read back: an ACK or ERROR envelope is small; anything larger is not one.
-const MAX_ANSWER: u64 = 1 << 20;
+/// Largest answer read back: an ACK or ERROR envelope is small, and a hop answer carries one
+/// envelope ready to paste (JSON-escaped, with a preamble); anything larger is not one.
+const MAX_ANSWER: u64 = 16 << 20;
 
 /// What the peer answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,9 +80,18 @@ pub fn post(
     token: Option<&str>,
     timeout: Duration,
 ) -> Result<Response, PostError> {
-    let url = receive_url(url)?;
+    post_to(&receive_url(url)?, envelope, token, timeout)
+}
+
+/// Posts `text` as plain text to exactly `url` (no path added), as [`post`] does.
+pub fn post_to(
+    url: &str,
+    text: &str,
+    token: Option<&str>,
+    timeout: Duration,
+) -> Result<Response, PostError> {
     let failed = |why: String| PostError::Failed {
-        url: url.clone(),
+        url: url.to_string(),
         why,
     };
     let agent = ureq::Agent::config_builder()
@@ -91,11 +101,11 @@ pub fn post(
         .max_redirects(0)
         .build()
         .new_agent();
-    let mut request = agent.post(&url).header("Content-Type", CONTENT_TYPE);
+    let mut request = agent.post(url).header("Content-Type", CONTENT_TYPE);
     if let Some(token) = token.filter(|t| !t.is_empty()) {
         request = request.header("Authorization", &format!("Bearer {token}"));
     }
-    let mut response = request.send(envelope).map_err(|e| failed(e.to_string()))?;
+    let mut response = request.send(text).map_err(|e| failed(e.to_string()))?;
     let status = response.status().as_u16();
     let body = response
         .body_mut()

@@ -10,6 +10,7 @@
 
 pub mod client;
 pub mod deliver;
+pub mod hop;
 pub mod rate;
 pub mod receive;
 pub mod server;

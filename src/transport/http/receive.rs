@@ -17,14 +17,20 @@ pub struct Answer {
     pub body: String,
     /// The stored message id, when the envelope was stored (ACKs and conflicts).
     pub stored: Option<String>,
+    /// The body's type: an envelope ([`super::CONTENT_TYPE`]) or, to a companion, JSON.
+    pub content_type: &'static str,
 }
 
 /// The receiving desk: the store, who acknowledges, and the ids of replies.
 pub struct Desk {
-    store: Store,
+    pub(super) store: Store,
     desk: Option<String>,
     ids: IdGenerator,
-    opts: Options,
+    pub(super) opts: Options,
+    /// Contacts, for the text a companion puts up (fence, preamble).
+    pub(super) book: crate::contacts::AddressBook,
+    /// With `[relay] audit`: the name of this desk's hops.
+    pub(super) audit_by: Option<String>,
 }
 
 impl Desk {
@@ -39,7 +45,21 @@ impl Desk {
                 size_limit,
                 now: None,
             },
+            book: Default::default(),
+            audit_by: None,
         }
+    }
+
+    /// How envelopes relayed through a companion are written for their recipients: the
+    /// address book and the audit name (see [`crate::store::Carrier`]).
+    pub fn with_carrier(
+        mut self,
+        book: crate::contacts::AddressBook,
+        audit_by: Option<String>,
+    ) -> Self {
+        self.book = book;
+        self.audit_by = audit_by;
+        self
     }
 
     /// Stores `body` (received from `peer`) through the import path and answers it.
@@ -99,6 +119,7 @@ impl Desk {
                     status: 200,
                     body: protocol::render(&ack),
                     stored: Some(id),
+                    content_type: super::CONTENT_TYPE,
                 }
             }
             Outcome::Rejected => {
@@ -198,5 +219,6 @@ fn error_answer(
         status,
         body: protocol::render(&env),
         stored: None,
+        content_type: super::CONTENT_TYPE,
     }
 }

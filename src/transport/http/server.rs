@@ -32,8 +32,9 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::sync::{Semaphore, oneshot};
 use tower::ServiceExt;
 
+use super::hop::{HOP_PATH, NEXT_PATH, json_refusal};
 use super::receive::{Answer, Desk, refusal};
-use super::{CONTENT_TYPE, RECEIVE_PATH, is_plain_utf8};
+use super::{RECEIVE_PATH, is_plain_utf8};
 use crate::protocol::IdGenerator;
 use crate::store::Store;
 
@@ -63,6 +64,10 @@ pub struct Settings {
     pub desk: Option<String>,
     /// The protocol's size limit for one envelope.
     pub size_limit: usize,
+    /// The address book: how a companion's hops are written for their recipients.
+    pub book: crate::contacts::AddressBook,
+    /// With `[relay] audit`: the name of this desk's hops.
+    pub audit_by: Option<String>,
 }
 
 /// Why `serve` could not start.
@@ -97,9 +102,28 @@ pub struct Summary {
 
 /// One request's body for the writer, and where its answer goes.
 struct Job {
+    kind: Kind,
     peer: String,
     body: Bytes,
     reply: oneshot::Sender<Answer>,
+}
+
+/// Which endpoint a request came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The binding's `/crosstalk/receive`: an envelope, answered by ACK or ERROR.
+    Receive,
+    /// A companion's copy (see [`super::hop`]); `carry`: record the relay.
+    Hop { carry: bool },
+    /// A companion asks for the next envelope of a several-envelope copy.
+    Next,
+}
+
+impl Kind {
+    /// Answered in JSON (a companion), not with an envelope.
+    fn json(self) -> bool {
+        self != Kind::Receive
+    }
 }
 
 /// What every handler shares.
@@ -191,12 +215,17 @@ async fn run(
     stop: impl Future<Output = ()>,
 ) -> Result<Summary, ServeError> {
     let (jobs, queue) = mpsc::channel::<Job>();
-    let mut desk = Desk::new(store, settings.desk.clone(), settings.size_limit);
+    let mut desk = Desk::new(store, settings.desk.clone(), settings.size_limit)
+        .with_carrier(settings.book.clone(), settings.audit_by.clone());
     let writer = std::thread::Builder::new()
         .name("crosstalk-serve-writer".into())
         .spawn(move || {
             for job in queue {
-                let answer = desk.receive(&job.peer, &job.body);
+                let answer = match job.kind {
+                    Kind::Receive => desk.receive(&job.peer, &job.body),
+                    Kind::Hop { carry } => desk.hop(&job.peer, &job.body, carry),
+                    Kind::Next => desk.put_up(&job.body),
+                };
                 // The client may have gone: its envelope is stored all the same.
                 let _ = job.reply.send(answer);
             }
@@ -219,6 +248,8 @@ async fn run(
     });
     let router = Router::new()
         .route(RECEIVE_PATH, post(receive))
+        .route(HOP_PATH, post(hop))
+        .route(NEXT_PATH, post(hop_next))
         .with_state(Arc::clone(&shared));
     let graceful = GracefulShutdown::new();
     let slots = Arc::new(Semaphore::new(settings.max_connections.max(1)));
@@ -301,8 +332,42 @@ async fn receive(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let answer = match admit(&s, peer, &headers, body).await {
-        Ok(body) => process(&s, peer, body).await,
+    handle(s, Kind::Receive, peer, headers, body).await
+}
+
+/// `/crosstalk/hop`; `?carry=0` stores without recording a relay.
+async fn hop(
+    State(s): State<Arc<Shared>>,
+    Extension(Peer(peer)): Extension<Peer>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let carry = !(uri.query().unwrap_or(""))
+        .split('&')
+        .any(|p| matches!(p, "carry=0" | "carry=false" | "carry=no"));
+    handle(s, Kind::Hop { carry }, peer, headers, body).await
+}
+
+/// `/crosstalk/hop/next`.
+async fn hop_next(
+    State(s): State<Arc<Shared>>,
+    Extension(Peer(peer)): Extension<Peer>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    handle(s, Kind::Next, peer, headers, body).await
+}
+
+async fn handle(
+    s: Arc<Shared>,
+    kind: Kind,
+    peer: SocketAddr,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let answer = match admit(&s, kind, peer, &headers, body).await {
+        Ok(body) => process(&s, kind, peer, body).await,
         Err(refused) => refused,
     };
     if answer.status == 200 {
@@ -317,17 +382,32 @@ async fn receive(
 /// type, declared length; then the body, read within the size and time limits.
 async fn admit(
     s: &Shared,
+    kind: Kind,
     peer: SocketAddr,
     headers: &HeaderMap,
     body: Body,
 ) -> Result<Bytes, Answer> {
-    let refuse =
-        |status, code, reason: &str| refusal(s.desk.as_deref(), status, code, reason, &s.ids);
+    let refuse = |status, code, reason: &str| {
+        if kind.json() {
+            json_refusal(status, code, reason)
+        } else {
+            refusal(s.desk.as_deref(), status, code, reason, &s.ids)
+        }
+    };
     if !s.rate.allow(peer.ip(), Instant::now()) {
         return Err(refuse(
             429,
             "E-RATE",
             "Rate limit exceeded; send again later (see Retry-After)",
+        ));
+    }
+    // A companion gets text the operator pastes unread: never without a token, even on
+    // loopback, where any local user could post.
+    if kind.json() && s.token.is_none() {
+        return Err(refuse(
+            403,
+            "E-PERM",
+            "This desk relays for a companion only with a token: start it with `crosstalk serve --token TOKEN` and give the companion the same token",
         ));
     }
     if let Some(token) = &s.token {
@@ -386,9 +466,10 @@ async fn admit(
 }
 
 /// Hands the body to the writer and waits for its answer.
-async fn process(s: &Shared, peer: SocketAddr, body: Bytes) -> Answer {
+async fn process(s: &Shared, kind: Kind, peer: SocketAddr, body: Bytes) -> Answer {
     let (reply, answer) = oneshot::channel();
     let job = Job {
+        kind,
         peer: peer.to_string(),
         body,
         reply,
@@ -398,13 +479,12 @@ async fn process(s: &Shared, peer: SocketAddr, body: Bytes) -> Answer {
         Err(_) => false,
     };
     let unavailable = || {
-        refusal(
-            s.desk.as_deref(),
-            503,
-            "E-ROUTE",
-            "The receiving desk is shutting down; send again later",
-            &s.ids,
-        )
+        let reason = "The receiving desk is shutting down; send again later";
+        if kind.json() {
+            json_refusal(503, "E-ROUTE", reason)
+        } else {
+            refusal(s.desk.as_deref(), 503, "E-ROUTE", reason, &s.ids)
+        }
     };
     if !sent {
         return unavailable();
@@ -455,7 +535,10 @@ fn respond(s: &Shared, answer: Answer) -> Response {
     let mut response = Response::new(Body::from(answer.body));
     *response.status_mut() = status;
     let h = response.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(answer.content_type),
+    );
     match answer.status {
         401 => {
             h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
@@ -494,6 +577,8 @@ mod tests {
             burst: 1,
             desk: None,
             size_limit: 1,
+            book: Default::default(),
+            audit_by: None,
         };
         assert!(check(&base).is_ok());
         for addr in ["[::1]:0", "127.0.0.2:80"] {

@@ -1,0 +1,330 @@
+//! The hop over SSH, with the real binary: the desk (`crosstalk serve` with a token, and the
+//! app open on the same database in tmux) and, as on the operator's laptop, the companion
+//! (`crosstalk watch --to URL` in another tmux session) watching a real X clipboard (Xvfb);
+//! `xclip` plays three chat windows, setting the clipboard as a Copy button does and reading
+//! it as a paste does.
+//!
+//! CLAUDE → CHATGPT → GEMINI → CLAUDE, each hop two clipboard operations: every envelope
+//! stored once on the desk, threaded, recorded as relayed by the companion (the app shows
+//! it live); each recipient's text fenced as its contact says, CHATGPT's preamble first the
+//! first time. An invalid copy and a copy of two envelopes leave the clipboard alone and are
+//! announced; Enter puts the two up in turn. With the desk down, copies go to the spool and
+//! the clipboard is left alone; when the desk is back the spool is sent: the copy still on the
+//! clipboard is put up, the older one only stored (copying it again relays it). Nothing is
+//! left on the laptop but the (empty) spool.
+
+mod http;
+mod tmux;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tmux::xvfb::Xvfb;
+use tmux::{BIN, Term, sh_quote};
+
+const WAIT: Duration = Duration::from_secs(30);
+const TOKEN: &str = "desk-token-7f3a";
+const THREAD: &str = "01KAQ4W5J8Z0000000000000C0";
+const PREAMBLE: &str = "You are talking to Claude and Gemini through Kalle's relay.";
+
+fn envelope(from: &str, to: &str, n: u8, parent: Option<u8>, body: &str) -> String {
+    let parent = parent
+        .map(|p| format!("parent: 01KAQ4W5J8Z0000000000000C{p}\n"))
+        .unwrap_or_default();
+    format!(
+        "[[{from}→{to} v1]]\nuser: kalle\nthread: {THREAD}\n{parent}message: 01KAQ4W5J8Z0000000000000C{n}\n\
+         context: over the tunnel\nintent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+    )
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn clipboard_until(x: &Xvfb, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    loop {
+        let text = x.clipboard();
+        if ok(&text) {
+            return text;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the clipboard never held {what}; it holds:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The companion's tmux session, on the test's tmux server.
+struct Laptop<'a> {
+    t: &'a Term,
+}
+
+impl Laptop<'_> {
+    fn screen(&self) -> String {
+        self.t
+            .tmux(&["capture-pane", "-p", "-J", "-S", "-200", "-t", "laptop"])
+    }
+
+    /// Waits until the companion's output shows `text` `n` times (earlier lines stay).
+    fn wait_for_n(&self, text: &str, n: usize) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.matches(text).count() >= n {
+                return s;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "the companion never said {text:?} ({n}×); its output:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn enter(&self) {
+        self.t.tmux(&["send-keys", "-t", "laptop", "Enter"]);
+    }
+}
+
+/// One hop: the sender's window copies its whole answer, the recipient's gets what the desk
+/// returned; `n`: how many hops to `to` the companion has announced by then.
+fn hop(x: &Xvfb, l: &Laptop, text: &str, body: &str, to: &str, n: usize) -> String {
+    let text = format!("Here is my reply for {to}:\n\n{text}\nTell me what they say.\n");
+    x.copy(&text);
+    let pasted = clipboard_until(x, &format!("the envelope for {to}"), |c| {
+        c != text && c.contains(body)
+    });
+    l.wait_for_n(&format!("Ready for {to}"), n);
+    pasted
+}
+
+fn spooled(data: &Path) -> usize {
+    std::fs::read_dir(data.join("crosstalk/spool"))
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_companion_relays_through_the_desk_and_spools_while_it_is_down() {
+    let Some(x) = Xvfb::start() else { return };
+    let Some(t) = Term::new() else { return };
+    let desk_config = t.path("config.toml");
+    std::fs::write(
+        &desk_config,
+        format!(
+            "[operator]\naddresses = [\"kalle\"]\n\n\
+             [[contacts]]\nname = \"CHATGPT\"\nfence = true\npreamble = \"{PREAMBLE}\"\n\n\
+             [[contacts]]\nname = \"GEMINI\"\n\n[[contacts]]\nname = \"CLAUDE\"\n"
+        ),
+    )
+    .unwrap();
+    // The desk: serve with a token, and the app open on the same database.
+    let serve = http::Server::start_with(
+        &t.db,
+        "127.0.0.1:0",
+        Some(&desk_config),
+        &["--token", TOKEN],
+    );
+    let listen = serve.addr.to_string();
+    let desk_url = format!("http://{listen}");
+    // Over SSH the desk has no display: only the companion sees a clipboard.
+    t.start(160, 36, &[]);
+    t.wait_for("Threads");
+
+    // The laptop: its own data directory and config, the companion in a session of its own.
+    let laptop = t.path("laptop");
+    let data = laptop.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let laptop_config = laptop.join("config.toml");
+    std::fs::write(&laptop_config, "[watch]\ninterval_ms = 100\n").unwrap();
+    let cmd = format!(
+        "exec env -u SSH_TTY -u SSH_CONNECTION -u TMUX HOME={home} XDG_DATA_HOME={data} \
+         XDG_CONFIG_HOME={home} CROSSTALK_CONFIG={cfg} DISPLAY={display} LANG=C.UTF-8 \
+         {bin} watch --to {url} --token {token}",
+        home = sh_quote(laptop.to_str().unwrap()),
+        data = sh_quote(data.to_str().unwrap()),
+        cfg = sh_quote(laptop_config.to_str().unwrap()),
+        display = x.display,
+        bin = sh_quote(BIN),
+        url = sh_quote(&desk_url),
+        token = TOKEN,
+    );
+    t.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "laptop",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        &cmd,
+    ]);
+    let l = Laptop { t: &t };
+    l.wait_for_n("companion of", 1);
+
+    // CLAUDE → CHATGPT: the preamble first, the envelope fenced.
+    let first = envelope("CLAUDE", "CHATGPT", 1, None, "Which cache should we use?");
+    let pasted = hop(&x, &l, &first, "Which cache should we use?", "CHATGPT", 1);
+    assert!(pasted.starts_with(PREAMBLE), "{pasted}");
+    assert!(
+        pasted.contains("\n\n```\n[[CLAUDE→CHATGPT v1]]\n"),
+        "{pasted}"
+    );
+    // The desk's app shows the hop live.
+    t.wait_for("over the tunnel");
+
+    // CHATGPT → GEMINI, GEMINI → CLAUDE: no fence, no preamble.
+    let second = envelope("CHATGPT", "GEMINI", 2, Some(1), "Redis; Gemini, agree?");
+    let pasted = hop(&x, &l, &second, "Redis; Gemini, agree?", "GEMINI", 1);
+    assert!(pasted.starts_with("[[CHATGPT→GEMINI v1]]\n"), "{pasted}");
+    let third = envelope("GEMINI", "CLAUDE", 3, Some(2), "Agreed, with a TTL.");
+    let pasted = hop(&x, &l, &third, "Agreed, with a TTL.", "CLAUDE", 1);
+    assert!(pasted.starts_with("[[GEMINI→CLAUDE v1]]\n"), "{pasted}");
+
+    // An invalid envelope: the clipboard keeps it, the companion says why.
+    let invalid = "[[CLAUDE→CHATGPT v1]]\nthread: nope\nmessage: nope\nintent: REQUEST\nbody: |\n  broken\nsig: none\n[[END]]\n";
+    x.copy(invalid);
+    let s = l.wait_for_n("Clipboard left unchanged", 1);
+    assert!(s.contains("is invalid: 2:9"), "{s}");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(clipboard_until(&x, "a read", |c| !c.is_empty()), invalid);
+
+    // Two envelopes in one copy: left alone; Enter puts each up in turn.
+    let fourth = envelope(
+        "CLAUDE",
+        "GEMINI",
+        4,
+        Some(3),
+        "Gemini, write the TTL down.",
+    );
+    let fifth = envelope("CLAUDE", "CHATGPT", 5, Some(3), "ChatGPT, write the code.");
+    let both = format!("{fourth}\n{fifth}");
+    x.copy(&both);
+    let s = l.wait_for_n("2 envelopes for others in one copy", 1);
+    assert!(s.contains("Enter puts up the first (for GEMINI)"), "{s}");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(clipboard_until(&x, "a read", |c| !c.is_empty()), both);
+    l.enter();
+    let pasted = clipboard_until(&x, "the first of two", |c| c.contains("write the TTL down"));
+    assert!(pasted.starts_with("[[CLAUDE→GEMINI v1]]\n"), "{pasted}");
+    l.wait_for_n("Enter puts up the next (1 left)", 1);
+    l.enter();
+    let pasted = clipboard_until(&x, "the second of two", |c| c.contains("write the code"));
+    // Fenced, and no preamble: CHATGPT has had an envelope before.
+    assert!(
+        pasted.starts_with("```\n[[CLAUDE→CHATGPT v1]]\n"),
+        "{pasted}"
+    );
+    l.wait_for_n("Ready for CHATGPT", 2);
+
+    // The desk goes down: two copies are spooled, the clipboard left alone.
+    assert_eq!(serve.stop(), 0);
+    let sixth = envelope("CHATGPT", "CLAUDE", 6, Some(5), "Code is in the gist.");
+    x.copy(&format!("Done:\n\n{sixth}"));
+    l.wait_for_n("Desk unreachable", 1);
+    let seventh = envelope("GEMINI", "CLAUDE", 7, Some(4), "TTL written down: 300 s.");
+    let seventh = format!("Noted.\n\n{seventh}\nAnything else?\n");
+    x.copy(&seventh);
+    l.wait_for_n("Desk unreachable", 2);
+    assert_eq!(spooled(&data), 2);
+    assert_eq!(clipboard_until(&x, "a read", |c| !c.is_empty()), seventh);
+
+    // Back on the same port: the older copy is only stored, the one still on the clipboard
+    // is put up.
+    let serve = http::Server::start_with(&t.db, &listen, Some(&desk_config), &["--token", TOKEN]);
+    let start = Instant::now();
+    let pasted = loop {
+        let c = x.clipboard();
+        if c != seventh && c.contains("TTL written down") {
+            break c;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the spooled copy for CLAUDE was never put up; the companion said:\n{}",
+            l.screen()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(pasted.starts_with("[[GEMINI→CLAUDE v1]]\n"), "{pasted}");
+    l.wait_for_n("Sent a spooled copy to the desk", 1);
+    assert_eq!(spooled(&data), 0);
+    let relayed = |n: u8| {
+        count(
+            &t.db,
+            &format!(
+                "SELECT count(*) FROM delivery d JOIN messages m ON m.seq = d.seq \
+                 WHERE m.id = '01KAQ4W5J8Z0000000000000C{n}' AND d.relayed_at IS NOT NULL \
+                 AND d.relay_method = 'companion'"
+            ),
+        )
+    };
+    assert_eq!(
+        relayed(6),
+        0,
+        "stored, not relayed: something else was copied since"
+    );
+    assert_eq!(relayed(7), 1);
+    // Copying the stored one again relays it (a moment later, as a person would: the
+    // helper that keeps the companion's copy on the clipboard takes it over meanwhile).
+    std::thread::sleep(Duration::from_millis(500));
+    let pasted = hop(&x, &l, &sixth, "Code is in the gist.", "CLAUDE", 3);
+    assert!(pasted.starts_with("[[CHATGPT→CLAUDE v1]]\n"), "{pasted}");
+    assert_eq!(relayed(6), 1);
+
+    // No loop: seven messages stored once, all relayed by the companion; one thread.
+    assert_eq!(count(&t.db, "SELECT count(*) FROM messages"), 7);
+    assert_eq!(
+        count(
+            &t.db,
+            "SELECT count(*) FROM delivery WHERE relay_method = 'companion'"
+        ),
+        7
+    );
+    assert_eq!(count(&t.db, "SELECT count(*) FROM threads"), 1);
+    assert_eq!(
+        count(
+            &t.db,
+            "SELECT count(*) FROM messages m JOIN messages p ON p.id = m.parent_id"
+        ),
+        6
+    );
+    // The desk's app shows how they were relayed.
+    t.keys(&["Enter"]);
+    t.wait_for("by companion");
+
+    // Ctrl-C: the companion says what it did; the laptop holds nothing but the empty spool.
+    t.tmux(&["send-keys", "-t", "laptop", "C-c"]);
+    // The pane's process is the companion itself (tmux keeps the dead pane and its status).
+    let s = l.wait_for_n("Pane is dead (status 0", 1);
+    assert!(s.contains("7 hop(s) through the desk"), "{s}");
+    let mut left: Vec<String> = walk(&data);
+    left.sort();
+    assert_eq!(left, ["crosstalk", "crosstalk/spool"], "{left:?}");
+    assert_eq!(serve.stop(), 0);
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+}
+
+/// Every path under `dir`, relative.
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().filter_map(Result::ok) {
+            let p = e.path();
+            out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            if p.is_dir() {
+                todo.push(p);
+            }
+        }
+    }
+    out
+}
