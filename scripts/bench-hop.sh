@@ -8,13 +8,18 @@
 # measurement itself: setting the clipboard with `xclip -i` and polling `xclip -o` until the
 # text is readable, with nothing in between.
 #
-# Usage: scripts/bench-hop.sh [HOPS] [INTERVAL_MS]   (defaults 100 and 250)
+# Usage: scripts/bench-hop.sh [HOPS] [INTERVAL_MS] [app|watch|companion]
+#        (defaults 100, 250, app)
+# app: the app after `W`; watch: `crosstalk watch`; companion: `crosstalk serve --token` as the
+# desk and `crosstalk watch --to URL` as its companion, over loopback HTTP.
 # BIN=path/to/crosstalk uses that binary instead of building the release one.
 set -euo pipefail
 name=bench-hop
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 hops=${1:-100}
 interval=${2:-250}
+mode=${3:-app}
+case $mode in app|watch|companion) ;; *) echo "$name: mode is app, watch or companion" >&2; exit 2 ;; esac
 die() { echo "$name: $*" >&2; exit 1; }
 for c in Xvfb xclip tmux; do command -v $c >/dev/null || die "$c is needed"; done
 if [ -z "${BIN:-}" ]; then
@@ -35,12 +40,32 @@ export DISPLAY=":$(cat "$dir/display")"
 unset WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION TMUX
 
 printf '[relay]\ncopy_on_import = true\n[watch]\ninterval_ms = %s\n' "$interval" > "$dir/config.toml"
-tmux -S "$sock" -f /dev/null new-session -d -x 120 -y 40 \
-    "env CROSSTALK_CONFIG='$dir/config.toml' XDG_DATA_HOME='$dir' HOME='$dir' DISPLAY='$DISPLAY' '$BIN' --db '$dir/h.db'"
-screen() { tmux -S "$sock" capture-pane -p; }
-for _ in $(seq 200); do screen | grep -q "Empty database" && break; sleep 0.05; done
-tmux -S "$sock" send-keys W
-for _ in $(seq 200); do screen | grep -q "Watching the clipboard" && break; sleep 0.05; done
+run() { env CROSSTALK_CONFIG="$dir/config.toml" XDG_DATA_HOME="$dir" HOME="$dir" DISPLAY="$DISPLAY" "$BIN" --db "$dir/h.db" "$@"; }
+case $mode in
+app)
+    tmux -S "$sock" -f /dev/null new-session -d -x 120 -y 40 \
+        "env CROSSTALK_CONFIG='$dir/config.toml' XDG_DATA_HOME='$dir' HOME='$dir' DISPLAY='$DISPLAY' '$BIN' --db '$dir/h.db'"
+    screen() { tmux -S "$sock" capture-pane -p; }
+    for _ in $(seq 200); do screen | grep -q "Empty database" && break; sleep 0.05; done
+    tmux -S "$sock" send-keys W
+    for _ in $(seq 200); do screen | grep -q "Watching the clipboard" && break; sleep 0.05; done
+    ;;
+watch)
+    run watch > "$dir/watch.out" 2> "$dir/watch.err" < /dev/null &
+    for _ in $(seq 200); do grep -q "watching the clipboard" "$dir/watch.err" 2>/dev/null && break; sleep 0.05; done
+    ;;
+companion)
+    run serve --listen 127.0.0.1:0 --token bench > "$dir/serve.out" 2> "$dir/serve.err" < /dev/null &
+    for _ in $(seq 200); do [ -s "$dir/serve.out" ] && break; sleep 0.05; done
+    url=$(head -1 "$dir/serve.out")
+    [ -n "$url" ] || die "serve printed no URL"
+    mkdir -p "$dir/laptop"
+    env CROSSTALK_CONFIG="$dir/config.toml" XDG_DATA_HOME="$dir/laptop" HOME="$dir/laptop" DISPLAY="$DISPLAY" \
+        "$BIN" watch --to "$url" --token bench > "$dir/companion.out" 2> "$dir/companion.err" < /dev/null &
+    for _ in $(seq 200); do grep -q "companion of" "$dir/companion.err" 2>/dev/null && break; sleep 0.05; done
+    ;;
+esac
+trap 'kill $(jobs -p) 2>/dev/null; tmux -S "$sock" kill-server 2>/dev/null; kill $xvfb 2>/dev/null; sleep 0.2; rm -rf "$dir"' EXIT
 
 ns() { date +%s%N; }
 # A read that asks an owner which has just lost the selection never ends: give up after 1 s.
@@ -65,6 +90,10 @@ for n in $(seq 1 "$hops"); do
     copied="Here is my reply:
 $(envelope "$n")
 Tell me what they say."
+    # A pause of a random fraction of the interval: a person's copies do not keep step with
+    # the watch's looks, while this loop's would (each copy would come just after a look,
+    # and every hop would wait a whole interval).
+    sleep "$(awk -v r="$RANDOM" -v i="$interval" 'BEGIN { printf "%.3f", (r % i) / 1000 }')"
     t0=$(ns)
     printf '%s\n' "$copied" | xclip -selection clipboard -i
     until paste | head -1 | grep -q '^\[\[CLAUDE→CHATGPT'; do :; done
@@ -77,7 +106,7 @@ stats() { sort -n "$1" | awk '{ v[NR] = $1 } END {
 read -r hm hp <<< "$(stats "$dir/hop.txt")"
 read -r fm fp <<< "$(stats "$dir/floor.txt")"
 stored=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from messages').fetchone()[0])" "$dir/h.db" 2>/dev/null || echo '?')
-echo "hops: $hops, watch interval $interval ms, messages stored: $stored"
+echo "mode: $mode, hops: $hops, watch interval $interval ms, messages stored: $stored"
 echo "hop (copy -> recipient text ready):  median $hm ms, p99 $hp ms"
 echo "floor (xclip set -> readable):       median $fm ms, p99 $fp ms"
 awk -v a="$hm" -v b="$fm" 'BEGIN { if (b > 0) printf "median ratio hop / floor: %.1f\n", a / b }'

@@ -210,3 +210,74 @@ fn the_app_watches_after_w_and_never_imports_its_own_copy() {
     let s = t.wait_for("Stopped watching the clipboard");
     assert!(!s.contains("◉ watching"));
 }
+
+/// A copy outlives the process that made it (a helper serves it once the command exits), and
+/// the helper never puts its text back over a later copy by another program: it ends.
+#[test]
+fn a_copy_outlives_its_command_and_never_comes_back_over_a_later_one() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("c.toml"),
+        "[compose]\nfrom = \"human://kalle\"\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["--db", dir.path().join("w.db").to_str().unwrap()])
+        .args(["primer", "--to", "CLAUDE", "--copy"])
+        .env("DISPLAY", &x.display)
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .env("CROSSTALK_CONFIG", dir.path().join("c.toml"))
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("SSH_TTY")
+        .env_remove("SSH_CONNECTION")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let start = Instant::now();
+    let held = loop {
+        let c = x.clipboard();
+        if c.contains("[[") {
+            break c;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the copy did not outlive the command: {c:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(held.contains("CLAUDE"), "{held}");
+    // Another program copies: its text stays, now and after the helper's next look.
+    x.copy("the next window's answer");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(x.clipboard(), "the next window's answer");
+    assert_eq!(
+        helpers_on(&x.display),
+        0,
+        "the helper ended when its text was replaced"
+    );
+}
+
+/// Hold helpers running on `display` (other tests' helpers serve other displays).
+fn helpers_on(display: &str) -> usize {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    procs
+        .filter_map(Result::ok)
+        .filter(|p| {
+            let read = |f: &str| std::fs::read(p.path().join(f)).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&read("cmdline")).into_owned();
+            let environ = String::from_utf8_lossy(&read("environ")).into_owned();
+            cmdline.contains("__hold-clipboard")
+                && environ
+                    .split('\0')
+                    .any(|v| v == format!("DISPLAY={display}"))
+        })
+        .count()
+}

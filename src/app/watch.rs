@@ -15,6 +15,11 @@ impl App {
         self.watch.is_some()
     }
 
+    /// Whether the watch found something the next tick should take (asked between ticks).
+    pub fn watch_has_news(&self) -> bool {
+        self.watch.as_ref().is_some_and(Poller::has_news)
+    }
+
     /// `W`: starts or stops the watch. Where no clipboard can be read the status line says
     /// why and nothing starts.
     pub(super) fn toggle_watch(&mut self) {

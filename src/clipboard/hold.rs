@@ -14,7 +14,7 @@ pub const HOLD_SUBCOMMAND: &str = "__hold-clipboard";
 
 /// Body of `crosstalk __hold-clipboard`: reads all of stdin, puts it on the system clipboard
 /// and, on X11 and Wayland, keeps serving it until another program takes the clipboard over
-/// (arboard's `SetExtLinux::wait`). Elsewhere the clipboard keeps text by itself, so this
+/// or the display goes away. Elsewhere the clipboard keeps text by itself, so this
 /// sets it and returns.
 pub fn hold_from_stdin() -> Result<(), ClipboardError> {
     use std::io::Read as _;
@@ -23,17 +23,33 @@ pub fn hold_from_stdin() -> Result<(), ClipboardError> {
         .read_to_string(&mut text)
         .map_err(ClipboardError::Stdin)?;
     let mut clipboard = arboard::Clipboard::new().map_err(ClipboardError::System)?;
+    // The helper starts a few (under load, a hundred) milliseconds after the copy it keeps.
+    // If another program copied meanwhile (the operator copying in a chat window right after
+    // a hop), taking the clipboard now would put stale text back over theirs: only text that
+    // is still ours, or a clipboard left empty by a copier that already exited, is taken.
+    if let Ok(now) = clipboard.get_text()
+        && !still_ours(&now, &text)
+    {
+        return Ok(());
+    }
     #[cfg(all(
         unix,
         not(any(target_os = "macos", target_os = "android", target_os = "emscripten"))
     ))]
     {
-        use arboard::SetExtLinux as _;
+        // Served by arboard's thread while this handle lives. Asking the clipboard every
+        // half second, rather than waiting for arboard to report the selection lost, also
+        // ends the helper when its display goes away (a waiting helper would outlive it).
         clipboard
-            .set()
-            .wait()
-            .text(text)
-            .map_err(ClipboardError::System)
+            .set_text(text.clone())
+            .map_err(ClipboardError::System)?;
+        loop {
+            std::thread::sleep(HOLD_CHECK);
+            match clipboard.get_text() {
+                Ok(now) if still_ours(&now, &text) => {}
+                _ => return Ok(()),
+            }
+        }
     }
     #[cfg(not(all(
         unix,
@@ -42,6 +58,19 @@ pub fn hold_from_stdin() -> Result<(), ClipboardError> {
     {
         clipboard.set_text(text).map_err(ClipboardError::System)
     }
+}
+
+/// How often a hold helper checks that the clipboard still holds its text.
+#[cfg(all(
+    unix,
+    not(any(target_os = "macos", target_os = "android", target_os = "emscripten"))
+))]
+const HOLD_CHECK: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Whether the clipboard's text `now` is the `copied` text (a clipboard may drop a final
+/// newline or turn line ends into CRLF on the way).
+fn still_ours(now: &str, copied: &str) -> bool {
+    super::watch::digest(now) == super::watch::digest(copied)
 }
 
 /// `[current_exe, __hold-clipboard]` where the clipboard dies with its owner (arboard's Linux
@@ -122,4 +151,20 @@ fn spawn_detached(program: &OsString, args: &[OsString], text: &str) -> Result<C
 #[cfg(not(unix))]
 fn spawn_detached(_program: &OsString, _args: &[OsString], _text: &str) -> Result<Child, String> {
     Err("not needed on this platform".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_later_copy_is_not_ours() {
+        assert!(super::still_ours("a\nb\n", "a\nb\n"));
+        assert!(
+            super::still_ours("a\r\nb", "a\nb\n"),
+            "line ends and a final newline"
+        );
+        assert!(!super::still_ours(
+            "what the operator copied next",
+            "a\nb\n"
+        ));
+    }
 }

@@ -175,6 +175,15 @@ pub struct Clipboard {
     holders: Vec<std::process::Child>,
     /// What this handle copied, so a clipboard watch never takes it for new input.
     own: watch::OwnCopies,
+    /// The last system copy, not yet handed to a hold helper: this process serves it while
+    /// it runs, and hands it over when the handle is dropped (see [`Clipboard::hand_over`]).
+    unheld: Option<String>,
+}
+
+impl Drop for Clipboard {
+    fn drop(&mut self) {
+        self.hand_over();
+    }
 }
 
 impl fmt::Debug for Clipboard {
@@ -200,6 +209,7 @@ impl Clipboard {
             holders: Vec::new(),
             own: watch::OwnCopies::shared(data_dir.join("own-copies")),
             data_dir,
+            unheld: None,
         }
     }
 
@@ -302,15 +312,36 @@ impl Clipboard {
             .ok_or_else(|| "system clipboard not open".to_owned())
     }
 
-    /// System clipboard, then the hold helper. Success means arboard set the text in this
-    /// process; the helper only makes it outlive the app, and its failure is a warning.
+    /// The system clipboard. This process serves the text for as long as it runs; a hold
+    /// helper takes over only when the handle is dropped ([`Clipboard::hand_over`]). A helper
+    /// started at every copy would take the clipboard some milliseconds later, and when the
+    /// operator copied something else meanwhile (the next window's answer, right after a
+    /// hop) it would put the stale text back over theirs.
     fn copy_system(&mut self, text: &str) -> Result<Option<String>, String> {
         self.arboard()?.set_text(text).map_err(|e| e.to_string())?;
-        let held = hold::spawn(self.env.hold_command.as_deref(), &mut self.holders, text);
-        Ok(held.err().map(|e| {
-            tracing::warn!(error = %e, "clipboard hold helper failed");
-            "it stays on the clipboard only while crosstalk runs".to_owned()
-        }))
+        // Helpers of earlier copies quit when this one took the clipboard; reap them.
+        hold::reap(&mut self.holders);
+        self.unheld = Some(text.to_owned());
+        Ok(None)
+    }
+
+    /// Hands the last system copy to a hold helper, so it stays pasteable after this process
+    /// ends — when it is still what the clipboard holds: a later copy by another program is
+    /// never overwritten.
+    pub fn hand_over(&mut self) {
+        let Some(text) = self.unheld.take() else {
+            return;
+        };
+        let Some(system) = self.system.as_mut() else {
+            return;
+        };
+        match system.get_text() {
+            Ok(now) if watch::digest(&now) == watch::digest(&text) => {}
+            _ => return,
+        }
+        if let Err(e) = hold::spawn(self.env.hold_command.as_deref(), &mut self.holders, &text) {
+            tracing::warn!(error = %e, "clipboard hold helper failed: the copy ends with this process");
+        }
     }
 
     fn copy_osc52(&mut self, text: &str, out: &mut dyn Write) -> Result<Option<String>, String> {

@@ -326,6 +326,8 @@ pub enum Polled {
 #[derive(Debug)]
 pub struct Poller {
     rx: Receiver<Polled>,
+    /// What [`Poller::has_news`] took off the channel, handed out by the next drain.
+    early: std::cell::RefCell<VecDeque<Polled>>,
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
 }
@@ -350,20 +352,43 @@ impl Poller {
             let _ = tx.send(Polled::Unavailable("cannot start a thread".into()));
             return Poller {
                 rx: rx2,
+                early: Default::default(),
                 stop,
                 handle: None,
             };
         }
-        Poller { rx, stop, handle }
+        Poller {
+            rx,
+            early: Default::default(),
+            stop,
+            handle,
+        }
+    }
+
+    /// Whether something arrived since the last drain, without waiting: the app's loop asks
+    /// between two ticks, so a copy is taken at once rather than at the next tick.
+    pub fn has_news(&self) -> bool {
+        let mut early = self.early.borrow_mut();
+        if early.is_empty()
+            && let Ok(p) = self.rx.try_recv()
+        {
+            early.push_back(p);
+        }
+        !early.is_empty()
     }
 
     /// What arrived since the last call, without waiting.
     pub fn drain(&self) -> Vec<Polled> {
-        self.rx.try_iter().collect()
+        let mut out: Vec<Polled> = self.early.borrow_mut().drain(..).collect();
+        out.extend(self.rx.try_iter());
+        out
     }
 
     /// Waits up to `timeout` for the next arrival.
     pub fn next(&self, timeout: Duration) -> Option<Polled> {
+        if let Some(p) = self.early.borrow_mut().pop_front() {
+            return Some(p);
+        }
         self.rx.recv_timeout(timeout).ok()
     }
 }

@@ -180,19 +180,38 @@ fn install_panic_hook() {
     }));
 }
 
+/// While the clipboard is watched, how often the loop asks whether the watch found something.
+const WATCH_SLICE: Duration = Duration::from_millis(15);
+
 fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
     terminal.draw(|f| crate::ui::render(app, f))?;
     app.start();
     let mut last_tick = Instant::now();
+    let mut redraw = true;
     loop {
-        terminal.draw(|f| crate::ui::render(app, f))?;
+        if redraw {
+            terminal.draw(|f| crate::ui::render(app, f))?;
+        }
+        redraw = true;
         // Ages on screen ("3m") move on even when nothing happens; what the database did
         // not take (it was busy) is retried more often, and the clipboard watch asks at its
         // own pace. The tick also comes while keys keep arriving, so other processes'
         // imports show up during a long scroll too.
         let tick = app.tick_interval();
         let wait = tick.saturating_sub(last_tick.elapsed());
-        if wait.is_zero() || !event::poll(wait)? {
+        // While watching, the wait is cut in slices so a copy the watch found is taken at
+        // once, not at the next tick: a hop is then the watch's interval, not twice it.
+        let slice = if app.watching() {
+            wait.min(WATCH_SLICE)
+        } else {
+            wait
+        };
+        if wait.is_zero() || !event::poll(slice)? {
+            if slice < wait && !app.watch_has_news() {
+                // A slice with nothing: no tick, no frame.
+                redraw = false;
+                continue;
+            }
             last_tick = Instant::now();
             app.update(Action::Tick);
             continue;
