@@ -13,16 +13,13 @@ use crate::store::ThreadOutline;
 
 impl App {
     /// How often the runtime sends [`Action::Tick`](super::Action::Tick): every second, more
-    /// often while something waits for the database or the clipboard is watched.
+    /// often while something waits for the database. What the clipboard watch finds does
+    /// not wait for a tick: the runtime asks for it between ticks ([`App::watch_has_news`]).
     pub fn tick_interval(&self) -> std::time::Duration {
-        let base = if self.has_pending() || !self.watch_waiting.is_empty() || self.delivering() {
+        if self.has_pending() || !self.watch_waiting.is_empty() || self.delivering() {
             std::time::Duration::from_millis(250)
         } else {
             std::time::Duration::from_secs(1)
-        };
-        match &self.watch {
-            Some(_) => base.min(self.watch_config.interval()),
-            None => base,
         }
     }
 

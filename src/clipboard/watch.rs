@@ -42,7 +42,7 @@ pub struct WatchConfig {
 impl Default for WatchConfig {
     fn default() -> Self {
         WatchConfig {
-            interval_ms: 250,
+            interval_ms: 100,
             bell: false,
         }
     }
