@@ -19,42 +19,21 @@ mod tmux;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use tmux::relay::{self, count};
 use tmux::xvfb::Xvfb;
 use tmux::{BIN, Term, sh_quote};
 
 const WAIT: Duration = Duration::from_secs(30);
 const TOKEN: &str = "desk-token-7f3a";
-const THREAD: &str = "01KAQ4W5J8Z0000000000000C0";
+const PREFIX: &str = "01KAQ4W5J8Z0000000000000C";
 const PREAMBLE: &str = "You are talking to Claude and Gemini through Kalle's relay.";
 
 fn envelope(from: &str, to: &str, n: u8, parent: Option<u8>, body: &str) -> String {
-    let parent = parent
-        .map(|p| format!("parent: 01KAQ4W5J8Z0000000000000C{p}\n"))
-        .unwrap_or_default();
-    format!(
-        "[[{from}→{to} v1]]\nuser: kalle\nthread: {THREAD}\n{parent}message: 01KAQ4W5J8Z0000000000000C{n}\n\
-         context: over the tunnel\nintent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
-    )
-}
-
-fn count(db: &Path, sql: &str) -> i64 {
-    let c = rusqlite::Connection::open(db).unwrap();
-    c.query_row(sql, [], |r| r.get(0)).unwrap()
+    relay::envelope(PREFIX, "over the tunnel", (from, to), n, parent, body)
 }
 
 fn clipboard_until(x: &Xvfb, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    let start = Instant::now();
-    loop {
-        let text = x.clipboard();
-        if ok(&text) {
-            return text;
-        }
-        assert!(
-            start.elapsed() < WAIT,
-            "the clipboard never held {what}; it holds:\n{text}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    x.clipboard_until(what, ok)
 }
 
 /// The companion's tmux session, on the test's tmux server.
@@ -280,22 +259,7 @@ fn a_companion_relays_through_the_desk_and_spools_while_it_is_down() {
     assert_eq!(relayed(6), 1);
 
     // No loop: seven messages stored once, all relayed by the companion; one thread.
-    assert_eq!(count(&t.db, "SELECT count(*) FROM messages"), 7);
-    assert_eq!(
-        count(
-            &t.db,
-            "SELECT count(*) FROM delivery WHERE relay_method = 'companion'"
-        ),
-        7
-    );
-    assert_eq!(count(&t.db, "SELECT count(*) FROM threads"), 1);
-    assert_eq!(
-        count(
-            &t.db,
-            "SELECT count(*) FROM messages m JOIN messages p ON p.id = m.parent_id"
-        ),
-        6
-    );
+    relay::stored_once_threaded_and_relayed(&t.db, 7, "relay_method = 'companion'");
     // The desk's app shows how they were relayed.
     t.keys(&["Enter"]);
     t.wait_for("by companion");

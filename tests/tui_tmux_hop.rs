@@ -10,45 +10,22 @@
 
 mod tmux;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tmux::Term;
+use tmux::relay::{self, count};
 use tmux::xvfb::Xvfb;
 
 const WAIT: Duration = Duration::from_secs(20);
-const THREAD: &str = "01KAQ4W5J8Z0000000000000H0";
+const PREFIX: &str = "01KAQ4W5J8Z0000000000000H";
 const PREAMBLE: &str = "You are talking to Claude and Gemini through Kalle's relay.";
 
 fn envelope(from: &str, to: &str, n: u8, parent: Option<u8>, body: &str) -> String {
-    let parent = parent
-        .map(|p| format!("parent: 01KAQ4W5J8Z0000000000000H{p}\n"))
-        .unwrap_or_default();
-    format!(
-        "[[{from}→{to} v1]]\nuser: kalle\nthread: {THREAD}\n{parent}message: 01KAQ4W5J8Z0000000000000H{n}\n\
-         context: three windows\nintent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
-    )
+    relay::envelope(PREFIX, "three windows", (from, to), n, parent, body)
 }
 
-fn count(db: &Path, sql: &str) -> i64 {
-    let c = rusqlite::Connection::open(db).unwrap();
-    c.query_row(sql, [], |r| r.get(0)).unwrap()
-}
-
-/// Waits until the clipboard holds text that `ok` accepts, and returns it.
 fn clipboard_until(x: &Xvfb, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    let start = Instant::now();
-    loop {
-        let text = x.clipboard();
-        if ok(&text) {
-            return text;
-        }
-        assert!(
-            start.elapsed() < WAIT,
-            "the clipboard never held {what}; it holds:\n{text}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    x.clipboard_until(what, ok)
 }
 
 /// One hop: the sender's window copies its whole answer, prose around the envelope `text`;
@@ -157,24 +134,8 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
     // No loop: every envelope stored once, none of crosstalk's own copies imported; the
     // pastes kept are the six the windows copied.
     std::thread::sleep(Duration::from_millis(400));
-    assert_eq!(count(&t.db, "SELECT count(*) FROM messages"), 6);
+    relay::stored_once_threaded_and_relayed(&t.db, 6, "relayed_at IS NOT NULL");
     assert_eq!(count(&t.db, "SELECT count(*) FROM pastes"), 6);
-    assert_eq!(
-        count(
-            &t.db,
-            "SELECT count(*) FROM delivery WHERE relayed_at IS NOT NULL"
-        ),
-        6
-    );
-    // Threaded: one thread, each reply under its parent.
-    assert_eq!(count(&t.db, "SELECT count(*) FROM threads"), 1);
-    assert_eq!(
-        count(
-            &t.db,
-            "SELECT count(*) FROM messages m JOIN messages p ON p.id = m.parent_id"
-        ),
-        5
-    );
     t.keys(&["q"]);
     assert_eq!(t.wait_exit(), 0);
 }

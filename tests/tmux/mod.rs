@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod relay;
 pub mod xvfb;
 
 use std::path::{Path, PathBuf};

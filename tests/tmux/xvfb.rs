@@ -87,6 +87,24 @@ impl Xvfb {
     }
 }
 
+impl Xvfb {
+    /// Waits (at most 30 s) until the clipboard holds text that `ok` accepts; that text.
+    pub fn clipboard_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            let text = self.clipboard();
+            if ok(&text) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "the clipboard never held {what}; it holds:\n{text}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
 impl Drop for Xvfb {
     fn drop(&mut self) {
         let _ = self.child.kill();
