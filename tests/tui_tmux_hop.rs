@@ -184,15 +184,9 @@ fn the_watch_command_hops_too() {
         ),
     )
     .unwrap();
-    let mut watch = Command::new(env!("CARGO_BIN_EXE_crosstalk"))
+    let mut watch = x
+        .crosstalk(dir.path(), &config)
         .args(["--db", db.to_str().unwrap(), "watch", "--json"])
-        .env("DISPLAY", &x.display)
-        .env("HOME", dir.path())
-        .env("XDG_DATA_HOME", dir.path())
-        .env("CROSSTALK_CONFIG", &config)
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("SSH_TTY")
-        .env_remove("SSH_CONNECTION")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

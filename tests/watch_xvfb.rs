@@ -61,15 +61,9 @@ fn the_cli_imports_each_copied_envelope_once_and_announces_invalid_ones() {
     // What the clipboard holds before the watch starts is not imported.
     x.copy(&envelope().replace("01J9J3DBC4N7P2Q3R5S7T9V1V2", "01J9J3DBC4N7P2Q3R5S7T9V1V9"));
     std::fs::write(dir.path().join("c.toml"), "[watch]\ninterval_ms = 100\n").unwrap();
-    let mut watch = Command::new(BIN)
+    let mut watch = x
+        .crosstalk(dir.path(), &dir.path().join("c.toml"))
         .args(["--db", db.to_str().unwrap(), "watch", "--json"])
-        .env("DISPLAY", &x.display)
-        .env("HOME", dir.path())
-        .env("XDG_DATA_HOME", dir.path())
-        .env("CROSSTALK_CONFIG", dir.path().join("c.toml"))
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("SSH_TTY")
-        .env_remove("SSH_CONNECTION")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -222,16 +216,10 @@ fn a_copy_outlives_its_command_and_never_comes_back_over_a_later_one() {
         "[compose]\nfrom = \"human://kalle\"\n",
     )
     .unwrap();
-    let out = Command::new(BIN)
+    let out = x
+        .crosstalk(dir.path(), &dir.path().join("c.toml"))
         .args(["--db", dir.path().join("w.db").to_str().unwrap()])
         .args(["primer", "--to", "CLAUDE", "--copy"])
-        .env("DISPLAY", &x.display)
-        .env("HOME", dir.path())
-        .env("XDG_DATA_HOME", dir.path())
-        .env("CROSSTALK_CONFIG", dir.path().join("c.toml"))
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("SSH_TTY")
-        .env_remove("SSH_CONNECTION")
         .output()
         .unwrap();
     assert!(

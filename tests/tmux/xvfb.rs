@@ -88,6 +88,20 @@ impl Xvfb {
 }
 
 impl Xvfb {
+    /// The real binary on this display, at home in `dir` (its data directory too), reading
+    /// `config`, with nothing that would make it think it runs over SSH or on Wayland.
+    pub fn crosstalk(&self, dir: &std::path::Path, config: &std::path::Path) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_crosstalk"));
+        cmd.env("DISPLAY", &self.display)
+            .env("HOME", dir)
+            .env("XDG_DATA_HOME", dir)
+            .env("CROSSTALK_CONFIG", config)
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("SSH_TTY")
+            .env_remove("SSH_CONNECTION");
+        cmd
+    }
+
     /// Waits (at most 30 s) until the clipboard holds text that `ok` accepts; that text.
     pub fn clipboard_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = std::time::Instant::now();
