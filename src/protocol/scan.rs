@@ -261,12 +261,12 @@ impl Iterator for Extractor<'_> {
             let (line, map, from) = match self.resume.take() {
                 Some(r) => r,
                 None => {
-                    let line = self.cur.next_line()?;
                     // Most lines are prose: skip them before any other work. (A single `[`
                     // is enough to look closer: an invisible character may sit between two.)
-                    if memchr::memchr(b'[', line.text.as_bytes()).is_none() {
-                        continue;
+                    if !self.cur.skip_to_line_with(b'[') {
+                        return None;
                     }
+                    let line = self.cur.next_line()?;
                     (line, LineMap::new(line.text), 0)
                 }
             };

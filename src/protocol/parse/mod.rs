@@ -263,7 +263,7 @@ impl<'a> Block<'a, '_> {
     }
 
     fn consume(&mut self, v: &View<'a>, content: bool) {
-        self.cur.next_line();
+        self.cur.skip_peeked(&v.line);
         if content {
             self.last = v.line;
         }
