@@ -253,7 +253,11 @@ fn on_threads<P: Copy + Send + Sync, T: Send>(
 /// reports the input's own line numbers.
 fn pieces(text: &str) -> Vec<(&str, u32)> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let parts = if text.len() < 1 << 20 { 1 } else { cores };
+    pieces_in(text, if text.len() < 1 << 20 { 1 } else { cores })
+}
+
+/// [`pieces`] for at most `parts` pieces, whatever the input's size.
+pub(super) fn pieces_in(text: &str, parts: usize) -> Vec<(&str, u32)> {
     let pieces: Vec<&str> = protocol::split_points(text, parts)
         .into_iter()
         .map(|r| &text[r])
@@ -280,7 +284,7 @@ fn check_text(
 }
 
 /// [`check_text`] over an input already cut into pieces.
-fn check_pieces(
+pub(super) fn check_pieces(
     pieces: &[(&str, u32)],
     opts: &Options,
     store: Option<&crate::store::Store>,

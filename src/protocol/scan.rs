@@ -43,13 +43,16 @@ pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket {
     if inner.trim().eq_ignore_ascii_case("END") {
         return Bracket::End { end };
     }
-    let (arrow, alen) = match (inner.find('→'), inner.find("->")) {
+    let ascii_arrow = memchr::memmem::find(inner.as_bytes(), b"->");
+    let (arrow, alen) = match (inner.find('→'), ascii_arrow) {
         (Some(a), Some(b)) if b < a => (b, 2),
         (Some(a), _) => (a, '→'.len_utf8()),
         (None, Some(b)) => (b, 2),
         (None, None) => return Bracket::Nothing,
     };
-    if inner.contains('\n') || inner.contains("[[") {
+    if memchr::memchr(b'\n', inner.as_bytes()).is_some()
+        || memchr::memmem::find(inner.as_bytes(), b"[[").is_some()
+    {
         return Bracket::Nothing;
     }
     let from = inner[..arrow].trim();
