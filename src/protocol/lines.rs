@@ -103,6 +103,13 @@ pub(crate) fn split_lines(text: &str) -> impl Iterator<Item = &str> {
     std::iter::from_fn(move || c.next_line().map(|l| l.text))
 }
 
+/// The first offset in `hay` where the two bytes `pair` stand side by side. The markers
+/// searched for on every bracketed line (`[[`, `]]`, `->`) are two bytes long and the lines
+/// short, where setting up a general substring search costs more than the search.
+pub(crate) fn find_pair(hay: &[u8], pair: [u8; 2]) -> Option<usize> {
+    memchr::memchr_iter(pair[0], hay).find(|&i| hay.get(i + 1) == Some(&pair[1]))
+}
+
 /// Characters that carry no visible content and are dropped from structural lines.
 pub(crate) fn is_invisible(c: char) -> bool {
     matches!(
@@ -415,6 +422,15 @@ mod tests {
             assert_eq!(m.column(off), column(&long, off), "{off}");
             assert_eq!(m.original_offset(off), original_offset(&long, off), "{off}");
         }
+    }
+
+    #[test]
+    fn pairs() {
+        assert_eq!(find_pair(b"a]b]]c]]", *b"]]"), Some(3));
+        assert_eq!(find_pair(b"[[[", *b"[["), Some(0));
+        assert_eq!(find_pair(b"x-y->", *b"->"), Some(3));
+        assert_eq!(find_pair(b"-", *b"->"), None);
+        assert_eq!(find_pair(b"", *b"[["), None);
     }
 
     #[test]
