@@ -169,3 +169,26 @@ pub fn user(arg: Option<&str>) -> String {
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "operator".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files on both sides of the size from which they are read on every core, of lengths
+    /// that do not divide evenly, come back byte for byte.
+    #[test]
+    fn large_files_read_in_parts_are_whole() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        for len in [
+            0,
+            17,
+            PARALLEL_READ_FROM as usize - 1,
+            PARALLEL_READ_FROM as usize + 3,
+        ] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let path = dir.path().join(format!("f{len}"));
+            std::fs::write(&path, &bytes).expect("write");
+            assert!(read_file(&path).expect("read") == bytes, "length {len}");
+        }
+    }
+}

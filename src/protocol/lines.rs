@@ -425,6 +425,20 @@ mod tests {
     }
 
     #[test]
+    fn skipping_to_a_line_counts_the_lines_passed() {
+        let mut c = Cursor::new("a\nb\r\nc [x\nd\n", 5);
+        assert!(c.skip_to_line_with(b'['));
+        let l = c.next_line().expect("line");
+        assert_eq!((l.text, l.no, l.start), ("c [x", 7, 5));
+        assert!(!c.skip_to_line_with(b'['));
+        assert!(c.next_line().is_none());
+        // A line that holds the byte is not skipped.
+        let mut c = Cursor::new("[first\n", 1);
+        assert!(c.skip_to_line_with(b'['));
+        assert_eq!(c.next_line().map(|l| l.no), Some(1));
+    }
+
+    #[test]
     fn pairs() {
         assert_eq!(find_pair(b"a]b]]c]]", *b"]]"), Some(3));
         assert_eq!(find_pair(b"[[[", *b"[["), Some(0));
