@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::protocol::{self, Diagnostic, Options};
+use crate::protocol::{Diagnostic, Parsed};
 use crate::store::Store;
 
 /// The database to check against, if any (see the module's comment).
@@ -42,10 +42,9 @@ pub fn open(db: Option<&Path>, no_db: bool) -> Option<Store> {
     }
 }
 
-/// The `id-conflict` errors of `text`'s envelopes against `store`.
-pub fn conflicts(store: &Store, text: &str, opts: &Options) -> Vec<Diagnostic> {
-    protocol::extract(text, opts)
-        .envelopes
+/// The `id-conflict` errors of `envelopes` against `store`, in their order.
+pub fn conflicts(store: &Store, envelopes: &[Parsed]) -> Vec<Diagnostic> {
+    envelopes
         .iter()
         .filter_map(|p| match store.id_conflict(p) {
             Ok(d) => d,

@@ -34,7 +34,7 @@ pub fn read(path: Option<&Path>) -> Result<Input, Failure> {
         Some(p) if p.as_os_str() == "-" => read_stdin()?,
         Some(p) => (
             p.display().to_string(),
-            std::fs::read(p)
+            read_file(p)
                 .map_err(|e| Failure::usage(format!("cannot read `{}`: {e}", p.display())))?,
         ),
     };
@@ -54,6 +54,83 @@ pub fn read(path: Option<&Path>) -> Result<Input, Failure> {
             })
         }
     }
+}
+
+/// Files from this size on are read on every core ([`read_parallel`]).
+const PARALLEL_READ_FROM: u64 = 1 << 20;
+
+/// The bytes of the file at `path`.
+fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    #[cfg(unix)]
+    if len >= PARALLEL_READ_FROM
+        && let Ok(len) = usize::try_from(len)
+    {
+        return read_parallel(&file, len);
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    (&file).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Reads a large file in one piece per core, each into its own part of one buffer. Reading
+/// into fresh memory costs more than the copy: the kernel zeroes every page on first touch,
+/// and one thread doing that for a whole transcript took longer than `wc -l` reading it.
+/// Spread over the cores, the pages are touched, zeroed and filled at once. A file that
+/// grew meanwhile is read to its end; one that shrank ends where it now ends.
+#[cfg(unix)]
+fn read_parallel(file: &std::fs::File, len: usize) -> std::io::Result<Vec<u8>> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut bytes = vec![0u8; len];
+    let chunk = len.div_ceil(cores).max(1);
+    let filled = std::thread::scope(|s| {
+        let parts: Vec<_> = bytes
+            .chunks_mut(chunk)
+            .enumerate()
+            .map(|(i, part)| s.spawn(move || fill_at(file, part, (i * chunk) as u64)))
+            .collect();
+        parts
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect::<std::io::Result<Vec<usize>>>()
+    })?;
+    // A part that came back short means the file is shorter now: keep what is contiguous.
+    let mut end = 0;
+    for (i, n) in filled.iter().enumerate() {
+        end = i * chunk + n;
+        if *n < chunk.min(len - i * chunk) {
+            break;
+        }
+    }
+    bytes.truncate(end);
+    if end == len {
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            let n = fill_at(file, &mut buf, bytes.len() as u64)?;
+            bytes.extend_from_slice(&buf[..n]);
+            if n < buf.len() {
+                break;
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+/// Fills `part` from `offset`; the number of bytes read (fewer at the end of the file).
+#[cfg(unix)]
+fn fill_at(file: &std::fs::File, part: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < part.len() {
+        match file.read_at(&mut part[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
 }
 
 fn read_stdin() -> Result<(String, Vec<u8>), Failure> {
@@ -91,4 +168,27 @@ pub fn user(arg: Option<&str>) -> String {
     arg.map(str::to_string)
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "operator".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files on both sides of the size from which they are read on every core, of lengths
+    /// that do not divide evenly, come back byte for byte.
+    #[test]
+    fn large_files_read_in_parts_are_whole() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        for len in [
+            0,
+            17,
+            PARALLEL_READ_FROM as usize - 1,
+            PARALLEL_READ_FROM as usize + 3,
+        ] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let path = dir.path().join(format!("f{len}"));
+            std::fs::write(&path, &bytes).expect("write");
+            assert!(read_file(&path).expect("read") == bytes, "length {len}");
+        }
+    }
 }

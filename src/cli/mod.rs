@@ -13,6 +13,8 @@ macro_rules! out {
 
 mod attachments_cmd;
 mod check_db;
+#[cfg(test)]
+mod check_props;
 mod companion;
 mod compose;
 mod consent_cmd;

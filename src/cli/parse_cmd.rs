@@ -183,20 +183,46 @@ pub fn report<'a>(name: &str, diags: impl Iterator<Item = &'a Diagnostic>) {
     }
 }
 
+/// What `check` takes from one piece of an input: the number of envelopes, their
+/// diagnostics and those outside them (in line order), and the envelopes the database may
+/// hold another version of ([`may_conflict`]), in input order.
+struct Tally {
+    envelopes: usize,
+    diagnostics: Vec<Diagnostic>,
+    kept: Vec<Parsed>,
+}
+
 /// Extracts one piece of an input whose first line is `first_line`, keeping only the
 /// diagnostics: envelopes are dropped as they come, so memory stays small whatever the
-/// input's size.
-fn tally(text: &str, first_line: u32, opts: &Options) -> (usize, Vec<Diagnostic>) {
+/// input's size. With `keep`, the envelopes the database is asked about are kept, so the
+/// input is read once whether or not there is a database.
+fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> Tally {
     let mut ex = Extractor::with_first_line(text, first_line, opts.clone());
     let mut diagnostics = Vec::new();
+    let mut kept = Vec::new();
     let mut envelopes = 0;
     for p in ex.by_ref() {
         envelopes += 1;
-        diagnostics.extend(p.diagnostics);
+        if keep && may_conflict(&p) {
+            diagnostics.extend(p.diagnostics.iter().cloned());
+            kept.push(p);
+        } else {
+            diagnostics.extend(p.diagnostics);
+        }
     }
     diagnostics.extend(ex.into_diagnostics());
     diagnostics.sort_by_key(|d| (d.line, d.column));
-    (envelopes, diagnostics)
+    Tally {
+        envelopes,
+        diagnostics,
+        kept,
+    }
+}
+
+/// Whether the database could report an `id-conflict` for `p`: it names its message and has
+/// no errors (the same test `Store::id_conflict` makes first).
+fn may_conflict(p: &Parsed) -> bool {
+    !p.has_errors() && p.envelope.message().is_some()
 }
 
 /// Runs `f` on each piece on its own thread and returns the results in order.
@@ -227,7 +253,11 @@ fn on_threads<P: Copy + Send + Sync, T: Send>(
 /// reports the input's own line numbers.
 fn pieces(text: &str) -> Vec<(&str, u32)> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let parts = if text.len() < 1 << 20 { 1 } else { cores };
+    pieces_in(text, if text.len() < 1 << 20 { 1 } else { cores })
+}
+
+/// [`pieces`] for at most `parts` pieces, whatever the input's size.
+pub(super) fn pieces_in(text: &str, parts: usize) -> Vec<(&str, u32)> {
     let pieces: Vec<&str> = protocol::split_points(text, parts)
         .into_iter()
         .map(|r| &text[r])
@@ -243,13 +273,36 @@ fn pieces(text: &str) -> Vec<(&str, u32)> {
     pieces.into_iter().zip(firsts).collect()
 }
 
-/// Checks one input on every core, piece by piece ([`pieces`]).
-fn check_text(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
-    let tallies = on_threads(&pieces(text), |_, (p, first)| tally(p, first, opts));
-    let envelopes = tallies.iter().map(|t| t.0).sum();
-    let mut diagnostics: Vec<Diagnostic> = tallies.into_iter().flat_map(|t| t.1).collect();
+/// Checks one input on every core, piece by piece ([`pieces`]): the number of envelopes and
+/// every diagnostic, with the `id-conflict` errors against `store` when there is one.
+fn check_text(
+    text: &str,
+    opts: &Options,
+    store: Option<&crate::store::Store>,
+) -> (usize, Vec<Diagnostic>) {
+    check_pieces(&pieces(text), opts, store)
+}
+
+/// [`check_text`] over an input already cut into pieces.
+pub(super) fn check_pieces(
+    pieces: &[(&str, u32)],
+    opts: &Options,
+    store: Option<&crate::store::Store>,
+) -> (usize, Vec<Diagnostic>) {
+    let keep = store.is_some();
+    let tallies = on_threads(pieces, |_, (p, first)| tally(p, first, opts, keep));
+    let envelopes = tallies.iter().map(|t| t.envelopes).sum();
+    let mut diagnostics = Vec::new();
+    let mut kept = Vec::new();
+    for t in tallies {
+        diagnostics.extend(t.diagnostics);
+        kept.extend(t.kept);
+    }
     if envelopes == 0 {
         diagnostics.push(protocol::no_envelope());
+    }
+    if let Some(store) = store {
+        diagnostics.extend(super::check_db::conflicts(store, &kept));
     }
     (envelopes, diagnostics)
 }
@@ -269,12 +322,11 @@ pub fn check(
     let mut reports = Vec::new();
     for f in files {
         let inp = input::read(Some(f))?;
-        let (n, mut diags) = check_text(&inp.text, opts);
+        let (n, mut diags) = check_text(&inp.text, opts, store);
         if let Some(d) = &inp.utf8 {
             diags.insert(0, d.clone());
         }
-        if let Some(store) = store {
-            diags.extend(super::check_db::conflicts(store, &inp.text, opts));
+        if store.is_some() {
             diags.sort_by_key(|d| (d.line, d.column));
         }
         let e = diags.iter().filter(|d| d.is_error()).count();

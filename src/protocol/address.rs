@@ -17,7 +17,11 @@ pub fn check_address(value: &str) -> Result<(), String> {
             "`{v}` contains spaces; names and addresses are one word (use - or _ instead)"
         ));
     }
-    if let Some(idx) = v.find("://") {
+    // `://` found from each `:` (a general substring search costs more to set up than this
+    // takes on a name; every banner side is checked).
+    let scheme_end =
+        memchr::memchr_iter(b':', v.as_bytes()).find(|&i| v[i + 1..].starts_with("//"));
+    if let Some(idx) = scheme_end {
         let scheme = &v[..idx];
         check_scheme(v, scheme)?;
         let rest = &v[idx + 3..];

@@ -35,7 +35,7 @@ pub(crate) enum Bracket {
 pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket {
     let window_end = floor_char_boundary(line, (at + MAX_BANNER).min(line.len()));
     let window = &line[at + 2..window_end];
-    let Some(close) = memchr::memmem::find(window.as_bytes(), b"]]") else {
+    let Some(close) = lines::find_pair(window.as_bytes(), *b"]]") else {
         return Bracket::Nothing;
     };
     let inner = &window[..close];
@@ -43,13 +43,16 @@ pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket {
     if inner.trim().eq_ignore_ascii_case("END") {
         return Bracket::End { end };
     }
-    let (arrow, alen) = match (inner.find('→'), inner.find("->")) {
+    let ascii_arrow = lines::find_pair(inner.as_bytes(), *b"->");
+    let (arrow, alen) = match (inner.find('→'), ascii_arrow) {
         (Some(a), Some(b)) if b < a => (b, 2),
         (Some(a), _) => (a, '→'.len_utf8()),
         (None, Some(b)) => (b, 2),
         (None, None) => return Bracket::Nothing,
     };
-    if inner.contains('\n') || inner.contains("[[") {
+    if memchr::memchr(b'\n', inner.as_bytes()).is_some()
+        || lines::find_pair(inner.as_bytes(), *b"[[").is_some()
+    {
         return Bracket::Nothing;
     }
     let from = inner[..arrow].trim();
@@ -170,7 +173,7 @@ impl<'a> Extractor<'a> {
         let c: &str = &map.cleaned;
         let mut search = from.min(c.len());
         // Offsets in `from` refer to the cleaned line (one-line envelopes are read cleaned).
-        while let Some(rel) = memchr::memmem::find(&c.as_bytes()[search..], b"[[") {
+        while let Some(rel) = lines::find_pair(&c.as_bytes()[search..], *b"[[") {
             let at = search + rel;
             search = at + 2;
             match match_bracket(c, at) {
@@ -261,12 +264,12 @@ impl Iterator for Extractor<'_> {
             let (line, map, from) = match self.resume.take() {
                 Some(r) => r,
                 None => {
-                    let line = self.cur.next_line()?;
                     // Most lines are prose: skip them before any other work. (A single `[`
                     // is enough to look closer: an invisible character may sit between two.)
-                    if memchr::memchr(b'[', line.text.as_bytes()).is_none() {
-                        continue;
+                    if !self.cur.skip_to_line_with(b'[') {
+                        return None;
                     }
+                    let line = self.cur.next_line()?;
                     (line, LineMap::new(line.text), 0)
                 }
             };

@@ -33,7 +33,7 @@ impl<'a> Block<'a, '_> {
     }
 
     fn block_body(&mut self, explicit: Option<usize>) {
-        let mut out = BodyText::default();
+        let mut out = BodyText::with_capacity(BODY_CAPACITY);
         // Leading blank lines belong to the body; their indentation is known only once the
         // first non-blank line is.
         let mut leading: Vec<&'a str> = Vec::new();
@@ -136,7 +136,18 @@ struct BodyText {
     kept: usize,
 }
 
+/// Room reserved for a block body before its first line: most bodies are a few short
+/// paragraphs, which would otherwise grow the string six or seven times.
+const BODY_CAPACITY: usize = 256;
+
 impl BodyText {
+    fn with_capacity(bytes: usize) -> Self {
+        BodyText {
+            text: String::with_capacity(bytes),
+            ..BodyText::default()
+        }
+    }
+
     fn push(&mut self, line: &str) {
         if self.lines > 0 {
             self.text.push('\n');

@@ -85,11 +85,12 @@ pub(crate) fn parse_block<'a>(
     first: Vec<BannerHeader<'_>>,
 ) -> Option<Parsed> {
     let banner_col = lines::column(banner_line.text, bm.start);
+    let version = version_diag(&bm, banner_line.no, banner_col);
     let mut b = Block {
         cur: *cur,
         prefix,
         env: Envelope {
-            banner: banner_of(&bm),
+            banner: into_banner(bm),
             // Typical envelopes carry up to eight headers: size once, never regrow.
             headers: Vec::with_capacity(8),
             meta: Vec::new(),
@@ -116,8 +117,7 @@ pub(crate) fn parse_block<'a>(
     if lines::had_invisible(banner_line.text) {
         b.invisible(banner_line.no, banner_col);
     }
-    b.diags
-        .extend(version_diag(&bm, banner_line.no, banner_col));
+    b.diags.extend(version);
     if let Some(h) = first.first() {
         let keys: Vec<String> = first.iter().map(|h| format!("`{}:`", h.key)).collect();
         let (what, was) = match keys.len() {
@@ -194,10 +194,15 @@ pub(crate) fn parse_block<'a>(
 
 /// The banner of the model from a match; a missing version reads as `v1`.
 pub(crate) fn banner_of(bm: &BannerMatch) -> Banner {
+    into_banner(bm.clone())
+}
+
+/// [`banner_of`] for a match no longer needed: its strings are moved, not copied.
+fn into_banner(bm: BannerMatch) -> Banner {
     Banner {
-        from: bm.from.clone(),
-        to: bm.to.clone(),
-        version: bm.version.clone().unwrap_or_else(|| "v1".into()),
+        from: bm.from,
+        to: bm.to,
+        version: bm.version.unwrap_or_else(|| "v1".into()),
     }
 }
 
@@ -263,7 +268,7 @@ impl<'a> Block<'a, '_> {
     }
 
     fn consume(&mut self, v: &View<'a>, content: bool) {
-        self.cur.next_line();
+        self.cur.skip_peeked(&v.line);
         if content {
             self.last = v.line;
         }

@@ -1,0 +1,151 @@
+//! `check` reads inputs its own way (cut into pieces read on every core, envelopes dropped
+//! as soon as their diagnostics are taken, only some kept for the database), but through the
+//! one parser: these properties hold it to the full extraction, for generated transcripts
+//! with every kind of mangling and for hostile edits of them, however the input is cut.
+
+use proptest::prelude::*;
+
+use super::parse_cmd::{check_pieces, pieces_in};
+use crate::protocol::{self, Code, Diagnostic, Options};
+use crate::store::Store;
+use crate::synth::{TranscriptSpec, transcript};
+
+/// What `check` must report for `text`, from the full parse path: the envelopes' diagnostics
+/// and those outside them in line order (ties in the order found), `no-envelope` last, then
+/// with a store the `id-conflict` errors of every envelope, placed by line.
+fn expected(text: &str, store: Option<&Store>) -> (usize, Vec<Diagnostic>) {
+    let ex = protocol::extract(text, &Options::default());
+    let mut diags: Vec<Diagnostic> = ex
+        .envelopes
+        .iter()
+        .flat_map(|p| p.diagnostics.iter().cloned())
+        .chain(
+            (ex.diagnostics.iter())
+                .filter(|d| d.code != Code::NoEnvelope)
+                .cloned(),
+        )
+        .collect();
+    diags.sort_by_key(|d| (d.line, d.column));
+    if ex.envelopes.is_empty() {
+        diags.push(protocol::no_envelope());
+    }
+    if let Some(store) = store {
+        for p in &ex.envelopes {
+            diags.extend(store.id_conflict(p).expect("the store answers"));
+        }
+        diags.sort_by_key(|d| (d.line, d.column));
+    }
+    (ex.envelopes.len(), diags)
+}
+
+/// What `check` reports for `text` cut into at most `parts` pieces.
+fn checked(text: &str, parts: usize, store: Option<&Store>) -> (usize, Vec<Diagnostic>) {
+    let (n, mut diags) = check_pieces(&pieces_in(text, parts), &Options::default(), store);
+    if store.is_some() {
+        diags.sort_by_key(|d| (d.line, d.column));
+    }
+    (n, diags)
+}
+
+/// Text spliced into transcripts: the constructs whose handling differs between a line and
+/// its neighbours (markers, banners, fences, quotes, line endings, invisible characters).
+const SNIPPETS: [&str; 12] = [
+    "[[END]]\n",
+    "\n[[A→B v1]]\n",
+    "[[X→Y]] user: u body: | x sig: none [[END]]",
+    "\n```\n",
+    "\n> ",
+    "\r\n",
+    "\u{200B}",
+    "\u{00A0}",
+    "\u{202E}",
+    "sig: none\n",
+    "meta: routing\nX-Route: a → b\n",
+    "\nbody: |\n",
+];
+
+/// Applies `edits` (position, what) to `text`: insert a snippet, or delete up to 40 bytes.
+fn mangle(text: &str, edits: &[(usize, usize)]) -> String {
+    let mut t = text.to_string();
+    for &(at, what) in edits {
+        let mut at = at % (t.len() + 1);
+        while !t.is_char_boundary(at) {
+            at -= 1;
+        }
+        match SNIPPETS.get(what) {
+            Some(s) => t.insert_str(at, s),
+            None => {
+                let mut end = (at + what % 40).min(t.len());
+                while !t.is_char_boundary(end) {
+                    end += 1;
+                }
+                t.replace_range(at..end, "");
+            }
+        }
+    }
+    t
+}
+
+fn spec(seed: u64, envelopes: usize, mangled_percent: u32) -> TranscriptSpec {
+    TranscriptSpec {
+        envelopes,
+        threads: envelopes.div_ceil(4),
+        seed,
+        mangled_percent,
+    }
+}
+
+fn edits() -> impl Strategy<Value = Vec<(usize, usize)>> {
+    prop::collection::vec((any::<usize>(), 0..SNIPPETS.len() + 4), 0..12)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn check_reports_what_the_full_parse_finds(
+        seed in any::<u64>(),
+        envelopes in 0usize..40,
+        mangled in prop_oneof![Just(0u32), Just(5), Just(50), Just(100)],
+        edits in edits(),
+        parts in 1usize..5,
+    ) {
+        let text = mangle(&transcript(&spec(seed, envelopes, mangled)), &edits);
+        prop_assert_eq!(checked(&text, parts, None), expected(&text, None));
+    }
+
+    /// With a database holding the unmangled transcript, edited copies of its envelopes are
+    /// `id-conflict` errors: `check` finds the same ones as the full path.
+    #[test]
+    fn check_with_a_database_reports_the_same_conflicts(
+        seed in any::<u64>(),
+        envelopes in 1usize..25,
+        mangled in prop_oneof![Just(0u32), Just(30)],
+        edits in edits(),
+        parts in 1usize..4,
+    ) {
+        let original = transcript(&spec(seed, envelopes, 0));
+        let mut store = Store::open_in_memory().expect("store");
+        store.import_text("original", &original, &Options::default()).expect("import");
+        let edited = transcript(&spec(seed, envelopes, mangled)).replace(" the ", " THE ");
+        let text = mangle(&edited, &edits);
+        let got = checked(&text, parts, Some(&store));
+        prop_assert_eq!(&got, &expected(&text, Some(&store)));
+    }
+}
+
+/// The property above must be able to fail: edited envelopes do conflict with the store.
+#[test]
+fn edited_copies_are_conflicts() {
+    let original = transcript(&spec(7, 20, 0));
+    let mut store = Store::open_in_memory().expect("store");
+    store
+        .import_text("original", &original, &Options::default())
+        .expect("import");
+    let edited = original.replace(" the ", " THE ");
+    let (_, diags) = checked(&edited, 3, Some(&store));
+    assert!(
+        diags.iter().any(|d| d.code == Code::IdConflict),
+        "{diags:?}"
+    );
+}
