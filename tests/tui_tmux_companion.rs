@@ -292,3 +292,103 @@ fn walk(dir: &Path) -> Vec<String> {
     }
     out
 }
+
+/// The companion for a script (`--json`): started while the desk is down, a copy is spooled
+/// (a `note` says so) and sent when the desk comes up on its port, then put on the clipboard
+/// (the answer's `hop` and how it was copied); a wrong token ends it with exit 2, the copy
+/// kept in the spool.
+#[test]
+fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token() {
+    use std::io::BufRead as _;
+    use std::process::Stdio;
+    let Some(x) = Xvfb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "[watch]\ninterval_ms = 100\n").unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let companion = |token: &str| {
+        x.crosstalk(dir.path(), &config)
+            .args(["watch", "--json", "--to", &format!("http://{listen}")])
+            .args(["--token", token])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let lines = |child: &mut std::process::Child| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let out = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    return;
+                }
+            }
+        });
+        rx
+    };
+    let next = |rx: &std::sync::mpsc::Receiver<String>, what: &str| -> serde_json::Value {
+        let l = rx
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("no line for {what}"));
+        serde_json::from_str(&l).unwrap_or_else(|e| panic!("{what}: {e}: {l}"))
+    };
+
+    let mut child = companion(TOKEN);
+    let out = lines(&mut child);
+    std::thread::sleep(Duration::from_millis(500));
+    let text = format!(
+        "Reply:\n{}",
+        envelope("CLAUDE", "GEMINI", 1, None, "Spooled first.")
+    );
+    x.copy(&text);
+    let note = next(&out, "the spool note");
+    assert!(
+        note["note"]
+            .as_str()
+            .unwrap()
+            .contains("kept in the spool (1 waiting)"),
+        "{note}"
+    );
+    let desk_db = dir.path().join("desk.db");
+    let serve = http::Server::start_with(&desk_db, &listen, None, &["--token", TOKEN]);
+    let line = next(&out, "the spooled copy, sent");
+    assert_eq!(line["hop"]["decision"], "relay", "{line}");
+    assert_eq!(line["hop"]["ready"]["to"], "GEMINI", "{line}");
+    assert_eq!(line["copied"], "system clipboard", "{line}");
+    let pasted = x.clipboard_until("the envelope for GEMINI", |c| {
+        c.starts_with("[[CLAUDE→GEMINI")
+    });
+    assert!(pasted.contains("Spooled first."), "{pasted}");
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    assert!(child.wait().unwrap().success());
+
+    // A wrong token: exit 2, the copy kept for a companion with the right one.
+    let mut child = companion("wrong");
+    std::thread::sleep(Duration::from_millis(500));
+    x.copy(&format!(
+        "Reply:\n{}",
+        envelope("GEMINI", "CLAUDE", 2, Some(1), "Kept.")
+    ));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the companion kept running with a wrong token"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(2));
+    assert_eq!(spooled(dir.path()), 1);
+    assert_eq!(serve.stop(), 0);
+}

@@ -303,13 +303,16 @@ impl Watching {
         out.finish()
     }
 
-    /// One line for the operator (human output only: `--json` prints events, not prose).
+    /// One line for the operator; with `--json`, an object `{"note": line}`.
     pub(super) fn say(&self, line: &str) -> Result<(), Failure> {
-        if self.json {
-            return Ok(());
-        }
         let mut out = Stdout::new();
-        let _ = writeln!(out, "{}", sanitize_line(line));
+        if self.json {
+            let note = compact_safe_json(&serde_json::json!({ "note": line }))
+                .map_err(|e| Failure::usage(e.to_string()))?;
+            let _ = writeln!(out, "{note}");
+        } else {
+            let _ = writeln!(out, "{}", sanitize_line(line));
+        }
         out.finish()
     }
 
