@@ -554,8 +554,8 @@ pub(crate) fn index_since(conn: &Connection, seq: i64) -> Result<(), StoreError>
     Ok(())
 }
 
-/// The `headers` and `meta` columns of an envelope: JSON `[[key, value], ...]` (a value that
-/// `cols` holds left out, see `texts`) and `[{"namespace", "entries"}, ...]`, in the order
+/// The `headers` and `meta` columns of an envelope: its headers (a value that `cols` holds
+/// left out, see `texts::encode_headers`) and `[{"namespace", "entries"}, ...]`, in the order
 /// received (query.rs reads them back).
 pub(crate) fn envelope_json(
     env: &crate::protocol::Envelope,
@@ -567,7 +567,7 @@ pub(crate) fn envelope_json(
         .map(|m| serde_json::json!({"namespace": m.namespace, "entries": m.entries}))
         .collect();
     (
-        texts::headers_json(&env.headers, cols),
+        texts::encode_headers(&env.headers, cols),
         serde_json::to_string(&meta).unwrap_or_default(),
     )
 }

@@ -75,6 +75,7 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
     // The columns the writer stores beside `headers` (see `texts`).
     let cols = super::texts::HeaderColumns {
         message: Some(message),
+        thread: Some(thread),
         parent,
         user: env.user(),
         session: env.session(),

@@ -97,6 +97,7 @@ pub(super) const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, s
 /// cannot be read).
 pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
     let id: String = r.get(0)?;
+    let thread = r.get_ref(1)?.as_str()?;
     let parent: Option<String> = r.get(2)?;
     // The JSON columns are parsed where SQLite holds them, not copied out first.
     let headers = r.get_ref(10)?.as_str()?;
@@ -104,6 +105,7 @@ pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMes
     let diagnostics = r.get_ref(17)?.as_str()?;
     let cols = HeaderColumns {
         message: Some(&id),
+        thread: Some(thread),
         parent: parent.as_deref(),
         user: r.get_ref(20)?.as_str_or_null()?,
         session: r.get_ref(21)?.as_str_or_null()?,
@@ -159,7 +161,7 @@ pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMes
         Err(why) => return Ok(Err(StoreError::Damaged { id, why })),
     };
     Ok(Ok(StoredMessage {
-        thread: r.get(1)?,
+        thread: thread.to_string(),
         parent,
         direction: r.get(3)?,
         status: r.get(4)?,
