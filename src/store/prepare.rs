@@ -82,7 +82,7 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
         context: env.context(),
         intent: p.envelope.intent_raw(),
     };
-    let (headers, meta) = super::envelope_json(&env, &cols);
+    let (headers, meta) = super::envelope_columns(&env, &cols);
     Filled {
         intent,
         canonical,

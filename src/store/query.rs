@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::texts::{self, HeaderColumns, RawEdit};
 use super::{Store, StoreError};
-use crate::protocol::{self, Banner, Envelope, MetaBlock};
+use crate::protocol::{self, Banner, Envelope};
 
 /// A thread as the list shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -82,13 +82,6 @@ impl ThreadView {
     }
 }
 
-/// A stored META block, read straight into its fields.
-#[derive(serde::Deserialize)]
-struct MetaJson {
-    namespace: String,
-    entries: Vec<(String, String)>,
-}
-
 pub(super) const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at,
     intent, sender, recipient, version, headers, meta, body, sig, hash, raw, canonical,
     diagnostics, raw_prefix, raw_suffix, user, session, context, intent_raw";
@@ -114,14 +107,7 @@ pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMes
     };
     let decoded = (|| -> Result<_, String> {
         let headers = texts::parse_headers(headers, &cols)?;
-        let meta: Vec<MetaJson> = serde_json::from_str(meta).map_err(|e| e.to_string())?;
-        let meta = meta
-            .into_iter()
-            .map(|m| MetaBlock {
-                namespace: m.namespace,
-                entries: m.entries,
-            })
-            .collect::<Vec<_>>();
+        let meta = super::meta_column::parse(meta)?;
         // Most messages have no diagnostics: skip the parser for the empty list.
         let diagnostics = if diagnostics == "[]" {
             serde_json::Value::Array(Vec::new())

@@ -95,7 +95,7 @@ impl Store {
             context: env.context(),
             intent: env.intent_raw(),
         };
-        let (headers, meta) = super::envelope_json(env, &cols);
+        let (headers, meta) = super::envelope_columns(env, &cols);
         let participants = [env.banner.from.clone(), env.banner.to.clone()];
         let tx = self.begin_write()?;
         let before: i64 = tx.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {

@@ -296,12 +296,13 @@ BEGIN
 END;";
 
 /// Version 7: leaner message rows. `headers` in the tight form of `texts::encode_headers`,
-/// the thread's id left to its column; `participants` (\"sender recipient\", for search) a
+/// the thread's id left to its column, and `meta` in that of `meta_column`; `participants` (\"sender recipient\", for search) a
 /// generated column instead of a stored copy; `updated_at` NULL until a row changes after it
 /// was stored, instead of a copy of `received_at`. Each step checks whether it is done, as a
 /// database whose version was set back by hand may have had it.
 fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
     super::texts::encode_all_headers(tx)?;
+    super::meta_column::encode_stored(tx)?;
     let generated: i64 = tx.query_row(
         "SELECT count(*) FROM pragma_table_xinfo('messages')
          WHERE name = 'participants' AND hidden IN (2, 3)",

@@ -278,7 +278,8 @@ fn check_migrated(migrated: &Store, new: &Store) {
         read(new)
     };
     same("SELECT headers, raw, raw_prefix, raw_suffix FROM messages ORDER BY seq");
-    same("SELECT participants, updated_at, NULL, NULL FROM messages ORDER BY seq");
+    same("SELECT participants, meta, NULL, NULL FROM messages ORDER BY seq");
+    same("SELECT updated_at, diagnostics, NULL, NULL FROM messages ORDER BY seq");
     // The schema is the one a fresh database gets (columns in another order aside).
     let schema = |s: &Store| -> Vec<String> {
         let mut rows: Vec<String> = s
