@@ -8,12 +8,14 @@
 //! received mostly equals the canonical one, or differs from it in a few header lines (ids
 //! filled in on receipt, a reply's intent): it is kept as an edit of the canonical text, the
 //! bytes both share at the start (`raw_prefix`) and the end (`raw_suffix`) left out of `raw`.
-//! The `headers` column leaves out a value that a column already holds (`message`, `parent`,
-//! `user`, `session`, `context`, `intent`): such a header is stored as its key alone.
+//! The `headers` column leaves out a value that a column already holds (`message`, `thread`,
+//! `parent`, `user`, `session`, `context`, `intent`): such a header is stored as one
+//! character (see [`encode_headers`]).
 //!
 //! Columns named here are never changed after the insert, except `sig`, `hash`, `raw` and
-//! `canonical` together (a signature added to a stored message), so what is left out can
-//! always be taken back from them.
+//! `canonical` together (a signature added to a stored message), and `thread_id` together
+//! with `headers` (a reply moved to its parent's thread, see [`rehome`]), so what is left
+//! out can always be taken back from them.
 
 use std::fmt;
 
