@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times `crosstalk import` of a synthetic relay transcript of 100 000 envelopes (about 70 MB,
 # made by examples/gen_transcript.rs, see src/synth.rs) into a fresh database, against Python's
-# sqlite3 inserting the very rows that import wrote (the raw input, threads, messages), already
-# split into fields: one prepared statement per table, one transaction, then one FTS5 rebuild.
+# sqlite3 inserting the very rows that import wrote (the raw input, threads, messages, the
+# delivery ledger), already split into fields: one prepared statement per table, one
+# transaction, then one FTS5 rebuild.
 # That is the floor for storing this data with SQLite; the ratio says what parsing, repairing,
 # threading and indexing on the way add on top.
 #

@@ -461,7 +461,24 @@ fn a_reply_without_thread_header_moves_to_its_parents_thread_when_the_parent_arr
 }
 
 #[test]
+fn a_moved_reply_reads_back_as_received_with_its_thread_header_as_written() {
+    let o = orphan_fixture();
+    let db = Db::new();
+    let mut store = db.open();
+    import(&mut store, &o.texts[1]);
+    let before = store.message(&o.answer).unwrap().unwrap();
+    assert_ne!(before.thread, o.thread);
+    import(&mut store, &o.texts[0]);
+    let after = store.message(&o.answer).unwrap().unwrap();
+    assert_eq!(after.thread, o.thread);
+    // The `thread` header filled in on receipt is kept, though its column changed.
+    assert_eq!(after.envelope.thread(), Some(before.thread.as_str()));
+    assert_eq!(after.envelope, before.envelope);
+    assert_eq!(after.canonical, before.canonical);
+    assert_eq!(after.raw, before.raw);
+}
 
+#[test]
 fn a_reply_moved_by_a_later_import_leaves_no_empty_thread_behind() {
     let o = orphan_fixture();
     let db = Db::new();

@@ -1,7 +1,8 @@
 //! Messages are stored once (the canonical text rendered from the columns, the received text
 //! as an edit of it, headers without the values columns hold): whatever a store gives back
 //! for an imported message must be what was received and what its columns render to, for
-//! generated and mangled relay transcripts.
+//! generated and mangled relay transcripts, replies arriving before what they answer (moved to
+//! its thread later), and headers holding the separators of the stored form.
 
 use crosstalk::protocol::{Options, extract, render};
 use crosstalk::store::{Outcome, Store};
@@ -17,6 +18,17 @@ fn mangle(text: &str, how: u8) -> String {
         3 => text.replace("\n  ", "\n\t"),
         _ => text.replace("[[END]]\n", "[[END]]\n\n```\n"),
     }
+}
+
+/// The envelopes of `text` in reverse order: replies arrive before the messages they answer.
+fn reversed(text: &str) -> String {
+    let mut parts: Vec<String> = extract(text, &Options::default())
+        .envelopes
+        .iter()
+        .map(|p| p.received_text(text))
+        .collect();
+    parts.reverse();
+    parts.join("\n")
 }
 
 fn check(text: &str) -> Result<(), TestCaseError> {
@@ -83,5 +95,19 @@ proptest! {
     ) {
         let spec = TranscriptSpec { envelopes, threads, seed, mangled_percent: mangled };
         check(&mangle(&transcript(&spec), how))?;
+    }
+
+    #[test]
+    fn replies_before_their_parents_and_hostile_headers_read_back_as_received(
+        envelopes in 1usize..25,
+        threads in 1usize..4,
+        seed in any::<u64>(),
+        key in "[a-z][a-z-]{0,6}|thread|session|context|\\[x",
+        value in "(\\PC|\u{1e}|\u{1f}|\\[){0,8}",
+    ) {
+        let spec = TranscriptSpec { envelopes, threads, seed, mangled_percent: 0 };
+        let text = reversed(&transcript(&spec));
+        check(&text)?;
+        check(&text.replace("\nbody: |", &format!("\n{key}: {value}\nbody: |")))?;
     }
 }

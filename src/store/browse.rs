@@ -45,6 +45,15 @@ pub struct Draft {
     pub updated_at: String,
 }
 
+/// The latest message time in thread `t`: the largest of the latest per state, each the last
+/// entry of its part of the ledger's index by (thread, state, time), so a long thread costs
+/// four seeks rather than a pass over its rows.
+pub(crate) const LATEST: &str = "(SELECT max(s) FROM (
+    SELECT max(sent_at) AS s FROM delivery WHERE thread_id = t.id AND state IS NULL
+    UNION ALL SELECT max(sent_at) FROM delivery WHERE thread_id = t.id AND state = 'to_relay'
+    UNION ALL SELECT max(sent_at) FROM delivery WHERE thread_id = t.id AND state = 'to_me'
+    UNION ALL SELECT max(sent_at) FROM delivery WHERE thread_id = t.id AND state = 'awaiting'))";
+
 impl Store {
     /// Threads newest activity first, at most `limit`; with a non-empty `filter`, only those
     /// whose context, participants or id contain every word of it (case-insensitive).
@@ -87,8 +96,9 @@ impl Store {
                 .collect::<Vec<_>>()
                 .join(" AND ")
         };
-        // Each marker is read off a partial index of the delivery ledger keyed by thread:
-        // "awaiting since" follows the intent registry (see `protocol::awaiting`).
+        // Each marker is read off the ledger's index by thread and state (`LATEST` one seek
+        // per state), or a partial one for missing parents: "awaiting since" follows the
+        // intent registry (see `protocol::awaiting`).
         let sql = format!(
             "SELECT t.id, t.context, t.participants, t.message_count, t.last_activity,
                 (SELECT min(d.sent_at) FROM delivery d
@@ -101,7 +111,7 @@ impl Store {
                   WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'to_me'),
                 (SELECT count(*) FROM delivery d
                   WHERE d.thread_id = t.id AND d.missing_parent = 1),
-                (SELECT max(d.sent_at) FROM delivery d WHERE d.thread_id = t.id)
+                {LATEST}
              FROM threads t
              WHERE {condition} AND {state}
              ORDER BY t.last_activity DESC, t.id DESC LIMIT ?5",
@@ -301,5 +311,39 @@ impl Store {
         )?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thread_lists_markers_are_read_off_the_ledgers_index_by_thread() {
+        let store = Store::open_in_memory().unwrap();
+        let sql = format!(
+            "SELECT {LATEST},
+                (SELECT count(*) FROM delivery d
+                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'to_relay'),
+                (SELECT min(d.sent_at) FROM delivery d
+                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'awaiting')
+             FROM threads t"
+        );
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map([], |r| r.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let ledger: Vec<&String> = plan.iter().filter(|l| l.contains("delivery")).collect();
+        assert_eq!(ledger.len(), 6, "{plan:#?}");
+        for line in ledger {
+            assert!(
+                line.contains("INDEX delivery_thread (thread_id=? AND state=?)"),
+                "{plan:#?}"
+            );
+        }
     }
 }

@@ -24,12 +24,12 @@ impl Store {
     /// Every consent the stored messages state, at clock `now`. A REVOKE counts only when
     /// its signature was verified with a trusted key (see [`Store::revoke_verified`]).
     pub fn consent_ledger(&self, now: Timestamp) -> Result<Ledger, StoreError> {
-        // The JSON of a block names its namespace as `"namespace":"privacy"`; the LIKE only
-        // narrows the scan, the protocol module reads the blocks themselves.
+        // The stored blocks name their namespace (see `meta_column`); the LIKE only narrows
+        // the scan, the protocol module reads the blocks themselves.
         let mut stmt = self.conn.prepare_cached(
             "SELECT m.seq, m.thread_id, m.id, coalesce(d.sent_at, m.received_at), m.intent, m.meta
              FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
-             WHERE m.intent = 'REVOKE' OR m.meta LIKE '%\"privacy\"%'
+             WHERE m.intent = 'REVOKE' OR m.meta LIKE '%privacy%'
              ORDER BY m.seq",
         )?;
         let raw = stmt.query_map([], |r| {

@@ -247,10 +247,13 @@ fn outstanding_now(
     Ok(awaiting::outstanding(e, recipient, &replies))
 }
 
-/// The `meta` column (`[{"namespace", "entries": [[k, v], ...]}]`) read back; what cannot be
-/// read is left out.
-pub(crate) fn meta_blocks(json: &str) -> Vec<MetaBlock> {
-    let Ok(serde_json::Value::Array(blocks)) = serde_json::from_str(json) else {
+/// The `meta` column (see `meta_column`) read back; what cannot be read is left out (in the
+/// JSON form older databases hold, block by block).
+pub(crate) fn meta_blocks(stored: &str) -> Vec<MetaBlock> {
+    if !stored.starts_with('[') {
+        return super::meta_column::parse(stored).unwrap_or_default();
+    }
+    let Ok(serde_json::Value::Array(blocks)) = serde_json::from_str(stored) else {
         return Vec::new();
     };
     blocks

@@ -22,6 +22,7 @@ mod hop;
 mod import;
 mod keys;
 mod lookup;
+mod meta_column;
 mod paste_text;
 mod pieces;
 pub mod pii;
@@ -554,21 +555,16 @@ pub(crate) fn index_since(conn: &Connection, seq: i64) -> Result<(), StoreError>
     Ok(())
 }
 
-/// The `headers` and `meta` columns of an envelope: JSON `[[key, value], ...]` (a value that
-/// `cols` holds left out, see `texts`) and `[{"namespace", "entries"}, ...]`, in the order
-/// received (query.rs reads them back).
-pub(crate) fn envelope_json(
+/// The `headers` and `meta` columns of an envelope: its headers (a value that `cols` holds
+/// left out, see `texts::encode_headers`) and its META blocks (see `meta_column`), in the
+/// order received (query.rs reads them back).
+pub(crate) fn envelope_columns(
     env: &crate::protocol::Envelope,
     cols: &texts::HeaderColumns<'_>,
 ) -> (String, String) {
-    let meta: Vec<serde_json::Value> = env
-        .meta
-        .iter()
-        .map(|m| serde_json::json!({"namespace": m.namespace, "entries": m.entries}))
-        .collect();
     (
-        texts::headers_json(&env.headers, cols),
-        serde_json::to_string(&meta).unwrap_or_default(),
+        texts::encode_headers(&env.headers, cols),
+        meta_column::encode(&env.meta),
     )
 }
 

@@ -75,13 +75,14 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
     // The columns the writer stores beside `headers` (see `texts`).
     let cols = super::texts::HeaderColumns {
         message: Some(message),
+        thread: Some(thread),
         parent,
         user: env.user(),
         session: env.session(),
         context: env.context(),
         intent: p.envelope.intent_raw(),
     };
-    let (headers, meta) = super::envelope_json(&env, &cols);
+    let (headers, meta) = super::envelope_columns(&env, &cols);
     Filled {
         intent,
         canonical,

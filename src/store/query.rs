@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::texts::{self, HeaderColumns, RawEdit};
 use super::{Store, StoreError};
-use crate::protocol::{self, Banner, Envelope, MetaBlock};
+use crate::protocol::{self, Banner, Envelope};
 
 /// A thread as the list shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -82,13 +82,6 @@ impl ThreadView {
     }
 }
 
-/// A stored META block, read straight into its fields.
-#[derive(serde::Deserialize)]
-struct MetaJson {
-    namespace: String,
-    entries: Vec<(String, String)>,
-}
-
 pub(super) const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at,
     intent, sender, recipient, version, headers, meta, body, sig, hash, raw, canonical,
     diagnostics, raw_prefix, raw_suffix, user, session, context, intent_raw";
@@ -97,6 +90,7 @@ pub(super) const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, s
 /// cannot be read).
 pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMessage, StoreError>> {
     let id: String = r.get(0)?;
+    let thread = r.get_ref(1)?.as_str()?;
     let parent: Option<String> = r.get(2)?;
     // The JSON columns are parsed where SQLite holds them, not copied out first.
     let headers = r.get_ref(10)?.as_str()?;
@@ -104,6 +98,7 @@ pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMes
     let diagnostics = r.get_ref(17)?.as_str()?;
     let cols = HeaderColumns {
         message: Some(&id),
+        thread: Some(thread),
         parent: parent.as_deref(),
         user: r.get_ref(20)?.as_str_or_null()?,
         session: r.get_ref(21)?.as_str_or_null()?,
@@ -112,14 +107,7 @@ pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMes
     };
     let decoded = (|| -> Result<_, String> {
         let headers = texts::parse_headers(headers, &cols)?;
-        let meta: Vec<MetaJson> = serde_json::from_str(meta).map_err(|e| e.to_string())?;
-        let meta = meta
-            .into_iter()
-            .map(|m| MetaBlock {
-                namespace: m.namespace,
-                entries: m.entries,
-            })
-            .collect::<Vec<_>>();
+        let meta = super::meta_column::parse(meta)?;
         // Most messages have no diagnostics: skip the parser for the empty list.
         let diagnostics = if diagnostics == "[]" {
             serde_json::Value::Array(Vec::new())
@@ -159,7 +147,7 @@ pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMes
         Err(why) => return Ok(Err(StoreError::Damaged { id, why })),
     };
     Ok(Ok(StoredMessage {
-        thread: r.get(1)?,
+        thread: thread.to_string(),
         parent,
         direction: r.get(3)?,
         status: r.get(4)?,

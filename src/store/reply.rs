@@ -88,13 +88,14 @@ impl Store {
         };
         let cols = super::texts::HeaderColumns {
             message: Some(id),
+            thread: Some(thread),
             parent: env.parent(),
             user: env.user(),
             session: env.session(),
             context: env.context(),
             intent: env.intent_raw(),
         };
-        let (headers, meta) = super::envelope_json(env, &cols);
+        let (headers, meta) = super::envelope_columns(env, &cols);
         let participants = [env.banner.from.clone(), env.banner.to.clone()];
         let tx = self.begin_write()?;
         let before: i64 = tx.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {
@@ -107,10 +108,10 @@ impl Store {
         )?;
         tx.execute(
             "INSERT INTO messages (id, thread_id, parent_id, direction, status, sender, recipient,
-                participants, version, user, session, context, intent, intent_raw, body, sig,
-                hash, headers, meta, diagnostics, canonical, received_at, updated_at)
+                version, user, session, context, intent, intent_raw, body, sig, hash, headers,
+                meta, diagnostics, canonical, received_at)
              VALUES (?1, ?2, ?3, 'composed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?21)",
+                ?15, ?16, ?17, ?18, ?19, ?20)",
             params![
                 id,
                 thread,
@@ -118,7 +119,6 @@ impl Store {
                 status,
                 env.banner.from,
                 env.banner.to,
-                participants.join(" "),
                 env.banner.version,
                 env.user(),
                 env.session(),

@@ -233,12 +233,21 @@ CREATE INDEX IF NOT EXISTS signatures_pkid ON signatures(pkid);
 -- (see store/pieces.rs). Done by `texts_once` below: a database whose version was set back
 -- by hand may have the new columns already.
 "#,
+    r#"
+-- Leaner rows (see `lean_rows` below for the columns). The ledger's per-thread look-ups (the
+-- thread list's counts, its "awaiting since" and its latest time) share one index keyed by
+-- thread and state, instead of one by thread and time beside one by thread and state.
+DROP INDEX IF EXISTS delivery_thread;
+DROP INDEX IF EXISTS delivery_thread_state;
+CREATE INDEX delivery_thread ON delivery(thread_id, state, sent_at);
+"#,
 ];
 
 /// Work a migration needs beyond its SQL, by the version it produces.
 fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
     match version {
         6 => texts_once(tx),
+        7 => lean_rows(tx),
         _ => Ok(()),
     }
 }
@@ -271,9 +280,82 @@ fn texts_once(tx: &Transaction) -> Result<(), StoreError> {
     super::pieces::compress_stored(tx)
 }
 
-/// The version after which the stored texts became edits (see `texts`): migrating past it
-/// frees most of the file, which is given back to the file system afterwards.
+/// The full-text index's triggers, as version 7 writes them: `participants` is generated from
+/// `sender` and `recipient`, so an update of those re-indexes it.
+const FTS_TRIGGERS: &str = "
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, body, context, participants)
+    VALUES ('delete', old.seq, old.body, old.context, old.participants);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF body, context, sender, recipient ON messages
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, body, context, participants)
+    VALUES ('delete', old.seq, old.body, old.context, old.participants);
+    INSERT INTO messages_fts(rowid, body, context, participants)
+    VALUES (new.seq, new.body, new.context, new.participants);
+END;";
+
+/// Version 7: leaner message rows. `headers` in the tight form of `texts::encode_headers`,
+/// the thread's id left to its column, and `meta` in that of `meta_column`; `participants` (\"sender recipient\", for search) a
+/// generated column instead of a stored copy; `updated_at` NULL until a row changes after it
+/// was stored, instead of a copy of `received_at`. Each step checks whether it is done, as a
+/// database whose version was set back by hand may have had it.
+fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
+    super::texts::encode_all_headers(tx)?;
+    super::meta_column::encode_stored(tx)?;
+    let generated: i64 = tx.query_row(
+        "SELECT count(*) FROM pragma_table_xinfo('messages')
+         WHERE name = 'participants' AND hidden IN (2, 3)",
+        [],
+        |r| r.get(0),
+    )?;
+    if generated == 0 {
+        // A row whose stored copy differs (edited by hand) was indexed under that copy: the
+        // index is then built again from the generated column.
+        let differing: i64 = tx.query_row(
+            "SELECT count(*) FROM messages WHERE participants IS NOT sender || ' ' || recipient",
+            [],
+            |r| r.get(0),
+        )?;
+        tx.execute_batch(&format!(
+            "DROP TRIGGER IF EXISTS messages_fts_delete;
+             DROP TRIGGER IF EXISTS messages_fts_update;
+             ALTER TABLE messages DROP COLUMN participants;
+             ALTER TABLE messages ADD COLUMN participants TEXT
+                 GENERATED ALWAYS AS (sender || ' ' || recipient) VIRTUAL;
+             {FTS_TRIGGERS}"
+        ))?;
+        if differing > 0 {
+            tx.execute_batch("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")?;
+        }
+    }
+    let required: i64 = tx.query_row(
+        "SELECT count(*) FROM pragma_table_info('messages')
+         WHERE name = 'updated_at' AND \"notnull\" = 1",
+        [],
+        |r| r.get(0),
+    )?;
+    if required > 0 {
+        tx.execute_batch(
+            "ALTER TABLE messages RENAME COLUMN updated_at TO updated_before;
+             ALTER TABLE messages ADD COLUMN updated_at TEXT;
+             UPDATE messages SET updated_at = updated_before
+                 WHERE updated_before IS NOT received_at;
+             ALTER TABLE messages DROP COLUMN updated_before;",
+        )?;
+    }
+    Ok(())
+}
+
+/// The version after which the stored texts became edits (see `texts`); the tests write
+/// databases as the versions before and at it did.
+#[cfg(test)]
 const TEXTS_VERSION: i64 = 6;
+
+/// The version after which rows are leaner (see `lean_rows`): migrating past it (or past
+/// version 6, which stored each text once) frees much of the file, which is given back to
+/// the file system afterwards.
+const LEAN_VERSION: i64 = 7;
 
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -309,7 +391,7 @@ pub fn migrate(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), 
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;
     }
-    if current > 0 && current < TEXTS_VERSION {
+    if current > 0 && current < LEAN_VERSION {
         // The freed pages are given back; only tidying up (another process may hold the
         // database, then the file keeps its size until a later VACUUM).
         let _ = conn.execute_batch("VACUUM");

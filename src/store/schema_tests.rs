@@ -1,5 +1,5 @@
-//! The migration to texts kept once (`texts`): a database written with the schema before it
-//! reads back every message the same after it.
+//! The migrations to texts kept once (`texts`, version 6) and to leaner rows (version 7): a
+//! database written with the schema before them reads back every message the same after.
 
 use rusqlite::{Connection, params};
 
@@ -51,6 +51,26 @@ fn searches(store: &Store) -> Vec<Vec<(String, String)>> {
         .collect()
 }
 
+/// A database at `version` (5 or 6) holding what `new` holds, written as that schema wrote it:
+/// for 5, full headers, the canonical text always, the received one when it differs; for 6,
+/// that database migrated by version 6's own step (which is what version 6 wrote on import:
+/// JSON headers with the thread's value, `participants` and `updated_at` stored).
+fn old_copy_at(new: &Store, path: &std::path::Path, version: i64) {
+    old_copy(new, path);
+    if version == TEXTS_VERSION {
+        let old = Connection::open(path).unwrap();
+        let tx =
+            rusqlite::Transaction::new_unchecked(&old, rusqlite::TransactionBehavior::Immediate)
+                .unwrap();
+        tx.execute_batch(MIGRATIONS[TEXTS_VERSION as usize - 1])
+            .unwrap();
+        after(TEXTS_VERSION, &tx).unwrap();
+        tx.pragma_update(None, "user_version", TEXTS_VERSION)
+            .unwrap();
+        tx.commit().unwrap();
+    }
+}
+
 /// A database at version [`TEXTS_VERSION`] − 1 holding what `new` holds, written as that
 /// schema wrote it: full headers, the canonical text always, the received one when it differs.
 fn old_copy(new: &Store, path: &std::path::Path) {
@@ -65,11 +85,13 @@ fn old_copy(new: &Store, path: &std::path::Path) {
     let columns = "seq, id, thread_id, parent_id, paste_id, direction, status, sender, recipient,
         participants, version, user, session, context, intent, intent_raw, body, sig, hash,
         meta, diagnostics, digest, ids_assigned, received_at, updated_at";
+    // Older schemas stored `updated_at` always (a copy of `received_at` until a change).
+    let values = columns.replace("updated_at", "coalesce(updated_at, received_at)");
     old.execute_batch(&format!(
         "INSERT INTO pastes SELECT * FROM new.pastes;
          INSERT INTO threads SELECT * FROM new.threads;
          INSERT INTO messages ({columns}, headers, canonical)
-            SELECT {columns}, '', '' FROM new.messages;
+            SELECT {values}, '', '' FROM new.messages;
          INSERT INTO delivery (seq, thread_id, sent_at, recipient_key, received, to_me,
             relayed_at, relay_method, answered_at, awaiting_from, awaiting_needed, missing_parent)
             SELECT seq, thread_id, sent_at, recipient_key, received, to_me, relayed_at,
@@ -110,10 +132,48 @@ fn old_copy(new: &Store, path: &std::path::Path) {
     old.execute_batch("DETACH new").unwrap();
 }
 
+/// A reply imported before the message it answers (so it moves to that message's thread),
+/// in two imports.
+fn moved_reply() -> [String; 2] {
+    let ids = crate::protocol::IdGenerator::default();
+    let (thread, question, answer) = (ids.next_id(), ids.next_id(), ids.next_id());
+    [
+        format!(
+            "[[CHATGPT→CLAUDE v1]]\nuser: brother\nsession: 2025-10-09T17Z 0b0b0b\n\
+             parent: {question}\nmessage: {answer}\nintent: RESPOND\nbody: |\n  answer\n\
+             sig: none\n[[END]]\n"
+        ),
+        format!(
+            "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nsession: 2025-10-09T17Z 0a0a0a\n\
+             thread: {thread}\nmessage: {question}\nintent: REQUEST\nbody: |\n  question\n\
+             sig: none\n[[END]]\n"
+        ),
+    ]
+}
+
+/// What the thread list, the queue and the ledger say, as text.
+fn ledger(store: &Store) -> (String, String, Vec<String>) {
+    let ids: Vec<String> = store
+        .conn
+        .prepare("SELECT id FROM messages ORDER BY seq")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    (
+        format!("{:?}", store.thread_rows("", 1000).unwrap()),
+        format!("{:?}", store.queue(1000).unwrap()),
+        ids.iter()
+            .map(|id| format!("{:?}", store.delivery(id).unwrap()))
+            .collect(),
+    )
+}
+
 #[test]
-fn a_database_before_texts_kept_once_reads_back_the_same_after_migrating() {
+fn a_database_before_texts_kept_once_or_leaner_rows_reads_back_the_same_after_migrating() {
     let dir = tempfile::tempdir().unwrap();
-    let (new_path, old_path) = (dir.path().join("new.db"), dir.path().join("old.db"));
+    let new_path = dir.path().join("new.db");
     let mut new = Store::open(&new_path).unwrap();
     let spec = TranscriptSpec {
         envelopes: 400,
@@ -123,34 +183,52 @@ fn a_database_before_texts_kept_once_reads_back_the_same_after_migrating() {
     };
     new.import_text("test", &transcript(&spec), &Options::default())
         .unwrap();
+    for text in moved_reply() {
+        new.import_text("test", &text, &Options::default()).unwrap();
+    }
     let expected = messages(&new);
-    assert_eq!(expected.len(), 400);
+    assert_eq!(expected.len(), 402);
+    new.mark_relayed(&expected[3].id, "test").unwrap();
     // The synthetic history has every kind: received texts that differ from the canonical
-    // one (v1.0 envelopes get ids, mangled ones are repaired) and that do not.
+    // one (v1.0 envelopes get ids, mangled ones are repaired) and that do not, and a reply
+    // whose `thread` header is not its thread any more.
     assert!(expected.iter().any(|m| m.raw != m.canonical));
     assert!(expected.iter().any(|m| m.raw == m.canonical));
+    let moved = &expected[400];
+    assert_ne!(moved.envelope.thread(), Some(moved.thread.as_str()));
     let found = searches(&new);
     assert!(found.iter().any(|hits| !hits.is_empty()));
+    let listed = ledger(&new);
 
-    old_copy(&new, &old_path);
-    let migrated = Store::open(&old_path).unwrap();
-    let version: i64 = migrated
-        .conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(version, SCHEMA_VERSION);
-    let got = messages(&migrated);
-    assert_eq!(got.len(), expected.len());
-    for (g, e) in got.iter().zip(&expected) {
-        assert_eq!(g.envelope, e.envelope, "{}", e.id);
-        assert_eq!(g.canonical, e.canonical, "{}", e.id);
-        assert_eq!(g.raw, e.raw, "{}", e.id);
-        assert_eq!(
-            (&g.thread, &g.parent, &g.status, &g.diagnostics),
-            (&e.thread, &e.parent, &e.status, &e.diagnostics)
-        );
+    for from in [TEXTS_VERSION - 1, TEXTS_VERSION] {
+        let old_path = dir.path().join(format!("old-{from}.db"));
+        old_copy_at(&new, &old_path, from);
+        let migrated = Store::open(&old_path).unwrap();
+        let version: i64 = migrated
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let got = messages(&migrated);
+        assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            assert_eq!(g.envelope, e.envelope, "{}", e.id);
+            assert_eq!(g.canonical, e.canonical, "{}", e.id);
+            assert_eq!(g.raw, e.raw, "{}", e.id);
+            assert_eq!(
+                (&g.thread, &g.parent, &g.status, &g.diagnostics),
+                (&e.thread, &e.parent, &e.status, &e.diagnostics)
+            );
+        }
+        assert_eq!(searches(&migrated), found, "from version {from}");
+        assert_eq!(ledger(&migrated), listed, "from version {from}");
+        check_migrated(&migrated, &new);
     }
-    assert_eq!(searches(&migrated), found);
+}
+
+/// What a migrated database holds beyond the messages: the paste, and rows in the form a
+/// fresh import writes.
+fn check_migrated(migrated: &Store, new: &Store) {
     // The input as received reads back the same, and is kept compressed.
     let paste: i64 = migrated
         .conn
@@ -196,10 +274,40 @@ fn a_database_before_texts_kept_once_reads_back_the_same_after_migrating() {
                 .collect::<Result<Vec<_>, _>>()
                 .unwrap()
         };
-        assert_eq!(read(&migrated), read(&new));
-        read(&new)
+        assert_eq!(read(migrated), read(new));
+        read(new)
     };
     same("SELECT headers, raw, raw_prefix, raw_suffix FROM messages ORDER BY seq");
+    same("SELECT participants, meta, NULL, NULL FROM messages ORDER BY seq");
+    same("SELECT updated_at, diagnostics, NULL, NULL FROM messages ORDER BY seq");
+    // The schema is the one a fresh database gets (columns in another order aside).
+    let schema = |s: &Store| -> Vec<String> {
+        let mut rows: Vec<String> = s
+            .conn
+            .prepare(
+                "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema
+                 WHERE name NOT IN ('messages') ORDER BY name",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        rows.extend(
+            s.conn
+                .prepare(
+                    "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || hidden
+                     FROM pragma_table_xinfo('messages') ORDER BY name",
+                )
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<Vec<String>, _>>()
+                .unwrap(),
+        );
+        rows
+    };
+    assert_eq!(schema(migrated), schema(new));
 }
 
 #[test]

@@ -8,16 +8,18 @@
 //! received mostly equals the canonical one, or differs from it in a few header lines (ids
 //! filled in on receipt, a reply's intent): it is kept as an edit of the canonical text, the
 //! bytes both share at the start (`raw_prefix`) and the end (`raw_suffix`) left out of `raw`.
-//! The `headers` column leaves out a value that a column already holds (`message`, `parent`,
-//! `user`, `session`, `context`, `intent`): such a header is stored as its key alone.
+//! The `headers` column leaves out a value that a column already holds (`message`, `thread`,
+//! `parent`, `user`, `session`, `context`, `intent`): such a header is stored as one
+//! character (see [`encode_headers`]).
 //!
 //! Columns named here are never changed after the insert, except `sig`, `hash`, `raw` and
-//! `canonical` together (a signature added to a stored message), so what is left out can
-//! always be taken back from them.
+//! `canonical` together (a signature added to a stored message), and `thread_id` together
+//! with `headers` (a reply moved to its parent's thread, see [`rehome`]), so what is left
+//! out can always be taken back from them.
 
 use std::fmt;
 
-use rusqlite::{Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
 use super::StoreError;
@@ -29,6 +31,8 @@ use crate::protocol::{self, Envelope, Header};
 pub(crate) struct HeaderColumns<'a> {
     /// `id`
     pub message: Option<&'a str>,
+    /// `thread_id` (it changes when a reply is re-homed: see [`rehome`])
+    pub thread: Option<&'a str>,
     /// `parent_id`
     pub parent: Option<&'a str>,
     /// `user`
@@ -41,11 +45,29 @@ pub(crate) struct HeaderColumns<'a> {
     pub intent: Option<&'a str>,
 }
 
+/// The headers a column may hold, each with the one character that stands for it in the
+/// `headers` column.
+const HELD: [(&str, char); 7] = [
+    ("message", 'm'),
+    ("thread", 't'),
+    ("parent", 'p'),
+    ("user", 'u'),
+    ("session", 's'),
+    ("context", 'c'),
+    ("intent", 'i'),
+];
+
+/// Between two headers in the `headers` column (ASCII record separator).
+const RS: char = '\u{1e}';
+/// Between a header's key and its value (ASCII unit separator).
+const US: char = '\u{1f}';
+
 impl<'a> HeaderColumns<'a> {
     /// The column holding the value of header `key` (the key exactly as written).
     fn get(&self, key: &str) -> Option<&'a str> {
         match key {
             "message" => self.message,
+            "thread" => self.thread,
             "parent" => self.parent,
             "user" => self.user,
             "session" => self.session,
@@ -56,9 +78,40 @@ impl<'a> HeaderColumns<'a> {
     }
 }
 
-/// The `headers` column: JSON `[[key, value], ...]` in the order received, with `[key]` for
-/// a header whose value equals its column's.
-pub(crate) fn headers_json(headers: &[Header], cols: &HeaderColumns<'_>) -> String {
+/// The `headers` column, in the order received: one entry per header, separated by RS
+/// (U+001E); an entry is the one character [`HELD`] gives a header whose value equals its
+/// column's, else the key, US (U+001F) and the value. Most envelopes carry only headers that
+/// columns hold, so this is a handful of bytes where JSON `[[key, value], ...]` took a
+/// hundred. A header that holds RS or US itself, or whose key starts with `[`, makes the
+/// whole column the JSON form (which [`parse_headers`] also reads, as older databases hold
+/// it): the two forms never look alike.
+pub(crate) fn encode_headers(headers: &[Header], cols: &HeaderColumns<'_>) -> String {
+    let plain = |s: &str| !s.contains([RS, US]);
+    let tight = headers.iter().all(|h| plain(&h.key) && plain(&h.value))
+        && headers.first().is_none_or(|h| !h.key.starts_with('['));
+    if !tight {
+        return headers_json(headers, cols);
+    }
+    let mut out = String::with_capacity(2 * headers.len());
+    for (i, h) in headers.iter().enumerate() {
+        if i > 0 {
+            out.push(RS);
+        }
+        match HELD.iter().find(|(k, _)| *k == h.key) {
+            Some((_, code)) if cols.get(&h.key) == Some(h.value.as_str()) => out.push(*code),
+            _ => {
+                out.push_str(&h.key);
+                out.push(US);
+                out.push_str(&h.value);
+            }
+        }
+    }
+    out
+}
+
+/// The JSON form: `[[key, value], ...]`, with `[key]` for a header whose value equals its
+/// column's.
+fn headers_json(headers: &[Header], cols: &HeaderColumns<'_>) -> String {
     let mut out = String::with_capacity(16 * headers.len() + 2);
     out.push('[');
     for (i, h) in headers.iter().enumerate() {
@@ -108,23 +161,94 @@ impl<'de> serde::Deserialize<'de> for StoredHeader {
     }
 }
 
-/// Reads the `headers` column back (both the full form older databases hold and the form
-/// [`headers_json`] writes). A key stored alone whose column is empty is damage.
-pub(crate) fn parse_headers(json: &str, cols: &HeaderColumns<'_>) -> Result<Vec<Header>, String> {
-    let stored: Vec<StoredHeader> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+/// Reads the `headers` column back, in any form it was written in: the one
+/// [`encode_headers`] writes, JSON with held values left out, and the full JSON of older
+/// databases. A header stored without its value whose column is empty is damage.
+pub(crate) fn parse_headers(stored: &str, cols: &HeaderColumns<'_>) -> Result<Vec<Header>, String> {
+    let held = |key: &str| {
+        cols.get(key)
+            .map(str::to_string)
+            .ok_or_else(|| format!("header `{key}` has no value"))
+    };
+    if !stored.starts_with('[') {
+        if stored.is_empty() {
+            return Ok(Vec::new());
+        }
+        return stored
+            .split(RS)
+            .map(|entry| match entry.split_once(US) {
+                Some((key, value)) => Ok(Header {
+                    key: key.to_string(),
+                    value: value.to_string(),
+                }),
+                None => {
+                    let mut chars = entry.chars();
+                    let key = match (chars.next(), chars.next()) {
+                        (Some(c), None) => HELD.iter().find(|(_, code)| *code == c),
+                        _ => None,
+                    }
+                    .map(|(key, _)| *key)
+                    .ok_or_else(|| format!("unknown header code `{entry}`"))?;
+                    Ok(Header {
+                        key: key.to_string(),
+                        value: held(key)?,
+                    })
+                }
+            })
+            .collect();
+    }
+    let stored: Vec<StoredHeader> = serde_json::from_str(stored).map_err(|e| e.to_string())?;
     stored
         .into_iter()
         .map(|StoredHeader(key, value)| {
             let value = match value {
                 Some(v) => v,
-                None => cols
-                    .get(&key)
-                    .ok_or_else(|| format!("header `{key}` has no value"))?
-                    .to_string(),
+                None => held(&key)?,
             };
             Ok(Header { key, value })
         })
         .collect()
+}
+
+/// Moves message `id` to `thread`: its `thread_id` changes, and a `thread` header that the
+/// old column held is written out with its value, so the headers read back as received.
+pub(crate) fn rehome(conn: &Connection, id: &str, thread: &str) -> Result<(), StoreError> {
+    let row: Option<(String, Opt4, Option<String>, String)> = conn
+        .prepare_cached(
+            "SELECT thread_id, user, session, context, intent_raw, parent_id, headers
+             FROM messages WHERE id = ?1",
+        )?
+        .query_row([id], |r| {
+            Ok((
+                r.get(0)?,
+                (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
+                r.get(5)?,
+                r.get(6)?,
+            ))
+        })
+        .optional()?;
+    let Some((old, (user, session, context, intent), parent, stored)) = row else {
+        return Ok(());
+    };
+    let mut cols = HeaderColumns {
+        message: Some(id),
+        thread: Some(&old),
+        parent: parent.as_deref(),
+        user: user.as_deref(),
+        session: session.as_deref(),
+        context: context.as_deref(),
+        intent: intent.as_deref(),
+    };
+    // Headers that cannot be read stay as they are: damage is reported when read.
+    let headers = parse_headers(&stored, &cols).ok().map(|h| {
+        cols.thread = Some(thread);
+        encode_headers(&h, &cols)
+    });
+    conn.prepare_cached(
+        "UPDATE messages SET thread_id = ?2, headers = coalesce(?3, headers) WHERE id = ?1",
+    )?
+    .execute(params![id, thread, headers])?;
+    Ok(())
 }
 
 /// How the text as received is stored: `raw`, `raw_prefix`, `raw_suffix`.
@@ -234,6 +358,9 @@ pub(crate) fn rewrite_texts(tx: &Transaction) -> Result<(), StoreError> {
                     (r.get(20)?, r.get(21)?, r.get(22)?, r.get(23)?);
                 let cols = HeaderColumns {
                     message: Some(&m.id),
+                    // As version 6 wrote them: its column held no thread (see
+                    // `encode_all_headers` for version 7).
+                    thread: None,
                     parent: m.parent.as_deref(),
                     user: user.as_deref(),
                     session: session.as_deref(),
@@ -260,6 +387,40 @@ pub(crate) fn rewrite_texts(tx: &Transaction) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The migration to the tight `headers` form: every row whose headers can be read is
+/// written again by [`encode_headers`], with the thread's id held by its column. A row whose
+/// headers cannot be read keeps them, to be reported as damaged when read, as before.
+pub(crate) fn encode_all_headers(tx: &Transaction) -> Result<(), StoreError> {
+    let mut update = tx.prepare("UPDATE messages SET headers = ?2 WHERE seq = ?1")?;
+    let mut select = tx.prepare(
+        "SELECT seq, id, thread_id, parent_id, user, session, context, intent_raw, headers
+         FROM messages",
+    )?;
+    let mut rows = select.query([])?;
+    while let Some(r) = rows.next()? {
+        let (id, thread): (String, String) = (r.get(1)?, r.get(2)?);
+        let parent: Option<String> = r.get(3)?;
+        let (user, session, context, intent): Opt4 = (r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?);
+        let cols = HeaderColumns {
+            message: Some(&id),
+            thread: Some(&thread),
+            parent: parent.as_deref(),
+            user: user.as_deref(),
+            session: session.as_deref(),
+            context: context.as_deref(),
+            intent: intent.as_deref(),
+        };
+        let stored: String = r.get(8)?;
+        if let Ok(headers) = parse_headers(&stored, &cols) {
+            let tight = encode_headers(&headers, &cols);
+            if tight != stored {
+                update.execute(params![r.get::<_, i64>(0)?, tight])?;
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,7 +434,7 @@ mod tests {
     }
 
     #[test]
-    fn headers_held_by_columns_are_stored_by_key_only_and_read_back() {
+    fn headers_held_by_columns_are_stored_as_one_character_and_read_back() {
         let headers = vec![
             h("thread", "T"),
             h("message", "M"),
@@ -283,17 +444,27 @@ mod tests {
         ];
         let cols = HeaderColumns {
             message: Some("M"),
+            thread: Some("T"),
             user: Some("u"),
             context: Some("c"),
             ..Default::default()
         };
+        let stored = encode_headers(&headers, &cols);
+        assert_eq!(
+            stored,
+            "t\u{1e}m\u{1e}user\u{1f}other\u{1e}Context\u{1f}c\u{1e}x-extra\u{1f}e\"q"
+        );
+        assert_eq!(parse_headers(&stored, &cols).unwrap(), headers);
+        assert_eq!(encode_headers(&[], &cols), "");
+        assert_eq!(parse_headers("", &cols).unwrap(), vec![]);
+        // The JSON form written before reads the same, as does the full form of older
+        // databases.
         let json = headers_json(&headers, &cols);
         assert_eq!(
             json,
-            r#"[["thread","T"],["message"],["user","other"],["Context","c"],["x-extra","e\"q"]]"#
+            r#"[["thread"],["message"],["user","other"],["Context","c"],["x-extra","e\"q"]]"#
         );
         assert_eq!(parse_headers(&json, &cols).unwrap(), headers);
-        // The full form older databases hold reads the same.
         let old = serde_json::to_string(
             &headers
                 .iter()
@@ -304,10 +475,54 @@ mod tests {
         assert_eq!(parse_headers(&old, &cols).unwrap(), headers);
         // A key alone without its column is damage, not an empty value.
         assert!(parse_headers(r#"[["session"]]"#, &cols).is_err());
+        assert!(parse_headers("s", &cols).is_err());
+        assert!(parse_headers("q", &cols).is_err());
         assert!(parse_headers(r#"[["a","b","c"]]"#, &cols).is_err());
     }
 
+    #[test]
+    fn headers_holding_separators_or_a_bracket_first_are_kept_as_json() {
+        let cols = HeaderColumns::default();
+        for headers in [
+            vec![h("x", "a\u{1e}b")],
+            vec![h("x\u{1f}", "v")],
+            vec![h("[x", "v"), h("y", "w")],
+        ] {
+            let stored = encode_headers(&headers, &cols);
+            assert!(stored.starts_with('['), "{stored:?}");
+            assert_eq!(parse_headers(&stored, &cols).unwrap(), headers);
+        }
+        // A bracket later on is no trouble.
+        let headers = vec![h("y", "w"), h("[x", "[v")];
+        let stored = encode_headers(&headers, &cols);
+        assert!(!stored.starts_with('['));
+        assert_eq!(parse_headers(&stored, &cols).unwrap(), headers);
+    }
+
     proptest! {
+        #[test]
+        fn any_headers_read_back_as_written(
+            pairs in proptest::collection::vec(
+                ("(message|thread|parent|user|session|context|intent|\\[|x)\\PC{0,3}|message|thread|intent",
+                 "(\\PC|\u{1e}|\u{1f}){0,6}"),
+                0..8,
+            ),
+            held in "(\\PC|\u{1e}){0,3}",
+        ) {
+            let headers: Vec<Header> = pairs.iter().map(|(k, v)| h(k, v)).collect();
+            let cols = HeaderColumns {
+                message: Some(&held),
+                thread: Some(&held),
+                parent: Some(&held),
+                user: None,
+                session: Some(""),
+                context: Some(&held),
+                intent: Some(&held),
+            };
+            let stored = encode_headers(&headers, &cols);
+            prop_assert_eq!(parse_headers(&stored, &cols).unwrap(), headers);
+        }
+
         #[test]
         fn a_raw_edit_gives_back_the_received_text(
             raw in "(\\PC|\n|é|→){0,40}",

@@ -378,11 +378,11 @@ impl Run<'_> {
         self.conn
             .prepare_cached(
                 "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction, status, sender,
-                    recipient, participants, version, user, session, context, intent, intent_raw,
+                    recipient, version, user, session, context, intent, intent_raw,
                     body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
-                    digest, ids_assigned, received_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
-                    ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?25)",
+                    digest, ids_assigned, received_at)
+                 VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11,
+                    ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
             )?
             .execute(params![
                 message,
@@ -391,7 +391,6 @@ impl Run<'_> {
                 self.paste_id,
                 env.banner.from,
                 env.banner.to,
-                format!("{} {}", env.banner.from, env.banner.to),
                 env.banner.version,
                 env.user(),
                 env.session(),
@@ -516,9 +515,7 @@ impl Run<'_> {
             .query_map(params![message, thread], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         for (id, old) in &moving {
-            self.conn
-                .prepare_cached("UPDATE messages SET thread_id = ?2 WHERE id = ?1")?
-                .execute(params![id, thread])?;
+            super::texts::rehome(self.conn, id, thread)?;
             super::delivery::moved(self.conn, id, thread)?;
             // The old thread's count goes down (an emptied one is removed at the piece's end).
             self.touch_thread(old, None, [], -1)?;
