@@ -11,16 +11,21 @@ use crate::synth::{TranscriptSpec, transcript};
 /// `headers`, `raw`, `raw_prefix`, `raw_suffix` of a message row.
 type TextColumns = (Option<String>, Option<String>, Option<i64>, Option<i64>);
 
-/// Every message of `store`, in arrival order.
-fn messages(store: &Store) -> Vec<StoredMessage> {
-    let ids: Vec<String> = store
+/// The ids of every message of `store`, in arrival order.
+fn message_ids(store: &Store) -> Vec<String> {
+    store
         .conn
         .prepare("SELECT id FROM messages ORDER BY seq")
         .unwrap()
         .query_map([], |r| r.get(0))
         .unwrap()
         .collect::<Result<_, _>>()
-        .unwrap();
+        .unwrap()
+}
+
+/// Every message of `store`, in arrival order.
+fn messages(store: &Store) -> Vec<StoredMessage> {
+    let ids = message_ids(store);
     ids.iter()
         .map(|id| store.message(id).unwrap().unwrap())
         .collect()
@@ -153,14 +158,7 @@ fn moved_reply() -> [String; 2] {
 
 /// What the thread list, the queue and the ledger say, as text.
 fn ledger(store: &Store) -> (String, String, Vec<String>) {
-    let ids: Vec<String> = store
-        .conn
-        .prepare("SELECT id FROM messages ORDER BY seq")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let ids = message_ids(store);
     (
         format!("{:?}", store.thread_rows("", 1000).unwrap()),
         format!("{:?}", store.queue(1000).unwrap()),
