@@ -194,6 +194,73 @@ fn import_10k_file(b: Bencher) {
         });
 }
 
+/// Envelopes imported one at a time, as `crosstalk serve` stores each POST.
+const ONE_AT_A_TIME: usize = 200;
+
+/// The first `ONE_AT_A_TIME` envelopes of the import transcript, each its own text.
+fn single_envelopes() -> &'static Vec<String> {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        extract(import_text(), &Options::default())
+            .envelopes
+            .into_iter()
+            .take(ONE_AT_A_TIME)
+            .map(|p| render(&p.envelope))
+            .collect()
+    })
+}
+
+/// 200 envelopes imported one at a time into a database file (each input kept, threaded,
+/// committed): what `serve` does per request. Compare with `insert_200_one_at_a_time_plain`.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn import_200_one_at_a_time(b: Bencher) {
+    let texts = single_envelopes();
+    b.counter(ItemsCount::new(ONE_AT_A_TIME))
+        .with_inputs(|| {
+            let dir = tempfile::tempdir().expect("temporary folder");
+            let store = Store::open(&dir.path().join("one.db")).expect("store");
+            (dir, store)
+        })
+        .bench_local_values(|(dir, mut store)| {
+            for text in texts {
+                store
+                    .import_text("bench", black_box(text), &Options::default())
+                    .expect("import");
+            }
+            (dir, store)
+        });
+}
+
+/// The baseline: the same 200 envelopes as text rows in a plain indexed table of a WAL
+/// database file, one transaction each (the leanest way to store each as it arrives).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn insert_200_one_at_a_time_plain(b: Bencher) {
+    let texts = single_envelopes();
+    b.counter(ItemsCount::new(ONE_AT_A_TIME))
+        .with_inputs(|| {
+            let dir = tempfile::tempdir().expect("temporary folder");
+            let conn = rusqlite::Connection::open(dir.path().join("plain.db")).expect("db");
+            conn.execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+                 CREATE TABLE m (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, text TEXT);",
+            )
+            .expect("schema");
+            (dir, conn)
+        })
+        .bench_local_values(|(dir, mut conn)| {
+            for (i, text) in texts.iter().enumerate() {
+                let tx = conn.transaction().expect("begin");
+                tx.execute(
+                    "INSERT INTO m (id, text) VALUES (?1, ?2)",
+                    rusqlite::params![i.to_string(), black_box(text)],
+                )
+                .expect("insert");
+                tx.commit().expect("commit");
+            }
+            (dir, conn)
+        });
+}
+
 /// The same 10 000 envelopes in canonical form twice: each signed (`ed25519:`, its key id a
 /// `did:key`, so the import verifies every one without a key added first), and unsigned
 /// (`sig: none`). Only the `sig:` line differs.

@@ -91,6 +91,9 @@ pub struct Kept {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Envelopes an import must hold for a checkpoint of the write-ahead log to follow it.
+const CHECKPOINT_AFTER: usize = 64;
+
 impl Store {
     /// Imports `text` (a paste, a file's contents).
     pub fn import_text(
@@ -192,7 +195,11 @@ impl Store {
             store.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
             let r = store.thread_kept(kept, opts, progress, commit, fresh_ids);
             store.conn.pragma_update(None, "wal_autocheckpoint", 1000)?;
-            if r.is_ok() && commit {
+            // Only after a large import: a small one (a paste, a POST to `serve`) leaves
+            // the log to SQLite's own checkpoint every 1000 pages, since a checkpoint syncs
+            // the database to disk and once per request it bounded `serve`.
+            let large = r.as_ref().is_ok_and(|r| r.items.len() >= CHECKPOINT_AFTER);
+            if large && commit {
                 // PASSIVE: it copies what no reader still needs and never waits for one.
                 let _: (i64, i64, i64) =
                     store
@@ -295,15 +302,21 @@ impl Store {
         let mut hasher = Sha256::new();
         let mut diagnostics = Vec::new();
         let (mut total, mut seq, mut lines_before) = (0u64, 0i64, 0u32);
-        let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
-        let mut block = vec![0u8; CHUNK];
+        // Grown as the input needs: a paste or a POST of a few hundred bytes must not pay
+        // for zeroing a whole piece's buffer (it was most of such an import's time).
+        let mut buf: Vec<u8> = Vec::new();
+        let mut block: Vec<u8> = Vec::new();
         loop {
-            let n = read_full(reader, &mut block).map_err(|error| StoreError::Read {
-                source_name: source.to_string(),
-                error,
-            })?;
+            block.clear();
+            let n = (&mut *reader)
+                .take(CHUNK as u64)
+                .read_to_end(&mut block)
+                .map_err(|error| StoreError::Read {
+                    source_name: source.to_string(),
+                    error,
+                })?;
             let eof = n < CHUNK;
-            buf.extend_from_slice(&block[..n]);
+            buf.extend_from_slice(&block);
             // Pieces end at a line break (so no character is split), except the last.
             let cut = if eof {
                 buf.len()
@@ -375,20 +388,6 @@ impl Store {
             return Ok((kept, diagnostics));
         }
     }
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match reader.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 pub(super) fn hex(bytes: &[u8]) -> String {
