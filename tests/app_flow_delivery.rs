@@ -160,7 +160,7 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
     )));
     t.key(KeyCode::Enter, NONE);
     assert!(
-        t.app.status.1.contains("Copied for CHATGPT"),
+        t.app.status.1.contains("Ready for CHATGPT: paste it there"),
         "{:?}",
         t.app.status
     );
@@ -189,7 +189,7 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
         t.app
             .status
             .1
-            .contains("Not relayed: it is addressed to you"),
+            .contains("Not relayed: the envelope is addressed to you"),
         "{:?}",
         t.app.status
     );

@@ -67,7 +67,7 @@ impl App {
     }
 
     /// The recipient of the `i`-th envelope waiting, for the status line.
-    fn hop_target(&self, i: usize) -> anyhow::Result<String> {
+    pub(super) fn hop_target(&self, i: usize) -> anyhow::Result<String> {
         let Some(id) = self.hop_next.get(i) else {
             return Ok(String::new());
         };
@@ -80,7 +80,7 @@ impl App {
 
     /// Copies message `id` for its recipient and records it relayed; selects it. Returns the
     /// status line, or `None` when nothing was copied (the status line says why).
-    fn put_up(&mut self, id: &str) -> anyhow::Result<Option<String>> {
+    pub(super) fn put_up(&mut self, id: &str) -> anyhow::Result<Option<String>> {
         let Some(m) = self.store.message(id)? else {
             return Ok(None);
         };

@@ -5,7 +5,7 @@
 
 use super::popup::Popup;
 use super::{Action, App, Pane};
-use crate::store::{ImportReport, Outcome, Queue, QueueRow, Section};
+use crate::store::{HopDecision, ImportReport, Queue, QueueRow, Section};
 
 /// Rows read per section when the queue opens.
 pub const QUEUE_LIMIT: usize = 200;
@@ -114,45 +114,27 @@ impl App {
             .relay_text(m, self.settings.audit_by.as_deref(), self.now)?)
     }
 
-    /// With `[relay] copy_on_import`: after a paste's import, copies its one new envelope for
-    /// its recipient when it is for someone else, and says why not otherwise. Returns the
-    /// words to add to the status line.
+    /// With `[relay] copy_on_import`: after a paste's import, puts its one new envelope for
+    /// someone else up for its recipient, as a watched copy is (the same decision and the
+    /// same text, see [`crate::store::Store::hop_decision`]), and says why not otherwise.
+    /// Returns the words to add to the status line.
     pub(super) fn copy_after_import(&mut self, report: &ImportReport) -> anyhow::Result<String> {
-        let new: Vec<&str> = report
-            .items
-            .iter()
-            .filter(|i| i.outcome == Outcome::Imported)
-            .filter_map(|i| i.message.as_deref())
-            .collect();
-        let [id] = new[..] else {
-            return Ok(format!(
-                " Not relayed: {} new envelopes (copy on import takes exactly one).",
-                new.len()
-            ));
-        };
-        let Some(m) = self.store.message(id)? else {
-            return Ok(String::new());
-        };
-        let state = self.store.delivery(id)?.and_then(|d| d.state);
-        if state.as_deref() != Some("to_relay") {
-            return Ok(" Not relayed: it is addressed to you.".into());
-        }
-        let text = self.relay_text(&m)?;
-        let Some((_, line)) = self.copy_text(&text, &m.envelope.banner.to) else {
-            return Ok(format!(" Not relayed: {}", self.status.1));
-        };
-        let relayed = self.record_relay(id)?;
-        Ok(match relayed {
-            Some(r) => format!(
-                " Copied for {}: {line}; {r}{}.",
-                crate::app::text::safe_line(&m.envelope.banner.to),
-                if text != m.canonical {
-                    " with this desk's audit hop"
-                } else {
-                    ""
-                }
-            ),
-            None => format!(" {line}."),
+        self.hop_next.clear();
+        Ok(match self.store.hop_decision(report)? {
+            HopDecision::Nothing => String::new(),
+            HopDecision::Refuse(why) => format!(" Not relayed: {why}."),
+            HopDecision::Several(ids) => {
+                let n = ids.len();
+                self.hop_next = ids;
+                format!(
+                    " Not relayed: {n} new envelopes for others; > puts up the first (for {}), then the next.",
+                    self.hop_target(0)?
+                )
+            }
+            HopDecision::Relay(id) => match self.put_up(&id)? {
+                Some(line) => format!(" {line}."),
+                None => format!(" Not relayed: {}", self.status.1),
+            },
         })
     }
 }
