@@ -40,7 +40,9 @@ export DISPLAY=":$(cat "$dir/display")"
 unset WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION TMUX
 
 printf '[relay]\ncopy_on_import = true\n[watch]\ninterval_ms = %s\n' "$interval" > "$dir/config.toml"
-run() { env CROSSTALK_CONFIG="$dir/config.toml" XDG_DATA_HOME="$dir" HOME="$dir" DISPLAY="$DISPLAY" "$BIN" --db "$dir/h.db" "$@"; }
+# Run in the background only (`run … &`): exec makes the job the process itself, so the
+# trap's kill reaches it.
+run() { exec env CROSSTALK_CONFIG="$dir/config.toml" XDG_DATA_HOME="$dir" HOME="$dir" DISPLAY="$DISPLAY" "$BIN" --db "$dir/h.db" "$@"; }
 case $mode in
 app)
     tmux -S "$sock" -f /dev/null new-session -d -x 120 -y 40 \
