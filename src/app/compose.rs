@@ -257,7 +257,7 @@ impl App {
             // the primer has a fence of its own inside).
             Some(p) => {
                 let envelope = if self.fence_for(&to) {
-                    fenced(&text)
+                    crate::contacts::fence(&text)
                 } else {
                     text
                 };
@@ -360,7 +360,7 @@ impl App {
     pub(super) fn copy_text(&mut self, text: &str, to: &str) -> Option<(Level, String)> {
         let fenced = self.fence_for(to);
         let payload = if fenced {
-            self::fenced(text)
+            crate::contacts::fence(text)
         } else {
             text.to_string()
         };
@@ -418,9 +418,4 @@ fn awaits_text(d: Option<&crate::store::Delivery>) -> String {
         ),
         _ => "sent; its intent awaits no reply".to_string(),
     }
-}
-
-/// `text` in a markdown fence, as copies for a fenced recipient are made.
-pub(super) fn fenced(text: &str) -> String {
-    crate::contacts::fence(text)
 }

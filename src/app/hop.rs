@@ -11,6 +11,18 @@ use super::App;
 use super::Level;
 use crate::store::{Carrier, ForRecipient, HopDecision, ImportReport, StoredMessage};
 
+/// What [`App::take_hop`] did.
+pub(super) enum Taken {
+    /// Nothing new to carry.
+    Nothing,
+    /// Left alone, for this reason.
+    Refused(String),
+    /// Put up: the status line, or `None` when the copy failed (the status line says why).
+    Ready(Option<String>),
+    /// Several wait for `>`: how many, and the first one's recipient.
+    Waiting { n: usize, first: String },
+}
+
 impl App {
     /// After the watch imported a clipboard text: relays it, or says why not, first on the
     /// status line (a narrow terminal cuts its end); `arrived` is what the import said.
@@ -19,32 +31,41 @@ impl App {
         report: &ImportReport,
         arrived: &str,
     ) -> anyhow::Result<()> {
-        self.hop_next.clear();
-        match self.store.hop_decision(report)? {
-            HopDecision::Nothing => {}
-            HopDecision::Refuse(why) => {
-                self.error(format!(
-                    "Clipboard left unchanged: {why}. Check what you copied before pasting it anywhere."
-                ));
-                self.ring();
-            }
-            HopDecision::Relay(id) => {
-                if let Some(line) = self.put_up(&id)? {
+        match self.take_hop(report)? {
+            Taken::Nothing => return Ok(()),
+            Taken::Refused(why) => self.error(format!(
+                "Clipboard left unchanged: {why}. Check what you copied before pasting it anywhere."
+            )),
+            Taken::Ready(line) => {
+                if let Some(line) = line {
                     self.status = (Level::Info, format!("{line}. {arrived}"));
                 }
-                self.ring();
             }
+            Taken::Waiting { n, first } => self.error(format!(
+                "Clipboard left unchanged: {n} envelopes for others in one copy. > puts up the first (for {first}), then the next. {arrived}"
+            )),
+        }
+        self.ring();
+        Ok(())
+    }
+
+    /// Acts on the hop's decision for an imported text (a paste's or a watched copy's): puts
+    /// the one envelope up, or keeps several for `>`; says what came of it.
+    pub(super) fn take_hop(&mut self, report: &ImportReport) -> anyhow::Result<Taken> {
+        self.hop_next.clear();
+        Ok(match self.store.hop_decision(report)? {
+            HopDecision::Nothing => Taken::Nothing,
+            HopDecision::Refuse(why) => Taken::Refused(why),
+            HopDecision::Relay(id) => Taken::Ready(self.put_up(&id)?),
             HopDecision::Several(ids) => {
                 let n = ids.len();
                 self.hop_next = ids;
-                let first = self.hop_target(0)?;
-                self.error(format!(
-                    "Clipboard left unchanged: {n} envelopes for others in one copy. > puts up the first (for {first}), then the next. {arrived}"
-                ));
-                self.ring();
+                Taken::Waiting {
+                    n,
+                    first: self.hop_target(0)?,
+                }
             }
-        }
-        Ok(())
+        })
     }
 
     /// `>`: puts up the next envelope of a several-envelope copy.
@@ -67,7 +88,7 @@ impl App {
     }
 
     /// The recipient of the `i`-th envelope waiting, for the status line.
-    pub(super) fn hop_target(&self, i: usize) -> anyhow::Result<String> {
+    fn hop_target(&self, i: usize) -> anyhow::Result<String> {
         let Some(id) = self.hop_next.get(i) else {
             return Ok(String::new());
         };
@@ -80,7 +101,7 @@ impl App {
 
     /// Copies message `id` for its recipient and records it relayed; selects it. Returns the
     /// status line, or `None` when nothing was copied (the status line says why).
-    pub(super) fn put_up(&mut self, id: &str) -> anyhow::Result<Option<String>> {
+    fn put_up(&mut self, id: &str) -> anyhow::Result<Option<String>> {
         let Some(m) = self.store.message(id)? else {
             return Ok(None);
         };

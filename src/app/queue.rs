@@ -5,7 +5,7 @@
 
 use super::popup::Popup;
 use super::{Action, App, Pane};
-use crate::store::{HopDecision, ImportReport, Queue, QueueRow, Section};
+use crate::store::{ImportReport, Queue, QueueRow, Section};
 
 /// Rows read per section when the queue opens.
 pub const QUEUE_LIMIT: usize = 200;
@@ -119,22 +119,15 @@ impl App {
     /// same text, see [`crate::store::Store::hop_decision`]), and says why not otherwise.
     /// Returns the words to add to the status line.
     pub(super) fn copy_after_import(&mut self, report: &ImportReport) -> anyhow::Result<String> {
-        self.hop_next.clear();
-        Ok(match self.store.hop_decision(report)? {
-            HopDecision::Nothing => String::new(),
-            HopDecision::Refuse(why) => format!(" Not relayed: {why}."),
-            HopDecision::Several(ids) => {
-                let n = ids.len();
-                self.hop_next = ids;
-                format!(
-                    " Not relayed: {n} new envelopes for others; > puts up the first (for {}), then the next.",
-                    self.hop_target(0)?
-                )
-            }
-            HopDecision::Relay(id) => match self.put_up(&id)? {
-                Some(line) => format!(" {line}."),
-                None => format!(" Not relayed: {}", self.status.1),
-            },
+        use super::hop::Taken;
+        Ok(match self.take_hop(report)? {
+            Taken::Nothing => String::new(),
+            Taken::Refused(why) => format!(" Not relayed: {why}."),
+            Taken::Waiting { n, first } => format!(
+                " Not relayed: {n} new envelopes for others; > puts up the first (for {first}), then the next."
+            ),
+            Taken::Ready(Some(line)) => format!(" {line}."),
+            Taken::Ready(None) => format!(" Not relayed: {}", self.status.1),
         })
     }
 }
