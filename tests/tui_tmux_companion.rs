@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tmux::relay::{self, count};
-use tmux::xvfb::Xvfb;
+use tmux::xvfb::{Xvfb, lines, next_json};
 use tmux::{BIN, Term, sh_quote};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -251,9 +251,8 @@ fn a_companion_relays_through_the_desk_and_spools_while_it_is_down() {
         "stored, not relayed: something else was copied since"
     );
     assert_eq!(relayed(7), 1);
-    // Copying the stored one again relays it (a moment later, as a person would: the
-    // helper that keeps the companion's copy on the clipboard takes it over meanwhile).
-    std::thread::sleep(Duration::from_millis(500));
+    // Copying the stored one again relays it (at once: the companion's own copy is never
+    // put back over it).
     let pasted = hop(&x, &l, &sixth, "Code is in the gist.", "CLAUDE", 3);
     assert!(pasted.starts_with("[[CHATGPT→CLAUDE v1]]\n"), "{pasted}");
     assert_eq!(relayed(6), 1);
@@ -299,7 +298,6 @@ fn walk(dir: &Path) -> Vec<String> {
 /// kept in the spool.
 #[test]
 fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token() {
-    use std::io::BufRead as _;
     use std::process::Stdio;
     let Some(x) = Xvfb::start() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -320,34 +318,15 @@ fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token()
             .spawn()
             .unwrap()
     };
-    let lines = |child: &mut std::process::Child| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let out = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    return;
-                }
-            }
-        });
-        rx
-    };
-    let next = |rx: &std::sync::mpsc::Receiver<String>, what: &str| -> serde_json::Value {
-        let l = rx
-            .recv_timeout(WAIT)
-            .unwrap_or_else(|_| panic!("no line for {what}"));
-        serde_json::from_str(&l).unwrap_or_else(|e| panic!("{what}: {e}: {l}"))
-    };
-
     let mut child = companion(TOKEN);
-    let out = lines(&mut child);
+    let out = lines(child.stdout.take().unwrap());
     std::thread::sleep(Duration::from_millis(500));
     let text = format!(
         "Reply:\n{}",
         envelope("CLAUDE", "GEMINI", 1, None, "Spooled first.")
     );
     x.copy(&text);
-    let note = next(&out, "the spool note");
+    let note = next_json(&out, "the spool note");
     assert!(
         note["note"]
             .as_str()
@@ -357,7 +336,7 @@ fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token()
     );
     let desk_db = dir.path().join("desk.db");
     let serve = http::Server::start_with(&desk_db, &listen, None, &["--token", TOKEN]);
-    let line = next(&out, "the spooled copy, sent");
+    let line = next_json(&out, "the spooled copy, sent");
     assert_eq!(line["hop"]["decision"], "relay", "{line}");
     assert_eq!(line["hop"]["ready"]["to"], "GEMINI", "{line}");
     assert_eq!(line["copied"], "system clipboard", "{line}");

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tmux::Term;
 use tmux::relay::{self, count};
-use tmux::xvfb::Xvfb;
+use tmux::xvfb::{Xvfb, lines, next_json};
 
 const WAIT: Duration = Duration::from_secs(20);
 const PREFIX: &str = "01KAQ4W5J8Z0000000000000H";
@@ -140,30 +140,6 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
     assert_eq!(t.wait_exit(), 0);
 }
 
-/// Lines of a child's stream, read on a thread.
-fn lines(stream: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for l in std::io::BufReader::new(stream)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if tx.send(l).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-fn json_line(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> serde_json::Value {
-    let line = rx
-        .recv_timeout(WAIT)
-        .unwrap_or_else(|_| panic!("no line for {what} within {WAIT:?}"));
-    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{what}: {e}: {line}"))
-}
-
 /// `crosstalk watch` (the command, no app) makes the same hop: the recipient's text on the
 /// clipboard, fenced and after the preamble as the contact says, recorded as relayed; an
 /// envelope addressed to the operator and a copy of two leave the clipboard alone; its own
@@ -203,7 +179,7 @@ fn the_watch_command_hops_too() {
     let first = envelope("CLAUDE", "CHATGPT", 1, None, "Which cache should we use?");
     let copied = format!("My answer:\n\n{first}\nThanks.\n");
     x.copy(&copied);
-    let line = json_line(&out, "the first hop");
+    let line = next_json(&out, "the first hop");
     assert_eq!(line["imported"], 1, "{line}");
     assert_eq!(line["hop"]["decision"], "relay", "{line}");
     assert_eq!(line["hop"]["ready"]["to"], "CHATGPT", "{line}");
@@ -221,7 +197,7 @@ fn the_watch_command_hops_too() {
     // Addressed to the operator: imported, the clipboard left alone.
     let to_me = envelope("CHATGPT", "kalle", 2, Some(1), "Done, Kalle.");
     x.copy(&to_me);
-    let line = json_line(&out, "the envelope to the operator");
+    let line = next_json(&out, "the envelope to the operator");
     assert_eq!(line["hop"]["decision"], "refuse", "{line}");
     assert!(
         line["hop"]["reason"]
@@ -240,7 +216,7 @@ fn the_watch_command_hops_too() {
         envelope("CLAUDE", "CHATGPT", 4, Some(1), "ChatGPT, code.")
     );
     x.copy(&both);
-    let line = json_line(&out, "the copy of two");
+    let line = next_json(&out, "the copy of two");
     assert_eq!(line["hop"]["decision"], "several", "{line}");
     assert_eq!(line["waiting"], 2, "{line}");
     assert_eq!(line["hop"]["waiting"][0]["to"], "GEMINI", "{line}");

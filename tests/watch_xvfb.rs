@@ -11,14 +11,12 @@
 
 mod tmux;
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tmux::xvfb::Xvfb;
+use tmux::xvfb::{Xvfb, lines, next_line};
 use tmux::{BIN, Term, manifest};
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -33,24 +31,6 @@ const INVALID: &str = "[[A→B v1]]\nthread: nope\nmessage: nope\nintent: REQUES
 fn count(db: &Path, sql: &str) -> i64 {
     let c = rusqlite::Connection::open(db).unwrap();
     c.query_row(sql, [], |r| r.get(0)).unwrap()
-}
-
-/// Lines of a child's stream, read on a thread.
-fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stream).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-fn next_line(rx: &Receiver<String>, what: &str) -> String {
-    rx.recv_timeout(WAIT)
-        .unwrap_or_else(|_| panic!("no line for {what} within {WAIT:?}"))
 }
 
 #[test]

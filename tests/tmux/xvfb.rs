@@ -125,3 +125,31 @@ impl Drop for Xvfb {
         let _ = self.child.wait();
     }
 }
+
+/// How long a watched process gets to print its next line.
+pub const LINE_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The lines of a child's stream, read on a thread of their own.
+pub fn lines(stream: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stream).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// The next line, within [`LINE_WAIT`]; `what` names it in the failure.
+pub fn next_line(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> String {
+    rx.recv_timeout(LINE_WAIT)
+        .unwrap_or_else(|_| panic!("no line for {what} within {LINE_WAIT:?}"))
+}
+
+/// The next line, as a JSON object (a `--json` watch's).
+pub fn next_json(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> serde_json::Value {
+    let line = next_line(rx, what);
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{what}: {e}: {line}"))
+}
