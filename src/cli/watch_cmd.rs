@@ -65,11 +65,7 @@ pub fn watch(
                     w.say("Nothing waits to be put up: Enter follows a copy that held several envelopes.")?;
                     continue;
                 };
-                let carrier = Carrier {
-                    book: &book,
-                    audit_by: audit_by.as_deref(),
-                    now: jiff::Timestamp::now(),
-                };
+                let carrier = Carrier::now(&book, audit_by.as_deref());
                 let hop = store
                     .put_up_text(&next.message, &carrier)
                     .map_err(|e| Failure::usage(e.to_string()))?
@@ -92,11 +88,7 @@ pub fn watch(
         let arrival = Arrival::of(&report);
         total += arrival.imported;
         let hop = if hop_on {
-            let carrier = Carrier {
-                book: &book,
-                audit_by: audit_by.as_deref(),
-                now: jiff::Timestamp::now(),
-            };
+            let carrier = Carrier::now(&book, audit_by.as_deref());
             Some(
                 store
                     .hop(&report, &carrier)

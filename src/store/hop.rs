@@ -135,6 +135,17 @@ pub struct Carrier<'a> {
     pub now: jiff::Timestamp,
 }
 
+impl<'a> Carrier<'a> {
+    /// A carrier whose hops say they passed the envelope on now.
+    pub fn now(book: &'a crate::contacts::AddressBook, audit_by: Option<&'a str>) -> Self {
+        Carrier {
+            book,
+            audit_by,
+            now: jiff::Timestamp::now(),
+        }
+    }
+}
+
 /// The text a recipient's window gets, and how it was made.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ForRecipient {

@@ -97,11 +97,7 @@ impl Desk {
             Ok(r) => r,
             Err(e) => return failed(&e),
         };
-        let carrier = Carrier {
-            book: &self.book,
-            audit_by: self.audit_by.as_deref(),
-            now: jiff::Timestamp::now(),
-        };
+        let carrier = Carrier::now(&self.book, self.audit_by.as_deref());
         let hop = match self.store.hop(&report, &carrier) {
             Ok(h) => h,
             Err(e) => return failed(&e),
@@ -113,11 +109,7 @@ impl Desk {
     /// as relayed.
     pub fn put_up(&mut self, body: &[u8]) -> Answer {
         let id = String::from_utf8_lossy(body).trim().to_string();
-        let carrier = Carrier {
-            book: &self.book,
-            audit_by: self.audit_by.as_deref(),
-            now: jiff::Timestamp::now(),
-        };
+        let carrier = Carrier::now(&self.book, self.audit_by.as_deref());
         match self.store.put_up_text(&id, &carrier) {
             Ok(Some(hop)) => self.answer(hop, true, None),
             Ok(None) => json_refusal(
