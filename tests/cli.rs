@@ -378,3 +378,58 @@ fn config_sets_the_size_limit_and_bad_config_names_the_line() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("cannot read config"), "{}", r.stderr);
 }
+
+/// A file of megabytes is read in blocks, never whole: it reports, line for line, what the
+/// same bytes read whole from standard input report; with a byte that is not UTF-8 far into
+/// it as well (such a file is read whole, to place that byte).
+#[test]
+fn check_reads_a_large_file_as_it_reads_standard_input() {
+    use crosstalk::synth::{TranscriptSpec, transcript};
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let data = dir.path().join("data");
+    let data = data.to_str().expect("UTF-8 path");
+    let env = [("XDG_DATA_HOME", data)];
+    let text = transcript(&TranscriptSpec {
+        envelopes: 6_000,
+        threads: 300,
+        seed: 11,
+        mangled_percent: 5,
+    });
+    assert!(text.len() > 3 << 20, "{} bytes", text.len());
+    let mut invalid = text.clone().into_bytes();
+    invalid.insert(text.len() / 3 * 2, 0xff);
+    for (name, bytes) in [
+        ("valid.txt", text.as_bytes()),
+        ("invalid.txt", &invalid[..]),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write the transcript");
+        let path = path.to_str().expect("UTF-8 path");
+        for json_flag in [&[][..], &["--json"]] {
+            let file = run_env(&[&["check"], json_flag, &[path]].concat(), "", &env);
+            // The bytes as they are on standard input: `run_env` would pass text.
+            let stdin = std::process::Command::new(env!("CARGO_BIN_EXE_crosstalk"))
+                .args([&["check"], json_flag].concat())
+                .env("XDG_CONFIG_HOME", "/nonexistent/crosstalk-test-config")
+                .env("XDG_DATA_HOME", data)
+                .stdin(std::fs::File::open(path).expect("open the transcript"))
+                .output()
+                .expect("run crosstalk check");
+            assert_eq!(
+                stdin.status.code(),
+                Some(file.code),
+                "{name}: {}",
+                file.stderr
+            );
+            let named = String::from_utf8_lossy(&stdin.stdout).replace("<stdin>", path);
+            assert_eq!(file.stdout, named, "{name}");
+            assert!(
+                file.stdout.contains("6000 envelopes")
+                    || file.stdout.contains("\"envelopes\": 6000"),
+                "{name}: {}",
+                &file.stdout[file.stdout.len().saturating_sub(300)..]
+            );
+            assert!(file.stdout.lines().count() > 10, "{name}: {}", file.stdout);
+        }
+    }
+}

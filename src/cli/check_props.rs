@@ -1,11 +1,12 @@
-//! `check` reads inputs its own way (cut into pieces read on every core, envelopes dropped
+//! `check` reads inputs its own way (cut into pieces read on every core, or a large file in
+//! blocks, never whole; envelopes dropped
 //! as soon as their diagnostics are taken, only some kept for the database), but through the
 //! one parser: these properties hold it to the full extraction, for generated transcripts
 //! with every kind of mangling and for hostile edits of them, however the input is cut.
 
 use proptest::prelude::*;
 
-use super::parse_cmd::{check_pieces, pieces_in};
+use super::parse_cmd::{check_pieces, check_reader, pieces_in};
 use crate::protocol::{self, Code, Diagnostic, Options};
 use crate::store::Store;
 use crate::synth::{TranscriptSpec, transcript};
@@ -45,6 +46,24 @@ fn checked(text: &str, parts: usize, store: Option<&Store>) -> (usize, Vec<Diagn
         diags.sort_by_key(|d| (d.line, d.column));
     }
     (n, diags)
+}
+
+/// What `check` reports for `text` read in blocks of `block` bytes on `workers` threads, as
+/// it reads large files.
+fn streamed(
+    text: &[u8],
+    block: usize,
+    workers: usize,
+    store: Option<&Store>,
+) -> Option<(usize, Vec<Diagnostic>)> {
+    let got = check_reader(text, block, workers, &Options::default(), store)
+        .expect("reading from memory does not fail");
+    got.map(|(n, mut diags)| {
+        if store.is_some() {
+            diags.sort_by_key(|d| (d.line, d.column));
+        }
+        (n, diags)
+    })
 }
 
 /// Text spliced into transcripts: the constructs whose handling differs between a line and
@@ -114,6 +133,32 @@ proptest! {
         prop_assert_eq!(checked(&text, parts, None), expected(&text, None));
     }
 
+    /// Read in blocks, however small, and checked on several threads, an input reports what
+    /// the full parse finds; bytes that are not UTF-8 anywhere send it back to be read whole.
+    #[test]
+    fn check_in_blocks_reports_what_the_full_parse_finds(
+        seed in any::<u64>(),
+        envelopes in 0usize..40,
+        mangled in prop_oneof![Just(0u32), Just(5), Just(50), Just(100)],
+        edits in edits(),
+        block in prop_oneof![1usize..64, 64usize..4096],
+        workers in 1usize..4,
+        invalid_at in proptest::option::of(any::<usize>()),
+    ) {
+        let text = mangle(&transcript(&spec(seed, envelopes, mangled)), &edits);
+        match invalid_at {
+            None => prop_assert_eq!(
+                streamed(text.as_bytes(), block, workers, None),
+                Some(expected(&text, None))
+            ),
+            Some(at) => {
+                let mut bytes = text.into_bytes();
+                bytes.insert(at % (bytes.len() + 1), 0xff);
+                prop_assert_eq!(streamed(&bytes, block, workers, None), None);
+            }
+        }
+    }
+
     /// With a database holding the unmangled transcript, edited copies of its envelopes are
     /// `id-conflict` errors: `check` finds the same ones as the full path.
     #[test]
@@ -131,6 +176,8 @@ proptest! {
         let text = mangle(&edited, &edits);
         let got = checked(&text, parts, Some(&store));
         prop_assert_eq!(&got, &expected(&text, Some(&store)));
+        let in_blocks = streamed(text.as_bytes(), 512 * parts, parts, Some(&store));
+        prop_assert_eq!(in_blocks.as_ref(), Some(&got));
     }
 }
 

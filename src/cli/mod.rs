@@ -15,6 +15,7 @@ mod attachments_cmd;
 mod check_db;
 #[cfg(test)]
 mod check_props;
+mod check_stream;
 mod companion;
 mod compose;
 mod consent_cmd;

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::check_stream;
 use super::input::{self, Input};
 use super::output::Stdout;
 use super::{EXIT_INVALID, Failure};
@@ -186,7 +187,7 @@ pub fn report<'a>(name: &str, diags: impl Iterator<Item = &'a Diagnostic>) {
 /// What `check` takes from one piece of an input: the number of envelopes, their
 /// diagnostics and those outside them (in line order), and the envelopes the database may
 /// hold another version of ([`may_conflict`]), in input order.
-struct Tally {
+pub(super) struct Tally {
     envelopes: usize,
     diagnostics: Vec<Diagnostic>,
     kept: Vec<Parsed>,
@@ -196,7 +197,7 @@ struct Tally {
 /// diagnostics: envelopes are dropped as they come, so memory stays small whatever the
 /// input's size. With `keep`, the envelopes the database is asked about are kept, so the
 /// input is read once whether or not there is a database.
-fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> Tally {
+pub(super) fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> Tally {
     let mut ex = Extractor::with_first_line(text, first_line, opts.clone());
     let mut diagnostics = Vec::new();
     let mut kept = Vec::new();
@@ -291,6 +292,12 @@ pub(super) fn check_pieces(
 ) -> (usize, Vec<Diagnostic>) {
     let keep = store.is_some();
     let tallies = on_threads(pieces, |_, (p, first)| tally(p, first, opts, keep));
+    merge(tallies, store)
+}
+
+/// The envelopes and diagnostics of an input's pieces, checked in order, with `no-envelope`
+/// when there were none and the `id-conflict` errors against `store` when there is one.
+fn merge(tallies: Vec<Tally>, store: Option<&crate::store::Store>) -> (usize, Vec<Diagnostic>) {
     let envelopes = tallies.iter().map(|t| t.envelopes).sum();
     let mut diagnostics = Vec::new();
     let mut kept = Vec::new();
@@ -307,6 +314,41 @@ pub(super) fn check_pieces(
     (envelopes, diagnostics)
 }
 
+/// [`check_text`] for a large regular file, read in blocks ([`check_stream`]) instead of
+/// whole. `None` for standard input, small files and files that are not UTF-8, which are read
+/// whole.
+fn check_streamed(
+    path: &Path,
+    opts: &Options,
+    store: Option<&crate::store::Store>,
+) -> Result<Option<(usize, Vec<Diagnostic>)>, Failure> {
+    let cannot =
+        |e: std::io::Error| Failure::usage(format!("cannot read `{}`: {e}", path.display()));
+    if path.as_os_str() == "-" {
+        return Ok(None);
+    }
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() || meta.len() < check_stream::BLOCK as u64 {
+        return Ok(None);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    check_reader(file, check_stream::BLOCK, cores, opts, store).map_err(cannot)
+}
+
+/// [`check_text`] for what `reader` yields, read in blocks of about `block` bytes and checked
+/// on `workers` threads. `None` when it is not UTF-8.
+pub(super) fn check_reader(
+    reader: impl std::io::Read,
+    block: usize,
+    workers: usize,
+    opts: &Options,
+    store: Option<&crate::store::Store>,
+) -> std::io::Result<Option<(usize, Vec<Diagnostic>)>> {
+    let tallies = check_stream::tallies(reader, block, workers, opts, store.is_some())?;
+    Ok(tallies.map(|t| merge(t, store)))
+}
+
 /// `crosstalk check`: every diagnostic of every file, then a summary.
 pub fn check(
     files: &[PathBuf],
@@ -321,11 +363,17 @@ pub fn check(
     let mut ok = true;
     let mut reports = Vec::new();
     for f in files {
-        let inp = input::read(Some(f))?;
-        let (n, mut diags) = check_text(&inp.text, opts, store);
-        if let Some(d) = &inp.utf8 {
-            diags.insert(0, d.clone());
-        }
+        let (name, n, mut diags) = match check_streamed(f, opts, store)? {
+            Some((n, diags)) => (f.display().to_string(), n, diags),
+            None => {
+                let inp = input::read(Some(f))?;
+                let (n, mut diags) = check_text(&inp.text, opts, store);
+                if let Some(d) = inp.utf8 {
+                    diags.insert(0, d);
+                }
+                (inp.name, n, diags)
+            }
+        };
         if store.is_some() {
             diags.sort_by_key(|d| (d.line, d.column));
         }
@@ -338,7 +386,7 @@ pub fn check(
         if as_json {
             reports.push(
                 serde_json::to_value(CheckFile {
-                    file: &inp.name,
+                    file: &name,
                     envelopes: n,
                     errors: e,
                     warnings: w,
@@ -348,7 +396,7 @@ pub fn check(
             );
         } else {
             for d in &diags {
-                let name = sanitize_line(&inp.name);
+                let name = sanitize_line(&name);
                 let _ = writeln!(out, "{name}:{}", sanitize_line(&d.to_string()));
             }
         }
