@@ -12,8 +12,14 @@ when the parsing is already done.
                               Loading the rows is timed apart from inserting them; with TIMES,
                               "load insert" seconds are appended to that file. Same pragmas
                               as crosstalk.
+  lean DIR DB [TIMES]         The lean baseline: the same envelopes' fields (DIR/rows-lean.jsonl,
+                              written by dump) into one plain table keyed by message id, with
+                              the tree's indexes (thread, parent) and a full-text index of
+                              body, context, sender and recipient, in one transaction. No
+                              input kept, no ledger. With TIMES, "load insert" seconds are
+                              appended to that file.
   compare DB_A DB_B           Same messages, threads and full-text index in both databases.
-  table HYPERFINE_JSON TIMES ENVELOPES BYTES   The markdown table of the comparison.
+  table HYPERFINE_JSON TIMES LEAN_TIMES ENVELOPES BYTES   The markdown table of the comparison.
   rss ENVELOPES:BYTES:KB...   The markdown table of crosstalk's peak memory.
 """
 
@@ -62,6 +68,52 @@ def dump(source, out):
                 # JSON has no bytes: a BLOB (the input as received) is written as hex.
                 row = [{"hex": v.hex()} if isinstance(v, bytes) else v for v in row]
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    dump_lean(conn, out)
+
+
+# The lean baseline: what storing the envelopes' fields with the tree's indexes and a
+# full-text index costs, with nothing else kept. Columns as crosstalk's messages hold them.
+LEAN_COLUMNS = ("id", "thread_id", "parent_id", "sender", "recipient", "user", "session",
+                "context", "intent", "meta", "body", "sig")
+LEAN_SCHEMA = f"""
+CREATE TABLE envelopes (
+    id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, parent_id TEXT, sender TEXT NOT NULL,
+    recipient TEXT NOT NULL, user TEXT, session TEXT, context TEXT, intent TEXT, meta TEXT,
+    body TEXT, sig TEXT
+);
+CREATE INDEX envelopes_thread ON envelopes(thread_id);
+CREATE INDEX envelopes_parent ON envelopes(parent_id);
+CREATE VIRTUAL TABLE envelopes_fts USING fts5(
+    body, context, sender, recipient, content = 'envelopes', tokenize = 'unicode61'
+);
+"""
+
+
+def dump_lean(conn, out):
+    cur = conn.execute(f"SELECT {', '.join(LEAN_COLUMNS)} FROM messages ORDER BY seq")
+    with open(f"{out}/rows-lean.jsonl", "w") as f:
+        f.write(json.dumps(LEAN_COLUMNS) + "\n")
+        for row in cur:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def lean(rows_dir, db, times=None):
+    start = time.perf_counter()
+    columns, rows = load(f"{rows_dir}/rows-lean.jsonl")
+    loaded = time.perf_counter()
+    conn = connect(db)
+    conn.executescript(LEAN_SCHEMA)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany(
+        "INSERT INTO envelopes ({}) VALUES ({})".format(
+            ", ".join(columns), ", ".join("?" * len(columns))), rows)
+    conn.execute("INSERT INTO envelopes_fts(envelopes_fts) VALUES ('rebuild')")
+    conn.execute("COMMIT")
+    conn.close()
+    done = time.perf_counter()
+    if times:
+        with open(times, "a") as f:
+            f.write(f"{loaded - start:.6f} {done - loaded:.6f}\n")
 
 
 def load(path):
@@ -123,12 +175,12 @@ def compare(a, b):
     print(f"bench-import: {a} and {b} hold the same {n} messages")
 
 
-def table(hyperfine_json, times, envelopes, size):
+def table(hyperfine_json, times, lean_times, envelopes, size):
     envelopes, size = int(envelopes), int(size)
     results = {r["command"]: r for r in json.load(open(hyperfine_json))["results"]}
     # `crosstalk import` exits 1 when some envelope was rejected, which is a result, not a
     # failure; anything else (usage error, crash) means the wrong thing was timed.
-    allowed = {"crosstalk": {0, 1}, "python": {0}}
+    allowed = {"crosstalk": {0, 1}, "python": {0}, "lean": {0}}
     bad = [
         f"{name}: exit codes {sorted(set(r.get('exit_codes') or []))}"
         for name, r in results.items()
@@ -136,32 +188,37 @@ def table(hyperfine_json, times, envelopes, size):
     ]
     if bad or set(results) != set(allowed):
         sys.exit("bench-import: failed runs: " + ("; ".join(bad) or str(sorted(results))))
-    runs = [tuple(map(float, line.split())) for line in open(times) if line.strip()]
-    load_s = sum(r[0] for r in runs) / len(runs)
-    insert_s = sum(r[1] for r in runs) / len(runs)
-    ledger_s = sum(r[2] for r in runs) / len(runs)
-    ct, py = results["crosstalk"], results["python"]
+
+    def mean_times(path):
+        runs = [tuple(map(float, line.split())) for line in open(path) if line.strip()]
+        return [sum(r[i] for r in runs) / len(runs) for i in range(len(runs[0]))], len(runs)
+
+    (load_s, insert_s, ledger_s), n = mean_times(times)
+    (lean_load_s, lean_s), _ = mean_times(lean_times)
+    ct, py, lean_r = results["crosstalk"], results["python"], results["lean"]
     mb = size / 1e6
 
     def ms(r):
         return f"{r['mean'] * 1e3:,.0f} ± {(r.get('stddev') or 0) * 1e3:,.0f} ms"
 
+    def row(what, mean_text, seconds):
+        print(f"| {what} | {mean_text} | {envelopes / seconds:,.0f} | {ct['mean'] / seconds:.2f}× |")
+
     print()
-    print(f"Import of {envelopes:,} envelopes ({mb:.1f} MB transcript), {len(runs)} runs each:")
+    print(f"Import of {envelopes:,} envelopes ({mb:.1f} MB transcript), {n} runs each:")
     print()
-    print("| | mean (hyperfine) | envelopes/s | crosstalk / this |")
+    print("| | mean | envelopes/s | crosstalk / this |")
     print("|---|---:|---:|---:|")
-    print(f"| `crosstalk import` (parse, thread, store, index) | {ms(ct)}"
-          f" | {envelopes / ct['mean']:,.0f} | 1.00× |")
-    print(f"| Python sqlite3, whole process (load rows + insert) | {ms(py)}"
-          f" | {envelopes / py['mean']:,.0f} | {ct['mean'] / py['mean']:.2f}× |")
-    print(f"| Python sqlite3, insert + FTS rebuild only | {insert_s * 1e3:,.0f} ms"
-          f" | {envelopes / insert_s:,.0f} | {ct['mean'] / insert_s:.2f}× |")
+    row("`crosstalk import` (parse, thread, store, index)", ms(ct), ct["mean"])
+    row("lean baseline, insert + FTS rebuild only", f"{lean_s * 1e3:,.0f} ms", lean_s)
+    row("lean baseline, whole process (load rows + insert)", ms(lean_r), lean_r["mean"])
+    row("own rows, insert + FTS rebuild only", f"{insert_s * 1e3:,.0f} ms", insert_s)
+    row("own rows, whole process (load rows + insert)", ms(py), py["mean"])
     bare = insert_s - ledger_s
-    print(f"| the same without the ledger's rows (as runs before it did) | {bare * 1e3:,.0f} ms"
-          f" | {envelopes / bare:,.0f} | {ct['mean'] / bare:.2f}× |")
+    row("own rows without the ledger's rows", f"{bare * 1e3:,.0f} ms", bare)
     print()
-    print(f"(Python spent {load_s * 1e3:,.0f} ms per run reading the prepared rows from JSON.)")
+    print(f"(Python spent {lean_load_s * 1e3:,.0f} ms (lean) and {load_s * 1e3:,.0f} ms (own rows)"
+          " per run reading the prepared rows from JSON.)")
 
 
 def rss(*entries):
@@ -174,7 +231,7 @@ def rss(*entries):
 
 
 def main(argv):
-    commands = {"dump": dump, "insert": insert, "compare": compare, "table": table, "rss": rss}
+    commands = {"dump": dump, "insert": insert, "lean": lean, "compare": compare, "table": table, "rss": rss}
     if len(argv) < 2 or argv[1] not in commands:
         sys.exit(__doc__)
     commands[argv[1]](*argv[2:])
