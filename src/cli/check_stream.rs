@@ -79,20 +79,25 @@ pub(super) fn tallies(
             let mut buf = spare.pop().unwrap_or_default();
             buf.clear();
             buf.append(&mut carry);
-            // Read on into the same buffer until it holds a cut, or the input ends.
-            let mut searched_from = 0;
+            // Read on into the same buffer until it holds a cut, or the input ends. Each byte
+            // is looked at once for line breaks and each line judged once, so a file of one
+            // endless line costs no more than any other.
+            let (mut from, mut looked) = (0, 0);
             let cut = loop {
-                let before = buf.len();
                 eof = fill(&mut reader, &mut buf, block)?;
                 if eof {
                     break buf.len();
                 }
-                match cut_in(&buf, searched_from) {
+                let Some(last) = memchr::memrchr(b'\n', &buf[looked..]).map(|i| looked + i) else {
+                    looked = buf.len();
+                    continue;
+                };
+                looked = buf.len();
+                match cut_in(&buf[..=last], from) {
                     Ok(Some(cut)) => break cut,
-                    Ok(None) => {
-                        // A cut can only be new from the last line that was incomplete on.
-                        searched_from = memchr::memrchr(b'\n', &buf[..before]).unwrap_or(0);
-                    }
+                    // Every line before the last break was judged; the one after it is not
+                    // whole yet.
+                    Ok(None) => from = last,
                     Err(()) => {
                         utf8 = false;
                         break buf.len();
@@ -131,15 +136,13 @@ fn fill(reader: &mut impl Read, buf: &mut Vec<u8>, n: usize) -> std::io::Result<
     Ok(got < n)
 }
 
-/// The last place in `buf` where it may be cut, looking at the whole lines from the line
-/// break at `from` on: in the last [`TAIL`] bytes first, then in all of them. `Err` when those
-/// lines are not UTF-8.
+/// The last place in `buf`, which ends with a line break, where it may be cut, looking at
+/// the lines from the line break at `from` (or the start) on: in the last [`TAIL`] bytes
+/// first, then in all of them. `Err` when those lines are not UTF-8.
 fn cut_in(buf: &[u8], from: usize) -> Result<Option<usize>, ()> {
-    let Some(end) = memchr::memrchr(b'\n', &buf[from..]).map(|i| from + i + 1) else {
-        return Ok(None);
-    };
+    let end = buf.len();
     // Windows start at a line break, so that a marker line at their start is seen whole.
-    let tail = end.saturating_sub(TAIL).max(from);
+    let tail = end.saturating_sub(TAIL).max(from).min(end - 1);
     let tail = memchr::memrchr(b'\n', &buf[from..=tail]).map_or(from, |i| from + i);
     for start in [tail, from] {
         let text = std::str::from_utf8(&buf[start..end]).map_err(|_| ())?;
@@ -151,4 +154,59 @@ fn cut_in(buf: &[u8], from: usize) -> Result<Option<usize>, ()> {
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Diagnostic;
+
+    /// What `check` reports for `text` read in blocks of `block` bytes on two workers; with a
+    /// block larger than the text, what it reports for the whole text at once.
+    fn in_blocks(text: &str, block: usize) -> (usize, Vec<Diagnostic>) {
+        super::super::parse_cmd::check_reader(text.as_bytes(), block, 2, &Options::default(), None)
+            .expect("reading memory")
+            .expect("UTF-8")
+    }
+
+    const ENVELOPE: &str =
+        "[[A→B v1]]\nuser: u\nintent: request\nbody: |\n  hi\nsig: none\n[[END]]\n";
+
+    /// Long lines, with and without line breaks between them, and markers straddling every
+    /// block boundary.
+    #[test]
+    fn long_lines_and_markers_across_blocks() {
+        let long = "x".repeat(300_000);
+        let inputs = [
+            format!("{long}{ENVELOPE}"),
+            format!("{long}\n{ENVELOPE}{long}\n{ENVELOPE}"),
+            format!("{ENVELOPE}{long}"),
+            format!("{ENVELOPE}{ENVELOPE}{long}\n[[END]]\n{ENVELOPE}"),
+            ENVELOPE.repeat(500),
+            format!("é{}", ENVELOPE.repeat(50)),
+        ];
+        for text in &inputs {
+            let whole = in_blocks(text, text.len() + 1);
+            assert!(whole.0 > 0, "{:?}", whole.1);
+            for block in [1, 7, 64, 1000, 4096, 1 << 20] {
+                assert_eq!(in_blocks(text, block), whole, "block {block}");
+            }
+        }
+    }
+
+    /// A part is cut after the last envelope's `[[END]]` line, never inside one.
+    #[test]
+    fn parts_are_cut_after_an_end_line() {
+        let text = ENVELOPE.repeat(200);
+        let bytes = text.as_bytes();
+        assert_eq!(cut_in(bytes, 0), Ok(Some(text.len())));
+        let half = &bytes[..=memchr::memrchr(b'\n', &bytes[..text.len() / 2]).expect("a break")];
+        let cut = cut_in(half, 0).expect("UTF-8").expect("a cut");
+        assert!(
+            text[..cut].ends_with("[[END]]\n"),
+            "{}",
+            &text[cut - 20..cut]
+        );
+        assert_eq!(cut_in(&[b'\n', 0xff, b'\n'], 0), Err(()));
+    }
 }
