@@ -104,16 +104,24 @@ def lean(rows_dir, db, times=None):
     conn = connect(db)
     conn.executescript(LEAN_SCHEMA)
     conn.execute("BEGIN IMMEDIATE")
-    conn.executemany(
-        "INSERT INTO envelopes ({}) VALUES ({})".format(
-            ", ".join(columns), ", ".join("?" * len(columns))), rows)
+    conn.executemany(insert_sql("envelopes", columns), rows)
     conn.execute("INSERT INTO envelopes_fts(envelopes_fts) VALUES ('rebuild')")
     conn.execute("COMMIT")
     conn.close()
-    done = time.perf_counter()
+    record(times, loaded - start, time.perf_counter() - loaded)
+
+
+def insert_sql(table, columns):
+    return "INSERT INTO {} ({}) VALUES ({})".format(
+        table, ", ".join(columns), ", ".join("?" * len(columns))
+    )
+
+
+def record(times, *seconds):
+    """Appends one run's figures to the file `times`, when there is one."""
     if times:
         with open(times, "a") as f:
-            f.write(f"{loaded - start:.6f} {done - loaded:.6f}\n")
+            f.write(" ".join(f"{s:.6f}" for s in seconds) + "\n")
 
 
 def load(path):
@@ -136,21 +144,14 @@ def insert(rows_dir, db, times=None):
     ledger = 0.0
     for table, _ in TABLES:
         columns, rows = tables[table]
-        sql = "INSERT INTO {} ({}) VALUES ({})".format(
-            table, ", ".join(columns), ", ".join("?" * len(columns))
-        )
         began = time.perf_counter()
-        conn.executemany(sql, rows)
+        conn.executemany(insert_sql(table, columns), rows)
         if table in LEDGER:
             ledger += time.perf_counter() - began
     conn.execute(f"INSERT INTO {FTS}({FTS}) VALUES ('rebuild')")
     conn.execute("COMMIT")
     conn.close()
-    done = time.perf_counter()
-
-    if times:
-        with open(times, "a") as f:
-            f.write(f"{loaded - start:.6f} {done - loaded:.6f} {ledger:.6f}\n")
+    record(times, loaded - start, time.perf_counter() - loaded, ledger)
 
 
 def compare(a, b):
