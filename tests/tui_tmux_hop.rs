@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tmux::Term;
 use tmux::relay::{self, count};
-use tmux::xvfb::{Xvfb, lines, next_json};
+use tmux::xvfb::{Piped, Xvfb, next_json, spawn_piped};
 
 const WAIT: Duration = Duration::from_secs(20);
 const PREFIX: &str = "01KAQ4W5J8Z0000000000000H";
@@ -160,16 +160,15 @@ fn the_watch_command_hops_too() {
         ),
     )
     .unwrap();
-    let mut watch = x
-        .crosstalk(dir.path(), &config)
-        .args(["--db", db.to_str().unwrap(), "watch", "--json"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = lines(watch.stdout.take().unwrap());
-    let err = lines(watch.stderr.take().unwrap());
+    let Piped {
+        child: mut watch,
+        out,
+        err,
+    } = spawn_piped(
+        x.crosstalk(dir.path(), &config)
+            .args(["--db", db.to_str().unwrap(), "watch", "--json"])
+            .stdin(Stdio::null()),
+    );
     let started = err.recv_timeout(WAIT).expect("the watch to start");
     assert!(
         started.contains("put back ready for their recipients"),

@@ -12,11 +12,11 @@
 mod tmux;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tmux::xvfb::{Xvfb, lines, next_line};
+use tmux::xvfb::{Piped, Xvfb, next_line, spawn_piped};
 use tmux::{BIN, Term, manifest};
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -41,15 +41,16 @@ fn the_cli_imports_each_copied_envelope_once_and_announces_invalid_ones() {
     // What the clipboard holds before the watch starts is not imported.
     x.copy(&envelope().replace("01J9J3DBC4N7P2Q3R5S7T9V1V2", "01J9J3DBC4N7P2Q3R5S7T9V1V9"));
     std::fs::write(dir.path().join("c.toml"), "[watch]\ninterval_ms = 100\n").unwrap();
-    let mut watch = x
-        .crosstalk(dir.path(), &dir.path().join("c.toml"))
-        .args(["--db", db.to_str().unwrap(), "watch", "--json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = lines(watch.stdout.take().unwrap());
-    let err = lines(watch.stderr.take().unwrap());
+    let Piped {
+        child: mut watch,
+        out,
+        err,
+    } = spawn_piped(x.crosstalk(dir.path(), &dir.path().join("c.toml")).args([
+        "--db",
+        db.to_str().unwrap(),
+        "watch",
+        "--json",
+    ]));
     let started = next_line(&err, "the watch to start");
     assert!(started.contains("watching the clipboard"), "{started}");
 
@@ -138,15 +139,14 @@ fn the_app_watches_after_w_and_never_imports_its_own_copy() {
     // A `crosstalk watch` in another terminal, on the same data directory.
     let mut cli = Command::new(BIN);
     t.sandbox(&mut cli);
-    let mut cli = cli
-        .args(["--db", t.db.to_str().unwrap(), "watch", "--json"])
-        .env("DISPLAY", &x.display)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let cli_out = lines(cli.stdout.take().unwrap());
-    let cli_err = lines(cli.stderr.take().unwrap());
+    let Piped {
+        child: mut cli,
+        out: cli_out,
+        err: cli_err,
+    } = spawn_piped(
+        cli.args(["--db", t.db.to_str().unwrap(), "watch", "--json"])
+            .env("DISPLAY", &x.display),
+    );
     next_line(&cli_err, "the other watch to start");
 
     // Chat text in between, so that what the app copies next differs from what both

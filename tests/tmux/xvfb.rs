@@ -142,6 +142,28 @@ pub fn lines(stream: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Re
     rx
 }
 
+/// A child whose standard output and error are read line by line.
+pub struct Piped {
+    /// The process.
+    pub child: Child,
+    /// Its standard output's lines.
+    pub out: std::sync::mpsc::Receiver<String>,
+    /// Its standard error's lines.
+    pub err: std::sync::mpsc::Receiver<String>,
+}
+
+/// Spawns `cmd` with its standard output and error piped, each read on a thread of its own.
+pub fn spawn_piped(cmd: &mut Command) -> Piped {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn crosstalk");
+    let out = lines(child.stdout.take().expect("piped standard output"));
+    let err = lines(child.stderr.take().expect("piped standard error"));
+    Piped { child, out, err }
+}
+
 /// The next line, within [`LINE_WAIT`]; `what` names it in the failure.
 pub fn next_line(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> String {
     rx.recv_timeout(LINE_WAIT)
