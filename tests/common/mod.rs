@@ -14,11 +14,18 @@ pub fn run(args: &[&str], stdin: &str) -> Run {
     run_env(args, stdin, &[])
 }
 
-/// Runs with a config directory of its own, so the user's own config never leaks in.
+/// Where a run looks for its default database unless the test names one: a folder that does
+/// not exist, so that no test reads, nor writes to, the database of whoever runs the tests.
+pub const NO_DATA: &str = "/nonexistent/crosstalk-test-data";
+
+/// Runs with a config directory of its own and no default database, so the user's own
+/// config and data never leak in (`env` may name others).
 pub fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crosstalk"));
     cmd.env("XDG_CONFIG_HOME", "/nonexistent/crosstalk-test-config")
-        .env_remove("CROSSTALK_CONFIG");
+        .env("XDG_DATA_HOME", NO_DATA)
+        .env_remove("CROSSTALK_CONFIG")
+        .env_remove("CROSSTALK_DB");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -24,11 +24,13 @@ pub struct Server {
     pub db: PathBuf,
 }
 
-/// A `crosstalk` command that ignores the user's own config.
+/// A `crosstalk` command that ignores the user's own config and database (tests name theirs).
 pub fn crosstalk() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crosstalk"));
     cmd.env("XDG_CONFIG_HOME", "/nonexistent/crosstalk-test-config")
+        .env("XDG_DATA_HOME", "/nonexistent/crosstalk-test-data")
         .env_remove("CROSSTALK_CONFIG")
+        .env_remove("CROSSTALK_DB")
         .env_remove("CROSSTALK_TOKEN");
     cmd
 }
