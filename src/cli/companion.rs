@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::watch_cmd::{Event, Watching, data_dir};
+use super::watch_cmd::{Event, Watching};
 use super::{EXIT_USAGE, Failure};
 use crate::clipboard::watch::{TextDigest, digest};
 use crate::clipboard::{Clipboard, Env};
@@ -64,7 +64,7 @@ pub fn companion(
         hop,
         token,
     };
-    let data = data_dir();
+    let data = crate::config::data_dir();
     let spool = Spool::new(data.join("spool"));
     let clipboard =
         Clipboard::new(config.clipboard.clone(), Env::from_process(), data).own_copies_in_memory();
@@ -93,6 +93,9 @@ pub fn companion(
                 match desk.send(&text, true) {
                     Sent::Answered(answer) => {
                         hops += usize::from(act(&mut w, &answer)?);
+                        // The desk answers again: what the spool holds goes now, not after
+                        // the back-off the last failure set.
+                        retry.succeeded();
                     }
                     Sent::Later(why) => {
                         keep(&spool, &text, &why, &w)?;
