@@ -286,6 +286,14 @@ pub fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "crosstalk").map(|d| d.config_dir().join("config.toml"))
 }
 
+/// The platform data directory (`$XDG_DATA_HOME/crosstalk` on Linux): the default database,
+/// the record of the app's own copies, a companion's spool. `.` when there is no home.
+pub fn data_dir() -> PathBuf {
+    directories::ProjectDirs::from("", "", "crosstalk")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
 /// Loads the configuration: `explicit` (the `--config` flag) or `$CROSSTALK_CONFIG` must
 /// exist; the default file may be absent.
 pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {

@@ -58,9 +58,7 @@ pub fn primer(config: &Config, opts: &Options, a: PrimerArgs) -> Result<u8, Fail
         return Ok(EXIT_INVALID);
     }
     if a.copy {
-        let data = directories::ProjectDirs::from("", "", "crosstalk")
-            .map(|d| d.data_dir().to_path_buf())
-            .unwrap_or_else(|| ".".into());
+        let data = crate::config::data_dir();
         let mut clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data);
         let report = clipboard
             .copy(&text, &mut std::io::stdout())

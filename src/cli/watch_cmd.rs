@@ -39,7 +39,7 @@ pub fn watch(
     store
         .set_operator_addresses(&config.operator.addresses)
         .map_err(|e| Failure::usage(e.to_string()))?;
-    let mut w = Watching::start(config, opts, data_dir(), json)?;
+    let mut w = Watching::start(config, opts, crate::config::data_dir(), json)?;
     let book = config.address_book();
     let audit_by = config.audit_name();
     let hop_on = config.relay.copy_on_import;
@@ -108,13 +108,6 @@ pub fn watch(
     }
     eprintln!("crosstalk: stopped watching; {total} message(s) imported.");
     Ok(0)
-}
-
-/// The data directory (`$XDG_DATA_HOME/crosstalk`): own copies, the companion's spool.
-pub(super) fn data_dir() -> std::path::PathBuf {
-    directories::ProjectDirs::from("", "", "crosstalk")
-        .map(|d| d.data_dir().to_path_buf())
-        .unwrap_or_else(|| ".".into())
 }
 
 /// What the watch loop is told next.

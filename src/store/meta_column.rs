@@ -10,12 +10,8 @@
 use rusqlite::{Transaction, params};
 
 use super::StoreError;
+use super::texts::{RS, US};
 use crate::protocol::MetaBlock;
-
-/// Between two blocks (ASCII record separator).
-const RS: char = '\u{1e}';
-/// Before a key and before a value (ASCII unit separator).
-const US: char = '\u{1f}';
 
 /// The `meta` column for `blocks`.
 pub(crate) fn encode(blocks: &[MetaBlock]) -> String {

@@ -57,10 +57,12 @@ const HELD: [(&str, char); 7] = [
     ("intent", 'i'),
 ];
 
-/// Between two headers in the `headers` column (ASCII record separator).
-const RS: char = '\u{1e}';
-/// Between a header's key and its value (ASCII unit separator).
-const US: char = '\u{1f}';
+/// Between two headers in the `headers` column, and two blocks in the `meta` column (ASCII
+/// record separator).
+pub(super) const RS: char = '\u{1e}';
+/// Between a header's key and its value, and before a META entry's key and value (ASCII
+/// unit separator).
+pub(super) const US: char = '\u{1f}';
 
 impl<'a> HeaderColumns<'a> {
     /// The column holding the value of header `key` (the key exactly as written).

@@ -39,13 +39,6 @@ pub struct Launch {
     pub config: Config,
 }
 
-/// The platform data directory (`$XDG_DATA_HOME/crosstalk`).
-fn data_dir() -> PathBuf {
-    directories::ProjectDirs::from("", "", "crosstalk")
-        .map(|d| d.data_dir().to_path_buf())
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
 /// The keymap of the config, with errors located in the config file.
 pub fn keymap(config: &Config) -> anyhow::Result<Keymap> {
     let mut items = Vec::new();
@@ -76,7 +69,7 @@ pub fn keymap(config: &Config) -> anyhow::Result<Keymap> {
 pub fn run(launch: Launch) -> anyhow::Result<()> {
     let config = launch.config;
     let keymap = keymap(&config)?;
-    let data = data_dir();
+    let data = crate::config::data_dir();
     init_logging(&data);
     let (store, label, db_path) = if launch.demo {
         let mut store = Store::open_in_memory()?;
