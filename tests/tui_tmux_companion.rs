@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tmux::relay::{self, count};
-use tmux::xvfb::{Xvfb, lines, next_json};
+use tmux::xvfb::{Piped, Xvfb, next_json, spawn_piped};
 use tmux::{BIN, Term, sh_quote};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -30,10 +30,6 @@ const PREAMBLE: &str = "You are talking to Claude and Gemini through Kalle's rel
 
 fn envelope(from: &str, to: &str, n: u8, parent: Option<u8>, body: &str) -> String {
     relay::envelope(PREFIX, "over the tunnel", (from, to), n, parent, body)
-}
-
-fn clipboard_until(x: &Xvfb, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    x.clipboard_until(what, ok)
 }
 
 /// The companion's tmux session, on the test's tmux server.
@@ -73,7 +69,7 @@ impl Laptop<'_> {
 fn hop(x: &Xvfb, l: &Laptop, text: &str, body: &str, to: &str, n: usize) -> String {
     let text = format!("Here is my reply for {to}:\n\n{text}\nTell me what they say.\n");
     x.copy(&text);
-    let pasted = clipboard_until(x, &format!("the envelope for {to}"), |c| {
+    let pasted = x.clipboard_until(&format!("the envelope for {to}"), |c| {
         c != text && c.contains(body)
     });
     l.wait_for_n(&format!("Ready for {to}"), n);
@@ -170,12 +166,7 @@ fn a_companion_relays_through_the_desk_and_spools_while_it_is_down() {
     assert!(pasted.starts_with("[[GEMINI→CLAUDE v1]]\n"), "{pasted}");
 
     // An invalid envelope: the clipboard keeps it, the companion says why.
-    let invalid = "[[CLAUDE→CHATGPT v1]]\nthread: nope\nmessage: nope\nintent: REQUEST\nbody: |\n  broken\nsig: none\n[[END]]\n";
-    x.copy(invalid);
-    let s = l.wait_for_n("Clipboard left unchanged", 1);
-    assert!(s.contains("is invalid: 2:9"), "{s}");
-    std::thread::sleep(Duration::from_millis(400));
-    assert_eq!(clipboard_until(&x, "a read", |c| !c.is_empty()), invalid);
+    relay::an_invalid_copy_stays_on_the_clipboard(&x, |text| l.wait_for_n(text, 1));
 
     // Two envelopes in one copy: left alone; Enter puts each up in turn.
     let fourth = envelope(
@@ -191,13 +182,13 @@ fn a_companion_relays_through_the_desk_and_spools_while_it_is_down() {
     let s = l.wait_for_n("2 envelopes for others in one copy", 1);
     assert!(s.contains("Enter puts up the first (for GEMINI)"), "{s}");
     std::thread::sleep(Duration::from_millis(400));
-    assert_eq!(clipboard_until(&x, "a read", |c| !c.is_empty()), both);
+    assert_eq!(x.clipboard_until("a read", |c| !c.is_empty()), both);
     l.enter();
-    let pasted = clipboard_until(&x, "the first of two", |c| c.contains("write the TTL down"));
+    let pasted = x.clipboard_until("the first of two", |c| c.contains("write the TTL down"));
     assert!(pasted.starts_with("[[CLAUDE→GEMINI v1]]\n"), "{pasted}");
     l.wait_for_n("Enter puts up the next (1 left)", 1);
     l.enter();
-    let pasted = clipboard_until(&x, "the second of two", |c| c.contains("write the code"));
+    let pasted = x.clipboard_until("the second of two", |c| c.contains("write the code"));
     // Fenced, and no preamble: CHATGPT has had an envelope before.
     assert!(
         pasted.starts_with("```\n[[CLAUDE→CHATGPT v1]]\n"),
@@ -215,7 +206,7 @@ fn a_companion_relays_through_the_desk_and_spools_while_it_is_down() {
     x.copy(&seventh);
     l.wait_for_n("Desk unreachable", 2);
     assert_eq!(spooled(&data), 2);
-    assert_eq!(clipboard_until(&x, "a read", |c| !c.is_empty()), seventh);
+    assert_eq!(x.clipboard_until("a read", |c| !c.is_empty()), seventh);
 
     // Back on the same port: the older copy is only stored, the one still on the clipboard
     // is put up.
@@ -312,17 +303,18 @@ fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token()
         .port();
     let listen = format!("127.0.0.1:{port}");
     let companion = |token: &str| {
-        x.crosstalk(dir.path(), &config)
-            .args(["watch", "--json", "--to", &format!("http://{listen}")])
-            .args(["--token", token])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
+        spawn_piped(
+            x.crosstalk(dir.path(), &config)
+                .args(["watch", "--json", "--to", &format!("http://{listen}")])
+                .args(["--token", token])
+                .stdin(Stdio::null()),
+        )
     };
-    let mut child = companion(TOKEN);
-    let out = lines(child.stdout.take().unwrap());
+    let Piped {
+        mut child,
+        out,
+        err,
+    } = companion(TOKEN);
     std::thread::sleep(Duration::from_millis(500));
     let text = format!(
         "Reply:\n{}",
@@ -350,10 +342,20 @@ fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token()
     let _ = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();
-    assert!(child.wait().unwrap().success());
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "{status}: {:?}",
+        err.try_iter().collect::<Vec<_>>()
+    );
 
     // A wrong token: exit 2, the copy kept for a companion with the right one.
-    let mut child = companion("wrong");
+    // Its output is read to the end, as a script would (see `Piped`).
+    let Piped {
+        mut child,
+        out: _out,
+        err: _err,
+    } = companion("wrong");
     std::thread::sleep(Duration::from_millis(500));
     x.copy(&format!(
         "Reply:\n{}",

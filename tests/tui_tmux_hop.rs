@@ -24,16 +24,12 @@ fn envelope(from: &str, to: &str, n: u8, parent: Option<u8>, body: &str) -> Stri
     relay::envelope(PREFIX, "three windows", (from, to), n, parent, body)
 }
 
-fn clipboard_until(x: &Xvfb, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    x.clipboard_until(what, ok)
-}
-
 /// One hop: the sender's window copies its whole answer, prose around the envelope `text`;
 /// the recipient's window gets what crosstalk put up for it.
 fn hop(x: &Xvfb, t: &Term, text: &str, body: &str, to: &str) -> String {
     let text = format!("Here is my reply for {to}:\n\n{text}\nTell me what they say.\n");
     x.copy(&text);
-    let pasted = clipboard_until(x, &format!("the envelope for {to}"), |c| {
+    let pasted = x.clipboard_until(&format!("the envelope for {to}"), |c| {
         c != text && c.contains(body)
     });
     t.wait_for(&format!("Ready for {to}"));
@@ -97,12 +93,7 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
     assert!(!pasted.contains(PREAMBLE), "{pasted}");
 
     // An invalid envelope: the clipboard keeps what was copied, and the app says why.
-    let invalid = "[[CLAUDE→CHATGPT v1]]\nthread: nope\nmessage: nope\nintent: REQUEST\nbody: |\n  broken\nsig: none\n[[END]]\n";
-    x.copy(invalid);
-    let s = t.wait_for("Clipboard left unchanged");
-    assert!(s.contains("is invalid: 2:9"), "{s}");
-    std::thread::sleep(Duration::from_millis(400));
-    assert_eq!(clipboard_until(&x, "a read", |c| !c.is_empty()), invalid);
+    relay::an_invalid_copy_stays_on_the_clipboard(&x, |text| t.wait_for(text));
 
     // Two envelopes in one copy: left alone, announced; `>` puts each up in turn.
     let fifth = envelope(
@@ -118,13 +109,13 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
     let s = t.wait_for("2 envelopes for others in one copy");
     assert!(s.contains("> puts up the first (for GEMINI)"), "{s}");
     std::thread::sleep(Duration::from_millis(400));
-    assert_eq!(clipboard_until(&x, "a read", |c| !c.is_empty()), both);
+    assert_eq!(x.clipboard_until("a read", |c| !c.is_empty()), both);
     t.keys(&[">"]);
-    let pasted = clipboard_until(&x, "the first of two", |c| c.contains("write the TTL down"));
+    let pasted = x.clipboard_until("the first of two", |c| c.contains("write the TTL down"));
     assert!(pasted.starts_with("[[CLAUDE→GEMINI v1]]\n"), "{pasted}");
     t.wait_for("> puts up the next (1 left, for CHATGPT)");
     t.keys(&[">"]);
-    let pasted = clipboard_until(&x, "the second of two", |c| c.contains("write the code"));
+    let pasted = x.clipboard_until("the second of two", |c| c.contains("write the code"));
     assert!(
         pasted.starts_with("```\n[[CLAUDE→CHATGPT v1]]\n"),
         "{pasted}"
@@ -184,7 +175,7 @@ fn the_watch_command_hops_too() {
     assert_eq!(line["hop"]["ready"]["to"], "CHATGPT", "{line}");
     assert_eq!(line["hop"]["ready"]["preamble"], true, "{line}");
     assert_eq!(line["copied"], "system clipboard", "{line}");
-    let pasted = clipboard_until(&x, "the envelope for CHATGPT", |c| {
+    let pasted = x.clipboard_until("the envelope for CHATGPT", |c| {
         c != copied && c.contains("Which cache")
     });
     assert!(pasted.starts_with(PREAMBLE), "{pasted}");

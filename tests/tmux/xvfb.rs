@@ -142,7 +142,9 @@ pub fn lines(stream: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Re
     rx
 }
 
-/// A child whose standard output and error are read line by line.
+/// A child whose standard output and error are read line by line. Keep both receivers while
+/// the child runs: dropping one stops its reader, and the child's next write to that stream
+/// fails (a Rust program's `eprintln!` then panics).
 pub struct Piped {
     /// The process.
     pub child: Child,
