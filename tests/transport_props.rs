@@ -1,12 +1,38 @@
 //! Property tests of the transports: an envelope mailed out and read back is the same
-//! envelope; file names made from hostile ids stay plain names inside the directory; an
-//! attachment entry of any text is read without a panic.
+//! envelope; a mail's hostile headers (encoded words hiding line breaks, markers, controls)
+//! reach the envelope only as one plain line each; any bytes read as mail never panic; file
+//! names made from hostile ids stay plain names inside the directory; an attachment entry
+//! of any text is read without a panic.
 
 use crosstalk::protocol::attachments::{self, Check};
+use crosstalk::protocol::render::nfc;
 use crosstalk::protocol::{self, Options};
 use crosstalk::transport::file::{file_stem, write_split};
-use crosstalk::transport::mail::{MailKind, Outgoing, build, gateway_text, read_mails, write_mbox};
+use crosstalk::transport::mail::{
+    MailKind, NAMESPACE, Outgoing, build, gateway_text, meta_block, read_mails, write_mbox,
+};
 use proptest::prelude::*;
+
+/// A header value as a hostile sender writes it: plain text, or an RFC 2047 encoded word
+/// whose decoded text holds anything (line breaks, `[[END]]`, a banner, controls, bidi
+/// overrides).
+fn hostile_value() -> impl Strategy<Value = String> {
+    let decoded = prop_oneof![
+        "\\PC{0,40}",
+        "[a-z ]{0,8}(\r\n|\n|\r)(\\[\\[END\\]\\]|body: \\||sig: none|\\[\\[A→B v1\\]\\])[a-z ]{0,8}",
+        "[\u{0}-\u{1f}\u{7f}\u{202a}-\u{202e}\u{2066}-\u{2069}a-z]{0,20}",
+    ];
+    prop_oneof![
+        "[ -~]{0,40}".prop_map(|s| s.replace("=?", "= ?")),
+        decoded.prop_map(|d| {
+            use base64::Engine;
+            format!(
+                "=?utf-8?B?{}?=",
+                base64::engine::general_purpose::STANDARD.encode(d)
+            )
+        }),
+    ]
+}
 
 /// Body text as chats produce it: any printable text, accents, arrows, long lines, trailing
 /// spaces, lines starting with `From ` or `=`, blank lines.
@@ -84,6 +110,86 @@ proptest! {
             .map(|p| p.envelope)
             .collect();
         prop_assert_eq!(got, want);
+    }
+
+    /// Whatever a mail's headers hold once decoded, the envelope in its body reads back
+    /// unchanged but for one `meta: email` block, whose every value is one line with no
+    /// control character and no `[[`: a header cannot end the envelope, open another one,
+    /// or add a field.
+    #[test]
+    fn hostile_mail_headers_stay_one_plain_line_each(
+        subject in hostile_value(),
+        from in hostile_value(),
+        message_id in hostile_value(),
+        in_reply_to in hostile_value(),
+        body in body(),
+    ) {
+        let opts = Options::default();
+        let text = envelope(1, "hostile headers", &body);
+        let want = protocol::extract(&text, &opts).envelopes.remove(0).envelope;
+        let mail = format!(
+            "From: {from}\r\nSubject: {subject}\r\nMessage-ID: <{message_id}>\r\n\
+             In-Reply-To: <{in_reply_to}>\r\nDate: Tue, 14 Nov 2023 22:13:20 +0000\r\n\
+             MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\
+             Content-Transfer-Encoding: 8bit\r\n\r\n{}",
+            text.replace('\n', "\r\n")
+        );
+        let mails = read_mails(mail.as_bytes(), MailKind::Eml);
+        prop_assert_eq!(mails.len(), 1);
+        let out = gateway_text(&mails, &opts, &|_| None);
+        let got = protocol::extract(&out, &opts);
+        prop_assert_eq!(got.envelopes.len(), 1, "{}", out);
+        let env = &got.envelopes[0].envelope;
+        prop_assert!(!got.envelopes[0].has_errors(), "{:?}", got.envelopes[0].diagnostics);
+        prop_assert_eq!(&env.banner, &want.banner);
+        prop_assert_eq!(&env.headers, &want.headers);
+        prop_assert_eq!(&env.body, &want.body);
+        prop_assert_eq!(&env.sig, &want.sig);
+        let others: Vec<_> = env.meta.iter().filter(|m| m.namespace != NAMESPACE).collect();
+        prop_assert_eq!(others, want.meta.iter().collect::<Vec<_>>());
+        // The block read back is the block made from the mail's headers, value for value
+        // (in NFC, as every canonical text is).
+        let mut block = meta_block(&mails[0].headers);
+        for (_, value) in &mut block.entries {
+            *value = nfc(value);
+        }
+        prop_assert_eq!(env.meta_block(NAMESPACE), Some(&block));
+        for (key, value) in &block.entries {
+            prop_assert!(!value.contains("[["), "{key}: {value:?}");
+            prop_assert!(!value.chars().any(char::is_control), "{key}: {value:?}");
+        }
+    }
+
+    /// Any bytes, read as an `.eml` or as a mailbox, decode without a panic, and the
+    /// envelopes found in them are imported text like any other.
+    #[test]
+    fn any_bytes_read_as_mail_never_panic(
+        bytes in prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..600),
+            (body(), prop::collection::vec((0usize..400, any::<u8>()), 0..12)).prop_map(|(b, cuts)| {
+                let mut m = format!(
+                    "From a@b Tue Nov 14 22:13:20 2023\nFrom: a@b\nSubject: =?utf-8?q?x=0Ay?=\n\
+                     Content-Type: multipart/mixed; boundary=\"zz\"\n\n--zz\n\
+                     Content-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\n{}\n--zz--\n",
+                    envelope(1, "c", &b)
+                )
+                .into_bytes();
+                for (at, byte) in cuts {
+                    if !m.is_empty() {
+                        let at = at % m.len();
+                        m[at] = byte;
+                    }
+                }
+                m
+            }),
+        ],
+    ) {
+        let opts = Options::default();
+        for kind in [MailKind::Eml, MailKind::Mbox] {
+            let mails = read_mails(&bytes, kind);
+            let out = gateway_text(&mails, &opts, &|_| None);
+            let _ = protocol::extract(&out, &opts);
+        }
     }
 
     /// Any id gives a plain file name: no separator, no dot-leading name, no control

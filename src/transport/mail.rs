@@ -154,8 +154,7 @@ pub fn decode(raw: &[u8]) -> Mail {
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect();
         let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-        let s = s.replace("[[", "[ [").replace("]]", "] ]");
-        (!s.is_empty()).then_some(s)
+        (!s.is_empty()).then(|| no_double_brackets(&s))
     };
     let ids = |v: &mail_parser::HeaderValue<'_>| {
         v.as_text_list()
@@ -196,6 +195,21 @@ pub fn decode(raw: &[u8]) -> Mail {
         headers,
         text: parts.join("\n"),
     }
+}
+
+/// `s` with a space between any two `[` (or `]`) in a row. Replacing `[[` once is not
+/// enough: in `[[[` it leaves a `[[` behind.
+fn no_double_brackets(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev = None;
+    for c in s.chars() {
+        if matches!(c, '[' | ']') && prev == Some(c) {
+            out.push(' ');
+        }
+        out.push(c);
+        prev = Some(c);
+    }
+    out
 }
 
 /// The `meta: email` block for `h`: only the headers the mail has.
@@ -436,6 +450,14 @@ mod tests {
             date: 1_700_000_000,
             envelope: e,
         }
+    }
+
+    #[test]
+    fn runs_of_brackets_are_broken_up_whatever_their_length() {
+        assert_eq!(no_double_brackets("[[[x]]]"), "[ [ [x] ] ]");
+        assert_eq!(no_double_brackets("[[A→B v1]]"), "[ [A→B v1] ]");
+        assert_eq!(no_double_brackets("[x] [y]"), "[x] [y]");
+        assert_eq!(no_double_brackets("][]["), "][][");
     }
 
     #[test]
