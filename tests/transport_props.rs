@@ -13,6 +13,15 @@ use crosstalk::transport::mail::{
 };
 use proptest::prelude::*;
 
+/// Text a hostile envelope can carry in a banner name, context or intent.
+fn hostile_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "\\PC{0,30}",
+        "[a-z]{0,6}(\r\n|\n|\r)(Bcc|To|Subject|Content-Type): [a-z@.]{1,12}",
+        "[\u{0}-\u{1f}\u{7f}\u{85}\u{2028}\u{202e}a-z:<>\",;=?]{0,20}",
+    ]
+}
+
 /// A header value as a hostile sender writes it: plain text, or an RFC 2047 encoded word
 /// whose decoded text holds anything (line breaks, `[[END]]`, a banner, controls, bidi
 /// overrides).
@@ -158,6 +167,67 @@ proptest! {
             prop_assert!(!value.contains("[["), "{key}: {value:?}");
             prop_assert!(!value.chars().any(char::is_control), "{key}: {value:?}");
         }
+    }
+
+    /// Whatever a stored envelope's banner names, context and intent hold (line breaks,
+    /// controls, a forged `Bcc:`), its mail has only the headers crosstalk writes, each
+    /// readable, and the subject reads back as the context and intent on one line.
+    #[test]
+    fn hostile_names_and_context_cannot_forge_mail_headers(
+        context in hostile_text(),
+        intent in hostile_text(),
+        from in hostile_text(),
+        to in hostile_text(),
+        body in body(),
+    ) {
+        let text = envelope(1, "c", &body);
+        let o = Outgoing {
+            message: "01K00000000000000000000001",
+            parent: Some("01K00000000000000000000000"),
+            context: Some(&context),
+            intent: Some(&intent),
+            from: &from,
+            to: &to,
+            date: 1_700_000_000,
+            envelope: &text,
+        };
+        let mail = build(&o);
+        let raw = String::from_utf8_lossy(&mail);
+        let head = raw.split("\r\n\r\n").next().unwrap_or_default();
+        for line in head.split("\r\n") {
+            prop_assert!(!line.contains('\r') && !line.contains('\n'), "{line:?}");
+            if line.starts_with([' ', '\t']) {
+                continue;
+            }
+            let name = line.split(':').next().unwrap_or_default().to_ascii_lowercase();
+            prop_assert!(
+                [
+                    "from", "to", "subject", "message-id", "date", "in-reply-to", "references",
+                    "mime-version", "content-type", "content-transfer-encoding",
+                ]
+                .contains(&name.as_str()),
+                "unexpected header {line:?} in\n{head}"
+            );
+        }
+        let mails = read_mails(&mail, MailKind::Eml);
+        prop_assert_eq!(mails.len(), 1);
+        let one_line = |s: &str| {
+            s.chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect::<String>()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let subject = one_line(mails[0].headers.subject.as_deref().unwrap_or_default());
+        let (c, i) = (one_line(&context), one_line(&intent));
+        let c = if c.is_empty() { "(no context)".to_string() } else { c };
+        let i = if i.is_empty() { "(no intent)".to_string() } else { i };
+        let want = one_line(&format!("[AI Crosstalk] {c} - {i}"));
+        prop_assert_eq!(subject.replace("[ [", "[[").replace("] ]", "]]"), want.replace("[ [", "[[").replace("] ]", "]]"));
+        // Mail has CRLF line endings; the envelope's text is otherwise the same.
+        let read = mails[0].text.replace("\r\n", "\n");
+        prop_assert_eq!(read.trim_end(), text.trim_end());
     }
 
     /// Any bytes, read as an `.eml` or as a mailbox, decode without a panic, and the

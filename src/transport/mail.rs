@@ -382,10 +382,16 @@ fn address(name: &str) -> Address<'static> {
 
 /// One mail for one envelope, CRLF line endings.
 pub fn build(o: &Outgoing<'_>) -> Vec<u8> {
+    // A context or intent with nothing printable is as good as none.
+    let part = |v: Option<&str>, none: &str| {
+        Some(header_text(v.unwrap_or_default()))
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| none.to_string())
+    };
     let subject = format!(
         "[AI Crosstalk] {} - {}",
-        header_text(o.context.unwrap_or("(no context)")),
-        header_text(o.intent.unwrap_or("(no intent)"))
+        part(o.context, "(no context)"),
+        part(o.intent, "(no intent)")
     );
     let mut b = MessageBuilder::new()
         .from(address(o.from))
@@ -450,6 +456,19 @@ mod tests {
             date: 1_700_000_000,
             envelope: e,
         }
+    }
+
+    #[test]
+    fn a_context_or_intent_with_nothing_printable_is_named_as_missing() {
+        let e = env();
+        let mut o = outgoing(&e);
+        o.context = Some(" \u{7}\r\n ");
+        o.intent = Some("");
+        let text = String::from_utf8(build(&o)).unwrap();
+        assert!(
+            text.contains("Subject: [AI Crosstalk] (no context) - (no intent)\r\n"),
+            "{text}"
+        );
     }
 
     #[test]
