@@ -31,7 +31,28 @@ impl Sanitizer {
     /// placeholders (tabs, expanded to spaces, are not counted: nothing of them is hidden).
     pub fn push(&mut self, s: &str, out: &mut String) -> usize {
         let mut replaced = 0;
+        // Within a run of tag characters that mirror ASCII: `⟨tags: ` is open.
+        let mut in_tags = false;
         for c in s.chars() {
+            let mirrored = crate::protocol::hidden::tag_ascii(c);
+            if in_tags && mirrored.is_none() {
+                out.push('⟩');
+                in_tags = false;
+                self.col += 1;
+            }
+            if let Some(a) = mirrored {
+                // Tag characters are invisible text (see `protocol::hidden`): a run of them is
+                // shown as what it spells, in one mark.
+                if !in_tags {
+                    out.push_str("⟨tags: ");
+                    in_tags = true;
+                    self.col += 7;
+                }
+                out.push(a);
+                replaced += 1;
+                self.col += 1;
+                continue;
+            }
             match c {
                 '\n' => {
                     out.push('\n');
@@ -60,6 +81,10 @@ impl Sanitizer {
             }
             self.col += 1;
         }
+        if in_tags {
+            out.push('⟩');
+            self.col += 1;
+        }
         replaced
     }
 }
@@ -74,7 +99,8 @@ pub fn sanitize_line(s: &str) -> Cow<'_, str> {
 }
 
 /// Whether `c` must never be written raw to a terminal: C0 controls other than newline, DEL,
-/// C1 controls, bidi controls and invisible format characters. [`sanitize`] shows them as
+/// C1 controls, bidi controls, invisible format characters and tag characters (invisible
+/// text a model reads). [`sanitize`] shows them as
 /// placeholders; the app's editors remove them from what is typed or pasted.
 pub fn is_unsafe(c: char) -> bool {
     needs_escape(c)
@@ -86,7 +112,8 @@ fn needs_escape(c: char) -> bool {
         || (0x7f..=0x9f).contains(&u)
         || matches!(c,
             '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}'
-            | '\u{061C}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{00AD}')
+            | '\u{061C}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{00AD}'
+            | '\u{E0000}'..='\u{E007F}')
 }
 
 #[cfg(test)]
@@ -101,6 +128,48 @@ mod tests {
         assert!(s.contains('␛'));
         assert!(s.contains("⟨U+202E⟩"));
         assert!(s.contains("⟨U+009B⟩"));
+    }
+
+    proptest::proptest! {
+        /// Whatever the text, nothing a terminal acts on or hides comes out, and the safe
+        /// characters come out in order; in pieces it prints as the whole does.
+        #[test]
+        fn nothing_unsafe_passes_and_the_rest_is_kept(
+            text in "[\\x00-\\x{ff}\\u{200b}-\\u{206f}\\u{e0000}-\\u{e0080}a-z中😀]{0,60}",
+            cut in 0usize..60,
+        ) {
+            let out = sanitize(&text);
+            proptest::prop_assert!(!out.chars().any(needs_escape), "{:?}", out);
+            let safe: String = text.chars().filter(|&c| !needs_escape(c)).collect();
+            let mut rest = out.chars();
+            for c in safe.chars() {
+                proptest::prop_assert!(rest.any(|o| o == c), "{:?} lost {:?}", out, c);
+            }
+            let cut = text.char_indices().nth(cut).map_or(text.len(), |(i, _)| i);
+            let mut pieces = Sanitizer::default();
+            let mut joined = String::new();
+            pieces.push(&text[..cut], &mut joined);
+            pieces.push(&text[cut..], &mut joined);
+            if !text.chars().any(crate::protocol::hidden::is_tag) {
+                // (A run of tags cut in two is shown as two marks; all else is the same.)
+                proptest::prop_assert_eq!(joined, out.into_owned());
+            }
+        }
+    }
+
+    #[test]
+    fn tag_characters_show_what_they_spell() {
+        let hidden: String = "Hi!"
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+            .collect();
+        let text = format!("ok{hidden}\u{E0001}.{hidden}");
+        let s = sanitize(&text);
+        assert_eq!(s, "ok⟨tags: Hi!⟩⟨U+E0001⟩.⟨tags: Hi!⟩");
+        assert!(!s.chars().any(needs_escape));
+        let mut out = String::new();
+        assert_eq!(Sanitizer::default().push(&hidden, &mut out), 3);
+        assert_eq!(out, "⟨tags: Hi!⟩");
     }
 
     #[test]

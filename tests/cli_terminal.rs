@@ -18,8 +18,9 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_crosstalk");
 
 /// Sets the clipboard (OSC 52, BEL-terminated), the window title, clears the screen, uses
-/// an 8-bit CSI, reverses the reading direction and hides a character.
-const PAYLOAD: &str = "\u{1b}]52;c;cm0gLXJmIH4vKg==\u{7}\u{1b}]0;pwned\u{1b}\\\u{1b}[2J\u{9b}31m\u{202e}gpj.exe\u{200b}";
+/// an 8-bit CSI, reverses the reading direction, hides a character, and hides the words
+/// "rm -rf" in Unicode tag characters (invisible text a model reads).
+const PAYLOAD: &str = "\u{1b}]52;c;cm0gLXJmIH4vKg==\u{7}\u{1b}]0;pwned\u{1b}\\\u{1b}[2J\u{9b}31m\u{202e}gpj.exe\u{200b}\u{E0072}\u{E006D}\u{E0020}\u{E002D}\u{E0072}\u{E0066}";
 
 fn evil_envelope() -> String {
     format!(
@@ -34,7 +35,7 @@ fn raw_controls(s: &str) -> Vec<char> {
     s.chars()
         .filter(|&c| {
             (c.is_control() && c != '\n' && c != '\r')
-                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}' | '\u{feff}')
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
         })
         .collect()
 }
@@ -119,7 +120,9 @@ fn no_command_lets_envelope_controls_reach_a_terminal() {
         let (_, screen) = on_terminal(command, &env);
         assert_clean(command, &screen);
         assert!(
-            screen.contains('␛') && screen.contains("⟨U+202E⟩"),
+            screen.contains('␛')
+                && screen.contains("⟨U+202E⟩")
+                && screen.contains("⟨tags: rm -rf⟩"),
             "{command}: the controls are shown as placeholders: {screen}"
         );
         let notes: Vec<_> = screen.match_indices("note: ").collect();
@@ -148,6 +151,12 @@ fn no_command_lets_envelope_controls_reach_a_terminal() {
         assert_clean(command, &screen);
         assert!(!screen.contains("note: "), "{command}: {screen}");
     }
+    // The hidden words are named where the envelope is read.
+    let (_, screen) = on_terminal(r#""$CT" parse "$F""#, &env);
+    assert!(
+        screen.contains("hidden-text") && screen.contains("“rm -rf”"),
+        "{screen}"
+    );
     // The exit status is the command's own.
     assert_eq!(on_terminal(r#""$CT" fmt "$F""#, &env).0, 0);
     assert_eq!(on_terminal(r#""$CT" parse /nonexistent"#, &env).0, 2);

@@ -152,6 +152,9 @@ codes! {
     /// `meta: privacy` says `PII: none` or `redacted`, yet the body holds personal data
     /// (an e-mail address, phone number, IBAN or card number).
     PiiUndeclared = "pii-undeclared", Warning;
+    /// The body, a header or a META value holds Unicode tag characters: invisible text a
+    /// model reads (see `protocol::hidden`).
+    HiddenText = "hidden-text", Warning;
     /// The message id is already stored with different content (found on import, or by
     /// `check` against a database): the new text is kept as a conflicting version, never in
     /// the stored message's place.

@@ -19,6 +19,7 @@ pub mod consent;
 pub mod diagnostic;
 pub mod did_key;
 pub mod error_envelope;
+pub mod hidden;
 pub mod id;
 pub mod intent;
 pub mod keys;
