@@ -4,12 +4,14 @@
 # baselines of Python's sqlite3 with the parsing already done:
 #   - lean: the envelopes' fields (ids, addresses, headers, META, body, signature) in one plain
 #     table keyed by message id, with the tree's indexes (thread, parent) and a full-text index,
-#     in one transaction. The leanest honest way to keep and search the same envelopes.
+#     in one transaction. The leanest honest way to keep and search the same envelopes. Run
+#     twice: with SQLite's default pages, and with the 16 KiB pages crosstalk gives a new
+#     database (so that the page size alone never flatters the ratio).
 #   - own rows: the very rows the import wrote (the raw input, threads, messages, the delivery
 #     ledger), one prepared statement per table, one transaction, then one FTS5 rebuild. What
 #     crosstalk's own schema costs to fill, so the gap between the two is the schema's.
 #
-# All three run in one hyperfine run (5 runs each, databases removed before every run). The
+# All of them run in one hyperfine run (5 runs each, databases removed before every run). The
 # Python figures are reported for the whole process (which also reads the prepared rows from
 # JSON lines) and for the insert alone, timed inside the script. Then the peak memory of
 # `crosstalk import` for the 70 MB transcript and one twice as big, which should stay about
@@ -60,11 +62,12 @@ rm -f python-times.txt db*
 q_cli=$(printf %q "$cli")
 q_small=$(printf %q "$small")
 q_helper=$(printf %q "$helper")
-rm -f lean-times.txt
+rm -f lean-times.txt lean-16k-times.txt
 hyperfine --runs 5 --ignore-failure --prepare 'rm -f db*' --export-json hyperfine.json \
     -n crosstalk "$q_cli --db db-crosstalk.sqlite import $q_small >/dev/null" \
     -n python "python3 $q_helper insert rows db-python.sqlite python-times.txt" \
-    -n lean "python3 $q_helper lean rows db-lean.sqlite lean-times.txt"
+    -n lean "python3 $q_helper lean rows db-lean.sqlite lean-times.txt" \
+    -n lean-16k "python3 $q_helper lean rows db-lean.sqlite lean-16k-times.txt 16384"
 
 # `--prepare` ran before every run of every command, so only the lean baseline's last
 # database is left; the rows Python inserted are checked against the reference import by
@@ -86,5 +89,5 @@ for file in "$small" "$large"; do
 done
 
 # (f) The tables.
-python3 "$helper" table hyperfine.json python-times.txt lean-times.txt 100000 "$(wc -c <"$small")"
+python3 "$helper" table hyperfine.json python-times.txt lean-times.txt lean-16k-times.txt 100000 "$(wc -c <"$small")"
 python3 "$helper" rss "${rss[@]}"

@@ -12,14 +12,16 @@ when the parsing is already done.
                               Loading the rows is timed apart from inserting them; with TIMES,
                               "load insert" seconds are appended to that file. Same pragmas
                               as crosstalk.
-  lean DIR DB [TIMES]         The lean baseline: the same envelopes' fields (DIR/rows-lean.jsonl,
+  lean DIR DB [TIMES [PAGE]]  The lean baseline: the same envelopes' fields (DIR/rows-lean.jsonl,
                               written by dump) into one plain table keyed by message id, with
                               the tree's indexes (thread, parent) and a full-text index of
                               body, context, sender and recipient, in one transaction. No
                               input kept, no ledger. With TIMES, "load insert" seconds are
-                              appended to that file.
+                              appended to that file; with PAGE, the database has pages of
+                              that many bytes (as crosstalk's new databases do) instead of
+                              SQLite's default.
   compare DB_A DB_B           Same messages, threads and full-text index in both databases.
-  table HYPERFINE_JSON TIMES LEAN_TIMES ENVELOPES BYTES   The markdown table of the comparison.
+  table HYPERFINE_JSON TIMES LEAN_TIMES LEAN_PAGE_TIMES ENVELOPES BYTES   The markdown table of the comparison.
   rss ENVELOPES:BYTES:KB...   The markdown table of crosstalk's peak memory.
 """
 
@@ -37,8 +39,10 @@ TABLES = (("pastes", "id"), ("paste_pieces", "paste_id, seq"), ("threads", "id")
 LEDGER = ("delivery", "signatures")
 
 
-def connect(path):
+def connect(path, page_size=None):
     conn = sqlite3.connect(path, isolation_level=None)
+    if page_size:
+        conn.execute(f"PRAGMA page_size = {int(page_size)}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
@@ -97,11 +101,11 @@ def dump_lean(conn, out):
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def lean(rows_dir, db, times=None):
+def lean(rows_dir, db, times=None, page_size=None):
     start = time.perf_counter()
     columns, rows = load(f"{rows_dir}/rows-lean.jsonl")
     loaded = time.perf_counter()
-    conn = connect(db)
+    conn = connect(db, page_size)
     conn.executescript(LEAN_SCHEMA)
     conn.execute("BEGIN IMMEDIATE")
     conn.executemany(insert_sql("envelopes", columns), rows)
@@ -176,12 +180,12 @@ def compare(a, b):
     print(f"bench-import: {a} and {b} hold the same {n} messages")
 
 
-def table(hyperfine_json, times, lean_times, envelopes, size):
+def table(hyperfine_json, times, lean_times, lean_page_times, envelopes, size):
     envelopes, size = int(envelopes), int(size)
     results = {r["command"]: r for r in json.load(open(hyperfine_json))["results"]}
     # `crosstalk import` exits 1 when some envelope was rejected, which is a result, not a
     # failure; anything else (usage error, crash) means the wrong thing was timed.
-    allowed = {"crosstalk": {0, 1}, "python": {0}, "lean": {0}}
+    allowed = {"crosstalk": {0, 1}, "python": {0}, "lean": {0}, "lean-16k": {0}}
     bad = [
         f"{name}: exit codes {sorted(set(r.get('exit_codes') or []))}"
         for name, r in results.items()
@@ -196,7 +200,9 @@ def table(hyperfine_json, times, lean_times, envelopes, size):
 
     (load_s, insert_s, ledger_s), n = mean_times(times)
     (lean_load_s, lean_s), _ = mean_times(lean_times)
+    (_, lean_page_s), _ = mean_times(lean_page_times)
     ct, py, lean_r = results["crosstalk"], results["python"], results["lean"]
+    lean_page_r = results["lean-16k"]
     mb = size / 1e6
 
     def ms(r):
@@ -213,6 +219,9 @@ def table(hyperfine_json, times, lean_times, envelopes, size):
     row("`crosstalk import` (parse, thread, store, index)", ms(ct), ct["mean"])
     row("lean baseline, insert + FTS rebuild only", f"{lean_s * 1e3:,.0f} ms", lean_s)
     row("lean baseline, whole process (load rows + insert)", ms(lean_r), lean_r["mean"])
+    row("lean baseline with 16 KiB pages, insert + FTS rebuild only", f"{lean_page_s * 1e3:,.0f} ms",
+        lean_page_s)
+    row("lean baseline with 16 KiB pages, whole process", ms(lean_page_r), lean_page_r["mean"])
     row("own rows, insert + FTS rebuild only", f"{insert_s * 1e3:,.0f} ms", insert_s)
     row("own rows, whole process (load rows + insert)", ms(py), py["mean"])
     bare = insert_s - ledger_s
