@@ -38,10 +38,20 @@ pub struct Hidden {
 }
 
 /// The tag characters `s` holds, or `None` when it holds none. Every tag character is
-/// encoded as four bytes starting `F3 A0`, so a value without that pair is passed over with
-/// one vectorized search.
+/// encoded as four bytes starting `F3 A0`, and `F3` starts only characters from U+C0000 on
+/// (private use, nearly never seen), so a value is passed over with one vectorized search
+/// for that byte. (A substring search for the pair costs its set-up on every value: with
+/// every header, META value and body checked, that was 7 % of `check`.)
 pub fn find(s: &str) -> Option<Hidden> {
-    let start = memchr::memmem::find(s.as_bytes(), b"\xF3\xA0")?;
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    let start = loop {
+        let i = from + memchr::memchr(0xF3, &bytes[from..])?;
+        if bytes.get(i + 1) == Some(&0xA0) {
+            break i;
+        }
+        from = i + 1;
+    };
     let mut found: Option<Hidden> = None;
     for (i, c) in s[start..].char_indices() {
         if !is_tag(c) {
