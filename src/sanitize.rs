@@ -159,10 +159,7 @@ mod tests {
 
     #[test]
     fn tag_characters_show_what_they_spell() {
-        let hidden: String = "Hi!"
-            .chars()
-            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
-            .collect();
+        let hidden = crate::protocol::hidden::tags("Hi!");
         let text = format!("ok{hidden}\u{E0001}.{hidden}");
         let s = sanitize(&text);
         assert_eq!(s, "ok⟨tags: Hi!⟩⟨U+E0001⟩.⟨tags: Hi!⟩");

@@ -91,16 +91,17 @@ pub fn describe(what: &str, h: &Hidden) -> String {
     )
 }
 
+/// `s` (ASCII) written in tag characters, for tests.
+#[cfg(test)]
+pub(crate) fn tags(s: &str) -> String {
+    s.chars()
+        .filter_map(|c| char::from_u32(FIRST + c as u32))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `s` written in tag characters.
-    fn tags(s: &str) -> String {
-        s.chars()
-            .map(|c| char::from_u32(FIRST + c as u32).unwrap())
-            .collect()
-    }
 
     #[test]
     fn finds_and_spells_tag_characters() {

@@ -396,15 +396,9 @@ fn hash_matches(p: &Parsed, input: &str, hash: &str) -> bool {
 mod tests {
     use super::*;
 
-    /// `s` written in Unicode tag characters.
-    fn tags(s: &str) -> String {
-        s.chars()
-            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
-            .collect()
-    }
-
     #[test]
     fn hidden_text_is_reported_where_it_is_with_what_it_says() {
+        use crate::protocol::hidden::tags;
         let text = format!(
             "[[CLAUDE→CHATGPT v1.1]]\nthread: 01K0000000000000000000000A\n\
              message: 01K0000000000000000000000B\ncontext: plan{}\nintent: REQUEST\n\
