@@ -100,8 +100,8 @@ pub fn sanitize_line(s: &str) -> Cow<'_, str> {
 
 /// Whether `c` must never be written raw to a terminal: C0 controls other than newline, DEL,
 /// C1 controls, bidi controls, invisible format characters and tag characters (invisible
-/// text a model reads). [`sanitize`] shows them as
-/// placeholders; the app's editors remove them from what is typed or pasted.
+/// text a model reads). [`sanitize`] shows them as placeholders; the app's editors remove
+/// them from what is typed or pasted.
 pub fn is_unsafe(c: char) -> bool {
     needs_escape(c)
 }

@@ -324,7 +324,7 @@ impl Store {
         schema::refuse_newer(&conn)?;
         // 16 KiB pages for a new database (an existing one keeps its size): rows that hold a
         // whole envelope fit a page more often, and the indexes are shallower. A bulk import
-        // spends most of its time in SQLite's B-trees; with 4 KiB pages it took a sixth
+        // spends most of its time in SQLite's B-trees; with 4 KiB pages it took about a tenth
         // longer (docs/BENCHMARKS.md). The pragma does nothing to a database that has pages.
         conn.pragma_update(None, "page_size", 16384)?;
         // WAL: readers never block the writer, and a killed writer leaves the file whole.
