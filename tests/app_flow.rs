@@ -505,9 +505,10 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     t.app.settings.db_path = Some(db.clone());
     // The file may not grow any more: every write that needs a page fails as on a full disk.
     t.app.store.limit_growth(0).unwrap();
-    // Chat text that does not compress (pastes are kept compressed), enough to need new pages.
+    // Chat text that does not compress (pastes are kept compressed), enough to need new pages
+    // (more than the free room of the pages a new database has, 16 KiB each).
     let mut x = 0x2545_f491_4f6c_dd1du64;
-    let chat: String = (0..400 * 60)
+    let chat: String = (0..1600 * 60)
         .map(|i| {
             x ^= x << 13;
             x ^= x >> 7;
