@@ -278,3 +278,18 @@ fn headers_on_the_banner_line_keep_the_lines_after_them() {
     let p = one("[[A→B v1]] user: x\nsome prose\n");
     assert!(p.collapsed);
 }
+
+#[test]
+fn a_body_line_of_only_invisible_characters_is_text_not_a_blank_line() {
+    // Alone, and last: both were dropped as blank lines, so the canonical text of such a
+    // body read back as a different body.
+    let p = one("[[A→B v1]]\nbody: |\n  \u{200b}\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("\u{200b}"));
+    let p = one("[[A→B v1]]\nbody: |\n  hi\n\n  \u{2060}\u{e0041}\n\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("hi\n\n\u{2060}\u{e0041}"));
+    // Lines of nothing but spaces still separate the body from what follows.
+    let p = one("[[A→B v1]]\nbody: |\n  hi\n   \n\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("hi"));
+    let p = one("[[A→B v1]]\nbody: |\n   \nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some(""));
+}

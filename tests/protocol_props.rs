@@ -134,6 +134,33 @@ proptest! {
     }
 
     #[test]
+    /// Body text is never cleaned: controls, escape sequences, bidi and zero-width
+    /// characters, tag characters, odd spaces and anything else but a line break (a CR
+    /// closing a line is the CRLF line ending) come back exactly as written.
+    fn hostile_bodies_round_trip_exactly(
+        e in envelope(),
+        lines in proptest::collection::vec(
+            prop_oneof![
+                "[\\x00-\\x09\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x{9f}\\u{a0}\\u{ad}\\u{200b}-\\u{200f}\\u{2028}-\\u{202f}\\u{2060}-\\u{2069}\\u{feff}\\u{e0000}-\\u{e007f}a-z \\[\\]:|→]{1,40}",
+                "\\PC{1,40}",
+            ],
+            1..6,
+        ),
+    ) {
+        // Line breaks are the body's own structure; the CR of a CRLF is dropped by design.
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|l| l.replace(['\n', '\r'], " "))
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        prop_assume!(!lines.is_empty());
+        let mut e = e;
+        e.body = Some(nfc(&lines.join("\n")));
+        let got = only(&render(&e));
+        prop_assert_eq!(got.envelope.body, e.body);
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let (text, _) = crosstalk::protocol::decode(&bytes);
         check_invariants(&text);

@@ -313,6 +313,17 @@ pub(crate) fn is_blank(s: &str) -> bool {
     s[ascii..].chars().all(|c| is_indent(c) || is_invisible(c))
 }
 
+/// Whether the line holds nothing but indentation: unlike [`is_blank`], an invisible
+/// character counts as text. A body keeps such a line wherever it is (body text is never
+/// cleaned), while its structure still reads it as blank.
+pub(crate) fn is_space_only(s: &str) -> bool {
+    let (ascii, more) = ascii_indent(s);
+    if !more {
+        return ascii == s.len();
+    }
+    s[ascii..].chars().all(is_indent)
+}
+
 /// Removes a quote/indent prefix; a line holding only the prefix's non-space part (a bare `>`
 /// for a blank quoted line) becomes empty. Lines without the prefix are returned unchanged.
 pub(crate) fn strip_prefix_loose<'a>(line: &'a str, prefix: &str) -> &'a str {

@@ -51,7 +51,12 @@ impl<'a> Block<'a, '_> {
         let indent = explicit.unwrap_or_else(|| lines::indent_of(first.text).0);
         if lines::indent_of(first.text).0 < indent.max(1) {
             if is_structural(first.cleaned()) {
-                self.env.body = Some(String::new());
+                // The body ended before any line of visible text: what the blank-looking
+                // lines hold (invisible characters) is still its text.
+                for l in &leading {
+                    out.push(lines::strip_indent(l, lines::indent_of(l).0));
+                }
+                self.env.body = Some(out.finish());
                 return;
             }
             return self.stripped_body(first, &leading);
@@ -126,8 +131,9 @@ impl<'a> Block<'a, '_> {
     }
 }
 
-/// Body text built line by line; trailing blank lines are dropped at the end (they separate
-/// the body from what follows, they are not part of it).
+/// Body text built line by line; trailing lines of only indentation are dropped at the end
+/// (they separate the body from what follows, they are not part of it). A line holding an
+/// invisible character is text, and kept.
 #[derive(Default)]
 struct BodyText {
     text: String,
@@ -154,7 +160,7 @@ impl BodyText {
         }
         self.text.push_str(line);
         self.lines += 1;
-        if !lines::is_blank(line) {
+        if !lines::is_space_only(line) {
             self.kept = self.text.len();
         }
     }
