@@ -288,10 +288,22 @@ impl App {
             return Ok(());
         };
         let text = self.relay_text(&m)?;
-        if self.deliver_over_http(&m.id, &m.thread, &text, &m.envelope.banner.to) {
+        self.relay_message(&m, &text)?;
+        if let Some(note) = super::text::hidden_note(&text)
+            && self.status.0 != Level::Error
+        {
+            self.status = (Level::Warn, format!("{}; {note}", self.status.1));
+        }
+        Ok(())
+    }
+
+    /// Relays `m` as `text`: over HTTP to a contact that takes it, else to the clipboard,
+    /// and records it.
+    fn relay_message(&mut self, m: &crate::store::StoredMessage, text: &str) -> anyhow::Result<()> {
+        if self.deliver_over_http(&m.id, &m.thread, text, &m.envelope.banner.to) {
             return Ok(());
         }
-        if let Some((level, line)) = self.copy_text(&text, &m.envelope.banner.to) {
+        if let Some((level, line)) = self.copy_text(text, &m.envelope.banner.to) {
             if let Some(relayed) = self.record_relay(&m.id)? {
                 let hop = if text != m.canonical {
                     " with this desk's audit hop"

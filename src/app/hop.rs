@@ -123,8 +123,11 @@ impl App {
         } else {
             " (already relayed before)"
         };
+        let hidden = super::text::hidden_note(&ready.text)
+            .map(|note| format!("; {note}"))
+            .unwrap_or_default();
         Ok(Some(format!(
-            "Ready for {}: paste it there{first}{how}",
+            "Ready for {}: paste it there{first}{how}{hidden}",
             super::text::safe_line(&to)
         )))
     }

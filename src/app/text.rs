@@ -170,6 +170,18 @@ pub fn short_time(time: &str) -> String {
     }
 }
 
+/// What the status line adds when a text being relayed hides words in tag characters (see
+/// [`crate::protocol::hidden`]): passing on what the operator cannot see is worth a word at
+/// the moment it happens, whichever way the relay went.
+pub fn hidden_note(text: &str) -> Option<String> {
+    let h = crate::protocol::hidden::find(text)?;
+    let words: String = h.text.chars().take(40).collect();
+    Some(format!(
+        "it hides {} tag character(s) a model reads: “{words}” (see hidden-text in its fields)",
+        h.count
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +245,15 @@ mod tests {
         assert_eq!(age("2026-11-21T09:00:00Z", now), "3h");
         assert_eq!(age("2026-11-01T12:00:00Z", now), "2w");
         assert_eq!(age("garbage", now), "");
+    }
+
+    #[test]
+    fn a_relayed_text_hiding_tag_characters_gets_a_note() {
+        let hidden = crate::protocol::hidden::tags(&"x".repeat(50));
+        let note = hidden_note(&format!("body{hidden}")).unwrap();
+        assert!(note.starts_with("it hides 50 tag character(s)"), "{note}");
+        assert!(note.contains(&format!("“{}”", "x".repeat(40))), "{note}");
+        assert_eq!(hidden_note("plain text"), None);
     }
 
     #[test]
