@@ -156,17 +156,7 @@ fn exchange(addr: std::net::SocketAddr, bytes: &[u8]) -> Option<http::Raw> {
 #[test]
 fn hostile_requests_get_an_answer_and_leave_the_server_working() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(
-        &dir.path().join("srv.db"),
-        &[
-            "--token",
-            "s3cret",
-            "--max-body",
-            "4000",
-            "--rate-per-minute",
-            "0",
-        ],
-    );
+    let server = Server::start(&dir.path().join("srv.db"), http::GUARDED);
     let ids = IdGenerator::new();
     let (_, good) = envelope(&ids, "hostile neighbours");
     let cases = std::env::var("PROPTEST_CASES")

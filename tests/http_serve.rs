@@ -89,17 +89,7 @@ fn send_round_trip_stores_once_on_both_sides_and_the_ack() {
 fn every_error_status_answers_an_error_envelope() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("srv.db");
-    let server = Server::start(
-        &db,
-        &[
-            "--token",
-            "s3cret",
-            "--max-body",
-            "4000",
-            "--rate-per-minute",
-            "0",
-        ],
-    );
+    let server = Server::start(&db, http::GUARDED);
     let ids = IdGenerator::new();
     let auth = "Authorization: Bearer s3cret";
     let (_, good) = envelope(&ids, "fine");

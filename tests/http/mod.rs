@@ -211,6 +211,17 @@ pub fn post(addr: SocketAddr, content_type: Option<&str>, headers: &[&str], body
     raw(addr, req.as_bytes())
 }
 
+/// A desk that applies every check: a bearer token (`s3cret`), a body limit of 4 000 bytes,
+/// and no rate limit (so that only what a test sends decides the answers).
+pub const GUARDED: &[&str] = &[
+    "--token",
+    "s3cret",
+    "--max-body",
+    "4000",
+    "--rate-per-minute",
+    "0",
+];
+
 /// The content type the binding asks for.
 pub const PLAIN: Option<&str> = Some("text/plain; charset=utf-8");
 
