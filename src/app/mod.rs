@@ -479,7 +479,8 @@ pub fn help_len(keymap: &Keymap) -> usize {
 
 /// Removes characters that must never reach the terminal from text typed or pasted into an
 /// editor box: C0/C1 controls other than newline and tab, DEL, bidi and invisible format
-/// characters, and tag characters (text a model reads that the screen does not show). Returns the text and how many were removed, so the operator is told.
+/// characters, and tag characters (text a model reads that the screen does not show).
+/// Returns the text and how many were removed, so the operator is told.
 pub fn strip_controls(s: &str) -> (String, usize) {
     // Tabs are the one thing `sanitize` expands rather than hides: an editor keeps them.
     let bad = |c: char| c != '\t' && crate::sanitize::is_unsafe(c);
