@@ -175,9 +175,12 @@ pub fn short_time(time: &str) -> String {
 /// the moment it happens, whichever way the relay went.
 pub fn hidden_note(text: &str) -> Option<String> {
     let h = crate::protocol::hidden::find(text)?;
-    let words: String = h.text.chars().take(40).collect();
+    let words = h
+        .spelled(40)
+        .map(|w| format!(": “{w}”"))
+        .unwrap_or_default();
     Some(format!(
-        "it hides {} tag character(s) a model reads: “{words}” (see hidden-text in its fields)",
+        "it hides {} tag character(s) a model reads{words} (see hidden-text in its fields)",
         h.count
     ))
 }
@@ -252,7 +255,12 @@ mod tests {
         let hidden = crate::protocol::hidden::tags(&"x".repeat(50));
         let note = hidden_note(&format!("body{hidden}")).unwrap();
         assert!(note.starts_with("it hides 50 tag character(s)"), "{note}");
-        assert!(note.contains(&format!("“{}”", "x".repeat(40))), "{note}");
+        assert!(note.contains(&format!("“{}…”", "x".repeat(40))), "{note}");
+        let note = hidden_note("\u{E0001}").unwrap();
+        assert_eq!(
+            note,
+            "it hides 1 tag character(s) a model reads (see hidden-text in its fields)"
+        );
         assert_eq!(hidden_note("plain text"), None);
     }
 

@@ -37,6 +37,22 @@ pub struct Hidden {
     pub text: String,
 }
 
+impl Hidden {
+    /// What the tag characters spell, cut to its first `max` characters (with `…` when
+    /// cut); `None` when they spell nothing visible (only language or cancel tags, or
+    /// spaces).
+    pub fn spelled(&self, max: usize) -> Option<String> {
+        if self.text.trim().is_empty() {
+            return None;
+        }
+        let mut words: String = self.text.chars().take(max).collect();
+        if self.text.chars().nth(max).is_some() {
+            words.push('…');
+        }
+        Some(words)
+    }
+}
+
 /// The tag characters `s` holds, or `None` when it holds none. Every tag character is
 /// encoded as four bytes starting `F3 A0`, and `F3` starts only characters from U+C0000 on
 /// (private use, nearly never seen), so a value is passed over with one vectorized search
@@ -73,18 +89,10 @@ pub fn find(s: &str) -> Option<Hidden> {
 /// What a diagnostic says of `h`, found in `what` (`the body`, a header's name): how many,
 /// and the words they spell (the first 80 characters).
 pub fn describe(what: &str, h: &Hidden) -> String {
-    const SHOWN: usize = 80;
-    let words: String = h.text.chars().take(SHOWN).collect();
-    let more = if h.text.chars().count() > SHOWN {
-        "…"
-    } else {
-        ""
-    };
-    let spelled = if words.trim().is_empty() {
-        String::new()
-    } else {
-        format!(" They spell “{words}{more}”.")
-    };
+    let spelled = h
+        .spelled(80)
+        .map(|words| format!(" They spell “{words}”."))
+        .unwrap_or_default();
     format!(
         "{what} hides {} invisible Unicode tag character(s), which a model reads and a screen does not show.{spelled} Remove them before relaying, unless they are meant to be passed on",
         h.count
