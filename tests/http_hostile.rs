@@ -13,7 +13,7 @@ use std::time::Duration;
 use crosstalk::protocol::{IdGenerator, Options, extract};
 use http::{PLAIN, Server, envelope, parse_answer, post};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 #[derive(Debug, Clone)]
 struct Request {
@@ -28,45 +28,69 @@ struct Request {
     short_by: usize,
 }
 
+/// A header value or path as clients write it: mostly `usual`, else one of the `odd`
+/// spellings as often as each other, else anything matching `free`.
+fn written(
+    usual: &'static str,
+    weight: u32,
+    odd: &[&'static str],
+    free: &'static str,
+) -> impl Strategy<Value = String> {
+    prop_oneof![
+        weight => Just(usual.to_string()),
+        odd.len() as u32 => prop::sample::select(odd.to_vec()).prop_map(str::to_string),
+        1 => free,
+    ]
+}
+
 fn request(good: String) -> impl Strategy<Value = Request> {
     let method = prop_oneof![
         12 => Just("POST"),
         1 => prop::sample::select(vec!["GET", "PUT", "DELETE", "OPTIONS", "P0ST"]),
     ];
-    let path = prop_oneof![
-        18 => Just("/crosstalk/receive".to_string()),
-        1 => Just("/crosstalk/receive?x=1&y=%00".to_string()),
-        1 => Just("/crosstalk/receive/".to_string()),
-        1 => Just("//crosstalk//receive".to_string()),
-        1 => Just("/crosstalk/%72eceive".to_string()),
-        1 => Just("/crosstalk/../crosstalk/receive".to_string()),
-        1 => "/[a-z%./]{0,40}",
-    ];
+    let path = written(
+        "/crosstalk/receive",
+        18,
+        &[
+            "/crosstalk/receive?x=1&y=%00",
+            "/crosstalk/receive/",
+            "//crosstalk//receive",
+            "/crosstalk/%72eceive",
+            "/crosstalk/../crosstalk/receive",
+        ],
+        "/[a-z%./]{0,40}",
+    );
     let content_type = prop::option::weighted(
         0.9,
-        prop_oneof![
-            3 => Just("text/plain; charset=utf-8".to_string()),
-            1 => Just("TEXT/PLAIN; CHARSET=UTF-8".to_string()),
-            1 => Just("text/plain;charset=\"utf-8\"".to_string()),
-            1 => Just("text/plain".to_string()),
-            1 => Just("text/plain; charset=latin1".to_string()),
-            1 => Just("application/json".to_string()),
-            1 => Just("text/plain; charset=utf-8; charset=utf-16".to_string()),
-            1 => "[ -~]{0,60}",
-        ],
+        written(
+            "text/plain; charset=utf-8",
+            3,
+            &[
+                "TEXT/PLAIN; CHARSET=UTF-8",
+                "text/plain;charset=\"utf-8\"",
+                "text/plain",
+                "text/plain; charset=latin1",
+                "application/json",
+                "text/plain; charset=utf-8; charset=utf-16",
+            ],
+            "[ -~]{0,60}",
+        ),
     );
     let auth = prop::option::weighted(
         0.85,
-        prop_oneof![
-            4 => Just("Bearer s3cret".to_string()),
-            1 => Just("bearer s3cret".to_string()),
-            1 => Just("Bearer  s3cret".to_string()),
-            1 => Just("Bearer s3cret ".to_string()),
-            1 => Just("Bearer s3creT".to_string()),
-            1 => Just("Basic czNjcmV0".to_string()),
-            1 => Just("Bearer".to_string()),
-            1 => "Bearer [ -~]{0,300}",
-        ],
+        written(
+            "Bearer s3cret",
+            4,
+            &[
+                "bearer s3cret",
+                "Bearer  s3cret",
+                "Bearer s3cret ",
+                "Bearer s3creT",
+                "Basic czNjcmV0",
+                "Bearer",
+            ],
+            "Bearer [ -~]{0,300}",
+        ),
     );
     // Header lines a client should not send: controls, non-ASCII bytes, huge values.
     let extra = prop::collection::vec(
@@ -170,18 +194,10 @@ fn hostile_requests_get_an_answer_and_leave_the_server_working() {
     });
     runner
         .run(&request(good), |req| {
-            let answer = exchange(server.addr, &req.bytes());
-            // hyper may close a connection whose head it cannot parse without a word; a
-            // request it can read always gets a status.
-            let Some(answer) = answer else {
-                prop_assert!(
-                    req.extra
-                        .iter()
-                        .any(|b| !b.is_ascii() || b.is_ascii_control())
-                        || req.method == "P0ST",
-                    "no answer to a readable request: {req:?}"
-                );
-                return Ok(());
+            // Whatever the head holds, the client is answered, never left with a closed
+            // connection.
+            let Some(answer) = exchange(server.addr, &req.bytes()) else {
+                return Err(TestCaseError::fail(format!("no answer to {req:?}")));
             };
             prop_assert!(answer.status < 500, "{req:?}\n{answer:?}");
             if matches!(answer.status, 200 | 400 | 401 | 403 | 409 | 413 | 415) {
