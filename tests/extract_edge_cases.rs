@@ -90,7 +90,7 @@ fn meta_values_continue_over_several_lines() {
     let m = &p.envelope.meta[0];
     assert_eq!(
         m.get("Targets"),
-        Some("[\n\"claude://session/abc\",\n\"chatgpt://thread/xyz\"\n]")
+        Some("[\n\"claude://session/abc\",\n  \"chatgpt://thread/xyz\"\n]")
     );
     assert_eq!(m.get("X-Priority"), Some("high"));
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
@@ -102,6 +102,19 @@ fn meta_values_continue_over_several_lines() {
     assert_eq!(m.get("Targets"), Some("\n- a\n- b"));
     assert_eq!(m.get("Note"), Some("one\ntwo"));
     assert_eq!(m.get("Last"), Some("v"));
+    // Nested YAML keeps its nesting: each line's indentation relative to the first
+    // continuation line stays in the value, and the canonical form writes it back.
+    let nested = "[[A→B v1]]\nmeta: x\nConfig:\n    server:\n      host: a\n    client: b\nScript: |\n  if x:\n      do_y()\n  done()\nbody: |\n  hi\nsig: none\n[[END]]\n";
+    let p = one(nested);
+    let m = &p.envelope.meta[0];
+    assert_eq!(m.get("Config"), Some("\nserver:\n  host: a\nclient: b"));
+    assert_eq!(m.get("Script"), Some("|\nif x:\n    do_y()\ndone()"));
+    let canonical = crosstalk::protocol::render(&p.envelope);
+    assert!(
+        canonical.contains("Config:\n  server:\n    host: a\n  client: b\nScript: |\n  if x:\n      do_y()\n  done()\n"),
+        "{canonical}"
+    );
+    assert_eq!(one(&canonical).envelope.meta, p.envelope.meta);
     // Entries indented alike stay entries.
     let p = one("[[A→B v1]]\nmeta: x\n  A: 1\n  B: 2\nbody: |\n  hi\nsig: none\n[[END]]\n");
     assert_eq!(p.envelope.meta[0].entries.len(), 2);

@@ -125,7 +125,8 @@ fn text_with(env: &Envelope, key: BodyKey) -> String {
 /// `body`) occur only in the older `meta: |` layout, where their indentation keeps them
 /// inside the block; written as plain `Key: value` lines they would read back as headers and
 /// the body, so such a block is written in that layout again. A value over several lines
-/// writes its further lines indented by two spaces, which reads back as continuation lines.
+/// writes its further lines indented by two spaces more than they are within the value, which
+/// reads back as continuation lines with the same nesting.
 fn meta_block(out: &mut String, m: &crate::protocol::MetaBlock) {
     let nested = m.namespace == "legacy"
         && m.entries
@@ -143,7 +144,11 @@ fn meta_block(out: &mut String, m: &crate::protocol::MetaBlock) {
     for (k, v) in &m.entries {
         let mut parts = v.split('\n');
         field(out, k, parts.next().unwrap_or_default());
-        for more in parts.map(str::trim).filter(|l| !l.is_empty()) {
+        // Trailing spaces go, the indentation inside the value stays (nested YAML).
+        for more in parts
+            .map(str::trim_end)
+            .filter(|l| !l.trim_start().is_empty())
+        {
             out.push_str("  ");
             out.push_str(more);
             out.push('\n');

@@ -439,6 +439,7 @@ impl<'a> Block<'a, '_> {
                     self.meta_entry = Some(MetaEntry {
                         indent: lines::indent_of(c).0,
                         continued: false,
+                        base: None,
                         flow: Flow::of(value),
                     });
                     self.structural(&v);
@@ -544,10 +545,20 @@ impl<'a> Block<'a, '_> {
             && (entry.continued || value_empty || lines::split_key(c).is_none())
     }
 
+    /// Adds a continuation line to the open entry's value. The line keeps its indentation
+    /// relative to the entry's first continuation line: nested YAML (`server:` over `host:`,
+    /// a `|` block holding an indented `if`) means something only through it, and the
+    /// canonical form writes it back the same way.
     fn append_meta_value(&mut self, c: &str) {
-        let line = c.trim();
+        let (indent, lead) = lines::indent_of(c);
+        let line = c[lead..].trim_end();
+        let base = match &mut self.meta_entry {
+            Some(entry) => *entry.base.get_or_insert(indent),
+            None => indent,
+        };
         if let Some((_, v)) = self.env.meta.last_mut().and_then(|b| b.entries.last_mut()) {
             v.push('\n');
+            (0..indent.saturating_sub(base)).for_each(|_| v.push(' '));
             v.push_str(line);
         }
         if let Some(entry) = &mut self.meta_entry {
@@ -672,6 +683,8 @@ pub(super) fn is_structural(c: &str) -> bool {
 struct MetaEntry {
     indent: usize,
     continued: bool,
+    /// The indentation of its first continuation line, from which later ones are measured.
+    base: Option<usize>,
     flow: Flow,
 }
 
