@@ -63,7 +63,7 @@ fn mbox(n: usize) -> Vec<u8> {
             from: "ALICE",
             to: "BOB",
             date: 1_700_000_000,
-            envelope: text,
+            envelope: text.as_str().into(),
         })
         .collect();
     let mut out = Vec::new();

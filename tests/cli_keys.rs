@@ -299,3 +299,61 @@ fn verify_with_a_key_blames_the_transport_for_a_damaged_paste() {
     assert_eq!(r.code, 1);
     assert!(r.stdout.contains("transport mangled it"), "{}", r.stdout);
 }
+
+/// A signed v1.0 envelope gets ids on receipt, which its signature does not cover: the
+/// export carries it as signed, so it verifies, and restoring the export into a fresh
+/// database that trusts the key raises no alarm. `fmt` keeps it as written too, and says so.
+#[test]
+fn a_signed_envelope_given_ids_on_receipt_goes_out_as_signed() {
+    use crosstalk::protocol::signature::{SigFormat, sign_envelope};
+    use crosstalk::protocol::{Options, extract, render};
+    let dir = tempfile::tempdir().unwrap();
+    let sk = SigningKey::from_bytes(&[3; 32]);
+    let plain = "[[ALICE→DESK v1]]\nuser: alice\nsession: 2025-10-09T17Z b447a4\n\
+        context: signed-v10\nintent: REQUEST\nbody: |\n  Please keep this signed.\nsig: none\n[[END]]\n";
+    let mut env = extract(plain, &Options::default()).envelopes[0]
+        .envelope
+        .clone();
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, "alice@example.com");
+    let signed = dir.path().join("signed.txt");
+    std::fs::write(&signed, render(&env)).unwrap();
+    let txt = public_key_txt(&sk.verifying_key());
+    let (a, b) = (
+        dir.path().join("a.db").display().to_string(),
+        dir.path().join("b.db").display().to_string(),
+    );
+    for db in [&a, &b] {
+        let r = run(&["--db", db, "keys", "add", "alice@example.com", &txt], "");
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let r = run(&["--db", &a, "import", &signed.display().to_string()], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&["--db", &a, "export", "--all"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.contains("message:"), "{}", r.stdout);
+    let backup = dir.path().join("backup.crosstalk");
+    std::fs::write(&backup, &r.stdout).unwrap();
+    let backup = backup.display().to_string();
+    let r = run(&["--db", &a, "verify", &backup], "");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = run(&["--db", &b, "import", &backup], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("key-changed"), "{}", r.stderr);
+    assert_eq!(list(&b)[0]["state"], "trusted");
+    // `fmt --fill-ids` would break the signature: the text stays as signed, with a note.
+    let r = run(&["fmt", "--fill-ids", &signed.display().to_string()], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.contains("message:"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("note: written as received"),
+        "{}",
+        r.stderr
+    );
+    let key = dir.path().join("k.txt");
+    std::fs::write(&key, &txt).unwrap();
+    let r = run(
+        &["verify", "--key", &key.display().to_string(), "-"],
+        &r.stdout,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}

@@ -101,7 +101,7 @@ proptest! {
                 from: "ALICE",
                 to: "BOB",
                 date: 1_700_000_000 + i as i64,
-                envelope: t,
+                envelope: t.as_str().into(),
             })
             .collect();
         let mails = if outgoing.len() == 1 {
@@ -189,7 +189,7 @@ proptest! {
             from: &from,
             to: &to,
             date: 1_700_000_000,
-            envelope: &text,
+            envelope: text.as_str().into(),
         };
         let mail = build(&o);
         let raw = String::from_utf8_lossy(&mail);

@@ -305,7 +305,7 @@ impl App {
         }
         if let Some((level, line)) = self.copy_text(text, &m.envelope.banner.to) {
             if let Some(relayed) = self.record_relay(&m.id)? {
-                let hop = if text != m.canonical {
+                let hop = if *text != m.carried() {
                     " with this desk's audit hop"
                 } else {
                     ""
@@ -354,7 +354,7 @@ impl App {
         let Some(view) = self.store.thread(&id)? else {
             return Ok(());
         };
-        let text = view.canonical_text();
+        let text = view.carried_text();
         let to = view
             .messages
             .last()

@@ -38,7 +38,7 @@ impl App {
             match id.map(|id| self.store.thread(&id)).transpose()?.flatten() {
                 Some(view) => PipeRequest {
                     command: command.to_string(),
-                    input: view.canonical_text(),
+                    input: view.carried_text(),
                     what: format!("thread {} ({} envelopes)", view.id, view.messages.len()),
                 },
                 None => {
@@ -50,7 +50,7 @@ impl App {
             match self.selected_message() {
                 Some(m) => PipeRequest {
                     command: command.to_string(),
-                    input: m.canonical.clone(),
+                    input: m.carried(),
                     what: format!("envelope {}", m.id),
                 },
                 None => {

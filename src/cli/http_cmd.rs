@@ -198,7 +198,7 @@ pub fn send(
     let token = args.token.or_else(env_token);
     let response = client::post(
         &url,
-        &stored.canonical,
+        &stored.carried(),
         token.as_deref(),
         Duration::from_secs(args.timeout.max(1)),
     )

@@ -156,6 +156,7 @@ pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Fa
     let ex = inp.extract(opts);
     let ids = IdGenerator::new();
     let mut out = Stdout::new();
+    let mut kept = Vec::new();
     for (i, p) in ex.envelopes.iter().enumerate() {
         let mut env = p.envelope.clone();
         if fill_ids {
@@ -165,10 +166,28 @@ pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Fa
             let _ = writeln!(out);
         }
         let key = protocol::render::body_key(p);
-        let _ = out.write_all(protocol::render::render_as(&env, key).as_bytes());
+        let canonical = protocol::render::render_as(&env, key);
+        // A signature or hash over bytes the canonical form would change keeps them.
+        let received = p.received_text(&inp.text);
+        if protocol::carry::differs(&received, &canonical) {
+            kept.push(p.span.start_line);
+        }
+        let text = protocol::carry::carried(&received, &canonical, None);
+        let _ = out.write_all(text.as_bytes());
     }
     out.finish()?;
     report(&inp.name, ex.all_diagnostics());
+    for line in kept {
+        eprintln!(
+            "{}:{line}: note: written as received, not in canonical form: its signature or hash covers the text as written, which the canonical form would change{}",
+            sanitize_line(&inp.name),
+            if fill_ids {
+                " (so no ids were filled in)"
+            } else {
+                ""
+            },
+        );
+    }
     Ok(status(ex.error_count() == 0 && !ex.envelopes.is_empty()))
 }
 

@@ -14,6 +14,7 @@ pub mod address;
 pub mod attachments;
 pub mod audit;
 pub mod awaiting;
+pub mod carry;
 mod collapsed;
 pub mod consent;
 pub mod diagnostic;

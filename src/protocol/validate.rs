@@ -377,6 +377,14 @@ fn hash_matches(p: &Parsed, input: &str, hash: &str) -> bool {
         .trim()
         .trim_start_matches("crc32:")
         .to_ascii_lowercase();
+    hash_candidates(p, input)
+        .iter()
+        .any(|c| crc32_hex(c) == want || crc32_hex(c.strip_suffix('\n').unwrap_or(c)) == want)
+}
+
+/// The texts a `hash:` on `p` (read from `input`) may cover: the canonical text through the
+/// `sig:` line, and the lines as received through it (audit hops left out), in NFC.
+pub(crate) fn hash_candidates(p: &Parsed, input: &str) -> Vec<String> {
     let mut candidates = vec![hashed_portion(&p.envelope)];
     if let (Some(sig), false) = (p.positions.sig, p.collapsed) {
         let received = p.received_text(input);
@@ -388,8 +396,6 @@ fn hash_matches(p: &Parsed, input: &str, hash: &str) -> bool {
         candidates.extend(p.signed_lines(&lines).iter().map(|t| super::render::nfc(t)));
     }
     candidates
-        .iter()
-        .any(|c| crc32_hex(c) == want || crc32_hex(c.strip_suffix('\n').unwrap_or(c)) == want)
 }
 
 #[cfg(test)]

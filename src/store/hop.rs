@@ -173,21 +173,25 @@ impl Store {
         audit_by: Option<&str>,
         now: jiff::Timestamp,
     ) -> Result<String, StoreError> {
-        let Some(by) = audit_by else {
-            return Ok(m.canonical.clone());
+        let by = match audit_by {
+            Some(by) if self.gets_hop(m)? => by,
+            _ => return Ok(m.carried()),
         };
-        let relayed = m.direction == "received" && self.delivery(&m.id)?.is_some_and(|d| !d.to_me);
-        if !relayed {
-            return Ok(m.canonical.clone());
-        }
-        let mut env = m.envelope.clone();
         let relay = crate::protocol::audit::Relay {
             by,
             received_at: &m.received_at,
             now,
         };
-        crate::protocol::audit::append_hop(&mut env, &relay);
-        Ok(crate::protocol::render(&env))
+        Ok(crate::protocol::carry::carried(
+            &m.raw,
+            &m.canonical,
+            Some(&relay),
+        ))
+    }
+
+    /// Whether a copy of `m` gets this desk's audit hop: it was received for someone else.
+    fn gets_hop(&self, m: &super::StoredMessage) -> Result<bool, StoreError> {
+        Ok(m.direction == "received" && self.delivery(&m.id)?.is_some_and(|d| !d.to_me))
     }
 
     /// What `m`'s recipient's window gets: the envelope as [`Store::relay_text`] writes it,
@@ -199,7 +203,7 @@ impl Store {
         carrier: &Carrier<'_>,
     ) -> Result<ForRecipient, StoreError> {
         let envelope = self.relay_text(m, carrier.audit_by, carrier.now)?;
-        let audit = envelope != m.canonical;
+        let audit = carrier.audit_by.is_some() && self.gets_hop(m)?;
         let to = m.envelope.banner.to.clone();
         let fenced = carrier.book.fenced(&to);
         let preamble = (carrier.book.find(&to))

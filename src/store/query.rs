@@ -70,15 +70,21 @@ pub struct ThreadView {
 }
 
 impl ThreadView {
-    /// Every envelope in canonical form, tree order, a blank line between them: what
-    /// `export` writes and what copying a thread carries.
-    pub fn canonical_text(&self) -> String {
-        let parts: Vec<&str> = self
-            .messages
-            .iter()
-            .map(|m| m.canonical.trim_end())
-            .collect();
+    /// Every envelope as it goes on ([`StoredMessage::carried`]), tree order, a blank line
+    /// between them: what `export` writes and what copying a thread carries.
+    pub fn carried_text(&self) -> String {
+        let parts: Vec<String> = self.messages.iter().map(StoredMessage::carried).collect();
+        let parts: Vec<&str> = parts.iter().map(|t| t.trim_end()).collect();
         format!("{}\n", parts.join("\n\n"))
+    }
+}
+
+impl StoredMessage {
+    /// The text this envelope goes on in (a copy, a file, a mail, a POST): its canonical
+    /// form, unless that would change what its signature or hash covers; then the envelope
+    /// as received, which still verifies (see [`crate::protocol::carry`]).
+    pub fn carried(&self) -> String {
+        crate::protocol::carry::carried(&self.raw, &self.canonical, None)
     }
 }
 

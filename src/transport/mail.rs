@@ -327,7 +327,7 @@ pub struct Outgoing<'a> {
     /// Seconds since the epoch for the Date header.
     pub date: i64,
     /// The complete envelope.
-    pub envelope: &'a str,
+    pub envelope: std::borrow::Cow<'a, str>,
 }
 
 impl<'a> Outgoing<'a> {
@@ -346,7 +346,7 @@ impl<'a> Outgoing<'a> {
             from: &m.envelope.banner.from,
             to: &m.envelope.banner.to,
             date,
-            envelope: &m.canonical,
+            envelope: m.carried().into(),
         }
     }
 }
@@ -454,7 +454,7 @@ mod tests {
             from: "ALICE",
             to: "email:bob@example.com",
             date: 1_700_000_000,
-            envelope: e,
+            envelope: e.into(),
         }
     }
 
