@@ -165,3 +165,69 @@ fn a_verified_revoke_withdraws_the_consent_and_what_was_transferred_from_it() {
     }
     assert!(v["unverified_revocations"].as_array().unwrap().is_empty());
 }
+
+/// A signature that verifies is not enough to withdraw a consent: a `did:key` names its own
+/// key, so anyone can make one. Such a REVOKE is listed as not taken, and import says so.
+#[test]
+fn a_revoke_signed_with_a_did_key_nobody_trusts_is_not_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let other = dir.path().join("other.db");
+    let key = dir.path().join("m.pem");
+    let r = run(
+        &other,
+        &["keys", "generate", "mallory", "-o", key.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let did = (r.stdout.lines())
+        .find_map(|l| l.strip_prefix("did:key:"))
+        .map(|rest| rest.trim().to_string())
+        .expect("a did:key line");
+    assert!(did.starts_with("did:key:z"), "{did}");
+    let grant = env(
+        "01K0000000000000000000000A",
+        None,
+        "REQUEST",
+        "meta: privacy\nConsent: explicit_yes_2025-10-09T16:00Z\nConsent-ID: c-1\n",
+    );
+    assert_eq!(run(&db, &["import"], &grant).code, 0);
+    let revoke = env(
+        "01K0000000000000000000000C",
+        Some("01K0000000000000000000000A"),
+        "REVOKE",
+        "meta: revocation\nType: consent\nConsent-ID: c-1\nEffective: 2025-10-10T00:00Z\n",
+    );
+    let signed = run(
+        &other,
+        &[
+            "sign",
+            "--key",
+            key.to_str().unwrap(),
+            "--pkid",
+            &did,
+            "--format",
+            "ed25519",
+        ],
+        &revoke,
+    );
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let r = run(&db, &["verify", "-"], &signed.stdout);
+    assert_eq!(r.code, 0, "the signature itself is valid: {}", r.stdout);
+    let r = run(&db, &["import"], &signed.stdout);
+    assert!(
+        format!("{}{}", r.stdout, r.stderr).contains("unverified-revocation"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    let r = run(&db, &["consent", "--json"], "");
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["consents"][0]["state"], "granted", "{v}");
+    assert_eq!(
+        v["unverified_revocations"].as_array().unwrap().len(),
+        1,
+        "{v}"
+    );
+}

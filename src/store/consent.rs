@@ -71,12 +71,24 @@ impl Store {
 
     /// Whether the REVOKE stored as `seq` carries a signature verified with a trusted key: its
     /// verdict in the trust store (see `keys`), judged on receipt and again when keys change.
+    ///
+    /// A valid signature is not enough: the key must be one the operator trusts now and
+    /// trusted before the revocation arrived. A `did:key` names its own key and a key
+    /// announced in the revocation itself is pinned as it arrives, so anyone could make
+    /// either; a key marked changed is in doubt. (Import says the same of each revocation
+    /// as it arrives: `unverified-revocation`.)
     fn revoke_verified(&self, seq: i64) -> Result<bool, StoreError> {
-        let state: Option<String> = self
+        let trusted: Option<i64> = self
             .conn
-            .prepare_cached("SELECT state FROM signatures WHERE seq = ?1")?
+            .prepare_cached(
+                "SELECT 1 FROM signatures s
+                 JOIN keys k ON k.pkid = s.pkid
+                 JOIN messages m ON m.seq = s.seq
+                 WHERE s.seq = ?1 AND s.state = 'verified' AND k.state = 'trusted'
+                   AND k.first_seen < m.received_at",
+            )?
             .query_row([seq], |r| r.get(0))
             .optional()?;
-        Ok(state.as_deref() == Some("verified"))
+        Ok(trusted.is_some())
     }
 }
