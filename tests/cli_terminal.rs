@@ -348,3 +348,40 @@ fn a_deep_chain_prints_in_output_linear_in_its_length() {
     );
     assert!(md.stdout.contains(&format!("## {} A → B", "↳".repeat(8))));
 }
+
+/// Output meant for people is clean through a pipe too (`| head`, `| less -R`, `tee`): only
+/// the commands that reproduce envelopes keep the exact bytes. Here the payload sits in the
+/// intent, the context and a META block as well as the body, and in an argument a
+/// command quotes back in its error.
+#[test]
+fn human_output_is_clean_through_a_pipe_too() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("t.db");
+    let db = db.to_str().expect("utf-8");
+    let evil = format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nsession: 2025-10-09T16Z abc123\ncontext: c{PAYLOAD}\nintent: X{PAYLOAD}\n\nmeta: privacy\nPII: present\nConsent: explicit_yes{PAYLOAD}\nConsent-ID: c{PAYLOAD}\n\nbody: |\n  zebraword {PAYLOAD} end\nsig: none\n[[END]]\n"
+    );
+    let r = run(&["--db", db, "import", "-"], &evil);
+    assert_clean("import", &format!("{}{}", r.stdout, r.stderr));
+    let thread = json_of(&run(&["--db", db, "threads", "--json"], ""))[0]["id"]
+        .as_str()
+        .expect("thread id")
+        .to_string();
+    for args in [
+        vec!["queue"],
+        vec!["threads"],
+        vec!["show", thread.as_str()],
+        vec!["search", "zebraword"],
+        vec!["consent"],
+        vec!["keys", "list"],
+    ] {
+        let mut all = vec!["--db", db];
+        all.extend(args.iter().copied());
+        let r = run(&all, "");
+        assert_clean(&args.join(" "), &format!("{}{}", r.stdout, r.stderr));
+    }
+    let to = format!("claude://x y{PAYLOAD}");
+    let r = run(&["--db", db, "primer", "--to", &to], "");
+    assert_ne!(r.code, 0);
+    assert_clean("primer's error", &r.stderr);
+}

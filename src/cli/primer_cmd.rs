@@ -54,7 +54,10 @@ pub fn primer(config: &Config, opts: &Options, a: PrimerArgs) -> Result<u8, Fail
         .flat_map(|p| p.diagnostics.iter())
         .find(|d| d.is_error())
     {
-        eprintln!("crosstalk: the first envelope has an error: {d}");
+        eprintln!(
+            "crosstalk: the first envelope has an error: {}",
+            crate::sanitize::sanitize_line(&d.to_string())
+        );
         return Ok(EXIT_INVALID);
     }
     if a.copy {

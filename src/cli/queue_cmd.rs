@@ -38,10 +38,10 @@ pub fn queue(
             let mut line = format!(
                 "  {:>4}  {}  {}→{}  {}  {}",
                 age,
-                r.message,
+                sanitize_line(&r.message),
                 sanitize_line(&r.from),
                 sanitize_line(&r.to),
-                r.intent.as_deref().unwrap_or("-"),
+                sanitize_line(r.intent.as_deref().unwrap_or("-")),
                 sanitize_line(&r.first_line),
             );
             if s.section == Section::Awaiting && !r.awaiting_from.is_empty() {

@@ -153,8 +153,9 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         DisableBracketedPaste
     );
     ratatui::restore();
+    // A note may quote a path or a draft's text, which came partly from an envelope.
     for n in notes {
-        eprintln!("{n}");
+        eprintln!("{}", crate::sanitize::sanitize(&n));
     }
     result
 }
