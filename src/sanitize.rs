@@ -99,8 +99,8 @@ pub fn sanitize_line(s: &str) -> Cow<'_, str> {
 }
 
 /// Whether `c` must never be written raw to a terminal: C0 controls other than newline, DEL,
-/// C1 controls, bidi controls, invisible format characters and tag characters (invisible
-/// text a model reads). [`sanitize`] shows them as placeholders; the app's editors remove
+/// C1 controls, bidi controls, invisible format characters, tag characters and variation
+/// selectors (invisible text a model reads), and characters that draw as nothing. [`sanitize`] shows them as placeholders; the app's editors remove
 /// them from what is typed or pasted.
 pub fn is_unsafe(c: char) -> bool {
     needs_escape(c)
@@ -113,7 +113,15 @@ fn needs_escape(c: char) -> bool {
         || matches!(c,
             '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}'
             | '\u{061C}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{00AD}'
-            | '\u{E0000}'..='\u{E007F}')
+            | '\u{E0000}'..='\u{E007F}'
+            // Variation selectors carry a byte each when they come in runs; U+FE0F, the
+            // emoji look, is left alone (one value: it can spell nothing).
+            | '\u{FE00}'..='\u{FE0E}' | '\u{E0100}'..='\u{E01EF}'
+            // Characters that draw as nothing: Hangul fillers, the Mongolian vowel separator,
+            // the blank braille pattern, the combining grapheme joiner; and the line and
+            // paragraph separators, which some terminals break lines at.
+            | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{180E}' | '\u{2800}'
+            | '\u{034F}' | '\u{2028}' | '\u{2029}')
 }
 
 #[cfg(test)]

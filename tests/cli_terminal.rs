@@ -385,3 +385,33 @@ fn human_output_is_clean_through_a_pipe_too() {
     assert_ne!(r.code, 0);
     assert_clean("primer's error", &r.stderr);
 }
+
+/// Bytes hidden in a run of variation selectors (each selector spells one byte) are named
+/// where the envelope is read, shown as placeholders on a terminal and escaped in JSON; a
+/// single U+FE0F after an emoji stays as it is.
+#[test]
+fn variation_selector_runs_are_named_and_shown() {
+    let hidden: String = "IGNORE PREVIOUS"
+        .bytes()
+        .map(|b| char::from_u32(0xE0100 + u32::from(b) - 16).expect("a selector"))
+        .collect();
+    let text = format!(
+        "[[A→B v1]]\nuser: u\nsession: 2025-10-09T16Z abc123\ncontext: c\nintent: REQUEST\nbody: |\n  Hello \u{2764}\u{FE0F}{hidden} world\nsig: none\n[[END]]\n"
+    );
+    let r = run(&["parse"], &text);
+    let out = format!("{}{}", r.stdout, r.stderr);
+    assert!(out.contains("hidden-text"), "{out}");
+    assert!(out.contains("“IGNORE PREVIOUS”"), "{out}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("vs.txt");
+    std::fs::write(&file, &text).expect("write");
+    let (_, screen) = on_terminal(
+        r#""$CT" parse "$F""#,
+        &[("F", file.to_str().expect("utf-8"))],
+    );
+    assert!(!screen.contains(&hidden), "{screen}");
+    assert!(screen.contains("⟨U+E0139⟩"), "{screen}");
+    assert!(screen.contains("\u{2764}\u{FE0F}"), "{screen}");
+    let json = run(&["parse", "--json"], &text).stdout;
+    assert!(!json.contains('\u{E0139}'), "{json}");
+}

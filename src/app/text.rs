@@ -180,8 +180,9 @@ pub fn hidden_note(text: &str) -> Option<String> {
         .map(|w| format!(": “{w}”"))
         .unwrap_or_default();
     Some(format!(
-        "it hides {} tag character(s) a model reads{words} (see hidden-text in its fields)",
-        h.count
+        "it hides {} {} a model reads{words} (see hidden-text in its fields)",
+        h.count,
+        h.kind()
     ))
 }
 
