@@ -306,3 +306,22 @@ fn a_body_line_of_only_invisible_characters_is_text_not_a_blank_line() {
     let p = one("[[A→B v1]]\nbody: |\n   \nsig: none\n[[END]]\n");
     assert_eq!(p.envelope.body.as_deref(), Some(""));
 }
+
+/// What crosstalk acts on is NFC, as the text a signature covers is: a Kelvin sign in
+/// `REVO\u{212A}E` reads as the `REVOKE` it normalizes to, an NFD `é` in a header or META
+/// value as the composed one; the body stays exactly as written.
+#[test]
+fn values_are_read_in_nfc_and_the_body_as_written() {
+    let p = one(
+        "[[ALICE→BOB v1]]\nuser: Rene\u{301}\nintent: REVO\u{212A}E\n\nmeta: x\nNote: cafe\u{301}\n\nbody: |\n  cafe\u{301} \u{212B}\nsig: none\n[[END]]\n",
+    );
+    assert_eq!(p.intent(), Some(crosstalk::protocol::Intent::Revoke));
+    assert_eq!(p.envelope.user(), Some("Ren\u{e9}"));
+    assert_eq!(p.envelope.meta[0].get("Note"), Some("caf\u{e9}"));
+    assert_eq!(p.envelope.body.as_deref(), Some("cafe\u{301} \u{212B}"));
+    assert!(
+        !codes(&p).contains(&Code::UnknownIntent),
+        "{:?}",
+        p.diagnostics
+    );
+}

@@ -13,6 +13,7 @@ use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
 
 /// Adds the content diagnostics of `p` and sorts all of them by position.
 pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
+    normalize(p);
     let mut d = Vec::new();
     let env = &p.envelope;
     let at = |pos: Pos, code: Code, msg: String| Diagnostic::new(code, pos.line, pos.column, msg);
@@ -367,6 +368,38 @@ pub fn parse_time(value: &str) -> Option<jiff::Timestamp> {
     date.to_zoned(jiff::tz::TimeZone::UTC)
         .ok()
         .map(|z| z.timestamp())
+}
+
+/// Puts the banner's names, the headers and the META blocks in Unicode NFC, as the canonical
+/// form and the signable portion have them. What a signature covers is the NFC text, so
+/// what crosstalk acts on must be too: `REVO\u{212A}E` (with a Kelvin sign) is the NFC
+/// `REVOKE` a signature vouches for, and read as anything else it would let a signed
+/// revocation be dropped, or a signed id be refused, while the signature still verified.
+/// The body stays as written (§1 of docs/PROTOCOL.md): text, not a value to act on.
+fn normalize(p: &mut Parsed) {
+    let fix = |s: &mut String| {
+        if !s.is_ascii() {
+            let n = super::render::nfc(s);
+            if n != *s {
+                *s = n;
+            }
+        }
+    };
+    let env = &mut p.envelope;
+    fix(&mut env.banner.from);
+    fix(&mut env.banner.to);
+    fix(&mut env.banner.version);
+    for h in &mut env.headers {
+        fix(&mut h.key);
+        fix(&mut h.value);
+    }
+    for m in &mut env.meta {
+        fix(&mut m.namespace);
+        for (k, v) in &mut m.entries {
+            fix(k);
+            fix(v);
+        }
+    }
 }
 
 /// Whether `hash` (CRC32 hex, optionally `crc32:`-prefixed) matches the text from `[[` through
