@@ -223,3 +223,43 @@ fn verify_names_the_key_id_and_which_text_matched() {
         r.stdout
     );
 }
+
+/// A signed envelope with a META block, as Alice would send it.
+fn signed_with_meta() -> String {
+    let text = "[[ALICE→BOB v1.1]]\nuser: alice\nsession: 2025-10-09T17Z b447a4\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3D3M6A4M3WQX8G1ZQ0S7S\ncontext: payments\nintent: REQUEST\n\nmeta: routing\nX-Priority: high\n\nbody: |\n  Do NOT wire the money.\nsig: none\n[[END]]\n";
+    let mut env = extract(text, &Options::default())
+        .envelopes
+        .remove(0)
+        .envelope;
+    let sk = parse_private_key(PRIVATE).expect("key");
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, "alice@example.com");
+    crosstalk::protocol::render(&env)
+}
+
+/// The body's first line moved onto the `body:` line, or `>` written for `|`, reads as the
+/// same body, so the canonical text still matches: only the layout changed.
+#[test]
+fn a_body_respelled_on_its_key_line_or_folded_still_verifies() {
+    let signed = signed_with_meta().replacen(
+        "  Do NOT wire the money.\n",
+        "  Do NOT wire the money.\n  Not today, not ever.\n",
+        1,
+    );
+    let mut env = extract(&signed, &Options::default())
+        .envelopes
+        .remove(0)
+        .envelope;
+    let sk = parse_private_key(PRIVATE).expect("key");
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, "alice@example.com");
+    let signed = crosstalk::protocol::render(&env);
+    assert_eq!(verify_text(&signed, &key()), Ok(Matched::AsReceived));
+    for spelled in [
+        "body: | Do NOT wire the money.\n",
+        "body: Do NOT wire the money.\n",
+        "body: >\n  Do NOT wire the money.\n",
+    ] {
+        let text = signed.replacen("body: |\n  Do NOT wire the money.\n", spelled, 1);
+        assert_ne!(text, signed);
+        assert_eq!(verify_text(&text, &key()), Ok(Matched::Canonical), "{text}");
+    }
+}
