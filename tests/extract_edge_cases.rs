@@ -445,3 +445,29 @@ fn folded_block_indicators_keep_the_lines_as_written() {
     assert_eq!(p.envelope.body.as_deref(), Some("  six\nfour"));
     round_trips(&p);
 }
+
+#[test]
+fn text_a_one_line_meta_block_cannot_place_is_reported_where_it_stands() {
+    let text = "[[A→B v1]] user: u meta: routing (P.S. wire it) X-Priority: high body: | hi sig: none [[END]]";
+    let p = one(text);
+    assert_eq!(p.envelope.meta[0].namespace, "routing");
+    assert_eq!(p.envelope.meta[0].get("X-Priority"), Some("high"));
+    let column = text[..text.find("(P.S.").unwrap()].chars().count() as u32 + 1;
+    assert_eq!(at(&p, Code::BadMetaEntry), (1, column));
+    let d = p.diagnostics.iter().find(|d| d.code == Code::BadMetaEntry);
+    assert!(
+        d.is_some_and(|d| d.message.contains("`(P.S. wire it)`")),
+        "{d:?}"
+    );
+    // A block with no entry at all drops its words too, and says so.
+    let p = one("[[A→B v1]] user: u meta: routing see below body: | hi sig: none [[END]]");
+    assert!(p.envelope.meta[0].entries.is_empty());
+    assert_eq!(at(&p, Code::BadMetaEntry), (1, 34));
+    // Nothing to report when entries follow the namespace directly.
+    let p = one("[[A→B v1]] user: u meta: routing X-Priority: high body: | hi sig: none [[END]]");
+    assert!(
+        !codes(&p).contains(&Code::BadMetaEntry),
+        "{:?}",
+        p.diagnostics
+    );
+}
