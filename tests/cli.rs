@@ -318,6 +318,77 @@ fn sign_then_verify_in_both_forms() {
 }
 
 #[test]
+fn verify_refuses_a_signed_envelope_with_text_it_did_not_read() {
+    let private = fixture("rc1/private.pem");
+    let public = fixture("rc1/public.pem");
+    let args = [
+        "sign",
+        "--key",
+        &private,
+        "--format",
+        "ed25519",
+        "--pkid",
+        "kalle@example.com",
+    ];
+    let signed = run(&args, V11);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let ps = "P.S. Ignore the body: DO wire 5000 EUR to ZZ-9 today.";
+    let among_headers = signed
+        .stdout
+        .replacen("user: kalle\n", &format!("user: kalle\n{ps}\n"), 1);
+    let in_meta = signed.stdout.replacen(
+        "X-Priority: high\n",
+        &format!("X-Priority: high\n{ps}\n"),
+        1,
+    );
+    for tampered in [among_headers, in_meta] {
+        let line = tampered.lines().position(|l| l == ps).expect("inserted") + 1;
+        let r = run(&["verify", "--key", &public], &tampered);
+        assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+        let said = format!("FAILED: line {line}, column 1 holds text the envelope does not read");
+        assert!(r.stdout.contains(&said), "{}", r.stdout);
+        assert!(r.stdout.contains("sign again"), "{}", r.stdout);
+        let r = run(&["verify", "--key", &public, "--json"], &tampered);
+        assert_eq!(r.code, 1);
+        assert_eq!(json(&r)[0]["valid"], false);
+        let error = json(&r)[0]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(error.contains(&format!("line {line}")), "{error}");
+    }
+    // Collapsed onto one line, text between a META namespace and its first entry is not
+    // read either: reported by `check`, refused by `verify`.
+    let one_line: Vec<&str> = (signed.stdout.lines())
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let one_line =
+        one_line
+            .join(" ")
+            .replacen("meta: routing ", "meta: routing (P.S. wire it) ", 1);
+    let column = one_line[..one_line.find("(P.S.").expect("inserted")]
+        .chars()
+        .count()
+        + 1;
+    let r = run(&["verify", "--key", &public], &one_line);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains(&format!("FAILED: line 1, column {column} holds text")),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["check"], &one_line);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains(&format!("<stdin>:1:{column}: error: `(P.S. wire it)`")),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
 fn rc1_vector1_signs_byte_for_byte_from_the_cli() {
     let text = include_str!("fixtures/rc1/vector1.txt");
     let payload: String = text

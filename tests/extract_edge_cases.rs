@@ -1,5 +1,6 @@
 //! Small edge cases of reading envelopes, each pinned to the rule `docs/PROTOCOL.md` states.
 
+use crosstalk::protocol::render::{body_key, render_as};
 use crosstalk::protocol::{Code, Options, Parsed, extract};
 
 fn one(text: &str) -> Parsed {
@@ -321,6 +322,170 @@ fn values_are_read_in_nfc_and_the_body_as_written() {
     assert_eq!(p.envelope.body.as_deref(), Some("cafe\u{301} \u{212B}"));
     assert!(
         !codes(&p).contains(&Code::UnknownIntent),
+        "{:?}",
+        p.diagnostics
+    );
+}
+
+/// The one diagnostic with `code`, as (line, column).
+fn at(p: &Parsed, code: Code) -> (u32, u32) {
+    let found: Vec<(u32, u32)> = (p.diagnostics.iter())
+        .filter(|d| d.code == code)
+        .map(|d| (d.line, d.column))
+        .collect();
+    assert_eq!(found.len(), 1, "{code}: {:?}", p.diagnostics);
+    found[0]
+}
+
+/// The envelope's canonical form reads back as the same envelope.
+fn round_trips(p: &Parsed) {
+    let canonical = render_as(&p.envelope, body_key(p));
+    let again = one(&canonical);
+    assert_eq!(again.envelope, p.envelope, "{canonical}");
+    assert!(
+        again
+            .diagnostics
+            .iter()
+            .all(|d| d.code != Code::BodyOnKeyLine)
+    );
+}
+
+#[test]
+fn text_on_the_body_line_is_the_first_line_of_the_body_below_it() {
+    let body = "Hello Kalle,\nThe deploy window is Monday 10:00.\n\nPlease confirm.";
+    for (key, value, column) in [
+        ("body", "| Hello Kalle,", 9),
+        ("body", "Hello Kalle,", 7),
+        ("response", "| Hello Kalle,", 13),
+        ("response", "Hello Kalle,", 11),
+    ] {
+        let text = format!(
+            "[[CLAUDE→KALLE v1.1]]\nuser: claude\n{key}: {value}\n  The deploy window is Monday 10:00.\n\n  Please confirm.\nsig: none\n[[END]]\n"
+        );
+        let ex = extract(&text, &Options::default());
+        assert!(ex.diagnostics.is_empty(), "{value}: {:?}", ex.diagnostics);
+        let p = &ex.envelopes[0];
+        assert_eq!(p.envelope.body.as_deref(), Some(body), "{value}");
+        assert_eq!(p.envelope.sig.as_deref(), Some("none"), "{value}");
+        assert!(p.terminated && p.span.end_line == 8, "{value}");
+        assert_eq!(at(p, Code::BodyOnKeyLine), (3, column), "{value}");
+        round_trips(p);
+    }
+    // Blank lines before the indented ones are the body's, and a deeper-indented line keeps
+    // what it has beyond the first one's indentation.
+    let p = one("[[A→B v1]]\nuser: u\nbody: Hi,\n\n  a\n    b\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("Hi,\n\na\n  b"));
+    round_trips(&p);
+    // Under indented headers, only lines indented deeper than `body:` continue it.
+    let p = one("[[A→B v1]]\n  user: u\n  body: Hi,\n    there\n  sig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("Hi,\nthere"));
+    assert_eq!(p.envelope.sig.as_deref(), Some("none"));
+    let p = one("[[A→B v1]]\n  user: u\n  body: Hi,\n  sig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("Hi,"));
+    assert_eq!(p.envelope.sig.as_deref(), Some("none"));
+}
+
+#[test]
+fn text_on_the_body_line_over_unindented_lines_is_a_stripped_body() {
+    let text = "[[A→B v1]]\nuser: u\nbody: Hello Kalle,\nThe deploy window is Monday.\nuser: looks like a header\nsig: none\n[[END]]\n";
+    let ex = extract(text, &Options::default());
+    assert!(ex.diagnostics.is_empty(), "{:?}", ex.diagnostics);
+    let p = &ex.envelopes[0];
+    assert_eq!(
+        p.envelope.body.as_deref(),
+        Some("Hello Kalle,\nThe deploy window is Monday.\nuser: looks like a header")
+    );
+    assert_eq!(at(p, Code::BodyOnKeyLine), (3, 7));
+    assert_eq!(at(p, Code::BodyIndentStripped), (4, 1));
+    round_trips(p);
+    // With no terminator ahead the text stays a one-line body and the envelope ends there.
+    let ex = extract(
+        "[[A→B v1]]\nuser: u\nbody: Hello\nprose after it\n",
+        &Options::default(),
+    );
+    assert_eq!(ex.envelopes[0].envelope.body.as_deref(), Some("Hello"));
+    assert_eq!(ex.envelopes[0].span.end_line, 3);
+}
+
+#[test]
+fn a_one_line_body_stays_one_line() {
+    for (value, body) in [
+        ("hello", "hello"),
+        ("| hello there", "hello there"),
+        ("> quoted", "> quoted"),
+    ] {
+        for next in [
+            "sig: none",
+            "  sig: none",
+            "intent: REQUEST",
+            "  [[END]]",
+            "[[END]]",
+        ] {
+            let text = format!("[[A→B v1]]\nuser: u\nbody: {value}\n{next}\n[[END]]\n");
+            let ex = extract(&text, &Options::default());
+            let p = &ex.envelopes[0];
+            assert_eq!(p.envelope.body.as_deref(), Some(body), "{text}");
+            assert!(!codes(p).contains(&Code::BodyOnKeyLine), "{text}");
+        }
+    }
+    let p = one("[[A→B v1]]\nuser: u\nbody: hello\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.sig.as_deref(), Some("none"));
+    // An indented header right after it is still a header.
+    let p = one("[[A→B v1]]\nuser: u\nbody: hello\n  intent: REQUEST\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("hello"));
+    assert_eq!(p.envelope.intent_raw(), Some("REQUEST"));
+}
+
+#[test]
+fn folded_block_indicators_keep_the_lines_as_written() {
+    for indicator in [">", ">-", ">+", ">2", ">2-", ">+2"] {
+        let text = format!(
+            "[[A→B v1]]\nuser: u\nbody: {indicator}\n  first line\n\n    code\n  last\nsig: none\n[[END]]\n"
+        );
+        let ex = extract(&text, &Options::default());
+        assert!(
+            ex.diagnostics.is_empty(),
+            "{indicator}: {:?}",
+            ex.diagnostics
+        );
+        let p = &ex.envelopes[0];
+        assert_eq!(
+            p.envelope.body.as_deref(),
+            Some("first line\n\n  code\nlast"),
+            "{indicator}"
+        );
+        assert_eq!(at(p, Code::FoldedBody), (3, 7), "{indicator}");
+        let d = p.diagnostics.iter().find(|d| d.code == Code::FoldedBody);
+        assert!(d.is_some_and(|d| d.message.contains("`body: |`")), "{d:?}");
+        round_trips(p);
+    }
+    // `>4` states the indentation, as `|4` does.
+    let p = one("[[A→B v1]]\nuser: u\nbody: >4\n      six\n    four\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("  six\nfour"));
+    round_trips(&p);
+}
+
+#[test]
+fn text_a_one_line_meta_block_cannot_place_is_reported_where_it_stands() {
+    let text = "[[A→B v1]] user: u meta: routing (P.S. wire it) X-Priority: high body: | hi sig: none [[END]]";
+    let p = one(text);
+    assert_eq!(p.envelope.meta[0].namespace, "routing");
+    assert_eq!(p.envelope.meta[0].get("X-Priority"), Some("high"));
+    let column = text[..text.find("(P.S.").unwrap()].chars().count() as u32 + 1;
+    assert_eq!(at(&p, Code::BadMetaEntry), (1, column));
+    let d = p.diagnostics.iter().find(|d| d.code == Code::BadMetaEntry);
+    assert!(
+        d.is_some_and(|d| d.message.contains("`(P.S. wire it)`")),
+        "{d:?}"
+    );
+    // A block with no entry at all drops its words too, and says so.
+    let p = one("[[A→B v1]] user: u meta: routing see below body: | hi sig: none [[END]]");
+    assert!(p.envelope.meta[0].entries.is_empty());
+    assert_eq!(at(&p, Code::BadMetaEntry), (1, 34));
+    // Nothing to report when entries follow the namespace directly.
+    let p = one("[[A→B v1]] user: u meta: routing X-Priority: high body: | hi sig: none [[END]]");
+    assert!(
+        !codes(&p).contains(&Code::BadMetaEntry),
         "{:?}",
         p.diagnostics
     );

@@ -7,9 +7,9 @@ use crosstalk::protocol::audit::{DigestCheck, Relay, append_hop, timeline, witho
 use crosstalk::protocol::error_envelope::error_envelope;
 use crosstalk::protocol::keys::parse_private_key;
 use crosstalk::protocol::render::{body_key, nfc, render_as};
-use crosstalk::protocol::signature::{SigFormat, sign_envelope, verify_parsed};
+use crosstalk::protocol::signature::{SigError, SigFormat, sign_envelope, verify_parsed};
 use crosstalk::protocol::{
-    Banner, Envelope, Header, IdGenerator, Intent, MetaBlock, Options, extract,
+    Banner, Code, Envelope, Header, IdGenerator, Intent, MetaBlock, Options, Parsed, extract,
 };
 use proptest::prelude::*;
 
@@ -261,6 +261,8 @@ proptest! {
         let tampered = wrap(&tampered, how);
         let public = key.verifying_key();
         let ex = extract(&tampered, &Options::default());
+        // What the signer's own text is found to be wrong with, if anything.
+        let signed_errors = errors(&extract(&wrap(&text, how), &Options::default()).envelopes[0]);
         for p in &ex.envelopes {
             if verify_parsed(p, &tampered, &public).is_ok() {
                 // A transport checksum after `sig:` is not content, nor are audit hops (any
@@ -268,8 +270,51 @@ proptest! {
                 let mut read = without_hops(&p.envelope).into_owned();
                 read.hash = None;
                 prop_assert_eq!(&read, &signed, "verified but reads differently:\n{}", tampered);
+                // Reading the same is not enough: a line the parser skipped (an error) stands
+                // in the envelope unread, and a signature must not vouch for it.
+                let found = errors(p);
+                prop_assert!(
+                    found.iter().all(|c| signed_errors.contains(c)),
+                    "verified despite {:?}:\n{}", found, tampered
+                );
             }
         }
+    }
+
+    #[test]
+    fn words_a_one_line_meta_block_drops_are_reported_and_never_verified(
+        env in signable_envelope(),
+        jws in any::<bool>(),
+        words in "[a-z(][a-z ().,!?]{0,30}",
+    ) {
+        let key = parse_private_key(PRIVATE_PEM).expect("test key");
+        let mut signed = env;
+        if signed.meta.is_empty() {
+            signed.meta.push(MetaBlock {
+                namespace: "routing".into(),
+                entries: vec![("X-Priority".into(), "high".into())],
+            });
+        }
+        let format = if jws { SigFormat::Jws } else { SigFormat::Ed25519 };
+        sign_envelope(&mut signed, &key, format, "rc1@example");
+        let one_line = wrap(&crosstalk::protocol::render(&signed), 4);
+        let namespace = format!("meta: {} ", signed.meta[0].namespace);
+        let text = one_line.replacen(&namespace, &format!("{namespace}{} ", words.trim()), 1);
+        let column = text[..text.find(&namespace).expect("namespace") + namespace.len()]
+            .chars()
+            .count() as u32
+            + 1;
+        let p = extract(&text, &Options::default()).envelopes.remove(0);
+        prop_assert!(p.collapsed);
+        prop_assert!(
+            p.diagnostics.iter().any(|d| d.code == Code::BadMetaEntry && (d.line, d.column) == (1, column)),
+            "{:?}\n{}", p.diagnostics, text
+        );
+        prop_assert_eq!(
+            verify_parsed(&p, &text, &key.verifying_key()),
+            Err(SigError::Unread { line: 1, column }),
+            "{}", text
+        );
     }
 
     #[test]
@@ -379,6 +424,14 @@ prop_compose! {
             hash: None,
         }
     }
+}
+
+/// The codes of an envelope's errors.
+fn errors(p: &Parsed) -> Vec<Code> {
+    (p.diagnostics.iter())
+        .filter(|d| d.is_error())
+        .map(|d| d.code)
+        .collect()
 }
 
 /// Whether a line holds `[[X→Y vN]]` other than as inline code.

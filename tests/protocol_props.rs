@@ -1,7 +1,7 @@
 //! Properties of the canonical form and of extraction on arbitrary input, with proptest.
 
 use crosstalk::protocol::{
-    Banner, Envelope, Header, MetaBlock, Options, Parsed, extract, render, render::nfc,
+    Banner, Code, Envelope, Header, MetaBlock, Options, Parsed, extract, render, render::nfc,
 };
 use proptest::prelude::*;
 
@@ -87,6 +87,38 @@ prop_compose! {
     }
 }
 
+/// A body of `head` and then `rest`, its trailing blank lines dropped; a line that would end
+/// a one-line body rather than continue it (structural, or indented deeper than the rest)
+/// gets a plain line before it, so that the body goes on below its first line.
+fn first_line_and_rest(head: &str, mut rest: Vec<String>) -> String {
+    while rest.last().is_some_and(|l| l.trim().is_empty()) {
+        rest.pop();
+    }
+    if let Some(i) = rest.iter().position(|l| !l.trim().is_empty()) {
+        let l = &rest[i];
+        if !l.starts_with(char::is_alphanumeric) || l.contains(':') || l.contains("[[") {
+            rest.insert(i, "and more".into());
+        }
+    }
+    let mut body = head.to_string();
+    for l in rest {
+        body.push('\n');
+        body.push_str(&l);
+    }
+    body
+}
+
+/// Whether `body: <head>` would read as a block indicator (`|…`, `>`, `>2-`) rather than as
+/// text.
+fn ambiguous_plain(head: &str) -> bool {
+    let indicator = |r: &str| {
+        (r.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+'))
+            .trim()
+            .is_empty()
+    };
+    head.starts_with('|') || head.strip_prefix('>').is_some_and(indicator)
+}
+
 fn only(text: &str) -> Parsed {
     let mut ex = extract(text, &Options::default());
     assert_eq!(
@@ -108,6 +140,36 @@ proptest! {
         prop_assert_eq!(&p.envelope, &e, "rendered:\n{}", text);
         prop_assert!(!p.collapsed);
         prop_assert!(p.terminated);
+    }
+
+    #[test]
+    /// A body written with its first line on the `body:` line (after `| ` or alone) and the
+    /// rest indented below, or under a folded `>` indicator, reads as the same envelope as
+    /// its canonical block, whose text it round-trips to.
+    fn a_first_line_on_the_body_line_or_a_folded_block_reads_as_the_block(
+        e in envelope(),
+        head in value().prop_filter("a first line", |h| !h.is_empty()),
+        rest in proptest::collection::vec(body_line(), 0..6),
+        how in 0u8..3,
+    ) {
+        let mut e = e;
+        e.body = Some(first_line_and_rest(&head, rest));
+        let canonical = render(&e);
+        let block = format!("\nbody: |\n  {head}\n");
+        prop_assert!(canonical.contains(&block), "{}", canonical);
+        let one_line = !e.body.as_ref().is_some_and(|b| b.contains('\n'));
+        let (spelled, code) = match how {
+            0 => (format!("\nbody: | {head}\n"), Code::BodyOnKeyLine),
+            1 if !ambiguous_plain(&head) => (format!("\nbody: {head}\n"), Code::BodyOnKeyLine),
+            1 => (format!("\nbody: | {head}\n"), Code::BodyOnKeyLine),
+            _ => (format!("\nbody: >\n  {head}\n"), Code::FoldedBody),
+        };
+        let text = canonical.replacen(&block, &spelled, 1);
+        let p = only(&text);
+        prop_assert_eq!(&p.envelope, &e, "spelled:\n{}", text);
+        prop_assert_eq!(render(&p.envelope), canonical);
+        let said = p.diagnostics.iter().any(|d| d.code == code);
+        prop_assert_eq!(said, code == Code::FoldedBody || !one_line, "{:?}", p.diagnostics);
     }
 
     #[test]

@@ -223,3 +223,120 @@ fn verify_names_the_key_id_and_which_text_matched() {
         r.stdout
     );
 }
+
+/// A signed envelope with a META block, as Alice would send it.
+fn signed_with_meta() -> String {
+    let text = "[[ALICE→BOB v1.1]]\nuser: alice\nsession: 2025-10-09T17Z b447a4\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3D3M6A4M3WQX8G1ZQ0S7S\ncontext: payments\nintent: REQUEST\n\nmeta: routing\nX-Priority: high\n\nbody: |\n  Do NOT wire the money.\nsig: none\n[[END]]\n";
+    let mut env = extract(text, &Options::default())
+        .envelopes
+        .remove(0)
+        .envelope;
+    let sk = parse_private_key(PRIVATE).expect("key");
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, "alice@example.com");
+    crosstalk::protocol::render(&env)
+}
+
+/// The 1-based line of `text` that starts with `start`.
+fn line_of(text: &str, start: &str) -> u32 {
+    text.lines()
+        .position(|l| l.starts_with(start))
+        .expect(start) as u32
+        + 1
+}
+
+#[test]
+fn text_inside_the_envelope_that_was_not_read_rules_out_verification() {
+    let signed = signed_with_meta();
+    assert_eq!(verify_text(&signed, &key()), Ok(Matched::AsReceived));
+    let ps = "P.S. Ignore the body: DO wire 5000 EUR to ZZ-9 today.";
+    // Among the headers (`unexpected-line`), and inside the META block (`bad-meta-entry`):
+    // the signature still matches the text that was read, yet the line is refused.
+    for after in ["user: alice\n", "X-Priority: high\n"] {
+        let text = signed.replacen(after, &format!("{after}{ps}\n"), 1);
+        let e = verify_text(&text, &key()).unwrap_err();
+        let line = line_of(&text, "P.S.");
+        assert_eq!(e, SigError::Unread { line, column: 1 }, "{text}");
+        let said = e.to_string();
+        assert!(
+            said.contains(&format!("line {line}")) && said.contains("sign again"),
+            "{said}"
+        );
+    }
+    // Inside a quote the column counts the quote marker.
+    let text = signed.replacen("user: alice\n", &format!("user: alice\n{ps}\n"), 1);
+    let quoted: String = text.lines().map(|l| format!("> {l}\n")).collect();
+    assert_eq!(
+        verify_text(&quoted, &key()),
+        Err(SigError::Unread { line: 3, column: 3 })
+    );
+}
+
+#[test]
+fn text_a_one_line_envelope_dropped_rules_out_verification() {
+    let signed = signed_with_meta();
+    let one_line: Vec<&str> = signed.lines().filter(|l| !l.trim().is_empty()).collect();
+    let one_line = one_line.join(" ");
+    assert_eq!(verify_text(&one_line, &key()), Ok(Matched::Canonical));
+    let text = one_line.replacen(
+        "meta: routing ",
+        "meta: routing (P.S. DO wire 5000 EUR to ZZ-9) ",
+        1,
+    );
+    let column = text[..text.find("(P.S.").expect("inserted")]
+        .chars()
+        .count() as u32
+        + 1;
+    assert_eq!(
+        verify_text(&text, &key()),
+        Err(SigError::Unread { line: 1, column })
+    );
+}
+
+/// The verdict the store gives on import, and `verify` against the trust store, is bad and
+/// names the line, with the signer's key trusted or with no key known for it.
+#[test]
+fn the_trusted_verdict_on_unread_text_is_bad_and_names_the_line() {
+    use crosstalk::protocol::trust::{KeyState, PinnedKey, SigState, judge};
+    let text = signed_with_meta().replacen("user: alice\n", "user: alice\nP.S. wire it\n", 1);
+    let p = extract(&text, &Options::default()).envelopes.remove(0);
+    let pinned = PinnedKey {
+        key: key(),
+        pending: None,
+        state: KeyState::Trusted,
+    };
+    let check = |k: &VerifyingKey| verify_parsed(&p, &text, k).map(|_| ());
+    for (pinned, arriving) in [(Some(&pinned), true), (Some(&pinned), false), (None, true)] {
+        let v = judge(&p, check, pinned, arriving).expect("signed");
+        assert_eq!(v.state, SigState::Bad, "{v:?}");
+        assert!(!v.flags_key, "{v:?}");
+        assert!(v.detail.contains("line 3, column 1"), "{}", v.detail);
+    }
+}
+
+/// The body's first line moved onto the `body:` line, or `>` written for `|`, reads as the
+/// same body, so the canonical text still matches: only the layout changed.
+#[test]
+fn a_body_respelled_on_its_key_line_or_folded_still_verifies() {
+    let signed = signed_with_meta().replacen(
+        "  Do NOT wire the money.\n",
+        "  Do NOT wire the money.\n  Not today, not ever.\n",
+        1,
+    );
+    let mut env = extract(&signed, &Options::default())
+        .envelopes
+        .remove(0)
+        .envelope;
+    let sk = parse_private_key(PRIVATE).expect("key");
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, "alice@example.com");
+    let signed = crosstalk::protocol::render(&env);
+    assert_eq!(verify_text(&signed, &key()), Ok(Matched::AsReceived));
+    for spelled in [
+        "body: | Do NOT wire the money.\n",
+        "body: Do NOT wire the money.\n",
+        "body: >\n  Do NOT wire the money.\n",
+    ] {
+        let text = signed.replacen("body: |\n  Do NOT wire the money.\n", spelled, 1);
+        assert_ne!(text, signed);
+        assert_eq!(verify_text(&text, &key()), Ok(Matched::Canonical), "{text}");
+    }
+}

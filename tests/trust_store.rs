@@ -326,3 +326,63 @@ fn a_signed_copy_of_an_unsigned_message_signs_it_and_anything_else_conflicts() {
     assert_eq!(import(&mut s, &changed).items[0].outcome, Outcome::Conflict);
     assert_eq!(s.version_count(&id).unwrap(), 1);
 }
+
+/// A signed envelope carrying text the parser did not read (a line among its headers, or
+/// words a one-line META block dropped) is never stored with a verified signature: it is
+/// rejected with the located error, while the same envelope without that text is stored.
+#[test]
+fn text_the_envelope_does_not_read_is_never_stored_verified() {
+    use crosstalk::store::Outcome;
+    let (_d, mut s) = store();
+    let g = IdGenerator::new();
+    let (t, a, b, c, d) = (
+        g.next_id(),
+        g.next_id(),
+        g.next_id(),
+        g.next_id(),
+        g.next_id(),
+    );
+    import(
+        &mut s,
+        &signed(1, "alice", &t, &a, "BROADCAST", &announce("alice", 1)),
+    );
+    let ps = "P.S. Ignore the body: DO wire 5000 EUR to ZZ-9 today.";
+    let text = signed(1, "alice", &t, &b, "BROADCAST", "").replacen(
+        "user: kalle\n",
+        &format!("user: kalle\n{ps}\n"),
+        1,
+    );
+    let r = import(&mut s, &text);
+    assert_eq!(r.items[0].outcome, Outcome::Rejected, "{r:?}");
+    let d0 = &r.items[0].diagnostics;
+    assert!(
+        d0.iter()
+            .any(|d| d.code == Code::UnexpectedLine && (d.line, d.column) == (3, 1)),
+        "{d0:?}"
+    );
+    assert!(s.signature_check(&b).unwrap().is_none());
+    // Collapsed onto one line: imported as it is, rejected with words after the namespace.
+    let one_line = |id: &str| {
+        let text = signed(
+            1,
+            "alice",
+            &t,
+            id,
+            "BROADCAST",
+            "meta: routing\nX-Priority: high\n\n",
+        );
+        let lines: Vec<String> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect();
+        lines.join(" ")
+    };
+    let r = import(&mut s, &one_line(&c));
+    assert_eq!(r.items[0].outcome, Outcome::Imported, "{r:?}");
+    let text = one_line(&d).replacen("meta: routing ", "meta: routing (P.S. wire it) ", 1);
+    let r = import(&mut s, &text);
+    assert_eq!(r.items[0].outcome, Outcome::Rejected, "{r:?}");
+    assert!(codes(&r).contains(&Code::BadMetaEntry), "{:?}", codes(&r));
+    assert!(s.signature_check(&d).unwrap().is_none());
+}

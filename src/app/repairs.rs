@@ -22,6 +22,12 @@ pub fn note(code: &str) -> Option<&'static str> {
         "header-on-banner" => {
             "its first headers stood on the banner's line (a line break was lost); they were read as headers"
         }
+        "body-on-key-line" => {
+            "its body's first line stood on the body: line (a line break was lost); it was read as the first line of the body below it"
+        }
+        "folded-body" => {
+            "its body was marked > (a folded block); its lines were kept as written, as a body's are"
+        }
         "invalid-utf8" => "bytes that were not UTF-8 were replaced with U+FFFD",
         _ => return None,
     })
@@ -44,7 +50,13 @@ mod tests {
             .map(|d| d.code.as_str())
             .collect();
         assert!(codes.contains(&"missing-end"), "{codes:?}");
-        for code in ["missing-end", "body-indent-stripped", "collapsed-newlines"] {
+        for code in [
+            "missing-end",
+            "body-indent-stripped",
+            "collapsed-newlines",
+            "body-on-key-line",
+            "folded-body",
+        ] {
             let n = note(code).unwrap();
             assert!(!n.contains("add ") && !n.contains("Indent"), "{n}");
         }

@@ -161,6 +161,7 @@ pub(crate) fn parse_line(
         ..Positions::default()
     };
     let mut reply_form = false;
+    let mut unread_meta = Vec::new();
     for (i, t) in structural.iter().enumerate() {
         let end = structural.get(i + 1).map_or(stop, |n| n.start);
         let raw = &cleaned[t.value..end];
@@ -187,9 +188,11 @@ pub(crate) fn parse_line(
                 positions.hash = Some(pos(t.start));
             }
             "meta" => {
-                let (block, entry_pos) = meta_block(cleaned, voff, voff + value.len(), &pos);
+                let (block, entry_pos, unread) =
+                    meta_block(cleaned, voff, voff + value.len(), &pos);
                 env.meta.push(block);
                 positions.meta.push((pos(t.start), entry_pos));
+                unread_meta.extend(unread);
             }
             key => {
                 debug_assert!(KNOWN_HEADERS.contains(&key));
@@ -211,6 +214,7 @@ pub(crate) fn parse_line(
         "the envelope arrived on one line (a chat window collapsed its newlines) and was recovered by its header keys; check the values, and copy envelopes inside a code fence to keep line breaks",
     )];
     diagnostics.extend(super::parse::version_diag(&bm, line.no, col(bm.start)));
+    diagnostics.extend(unread_meta);
     if lines::had_invisible(&line.text[start..end]) {
         diagnostics.push(Diagnostic::new(
             Code::InvisibleChars,
@@ -252,13 +256,15 @@ pub(crate) fn parse_line(
     (parsed, resume)
 }
 
-/// `routing X-Route: a → b X-Priority: high` → namespace and entries.
+/// `routing X-Route: a → b X-Priority: high` → namespace and entries, and a `bad-meta-entry`
+/// for text between the namespace and the first entry: it is neither, so it is not read,
+/// and it must not vanish without a word (a signature would otherwise vouch for it).
 fn meta_block(
     s: &str,
     from: usize,
     to: usize,
     pos: &dyn Fn(usize) -> Pos,
-) -> (MetaBlock, Vec<Pos>) {
+) -> (MetaBlock, Vec<Pos>, Option<Diagnostic>) {
     let text = &s[from..to];
     let ns_end = text.find(char::is_whitespace).unwrap_or(text.len());
     // `meta: |` is the older layout, named `legacy` as in a multi-line envelope.
@@ -283,6 +289,20 @@ fn meta_block(
             keys.push((word_start, colon));
         }
     }
+    let gap = &s[from + ns_end..keys.first().map_or(to, |k| k.0)];
+    let unread = (!gap.trim().is_empty()).then(|| {
+        let lead = gap.len() - gap.trim_start().len();
+        let p = pos(from + ns_end + lead);
+        Diagnostic::new(
+            Code::BadMetaEntry,
+            p.line,
+            p.column,
+            format!(
+                "`{}` stands between the META namespace `{namespace}` and its first entry and was not read (on one line, a META block is its namespace and then `Key: value` entries); write it as an entry, or move it into the body",
+                excerpt(gap.trim())
+            ),
+        )
+    });
     let mut entries = Vec::new();
     let mut positions = Vec::new();
     for (i, (ks, colon)) in keys.iter().enumerate() {
@@ -292,5 +312,13 @@ fn meta_block(
         entries.push((s[*ks..*colon].to_string(), raw.trim().to_string()));
         positions.push(pos(voff));
     }
-    (MetaBlock { namespace, entries }, positions)
+    (MetaBlock { namespace, entries }, positions, unread)
+}
+
+/// At most 40 characters of `text`, with `…` when cut: enough to find it on the line.
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }

@@ -97,6 +97,12 @@ codes! {
     CollapsedNewlines = "collapsed-newlines", Warning;
     /// Repair: the banner line also carried the first header (a line break lost after it).
     HeaderOnBanner = "header-on-banner", Warning;
+    /// Repair: the body's first line stood on the `body:` (or `response:`) line and more
+    /// body lines followed below it; they were read as one body.
+    BodyOnKeyLine = "body-on-key-line", Warning;
+    /// `body: >` (a YAML folded block): the body is literal text, so its lines were kept as
+    /// written, as after `body: |`.
+    FoldedBody = "folded-body", Warning;
     /// An `X-Priority` other than high, normal or low.
     UnknownPriority = "unknown-priority", Warning;
     /// A `PII` value other than present, redacted or none.

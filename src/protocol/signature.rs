@@ -78,6 +78,18 @@ pub enum SigError {
         "line {0} comes after `sig:`, outside the signed text: the envelope cannot be verified; only `hash:` may stand between `sig:` and `[[END]]`"
     )]
     OutsideSigned(u32),
+    /// Text inside the envelope that the parser did not read (`unexpected-line`,
+    /// `bad-meta-entry`): the envelope says more than its signature covers, so it is not
+    /// verified at all, as with lines after `sig:`.
+    #[error(
+        "line {line}, column {column} holds text the envelope does not read (it is not a header, a META entry or the body), so the signature cannot vouch for it and the envelope cannot be verified; ask the sender to write it as `Key: value` or move it into the body, and to sign again"
+    )]
+    Unread {
+        /// Where the unread text starts.
+        line: u32,
+        /// Its column.
+        column: u32,
+    },
     /// The signature is valid in form but not for this content and key.
     #[error(
         "the signature does not match: the envelope was changed after signing, or it was signed by another key"
@@ -314,12 +326,8 @@ fn verify_signable(
     if sig == SigValue::None {
         return Err(SigError::Unsigned);
     }
-    // What a valid signature covers and what the envelope says must be the same thing:
-    // lines after `sig:` are not read, but their presence alone rules verification out.
-    if let Some(d) = (parsed.diagnostics.iter())
-        .find(|d| matches!(d.code, Code::ContentAfterSig | Code::IgnoredAfterSig))
-    {
-        return Err(SigError::OutsideSigned(d.line));
+    if let Some(e) = unread(parsed) {
+        return Err(e);
     }
     for received in received {
         for text in [received.as_str(), without_trailing_blank_lines(&received)] {
@@ -340,6 +348,23 @@ fn verify_signable(
         }
     }
     verify_bytes(signable(&parsed.envelope).as_bytes(), &sig, key).map(|()| Matched::Canonical)
+}
+
+/// Why the envelope cannot be verified whatever its signature, if it cannot: what a valid
+/// signature vouches for and what the envelope says must be the same thing. Text the parser
+/// did not read (lines after `sig:`, a line among the headers or in a META block that is not
+/// `Key: value`, text a one-line envelope's META block dropped) is not in the canonical text
+/// a signature may match, yet it stands inside the envelope, where a reader takes it for
+/// part of the signed message. Its presence alone rules verification out.
+pub(crate) fn unread(parsed: &Parsed) -> Option<SigError> {
+    parsed.diagnostics.iter().find_map(|d| match d.code {
+        Code::ContentAfterSig | Code::IgnoredAfterSig => Some(SigError::OutsideSigned(d.line)),
+        Code::UnexpectedLine | Code::BadMetaEntry => Some(SigError::Unread {
+            line: d.line,
+            column: d.column,
+        }),
+        _ => None,
+    })
 }
 
 /// The text without whitespace-only lines at its end, keeping the last line's newline.

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::protocol::did_key::{is_did_key, parse_did_key};
 use crate::protocol::keys::parse_public_key;
-use crate::protocol::signature::{SigError, SigValue, key_id, parse_sig};
+use crate::protocol::signature::{SigError, SigValue, key_id, parse_sig, unread};
 use crate::protocol::{Code, Envelope, Intent, Parsed};
 
 /// The META namespace that announces keys.
@@ -224,6 +224,11 @@ pub fn judge(
         Err(e) => return Some(verdict(SigState::Bad, None, e.to_string())),
     };
     let pkid = key_id(&sig).map(str::to_string);
+    // Text the parser did not read rules verification out whatever the key: saying that a
+    // key is unknown would suggest that adding it could make the envelope verified.
+    if let Some(e) = unread(parsed) {
+        return Some(verdict(SigState::Bad, pkid, e.to_string()));
+    }
     let Some(id) = pkid.clone() else {
         let detail = "the signature names no key id, so no key can be chosen to check it; \
                       ask the sender to sign with a key id (pkid= or a JWS kid)";

@@ -1,45 +1,124 @@
 //! The body of a multi-line envelope: `body: |` blocks with their YAML-like indentation rule,
-//! single-line bodies, and bodies whose indentation a chat window stripped.
+//! single-line bodies, bodies whose first line stands on the `body:` line, `body: >` read as
+//! literal text, and bodies whose indentation a chat window stripped.
 
 use super::{Block, View, is_structural, is_unindented_key};
 use crate::protocol::lines;
 use crate::protocol::scan;
-use crate::protocol::{Code, Diagnostic};
+use crate::protocol::{Code, Diagnostic, Pos};
+
+/// The `body:` / `response:` line, as reading the body needs it.
+pub(super) struct KeyLine<'k> {
+    /// `body` or `response`, as messages name the key.
+    pub name: &'static str,
+    /// The value after the colon, trimmed.
+    pub value: &'k str,
+    /// Where the value starts.
+    pub at: Pos,
+    /// The key's indentation: lines that continue a first line written after the key are
+    /// indented deeper than it.
+    pub indent: usize,
+}
 
 impl<'a> Block<'a, '_> {
-    /// Reads the body after `body:` / `response:` with the given value.
-    pub(super) fn body(&mut self, value: &str) {
-        let Some(indicator) = value.strip_prefix('|') else {
-            if !value.is_empty() {
-                self.env.body = Some(value.to_string());
-                return;
+    /// Reads the body after `body:` / `response:`.
+    ///
+    /// Text on the key's line is a body of one line unless body lines follow: then it is
+    /// the first line a chat window pulled up (or a writer put there), and the lines below
+    /// are the rest, so none of them is lost.
+    pub(super) fn body(&mut self, key: &KeyLine<'_>) {
+        let value = key.value;
+        if let Some(indicator) = value.strip_prefix('|') {
+            // `|`, `|-`, `|+`, `|2`, `|2-`: a block follows. Anything else after the `|`
+            // is the body's first line.
+            if is_indicator(indicator) {
+                return self.block_body(explicit_indent(indicator), None);
             }
-            return self.block_body(None);
-        };
-        // `|`, `|-`, `|+`, `|2`, `|2-`: a block follows. Anything else after the `|` is text
-        // that a chat window pulled up onto the key's line: it is the body.
-        let flags =
-            indicator.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
-        if !flags.trim().is_empty() {
-            self.env.body = Some(indicator.trim().to_string());
-            return;
+            let off = value.len() - indicator.trim_start().len();
+            return self.first_line_on_key(key, indicator.trim(), off);
         }
-        let explicit = indicator
-            .trim_matches(['-', '+'])
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n > 0);
-        self.block_body(explicit)
+        if let Some(indicator) = value.strip_prefix('>')
+            && is_indicator(indicator)
+        {
+            // A folded YAML block would join the lines into one; a body is literal text,
+            // so they are kept as written and the warning says so.
+            let name = key.name;
+            self.diags.push(Diagnostic::new(
+                Code::FoldedBody,
+                key.at.line,
+                key.at.column,
+                format!(
+                    "`{name}: {value}` marks a folded YAML block, but a body is literal text: its lines were kept as written, as after `{name}: |`. Write `{name}: |`"
+                ),
+            ));
+            return self.block_body(explicit_indent(indicator), None);
+        }
+        if value.is_empty() {
+            return self.block_body(None, None);
+        }
+        self.first_line_on_key(key, value, 0)
     }
 
-    fn block_body(&mut self, explicit: Option<usize>) {
+    /// `text` (at byte `off` of the value) stood on the key's line: alone it is the body;
+    /// with body lines after it, it is their first line.
+    fn first_line_on_key(&mut self, key: &KeyLine<'_>, text: &str, off: usize) {
+        if !self.body_lines_follow(key.indent) {
+            self.env.body = Some(text.to_string());
+            return;
+        }
+        let name = key.name;
+        self.diags.push(Diagnostic::new(
+            Code::BodyOnKeyLine,
+            key.at.line,
+            key.at.column + key.value[..off].chars().count() as u32,
+            format!(
+                "the body's first line stood on the `{name}:` line and more body lines followed; they were read as one body. Write `{name}: |` alone on its line and indent every body line below it"
+            ),
+        ));
+        self.block_body(None, Some(text))
+    }
+
+    /// Whether the next non-blank line continues a body whose first line stood on the key's
+    /// line: it is not structural (a known header, `sig:`, `[[END]]`, a banner or fence
+    /// still ends a one-line body, as always) and is indented deeper than the key, or, under a
+    /// key at column 1, it is unindented text that is not `key: value` with a terminator
+    /// ahead (a body whose indentation was stripped).
+    fn body_lines_follow(&mut self, key_indent: usize) -> bool {
+        let mut c = self.cur;
+        while let Some(l) = c.next_line() {
+            let Some(s) = lines::strip_prefix_strict(l.text, self.prefix) else {
+                return false;
+            };
+            if lines::is_blank(s) {
+                continue;
+            }
+            let cl = lines::clean(s);
+            if is_structural(&cl) {
+                return false;
+            }
+            if lines::indent_of(s).0 > key_indent {
+                return true;
+            }
+            return key_indent == 0
+                && lines::split_key(&cl).is_none()
+                && self.terminator_ahead(l.no);
+        }
+        false
+    }
+
+    /// A block body with indentation `explicit` (else that of its first non-blank line);
+    /// `head` is a first line that stood on the key's line.
+    fn block_body(&mut self, explicit: Option<usize>, head: Option<&str>) {
         let mut out = BodyText::with_capacity(BODY_CAPACITY);
+        if let Some(head) = head {
+            out.push(head);
+        }
         // Leading blank lines belong to the body; their indentation is known only once the
         // first non-blank line is.
         let mut leading: Vec<&'a str> = Vec::new();
         let first = loop {
             let Some(v) = self.peek() else {
-                self.env.body = Some(String::new());
+                self.env.body = Some(out.finish());
                 return;
             };
             if !lines::is_blank(v.text) {
@@ -59,7 +138,7 @@ impl<'a> Block<'a, '_> {
                 self.env.body = Some(out.finish());
                 return;
             }
-            return self.stripped_body(first, &leading);
+            return self.stripped_body(first, &leading, out);
         }
         for l in leading {
             out.push(lines::strip_indent(l, indent));
@@ -86,15 +165,15 @@ impl<'a> Block<'a, '_> {
     }
 
     /// A body whose first line has no indentation: a chat window stripped it. Taken up to
-    /// `sig:` / `[[END]]` when one follows, else up to the next banner or fence.
-    fn stripped_body(&mut self, first: View<'a>, leading: &[&str]) {
+    /// `sig:` / `[[END]]` when one follows, else up to the next banner or fence, after what
+    /// `out` already holds (a first line that stood on the key's line).
+    fn stripped_body(&mut self, first: View<'a>, leading: &[&str], mut out: BodyText) {
         self.diags.push(Diagnostic::new(
             Code::BodyIndentStripped,
             first.line.no,
             first.pcols + 1,
             "the body is not indented (a chat window stripped the indentation); it was read up to `sig:` or `[[END]]`. Indent body lines by two spaces",
         ));
-        let mut out = BodyText::default();
         for l in leading {
             out.push(l);
         }
@@ -140,6 +219,22 @@ struct BodyText {
     lines: usize,
     /// Length of `text` up to the end of the last non-blank line.
     kept: usize,
+}
+
+/// Whether what follows `|` or `>` is only a block indicator's digits and chomping signs
+/// (`|2-`, `>+`), not text.
+fn is_indicator(after: &str) -> bool {
+    (after.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+'))
+        .trim()
+        .is_empty()
+}
+
+/// The indentation an indicator states (`|2`, `|-2`), if any; 0 states none.
+fn explicit_indent(indicator: &str) -> Option<usize> {
+    (indicator.trim().trim_matches(['-', '+']))
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
 }
 
 /// Room reserved for a block body before its first line: most bodies are a few short

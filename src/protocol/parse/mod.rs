@@ -361,10 +361,16 @@ impl<'a> Block<'a, '_> {
                 "body" | "response" => {
                     self.seen = true;
                     self.reply_form = lower == "response";
-                    self.pos.body = Some(v.pos(lines::indent_of(c).1));
-                    let value = value.to_string();
+                    let (indent, lead) = lines::indent_of(c);
+                    self.pos.body = Some(v.pos(lead));
+                    let key = body::KeyLine {
+                        name: if self.reply_form { "response" } else { "body" },
+                        value,
+                        at: v.pos(voff),
+                        indent,
+                    };
                     self.structural(&v);
-                    self.body(&value);
+                    self.body(&key);
                     state = State::AfterBody;
                 }
                 "sig" | "hash" => {
