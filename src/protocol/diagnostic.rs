@@ -161,6 +161,9 @@ codes! {
     /// The body, a header or a META value holds Unicode tag characters: invisible text a
     /// model reads (see `protocol::hidden`).
     HiddenText = "hidden-text", Warning;
+    /// The `sig:` value carries parts besides `pkid=` and `sig=` (or hidden text): no
+    /// signature covers them, and crosstalk does not read them.
+    SigExtra = "sig-extra", Warning;
     /// The message id is already stored with different content (found on import, or by
     /// `check` against a database): the new text is kept as a conflicting version, never in
     /// the stored message's place.

@@ -124,6 +124,25 @@ pub fn parse_sig(value: &str) -> Result<SigValue, SigError> {
     }
 }
 
+/// The parts of an `ed25519:` value besides `pkid=` and `sig=`: the signature covers the
+/// text above `sig:`, never the `sig:` line, so whatever else that line says is unsigned.
+pub fn extra_parts(value: &str) -> Vec<&str> {
+    let Some((alg, rest)) = value.trim().split_once(':') else {
+        return Vec::new();
+    };
+    if !alg.trim().eq_ignore_ascii_case("ed25519") {
+        return Vec::new();
+    }
+    rest.split(';')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .filter(|p| {
+            let key = p.split_once('=').map_or(*p, |(k, _)| k).trim();
+            !key.eq_ignore_ascii_case("pkid") && !key.eq_ignore_ascii_case("sig")
+        })
+        .collect()
+}
+
 fn malformed(message: impl Into<String>) -> SigError {
     SigError::Malformed(message.into())
 }

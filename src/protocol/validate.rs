@@ -256,11 +256,32 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         ));
     }
     if let Some(sig) = &env.sig {
+        let pos = p.positions.sig.unwrap_or(banner);
         if let Err(SigError::Malformed(why)) = parse_sig(sig) {
             d.push(at(
-                p.positions.sig.unwrap_or(banner),
+                pos,
                 Code::UnknownSigFormat,
                 format!("malformed `sig:` value: {why}"),
+            ));
+        }
+        // The `sig:` line is outside what any signature covers: words put there ride along
+        // with a valid signature unsigned.
+        let extra = super::signature::extra_parts(sig);
+        if !extra.is_empty() {
+            let shown: String = extra.join("; ").chars().take(60).collect();
+            d.push(at(
+                pos,
+                Code::SigExtra,
+                format!(
+                    "`sig:` also carries `{shown}`, which no signature covers and crosstalk does not read; only `pkid=` and `sig=` belong there: ask the sender to sign again"
+                ),
+            ));
+        }
+        if let Some(hidden) = super::hidden::find(sig) {
+            d.push(at(
+                pos,
+                Code::HiddenText,
+                super::hidden::describe("`sig:`", &hidden),
             ));
         }
     }
