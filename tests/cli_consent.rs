@@ -1,5 +1,6 @@
 //! `crosstalk consent` on a database: grants read from `meta: privacy`, expiry against the
-//! clock, and a REVOKE without a verified signature listed as not taken (exit 1).
+//! clock, values that are neither grant nor refusal (and `check`'s warning about them), and a
+//! REVOKE without a verified signature listed as not taken (exit 1).
 
 mod common;
 
@@ -164,4 +165,94 @@ fn a_verified_revoke_withdraws_the_consent_and_what_was_transferred_from_it() {
         assert_eq!(c["revoked_by"], "01K0000000000000000000000C", "{c}");
     }
     assert!(v["unverified_revocations"].as_array().unwrap().is_empty());
+}
+
+/// Only the spellings of a grant grant: `check` warns about a value that is neither grant nor
+/// refusal, at its line, and `crosstalk consent` lists it as not understood; a refusal with a
+/// remark is a refusal; `implicit` is granted but not explicit.
+#[test]
+fn consent_values_that_are_not_understood_grant_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let msg = |n: u32| format!("01K00000000000000000000{n:03}");
+    let values = [
+        ("no", "not understood"),
+        ("denied", "not understood"),
+        ("explicit_yes (verbal)", "not understood"),
+        ("explicit_no (patient refused)", "denied"),
+        ("explicit_no 2025-10-09t16:00z", "denied"),
+        ("Explicit-Yes 2025-10-09t16:00z", "granted"),
+        ("implicit", "granted"),
+    ];
+    let paste: String = values
+        .iter()
+        .enumerate()
+        .map(|(i, (value, _))| {
+            env(
+                &msg(i as u32),
+                None,
+                "REQUEST",
+                &format!("meta: privacy\nPII: present\nConsent: {value}\nConsent-ID: c-{i}\n"),
+            )
+        })
+        .collect();
+
+    let r = run(&db, &["check"], &paste);
+    let warned: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.ends_with("[unknown-consent]"))
+        .collect();
+    assert_eq!(warned.len(), 3, "{}", r.stdout);
+    // The first envelope's `Consent:` value: line 11, column 10.
+    assert!(
+        warned[0].starts_with("<stdin>:11:10: warning: Consent `no` is not understood"),
+        "{}",
+        warned[0]
+    );
+    assert!(
+        warned[2].contains("after `explicit_yes` only a time may follow"),
+        "{}",
+        warned[2]
+    );
+
+    assert_eq!(run(&db, &["import"], &paste).code, 0);
+    let r = run(&db, &["consent", "--json"], "");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    for (i, (value, state)) in values.iter().enumerate() {
+        let c = v["consents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["consent_id"] == format!("c-{i}"))
+            .unwrap_or_else(|| panic!("c-{i} in {v}"));
+        assert_eq!(c["state"], state.replace(' ', "_"), "{value}: {c}");
+        assert_eq!(
+            c["explicit"],
+            *value != "implicit" && *state == "granted",
+            "{value}: {c}"
+        );
+    }
+    let r = run(&db, &["consent"], "");
+    assert!(
+        r.stdout
+            .contains("not understood c-0  Consent `no` since 2025-"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(
+            "[threads 01K000000000]  (neither a grant nor a refusal: no consent is in force)"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("granted  c-6  implicit since")
+            && r.stdout
+                .contains("  (not explicit: personal data needs explicit consent)"),
+        "{}",
+        r.stdout
+    );
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::output::Stdout;
 use super::{EXIT_INVALID, Failure, store_cmd};
-use crate::protocol::consent::{Ledger, Record};
+use crate::protocol::consent::{Ledger, Record, State};
 use crate::sanitize::sanitize_line;
 
 /// Prints the ledger as lines or JSON. Exit 1 when an unverified REVOKE was found (something
@@ -41,8 +41,9 @@ fn time(t: &jiff::Timestamp) -> String {
 fn record_json(r: &Record) -> Value {
     json!({
         "consent_id": r.consent_id,
-        "state": r.state.as_str(),
+        "state": r.state,
         "kind": r.kind,
+        "explicit": r.explicit,
         "since": time(&r.since),
         "expires": r.expires.as_ref().map(time),
         "revoked_at": r.revoked.as_ref().map(|(t, _)| time(t)),
@@ -75,10 +76,13 @@ fn print_lines(out: &mut Stdout, ledger: &Ledger) {
             Some(id) => sanitize_line(id).into_owned(),
             None => format!("(thread {})", short(&r.threads[0])),
         };
+        let kind = match r.state {
+            State::NotUnderstood => format!("Consent `{}`", sanitize_line(&r.kind)),
+            _ => sanitize_line(&r.kind).into_owned(),
+        };
         let mut line = format!(
-            "{:<8} {name}  {} since {}",
+            "{:<8} {name}  {kind} since {}",
             r.state.as_str(),
-            sanitize_line(&r.kind),
             time(&r.since)
         );
         if let Some(e) = &r.expires {
@@ -97,6 +101,15 @@ fn print_lines(out: &mut Stdout, ledger: &Ledger) {
         }
         let threads: Vec<String> = r.threads.iter().map(|t| short(t)).collect();
         line.push_str(&format!("  [threads {}]", threads.join(" ")));
+        match r.state {
+            State::NotUnderstood => {
+                line.push_str("  (neither a grant nor a refusal: no consent is in force)");
+            }
+            State::Granted if !r.explicit => {
+                line.push_str("  (not explicit: personal data needs explicit consent)");
+            }
+            _ => {}
+        }
         let _ = writeln!(out, "{line}");
     }
     for u in &ledger.unverified {

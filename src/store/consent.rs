@@ -24,6 +24,16 @@ impl Store {
     /// Every consent the stored messages state, at clock `now`. A REVOKE counts only when
     /// its signature was verified with a trusted key (see [`Store::revoke_verified`]).
     pub fn consent_ledger(&self, now: Timestamp) -> Result<Ledger, StoreError> {
+        self.consent_ledger_with(now, [])
+    }
+
+    /// The ledger as it will read once the `extra` statements (say, an envelope being
+    /// composed) are stored too.
+    pub fn consent_ledger_with<'a>(
+        &self,
+        now: Timestamp,
+        extra: impl IntoIterator<Item = Statement<'a>>,
+    ) -> Result<Ledger, StoreError> {
         // The stored blocks name their namespace (see `meta_column`); the LIKE only narrows
         // the scan, the protocol module reads the blocks themselves.
         let mut stmt = self.conn.prepare_cached(
@@ -56,17 +66,19 @@ impl Store {
                 verified,
             });
         }
-        Ok(consent::ledger(
-            rows.iter().map(|r| Statement {
-                thread: &r.thread,
-                message: &r.message,
-                time: r.time,
-                intent: r.intent.as_ref(),
-                meta: &r.meta,
-                verified: r.verified,
-            }),
-            now,
-        ))
+        let stored = rows.iter().map(|r| Statement {
+            thread: &r.thread,
+            message: &r.message,
+            time: r.time,
+            intent: r.intent.as_ref(),
+            meta: &r.meta,
+            verified: r.verified,
+        });
+        // Not an identity to the borrow checker: it shortens the extra statements' borrows to
+        // the rows', which `chain` needs (without it, `rows` would have to outlive `'a`).
+        #[allow(clippy::map_identity)]
+        let extra = extra.into_iter().map(|s| -> Statement<'_> { s });
+        Ok(consent::ledger(stored.chain(extra), now))
     }
 
     /// Whether the REVOKE stored as `seq` carries a signature verified with a trusted key: its
