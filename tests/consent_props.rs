@@ -1,7 +1,7 @@
 //! Properties of the consent ledger over generated statements: an unverified REVOKE never
-//! changes a record, a verified one only ever withdraws, the order statements arrive in does
-//! not matter, only a value that reads as a grant grants, the latest statement wins whatever it
-//! says, and hostile META never panics.
+//! changes a record, a verified one only ever withdraws and is never dropped without a word,
+//! the order statements arrive in does not matter, only a value that reads as a grant grants,
+//! the latest statement wins whatever it says, and hostile META never panics.
 
 use crosstalk::protocol::consent::{Record, State, Statement, ledger};
 use crosstalk::protocol::{Intent, MetaBlock};
@@ -12,6 +12,8 @@ use proptest::prelude::*;
 struct Gen {
     thread: usize,
     minute: i64,
+    /// Minutes between its id's time and when it was stored.
+    delay: i64,
     revoke: bool,
     verified: bool,
     entries: Vec<(String, String)>,
@@ -29,6 +31,8 @@ fn value() -> impl Strategy<Value = String> {
         Just("no".to_string()),
         Just("denied".to_string()),
         Just("explicit_yes (verbal)".to_string()),
+        Just("immediate".to_string()),
+        Just("IMMEDIATE".to_string()),
         (0i64..600).prop_map(|m| format!("explicit_yes_2025-10-09T{:02}:{:02}Z", m / 60, m % 60)),
         (0i64..600).prop_map(|m| format!("2025-10-09T{:02}:{:02}Z", m / 60, m % 60)),
         Just("c-1".to_string()),
@@ -54,13 +58,15 @@ fn statement() -> impl Strategy<Value = Gen> {
     (
         0usize..3,
         0i64..600,
+        0i64..300,
         any::<bool>(),
         any::<bool>(),
         prop::collection::vec((key(), value()), 0..5),
     )
-        .prop_map(|(thread, minute, revoke, verified, entries)| Gen {
+        .prop_map(|(thread, minute, delay, revoke, verified, entries)| Gen {
             thread,
             minute,
+            delay,
             revoke,
             verified,
             entries,
@@ -95,6 +101,7 @@ fn statements<'a>(
             thread: THREADS[s.thread],
             message: &ids[i],
             time: base + jiff::SignedDuration::from_mins(s.minute),
+            received: base + jiff::SignedDuration::from_mins(s.minute + s.delay),
             intent: s.revoke.then_some(revoke),
             meta: &metas[i],
             verified: s.verified,
@@ -119,6 +126,7 @@ proptest! {
             now,
         );
         prop_assert_eq!(&all.records, &no_unverified.records);
+        prop_assert_eq!(&all.untaken, &no_unverified.untaken);
         let no_revokes = ledger(statements(&g, &metas, &ids, &revoke, |s| !s.revoke), now);
         prop_assert_eq!(all.records.len(), no_revokes.records.len());
         for (with, without) in all.records.iter().zip(&no_revokes.records) {
@@ -144,6 +152,45 @@ proptest! {
             prop_assert_eq!(r.allows_pii(), r.state == State::Granted && r.explicit);
             if r.kind == "implicit" {
                 prop_assert!(!r.allows_pii());
+            }
+        }
+    }
+
+    /// A verified REVOKE is never dropped without a word: with the grants alone it withdraws
+    /// a consent or is listed as not taken, and it is listed among all the statements exactly
+    /// when it is listed alone (whether it takes depends on the grants and itself only).
+    #[test]
+    fn a_verified_revoke_withdraws_or_says_why_not(
+        g in prop::collection::vec(statement(), 0..12),
+        now_minute in 0i64..900,
+    ) {
+        let now: Timestamp = "2025-10-09T00:00Z".parse::<Timestamp>().unwrap()
+            + jiff::SignedDuration::from_mins(now_minute);
+        let metas = metas(&g);
+        let ids: Vec<String> = (0..g.len()).map(|i| format!("M{i}")).collect();
+        let revoke = Intent::Revoke;
+        let all = ledger(statements(&g, &metas, &ids, &revoke, |_| true), now);
+        for (i, r) in g.iter().enumerate() {
+            if !(r.revoke && r.verified) {
+                continue;
+            }
+            let alone = ledger(
+                statements(&g, &metas, &ids, &revoke, |s| !s.revoke || std::ptr::eq(s, r)),
+                now,
+            );
+            let listed = |l: &[crosstalk::protocol::consent::Untaken]| {
+                l.iter().any(|u| u.message == ids[i])
+            };
+            prop_assert_eq!(listed(&all.untaken), listed(&alone.untaken));
+            let took = alone
+                .records
+                .iter()
+                .any(|c| c.revoked.as_ref().is_some_and(|(_, by)| *by == ids[i]));
+            prop_assert!(!(took && listed(&alone.untaken)));
+            if withdraws_consent(&r.entries) {
+                prop_assert!(took || listed(&alone.untaken), "{:?}", alone);
+            } else {
+                prop_assert!(!took && !listed(&alone.untaken));
             }
         }
     }
@@ -179,6 +226,7 @@ proptest! {
             thread: "T",
             message: ["M1", "M2"][i],
             time: base + jiff::SignedDuration::from_mins(minutes),
+            received: base,
             intent: None,
             meta: &metas[i],
             verified: false,
@@ -211,6 +259,7 @@ fn alone(v: &str) -> Record {
             thread: "T",
             message: "M1",
             time: "2025-10-09T12:00Z".parse().unwrap(),
+            received: "2025-10-09T12:00Z".parse().unwrap(),
             intent: None,
             meta: &meta,
             verified: false,
@@ -290,4 +339,13 @@ fn reads_as_grant(v: &str) -> bool {
 /// Whether `v` starts with `explicit_no` as a word.
 fn refuses(v: &str) -> bool {
     after_kind(v, "explicit_no").is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
+}
+
+/// Whether a `meta: revocation` with these entries withdraws consent (`Type` absent or
+/// `consent`).
+fn withdraws_consent(entries: &[(String, String)]) -> bool {
+    entries
+        .iter()
+        .find(|(k, _)| k == "Type")
+        .is_none_or(|(_, v)| v.trim().eq_ignore_ascii_case("consent"))
 }

@@ -106,6 +106,7 @@ impl App {
             thread: &c.form.thread,
             message: &c.form.message,
             time: now,
+            received: now,
             intent: intent.as_ref(),
             meta: &env.meta,
             verified: false,

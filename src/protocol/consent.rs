@@ -12,8 +12,10 @@
 //!   An `implicit` grant is granted and shown as such, yet does not allow it.
 //! - `Expires` past the clock makes a grant expired.
 //! - A REVOKE withdraws the consent its `meta: revocation` names (`Consent-ID`, else the
-//!   thread's) from its `Effective` time (else the message's) — **only when its signature was
-//!   verified**: an unverified REVOKE is listed and changes nothing, as the spec requires.
+//!   thread's) from its `Effective` time (`immediate`: when it was received; none: the
+//!   message's) — **only when its signature was verified**: an unverified REVOKE is listed and
+//!   changes nothing, as the spec requires. A verified REVOKE that withdraws nothing is listed
+//!   with the reason, never dropped.
 //! - A HANDOFF's grant with `Original-Consent-ID` was transferred from that consent: revoking
 //!   the original revokes what was transferred from it too.
 
@@ -37,6 +39,9 @@ pub struct Statement<'a> {
     pub message: &'a str,
     /// When it was written (its id's time, else when it was stored).
     pub time: Timestamp,
+    /// When it was stored here: the time a REVOKE with `Effective: immediate` takes effect,
+    /// since the sender's clock (in its id) may say anything.
+    pub received: Timestamp,
     /// Its intent.
     pub intent: Option<&'a Intent>,
     /// Its META blocks.
@@ -126,6 +131,54 @@ pub struct Unverified {
     pub consent_id: Option<String>,
 }
 
+/// A verified REVOKE that withdraws nothing at the clock, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untaken {
+    /// The REVOKE's message id.
+    pub message: String,
+    /// Its thread.
+    pub thread: String,
+    /// The consent it names (`None`: its thread's).
+    pub consent_id: Option<String>,
+    /// When it takes effect.
+    pub effective: Timestamp,
+    /// Why it withdraws nothing.
+    pub why: Why,
+}
+
+impl Untaken {
+    /// Whether it asks for a withdrawal that is not in force and was not answered by a later
+    /// statement of the consent: something the operator should look at.
+    pub fn needs_attention(&self) -> bool {
+        !matches!(self.why, Why::Restated { .. })
+    }
+}
+
+/// Why a verified REVOKE withdraws nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// It takes effect after the clock; the consent stays in force until then.
+    NotYet,
+    /// It takes effect before the statement in force about that consent was made, and that
+    /// statement was received before it (or with it): it can never take effect.
+    BeforeStatement {
+        /// The message of the statement in force.
+        message: String,
+        /// When that statement was made.
+        since: Timestamp,
+    },
+    /// The consent was stated again (by `message`, at `since`) after the REVOKE was received:
+    /// the withdrawal was in force until then, and a grant after it is in force again.
+    Restated {
+        /// The message of the statement in force.
+        message: String,
+        /// When that statement was made.
+        since: Timestamp,
+    },
+    /// No stored envelope grants the consent it names, nor one transferred from it.
+    NoGrant,
+}
+
 /// Every consent the statements mention, and the REVOKEs that were not taken.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
@@ -133,6 +186,8 @@ pub struct Ledger {
     pub records: Vec<Record>,
     /// REVOKEs without a verified signature: flagged, without effect.
     pub unverified: Vec<Unverified>,
+    /// Verified REVOKEs that withdraw nothing at the clock, with the reason.
+    pub untaken: Vec<Untaken>,
 }
 
 impl Ledger {
@@ -176,6 +231,7 @@ struct Grant {
     original: Option<String>,
     message: String,
     thread: String,
+    received: Timestamp,
 }
 
 /// A verified REVOKE of a consent.
@@ -183,6 +239,8 @@ struct Revoke {
     key: Key,
     at: Timestamp,
     message: String,
+    thread: String,
+    received: Timestamp,
 }
 
 impl Revoke {
@@ -217,6 +275,7 @@ fn grant(s: &Statement<'_>) -> Option<Grant> {
         original: non_empty(privacy.get("Original-Consent-ID")),
         message: s.message.to_string(),
         thread: s.thread.to_string(),
+        received: s.received,
     })
 }
 
@@ -235,10 +294,14 @@ fn revocation(s: &Statement<'_>) -> Option<(Key, Timestamp)> {
         Some(id) => Key::Id(id),
         None => Key::Thread(s.thread.to_string()),
     };
-    let at = block
-        .and_then(|b| b.get("Effective"))
-        .and_then(parse_time)
-        .unwrap_or(s.time);
+    // `immediate` takes effect when the REVOKE reached this desk: the one time known to be no
+    // earlier than the withdrawal itself. A value that is no time asks for a withdrawal all the
+    // same, so it is read that way too, rather than at a guessed time.
+    let at = match non_empty(block.and_then(|b| b.get("Effective"))) {
+        None => s.time,
+        Some(v) if v.eq_ignore_ascii_case("immediate") => s.received,
+        Some(v) => parse_time(&v).unwrap_or(s.received),
+    };
     Some((key, at))
 }
 
@@ -257,6 +320,8 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
                     key,
                     at,
                     message: s.message.to_string(),
+                    thread: s.thread.to_string(),
+                    received: s.received,
                 });
             } else {
                 unverified.push(Unverified {
@@ -285,6 +350,9 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
     }
     let in_force = |key: &Key| latest.get(key).map(|(i, _)| &grants[*i]);
     let mut records = Vec::with_capacity(order.len());
+    // Per record: its statement in force, and the consents whose withdrawal withdraws it, each
+    // with the time from which a withdrawal counts.
+    let mut chains: Vec<(&Grant, Vec<(Key, Timestamp)>)> = Vec::with_capacity(order.len());
     for key in order {
         let (i, threads) = &latest[&key];
         let g = &grants[*i];
@@ -318,10 +386,28 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
             message: g.message.clone(),
             threads: threads.clone(),
         });
+        chains.push((g, chain));
     }
+    let untaken = revokes
+        .iter()
+        .filter(|r| {
+            !chains
+                .iter()
+                .flat_map(|(_, chain)| chain)
+                .any(|(k, from)| r.withdraws(k, *from, now))
+        })
+        .map(|r| Untaken {
+            message: r.message.clone(),
+            thread: r.thread.clone(),
+            consent_id: r.key.consent_id(),
+            effective: r.at,
+            why: why_untaken(r, now, &chains),
+        })
+        .collect();
     Ledger {
         records,
         unverified,
+        untaken,
     }
 }
 
@@ -368,6 +454,28 @@ fn explicit<'g>(g: &Grant, in_force: &impl Fn(&Key) -> Option<&'g Grant>) -> boo
         current = o.reading;
         from = o.original.clone();
         seen.push(k);
+    }
+}
+
+/// Why the verified REVOKE `r` withdraws none of the consents in force (each its statement
+/// and the consents whose withdrawal withdraws it).
+fn why_untaken(r: &Revoke, now: Timestamp, chains: &[(&Grant, Vec<(Key, Timestamp)>)]) -> Why {
+    if r.at > now {
+        return Why::NotYet;
+    }
+    // The consent it names, else one transferred from it.
+    let named = chains
+        .iter()
+        .filter(|(_, chain)| chain.iter().any(|(k, _)| *k == r.key))
+        .min_by_key(|(_, chain)| chain.iter().position(|(k, _)| *k == r.key));
+    let Some((g, _)) = named else {
+        return Why::NoGrant;
+    };
+    let (message, since) = (g.message.clone(), g.at);
+    if r.received < g.received {
+        Why::Restated { message, since }
+    } else {
+        Why::BeforeStatement { message, since }
     }
 }
 

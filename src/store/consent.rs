@@ -15,6 +15,7 @@ struct Row {
     thread: String,
     message: String,
     time: Timestamp,
+    received: Timestamp,
     intent: Option<Intent>,
     meta: Vec<MetaBlock>,
     verified: bool,
@@ -22,7 +23,9 @@ struct Row {
 
 impl Store {
     /// Every consent the stored messages state, at clock `now`. A REVOKE counts only when
-    /// its signature was verified with a trusted key (see [`Store::revoke_verified`]).
+    /// its signature was verified with a trusted key (see [`Store::revoke_verified`]); each
+    /// message's time is its id's (else when it was stored), and when it was stored is kept
+    /// apart for a REVOKE that takes effect on receipt (`Effective: immediate`).
     pub fn consent_ledger(&self, now: Timestamp) -> Result<Ledger, StoreError> {
         self.consent_ledger_with(now, [])
     }
@@ -37,7 +40,8 @@ impl Store {
         // The stored blocks name their namespace (see `meta_column`); the LIKE only narrows
         // the scan, the protocol module reads the blocks themselves.
         let mut stmt = self.conn.prepare_cached(
-            "SELECT m.seq, m.thread_id, m.id, coalesce(d.sent_at, m.received_at), m.intent, m.meta
+            "SELECT m.seq, m.thread_id, m.id, coalesce(d.sent_at, m.received_at), m.received_at,
+                    m.intent, m.meta
              FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
              WHERE m.intent = 'REVOKE' OR m.meta LIKE '%privacy%'
              ORDER BY m.seq",
@@ -48,18 +52,20 @@ impl Store {
                 r.get::<_, String>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
-                r.get::<_, Option<String>>(4)?,
-                r.get::<_, String>(5)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, String>(6)?,
             ))
         })?;
         let mut rows = Vec::new();
         for row in raw {
-            let (seq, thread, message, time, intent, meta) = row?;
+            let (seq, thread, message, time, received, intent, meta) = row?;
             let intent = intent.as_deref().map(Intent::parse);
             let verified = intent == Some(Intent::Revoke) && self.revoke_verified(seq)?;
             rows.push(Row {
                 thread,
                 time: time.parse().unwrap_or(now),
+                received: received.parse().unwrap_or(now),
                 message,
                 intent,
                 meta: super::delivery::meta_blocks(&meta),
@@ -70,6 +76,7 @@ impl Store {
             thread: &r.thread,
             message: &r.message,
             time: r.time,
+            received: r.received,
             intent: r.intent.as_ref(),
             meta: &r.meta,
             verified: r.verified,

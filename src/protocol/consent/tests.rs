@@ -26,9 +26,18 @@ fn st<'a>(
         thread,
         message,
         time: t(time),
+        received: t(time),
         intent,
         meta,
         verified,
+    }
+}
+
+/// A statement received at `received`, later than its id's `time`.
+fn late<'a>(s: Statement<'a>, received: &str) -> Statement<'a> {
+    Statement {
+        received: t(received),
+        ..s
     }
 }
 
@@ -298,4 +307,118 @@ fn implicit_consent_is_granted_but_not_enough_for_personal_data() {
         (State::Granted, "implicit")
     );
     assert!(!l.records[0].explicit && !l.records[0].allows_pii());
+}
+
+#[test]
+fn an_immediate_revoke_takes_effect_when_received() {
+    // The spec's example ids are from 2024; the grant is from 2025.
+    let grant = privacy("explicit_yes_2025-10-09T16:00Z", "p-842");
+    let revoke = |effective: &str| {
+        [block(
+            "revocation",
+            &[
+                ("Type", "consent"),
+                ("Consent-ID", "p-842"),
+                ("Effective", effective),
+            ],
+        )]
+    };
+    let r = Intent::Revoke;
+    let now = t("2025-10-11T00:00Z");
+    for effective in [
+        "immediate",
+        "IMMEDIATE",
+        " Immediate ",
+        "as soon as possible",
+    ] {
+        let meta = revoke(effective);
+        let l = ledger(
+            [
+                st("T", "G", "2024-09-01T00:00Z", None, &grant, false),
+                late(
+                    st("T", "R", "2024-09-01T00:01Z", Some(&r), &meta, true),
+                    "2025-10-10T08:00Z",
+                ),
+            ],
+            now,
+        );
+        let rec = &l.records[0];
+        assert_eq!(rec.state, State::Revoked, "{effective}");
+        assert_eq!(rec.revoked, Some((t("2025-10-10T08:00Z"), "R".into())));
+        assert!(l.untaken.is_empty(), "{effective}: {:?}", l.untaken);
+    }
+}
+
+#[test]
+fn a_verified_revoke_that_withdraws_nothing_says_why() {
+    let grant = privacy("explicit_yes_2025-10-09T16:00Z", "c-1");
+    let revoke = |id: &str, effective: &str| {
+        [block(
+            "revocation",
+            &[
+                ("Type", "consent"),
+                ("Consent-ID", id),
+                ("Effective", effective),
+            ],
+        )]
+    };
+    let r = Intent::Revoke;
+    let now = t("2025-10-11T00:00Z");
+    let one = |meta: &[MetaBlock]| {
+        let s = [
+            st("T", "G", "2025-10-09T16:00Z", None, &grant, false),
+            st("T", "R", "2025-10-10T00:00Z", Some(&r), meta, true),
+        ];
+        let l = ledger(s, now);
+        assert_eq!(l.untaken.len(), 1, "{:?}", l.untaken);
+        assert_eq!(l.records[0].state, State::Granted);
+        l.untaken[0].clone()
+    };
+    let before = one(&revoke("c-1", "2024-09-01T00:00Z"));
+    assert_eq!(before.effective, t("2024-09-01T00:00Z"));
+    let in_force = (String::from("G"), t("2025-10-09T16:00Z"));
+    assert_eq!(
+        before.why,
+        Why::BeforeStatement {
+            message: in_force.0.clone(),
+            since: in_force.1
+        }
+    );
+    assert!(before.needs_attention());
+    assert_eq!(before.consent_id.as_deref(), Some("c-1"));
+    // Received before the grant in force: the consent was given again after it.
+    let early = revoke("c-1", "2024-09-01T00:00Z");
+    let l = ledger(
+        [
+            late(
+                st("T", "G", "2025-10-09T16:00Z", None, &grant, false),
+                "2025-10-10T12:00Z",
+            ),
+            late(
+                st("T", "R", "2025-10-10T00:00Z", Some(&r), &early, true),
+                "2025-10-10T11:00Z",
+            ),
+        ],
+        now,
+    );
+    let (message, since) = in_force;
+    assert_eq!(l.untaken[0].why, Why::Restated { message, since });
+    assert!(!l.untaken[0].needs_attention());
+    assert_eq!(one(&revoke("c-1", "2030-01-01")).why, Why::NotYet);
+    assert_eq!(one(&revoke("c-9", "2025-10-10")).why, Why::NoGrant);
+    // Taken: not listed.
+    let taken = revoke("c-1", "2025-10-10");
+    let l = ledger(
+        [
+            st("T", "G", "2025-10-09T16:00Z", None, &grant, false),
+            st("T", "R", "2025-10-10T00:00Z", Some(&r), &taken, true),
+            st("T", "R2", "2025-10-10T01:00Z", Some(&r), &taken, true),
+        ],
+        now,
+    );
+    assert_eq!(l.records[0].state, State::Revoked);
+    assert!(
+        l.untaken.is_empty(),
+        "a second withdrawal of the same is no news"
+    );
 }
