@@ -1,6 +1,8 @@
 //! Personal data in the composer, driven by actions: a reply whose body holds an e-mail
-//! address in a thread without consent is copied only after a second C-y; M-r redacts it and
-//! declares `PII: redacted`; a thread whose consent is granted copies at once.
+//! address in a thread without explicit consent is copied only after a second C-y; M-r
+//! redacts it and declares `PII: redacted`; a thread whose consent is granted explicitly
+//! copies at once, and neither an `implicit` grant nor a `Consent` value that is not
+//! understood counts as one.
 
 mod support;
 
@@ -85,4 +87,71 @@ fn a_thread_with_consent_in_force_copies_personal_data_at_once() {
     t.ctrl('y');
     assert!(t.app.composer.is_none(), "{:?}", t.app.status);
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));
+}
+
+/// The warning a first C-y of a reply with an e-mail address gives in a thread stating
+/// `privacy`, or `None` when it copied at once. `own` replaces the reply's META first.
+fn first_copy_warning(privacy: &str, own: Option<&str>) -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let v = ids(2);
+    t.act(crosstalk::app::Action::Paste(request(
+        &v[0], &v[1], privacy,
+    )));
+    t.key(KeyCode::Enter, NONE);
+    reply_with_email(&mut t);
+    if let Some(meta) = own {
+        t.app.composer.as_mut().unwrap().set_meta(meta);
+    }
+    let copies = t.copies().len();
+    t.ctrl('y');
+    if t.app.composer.is_none() {
+        assert_eq!(t.copies().len(), copies + 1);
+        return None;
+    }
+    assert_eq!(t.copies().len(), copies, "not copied at the first C-y");
+    Some(t.app.status.1.clone())
+}
+
+#[test]
+fn implicit_or_unreadable_consent_does_not_cover_personal_data() {
+    let privacy = |consent: &str| format!("meta: privacy\nPII: none\nConsent: {consent}\n");
+    let warning = first_copy_warning(&privacy("implicit"), None).expect("a warning");
+    assert!(
+        warning.contains(
+            "the thread's consent is implicit only (personal data needs explicit consent)"
+        ),
+        "{warning}"
+    );
+    for value in ["no", "denied", "explicit_yes (verbal)"] {
+        let warning = first_copy_warning(&privacy(value), None).expect("a warning");
+        assert!(
+            warning.contains(&format!(
+                "the thread's consent is not understood (`Consent: {value}`)"
+            )),
+            "{warning}"
+        );
+    }
+    let warning = first_copy_warning(&privacy("explicit_no (patient refused)"), None);
+    assert!(warning.unwrap().contains("the thread's consent is denied"));
+    // Explicit consent in any spelling copies at once.
+    for value in [
+        "explicit_yes",
+        "Explicit-Yes 2025-10-09t16:00z",
+        "opt-in_2025-10-09",
+    ] {
+        assert_eq!(first_copy_warning(&privacy(value), None), None, "{value}");
+    }
+    // The reply's own statement is the thread's latest once stored: it decides.
+    let warning = first_copy_warning(
+        &privacy("explicit_yes"),
+        Some("meta: privacy\nPII: present\nConsent: none"),
+    );
+    assert!(
+        warning
+            .unwrap()
+            .contains("this envelope's own consent is not understood (`Consent: none`)")
+    );
+    let own_grant = Some("meta: privacy\nPII: present\nConsent: explicit_yes");
+    assert_eq!(first_copy_warning(&privacy("implicit"), own_grant), None);
 }

@@ -1,10 +1,11 @@
 //! Personal data in the composer: redacting it (`alt-r`: `[EMAIL]`, `[PHONE]`, … and
-//! `PII: redacted` in `meta: privacy`), and a confirmation before personal data is copied into
-//! a thread whose consent is missing, denied, expired or revoked. The rules live in
-//! [`crate::protocol::pii`] and [`crate::protocol::consent`]; this file only asks and acts.
+//! `PII: redacted` in `meta: privacy`), and a confirmation before personal data is copied
+//! without explicit consent in force: none stated, implicit only, denied, expired, revoked or
+//! not understood. The rules live in [`crate::protocol::pii`] and [`crate::protocol::consent`];
+//! this file only asks and acts.
 
 use super::App;
-use crate::protocol::consent::{self, State, Statement};
+use crate::protocol::consent::{Record, State, Statement};
 use crate::protocol::pii::{self, PiiKind};
 
 /// `counts` in words: "2 e-mail addresses, 1 phone number".
@@ -80,10 +81,10 @@ impl App {
         Ok(())
     }
 
-    /// Before C-y copies the composed envelope: when its body holds personal data and its
-    /// thread has no consent in force (none stated, denied, expired or revoked) — and the
-    /// envelope does not grant one itself — the first C-y only says so; a second C-y on the
-    /// same text copies. Returns whether to copy now.
+    /// Before C-y copies the composed envelope: when its body holds personal data without
+    /// explicit consent in force, the first C-y only says so; a second C-y on the same text
+    /// copies. The envelope's own `Consent` decides when it states one (once stored it is the
+    /// thread's latest statement), else the thread's consent. Returns whether to copy now.
     pub(super) fn pii_copy_allowed(&mut self) -> anyhow::Result<bool> {
         let Some(c) = self.composer.as_ref() else {
             return Ok(true);
@@ -98,26 +99,26 @@ impl App {
         let now = jiff::Timestamp::now();
         let (env, _) = c.envelope();
         let intent = env.intent();
-        let own = consent::ledger(
-            [Statement {
-                thread: &c.form.thread,
-                message: &c.form.message,
-                time: now,
-                intent: intent.as_ref(),
-                meta: &env.meta,
-                verified: false,
-            }],
-            now,
-        );
-        let own = own.for_thread(&c.form.thread).map(|r| r.state);
-        let stored = self.store.consent_ledger(now)?;
-        let stored = stored.for_thread(&c.form.thread);
-        let why = match (own, stored) {
-            (Some(State::Granted), _) => return Ok(true),
-            (_, Some(r)) if r.state.allows_pii() => return Ok(true),
-            (Some(s), _) => format!("this envelope's own consent is {}", s.as_str()),
-            (None, Some(r)) => format!("the thread's consent is {}", r.state.as_str()),
-            (None, None) => "the thread states no consent".to_string(),
+        // Decided on the ledger as it will read once this envelope is stored, so its own
+        // `Consent` counts as the thread's latest statement, and a transfer it states is
+        // judged by the consent it came from.
+        let own = Statement {
+            thread: &c.form.thread,
+            message: &c.form.message,
+            time: now,
+            received: now,
+            intent: intent.as_ref(),
+            meta: &env.meta,
+            verified: false,
+        };
+        let ledger = self.store.consent_ledger_with(now, [own])?;
+        let why = match ledger.for_thread(&c.form.thread) {
+            Some(r) if r.allows_pii() => return Ok(true),
+            Some(r) if r.message == c.form.message => {
+                format!("this envelope's own consent {}", why_not(r))
+            }
+            Some(r) => format!("the thread's consent {}", why_not(r)),
+            None => "the thread states no consent".to_string(),
         };
         let preview = c.preview.clone();
         if let Some(c) = self.composer.as_mut() {
@@ -136,6 +137,25 @@ impl App {
             key(&super::Action::Redact)
         ));
         Ok(false)
+    }
+}
+
+/// Why personal data may not go out under `r`, which does not allow it ("is denied", …).
+fn why_not(r: &Record) -> String {
+    match r.state {
+        State::Granted if r.kind == "implicit" => {
+            "is implicit only (personal data needs explicit consent)".to_string()
+        }
+        State::Granted => {
+            "was transferred from one that is not explicit (personal data needs explicit \
+             consent)"
+                .to_string()
+        }
+        State::NotUnderstood => format!(
+            "is not understood (`Consent: {}`)",
+            crate::sanitize::sanitize_line(&r.kind)
+        ),
+        s => format!("is {}", s.as_str()),
     }
 }
 

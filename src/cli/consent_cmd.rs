@@ -1,6 +1,7 @@
 //! `crosstalk consent`: every consent the stored envelopes state, where it stands now, and the
-//! REVOKEs that were not taken because their signature is not verified. The rules live in
-//! [`crate::protocol::consent`].
+//! REVOKEs that withdraw nothing now, each with the reason: an unverified signature, a time
+//! before the statement in force or still to come, no such consent stored, or the consent
+//! stated again since. The rules live in [`crate::protocol::consent`].
 
 use std::io::Write;
 use std::path::Path;
@@ -9,11 +10,12 @@ use serde_json::{Value, json};
 
 use super::output::Stdout;
 use super::{EXIT_INVALID, Failure, store_cmd};
-use crate::protocol::consent::{Ledger, Record};
+use crate::protocol::consent::{Ledger, Record, State, Untaken, Why};
 use crate::sanitize::sanitize_line;
 
-/// Prints the ledger as lines or JSON. Exit 1 when an unverified REVOKE was found (something
-/// asks for consent to be withdrawn and nothing was withdrawn), else 0.
+/// Prints the ledger as lines or JSON. Exit 1 when a REVOKE withdraws nothing now and the
+/// consent was not stated again since (something asks for consent to be withdrawn and it is
+/// not withdrawn), else 0.
 pub fn consent(db: Option<&Path>, as_json: bool) -> Result<u8, Failure> {
     let store = store_cmd::open(db)?;
     let now = jiff::Timestamp::now();
@@ -27,7 +29,8 @@ pub fn consent(db: Option<&Path>, as_json: bool) -> Result<u8, Failure> {
         print_lines(&mut out, &ledger);
     }
     out.finish()?;
-    Ok(if ledger.unverified.is_empty() {
+    let attention = ledger.untaken.iter().any(Untaken::needs_attention);
+    Ok(if ledger.unverified.is_empty() && !attention {
         0
     } else {
         EXIT_INVALID
@@ -41,8 +44,9 @@ fn time(t: &jiff::Timestamp) -> String {
 fn record_json(r: &Record) -> Value {
     json!({
         "consent_id": r.consent_id,
-        "state": r.state.as_str(),
+        "state": r.state,
         "kind": r.kind,
+        "explicit": r.explicit,
         "since": time(&r.since),
         "expires": r.expires.as_ref().map(time),
         "revoked_at": r.revoked.as_ref().map(|(t, _)| time(t)),
@@ -55,11 +59,33 @@ fn record_json(r: &Record) -> Value {
     })
 }
 
+fn untaken_json(u: &Untaken) -> Value {
+    let (why, by, since) = match &u.why {
+        Why::NotYet => ("not_yet", None, None),
+        Why::BeforeStatement { message, since } => {
+            ("before_statement", Some(message), Some(time(since)))
+        }
+        Why::Restated { message, since } => ("restated", Some(message), Some(time(since))),
+        Why::NoGrant => ("no_grant", None, None),
+    };
+    json!({
+        "message": u.message,
+        "thread": u.thread,
+        "consent_id": u.consent_id,
+        "effective": time(&u.effective),
+        "why": why,
+        "statement_in_force": by,
+        "statement_since": since,
+        "needs_attention": u.needs_attention(),
+    })
+}
+
 /// The ledger as `crosstalk consent --json` prints it.
 pub fn to_json(ledger: &Ledger) -> Value {
     json!({
         "consents": ledger.records.iter().map(record_json).collect::<Vec<_>>(),
         "unverified_revocations": ledger.unverified,
+        "untaken_revocations": ledger.untaken.iter().map(untaken_json).collect::<Vec<_>>(),
     })
 }
 
@@ -75,10 +101,13 @@ fn print_lines(out: &mut Stdout, ledger: &Ledger) {
             Some(id) => sanitize_line(id).into_owned(),
             None => format!("(thread {})", short(&r.threads[0])),
         };
+        let kind = match r.state {
+            State::NotUnderstood => format!("Consent `{}`", sanitize_line(&r.kind)),
+            _ => sanitize_line(&r.kind).into_owned(),
+        };
         let mut line = format!(
-            "{:<8} {name}  {} since {}",
+            "{:<8} {name}  {kind} since {}",
             r.state.as_str(),
-            sanitize_line(&r.kind),
             time(&r.since)
         );
         if let Some(e) = &r.expires {
@@ -97,19 +126,67 @@ fn print_lines(out: &mut Stdout, ledger: &Ledger) {
         }
         let threads: Vec<String> = r.threads.iter().map(|t| short(t)).collect();
         line.push_str(&format!("  [threads {}]", threads.join(" ")));
+        match r.state {
+            State::NotUnderstood => {
+                line.push_str("  (neither a grant nor a refusal: no consent is in force)");
+            }
+            State::Granted if !r.explicit => {
+                line.push_str("  (not explicit: personal data needs explicit consent)");
+            }
+            _ => {}
+        }
         let _ = writeln!(out, "{line}");
     }
     for u in &ledger.unverified {
-        let what = match &u.consent_id {
-            Some(id) => sanitize_line(id).into_owned(),
-            None => format!("the consent of thread {}", short(&u.thread)),
+        let _ = writeln!(
+            out,
+            "NOT TAKEN  REVOKE {} of {}: its signature is not verified with a trusted key, so nothing was withdrawn",
+            full(&u.message),
+            consent_name(u.consent_id.as_deref(), &u.thread)
+        );
+    }
+    for u in &ledger.untaken {
+        let when = time(&u.effective);
+        let why = match &u.why {
+            Why::NotYet => format!("it takes effect at {when}; the consent is in force until then"),
+            Why::BeforeStatement { message, since } => format!(
+                "it takes effect at {when}, before the consent's statement in force ({} at {}), \
+                 which was received before it, so it withdraws nothing; check its `Effective` time",
+                full(message),
+                time(since)
+            ),
+            Why::Restated { message, since } => format!(
+                "the consent was stated again after it was received ({} at {}), and that \
+                 statement stands",
+                full(message),
+                time(since)
+            ),
+            Why::NoGrant => {
+                "no stored envelope grants that consent, so there is nothing to withdraw"
+                    .to_string()
+            }
         };
         let _ = writeln!(
             out,
-            "NOT TAKEN  REVOKE {} of {what}: its signature is not verified with a trusted key, so nothing was withdrawn",
-            short(&u.message)
+            "NOT TAKEN  REVOKE {} of {}: {why}",
+            full(&u.message),
+            consent_name(u.consent_id.as_deref(), &u.thread)
         );
     }
+}
+
+/// A consent as a REVOKE names it: its id, else its thread's.
+fn consent_name(id: Option<&str>, thread: &str) -> String {
+    match id {
+        Some(id) => sanitize_line(id).into_owned(),
+        None => format!("the consent of thread {}", full(thread)),
+    }
+}
+
+/// An id whole, where the operator must find the message it names (hand-written ids, like
+/// the spec's examples, often share all but their last characters), sanitized.
+fn full(id: &str) -> String {
+    sanitize_line(id).into_owned()
 }
 
 /// An id as far as the operator needs it (sanitized: ids come from envelopes).

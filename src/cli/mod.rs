@@ -152,8 +152,9 @@ enum Command {
         limit: usize,
     },
     /// Every consent the stored envelopes state (`meta: privacy`) and where it stands:
-    /// granted, denied, expired or revoked (by a verified REVOKE). Exit 1 when a REVOKE was not
-    /// taken because its signature is not verified.
+    /// granted, denied, expired, revoked (by a verified REVOKE) or not understood. Exit 1 when a
+    /// REVOKE withdraws nothing now: its signature is not verified, a later statement stands,
+    /// it takes effect later, or no stored envelope grants what it names.
     Consent {
         /// Print JSON.
         #[arg(long)]

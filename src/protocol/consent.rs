@@ -4,15 +4,22 @@
 //!
 //! The rules (docs/PROTOCOL.md, "Consent"):
 //! - A consent is named by its `Consent-ID`; a grant without one is the consent of its thread.
-//! - `Consent: explicit_yes_<time>` (also `implicit`, `opt-in_<time>`,
-//!   `transferred_with_approval`) grants from that time, or from the message's time when none
-//!   is written; `explicit_no` denies. The latest statement about a consent wins.
+//! - `Consent` is read by [`value`]: `explicit_yes`, `opt-in`, `implicit` and
+//!   `transferred_with_approval` grant (from the time written after them, else the message's),
+//!   `explicit_no` refuses, and any other value is not understood: the consent it names is in
+//!   force for nothing. The latest statement about a consent wins.
+//! - Personal data needs explicit consent: `explicit_yes`, `opt-in`, or a transfer of either.
+//!   An `implicit` grant is granted and shown as such, yet does not allow it.
 //! - `Expires` past the clock makes a grant expired.
 //! - A REVOKE withdraws the consent its `meta: revocation` names (`Consent-ID`, else the
-//!   thread's) from its `Effective` time (else the message's) — **only when its signature was
-//!   verified**: an unverified REVOKE is listed and changes nothing, as the spec requires.
+//!   thread's) from its `Effective` time (`immediate`: when it was received; none: the
+//!   message's) — **only when its signature was verified**: an unverified REVOKE is listed and
+//!   changes nothing, as the spec requires. A verified REVOKE that withdraws nothing is listed
+//!   with the reason, never dropped.
 //! - A HANDOFF's grant with `Original-Consent-ID` was transferred from that consent: revoking
 //!   the original revokes what was transferred from it too.
+
+pub mod value;
 
 use std::collections::BTreeMap;
 
@@ -21,6 +28,7 @@ use serde::Serialize;
 
 use super::validate::parse_time;
 use super::{Intent, MetaBlock};
+use value::{Kind, Reading};
 
 /// One envelope, as far as consent is concerned.
 #[derive(Debug, Clone)]
@@ -31,6 +39,9 @@ pub struct Statement<'a> {
     pub message: &'a str,
     /// When it was written (its id's time, else when it was stored).
     pub time: Timestamp,
+    /// When it was stored here: the time a REVOKE with `Effective: immediate` takes effect,
+    /// since the sender's clock (in its id) may say anything.
+    pub received: Timestamp,
     /// Its intent.
     pub intent: Option<&'a Intent>,
     /// Its META blocks.
@@ -51,22 +62,20 @@ pub enum State {
     Expired,
     /// Withdrawn by a verified REVOKE (or its original was).
     Revoked,
+    /// Its latest `Consent` value is neither a grant nor a refusal: no consent is in force.
+    NotUnderstood,
 }
 
 impl State {
-    /// The word shown to the operator.
+    /// The words shown to the operator.
     pub fn as_str(self) -> &'static str {
         match self {
             State::Granted => "granted",
             State::Denied => "denied",
             State::Expired => "expired",
             State::Revoked => "revoked",
+            State::NotUnderstood => "not understood",
         }
-    }
-
-    /// Whether personal data may be sent under it.
-    pub fn allows_pii(self) -> bool {
-        self == State::Granted
     }
 }
 
@@ -77,8 +86,13 @@ pub struct Record {
     pub consent_id: Option<String>,
     /// Where it stands at the clock given.
     pub state: State,
-    /// The `Consent` value's kind as written (`explicit_yes`, `implicit`, …).
+    /// The `Consent` value's kind as the protocol spells it (`explicit_yes`, `implicit`, …),
+    /// or the value as written when it was not understood.
     pub kind: String,
+    /// Whether it is explicit consent, which the spec requires for personal data:
+    /// `explicit_yes` or `opt-in`, or a transfer of such a consent (of one not stored here, the
+    /// transfer's own word "with approval" is taken).
+    pub explicit: bool,
     /// When it was granted (or denied).
     pub since: Timestamp,
     /// When it expires, if it says.
@@ -97,6 +111,15 @@ pub struct Record {
     pub threads: Vec<String>,
 }
 
+impl Record {
+    /// Whether personal data may be sent under it: granted, and explicitly. An `implicit`
+    /// grant is in force for what it covers, but the spec requires explicit consent for
+    /// PII/PHI.
+    pub fn allows_pii(&self) -> bool {
+        self.state == State::Granted && self.explicit
+    }
+}
+
 /// A REVOKE that changed nothing because its signature was not verified.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Unverified {
@@ -108,6 +131,54 @@ pub struct Unverified {
     pub consent_id: Option<String>,
 }
 
+/// A verified REVOKE that withdraws nothing at the clock, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untaken {
+    /// The REVOKE's message id.
+    pub message: String,
+    /// Its thread.
+    pub thread: String,
+    /// The consent it names (`None`: its thread's).
+    pub consent_id: Option<String>,
+    /// When it takes effect.
+    pub effective: Timestamp,
+    /// Why it withdraws nothing.
+    pub why: Why,
+}
+
+impl Untaken {
+    /// Whether it asks for a withdrawal that is not in force and was not answered by a later
+    /// statement of the consent: something the operator should look at.
+    pub fn needs_attention(&self) -> bool {
+        !matches!(self.why, Why::Restated { .. })
+    }
+}
+
+/// Why a verified REVOKE withdraws nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// It takes effect after the clock; the consent stays in force until then.
+    NotYet,
+    /// It takes effect before the statement in force about that consent was made, and that
+    /// statement was received before it (or with it): it can never take effect.
+    BeforeStatement {
+        /// The message of the statement in force.
+        message: String,
+        /// When that statement was made.
+        since: Timestamp,
+    },
+    /// The consent was stated again (by `message`, at `since`) after the REVOKE was received:
+    /// the withdrawal was in force until then, and a grant after it is in force again.
+    Restated {
+        /// The message of the statement in force.
+        message: String,
+        /// When that statement was made.
+        since: Timestamp,
+    },
+    /// No stored envelope grants the consent it names, nor one transferred from it.
+    NoGrant,
+}
+
 /// Every consent the statements mention, and the REVOKEs that were not taken.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
@@ -115,6 +186,8 @@ pub struct Ledger {
     pub records: Vec<Record>,
     /// REVOKEs without a verified signature: flagged, without effect.
     pub unverified: Vec<Unverified>,
+    /// Verified REVOKEs that withdraw nothing at the clock, with the reason.
+    pub untaken: Vec<Untaken>,
 }
 
 impl Ledger {
@@ -135,10 +208,22 @@ enum Key {
     Thread(String),
 }
 
-/// A grant or denial read from `meta: privacy`.
+impl Key {
+    fn consent_id(&self) -> Option<String> {
+        match self {
+            Key::Id(id) => Some(id.clone()),
+            Key::Thread(_) => None,
+        }
+    }
+}
+
+/// A statement read from `meta: privacy`: a grant, a refusal, or a value not understood.
 struct Grant {
     key: Key,
-    kind: String,
+    /// What the `Consent` value says; `None`: not understood.
+    reading: Option<Reading>,
+    /// The `Consent` value as written.
+    written: String,
     at: Timestamp,
     expires: Option<Timestamp>,
     scope: Option<String>,
@@ -146,18 +231,22 @@ struct Grant {
     original: Option<String>,
     message: String,
     thread: String,
+    received: Timestamp,
 }
 
-/// Reads `Consent: explicit_yes_2025-10-09T16:00Z` into its kind and time.
-pub fn split_consent(value: &str) -> (String, Option<Timestamp>) {
-    let v = value.trim();
-    // The time starts at the first `_` followed by a digit.
-    let cut = v
-        .char_indices()
-        .find(|&(i, c)| c == '_' && v[i + 1..].starts_with(|d: char| d.is_ascii_digit()));
-    match cut {
-        Some((i, _)) => (v[..i].to_ascii_lowercase(), parse_time(&v[i + 1..])),
-        None => (v.to_ascii_lowercase(), None),
+/// A verified REVOKE of a consent.
+struct Revoke {
+    key: Key,
+    at: Timestamp,
+    message: String,
+    thread: String,
+    received: Timestamp,
+}
+
+impl Revoke {
+    /// Whether it withdraws consent `key` granted at `from`, at clock `now`.
+    fn withdraws(&self, key: &Key, from: Timestamp, now: Timestamp) -> bool {
+        self.key == *key && self.at >= from && self.at <= now
     }
 }
 
@@ -169,24 +258,24 @@ fn non_empty(v: Option<&str>) -> Option<String> {
 
 fn grant(s: &Statement<'_>) -> Option<Grant> {
     let privacy = s.meta.iter().find(|m| m.namespace == "privacy")?;
-    let (kind, at) = split_consent(privacy.get("Consent")?);
-    if kind.is_empty() {
-        return None;
-    }
+    let written = privacy.get("Consent")?;
+    let reading = value::read(written).ok();
     let key = match non_empty(privacy.get("Consent-ID")) {
         Some(id) => Key::Id(id),
         None => Key::Thread(s.thread.to_string()),
     };
     Some(Grant {
         key,
-        kind,
-        at: at.unwrap_or(s.time),
+        reading,
+        written: written.trim().to_string(),
+        at: reading.and_then(|r| r.at).unwrap_or(s.time),
         expires: privacy.get("Expires").and_then(parse_time),
         scope: non_empty(privacy.get("Scope")),
         jurisdiction: non_empty(privacy.get("Jurisdiction")),
         original: non_empty(privacy.get("Original-Consent-ID")),
         message: s.message.to_string(),
         thread: s.thread.to_string(),
+        received: s.received,
     })
 }
 
@@ -205,17 +294,21 @@ fn revocation(s: &Statement<'_>) -> Option<(Key, Timestamp)> {
         Some(id) => Key::Id(id),
         None => Key::Thread(s.thread.to_string()),
     };
-    let at = block
-        .and_then(|b| b.get("Effective"))
-        .and_then(parse_time)
-        .unwrap_or(s.time);
+    // `immediate` takes effect when the REVOKE reached this desk: the one time known to be no
+    // earlier than the withdrawal itself. A value that is no time asks for a withdrawal all the
+    // same, so it is read that way too, rather than at a guessed time.
+    let at = match non_empty(block.and_then(|b| b.get("Effective"))) {
+        None => s.time,
+        Some(v) if v.eq_ignore_ascii_case("immediate") => s.received,
+        Some(v) => parse_time(&v).unwrap_or(s.received),
+    };
     Some((key, at))
 }
 
 /// Builds the ledger from every statement (any order) at clock `now`.
 pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Timestamp) -> Ledger {
     let mut grants: Vec<Grant> = Vec::new();
-    let mut revokes: Vec<(Key, Timestamp, String)> = Vec::new();
+    let mut revokes: Vec<Revoke> = Vec::new();
     let mut unverified = Vec::new();
     for s in statements {
         if let Some(g) = grant(&s) {
@@ -223,15 +316,18 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
         }
         if let Some((key, at)) = revocation(&s) {
             if s.verified {
-                revokes.push((key, at, s.message.to_string()));
+                revokes.push(Revoke {
+                    key,
+                    at,
+                    message: s.message.to_string(),
+                    thread: s.thread.to_string(),
+                    received: s.received,
+                });
             } else {
                 unverified.push(Unverified {
                     message: s.message.to_string(),
                     thread: s.thread.to_string(),
-                    consent_id: match key {
-                        Key::Id(id) => Some(id),
-                        Key::Thread(_) => None,
-                    },
+                    consent_id: key.consent_id(),
                 });
             }
         }
@@ -239,6 +335,7 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
     // The latest statement wins; at equal times, the greater message id (ULIDs sort by time),
     // so the order statements arrive in never matters.
     grants.sort_by(|a, b| (a.at, &a.message).cmp(&(b.at, &b.message)));
+    revokes.sort_by(|a, b| (a.at, &a.message).cmp(&(b.at, &b.message)));
     let mut order: Vec<Key> = Vec::new();
     let mut latest: BTreeMap<Key, (usize, Vec<String>)> = BTreeMap::new();
     for (i, g) in grants.iter().enumerate() {
@@ -251,50 +348,35 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
             entry.1.push(g.thread.clone());
         }
     }
-    let revoked_at = |key: &Key, since: Timestamp| -> Option<(Timestamp, String)> {
-        revokes
-            .iter()
-            .filter(|(k, at, _)| k == key && *at >= since && *at <= now)
-            .min_by(|a, b| (a.1, &a.2).cmp(&(b.1, &b.2)))
-            .map(|(_, at, m)| (*at, m.clone()))
-    };
+    let in_force = |key: &Key| latest.get(key).map(|(i, _)| &grants[*i]);
     let mut records = Vec::with_capacity(order.len());
+    // Per record: its statement in force, and the consents whose withdrawal withdraws it, each
+    // with the time from which a withdrawal counts.
+    let mut chains: Vec<(&Grant, Vec<(Key, Timestamp)>)> = Vec::with_capacity(order.len());
     for key in order {
         let (i, threads) = &latest[&key];
         let g = &grants[*i];
-        // Withdrawn directly, or through the consent it was transferred from (one step per
-        // transfer; a cycle of transfers stops where it began).
-        let mut revoked = revoked_at(&key, g.at);
-        let mut from = g.original.clone();
-        let mut seen = vec![key.clone()];
-        while revoked.is_none() {
-            let Some(id) = from.take() else { break };
-            let k = Key::Id(id);
-            if seen.contains(&k) {
-                break;
-            }
-            revoked = revoked_at(&k, g.at.min(now));
-            from = latest
-                .get(&k)
-                .and_then(|(j, _)| grants[*j].original.clone());
-            seen.push(k);
-        }
-        let state = if revoked.is_some() {
-            State::Revoked
-        } else if g.kind == "explicit_no" {
-            State::Denied
-        } else if g.expires.is_some_and(|e| e <= now) {
-            State::Expired
-        } else {
-            State::Granted
+        let chain = withdrawn_with(g, now, &in_force);
+        let revoked = chain.iter().find_map(|(k, from)| {
+            revokes
+                .iter()
+                .find(|r| r.withdraws(k, *from, now))
+                .map(|r| (r.at, r.message.clone()))
+        });
+        let state = match g.reading {
+            _ if revoked.is_some() => State::Revoked,
+            None => State::NotUnderstood,
+            Some(r) if !r.kind.grants() => State::Denied,
+            Some(_) if g.expires.is_some_and(|e| e <= now) => State::Expired,
+            Some(_) => State::Granted,
         };
         records.push(Record {
-            consent_id: match &key {
-                Key::Id(id) => Some(id.clone()),
-                Key::Thread(_) => None,
-            },
+            consent_id: key.consent_id(),
             state,
-            kind: g.kind.clone(),
+            kind: g
+                .reading
+                .map_or(g.written.clone(), |r| r.kind.as_str().to_string()),
+            explicit: explicit(g, &in_force),
             since: g.at,
             expires: g.expires,
             revoked,
@@ -304,170 +386,98 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
             message: g.message.clone(),
             threads: threads.clone(),
         });
+        chains.push((g, chain));
     }
+    let untaken = revokes
+        .iter()
+        .filter(|r| {
+            !chains
+                .iter()
+                .flat_map(|(_, chain)| chain)
+                .any(|(k, from)| r.withdraws(k, *from, now))
+        })
+        .map(|r| Untaken {
+            message: r.message.clone(),
+            thread: r.thread.clone(),
+            consent_id: r.key.consent_id(),
+            effective: r.at,
+            why: why_untaken(r, now, &chains),
+        })
+        .collect();
     Ledger {
         records,
         unverified,
+        untaken,
+    }
+}
+
+/// The consents whose withdrawal withdraws `g`'s, each with the time from which a withdrawal
+/// counts: its own from its grant, then each consent it was transferred from (one step per
+/// transfer; a cycle of transfers stops where it began).
+fn withdrawn_with<'g>(
+    g: &Grant,
+    now: Timestamp,
+    in_force: &impl Fn(&Key) -> Option<&'g Grant>,
+) -> Vec<(Key, Timestamp)> {
+    let mut chain = vec![(g.key.clone(), g.at)];
+    let mut from = g.original.clone();
+    while let Some(id) = from.take() {
+        let k = Key::Id(id);
+        if chain.iter().any(|(c, _)| *c == k) {
+            break;
+        }
+        from = in_force(&k).and_then(|o| o.original.clone());
+        chain.push((k, g.at.min(now)));
+    }
+    chain
+}
+
+/// Whether `g` is explicit consent: `explicit_yes` or `opt-in`; for a transfer, whatever the
+/// consent it came from is (a transfer of a consent not stored here is taken at its word:
+/// "with approval"; a cycle of transfers is nobody's explicit consent).
+fn explicit<'g>(g: &Grant, in_force: &impl Fn(&Key) -> Option<&'g Grant>) -> bool {
+    let mut seen = vec![g.key.clone()];
+    let mut current = g.reading;
+    let mut from = g.original.clone();
+    loop {
+        match current {
+            Some(r) if r.kind == Kind::Transferred => {}
+            Some(r) => return r.kind.is_explicit(),
+            None => return false,
+        }
+        let Some(id) = from.take() else { return true };
+        let k = Key::Id(id);
+        if seen.contains(&k) {
+            return false;
+        }
+        let Some(o) = in_force(&k) else { return true };
+        current = o.reading;
+        from = o.original.clone();
+        seen.push(k);
+    }
+}
+
+/// Why the verified REVOKE `r` withdraws none of the consents in force (each its statement
+/// and the consents whose withdrawal withdraws it).
+fn why_untaken(r: &Revoke, now: Timestamp, chains: &[(&Grant, Vec<(Key, Timestamp)>)]) -> Why {
+    if r.at > now {
+        return Why::NotYet;
+    }
+    // The consent it names, else one transferred from it.
+    let named = chains
+        .iter()
+        .filter(|(_, chain)| chain.iter().any(|(k, _)| *k == r.key))
+        .min_by_key(|(_, chain)| chain.iter().position(|(k, _)| *k == r.key));
+    let Some((g, _)) = named else {
+        return Why::NoGrant;
+    };
+    let (message, since) = (g.message.clone(), g.at);
+    if r.received < g.received {
+        Why::Restated { message, since }
+    } else {
+        Why::BeforeStatement { message, since }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn t(s: &str) -> Timestamp {
-        parse_time(s).unwrap()
-    }
-
-    fn block(ns: &str, entries: &[(&str, &str)]) -> MetaBlock {
-        MetaBlock {
-            namespace: ns.into(),
-            entries: entries
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
-    }
-
-    fn st<'a>(
-        thread: &'a str,
-        message: &'a str,
-        time: &str,
-        intent: Option<&'a Intent>,
-        meta: &'a [MetaBlock],
-        verified: bool,
-    ) -> Statement<'a> {
-        Statement {
-            thread,
-            message,
-            time: t(time),
-            intent,
-            meta,
-            verified,
-        }
-    }
-
-    #[test]
-    fn a_grant_expires_and_the_spec_example_reads_whole() {
-        let meta = [block(
-            "privacy",
-            &[
-                ("PII", "redacted"),
-                ("Consent", "explicit_yes_2025-10-09T16:00Z"),
-                ("Scope", "medical"),
-                ("Expires", "2025-10-10T16:00Z"),
-                ("Jurisdiction", "HIPAA"),
-                ("Consent-ID", "patient-842-consent-2025-10-09"),
-            ],
-        )];
-        let s = [st("T", "M1", "2025-10-09T17:00Z", None, &meta, false)];
-        let before = ledger(s.clone(), t("2025-10-10T12:00Z"));
-        let r = &before.records[0];
-        assert_eq!(r.state, State::Granted);
-        assert_eq!(r.since, t("2025-10-09T16:00Z"));
-        assert_eq!(r.kind, "explicit_yes");
-        assert_eq!(r.scope.as_deref(), Some("medical"));
-        assert_eq!(r.jurisdiction.as_deref(), Some("HIPAA"));
-        assert_eq!(
-            r.consent_id.as_deref(),
-            Some("patient-842-consent-2025-10-09")
-        );
-        assert_eq!(before.for_thread("T"), Some(r));
-        let after = ledger(s, t("2025-10-10T16:00Z"));
-        assert_eq!(after.records[0].state, State::Expired);
-    }
-
-    #[test]
-    fn only_a_verified_revoke_withdraws_and_it_follows_a_transfer() {
-        let grant = [block(
-            "privacy",
-            &[("Consent", "explicit_yes"), ("Consent-ID", "c-1")],
-        )];
-        let handoff = [block(
-            "privacy",
-            &[
-                ("Consent", "transferred_with_approval"),
-                ("Consent-ID", "c-2"),
-                ("Original-Consent-ID", "c-1"),
-            ],
-        )];
-        let revoke = [block(
-            "revocation",
-            &[("Type", "consent"), ("Consent-ID", "c-1")],
-        )];
-        let r = Intent::Revoke;
-        let base = |verified| {
-            vec![
-                st("A", "M1", "2025-10-09T10:00Z", None, &grant, false),
-                st("B", "M2", "2025-10-09T11:00Z", None, &handoff, false),
-                st("A", "M3", "2025-10-09T12:00Z", Some(&r), &revoke, verified),
-            ]
-        };
-        let now = t("2025-10-09T13:00Z");
-        let unverified = ledger(base(false), now);
-        assert!(unverified.records.iter().all(|r| r.state == State::Granted));
-        assert_eq!(unverified.unverified.len(), 1);
-        assert_eq!(unverified.unverified[0].consent_id.as_deref(), Some("c-1"));
-        let verified = ledger(base(true), now);
-        assert!(verified.unverified.is_empty());
-        assert!(verified.records.iter().all(|r| r.state == State::Revoked));
-        assert_eq!(
-            verified.records[1].revoked,
-            Some((t("2025-10-09T12:00Z"), "M3".into()))
-        );
-        assert_eq!(verified.for_thread("B").unwrap().state, State::Revoked);
-    }
-
-    #[test]
-    fn the_latest_statement_wins_and_a_denial_is_not_a_grant() {
-        let yes = [block(
-            "privacy",
-            &[("Consent", "explicit_yes_2025-10-09T10:00Z")],
-        )];
-        let no = [block(
-            "privacy",
-            &[("Consent", "explicit_no_2025-10-09T11:00Z")],
-        )];
-        let now = t("2025-10-09T12:00Z");
-        let l = ledger(
-            [
-                st("T", "M2", "2025-10-09T11:00Z", None, &no, false),
-                st("T", "M1", "2025-10-09T10:00Z", None, &yes, false),
-            ],
-            now,
-        );
-        assert_eq!(l.records.len(), 1);
-        assert_eq!(l.records[0].state, State::Denied);
-        assert!(!l.records[0].state.allows_pii());
-        assert_eq!(l.records[0].message, "M2");
-        // A revocation of something other than consent is not read here.
-        let keys = [block("revocation", &[("Type", "key"), ("Key-ID", "k")])];
-        let r = Intent::Revoke;
-        let l = ledger(
-            [
-                st("T", "M1", "2025-10-09T10:00Z", None, &yes, false),
-                st("T", "M3", "2025-10-09T11:30Z", Some(&r), &keys, true),
-            ],
-            now,
-        );
-        assert_eq!(l.records[0].state, State::Granted);
-        assert!(l.unverified.is_empty());
-    }
-
-    #[test]
-    fn consent_values_split_into_kind_and_time() {
-        assert_eq!(
-            split_consent("explicit_yes_2025-10-09T16:00Z"),
-            ("explicit_yes".into(), Some(t("2025-10-09T16:00Z")))
-        );
-        assert_eq!(
-            split_consent("opt-in_2025-10-09"),
-            ("opt-in".into(), Some(t("2025-10-09")))
-        );
-        assert_eq!(
-            split_consent("transferred_with_approval"),
-            ("transferred_with_approval".into(), None)
-        );
-        assert_eq!(split_consent("explicit_yes_soon").1, None);
-    }
-}
+mod tests;

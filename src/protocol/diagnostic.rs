@@ -107,6 +107,9 @@ codes! {
     UnknownPriority = "unknown-priority", Warning;
     /// A `PII` value other than present, redacted or none.
     UnknownPii = "unknown-pii", Warning;
+    /// A `Consent` value that is neither a grant nor a refusal (`no`, `denied`, a grant with
+    /// words after it): the envelope carries no consent, and personal data is not covered.
+    UnknownConsent = "unknown-consent", Warning;
     /// An `Expires` that is not an ISO 8601 time.
     BadExpires = "bad-expires", Warning;
     /// An `Expires` already in the past.

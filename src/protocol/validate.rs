@@ -179,6 +179,11 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                         format!("PII `{value}` is not present, redacted or none"),
                     ));
                 }
+                ("privacy", "Consent") => {
+                    if let Err(why) = super::consent::value::read(value) {
+                        d.push(at(pos, Code::UnknownConsent, why.message(value)));
+                    }
+                }
                 ("privacy", "Expires") => match parse_time(value) {
                     None => d.push(at(
                         pos,

@@ -15,6 +15,7 @@ struct Row {
     thread: String,
     message: String,
     time: Timestamp,
+    received: Timestamp,
     intent: Option<Intent>,
     meta: Vec<MetaBlock>,
     verified: bool,
@@ -22,12 +23,25 @@ struct Row {
 
 impl Store {
     /// Every consent the stored messages state, at clock `now`. A REVOKE counts only when
-    /// its signature was verified with a trusted key (see [`Store::revoke_verified`]).
+    /// its signature was verified with a trusted key (see [`Store::revoke_verified`]); each
+    /// message's time is its id's (else when it was stored), and when it was stored is kept
+    /// apart for a REVOKE that takes effect on receipt (`Effective: immediate`).
     pub fn consent_ledger(&self, now: Timestamp) -> Result<Ledger, StoreError> {
+        self.consent_ledger_with(now, [])
+    }
+
+    /// The ledger as it will read once the `extra` statements (say, an envelope being
+    /// composed) are stored too.
+    pub fn consent_ledger_with<'a>(
+        &self,
+        now: Timestamp,
+        extra: impl IntoIterator<Item = Statement<'a>>,
+    ) -> Result<Ledger, StoreError> {
         // The stored blocks name their namespace (see `meta_column`); the LIKE only narrows
         // the scan, the protocol module reads the blocks themselves.
         let mut stmt = self.conn.prepare_cached(
-            "SELECT m.seq, m.thread_id, m.id, coalesce(d.sent_at, m.received_at), m.intent, m.meta
+            "SELECT m.seq, m.thread_id, m.id, coalesce(d.sent_at, m.received_at), m.received_at,
+                    m.intent, m.meta
              FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
              WHERE m.intent = 'REVOKE' OR m.meta LIKE '%privacy%'
              ORDER BY m.seq",
@@ -38,35 +52,40 @@ impl Store {
                 r.get::<_, String>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
-                r.get::<_, Option<String>>(4)?,
-                r.get::<_, String>(5)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, String>(6)?,
             ))
         })?;
         let mut rows = Vec::new();
         for row in raw {
-            let (seq, thread, message, time, intent, meta) = row?;
+            let (seq, thread, message, time, received, intent, meta) = row?;
             let intent = intent.as_deref().map(Intent::parse);
             let verified = intent == Some(Intent::Revoke) && self.revoke_verified(seq)?;
             rows.push(Row {
                 thread,
                 time: time.parse().unwrap_or(now),
+                received: received.parse().unwrap_or(now),
                 message,
                 intent,
                 meta: super::delivery::meta_blocks(&meta),
                 verified,
             });
         }
-        Ok(consent::ledger(
-            rows.iter().map(|r| Statement {
-                thread: &r.thread,
-                message: &r.message,
-                time: r.time,
-                intent: r.intent.as_ref(),
-                meta: &r.meta,
-                verified: r.verified,
-            }),
-            now,
-        ))
+        let stored = rows.iter().map(|r| Statement {
+            thread: &r.thread,
+            message: &r.message,
+            time: r.time,
+            received: r.received,
+            intent: r.intent.as_ref(),
+            meta: &r.meta,
+            verified: r.verified,
+        });
+        // Not an identity to the borrow checker: it shortens the extra statements' borrows to
+        // the rows', which `chain` needs (without it, `rows` would have to outlive `'a`).
+        #[allow(clippy::map_identity)]
+        let extra = extra.into_iter().map(|s| -> Statement<'_> { s });
+        Ok(consent::ledger(stored.chain(extra), now))
     }
 
     /// Whether the REVOKE stored as `seq` carries a signature verified with a trusted key: its
