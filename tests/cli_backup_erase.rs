@@ -175,3 +175,60 @@ fn delete_asks_for_yes_in_scripts_then_erases_and_reports() {
     let r = run(&db, &["delete", "pastes", "--yes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+/// A paste whose envelope import rejected is its only copy: `pastes` lists it, `pastes show`
+/// gives its bytes back exactly, `delete pastes` (the unused ones) keeps it, and `delete
+/// paste ID` erases it when the operator says so.
+#[test]
+fn a_rejected_paste_is_listed_shown_kept_and_erased_only_by_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    // Not UTF-8 at the end, and an id that is no ULID: import rejects the envelope.
+    let mut bytes = b"[[A\xe2\x86\x92B v1]]\nuser: u\nmessage: not-an-id\nintent: REQUEST\nbody: |\n  keep me\nsig: none\n[[END]]\n".to_vec();
+    bytes.extend_from_slice(b"\xff\r\n");
+    let file = dir.path().join("rejected.txt");
+    std::fs::write(&file, &bytes).unwrap();
+    let r = run(&db, &["import", file.to_str().unwrap()]);
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let noise = dir.path().join("noise.txt");
+    std::fs::write(&noise, "no envelope here\n").unwrap();
+    run(&db, &["import", noise.to_str().unwrap()]);
+
+    let r = run(&db, &["pastes", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let list: Value = serde_json::from_str(&r.stdout).unwrap();
+    let rejected = (list.as_array().unwrap().iter())
+        .find(|p| p["source"].as_str().unwrap().ends_with("rejected.txt"))
+        .unwrap_or_else(|| panic!("{list}"));
+    assert_eq!(rejected["messages"], 0);
+    assert_eq!(rejected["bytes"], bytes.len());
+    let id = rejected["id"].as_i64().unwrap().to_string();
+    let r = run(&db, &["pastes"]);
+    assert!(
+        r.stdout.contains("no message stored from it"),
+        "{}",
+        r.stdout
+    );
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crosstalk"))
+        .args(["--db", db.to_str().unwrap(), "pastes", "show", &id])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, bytes);
+
+    let r = run(&db, &["delete", "pastes", "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&db, &["pastes", "--json"]);
+    let left: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        left.as_array().unwrap().len(),
+        1,
+        "the noise goes, the rejected paste stays: {left}"
+    );
+    let r = run(&db, &["delete", "paste", &id, "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&db, &["pastes", "show", &id]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stderr.contains("no paste"), "{}", r.stderr);
+}

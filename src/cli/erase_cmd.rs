@@ -26,7 +26,14 @@ pub enum DeleteWhat {
         id: String,
     },
     /// Raw pastes no stored message came from (cancelled previews, text without envelopes).
+    /// A paste holding envelopes that were rejected stays: it is their only copy.
     Pastes,
+    /// One raw paste by its id (`crosstalk pastes` lists them); messages that came from it
+    /// keep their text.
+    Paste {
+        /// The paste's id.
+        id: i64,
+    },
 }
 
 /// Runs `crosstalk delete`: without `--yes`, asks on a terminal and refuses elsewhere.
@@ -104,6 +111,7 @@ fn resolve(store: &Store, what: &DeleteWhat) -> Result<(EraseTarget, String), Fa
             (EraseTarget::Message(id.clone()), format!("message {id}"))
         }
         DeleteWhat::Pastes => (EraseTarget::UnusedPastes, "the unused raw pastes".into()),
+        DeleteWhat::Paste { id } => (EraseTarget::Paste(*id), format!("paste {id}")),
     })
 }
 

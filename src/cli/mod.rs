@@ -26,6 +26,7 @@ mod integrity;
 mod keys_cmd;
 mod output;
 mod parse_cmd;
+mod pastes_cmd;
 mod poll_cmd;
 mod primer_cmd;
 mod queue_cmd;
@@ -289,6 +290,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The raw pastes kept (every paste is stored before it is parsed): list them, or print
+    /// one as it was received, to get back an envelope import rejected.
+    Pastes {
+        #[command(subcommand)]
+        what: Option<pastes_cmd::PastesCmd>,
+        /// Print JSON: one object per paste.
+        #[arg(long)]
+        json: bool,
+    },
     /// The trust store: keys by key id, pinned on first sight or added by you.
     Keys {
         #[command(subcommand)]
@@ -435,6 +445,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             None => sign_cmd::verify_with_store(db, file.as_deref(), json, opts),
         },
         Command::Keys { what } => keys_cmd::keys(db, what),
+        Command::Pastes { what, json } => pastes_cmd::pastes(db, what.as_ref(), json),
         Command::Serve(args) => http_cmd::serve(db, &config, args),
         Command::Send(args) => http_cmd::send(db, &config, opts, args),
         Command::Import {

@@ -81,8 +81,12 @@ pub enum EraseTarget {
     /// One message and its raw pastes.
     Message(String),
     /// Raw pastes no stored message came from (cancelled previews, pastes without
-    /// envelopes, pastes whose messages were all deleted).
+    /// envelopes, pastes whose messages were all deleted). A paste in which envelopes are
+    /// found stays even so: its envelopes were rejected, and it is their only copy (erase it
+    /// by its id, [`EraseTarget::Paste`]).
     UnusedPastes,
+    /// One raw paste, whatever it holds; the messages that came from it keep their text.
+    Paste(i64),
 }
 
 impl Store {
@@ -136,7 +140,7 @@ fn messages_of(tx: &Transaction, target: &EraseTarget) -> Result<Vec<String>, St
     let (sql, key) = match target {
         EraseTarget::Thread(id) => ("SELECT id FROM messages WHERE thread_id = ?1", id),
         EraseTarget::Message(id) => ("SELECT id FROM messages WHERE id = ?1", id),
-        EraseTarget::UnusedPastes => return Ok(Vec::new()),
+        EraseTarget::UnusedPastes | EraseTarget::Paste(_) => return Ok(Vec::new()),
     };
     let mut stmt = tx.prepare(sql)?;
     let ids = stmt.query_map([key], |r| r.get(0))?;
@@ -158,12 +162,31 @@ fn mark(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
         )?;
     }
     match target {
-        EraseTarget::UnusedPastes => tx.execute(
-            "INSERT INTO erase_pastes (id) SELECT p.id FROM pastes p
-             WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.paste_id = p.id)
-             AND NOT EXISTS (SELECT 1 FROM message_versions v WHERE v.paste_id = p.id)",
-            [],
-        )?,
+        EraseTarget::UnusedPastes => {
+            tx.execute(
+                "INSERT INTO erase_pastes (id) SELECT p.id FROM pastes p
+                 WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.paste_id = p.id)
+                 AND NOT EXISTS (SELECT 1 FROM message_versions v WHERE v.paste_id = p.id)",
+                [],
+            )?;
+            // Envelopes found in a paste that stored none were rejected: the paste is all
+            // that is left of them, so it is not unused.
+            let ids: Vec<i64> = tx
+                .prepare("SELECT id FROM erase_pastes")?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            for id in ids {
+                let text = super::paste_text::text_of(tx, id)?;
+                let opts = crate::protocol::Options::default();
+                if !crate::protocol::extract(&text, &opts).envelopes.is_empty() {
+                    tx.execute("DELETE FROM erase_pastes WHERE id = ?1", [id])?;
+                }
+            }
+            0
+        }
+        EraseTarget::Paste(id) => {
+            tx.execute("INSERT OR IGNORE INTO erase_pastes (id) VALUES (?1)", [id])?
+        }
         _ => tx.execute(
             "INSERT OR IGNORE INTO erase_pastes (id) SELECT DISTINCT m.paste_id FROM messages m
              JOIN erase_messages e ON e.id = m.id WHERE m.paste_id IS NOT NULL
@@ -192,6 +215,11 @@ fn plan(tx: &Transaction, target: &EraseTarget) -> Result<Option<Erasure>, Store
             count(tx, "SELECT count(*) FROM messages WHERE id = ?1", Some(id))? > 0
         }
         EraseTarget::UnusedPastes => true,
+        EraseTarget::Paste(id) => {
+            tx.query_row("SELECT count(*) FROM pastes WHERE id = ?1", [id], |r| {
+                r.get::<_, i64>(0)
+            })? > 0
+        }
     };
     if !exists {
         return Ok(None);
@@ -238,7 +266,7 @@ fn plan(tx: &Transaction, target: &EraseTarget) -> Result<Option<Erasure>, Store
             // The thread goes with its last message, unless a draft still belongs to it.
             (usize::from(others == 1 && drafts == 0), 0)
         }
-        EraseTarget::UnusedPastes => (0, 0),
+        EraseTarget::UnusedPastes | EraseTarget::Paste(_) => (0, 0),
     };
     Ok(Some(Erasure {
         messages,
@@ -284,7 +312,7 @@ fn apply(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
                 recount(tx, &thread)?;
             }
         }
-        EraseTarget::UnusedPastes => {}
+        EraseTarget::UnusedPastes | EraseTarget::Paste(_) => {}
     }
     Ok(())
 }

@@ -46,6 +46,7 @@ pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Waiting};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use keys::{Added, KeyRow, KeySource, SignatureCheck, is_trust_alarm};
 pub use lookup::{IdMatches, MessageLabel};
+pub use paste_text::PasteSummary;
 pub use poll::{ClosedPoll, MessageMatch, PollView};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use queue::{Queue, QueueRow, QueueSection, Section, StateFilter};
