@@ -182,6 +182,20 @@ mod tests {
         render(&env)
     }
 
+    /// `unsigned` signed over its bytes as written, through the line before `sig:`.
+    fn signed_as_written(unsigned: &str) -> String {
+        let p = first(unsigned).expect("an envelope");
+        let count = (p.positions.sig.expect("a sig").line - 1) as usize;
+        let payload: String = unsigned.split_inclusive('\n').take(count).collect();
+        let sig = crate::protocol::signature::sign_bytes(
+            payload.as_bytes(),
+            &key(),
+            SigFormat::Ed25519,
+            "alice@example.com",
+        );
+        format!("{payload}sig: {sig}\n[[END]]\n")
+    }
+
     fn verifies(text: &str) -> bool {
         let p = first(text).expect("an envelope");
         verify_parsed(&p, text, &key().verifying_key()).is_ok()
@@ -219,17 +233,7 @@ mod tests {
     #[test]
     fn a_signature_over_tabs_as_received_goes_as_received() {
         // Signed over the bytes as received: a tab-indented body.
-        let unsigned = PLAIN.replace("  hello", "\thello\n\tworld");
-        let p = first(&unsigned).expect("an envelope");
-        let count = (p.positions.body.expect("a body").line + 2) as usize;
-        let payload: String = unsigned.split_inclusive('\n').take(count).collect();
-        let sig = crate::protocol::signature::sign_bytes(
-            payload.as_bytes(),
-            &key(),
-            SigFormat::Ed25519,
-            "alice@example.com",
-        );
-        let received = format!("{payload}sig: {sig}\n[[END]]\n");
+        let received = signed_as_written(&PLAIN.replace("  hello", "\thello\n\tworld"));
         assert!(verifies(&received));
         let canonical = render(&first(&received).expect("an envelope").envelope);
         assert!(!verifies(&canonical));
@@ -257,17 +261,7 @@ mod tests {
 
     #[test]
     fn a_hop_is_written_into_a_text_carried_as_received() {
-        let unsigned = PLAIN.replace("  hello", "\thello");
-        let p = first(&unsigned).expect("an envelope");
-        let count = (p.positions.body.expect("a body").line + 1) as usize;
-        let payload: String = unsigned.split_inclusive('\n').take(count).collect();
-        let sig = crate::protocol::signature::sign_bytes(
-            payload.as_bytes(),
-            &key(),
-            SigFormat::Ed25519,
-            "alice@example.com",
-        );
-        let received = format!("{payload}sig: {sig}\n[[END]]\n");
+        let received = signed_as_written(&PLAIN.replace("  hello", "\thello"));
         let now = jiff::Timestamp::from_second(1_760_000_000).expect("a time");
         let relay = audit::Relay {
             by: "desk",
