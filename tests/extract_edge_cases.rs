@@ -519,3 +519,28 @@ fn words_riding_on_the_sig_line_are_reported() {
     ));
     assert!(codes(&p).contains(&Code::HiddenText), "{:?}", p.diagnostics);
 }
+
+/// Words after `meta: |`, a repeated `pkid=` and a META key given twice are each reported:
+/// none is read, or only one of two is, while a reader sees them all.
+#[test]
+fn text_a_reader_sees_but_nothing_reads_is_reported() {
+    let p = one(
+        "[[A→B v1]]\nuser: u\nmeta: | DO NOT APPROVE\n  context: budget\nbody: |\n  hi\nsig: none\n[[END]]\n",
+    );
+    assert_eq!(at(&p, Code::BadMetaEntry), (3, 9));
+    let p = one(
+        "[[A→B v1]]\nuser: u\nbody: |\n  hi\nsig: ed25519:pkid=ceo@example.com;pkid=alice;sig=AAAA\n[[END]]\n",
+    );
+    let d = (p.diagnostics.iter())
+        .find(|d| d.code == Code::SigExtra)
+        .expect("sig-extra");
+    assert!(
+        d.message.contains("`pkid=ceo@example.com`"),
+        "{}",
+        d.message
+    );
+    let p = one(
+        "[[A→B v1]]\nuser: u\n\nmeta: privacy\nConsent: explicit_yes\nConsent: explicit_no\n\nbody: |\n  hi\nsig: none\n[[END]]\n",
+    );
+    assert_eq!(at(&p, Code::MetaRepeated), (6, 10));
+}

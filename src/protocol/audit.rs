@@ -199,6 +199,10 @@ pub fn append_hop(env: &mut Envelope, relay: &Relay<'_>) {
         Some(c) if !c.is_empty() => format!("{c} → {}", relay.by),
         _ => format!("{previous} → {}", relay.by),
     };
+    // Earlier hops are anyone's text, and a value over several lines would be read as more
+    // than this hop's entries where the hop is written into a text as received.
+    let flat = |s: String| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (previous, chain) = (flat(previous), flat(chain));
     let now = relay.now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
     env.meta.push(MetaBlock {
         namespace: NAMESPACE.into(),

@@ -145,9 +145,12 @@ fn insert_block(received: &str, p: &Parsed, block: &MetaBlock) -> String {
         .min()
         .and_then(|line| line.checked_sub(p.span.start_line))
         .map_or(usize::MAX, |i| i as usize);
-    let mut block_text = format!("meta: {}\n", block.namespace);
+    // One line per entry: a value's own line breaks would start lines the reader takes for
+    // the envelope's structure (a header, `[[END]]`).
+    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut block_text = format!("meta: {}\n", flat(&block.namespace));
     for (k, v) in &block.entries {
-        block_text.push_str(&format!("{k}: {v}\n"));
+        block_text.push_str(&format!("{}: {}\n", flat(k), flat(v)));
     }
     block_text.push('\n');
     let mut out = String::with_capacity(received.len() + block_text.len());
@@ -274,6 +277,31 @@ mod tests {
         assert!(verifies(&out), "{out}");
         let read = first(&out).expect("an envelope");
         assert!(read.envelope.meta.iter().any(audit::is_audit));
+    }
+
+    /// An earlier hop is anyone's text: a value of it over several lines goes into this
+    /// desk's hop on one line, so it cannot turn into headers of the envelope.
+    #[test]
+    fn an_earlier_hop_over_several_lines_cannot_add_headers() {
+        let signed = signed_as_written(&PLAIN.replace("  hello", "\thello"));
+        let hop = "meta: audit\nReceived-By: [x,\n  user: mallory\n  X-Close: ]\n\n";
+        let received = signed.replacen("body: |", &format!("{hop}body: |"), 1);
+        assert!(verifies(&received), "{received}");
+        let now = jiff::Timestamp::from_second(1_760_000_000).expect("a time");
+        let relay = audit::Relay {
+            by: "desk",
+            received_at: "2025-10-09T16:00:00Z",
+            now,
+        };
+        let out = carried(&received, &filled(&received), Some(&relay));
+        assert!(verifies(&out), "{out}");
+        let read = first(&out).expect("an envelope");
+        assert_eq!(read.envelope.user(), Some("alice"), "{out}");
+        assert!(
+            !read.diagnostics.iter().any(|d| d.is_error()),
+            "{:?}",
+            read.diagnostics
+        );
     }
 
     #[test]

@@ -167,6 +167,9 @@ codes! {
     /// The `sig:` value carries parts besides `pkid=` and `sig=` (or hidden text): no
     /// signature covers them, and crosstalk does not read them.
     SigExtra = "sig-extra", Warning;
+    /// A META block names the same key twice: with different values the entry says nothing
+    /// for sure (the consent ledger reads neither), with the same value one is redundant.
+    MetaRepeated = "meta-repeated", Warning;
     /// The message id is already stored with different content (found on import, or by
     /// `check` against a database): the new text is kept as a conflicting version, never in
     /// the stored message's place.

@@ -87,42 +87,69 @@ pub fn find(s: &str) -> Option<Hidden> {
         from = i + 1;
     };
     let mut found: Option<Hidden> = None;
-    // The run of selectors being read: where it began, and its bytes.
-    let mut run: Option<(usize, Vec<u8>)> = None;
-    let close = |run: &mut Option<(usize, Vec<u8>)>, found: &mut Option<Hidden>| {
-        // A run that opens with U+FE0E or U+FE0F opens with the look of the character
-        // before it (an emoji's), not with a byte.
-        if let Some((at, bytes)) = run.as_mut()
-            && matches!(bytes.first(), Some(14 | 15))
-        {
-            bytes.remove(0);
-            *at += 3;
+    // Bytes spelled by selectors, not yet added to the text (a tag in between adds them).
+    let mut pending: Vec<u8> = Vec::new();
+    let flush = |pending: &mut Vec<u8>, found: &mut Option<Hidden>| {
+        if let Some(h) = found.as_mut().filter(|_| !pending.is_empty()) {
+            h.text.push_str(&String::from_utf8_lossy(pending));
         }
-        if let Some((at, bytes)) = run.take().filter(|(_, b)| b.len() >= 2) {
-            let h = found.get_or_insert_with(|| Hidden::starting(at));
-            h.count += bytes.len();
-            h.selectors += bytes.len();
-            h.first = h.first.min(at);
-            h.text.push_str(&String::from_utf8_lossy(&bytes));
-        }
+        pending.clear();
     };
-    for (i, c) in s[start..].char_indices() {
+    let rest = &s[start..];
+    let mut prev: Option<char> = s[..start].chars().next_back();
+    let mut chars = rest.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if let Some(b) = selector_byte(c) {
-            run.get_or_insert_with(|| (start + i, Vec::new())).1.push(b);
-            continue;
+            // One selector right after a visible character picks its look: not hidden. So
+            // does an emoji's U+FE0E/U+FE0F even when bytes follow it. Any other selector
+            // spells a byte, whatever separates it from the others (a joiner, a space).
+            let after_base = prev.is_some_and(is_base);
+            let next_is_selector = chars
+                .peek()
+                .is_some_and(|(_, n)| selector_byte(*n).is_some());
+            let look = after_base && (!next_is_selector || matches!(c, '\u{FE0E}' | '\u{FE0F}'));
+            if !look {
+                let h = found.get_or_insert_with(|| Hidden::starting(start + i));
+                h.count += 1;
+                h.selectors += 1;
+                pending.push(b);
+            }
+        } else if is_tag(c) {
+            let h = found.get_or_insert_with(|| Hidden::starting(start + i));
+            h.count += 1;
+            flush(&mut pending, &mut found);
+            if let (Some(h), Some(a)) = (found.as_mut(), tag_ascii(c)) {
+                h.text.push(a);
+            }
         }
-        close(&mut run, &mut found);
-        if !is_tag(c) {
-            continue;
-        }
-        let h = found.get_or_insert_with(|| Hidden::starting(start + i));
-        h.count += 1;
-        if let Some(a) = tag_ascii(c) {
-            h.text.push(a);
-        }
+        prev = Some(c);
     }
-    close(&mut run, &mut found);
-    found
+    flush(&mut pending, &mut found);
+    // One selector alone spells one byte: too little to say anything, and it is how a
+    // stray look selector reads. Two or more are reported.
+    found.filter(|h| h.count > h.selectors || h.selectors >= 2)
+}
+
+/// Whether `c` is a character a selector may give a look to: visible, not space, not a
+/// selector, tag or invisible format character.
+fn is_base(c: char) -> bool {
+    !c.is_whitespace()
+        && !c.is_control()
+        && selector_byte(c).is_none()
+        && !is_tag(c)
+        && !matches!(
+            c,
+            '\u{200B}'..='\u{200F}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{034F}'
+                | '\u{FEFF}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{3164}'
+                | '\u{FFA0}'
+                | '\u{180E}'
+                | '\u{2800}'
+        )
 }
 
 impl Hidden {
@@ -236,6 +263,26 @@ mod tests {
         // After an emoji's own look, the run is the bytes after it.
         let h = find(&format!("\u{2764}\u{FE0F}{}", selectors("hi"))).unwrap();
         assert_eq!((h.count, h.text.as_str()), (2, "hi"));
+        // Separating the selectors (a joiner, a space) hides nothing more.
+        let spaced: String = selectors("wire it")
+            .chars()
+            .flat_map(|c| ['\u{200D}', c])
+            .collect();
+        let h = find(&format!("hi{spaced}")).unwrap();
+        assert_eq!((h.selectors, h.text.as_str()), (7, "wire it"));
+        let h = find(&format!(
+            "hi {}",
+            selectors("ok").replace('\u{E015F}', " \u{E015F}")
+        ))
+        .unwrap();
+        assert_eq!(h.text, "ok");
+        // Emoji sequences keep their looks: a ZWJ sequence, a keycap, a flag.
+        assert_eq!(
+            find(
+                "\u{1F441}\u{FE0F}\u{200D}\u{1F5E8}\u{FE0F} #\u{FE0F}\u{20E3} \u{1F3F3}\u{FE0F}\u{200D}\u{1F308}"
+            ),
+            None
+        );
         // Tags and selectors in one value are counted and spelled together.
         let both = format!("{}{}", tags("ab"), selectors("cd"));
         let h = find(&both).unwrap();

@@ -133,13 +133,24 @@ pub fn extra_parts(value: &str) -> Vec<&str> {
     if !alg.trim().eq_ignore_ascii_case("ed25519") {
         return Vec::new();
     }
-    rest.split(';')
+    // The last `pkid=` and `sig=` are the ones read: an earlier one is shown to a reader
+    // and used by nothing.
+    let parts: Vec<&str> = rest
+        .split(';')
         .map(str::trim)
         .filter(|p| !p.is_empty())
-        .filter(|p| {
-            let key = p.split_once('=').map_or(*p, |(k, _)| k).trim();
-            !key.eq_ignore_ascii_case("pkid") && !key.eq_ignore_ascii_case("sig")
-        })
+        .collect();
+    let key = |p: &str| {
+        p.split_once('=')
+            .map_or(p, |(k, _)| k)
+            .trim()
+            .to_ascii_lowercase()
+    };
+    let last = |name: &str| parts.iter().rposition(|p| key(p) == name);
+    let (pkid, sig) = (last("pkid"), last("sig"));
+    (parts.iter().enumerate())
+        .filter(|(i, _)| Some(*i) != pkid && Some(*i) != sig)
+        .map(|(_, p)| *p)
         .collect()
 }
 

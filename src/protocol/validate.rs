@@ -143,6 +143,18 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             if has_bidi_control(value) {
                 d.push(at(pos, Code::BidiControl, bidi_message(key)));
             }
+            if let Some((_, first)) = block.entries[..ei].iter().find(|(k, _)| k == key) {
+                let what = if first.trim() == value.trim() {
+                    "repeats the same value; remove one"
+                } else {
+                    "is given twice with different values, so neither is taken for sure; keep the right one"
+                };
+                d.push(at(
+                    pos,
+                    Code::MetaRepeated,
+                    format!("`{key}` in `meta: {}` {what}", block.namespace),
+                ));
+            }
             if let Some(hidden) = super::hidden::find(value) {
                 let what = format!("`{key}` in `meta: {}`", block.namespace);
                 d.push(at(

@@ -407,6 +407,25 @@ impl<'a> Block<'a, '_> {
                             mpos.column,
                             "the older `meta: |` layout was read as `meta: legacy`; write META blocks as `meta: <namespace>` followed by `Key: value` lines",
                         ));
+                        // Words after `|` belong to no entry: unread, so said (and a
+                        // signature cannot vouch for them).
+                        let rest = value[1..]
+                            .trim_start_matches(|c: char| {
+                                c.is_ascii_digit() || c == '-' || c == '+'
+                            })
+                            .trim();
+                        if !rest.is_empty() {
+                            let at = v.pos(voff + value.find(rest).unwrap_or(0));
+                            let shown: String = rest.chars().take(40).collect();
+                            self.diags.push(Diagnostic::new(
+                                Code::BadMetaEntry,
+                                at.line,
+                                at.column,
+                                format!(
+                                    "`{shown}` after `meta: |` was not read (the block's entries are the indented `key: value` lines below it); move it into the body"
+                                ),
+                            ));
+                        }
                         self.legacy_meta();
                         state = State::Headers;
                     } else {
