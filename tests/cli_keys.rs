@@ -357,3 +357,51 @@ fn a_signed_envelope_given_ids_on_receipt_goes_out_as_signed() {
     );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
+
+/// A REVOKE that announces a new key for its key id and is signed by it: the new key was
+/// not trusted before the REVOKE arrived, so accepting the key afterwards (`keys trust`)
+/// does not make the REVOKE count.
+#[test]
+fn a_revoke_signed_by_the_key_it_announces_never_counts() {
+    use crosstalk::protocol::signature::{SigFormat, sign_envelope};
+    use crosstalk::protocol::{Options, extract, render};
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(dir.path());
+    let old = SigningKey::from_bytes(&[4; 32]);
+    let new = SigningKey::from_bytes(&[5; 32]);
+    let r = run(
+        &[
+            "--db",
+            &db,
+            "keys",
+            "add",
+            "alice",
+            &public_key_txt(&old.verifying_key()),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let grant = "[[ALICE→BOB v1]]\nuser: alice\nsession: s1\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\n\
+        message: 01J9J3DBC4N7P2Q3R5S7T9V1V2\ncontext: c\nintent: REQUEST\n\nmeta: privacy\n\
+        Consent: explicit_yes\nConsent-ID: c-1\n\nbody: |\n  data\nsig: none\n[[END]]\n";
+    assert_eq!(run(&["--db", &db, "import", "-"], grant).code, 0);
+    let revoke = format!(
+        "[[ALICE→BOB v1]]\nuser: alice\nsession: s1\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\n\
+         parent: 01J9J3DBC4N7P2Q3R5S7T9V1V2\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V3\ncontext: c\n\
+         intent: REVOKE\n\nmeta: keys\nKey-ID: alice\nPublic-Key: {}\n\nmeta: revocation\n\
+         Type: consent\nConsent-ID: c-1\nEffective: immediate\n\nbody: |\n  withdrawn\n\
+         sig: none\n[[END]]\n",
+        public_key_txt(&new.verifying_key())
+    );
+    let mut env = extract(&revoke, &Options::default()).envelopes[0]
+        .envelope
+        .clone();
+    sign_envelope(&mut env, &new, SigFormat::Ed25519, "alice");
+    let r = run(&["--db", &db, "import", "-"], &render(&env));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = run(&["--db", &db, "keys", "trust", "alice"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&["--db", &db, "consent", "--json"], "");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["consents"][0]["state"], "granted", "{v}");
+}

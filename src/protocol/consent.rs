@@ -259,7 +259,12 @@ fn non_empty(v: Option<&str>) -> Option<String> {
 fn grant(s: &Statement<'_>) -> Option<Grant> {
     let privacy = s.meta.iter().find(|m| m.namespace == "privacy")?;
     let written = privacy.get("Consent")?;
-    let reading = value::read(written).ok();
+    // Two `Consent` entries that disagree (`explicit_yes`, then `explicit_no`) say nothing
+    // for sure: neither is read, as for a value not understood (`check` warns).
+    let agreed = (privacy.entries.iter())
+        .filter(|(k, _)| k == "Consent")
+        .all(|(_, v)| v.trim() == written.trim());
+    let reading = value::read(written).ok().filter(|_| agreed);
     let key = match non_empty(privacy.get("Consent-ID")) {
         Some(id) => Key::Id(id),
         None => Key::Thread(s.thread.to_string()),
@@ -268,7 +273,10 @@ fn grant(s: &Statement<'_>) -> Option<Grant> {
         key,
         reading,
         written: written.trim().to_string(),
-        at: reading.and_then(|r| r.at).unwrap_or(s.time),
+        // The time written (in the value or the id) is the sender's word; a statement
+        // cannot take effect after it reached this desk, or a grant dated ahead would
+        // outlast every REVOKE received before that date.
+        at: reading.and_then(|r| r.at).unwrap_or(s.time).min(s.received),
         expires: privacy.get("Expires").and_then(parse_time),
         scope: non_empty(privacy.get("Scope")),
         jurisdiction: non_empty(privacy.get("Jurisdiction")),

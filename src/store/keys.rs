@@ -453,7 +453,8 @@ impl Store {
                 "INSERT INTO keys (pkid, public_key, source, state, first_seen, last_seen)
                  VALUES (?1, ?2, ?3, 'trusted', ?4, ?4)
                  ON CONFLICT (pkid) DO UPDATE SET public_key = ?2, source = ?3,
-                    state = 'trusted', pending_key = NULL, pending_source = NULL, last_seen = ?4",
+                    state = 'trusted', pending_key = NULL, pending_source = NULL, last_seen = ?4,
+                    first_seen = CASE WHEN public_key = ?2 THEN first_seen ELSE ?4 END",
                 params![pkid, encode(key), source.as_str(), t],
             )?;
             let pinned = PinnedKey {
@@ -514,9 +515,13 @@ impl Store {
         self.write(|store| {
             let tx = store.begin_write()?;
             let n = tx.execute(
+                // A key that replaces the pinned one is first trusted now: what it signed
+                // before (a revocation announcing it, say) was not signed by a trusted key.
                 "UPDATE keys SET public_key = coalesce(pending_key, public_key),
                     source = coalesce(pending_source, source), pending_key = NULL,
-                    pending_source = NULL, state = 'trusted', last_seen = ?2
+                    pending_source = NULL, state = 'trusted', last_seen = ?2,
+                    first_seen = CASE WHEN pending_key IS NOT NULL AND pending_key != public_key
+                        THEN ?2 ELSE first_seen END
                  WHERE pkid = ?1",
                 params![pkid, now()],
             )?;

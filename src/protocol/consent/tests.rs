@@ -205,7 +205,10 @@ fn every_spelling_of_a_grant_grants_and_of_a_refusal_refuses() {
     ] {
         let meta = privacy(value, "c-1");
         let l = ledger(
-            [st("T", "M1", "2025-10-09T12:00Z", None, &meta, false)],
+            [late(
+                st("T", "M1", "2025-10-09T12:00Z", None, &meta, false),
+                "2025-10-09T23:00Z",
+            )],
             now,
         );
         let r = &l.records[0];
@@ -421,4 +424,52 @@ fn a_verified_revoke_that_withdraws_nothing_says_why() {
         l.untaken.is_empty(),
         "a second withdrawal of the same is no news"
     );
+}
+
+/// The time a statement gives is the sender's word: it takes effect no later than it was
+/// received, so a grant dated ahead cannot outlast a REVOKE received after it. Two `Consent`
+/// entries that disagree are not understood.
+#[test]
+fn a_grant_dated_ahead_counts_from_its_receipt_and_disagreeing_entries_say_nothing() {
+    let now = t("2025-10-11T00:00Z");
+    let ahead = privacy("explicit_yes_2099-01-01T00:00Z", "c-1");
+    let revoke = [block(
+        "revocation",
+        &[
+            ("Type", "consent"),
+            ("Consent-ID", "c-1"),
+            ("Effective", "immediate"),
+        ],
+    )];
+    let l = ledger(
+        [
+            st("T", "M1", "2025-10-09T12:00Z", None, &ahead, false),
+            late(
+                st(
+                    "T",
+                    "M2",
+                    "2025-10-09T13:00Z",
+                    Some(&Intent::Revoke),
+                    &revoke,
+                    true,
+                ),
+                "2025-10-10T00:00Z",
+            ),
+        ],
+        now,
+    );
+    assert_eq!(l.records[0].state, State::Revoked, "{l:?}");
+    let both = [block(
+        "privacy",
+        &[
+            ("Consent", "explicit_yes"),
+            ("Consent", "explicit_no"),
+            ("Consent-ID", "c-2"),
+        ],
+    )];
+    let l = ledger(
+        [st("T", "M3", "2025-10-09T12:00Z", None, &both, false)],
+        now,
+    );
+    assert_eq!(l.records[0].state, State::NotUnderstood, "{l:?}");
 }
