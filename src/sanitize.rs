@@ -108,6 +108,10 @@ pub fn is_unsafe(c: char) -> bool {
 
 fn needs_escape(c: char) -> bool {
     let u = c as u32;
+    // Printable ASCII, nearly all of any text, is answered first.
+    if (0x20..0x7f).contains(&u) {
+        return false;
+    }
     (u < 0x20 && c != '\n')
         || (0x7f..=0x9f).contains(&u)
         || matches!(c,

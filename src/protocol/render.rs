@@ -15,6 +15,11 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 use super::Envelope;
 use super::lines;
 
+/// Whether `s` is not in Unicode NFC (or may not be: the quick check cannot always tell).
+pub fn needs_nfc(s: &str) -> bool {
+    !s.is_ascii() && is_nfc_quick(s.chars()) != IsNormalized::Yes
+}
+
 /// Text in Unicode NFC (a cheap check first: most text already is).
 pub fn nfc(s: &str) -> String {
     if s.is_ascii() || is_nfc_quick(s.chars()) == IsNormalized::Yes {

@@ -13,7 +13,10 @@ use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
 
 /// Adds the content diagnostics of `p` and sorts all of them by position.
 pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
-    normalize(p);
+    // An envelope written in ASCII throughout (most are) has nothing to normalize.
+    if !input.get(p.byte_range.clone()).is_some_and(str::is_ascii) {
+        normalize(p);
+    }
     let mut d = Vec::new();
     let env = &p.envelope;
     let at = |pos: Pos, code: Code, msg: String| Diagnostic::new(code, pos.line, pos.column, msg);
@@ -415,12 +418,10 @@ pub fn parse_time(value: &str) -> Option<jiff::Timestamp> {
 /// revocation be dropped, or a signed id be refused, while the signature still verified.
 /// The body stays as written (§1 of docs/PROTOCOL.md): text, not a value to act on.
 fn normalize(p: &mut Parsed) {
+    // Most values are ASCII or already NFC: those are only looked at, never copied.
     let fix = |s: &mut String| {
-        if !s.is_ascii() {
-            let n = super::render::nfc(s);
-            if n != *s {
-                *s = n;
-            }
+        if super::render::needs_nfc(s) {
+            *s = super::render::nfc(s);
         }
     };
     let env = &mut p.envelope;
