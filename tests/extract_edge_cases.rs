@@ -544,3 +544,15 @@ fn text_a_reader_sees_but_nothing_reads_is_reported() {
     );
     assert_eq!(at(&p, Code::MetaRepeated), (6, 10));
 }
+
+/// `body: |2 hello` is an indicator and a first line, in a block as in one line; `| 2 apples`
+/// is a first line.
+#[test]
+fn an_indicator_before_the_first_line_is_not_body_text() {
+    let p = one("[[A→B v1]]\nuser: u\nbody: |2 hello\n    world\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("hello\nworld"));
+    let p = one("[[A→B v1]] user: u body: |2 hello sig: none [[END]]");
+    assert_eq!(p.envelope.body.as_deref(), Some("hello"));
+    let p = one("[[A→B v1]]\nuser: u\nbody: | 2 apples\n  and pears\nsig: none\n[[END]]\n");
+    assert_eq!(p.envelope.body.as_deref(), Some("2 apples\nand pears"));
+}

@@ -34,8 +34,17 @@ impl<'a> Block<'a, '_> {
             if is_indicator(indicator) {
                 return self.block_body(explicit_indent(indicator), None);
             }
-            let off = value.len() - indicator.trim_start().len();
-            return self.first_line_on_key(key, indicator.trim(), off);
+            // `|2 hello`: an indicator, then the first line (read so in one-line envelopes
+            // too); `| 2 apples`: the first line.
+            let flags =
+                indicator.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+            let text = if flags.len() < indicator.len() && flags.starts_with(char::is_whitespace) {
+                flags
+            } else {
+                indicator
+            };
+            let off = value.len() - text.trim_start().len();
+            return self.first_line_on_key(key, text.trim(), off);
         }
         if let Some(indicator) = value.strip_prefix('>')
             && is_indicator(indicator)
