@@ -36,8 +36,8 @@ impl<'a> Block<'a, '_> {
             }
             // `|2 hello`: an indicator, then the first line (read so in one-line envelopes
             // too); `| 2 apples`: the first line.
-            let flags =
-                indicator.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+            // (YAML's indentation indicator is 1 to 9; `|0 x` is text.)
+            let flags = indicator.trim_start_matches(|c: char| matches!(c, '1'..='9' | '-' | '+'));
             let text = if flags.len() < indicator.len() && flags.starts_with(char::is_whitespace) {
                 flags
             } else {
