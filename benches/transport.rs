@@ -110,7 +110,8 @@ fn import_mbox(b: Bencher, n: usize) {
                 &mut |_| {},
                 false,
             )
-            .expect("import");
+            .expect("import")
+            .0;
             assert_eq!(r.items.len(), n);
             black_box((dir, r))
         });

@@ -109,6 +109,96 @@ fn a_foreign_eml_on_stdin_is_decoded_and_gets_meta_email() {
     assert!(r.stdout.contains("1 duplicate"), "{}", r.stdout);
 }
 
+/// A note whose first lines merely look like a mailbox's, above an envelope whose body has
+/// `>From ` and column-1 `From ` lines and lost its indentation.
+const NOTE: &str = "From the desk of Kalle, Monday\nRe: the deploy question\n\n\
+[[KALLE→CLAUDE v1.1]]\nuser: kalle\nthread: 01K0000000000000000000000A\n\
+message: 01K0000000000000000000000E\ncontext: mbox-sniff\nintent: REQUEST\nbody: |\n\
+Plan:\n>From the logs, the build is green.\nFrom now on we deploy on Mondays.\n\
+sig: none\n[[END]]\n";
+
+#[test]
+fn text_that_only_looks_like_mail_is_imported_as_parse_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("note.txt");
+    std::fs::write(&file, NOTE).unwrap();
+    let parsed = run(&dir.path().join("p.db"), &["parse", "--json", "-"], NOTE);
+    assert_eq!(parsed.code, 0, "{}", parsed.stderr);
+    assert!(parsed.stderr.is_empty(), "{}", parsed.stderr);
+    let parsed: Value = serde_json::from_str(&parsed.stdout).unwrap();
+    let body = &parsed["envelopes"][0]["body"];
+    assert_eq!(
+        body,
+        "Plan:\n>From the logs, the build is green.\nFrom now on we deploy on Mondays."
+    );
+    for (db, args, stdin) in [
+        ("f.db", vec!["import", file.to_str().unwrap()], ""),
+        ("s.db", vec!["import"], NOTE),
+    ] {
+        let db = dir.path().join(db);
+        let r = run(&db, &args, stdin);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        assert!(!r.stdout.contains("read as mail"), "{}", r.stdout);
+        let m = &show(&db)["messages"][0];
+        assert_eq!(&m["body"], body, "{m:#}");
+        assert_eq!(m["sig"], "none", "{m:#}");
+        let stored = run(&db, &["export", THREAD], "").stdout;
+        assert!(stored.contains("  >From the logs"), "{stored}");
+        assert!(stored.ends_with("sig: none\n[[END]]\n"), "{stored}");
+    }
+    let r = run(
+        &dir.path().join("c.db"),
+        &["check", file.to_str().unwrap()],
+        "",
+    );
+    assert!(r.stdout.contains("1 envelope, 0 errors"), "{}", r.stdout);
+}
+
+#[test]
+fn mail_read_as_mail_is_said_so_by_import_parse_and_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    assert_eq!(run(&a, &["import", "-"], &two()).code, 0);
+    let r = run(&a, &["export", THREAD, "--format", "mbox"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Sniffed on standard input and in a file of no telling name: the same reading.
+    let file = dir.path().join("mail.txt");
+    std::fs::write(&file, &r.stdout).unwrap();
+    let said = "read as mail (an mbox mailbox of 2 messages)";
+    let imported = run(&b, &["import"], &r.stdout);
+    assert!(imported.stdout.contains(said), "{}", imported.stdout);
+    assert!(
+        imported.stdout.contains("2 imported"),
+        "{}",
+        imported.stdout
+    );
+    let json = run(&b, &["import", "--json", file.to_str().unwrap()], "");
+    let reports: Value = serde_json::from_str(&json.stdout).unwrap();
+    let note = &reports[0]["read_as_mail"];
+    assert_eq!(
+        (&note["format"], &note["messages"]),
+        (&"mbox".into(), &2.into())
+    );
+    assert_eq!(reports[0]["items"][0]["outcome"], "duplicate");
+    let check = run(&b, &["check", file.to_str().unwrap()], "");
+    assert!(check.stderr.contains(said), "{}", check.stderr);
+    assert!(
+        check.stdout.contains("2 envelopes, 0 errors"),
+        "{}",
+        check.stdout
+    );
+    let parse = run(&b, &["parse", file.to_str().unwrap()], "");
+    assert!(parse.stderr.contains(said), "{}", parse.stderr);
+    assert!(
+        parse.stdout.contains("From the start, café = 1"),
+        "{}",
+        parse.stdout
+    );
+    // Plain text says nothing of mail.
+    let plain = run(&b, &["check", "-"], &two());
+    assert!(!plain.stderr.contains("read as mail"), "{}", plain.stderr);
+}
+
 #[test]
 fn html_only_mail_is_read_with_tags_stripped() {
     let dir = tempfile::tempdir().unwrap();

@@ -769,6 +769,213 @@ fn a_message_id_twice_in_the_first_import_is_one_message() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// v1.0 envelopes: the same text is the same message only in the same place
+
+const DEPLOY: &str = "2025-10-09T16Z abc123";
+const KC: (&str, &str) = ("KALLE", "CLAUDE");
+const CK: (&str, &str) = ("CLAUDE", "KALLE");
+
+/// The deploy conversation of v1.0 envelopes: two questions, each answered `Yes.`.
+fn deploy() -> [String; 4] {
+    [
+        v10(KC, DEPLOY, "QUESTION", "Is the build green?"),
+        v10_response(CK, DEPLOY, "Yes."),
+        v10(KC, DEPLOY, "QUESTION", "Shall I deploy to production now?"),
+        v10_response(CK, DEPLOY, "Yes."),
+    ]
+}
+
+/// Each message's body and the body of the message it answers, in the order of `ids`.
+fn bodies_and_parents(store: &Store, ids: &[String]) -> Vec<(String, Option<String>)> {
+    let body = |id: &str| {
+        let m = store.message(id).unwrap().unwrap();
+        (m.envelope.body.unwrap_or_default(), m.parent)
+    };
+    ids.iter()
+        .map(|id| {
+            let (b, parent) = body(id);
+            (b, parent.map(|p| body(&p).0))
+        })
+        .collect()
+}
+
+fn message_ids(reports: &[ImportReport]) -> Vec<String> {
+    reports
+        .iter()
+        .flat_map(|r| &r.items)
+        .map(|i| i.message.clone().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_repeated_v10_reply_to_a_newer_message_is_a_new_message_in_any_paste() {
+    let pastes = deploy();
+    // Four pastes, one after another, and the same four in one paste: the same tree.
+    let apart = Db::new();
+    let mut store = apart.open();
+    let reports: Vec<ImportReport> = pastes.iter().map(|p| import(&mut store, p)).collect();
+    for r in &reports {
+        assert_eq!(r.count(Outcome::Imported), 1, "{r:#?}");
+    }
+    let together = Db::new();
+    let mut one = together.open();
+    let report = import(&mut one, &pastes.concat());
+    assert_eq!(report.count(Outcome::Imported), 4, "{report:#?}");
+    let tree = bodies_and_parents(&store, &message_ids(&reports));
+    assert_eq!(tree, bodies_and_parents(&one, &message_ids(&[report])));
+    let q = |s: &str| Some(s.to_string());
+    assert_eq!(
+        tree,
+        [
+            ("Is the build green?".into(), None),
+            ("Yes.".into(), q("Is the build green?")),
+            ("Shall I deploy to production now?".into(), q("Yes.")),
+            ("Yes.".into(), q("Shall I deploy to production now?")),
+        ]
+    );
+    // The second question is answered, in one thread.
+    let ids = message_ids(&reports);
+    let last = store.message(&ids[3]).unwrap().unwrap();
+    assert_eq!(last.parent.as_deref(), Some(ids[2].as_str()));
+    let t = store.thread(&last.thread).unwrap().unwrap();
+    assert_eq!(t.messages.len(), 4);
+}
+
+#[test]
+fn a_transcript_pasted_again_or_longer_finds_its_v10_messages() {
+    let [q1, yes, q2, _] = deploy();
+    let q3 = v10(KC, DEPLOY, "QUESTION", "And the docs?");
+    // Stored paste by paste.
+    let db = Db::new();
+    let mut store = db.open();
+    let first: Vec<ImportReport> = deploy().iter().map(|p| import(&mut store, p)).collect();
+    let ids = message_ids(&first);
+    // The whole conversation in one paste, wrapped otherwise: the same messages.
+    let again = import(
+        &mut store,
+        &format!("From the chat:\n{}", deploy().concat()),
+    );
+    assert_eq!(again.count(Outcome::Duplicate), 4, "{again:#?}");
+    assert_eq!(message_ids(&[again]), ids);
+    // The session's last messages and a new one, as a chat window scrolled to them shows
+    // them: what it shares with the stored end is found, the rest answers the last found.
+    let window = format!("{q2}\n> {}", format!("{yes}{q3}").replace('\n', "\n> "));
+    let r = import(&mut store, &window);
+    let outcomes: Vec<Outcome> = r.items.iter().map(|i| i.outcome).collect();
+    use Outcome::{Duplicate, Imported};
+    assert_eq!(outcomes, [Duplicate, Duplicate, Imported], "{r:#?}");
+    assert_eq!(message_ids(std::slice::from_ref(&r))[..2], ids[2..]);
+    let new = store.message(r.items[2].message.as_deref().unwrap());
+    assert_eq!(
+        new.unwrap().unwrap().parent.as_deref(),
+        Some(ids[3].as_str())
+    );
+    // The last message pasted again, alone: the same message, not an answer to itself.
+    let r = import(&mut store, &format!("again:\n{q3}"));
+    assert_eq!(r.count(Duplicate), 1, "{r:#?}");
+    // The first question pasted again, and the whole conversation: found from its start.
+    let r = import(&mut store, &format!("once more:\n{q1}"));
+    assert_eq!(r.count(Duplicate), 1, "{r:#?}");
+    let r = import(&mut store, &format!("{}{q3}", deploy().concat()));
+    assert_eq!(r.count(Duplicate), 5, "{r:#?}");
+    // A paste imported again right away is the session's end pasted again; once the session
+    // has moved on, its words are new messages, as a `Yes.` pasted alone after a newer
+    // question is.
+    let two = format!("{yes}\n{q2}");
+    let r = import(&mut store, &two);
+    assert_eq!(r.count(Imported), 2, "a new exchange: {r:#?}");
+    let r = import(&mut store, &two);
+    assert_eq!(r.count(Duplicate), 2, "the same paste: {r:#?}");
+    import(&mut store, &v10(KC, DEPLOY, "QUESTION", "And the tests?"));
+    let r = import(&mut store, &two);
+    assert_eq!(r.count(Imported), 2, "after a newer question: {r:#?}");
+    assert_eq!(count(&db.raw(), "SELECT count(*) FROM messages"), 10);
+}
+
+#[test]
+fn words_that_begin_like_the_sessions_end_but_go_elsewhere_are_new_messages() {
+    let db = Db::new();
+    let mut store = db.open();
+    let ids = message_ids(&[import(&mut store, &deploy().concat())]);
+    // `Shall I deploy…?` is the message before the latest, but what follows it here is not
+    // the latest: a new question and answer, after the latest, held until that is known.
+    let no = v10_response(CK, DEPLOY, "No.");
+    let other = v10(
+        ("GEMINI", "CHATGPT"),
+        "2025-10-09T20Z 444444",
+        "QUESTION",
+        "Meanwhile?",
+    );
+    let r = import(&mut store, &format!("{}{other}{no}", deploy()[2]));
+    let outcomes: Vec<Outcome> = r.items.iter().map(|i| i.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Imported; 3], "{r:#?}");
+    let m = |i: usize| {
+        store
+            .message(r.items[i].message.as_deref().unwrap())
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(m(0).parent.as_deref(), Some(ids[3].as_str()));
+    assert_eq!(m(2).parent, r.items[0].message);
+    assert_eq!(m(1).parent, None);
+    // Items are reported in input order, each naming its own message.
+    assert!(
+        r.items
+            .windows(2)
+            .all(|w| w[0].span.start_line < w[1].span.start_line)
+    );
+    assert_eq!(count(&db.raw(), "SELECT count(*) FROM messages"), 7);
+}
+
+/// SHA-256 in hex, as the store writes digests.
+fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn v10_messages_stored_under_text_digests_are_still_found() {
+    // Databases written before places counted hold the digest of the text alone, and of
+    // `text#n` for the n-th repeat in one input.
+    let db = Db::new();
+    let mut store = db.open();
+    let transcript = deploy().concat();
+    let first = import(&mut store, &transcript);
+    drop(store);
+    let raw = db.raw();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    for (item, text) in first.items.iter().zip(deploy()) {
+        let env = &extract(&text, &opts()).envelopes[0].envelope;
+        let base = sha256_hex(&crosstalk::protocol::render(env));
+        let n = seen.entry(base.clone()).or_insert(0);
+        let old = if *n == 0 {
+            base.clone()
+        } else {
+            sha256_hex(&format!("{base}#{n}"))
+        };
+        *n += 1;
+        raw.execute(
+            "UPDATE messages SET digest = ?1 WHERE id = ?2",
+            [&old, item.message.as_ref().unwrap()],
+        )
+        .unwrap();
+    }
+    let mut store = db.open();
+    let again = import(&mut store, &format!("Pasted again:\n{transcript}"));
+    assert_eq!(again.count(Outcome::Duplicate), 4, "{again:#?}");
+    assert_eq!(message_ids(&[again]), message_ids(&[first]));
+    // A later `Yes.` to a newer question is new there too.
+    let q3 = v10(KC, DEPLOY, "QUESTION", "And the docs?");
+    import(&mut store, &q3);
+    let r = import(&mut store, &deploy()[1]);
+    assert_eq!(r.count(Outcome::Imported), 1, "{r:#?}");
+    assert_eq!(count(&raw, "SELECT count(*) FROM messages"), 6);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rejected envelopes and raw pastes
 
 #[test]

@@ -2,15 +2,18 @@
 //! envelope; a mail's hostile headers (encoded words hiding line breaks, markers, controls)
 //! reach the envelope only as one plain line each; any bytes read as mail never panic; file
 //! names made from hostile ids stay plain names inside the directory; an attachment entry
-//! of any text is read without a panic.
+//! of any text is read without a panic; text that only looks like mail at a glance (prose
+//! opening with `From `, `Re:`, `Subject:`) is imported exactly as `parse` reads it.
 
 use crosstalk::protocol::attachments::{self, Check};
 use crosstalk::protocol::render::nfc;
 use crosstalk::protocol::{self, Options};
+use crosstalk::store::{Outcome, Store};
 use crosstalk::transport::file::{file_stem, write_split};
 use crosstalk::transport::mail::{
-    MailKind, NAMESPACE, Outgoing, build, gateway_text, meta_block, read_mails, write_mbox,
+    MailKind, NAMESPACE, Outgoing, build, gateway_text, meta_block, read_mails, sniff, write_mbox,
 };
+use crosstalk::transport::mail_import::import_input;
 use proptest::prelude::*;
 
 /// Text a hostile envelope can carry in a banner name, context or intent.
@@ -76,8 +79,75 @@ fn envelope(i: usize, context: &str, body: &str) -> String {
     text
 }
 
+/// Lines a person writes above a paste that look like mail at a glance: a `From ` line, a
+/// `Re:` or `Subject:` line, `From:`, `To:` and `Date:` lines without what mail software
+/// writes, prose, blank lines.
+fn note_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "From [A-Za-z ,.]{0,30}",
+        "Re: [A-Za-z ]{0,20}",
+        "Subject: [A-Za-z ]{0,20}",
+        "From: [A-Za-z]{1,8}( <[a-z]{1,5}@[a-z]{1,5}\\.[a-z]{2}>)?",
+        "To: [a-z]{1,8}",
+        "Date: (Monday|today|[a-z ]{0,10})",
+        "[A-Za-z ,.:]{0,40}",
+        Just(String::new()),
+    ]
+}
+
+/// `text` with the indentation of its body lines gone, as a chat window strips it.
+fn stripped(text: &str) -> String {
+    text.lines()
+        .map(|l| l.strip_prefix("  ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Text with no mail evidence is imported as the envelopes `parse` reads in it, byte for
+    /// byte, whatever its first lines look like: nothing is unquoted, cut or re-encoded.
+    #[test]
+    fn text_without_mail_evidence_imports_as_parse_reads_it(
+        note in prop::collection::vec(note_line(), 0..5),
+        bodies in prop::collection::vec(body(), 1..3),
+        strip in any::<bool>(),
+        named in any::<bool>(),
+    ) {
+        let opts = Options::default();
+        let mut text = note.join("\n");
+        text.push('\n');
+        for (i, b) in bodies.iter().enumerate() {
+            let e = envelope(i, "looks like mail", b);
+            text.push_str(&if strip { stripped(&e) } else { e });
+        }
+        let parsed = protocol::extract(&text, &opts).envelopes;
+        prop_assert!(!parsed.is_empty());
+        let path = std::path::Path::new("note.txt");
+        let path = named.then_some(path);
+        prop_assert_eq!(sniff(path, text.as_bytes()), None, "{}", text);
+        let mut store = Store::open_in_memory().unwrap();
+        let (report, mail) = import_input(
+            &mut store, "note.txt", path, &mut text.as_bytes(), &opts, &mut |_| {}, false,
+        )
+        .unwrap();
+        prop_assert!(mail.is_none());
+        prop_assert_eq!(report.items.len(), parsed.len());
+        for (item, p) in report.items.iter().zip(&parsed) {
+            prop_assert_eq!(item.span, p.span);
+            if p.has_errors() {
+                prop_assert_eq!(item.outcome, Outcome::Rejected);
+                continue;
+            }
+            prop_assert_eq!(item.outcome, Outcome::Imported);
+            let m = store.message(item.message.as_deref().unwrap()).unwrap().unwrap();
+            prop_assert_eq!(&m.raw, &p.received_text(&text));
+            prop_assert_eq!(&m.envelope.body, &p.envelope.body);
+            prop_assert_eq!(&m.envelope.sig, &p.envelope.sig);
+        }
+    }
 
     /// Export as mail (one .eml, or an mbox of several) then import: the same envelopes.
     #[test]

@@ -5,12 +5,13 @@ use std::path::Path;
 
 use super::Failure;
 use crate::protocol::{self, Diagnostic, Extraction, Options};
+use crate::transport::mail_import;
 
 /// Text read from one input, with a name to prefix diagnostics.
 pub struct Input {
-    /// `path` as given, or `<stdin>`.
+    /// `path` as given, or `<stdin>`; for mail, the name of its decoded text.
     pub name: String,
-    /// The text, invalid UTF-8 replaced.
+    /// The text, invalid UTF-8 replaced; for mail, the envelopes its messages hold.
     pub text: String,
     /// Set when bytes had to be replaced.
     pub utf8: Option<Diagnostic>,
@@ -27,31 +28,76 @@ impl Input {
     }
 }
 
-/// Reads `path`, or standard input when it is `None` or `-`.
+/// Reads `path`, or standard input when it is `None` or `-`, as text.
 pub fn read(path: Option<&Path>) -> Result<Input, Failure> {
-    let (name, bytes) = match path {
-        None => read_stdin()?,
-        Some(p) if p.as_os_str() == "-" => read_stdin()?,
-        Some(p) => (
+    let (name, bytes) = read_bytes(path)?;
+    Ok(text(name, bytes))
+}
+
+/// Reads an input for its envelopes as `import` does: mail (by its name's extension, else by
+/// its first bytes; see `transport::mail_sniff`) is decoded, with `store` saying which
+/// messages are stored already (as the import asks it); anything else is text. A note on
+/// standard error says when an input was read as mail, since line numbers are then those of
+/// the decoded text.
+pub fn read_envelopes(
+    path: Option<&Path>,
+    opts: &Options,
+    store: Option<&crate::store::Store>,
+) -> Result<Input, Failure> {
+    let (name, bytes) = read_bytes(path)?;
+    let path = path.filter(|p| p.as_os_str() != "-");
+    let Some(kind) = crate::transport::mail::sniff(path, &bytes) else {
+        return Ok(text(name, bytes));
+    };
+    let stored = |id: &str| {
+        let m = store?.message(id).ok().flatten()?;
+        Some(
+            m.envelope
+                .meta_block(crate::transport::mail::NAMESPACE)
+                .cloned(),
+        )
+    };
+    let decoded = mail_import::decode(&bytes, kind, opts, &stored);
+    let note = decoded.note(&name);
+    eprintln!(
+        "crosstalk: note: {}",
+        crate::sanitize::sanitize_line(&note.describe(&name))
+    );
+    Ok(Input {
+        name: note.decoded_name,
+        text: decoded.text,
+        utf8: None,
+    })
+}
+
+/// The name and bytes of `path`, or of standard input when it is `None` or `-`.
+fn read_bytes(path: Option<&Path>) -> Result<(String, Vec<u8>), Failure> {
+    match path {
+        None => read_stdin(),
+        Some(p) if p.as_os_str() == "-" => read_stdin(),
+        Some(p) => Ok((
             p.display().to_string(),
             read_file(p)
                 .map_err(|e| Failure::usage(format!("cannot read `{}`: {e}", p.display())))?,
-        ),
-    };
-    // Valid UTF-8 (the usual case) becomes the text without a copy.
+        )),
+    }
+}
+
+/// `bytes` as text: valid UTF-8 (the usual case) without a copy, else with replacements.
+fn text(name: String, bytes: Vec<u8>) -> Input {
     match String::from_utf8(bytes) {
-        Ok(text) => Ok(Input {
+        Ok(text) => Input {
             name,
             text,
             utf8: None,
-        }),
+        },
         Err(e) => {
             let (text, utf8) = protocol::decode(e.as_bytes());
-            Ok(Input {
+            Input {
                 name,
                 text: text.into_owned(),
                 utf8,
-            })
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `parse`, `fmt` and `check`: reading pastes.
 
-use std::io::Write;
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use super::check_stream;
@@ -17,7 +17,7 @@ fn status(ok: bool) -> u8 {
 
 /// `crosstalk parse`: the envelopes found, for people or (`--json`) for scripts.
 pub fn parse(file: Option<&Path>, as_json: bool, opts: &Options) -> Result<u8, Failure> {
-    let inp = input::read(file)?;
+    let inp = input::read_envelopes(file, opts, None)?;
     if as_json {
         return parse_json(&inp, opts);
     }
@@ -152,7 +152,7 @@ fn human(out: &mut impl Write, name: &str, n: usize, p: &Parsed) -> std::io::Res
 
 /// `crosstalk fmt`: canonical envelopes, one blank line between; diagnostics on stderr.
 pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Failure> {
-    let inp = input::read(file)?;
+    let inp = input::read_envelopes(file, opts, None)?;
     let ex = inp.extract(opts);
     let ids = IdGenerator::new();
     let mut out = Stdout::new();
@@ -351,6 +351,16 @@ fn check_streamed(
     if !meta.is_file() || meta.len() < check_stream::BLOCK as u64 {
         return Ok(None);
     }
+    // Mail is decoded whole, as `import` decodes it.
+    let mut head = Vec::new();
+    (&file)
+        .take(crate::transport::mail_sniff::HEAD as u64)
+        .read_to_end(&mut head)
+        .map_err(cannot)?;
+    if crate::transport::mail::sniff(Some(path), &head).is_some() {
+        return Ok(None);
+    }
+    (&file).seek(std::io::SeekFrom::Start(0)).map_err(cannot)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     check_reader(file, check_stream::BLOCK, cores, opts, store).map_err(cannot)
 }
@@ -385,7 +395,7 @@ pub fn check(
         let (name, n, mut diags) = match check_streamed(f, opts, store)? {
             Some((n, diags)) => (f.display().to_string(), n, diags),
             None => {
-                let inp = input::read(Some(f))?;
+                let inp = input::read_envelopes(Some(f), opts, store)?;
                 let (n, mut diags) = check_text(&inp.text, opts, store);
                 if let Some(d) = inp.utf8 {
                     diags.insert(0, d);

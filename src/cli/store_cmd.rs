@@ -84,6 +84,16 @@ impl Progress {
     }
 }
 
+/// One input's report for `import --json`: a script learns that an input was read as mail
+/// as a person does.
+#[derive(serde::Serialize)]
+struct JsonReport {
+    #[serde(flatten)]
+    report: crate::store::ImportReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_as_mail: Option<crate::transport::mail_import::ReadAsMail>,
+}
+
 /// An input that could not be read, and why (already sanitized for the terminal).
 struct NotRead {
     name: String,
@@ -122,7 +132,7 @@ pub fn import(
         } else {
             sanitize_line(&f.to_string_lossy()).into_owned()
         };
-        let (reader, size): (Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-" {
+        let (mut reader, size): (Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-" {
             (Box::new(std::io::stdin().lock()), None)
         } else {
             match std::fs::File::open(f) {
@@ -143,32 +153,19 @@ pub fn import(
         };
         let mut progress = Progress::new(size);
         // Mail (by extension, else by its first bytes) is decoded first.
-        let mut reader = std::io::BufReader::with_capacity(64 * 1024, reader);
         let path = (f.as_os_str() != "-").then_some(f.as_path());
-        let kind = std::io::BufRead::fill_buf(&mut reader)
-            .ok()
-            .and_then(|head| crate::transport::mail::sniff(path, head));
-        let result = match kind {
-            Some(kind) => crate::transport::mail_import::import_mail(
-                &mut store,
-                &name,
-                &mut reader,
-                kind,
-                opts,
-                &mut |n| progress.update(n),
-                fresh_ids,
-            ),
-            None => store.import_reader_with(
-                &name,
-                &mut reader,
-                opts,
-                &mut |n| progress.update(n),
-                fresh_ids,
-            ),
-        };
+        let result = crate::transport::mail_import::import_input(
+            &mut store,
+            &name,
+            path,
+            &mut reader,
+            opts,
+            &mut |n| progress.update(n),
+            fresh_ids,
+        );
         progress.finish();
-        let report = match result {
-            Ok(report) => report,
+        let (report, mail) = match result {
+            Ok(done) => done,
             Err(StoreError::Read { error, .. }) => {
                 let _ = out.flush();
                 // A directory is read for its envelope files; this one has none.
@@ -200,12 +197,23 @@ pub fn import(
             && report.count(Outcome::Conflict) == 0
             && !report.items.is_empty();
         if as_json {
-            reports.push(report);
+            reports.push(JsonReport {
+                report,
+                read_as_mail: mail,
+            });
             continue;
         }
         let name = sanitize_line(&name);
+        // Line numbers of mail are those of its decoded text, named as `check` names it.
+        let at = match &mail {
+            Some(mail) => {
+                let _ = writeln!(out, "{}", sanitize_line(&mail.describe(&name)));
+                sanitize_line(&mail.decoded_name).into_owned()
+            }
+            None => name.to_string(),
+        };
         for d in &report.diagnostics {
-            let _ = writeln!(out, "{name}:{}", sanitize_line(&d.to_string()));
+            let _ = writeln!(out, "{at}:{}", sanitize_line(&d.to_string()));
         }
         for item in &report.items {
             let what = match item.outcome {
@@ -225,15 +233,15 @@ pub fn import(
                 .as_deref()
                 .map(|t| format!(" (thread {t})"))
                 .unwrap_or_default();
-            let _ = writeln!(out, "{name}:{}: {what}{id}{thread}", item.span.start_line);
+            let _ = writeln!(out, "{at}:{}: {what}{id}{thread}", item.span.start_line);
             // Trust alarms are said even for an envelope imported fine: a changed key or a
             // revocation without effect is what the operator must act on.
             for d in (item.diagnostics.iter()).filter(|d| crate::store::is_trust_alarm(d.code)) {
-                let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));
+                let _ = writeln!(out, "  {at}:{}", sanitize_line(&d.to_string()));
             }
             if matches!(item.outcome, Outcome::Rejected | Outcome::Conflict) {
                 for d in item.diagnostics.iter().filter(|d| d.is_error()) {
-                    let _ = writeln!(out, "  {name}:{}", sanitize_line(&d.to_string()));
+                    let _ = writeln!(out, "  {at}:{}", sanitize_line(&d.to_string()));
                 }
                 let bad_id =
                     |d: &&crate::protocol::Diagnostic| d.code == crate::protocol::Code::BadId;

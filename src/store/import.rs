@@ -234,6 +234,7 @@ impl Store {
             )?;
             run.fresh_ids = fresh_ids;
             let found = envelopes(conn, paste_id, &mut run, opts, progress, &mut diagnostics)?;
+            run.finish()?;
             if commit {
                 run.end_piece()?;
             }

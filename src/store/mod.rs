@@ -36,6 +36,7 @@ mod schema;
 mod search;
 mod texts;
 mod tree;
+mod v10_place;
 mod writer;
 
 pub use browse::{Draft, ThreadRow};

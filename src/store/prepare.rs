@@ -9,8 +9,6 @@
 
 use std::sync::mpsc::{Receiver, SyncSender};
 
-use sha2::{Digest, Sha256};
-
 use super::import::CHUNK;
 use crate::protocol::{self, Diagnostic, Envelope, Extractor, Intent, Options, Parsed};
 
@@ -34,12 +32,13 @@ pub(super) enum Event {
 }
 
 /// One envelope, parsed and encoded as far as possible without the database.
+#[derive(Clone)]
 pub(super) struct Prepared {
     pub parsed: Parsed,
     /// The envelope as received, transport wrapping undone.
     pub raw: String,
     /// For an envelope without a message id: the hex SHA-256 of its canonical form as
-    /// received, which recognizes it when imported again.
+    /// received, which with its place recognizes it when imported again (see `v10_place`).
     pub digest: Option<String>,
     /// The stored form, when the envelope names its thread and message (its ids need no
     /// look-up); `None` when rejected or when the writer must assign ids.
@@ -47,6 +46,7 @@ pub(super) struct Prepared {
 }
 
 /// An envelope with its ids filled in, and its columns encoded.
+#[derive(Clone)]
 pub(super) struct Filled {
     pub env: Envelope,
     pub intent: Option<Intent>,
@@ -108,7 +108,7 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
     let digest = env
         .message()
         .is_none()
-        .then(|| super::import::hex(&Sha256::digest(protocol::render(env).as_bytes())));
+        .then(|| super::v10_place::base(&protocol::render(env)));
     // A v1.1 envelope names its thread and message; those are its ids, whatever is stored.
     let filled = match (env.thread(), env.message()) {
         (Some(thread), Some(message)) => Some(fill(&parsed, thread, message, env.parent())),

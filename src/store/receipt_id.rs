@@ -39,10 +39,19 @@ impl ReceiptIds {
 
     /// The id for `purpose` (`message`, `thread`, …) of the envelope at `index` in the paste.
     pub fn id(&self, index: usize, purpose: &str) -> String {
+        self.id_after(index, purpose, None)
+    }
+
+    /// [`ReceiptIds::id`], its time one millisecond after `after` when that is later than
+    /// the paste's: a paste imported again is the one first stored, with that time, and an
+    /// envelope that is a new message this time (a reply placed under a newer message) must
+    /// not seem older than what it answers.
+    pub fn id_after(&self, index: usize, purpose: &str, after: Option<u64>) -> String {
         let hash = Sha256::digest(format!("{}:{purpose}", self.seed).as_bytes());
         let mut high = [0u8; 8];
         high[2..].copy_from_slice(&hash[..6]);
         let random = ((u64::from_be_bytes(high) as u128) << 32) | (index as u128 & 0xffff_ffff);
-        ulid::Ulid::from_parts(self.ms, random).to_string()
+        let ms = after.map_or(self.ms, |a| self.ms.max(a.saturating_add(1)));
+        ulid::Ulid::from_parts(ms, random).to_string()
     }
 }

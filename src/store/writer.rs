@@ -7,6 +7,9 @@
 //! other writer can change the database (its transaction is `BEGIN IMMEDIATE`); between two
 //! pieces one may, and a piece that finds messages it did not store stops trusting what it
 //! kept about which ids are stored.
+//!
+//! Where a v1.0 envelope goes and when it is a stored message already is `v10` (its rules
+//! are `v10_place`'s).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -14,14 +17,16 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
-use sha2::{Digest, Sha256};
 
-use super::import::{ImportItem, Outcome, hex};
+use super::import::{ImportItem, Outcome};
 use super::prepare::{Prepared, fill};
 use super::receipt_id::ReceiptIds;
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
-use super::{conflict, cycle, fresh};
+use super::{conflict, cycle, fresh, v10_place};
 use crate::protocol::{self, Intent};
+use v10::Place;
+
+mod v10;
 
 /// A message id as the in-memory sets keep it: a 64-bit hash, a tenth of the memory of the id
 /// and no allocation. The sets only ever decide whether a statement may be skipped, so two
@@ -61,14 +66,19 @@ pub(super) struct Run<'c> {
     now: String,
     threads: HashMap<String, ThreadAcc>,
     pub items: Vec<ImportItem>,
-    /// How often each content digest has been seen in this input.
-    repeats: HashMap<String, u32>,
+    /// For each session met in this input, the message its last envelope was (stored, or
+    /// found stored): the next v1.0 envelope of the session answers it (see `v10_place`).
+    sessions: HashMap<String, String>,
     /// Whether messages were stored before this import began (or by others since).
     had_messages: bool,
     /// When none were: the ids this import stored (as [`id_key`]s). A message id not in
-    /// here is then not stored at all, and its look-up is skipped. (Digests need no such set:
-    /// those of one import differ by construction.)
+    /// here is then not stored at all, and its look-up is skipped.
     stored_ids: Option<HashSet<u64>>,
+    /// Likewise, the digests of the v1.0 envelopes this import stored.
+    stored_digests: Option<HashSet<u64>>,
+    /// Per session, the envelopes opening it in this input while they may be the session's
+    /// end pasted again (see `v10_place::Tail`).
+    tails: HashMap<String, v10_place::Tail>,
     /// The messages waiting for their reply, so that only a reply to one of them updates it.
     awaiting: HashSet<String>,
     /// Every parent named by a message this import stored: only a message in this set (or
@@ -104,9 +114,11 @@ impl<'c> Run<'c> {
             now,
             threads: HashMap::new(),
             items: Vec::new(),
-            repeats: HashMap::new(),
+            sessions: HashMap::new(),
             had_messages: first_seq > 0,
             stored_ids: (first_seq == 0).then(HashSet::new),
+            stored_digests: (first_seq == 0).then(HashSet::new),
+            tails: HashMap::new(),
             awaiting: awaiting(conn)?,
             named_parents: HashSet::new(),
             fresh_ids: false,
@@ -162,6 +174,7 @@ impl Run<'_> {
             // stored now, and digests and parents must be looked up.
             self.had_messages = true;
             self.stored_ids = None;
+            self.stored_digests = None;
             // And the threads' participants and contexts are read again.
             self.threads.clear();
         }
@@ -184,8 +197,14 @@ impl Run<'_> {
 }
 
 impl Run<'_> {
-    /// Threads and stores one envelope.
-    pub fn envelope(&mut self, prep: &mut Prepared) -> Result<(), StoreError> {
+    /// Threads and stores the envelope at `index` in the input, and says what became of it;
+    /// `None` when it is held, with `may_hold`, as the start of a tail (see `v10_place`).
+    fn store_one(
+        &mut self,
+        prep: &mut Prepared,
+        index: usize,
+        may_hold: bool,
+    ) -> Result<Option<ImportItem>, StoreError> {
         let Prepared {
             parsed: p,
             raw,
@@ -193,8 +212,7 @@ impl Run<'_> {
             filled,
         } = prep;
         // Invalid ids named before (or, when asked, any) are replaced before anything else.
-        // The envelope's index in the input: what its ids made on receipt derive from.
-        let index = self.items.len();
+        // The envelope's index in the input is what its ids made on receipt derive from.
         let repaired = fresh::repair(
             self.conn,
             &|purpose| self.receipt.id(index, purpose),
@@ -209,17 +227,22 @@ impl Run<'_> {
             self.stored_ids = None;
         }
         if p.has_errors() {
-            self.items.push(ImportItem {
+            return Ok(Some(ImportItem {
                 span: p.span,
                 outcome: Outcome::Rejected,
                 message: None,
                 thread: None,
                 diagnostics: std::mem::take(&mut p.diagnostics),
-            });
-            return Ok(());
+            }));
         }
+        // Where an envelope without named ids goes: a v1.0 envelope is a stored message only
+        // if it would go where that message is.
+        let place = match filled {
+            Some(_) => None,
+            None => Some(self.place(&p.envelope)?),
+        };
         // Envelopes with a message id are the same message when the id is; only those
-        // without one (v1.0) are recognized by a digest of their canonical text.
+        // without one (v1.0) are recognized by their text and place (see `v10_place`).
         let (duplicate, digest) = match p.envelope.message() {
             Some(id) => match &self.stored_ids {
                 Some(stored) if !stored.contains(&id_key(id)) => (None, None),
@@ -236,16 +259,16 @@ impl Run<'_> {
                                 self.conn, &s.id, p, raw, &canonical, &self.now,
                             )?;
                             let notes = self.trust.record(self.conn, seq, p, raw, &self.now)?;
+                            self.note_session(p.envelope.session(), &s.id);
                             let mut diagnostics = std::mem::take(&mut p.diagnostics);
                             diagnostics.extend(notes);
-                            self.items.push(ImportItem {
+                            return Ok(Some(ImportItem {
                                 span: p.span,
                                 outcome: Outcome::Signed,
                                 message: Some(s.id),
                                 thread: Some(s.thread),
                                 diagnostics,
-                            });
-                            return Ok(());
+                            }));
                         }
                         // A copy that lost the stored message's signature on the way (a
                         // chat dropped the line) is the same message: a duplicate.
@@ -268,53 +291,64 @@ impl Run<'_> {
                             let mut diagnostics = std::mem::take(&mut p.diagnostics);
                             diagnostics
                                 .insert(0, conflict::diagnostic(p.span.start_line, &s, Some(kept)));
-                            self.items.push(ImportItem {
+                            return Ok(Some(ImportItem {
                                 span: p.span,
                                 outcome: Outcome::Conflict,
                                 message: Some(s.id),
                                 thread: Some(s.thread),
                                 diagnostics,
-                            });
-                            return Ok(());
+                            }));
                         }
                         (Some((s.id, s.thread)), None)
                     }
                 },
             },
             None => {
-                // The same text twice in one input (an identical reply later in the session)
-                // is two messages: the n-th repeat gets its own digest. Importing the same
-                // input again, or a longer copy of it, finds each one again.
-                let base = digest.take().unwrap_or_else(|| {
-                    hex(&Sha256::digest(protocol::render(&p.envelope).as_bytes()))
-                });
-                let seen = self.repeats.entry(base.clone()).or_insert(0);
-                let digest = if *seen == 0 {
-                    base
-                } else {
-                    hex(&Sha256::digest(format!("{base}#{seen}").as_bytes()))
-                };
-                *seen += 1;
-                let found = if self.had_messages {
-                    self.existing(
-                        "SELECT id, thread_id FROM messages WHERE digest = ?1",
-                        &digest,
-                    )?
-                } else {
-                    None
-                };
-                (found, Some(digest))
+                let base = digest
+                    .take()
+                    .unwrap_or_else(|| v10_place::base(&protocol::render(&p.envelope)));
+                let parent = place.as_ref().and_then(|pl| pl.parent.as_deref());
+                let mut found = self.v10_stored(&p.envelope, &base, parent)?;
+                // The first of its session in this input, answering the session's latest
+                // message: it may begin the session's end pasted again, which only the
+                // envelopes after it tell.
+                if let (None, true, Some(latest), Some(session)) = (
+                    &found,
+                    may_hold && self.opens_session(&p.envelope),
+                    parent,
+                    p.envelope.session(),
+                ) {
+                    let first = Prepared {
+                        parsed: p.clone(),
+                        raw: raw.clone(),
+                        digest: Some(base.clone()),
+                        filled: None,
+                    };
+                    if let Some(tail) =
+                        v10_place::Tail::start(self.conn, latest, &base, (first, index))?
+                    {
+                        if tail.may_grow() {
+                            self.tails.insert(session.to_string(), tail);
+                            return Ok(None);
+                        }
+                        // The latest message itself, pasted again.
+                        found = (tail.settle().found.into_iter())
+                            .next()
+                            .map(|(_, _, s)| (s.id, s.thread));
+                    }
+                }
+                (found, Some(v10_place::placed(&base, parent)))
             }
         };
         if let Some((id, thread)) = duplicate {
-            self.items.push(ImportItem {
+            self.note_session(p.envelope.session(), &id);
+            return Ok(Some(ImportItem {
                 span: p.span,
                 outcome: Outcome::Duplicate,
                 message: Some(id),
                 thread: Some(thread),
                 diagnostics: std::mem::take(&mut p.diagnostics),
-            });
-            return Ok(());
+            }));
         }
 
         let env = &p.envelope;
@@ -330,38 +364,15 @@ impl Run<'_> {
                 f,
             ),
             None => {
-                // v1.0 envelopes (no thread) belong to their session's conversation and answer
-                // its latest message; the first of a session starts a thread.
-                let latest = match (env.thread(), env.session()) {
-                    (None, Some(session)) => self.existing(
-                        "SELECT id, thread_id FROM messages WHERE session = ?1
-                         ORDER BY seq DESC LIMIT 1",
-                        session,
-                    )?,
-                    _ => None,
+                let Place { thread, parent } = match place {
+                    Some(place) => place,
+                    None => self.place(env)?,
                 };
-                let message = env
-                    .message()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| self.receipt.id(index, "message"));
-                // Without a `thread`, a reply joins the thread of the message it names as
-                // parent when that is stored, else its session's.
-                let parents_thread = match (env.thread(), env.parent()) {
-                    (None, Some(parent)) => self
-                        .existing("SELECT id, thread_id FROM messages WHERE id = ?1", parent)?
-                        .map(|(_, t)| t),
-                    _ => None,
+                let message = match env.message() {
+                    Some(m) => m.to_string(),
+                    None => self.receipt_message(index, parent.as_deref())?,
                 };
-                let thread = match (env.thread(), parents_thread, &latest) {
-                    (Some(t), _, _) => t.to_string(),
-                    (None, Some(t), _) => t,
-                    (None, None, Some((_, t))) => t.clone(),
-                    (None, None, None) => message.clone(),
-                };
-                let parent = env
-                    .parent()
-                    .map(str::to_string)
-                    .or_else(|| latest.map(|(id, _)| id));
+                let thread = thread.unwrap_or_else(|| message.clone());
                 let filled = own.insert(fill(p, &thread, &message, parent.as_deref()));
                 (thread, message, parent, &*filled)
             }
@@ -474,14 +485,17 @@ impl Run<'_> {
         if let Some(stored) = &mut self.stored_ids {
             stored.insert(key);
         }
-        self.items.push(ImportItem {
+        if let (Some(stored), Some(digest)) = (&mut self.stored_digests, &digest) {
+            stored.insert(id_key(digest));
+        }
+        self.note_session(p.envelope.session(), &message);
+        Ok(Some(ImportItem {
             span: p.span,
             outcome: Outcome::Imported,
             message: Some(message),
             thread: Some(thread),
             diagnostics,
-        });
-        Ok(())
+        }))
     }
 
     /// Whether a message stored before this import names `id` as its parent. (The new id is

@@ -15,7 +15,6 @@
 //! ([`write_mbox`]).
 
 use std::io::{self, Write};
-use std::path::Path;
 
 use mail_builder::MessageBuilder;
 use mail_builder::headers::address::Address;
@@ -23,6 +22,8 @@ use mail_parser::{MessageParser, MimeHeaders};
 use sha2::{Digest, Sha256};
 
 use crate::protocol::{self, MetaBlock, Options};
+
+pub use super::mail_sniff::sniff;
 
 /// What kind of mail an input holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,68 +63,6 @@ pub struct Mail {
     pub headers: MailHeaders,
     /// The text searched for envelopes: its text parts, one after another.
     pub text: String,
-}
-
-/// Whether an input is mail, by its name's extension first (`.eml`, `.mbox`, `.mbx`), then by
-/// its first bytes: a `From ` line followed by a header line opens an mbox; a block of RFC 5322 header lines naming at
-/// least one header every mail has (`From:`, `Date:`, `Message-ID:`, `Subject:`,
-/// `MIME-Version:`, `Received:`, `Return-Path:`) opens an eml. Text that holds a banner before
-/// the first blank line is never mail: a paste of envelopes stays a paste.
-pub fn sniff(path: Option<&Path>, head: &[u8]) -> Option<MailKind> {
-    let ext = path
-        .and_then(|p| p.extension())
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("eml") => return Some(MailKind::Eml),
-        Some("mbox" | "mbx") => return Some(MailKind::Mbox),
-        Some("crosstalk" | "aict") => return None,
-        _ => {}
-    }
-    let head = String::from_utf8_lossy(&head[..head.len().min(16 * 1024)]);
-    let head = head.strip_prefix('\u{feff}').unwrap_or(&head);
-    // A `From ` line followed by a header line: text that merely starts with the word
-    // "From" stays text.
-    if head.starts_with("From ") {
-        let mut lines = head.lines();
-        let from = lines.next().unwrap_or_default();
-        let next = lines.next().unwrap_or_default();
-        let header = next.split_once(':').is_some_and(|(name, _)| {
-            !name.is_empty() && name.bytes().all(|b| b.is_ascii_graphic() && b != b':')
-        });
-        return (from.split_whitespace().count() >= 3 && header).then_some(MailKind::Mbox);
-    }
-    let mut fields = 0;
-    let mut known = false;
-    for line in head.lines() {
-        let line = line.trim_end_matches('\r');
-        if line.is_empty() {
-            break;
-        }
-        if line.contains("[[") {
-            return None;
-        }
-        if line.starts_with([' ', '\t']) && fields > 0 {
-            continue;
-        }
-        let (name, _) = line.split_once(':')?;
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
-            return None;
-        }
-        fields += 1;
-        known |= [
-            "from",
-            "date",
-            "message-id",
-            "subject",
-            "mime-version",
-            "received",
-            "return-path",
-        ]
-        .iter()
-        .any(|k| name.eq_ignore_ascii_case(k));
-    }
-    (fields >= 2 && known).then_some(MailKind::Eml)
 }
 
 /// Every mail of an input.
@@ -534,31 +473,6 @@ mod tests {
         };
         let text = gateway_text(&[signed], &Options::default(), &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
-    }
-
-    #[test]
-    fn sniffing_tells_mail_from_pastes() {
-        assert_eq!(
-            sniff(None, b"From bob Mon Jan  1 00:00:00 2024\nFrom: bob\n"),
-            Some(MailKind::Mbox)
-        );
-        assert_eq!(
-            sniff(None, b"From here on, we talk.\n[[A\xe2\x86\x92B v1]]\n"),
-            None
-        );
-        assert_eq!(sniff(Some(Path::new("x.EML")), b""), Some(MailKind::Eml));
-        assert_eq!(sniff(Some(Path::new("x.mbox")), b""), Some(MailKind::Mbox));
-        assert_eq!(
-            sniff(None, b"Subject: x\nFrom: y\n\nbody"),
-            Some(MailKind::Eml)
-        );
-        assert_eq!(sniff(None, b"[[A\xe2\x86\x92B v1]]\nuser: x\n"), None);
-        assert_eq!(sniff(None, b"user: x\nsession: y\n"), None);
-        assert_eq!(
-            sniff(None, b"Subject: x\nintent: y [[A\xe2\x86\x92B v1]]\n"),
-            None
-        );
-        assert_eq!(sniff(Some(Path::new("a.crosstalk")), b"From x"), None);
     }
 
     #[test]

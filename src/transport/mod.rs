@@ -9,4 +9,5 @@ pub mod file;
 pub mod http;
 pub mod mail;
 pub mod mail_import;
+pub mod mail_sniff;
 pub mod spool;

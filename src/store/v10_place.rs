@@ -1,0 +1,308 @@
+//! When a v1.0 envelope is a message already stored.
+//!
+//! A v1.0 envelope has no message id: it is recognized by its text. But the same text can be
+//! two messages: `Yes.` answering one question and, later, another. A v1.0 envelope answers
+//! the message before it in its session, so it *is* a stored message only when it has the same
+//! text **and** the same place: the same parent it would answer now. That is what the stored
+//! digest says: the SHA-256 of the canonical text as received ([`base`]) and of the parent,
+//! together ([`placed`]). One paste or many, the same conversation gives the same messages.
+//!
+//! Where an envelope goes depends on what came before it, so a conversation pasted again
+//! needs one more rule, for the envelopes of a session that open an input (the first of them
+//! would answer the session's latest message). They are the stored messages they repeat when
+//! - the first of them repeats the session's first message: the conversation pasted again
+//!   from its start;
+//! - they repeat, word for word and in order, the session's last messages up to its latest
+//!   (its latest alone, or up to [`MAX_TAIL`] before it): its end pasted again, or the same
+//!   input imported again (a [`Tail`], held until the envelopes after the first tell; of two
+//!   ways to match, the longer is taken).
+//!
+//! From there on, each envelope answers the one before it, found or stored, so a longer copy
+//! of a conversation finds every message it shares with the stored one and adds the rest.
+//! Anything else is new: a `Yes.` pasted alone after a newer question answers that question.
+//!
+//! Databases written before places counted hold a digest of the text alone (the n-th repeat
+//! of a text in one input: of the text and `#n`); [`find`] recognizes those by the parent
+//! stored beside them, so nothing imported then is stored twice now.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use sha2::{Digest, Sha256};
+
+use super::StoreError;
+use super::import::hex;
+use super::prepare::Prepared;
+
+/// How many messages before a session's latest a paste may begin and still be read as the
+/// session's end pasted again.
+pub(super) const MAX_TAIL: usize = 32;
+
+/// A stored message: its id, its thread, the message it answers and its digest.
+#[derive(Debug, Clone)]
+pub(super) struct Stored {
+    pub id: String,
+    pub thread: String,
+    pub parent: Option<String>,
+    digest: Option<String>,
+}
+
+/// The digest of an envelope's canonical text as received.
+pub(super) fn base(canonical: &str) -> String {
+    hex(&Sha256::digest(canonical.as_bytes()))
+}
+
+/// The digest a v1.0 envelope of text digest `base` is stored under when it answers
+/// `parent`. Its own form, so it never equals a digest of the text alone.
+pub(super) fn placed(base: &str, parent: Option<&str>) -> String {
+    let place = match parent {
+        Some(p) => format!("parent {p}"),
+        None => "root".to_string(),
+    };
+    hex(&Sha256::digest(
+        format!("crosstalk v1.0 placed\n{base}\n{place}").as_bytes(),
+    ))
+}
+
+/// The digest of the `n`-th repeat of a text in one input, as databases written before
+/// places counted stored it.
+fn repeat(base: &str, n: u32) -> String {
+    hex(&Sha256::digest(format!("{base}#{n}").as_bytes()))
+}
+
+/// The session of an envelope placed by its session alone (a v1.0 envelope without errors
+/// naming no thread, message or parent), with its text digest.
+pub(super) fn by_session(prep: &Prepared) -> Option<(&str, &str)> {
+    let e = &prep.parsed.envelope;
+    let free = e.thread().is_none() && e.message().is_none() && e.parent().is_none();
+    match (free && !prep.parsed.has_errors(), e.session(), &prep.digest) {
+        (true, Some(session), Some(base)) => Some((session, base)),
+        _ => None,
+    }
+}
+
+const BY_DIGEST: &str = "SELECT id, thread_id, parent_id, digest FROM messages
+    WHERE digest IN (?1, ?2, ?3)";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Stored> {
+    Ok(Stored {
+        id: r.get(0)?,
+        thread: r.get(1)?,
+        parent: r.get(2)?,
+        digest: r.get(3)?,
+    })
+}
+
+/// The stored message (id, thread) with text digest `base` answering `parent`, if any.
+pub(super) fn find(
+    conn: &Connection,
+    base: &str,
+    parent: Option<&str>,
+) -> Result<Option<(String, String)>, StoreError> {
+    let key = placed(base, parent);
+    let first = repeat(base, 1);
+    let rows: Vec<Stored> = conn
+        .prepare_cached(BY_DIGEST)?
+        .query_map(params![key, base, first], row)?
+        .collect::<Result<_, _>>()?;
+    let here = |s: &Stored| s.parent.as_deref() == parent;
+    for s in &rows {
+        // Stored under its place, or (before places counted) under its text, here.
+        let d = s.digest.as_deref();
+        if d == Some(&key) || (d == Some(base) && here(s)) || (d == Some(&first) && here(s)) {
+            return Ok(Some((s.id.clone(), s.thread.clone())));
+        }
+    }
+    // More repeats of the text in one input, before places counted: each was stored only if
+    // the one before it was.
+    if !rows.iter().any(|s| s.digest.as_deref() == Some(&first)) {
+        return Ok(None);
+    }
+    for n in 2..=u32::MAX {
+        let Some(s) = one(conn, SQL_DIGEST, &repeat(base, n))? else {
+            return Ok(None);
+        };
+        if here(&s) {
+            return Ok(Some((s.id, s.thread)));
+        }
+    }
+    Ok(None)
+}
+
+const SQL_DIGEST: &str = "SELECT id, thread_id, parent_id, digest FROM messages WHERE digest = ?1";
+
+/// A stored message by a one-parameter query selecting id, thread, parent and digest.
+fn one(conn: &Connection, sql: &str, key: &str) -> Result<Option<Stored>, StoreError> {
+    Ok(conn.prepare_cached(sql)?.query_row([key], row).optional()?)
+}
+
+/// The message `id`.
+pub(super) fn by_id(conn: &Connection, id: &str) -> Result<Option<Stored>, StoreError> {
+    one(
+        conn,
+        "SELECT id, thread_id, parent_id, digest FROM messages WHERE id = ?1",
+        id,
+    )
+}
+
+/// The latest message of `session`.
+pub(super) fn latest(conn: &Connection, session: &str) -> Result<Option<Stored>, StoreError> {
+    one(
+        conn,
+        "SELECT id, thread_id, parent_id, digest FROM messages WHERE session = ?1
+         ORDER BY seq DESC LIMIT 1",
+        session,
+    )
+}
+
+/// Whether `s` has the text of digest `base`, wherever it is placed.
+fn has_text(s: &Stored, base: &str) -> bool {
+    let Some(d) = s.digest.as_deref() else {
+        return false;
+    };
+    // Repeats before places counted: a few are enough for any real conversation.
+    d == placed(base, s.parent.as_deref()) || d == base || (1..=8).any(|n| d == repeat(base, n))
+}
+
+/// For the first envelope of its session in an input (text digest `base`), which would
+/// answer the session's latest message: the stored message it is when it repeats the
+/// session's first message (whose text is its session's own, so no other session's).
+pub(super) fn first_of_session(
+    conn: &Connection,
+    base: &str,
+) -> Result<Option<(String, String)>, StoreError> {
+    find(conn, base, None)
+}
+
+/// `id` and the messages it answers, nearest first, `max` at most.
+fn ancestors(conn: &Connection, id: &str, max: usize) -> Result<Vec<Stored>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "WITH RECURSIVE up(id, depth) AS (
+                SELECT ?1, 0
+                UNION ALL
+                SELECT m.parent_id, up.depth + 1 FROM messages m JOIN up ON m.id = up.id
+                WHERE m.parent_id IS NOT NULL AND up.depth + 1 < ?2
+             )
+             SELECT m.id, m.thread_id, m.parent_id, m.digest FROM up
+             JOIN messages m ON m.id = up.id ORDER BY up.depth",
+        )?
+        .query_map(params![id, max as i64], row)?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Envelopes of a session that open an input, held while they may be the session's last
+/// messages pasted again: nothing is stored for them until that is known.
+pub(super) struct Tail {
+    /// The session's latest message when the tail began, then the messages before it.
+    chain: Vec<Stored>,
+    /// The alignments still possible: the first held envelope is `chain[j]`.
+    alive: Vec<usize>,
+    /// The longest alignment reaching the latest message: the first `j + 1` held envelopes
+    /// are `chain[j]` … `chain[0]`.
+    done: Option<usize>,
+    /// The envelopes held, each with its index in the input.
+    pub held: Vec<(Prepared, usize)>,
+}
+
+/// How a tail settles.
+pub(super) struct Settled {
+    /// Held envelopes that are stored messages, with the message each is.
+    pub found: Vec<(Prepared, usize, Stored)>,
+    /// Held envelopes that are new messages, in input order.
+    pub new: Vec<(Prepared, usize)>,
+}
+
+impl Tail {
+    /// A tail beginning with `first` (text digest `base`) when that text is the session's
+    /// latest message `latest` or one of the [`MAX_TAIL`] before it.
+    pub fn start(
+        conn: &Connection,
+        latest: &str,
+        base: &str,
+        first: (Prepared, usize),
+    ) -> Result<Option<Tail>, StoreError> {
+        let chain = ancestors(conn, latest, MAX_TAIL + 1)?;
+        let mut alive: Vec<usize> = (0..chain.len())
+            .filter(|&j| has_text(&chain[j], base))
+            .collect();
+        let done = alive.first().is_some_and(|&j| j == 0).then_some(0);
+        alive.retain(|&j| j > 0);
+        Ok((done.is_some() || !alive.is_empty()).then(|| Tail {
+            chain,
+            alive,
+            done,
+            held: vec![first],
+        }))
+    }
+
+    /// Whether more envelopes may make the tail a longer match: else it settles now.
+    pub fn may_grow(&self) -> bool {
+        !self.alive.is_empty()
+    }
+
+    /// Holds the next envelope of the session (text digest `base`); whether the tail may
+    /// still grow into a longer match.
+    pub fn push(&mut self, base: &str, next: (Prepared, usize)) -> bool {
+        let i = self.held.len();
+        self.held.push(next);
+        let chain = &self.chain;
+        self.alive
+            .retain(|&j| j >= i && has_text(&chain[j - i], base));
+        if self.alive.contains(&i) {
+            self.done = Some(i);
+        }
+        self.alive.retain(|&j| j > i);
+        !self.alive.is_empty()
+    }
+
+    /// The held envelopes that are stored messages and those that are new. A tail that
+    /// never reached the latest message is new messages, all of it.
+    pub fn settle(self) -> Settled {
+        let mut held = self.held.into_iter();
+        let found = match self.done {
+            Some(j) => (&mut held)
+                .take(j + 1)
+                .zip(self.chain[..=j].iter().rev().cloned())
+                .map(|((prep, index), s)| (prep, index, s))
+                .collect(),
+            None => Vec::new(),
+        };
+        Settled {
+            found,
+            new: held.collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placed_digests_differ_by_place_and_from_every_text_digest() {
+        let b = base("[[A→B v1]]\nsession: s\nresponse: |\n  Yes.\n[[END]]\n");
+        let at = |p| placed(&b, p);
+        assert_ne!(at(None), at(Some("01J9J3D3M6A4M3WQX8G1ZQ0S7K")));
+        assert_ne!(at(Some("a")), at(Some("b")));
+        assert_eq!(at(Some("a")), at(Some("a")));
+        for old in [b.clone(), repeat(&b, 1), repeat(&b, 2)] {
+            assert_ne!(at(None), old);
+            assert_ne!(at(Some("a")), old);
+        }
+    }
+
+    #[test]
+    fn a_text_is_recognized_however_its_digest_was_written() {
+        let b = base("text");
+        let stored = |digest: String, parent: Option<&str>| Stored {
+            id: "m".into(),
+            thread: "t".into(),
+            parent: parent.map(str::to_string),
+            digest: Some(digest),
+        };
+        assert!(has_text(&stored(placed(&b, Some("p")), Some("p")), &b));
+        assert!(!has_text(&stored(placed(&b, Some("p")), Some("q")), &b));
+        assert!(has_text(&stored(b.clone(), Some("q")), &b));
+        assert!(has_text(&stored(repeat(&b, 3), None), &b));
+        assert!(!has_text(&stored(base("other"), None), &b));
+    }
+}

@@ -1,0 +1,201 @@
+//! How the writer places v1.0 envelopes: what each answers (the last envelope of its session
+//! in the input, else the session's latest), the ids made for it on receipt, when it is a
+//! stored message already, and the envelopes opening a session held while they may be its end
+//! pasted again. The rules are in `v10_place`.
+
+use super::{Run, id_key};
+use crate::protocol::Envelope;
+use crate::store::StoreError;
+use crate::store::import::{ImportItem, Outcome};
+use crate::store::prepare::Prepared;
+use crate::store::v10_place;
+
+/// Where an envelope without named ids goes: its thread (`None`: a thread of its own, named
+/// after its message) and the message it answers. Its message id is made only when it is
+/// stored: a duplicate needs none.
+pub(super) struct Place {
+    pub thread: Option<String>,
+    pub parent: Option<String>,
+}
+
+impl Run<'_> {
+    /// Threads and stores one envelope, or holds it while it may be part of a session's end
+    /// pasted again (see `v10_place`); its item is in [`Run::items`] at its index either way,
+    /// settled by [`Run::finish`] at the latest.
+    pub fn envelope(&mut self, prep: &mut Prepared) -> Result<(), StoreError> {
+        let index = self.items.len();
+        self.items.push(ImportItem {
+            span: prep.parsed.span,
+            outcome: Outcome::Duplicate,
+            message: None,
+            thread: None,
+            diagnostics: Vec::new(),
+        });
+        let session = prep.parsed.envelope.session();
+        if let Some((session, mut tail)) = session.and_then(|s| self.tails.remove_entry(s)) {
+            match v10_place::by_session(prep) {
+                Some((_, base)) => {
+                    if tail.push(base, (prep.clone(), index)) {
+                        self.tails.insert(session, tail);
+                    } else {
+                        self.settle(tail)?;
+                    }
+                    return Ok(());
+                }
+                // Another kind of envelope of the session ends the tail.
+                None => self.settle(tail)?,
+            }
+        }
+        if let Some(item) = self.store_one(prep, index, true)? {
+            self.items[index] = item;
+        }
+        Ok(())
+    }
+
+    /// Settles every tail still held: the input has ended. The caller then ends the piece.
+    pub fn finish(&mut self) -> Result<(), StoreError> {
+        let mut tails: Vec<v10_place::Tail> = self.tails.drain().map(|(_, t)| t).collect();
+        tails.sort_by_key(|t| t.held.first().map(|(_, index)| *index));
+        for tail in tails {
+            self.settle(tail)?;
+        }
+        Ok(())
+    }
+
+    /// The envelopes of a tail that are stored messages are reported as such; the others are
+    /// stored, in input order, each answering the one before it.
+    fn settle(&mut self, tail: v10_place::Tail) -> Result<(), StoreError> {
+        let settled = tail.settle();
+        for (mut prep, index, s) in settled.found {
+            self.note_session(prep.parsed.envelope.session(), &s.id);
+            self.items[index] = ImportItem {
+                span: prep.parsed.span,
+                outcome: Outcome::Duplicate,
+                message: Some(s.id),
+                thread: Some(s.thread),
+                diagnostics: std::mem::take(&mut prep.parsed.diagnostics),
+            };
+        }
+        for (mut prep, index) in settled.new {
+            if let Some(item) = self.store_one(&mut prep, index, false)? {
+                self.items[index] = item;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where an envelope without a named thread or message goes. A v1.0 envelope (no
+    /// thread) belongs to its session's conversation and answers the message before it: the
+    /// last one of its session in this input, else the session's latest (see `v10_place`);
+    /// the first of a session starts a thread. One naming its parent joins the parent's
+    /// thread when that is stored.
+    pub(super) fn place(&self, env: &Envelope) -> Result<Place, StoreError> {
+        let before = match (env.thread(), env.session()) {
+            (None, Some(session)) => self.before_in_session(session)?,
+            _ => None,
+        };
+        let parents_thread = match (env.thread(), env.parent()) {
+            (None, Some(parent)) => self
+                .existing("SELECT id, thread_id FROM messages WHERE id = ?1", parent)?
+                .map(|(_, t)| t),
+            _ => None,
+        };
+        let thread = match (env.thread(), parents_thread, &before) {
+            (Some(t), _, _) => Some(t.to_string()),
+            (None, Some(t), _) => Some(t),
+            (None, None, Some(b)) => Some(b.thread.clone()),
+            (None, None, None) => None,
+        };
+        let parent = (env.parent().map(str::to_string)).or_else(|| before.map(|b| b.id));
+        Ok(Place { thread, parent })
+    }
+
+    /// The message id made on receipt for the envelope at `index`, answering `parent`. The
+    /// same paste imported again makes the same ids; when its envelope is a new message this
+    /// time (the same `Yes.` pasted again under a newer question), the id its first import
+    /// made is taken, and the next one derived the same way is used.
+    pub(super) fn receipt_message(
+        &self,
+        index: usize,
+        parent: Option<&str>,
+    ) -> Result<String, StoreError> {
+        let first = self.receipt.id(index, "message");
+        if !self.is_stored(&first)? {
+            return Ok(first);
+        }
+        let after = parent
+            .and_then(crate::store::ulid_time)
+            .and_then(|t| u64::try_from(t.as_millisecond()).ok());
+        for n in 1..=u32::MAX {
+            let id = self.receipt.id_after(index, &format!("message {n}"), after);
+            if !self.is_stored(&id)? {
+                return Ok(id);
+            }
+        }
+        Ok(first)
+    }
+
+    /// Whether a message `id` is stored.
+    fn is_stored(&self, id: &str) -> Result<bool, StoreError> {
+        if (self.stored_ids.as_ref()).is_some_and(|stored| !stored.contains(&id_key(id))) {
+            return Ok(false);
+        }
+        Ok(v10_place::by_id(self.conn, id)?.is_some())
+    }
+
+    /// The message the next v1.0 envelope of `session` answers: the one its last envelope in
+    /// this input was, else the session's latest.
+    fn before_in_session(&self, session: &str) -> Result<Option<v10_place::Stored>, StoreError> {
+        if let Some(id) = self.sessions.get(session) {
+            if let Some(found) = v10_place::by_id(self.conn, id)? {
+                return Ok(Some(found));
+            }
+        }
+        v10_place::latest(self.conn, session)
+    }
+
+    /// The stored message (id, thread) a v1.0 envelope of text digest `base` answering
+    /// `parent` is, if any (see `v10_place`).
+    pub(super) fn v10_stored(
+        &self,
+        env: &Envelope,
+        base: &str,
+        parent: Option<&str>,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        let key = id_key(&v10_place::placed(base, parent));
+        if (self.stored_digests.as_ref()).is_none_or(|stored| stored.contains(&key)) {
+            if let Some(found) = v10_place::find(self.conn, base, parent)? {
+                return Ok(Some(found));
+            }
+        }
+        if self.opens_session(env) {
+            return v10_place::first_of_session(self.conn, base);
+        }
+        Ok(None)
+    }
+
+    /// Whether `env` is placed by its session alone and is the first of its session in this
+    /// input, with messages stored before: it may be a stored message pasted again. (Into a
+    /// database this import began empty, every message of a session was stored by it, after
+    /// the session's first envelope.)
+    pub(super) fn opens_session(&self, env: &Envelope) -> bool {
+        let free = env.thread().is_none() && env.parent().is_none() && env.message().is_none();
+        free && self.had_messages
+            && env
+                .session()
+                .is_some_and(|s| !self.sessions.contains_key(s) && !self.tails.contains_key(s))
+    }
+
+    /// The envelope that was (or is stored as) `message` is the last of `session` so far.
+    pub(super) fn note_session(&mut self, session: Option<&str>, message: &str) {
+        if let Some(session) = session {
+            match self.sessions.get_mut(session) {
+                Some(last) => message.clone_into(last),
+                None => {
+                    self.sessions
+                        .insert(session.to_string(), message.to_string());
+                }
+            }
+        }
+    }
+}
