@@ -76,6 +76,10 @@ impl Hidden {
 ///
 /// The selectors U+FE00–U+FE0F are `EF B8 80`–`EF B8 8F`: the same search looks for `EF B8`.
 pub fn find(s: &str) -> Option<Hidden> {
+    // Most values are ASCII: a word-at-a-time check answers them before the byte search.
+    if s.is_ascii() {
+        return None;
+    }
     let bytes = s.as_bytes();
     let mut from = 0;
     let start = loop {
