@@ -13,10 +13,7 @@ use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
 
 /// Adds the content diagnostics of `p` and sorts all of them by position.
 pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
-    // An envelope written in ASCII throughout (most are) has nothing to normalize.
-    if !input.get(p.byte_range.clone()).is_some_and(str::is_ascii) {
-        normalize(p);
-    }
+    normalize(p);
     let mut d = Vec::new();
     let env = &p.envelope;
     let at = |pos: Pos, code: Code, msg: String| Diagnostic::new(code, pos.line, pos.column, msg);
