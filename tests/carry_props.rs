@@ -113,8 +113,6 @@ fn wrapped(text: &str, how: u8) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
-
     #[test]
     fn what_goes_on_still_verifies(d in draft(), canonical in any::<bool>(), how in 0u8..4) {
         let signed = d.signed(canonical);
