@@ -199,6 +199,16 @@ mod tests {
         format!("{payload}sig: {sig}\n[[END]]\n")
     }
 
+    /// `received` carried with this desk's hop, its stored form having ids filled in.
+    fn hopped(received: &str) -> String {
+        let relay = audit::Relay {
+            by: "desk",
+            received_at: "2025-10-09T16:00:00Z",
+            now: jiff::Timestamp::from_second(1_760_000_000).expect("a time"),
+        };
+        carried(received, &filled(received), Some(&relay))
+    }
+
     fn verifies(text: &str) -> bool {
         let p = first(text).expect("an envelope");
         verify_parsed(&p, text, &key().verifying_key()).is_ok()
@@ -250,13 +260,7 @@ mod tests {
         let received = signed(PLAIN);
         let canonical = received.clone();
         assert_eq!(carried(&received, &canonical, None), canonical);
-        let now = jiff::Timestamp::from_second(1_760_000_000).expect("a time");
-        let relay = audit::Relay {
-            by: "desk",
-            received_at: "2025-10-09T16:00:00Z",
-            now,
-        };
-        let out = carried(&received, &filled(&received), Some(&relay));
+        let out = hopped(&received);
         assert!(out.contains("meta: audit\n"), "{out}");
         assert!(verifies(&out), "{out}");
         assert!(!out.contains("thread:"), "{out}");
@@ -265,13 +269,7 @@ mod tests {
     #[test]
     fn a_hop_is_written_into_a_text_carried_as_received() {
         let received = signed_as_written(&PLAIN.replace("  hello", "\thello"));
-        let now = jiff::Timestamp::from_second(1_760_000_000).expect("a time");
-        let relay = audit::Relay {
-            by: "desk",
-            received_at: "2025-10-09T16:00:00Z",
-            now,
-        };
-        let out = carried(&received, &filled(&received), Some(&relay));
+        let out = hopped(&received);
         assert!(out.contains("meta: audit\nReceived-At:"), "{out}");
         assert!(out.contains("\thello"), "{out}");
         assert!(verifies(&out), "{out}");
@@ -287,13 +285,7 @@ mod tests {
         let hop = "meta: audit\nReceived-By: [x,\n  user: mallory\n  X-Close: ]\n\n";
         let received = signed.replacen("body: |", &format!("{hop}body: |"), 1);
         assert!(verifies(&received), "{received}");
-        let now = jiff::Timestamp::from_second(1_760_000_000).expect("a time");
-        let relay = audit::Relay {
-            by: "desk",
-            received_at: "2025-10-09T16:00:00Z",
-            now,
-        };
-        let out = carried(&received, &filled(&received), Some(&relay));
+        let out = hopped(&received);
         assert!(verifies(&out), "{out}");
         let read = first(&out).expect("an envelope");
         assert_eq!(read.envelope.user(), Some("alice"), "{out}");
