@@ -107,6 +107,14 @@ pub fn is_unsafe(c: char) -> bool {
 }
 
 fn needs_escape(c: char) -> bool {
+    is_removed_when_typed(c) || is_look_alike(c)
+}
+
+/// What an editor removes from text typed or pasted into it: controls, bidi and invisible
+/// format characters, tag characters. (Variation selectors and blank look-alikes are shown
+/// as placeholders on a terminal but kept in what the operator writes: one selector picks
+/// an emoji's or an ideograph's look, and `hidden-text` reports them when they spell.)
+pub fn is_removed_when_typed(c: char) -> bool {
     let u = c as u32;
     // Printable ASCII, nearly all of any text, is answered first.
     if (0x20..0x7f).contains(&u) {
@@ -117,20 +125,35 @@ fn needs_escape(c: char) -> bool {
         || matches!(c,
             '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}'
             | '\u{061C}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{00AD}'
-            | '\u{E0000}'..='\u{E007F}'
-            // Variation selectors carry a byte each when they come in runs; U+FE0F, the
-            // emoji look, is left alone (one value: it can spell nothing).
-            | '\u{FE00}'..='\u{FE0E}' | '\u{E0100}'..='\u{E01EF}'
-            // Characters that draw as nothing: Hangul fillers, the Mongolian vowel separator,
-            // the blank braille pattern, the combining grapheme joiner; and the line and
-            // paragraph separators, which some terminals break lines at.
-            | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{180E}' | '\u{2800}'
-            | '\u{034F}' | '\u{2028}' | '\u{2029}')
+            | '\u{E0000}'..='\u{E007F}')
+}
+
+/// Characters a terminal draws as nothing, or that carry bytes unseen: variation selectors
+/// (but U+FE0F, the emoji look, which can spell nothing), Hangul fillers, the Mongolian vowel
+/// separator, the blank braille pattern, the combining grapheme joiner, and the line and
+/// paragraph separators, which some terminals break lines at.
+fn is_look_alike(c: char) -> bool {
+    matches!(c,
+        '\u{FE00}'..='\u{FE0E}' | '\u{E0100}'..='\u{E01EF}'
+        | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{180E}' | '\u{2800}'
+        | '\u{034F}' | '\u{2028}' | '\u{2029}')
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A terminal shows a variation selector or a blank look-alike as a placeholder, but an
+    /// editor keeps it in what the operator writes: `↩︎` keeps its text look, `葛󠄀` its form.
+    #[test]
+    fn look_alikes_are_shown_but_not_removed_when_typed() {
+        let text = "\u{21A9}\u{FE0E} \u{845B}\u{E0100} \u{2800}";
+        assert!(sanitize(text).contains("⟨U+FE0E⟩"), "{}", sanitize(text));
+        assert!(sanitize(text).contains("⟨U+E0100⟩"));
+        assert!(!text.chars().any(is_removed_when_typed));
+        assert_eq!(crate::app::strip_controls(text), (text.to_string(), 0));
+        assert_eq!(crate::app::strip_controls("a\u{202E}b\u{E0041}").1, 2);
+    }
 
     #[test]
     fn escapes_cannot_pass() {

@@ -193,6 +193,15 @@ fn a_rejected_paste_is_listed_shown_kept_and_erased_only_by_its_id() {
     let noise = dir.path().join("noise.txt");
     std::fs::write(&noise, "no envelope here\n").unwrap();
     run(&db, &["import", noise.to_str().unwrap()]);
+    // A good envelope, then the same text again with a note: every envelope of the second
+    // paste is a duplicate, so no message came from it, and it is unused.
+    let good = "[[A→B v1]]\nuser: u\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V2\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nintent: REQUEST\nbody: |\n  hi\nsig: none\n[[END]]\n";
+    let first = dir.path().join("good.txt");
+    std::fs::write(&first, good).unwrap();
+    assert_eq!(run(&db, &["import", first.to_str().unwrap()]).code, 0);
+    let again = dir.path().join("again.txt");
+    std::fs::write(&again, format!("once more:\n{good}")).unwrap();
+    run(&db, &["import", again.to_str().unwrap()]);
 
     let r = run(&db, &["pastes", "--json"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -221,11 +230,15 @@ fn a_rejected_paste_is_listed_shown_kept_and_erased_only_by_its_id() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let r = run(&db, &["pastes", "--json"]);
     let left: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(
-        left.as_array().unwrap().len(),
-        1,
-        "the noise goes, the rejected paste stays: {left}"
+    let sources: Vec<&str> = (left.as_array().unwrap().iter())
+        .map(|p| p["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources.len(), 2, "the noise and the duplicates go: {left}");
+    assert!(
+        sources.iter().any(|s| s.ends_with("rejected.txt")),
+        "{left}"
     );
+    assert!(sources.iter().any(|s| s.ends_with("good.txt")), "{left}");
     let r = run(&db, &["delete", "paste", &id, "--yes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let r = run(&db, &["pastes", "show", &id]);

@@ -483,7 +483,7 @@ pub fn help_len(keymap: &Keymap) -> usize {
 /// Returns the text and how many were removed, so the operator is told.
 pub fn strip_controls(s: &str) -> (String, usize) {
     // Tabs are the one thing `sanitize` expands rather than hides: an editor keeps them.
-    let bad = |c: char| c != '\t' && crate::sanitize::is_unsafe(c);
+    let bad = |c: char| c != '\t' && crate::sanitize::is_removed_when_typed(c);
     let s = s.replace("\r\n", "\n");
     let removed = s.chars().filter(|c| bad(*c)).count();
     if removed == 0 {

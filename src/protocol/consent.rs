@@ -306,7 +306,8 @@ fn revocation(s: &Statement<'_>) -> Option<(Key, Timestamp)> {
     // earlier than the withdrawal itself. A value that is no time asks for a withdrawal all the
     // same, so it is read that way too, rather than at a guessed time.
     let at = match non_empty(block.and_then(|b| b.get("Effective"))) {
-        None => s.time,
+        // Without `Effective`, its own time: the sender's word, so no later than it arrived.
+        None => s.time.min(s.received),
         Some(v) if v.eq_ignore_ascii_case("immediate") => s.received,
         Some(v) => parse_time(&v).unwrap_or(s.received),
     };

@@ -169,8 +169,9 @@ fn mark(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
                  AND NOT EXISTS (SELECT 1 FROM message_versions v WHERE v.paste_id = p.id)",
                 [],
             )?;
-            // Envelopes found in a paste that stored none were rejected: the paste is all
-            // that is left of them, so it is not unused.
+            // A paste whose envelopes were rejected (found with errors, none stored) is all
+            // that is left of them, so it is not unused. (One whose envelopes were all
+            // duplicates, or a preview that was cancelled, is.)
             let ids: Vec<i64> = tx
                 .prepare("SELECT id FROM erase_pastes")?
                 .query_map([], |r| r.get(0))?
@@ -178,7 +179,8 @@ fn mark(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
             for id in ids {
                 let text = super::paste_text::text_of(tx, id)?;
                 let opts = crate::protocol::Options::default();
-                if !crate::protocol::extract(&text, &opts).envelopes.is_empty() {
+                let found = crate::protocol::extract(&text, &opts).envelopes;
+                if found.iter().any(crate::protocol::Parsed::has_errors) {
                     tx.execute("DELETE FROM erase_pastes WHERE id = ?1", [id])?;
                 }
             }

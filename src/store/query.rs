@@ -84,6 +84,12 @@ impl StoredMessage {
     /// form, unless that would change what its signature or hash covers; then the envelope
     /// as received, which still verifies (see [`crate::protocol::carry`]).
     pub fn carried(&self) -> String {
+        // Nothing covers the text of an envelope with neither: no need to read it again.
+        let sig = self.envelope.sig.as_deref().map(str::trim);
+        let signed = sig.is_some_and(|s| !s.is_empty() && !s.eq_ignore_ascii_case("none"));
+        if !signed && self.envelope.hash.is_none() {
+            return self.canonical.clone();
+        }
         crate::protocol::carry::carried(&self.raw, &self.canonical, None)
     }
 }

@@ -409,13 +409,13 @@ impl<'a> Block<'a, '_> {
                         ));
                         // Words after `|` belong to no entry: unread, so said (and a
                         // signature cannot vouch for them).
-                        let rest = value[1..]
-                            .trim_start_matches(|c: char| {
-                                c.is_ascii_digit() || c == '-' || c == '+'
-                            })
-                            .trim();
+                        let after = value[1..].trim_start_matches(|c: char| {
+                            c.is_ascii_digit() || c == '-' || c == '+'
+                        });
+                        let rest = after.trim();
                         if !rest.is_empty() {
-                            let at = v.pos(voff + value.find(rest).unwrap_or(0));
+                            // Where the words start: after `|`, its flags and the spaces.
+                            let at = v.pos(voff + value.len() - after.trim_start().len());
                             let shown: String = rest.chars().take(40).collect();
                             self.diags.push(Diagnostic::new(
                                 Code::BadMetaEntry,
