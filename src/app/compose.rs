@@ -287,8 +287,8 @@ impl App {
             self.warn("Nothing selected to copy.");
             return Ok(());
         };
-        let text = self.relay_text(&m)?;
-        self.relay_message(&m, &text)?;
+        let (text, hop) = self.relay_text(&m)?;
+        self.relay_message(&m, &text, hop)?;
         if let Some(note) = super::text::hidden_note(&text)
             && self.status.0 != Level::Error
         {
@@ -297,15 +297,20 @@ impl App {
         Ok(())
     }
 
-    /// Relays `m` as `text`: over HTTP to a contact that takes it, else to the clipboard,
-    /// and records it.
-    fn relay_message(&mut self, m: &crate::store::StoredMessage, text: &str) -> anyhow::Result<()> {
+    /// Relays `m` as `text` (with this desk's audit hop when `hop`): over HTTP to a contact
+    /// that takes it, else to the clipboard, and records it.
+    fn relay_message(
+        &mut self,
+        m: &crate::store::StoredMessage,
+        text: &str,
+        hop: bool,
+    ) -> anyhow::Result<()> {
         if self.deliver_over_http(&m.id, &m.thread, text, &m.envelope.banner.to) {
             return Ok(());
         }
         if let Some((level, line)) = self.copy_text(text, &m.envelope.banner.to) {
             if let Some(relayed) = self.record_relay(&m.id)? {
-                let hop = if *text != m.carried() {
+                let hop = if hop {
                     " with this desk's audit hop"
                 } else {
                     ""

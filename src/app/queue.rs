@@ -108,10 +108,14 @@ impl App {
     }
 
     /// The text a copy of stored message `m` carries (see [`crate::store::Store::relay_text`]).
-    pub(super) fn relay_text(&self, m: &crate::store::StoredMessage) -> anyhow::Result<String> {
+    /// And whether this desk's audit hop went into it.
+    pub(super) fn relay_text(
+        &self,
+        m: &crate::store::StoredMessage,
+    ) -> anyhow::Result<(String, bool)> {
         Ok(self
             .store
-            .relay_text(m, self.settings.audit_by.as_deref(), self.now)?)
+            .relay_text_and_hop(m, self.settings.audit_by.as_deref(), self.now)?)
     }
 
     /// With `[relay] copy_on_import`: after a paste's import, puts its one new envelope for

@@ -49,15 +49,7 @@ pub fn read_envelopes(
     let Some(kind) = crate::transport::mail::sniff(path, &bytes) else {
         return Ok(text(name, bytes));
     };
-    let stored = |id: &str| {
-        let m = store?.message(id).ok().flatten()?;
-        Some(
-            m.envelope
-                .meta_block(crate::transport::mail::NAMESPACE)
-                .cloned(),
-        )
-    };
-    let decoded = mail_import::decode(&bytes, kind, opts, &stored);
+    let decoded = mail_import::decode_against(&bytes, kind, opts, store);
     let note = decoded.note(&name);
     eprintln!(
         "crosstalk: note: {}",

@@ -169,10 +169,10 @@ pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Fa
         let canonical = protocol::render::render_as(&env, key);
         // A signature or hash over bytes the canonical form would change keeps them.
         let received = p.received_text(&inp.text);
-        if protocol::carry::differs(&received, &canonical) {
+        let (text, as_written) = protocol::carry::carried_as(&received, &canonical, None);
+        if as_written {
             kept.push(p.span.start_line);
         }
-        let text = protocol::carry::carried(&received, &canonical, None);
         let _ = out.write_all(text.as_bytes());
     }
     out.finish()?;

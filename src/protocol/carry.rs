@@ -22,19 +22,26 @@ use super::{MetaBlock, Options, Parsed, extract};
 /// as the store keeps it) and its stored canonical form; with `hop`, this desk's audit hop
 /// (see [`audit::append_hop`]), which no signature covers, is added.
 pub fn carried(received: &str, canonical: &str, hop: Option<&audit::Relay<'_>>) -> String {
-    let Some(form) = pick(received, canonical) else {
-        return with_hop_rendered(canonical, hop);
-    };
-    match form {
-        Form::Canonical => with_hop_rendered(canonical, hop),
-        Form::ReceivedCanonical(p) => {
+    carried_as(received, canonical, hop).0
+}
+
+/// [`carried`], and whether the envelope goes as something else than its stored canonical
+/// form (then `fmt` says so).
+pub fn carried_as(
+    received: &str,
+    canonical: &str,
+    hop: Option<&audit::Relay<'_>>,
+) -> (String, bool) {
+    let text = match pick(received, canonical) {
+        None | Some(Form::Canonical) => return (with_hop_rendered(canonical, hop), false),
+        Some(Form::ReceivedCanonical(p)) => {
             let mut env = p.envelope.clone();
             if let Some(relay) = hop {
                 audit::append_hop(&mut env, relay);
             }
             render_as_received(&p, &env)
         }
-        Form::AsReceived(p) => match hop {
+        Some(Form::AsReceived(p)) => match hop {
             None => received.to_string(),
             Some(relay) => {
                 let mut env = p.envelope.clone();
@@ -45,12 +52,8 @@ pub fn carried(received: &str, canonical: &str, hop: Option<&audit::Relay<'_>>) 
                 }
             }
         },
-    }
-}
-
-/// Whether the envelope goes on as something else than its stored canonical form.
-pub fn differs(received: &str, canonical: &str) -> bool {
-    !matches!(pick(received, canonical), None | Some(Form::Canonical))
+    };
+    (text, true)
 }
 
 enum Form {
@@ -228,7 +231,7 @@ mod tests {
     fn unsigned_envelopes_go_in_canonical_form() {
         let canonical = filled(PLAIN);
         assert_eq!(carried(PLAIN, &canonical, None), canonical);
-        assert!(!differs(PLAIN, &canonical));
+        assert!(!carried_as(PLAIN, &canonical, None).1);
     }
 
     #[test]
@@ -240,7 +243,7 @@ mod tests {
         let out = carried(&received, &canonical, None);
         assert_eq!(out, received);
         assert!(verifies(&out));
-        assert!(differs(&received, &canonical));
+        assert!(carried_as(&received, &canonical, None).1);
     }
 
     #[test]

@@ -299,7 +299,7 @@ fn meta_block(
             p.column,
             format!(
                 "`{}` stands between the META namespace `{namespace}` and its first entry and was not read (on one line, a META block is its namespace and then `Key: value` entries); write it as an entry, or move it into the body",
-                excerpt(gap.trim())
+                lines::excerpt(gap.trim(), 40)
             ),
         )
     });
@@ -313,12 +313,4 @@ fn meta_block(
         positions.push(pos(voff));
     }
     (MetaBlock { namespace, entries }, positions, unread)
-}
-
-/// At most 40 characters of `text`, with `…` when cut: enough to find it on the line.
-fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }

@@ -150,6 +150,14 @@ pub(crate) fn clean(s: &str) -> Cow<'_, str> {
     )
 }
 
+/// The first `max` characters of `text`, with `…` when cut: how a message quotes text.
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 /// Whether [`clean`] removed any invisible character from `s`.
 pub(crate) fn had_invisible(s: &str) -> bool {
     !s.is_ascii() && s.chars().any(is_invisible)

@@ -289,7 +289,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         // with a valid signature unsigned.
         let extra = super::signature::extra_parts(sig);
         if !extra.is_empty() {
-            let shown: String = extra.join("; ").chars().take(60).collect();
+            let shown = super::lines::excerpt(&extra.join("; "), 60);
             d.push(at(
                 pos,
                 Code::SigExtra,

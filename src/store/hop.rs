@@ -173,20 +173,27 @@ impl Store {
         audit_by: Option<&str>,
         now: jiff::Timestamp,
     ) -> Result<String, StoreError> {
+        Ok(self.relay_text_and_hop(m, audit_by, now)?.0)
+    }
+
+    /// [`Store::relay_text`], and whether this desk's audit hop went into it.
+    pub fn relay_text_and_hop(
+        &self,
+        m: &super::StoredMessage,
+        audit_by: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<(String, bool), StoreError> {
         let by = match audit_by {
             Some(by) if self.gets_hop(m)? => by,
-            _ => return Ok(m.carried()),
+            _ => return Ok((m.carried(), false)),
         };
         let relay = crate::protocol::audit::Relay {
             by,
             received_at: &m.received_at,
             now,
         };
-        Ok(crate::protocol::carry::carried(
-            &m.raw,
-            &m.canonical,
-            Some(&relay),
-        ))
+        let text = crate::protocol::carry::carried(&m.raw, &m.canonical, Some(&relay));
+        Ok((text, true))
     }
 
     /// Whether a copy of `m` gets this desk's audit hop: it was received for someone else.
@@ -202,8 +209,7 @@ impl Store {
         m: &super::StoredMessage,
         carrier: &Carrier<'_>,
     ) -> Result<ForRecipient, StoreError> {
-        let envelope = self.relay_text(m, carrier.audit_by, carrier.now)?;
-        let audit = carrier.audit_by.is_some() && self.gets_hop(m)?;
+        let (envelope, audit) = self.relay_text_and_hop(m, carrier.audit_by, carrier.now)?;
         let to = m.envelope.banner.to.clone();
         let fenced = carrier.book.fenced(&to);
         let preamble = (carrier.book.find(&to))

@@ -70,6 +70,21 @@ pub fn decoded_name(name: &str) -> String {
     format!("{name} (decoded mail)")
 }
 
+/// [`decode`], asking `store` (when there is one) which envelopes it holds and with which
+/// `meta: email` block.
+pub fn decode_against(
+    bytes: &[u8],
+    kind: MailKind,
+    opts: &Options,
+    store: Option<&Store>,
+) -> Decoded {
+    let stored = |id: &str| {
+        let m = store?.message(id).ok().flatten()?;
+        Some(m.envelope.meta_block(mail::NAMESPACE).cloned())
+    };
+    decode(bytes, kind, opts, &stored)
+}
+
 /// Decodes `bytes` as `kind` of mail. `stored` says, for a message id, whether it is stored
 /// and with which `meta: email` block (see [`mail::gateway_text`]); without a database, it
 /// answers `None`.
@@ -139,14 +154,7 @@ pub fn import_mail(
             error,
         })?;
     store.keep_reader(name, &mut bytes.as_slice())?;
-    let decoded = {
-        let s = &*store;
-        let stored = |id: &str| {
-            let m = s.message(id).ok().flatten()?;
-            Some(m.envelope.meta_block(mail::NAMESPACE).cloned())
-        };
-        decode(&bytes, kind, opts, &stored)
-    };
+    let decoded = decode_against(&bytes, kind, opts, Some(store));
     let mut report = store.import_reader_with(
         &decoded_name(name),
         &mut decoded.text.as_bytes(),

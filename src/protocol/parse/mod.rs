@@ -416,7 +416,7 @@ impl<'a> Block<'a, '_> {
                         if !rest.is_empty() {
                             // Where the words start: after `|`, its flags and the spaces.
                             let at = v.pos(voff + value.len() - after.trim_start().len());
-                            let shown: String = rest.chars().take(40).collect();
+                            let shown = lines::excerpt(rest, 40);
                             self.diags.push(Diagnostic::new(
                                 Code::BadMetaEntry,
                                 at.line,
