@@ -340,3 +340,106 @@ fn a_body_respelled_on_its_key_line_or_folded_still_verifies() {
         assert_eq!(verify_text(&text, &key()), Ok(Matched::Canonical), "{text}");
     }
 }
+
+/// An unsigned v1.0-style envelope (no `intent:`), the body under `key`.
+fn v10_style(key: &str, intent: Option<&str>) -> String {
+    let intent = intent.map(|i| format!("intent: {i}\n")).unwrap_or_default();
+    format!(
+        "[[CLAUDE→BROTHER v1]]\nuser: kalle\nsession: 2025-10-08T14:23Z a7f3d1\n{intent}\
+         {key}: |\n  Yes, go ahead.\nsig: none\n[[END]]\n"
+    )
+}
+
+/// Signs `text`'s first envelope over the exact bytes from its banner through the line
+/// before `sig:`, as a signer who writes its envelopes by hand would.
+fn signed_as_written(text: &str) -> String {
+    let sk = parse_private_key(PRIVATE).expect("key");
+    let payload = &text[..text.find("sig: ").expect("sig line")];
+    let sig = crosstalk::protocol::signature::sign_bytes(
+        payload.as_bytes(),
+        &sk,
+        SigFormat::Ed25519,
+        "alice@example.com",
+    );
+    format!("{payload}sig: {sig}\n[[END]]\n")
+}
+
+#[test]
+fn turning_a_signed_body_into_a_response_or_back_fails() {
+    let sk = parse_private_key(PRIVATE).expect("key");
+    // Signed by crosstalk (the canonical `body:`, no intent): as `response:` it would read
+    // RESPOND, which the signer never said.
+    let mut env = extract(&v10_style("body", None), &Options::default())
+        .envelopes
+        .remove(0)
+        .envelope;
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, "alice@example.com");
+    let signed = crosstalk::protocol::render(&env);
+    assert_eq!(verify_text(&signed, &key()), Ok(Matched::AsReceived));
+    let swapped = signed.replace("body: |", "response: |");
+    assert_eq!(verify_text(&swapped, &key()), Err(SigError::Mismatch));
+    // Collapsed onto one line only the canonical text is tried: it says `response:` too.
+    let collapsed = swapped.replace('\n', " ");
+    assert_eq!(verify_text(&collapsed, &key()), Err(SigError::Mismatch));
+
+    // Signed as a `response:` reply by a hand-writing signer: verifies, on one line too, and
+    // not once turned into `body:`.
+    let reply = signed_as_written(&v10_style("response", None));
+    assert_eq!(verify_text(&reply, &key()), Ok(Matched::AsReceived));
+    assert_eq!(
+        verify_text(&reply.replace('\n', " "), &key()),
+        Ok(Matched::Canonical)
+    );
+    let as_body = reply.replace("response: |", "body: |");
+    assert_eq!(verify_text(&as_body, &key()), Err(SigError::Mismatch));
+}
+
+proptest::proptest! {
+    /// Whatever the body key, `intent:` header, layout (lines or one line) and transport
+    /// wrapping, an envelope whose body key was changed after signing never verifies: a
+    /// signature that holds vouches for the intent the envelope is read with.
+    #[test]
+    fn a_changed_body_key_never_verifies(
+        signed_key in proptest::sample::select(vec!["body", "response"]),
+        intent in proptest::option::of(proptest::sample::select(vec!["REQUEST", "RESPOND", "INFORM"])),
+        by_crosstalk in proptest::bool::ANY,
+        one_line in proptest::bool::ANY,
+        quoted in proptest::bool::ANY,
+    ) {
+        let text = v10_style(signed_key, intent);
+        let signed = if by_crosstalk {
+            let mut env = extract(&text, &Options::default()).envelopes.remove(0).envelope;
+            sign_envelope(
+                &mut env,
+                &parse_private_key(PRIVATE).expect("key"),
+                SigFormat::Ed25519,
+                "alice@example.com",
+            );
+            crosstalk::protocol::render(&env)
+        } else {
+            signed_as_written(&text)
+        };
+        let read = |t: &str| {
+            let p = extract(t, &Options::default()).envelopes.remove(0);
+            (p.intent(), p.envelope.body.clone())
+        };
+        let (from, to) = if signed.contains("response: |") {
+            ("response: |", "body: |")
+        } else {
+            ("body: |", "response: |")
+        };
+        let mut changed = signed.replace(from, to);
+        if one_line {
+            changed = changed.replace('\n', " ");
+        }
+        if quoted {
+            changed = changed.lines().map(|l| format!("> {l}\n")).collect();
+        }
+        let verified = verify_text(&changed, &key()).is_ok();
+        proptest::prop_assert!(
+            !verified || read(&changed) == read(&signed),
+            "verifies with another meaning:\n{}",
+            changed
+        );
+    }
+}

@@ -14,7 +14,7 @@
 //! when every text the signature could have covered is one they offer too.
 
 use super::audit;
-use super::render::{hashed_portion, nfc, render, render_parsed, signable};
+use super::render::{hashed_portion_parsed, nfc, render, render_parsed, signable_parsed};
 use super::signature::{SigValue, parse_sig};
 use super::{MetaBlock, Options, Parsed, extract};
 
@@ -106,10 +106,10 @@ fn covered(p: &Parsed, input: &str) -> Vec<String> {
         out.push(nfc(&text));
         out.push(text);
     }
-    out.push(signable(&p.envelope));
+    out.push(signable_parsed(p));
     if p.envelope.hash.is_some() {
         out.extend(super::validate::hash_candidates(p, input));
-        out.push(hashed_portion(&p.envelope));
+        out.push(hashed_portion_parsed(p));
     }
     out
 }

@@ -76,11 +76,21 @@ pub fn render_as(env: &Envelope, key: BodyKey) -> String {
 /// ending in LF, NFC, without audit hops (relays add them to signed envelopes: see
 /// [`super::audit`]). These are the bytes a signature covers.
 pub fn signable(env: &Envelope) -> String {
-    nfc(&signable_raw(env))
+    nfc(&signable_raw(env, BodyKey::Body))
 }
 
-fn signable_raw(env: &Envelope) -> String {
-    text_with(&super::audit::without_hops(env), BodyKey::Body)
+/// The signable portion of a parsed envelope, with the body under the key it was received
+/// with. The key is part of what a signature covers because it carries meaning: `response:`
+/// without `intent:` says RESPOND. Were a received `response:` reply checked against a text
+/// saying `body:`, anyone could turn a signed `body:` into `response:` (or back) and change
+/// what the envelope asks for while it still verified. crosstalk's own signing writes `body:`
+/// and an explicit `intent: RESPOND` instead (see `cli::sign_cmd`).
+pub fn signable_parsed(p: &crate::protocol::Parsed) -> String {
+    nfc(&signable_raw(&p.envelope, body_key(p)))
+}
+
+fn signable_raw(env: &Envelope, key: BodyKey) -> String {
+    text_with(&super::audit::without_hops(env), key)
 }
 
 /// The canonical text from the banner through the body.
@@ -190,7 +200,17 @@ pub fn crc32_hex(text: &str) -> String {
 
 /// The canonical text from the banner through the `sig:` line, which `hash:` covers.
 pub fn hashed_portion(env: &Envelope) -> String {
-    let mut out = signable_raw(env);
+    hashed_as(env, BodyKey::Body)
+}
+
+/// [`hashed_portion`] of a parsed envelope, with the body under the key it was received with
+/// (as [`signable_parsed`], and for the same reason).
+pub fn hashed_portion_parsed(p: &crate::protocol::Parsed) -> String {
+    hashed_as(&p.envelope, body_key(p))
+}
+
+fn hashed_as(env: &Envelope, key: BodyKey) -> String {
+    let mut out = signable_raw(env, key);
     if let Some(sig) = &env.sig {
         field(&mut out, "sig", sig);
     }

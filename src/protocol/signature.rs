@@ -12,7 +12,7 @@ use ed25519_dalek::{SIGNATURE_LENGTH, Signature, Signer, SigningKey, VerifyingKe
 use serde_json::Value;
 
 use crate::protocol::keys::decode_base64;
-use crate::protocol::render::{nfc, signable};
+use crate::protocol::render::{nfc, signable, signable_parsed};
 use crate::protocol::{Code, Envelope, Parsed};
 
 /// The JWS protected header crosstalk writes, byte for byte as in the rc1 vectors, so a
@@ -377,7 +377,7 @@ fn verify_signable(
             }
         }
     }
-    verify_bytes(signable(&parsed.envelope).as_bytes(), &sig, key).map(|()| Matched::Canonical)
+    verify_bytes(signable_parsed(parsed).as_bytes(), &sig, key).map(|()| Matched::Canonical)
 }
 
 /// Why the envelope cannot be verified whatever its signature, if it cannot: what a valid

@@ -7,7 +7,7 @@ use super::error_envelope::is_error_code;
 use super::intent::IntentKind;
 use super::lines::is_bidi_control;
 use super::model::is_known_header;
-use super::render::{crc32_hex, hashed_portion};
+use super::render::{crc32_hex, hashed_portion_parsed};
 use super::signature::{SigError, parse_sig};
 use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
 
@@ -458,7 +458,7 @@ fn hash_matches(p: &Parsed, input: &str, hash: &str) -> bool {
 /// The texts a `hash:` on `p` (read from `input`) may cover: the canonical text through the
 /// `sig:` line, and the lines as received through it (audit hops left out), in NFC.
 pub(crate) fn hash_candidates(p: &Parsed, input: &str) -> Vec<String> {
-    let mut candidates = vec![hashed_portion(&p.envelope)];
+    let mut candidates = vec![hashed_portion_parsed(p)];
     if let (Some(sig), false) = (p.positions.sig, p.collapsed) {
         let received = p.received_text(input);
         let lines: Vec<&str> = received
