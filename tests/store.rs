@@ -1203,7 +1203,7 @@ fn pastes_stored_as_text_by_an_older_schema_migrate_to_bytes() {
          INSERT INTO pastes (id, source, received_at, bytes, digest)
             VALUES (7, 'old', '2026-01-01T00:00:00.000000Z', 13, 'x');
          INSERT INTO paste_chunks VALUES (7, 0, 'Grüße, '), (7, 1, 'ok ✓');
-         DROP TABLE delivery;
+         DROP VIEW delivery;
          DROP TABLE operator_addresses;
          PRAGMA user_version = 2;",
     )

@@ -46,13 +46,13 @@ pub struct Draft {
 }
 
 /// The latest message time in thread `t`: the largest of the latest per state, each the last
-/// entry of its part of the ledger's index by (thread, state, time), so a long thread costs
+/// entry of its part of the index of messages by (thread, ledger state, time), so a long thread costs
 /// four seeks rather than a pass over its rows.
 pub(crate) const LATEST: &str = "(SELECT max(s) FROM (
-    SELECT max(sent_at) AS s FROM delivery WHERE thread_id = t.id AND state IS NULL
-    UNION ALL SELECT max(sent_at) FROM delivery WHERE thread_id = t.id AND state = 'to_relay'
-    UNION ALL SELECT max(sent_at) FROM delivery WHERE thread_id = t.id AND state = 'to_me'
-    UNION ALL SELECT max(sent_at) FROM delivery WHERE thread_id = t.id AND state = 'awaiting'))";
+    SELECT max(sent_at) AS s FROM messages WHERE thread_id = t.id AND ledger_state IS NULL
+    UNION ALL SELECT max(sent_at) FROM messages WHERE thread_id = t.id AND ledger_state = 'to_relay'
+    UNION ALL SELECT max(sent_at) FROM messages WHERE thread_id = t.id AND ledger_state = 'to_me'
+    UNION ALL SELECT max(sent_at) FROM messages WHERE thread_id = t.id AND ledger_state = 'awaiting'))";
 
 impl Store {
     /// Threads newest activity first, at most `limit`; with a non-empty `filter`, only those
@@ -101,15 +101,15 @@ impl Store {
         // intent registry (see `protocol::awaiting`).
         let sql = format!(
             "SELECT t.id, t.context, t.participants, t.message_count, t.last_activity,
-                (SELECT min(d.sent_at) FROM delivery d
-                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'awaiting'),
+                (SELECT min(d.sent_at) FROM messages d
+                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'awaiting'),
                 t.seen_at IS NULL OR t.last_activity > t.seen_at,
                 (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id),
-                (SELECT count(*) FROM delivery d
-                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'to_relay'),
-                (SELECT count(*) FROM delivery d
-                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'to_me'),
-                (SELECT count(*) FROM delivery d
+                (SELECT count(*) FROM messages d
+                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_relay'),
+                (SELECT count(*) FROM messages d
+                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_me'),
+                (SELECT count(*) FROM messages d
                   WHERE d.thread_id = t.id AND d.missing_parent = 1),
                 {LATEST}
              FROM threads t
@@ -323,10 +323,10 @@ mod tests {
         let store = Store::open_in_memory().unwrap();
         let sql = format!(
             "SELECT {LATEST},
-                (SELECT count(*) FROM delivery d
-                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'to_relay'),
-                (SELECT min(d.sent_at) FROM delivery d
-                  WHERE d.thread_id = t.id AND d.state IS NOT NULL AND d.state = 'awaiting')
+                (SELECT count(*) FROM messages d
+                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_relay'),
+                (SELECT min(d.sent_at) FROM messages d
+                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'awaiting')
              FROM threads t"
         );
         let plan: Vec<String> = store
@@ -337,11 +337,11 @@ mod tests {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        let ledger: Vec<&String> = plan.iter().filter(|l| l.contains("delivery")).collect();
+        let ledger: Vec<&String> = plan.iter().filter(|l| l.contains("messages")).collect();
         assert_eq!(ledger.len(), 6, "{plan:#?}");
         for line in ledger {
             assert!(
-                line.contains("INDEX delivery_thread (thread_id=? AND state=?)"),
+                line.contains("INDEX messages_thread (thread_id=? AND ledger_state=?)"),
                 "{plan:#?}"
             );
         }

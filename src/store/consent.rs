@@ -40,9 +40,8 @@ impl Store {
         // The stored blocks name their namespace (see `meta_column`); the LIKE only narrows
         // the scan, the protocol module reads the blocks themselves.
         let mut stmt = self.conn.prepare_cached(
-            "SELECT m.seq, m.thread_id, m.id, coalesce(d.sent_at, m.received_at), m.received_at,
-                    m.intent, m.meta
-             FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
+            "SELECT m.seq, m.thread_id, m.id, m.sent_at, m.received_at, m.intent, m.meta
+             FROM messages m
              WHERE m.intent = 'REVOKE' OR m.meta LIKE '%privacy%'
              ORDER BY m.seq",
         )?;

@@ -3,11 +3,13 @@
 //! answer (it awaits replies, by the rule in [`crate::protocol::awaiting`]), and whether the
 //! message it answers was ever received.
 //!
-//! Rows are written in the transaction that stores their message (the import's writer, a
-//! composed envelope) and kept current by the events that change them: a reply arriving, a
-//! parent arriving after its replies, a copy for the recipient, the operator's addresses
-//! changing in the config. The queue (`queue.rs`) and the thread list read them through
-//! partial indexes, so asking "what is left to do" never scans the history.
+//! The ledger is a few columns of each message's own row (`delivery` is a view of them with
+//! the names of the table it once was): a second row per message cost the import a quarter
+//! of its time. [`prepare`] computes them before the message's `INSERT` writes them (the
+//! import's writer, a composed envelope); the events that change them update them: a reply
+//! arriving, a parent arriving after its replies, a copy for the recipient, the operator's
+//! addresses changing in the config. The queue (`queue.rs`) and the thread list read them
+//! through partial indexes, so asking "what is left to do" never scans the history.
 
 use std::collections::HashSet;
 
@@ -37,17 +39,34 @@ pub struct Delivery {
     pub to_me: bool,
 }
 
-/// A message just stored, as the ledger needs it.
+/// A message about to be stored, as the ledger needs it.
 pub(crate) struct NewMessage<'a> {
-    pub seq: i64,
     pub id: &'a str,
-    pub thread: &'a str,
     pub parent: Option<&'a str>,
     pub received: bool,
     pub sender: &'a str,
     pub recipient: &'a str,
     pub intent: Option<&'a Intent>,
     pub meta: &'a [MetaBlock],
+}
+
+/// The ledger's columns of a message about to be stored (its `INSERT` writes them), and what
+/// its arrival changes for the message it answers ([`Ledger::after_insert`]).
+pub(crate) struct Ledger {
+    pub sent_at: String,
+    pub recipient_key: String,
+    pub to_me: bool,
+    /// Who must still answer it (JSON array), and how many answers are still needed.
+    pub awaiting_from: Option<String>,
+    pub awaiting_needed: Option<i64>,
+    pub missing_parent: bool,
+    /// The stored parent: its seq, whether it awaits replies, whether it is addressed to the
+    /// operator, its intent.
+    parent: Option<(i64, bool, bool, Option<String>)>,
+    /// This message counts as an answer ([`awaiting::is_answer`]).
+    answers: bool,
+    /// Composed here, or received from one of the operator's addresses.
+    by_operator: bool,
 }
 
 /// The time of a message: the timestamp of its id when that is a ULID of a plausible time
@@ -88,16 +107,16 @@ pub(crate) fn address_key(a: &str) -> String {
     a.trim().to_lowercase()
 }
 
-/// Writes the ledger row of a message just stored, and what its arrival changes for the
-/// message it answers: that one's wait for replies, and whether the operator answered it.
-pub(crate) fn record(
+/// The ledger's columns of a message about to be stored: when it was sent, whether it is
+/// addressed to the operator, whom it awaits, and whether the message it answers is stored.
+pub(crate) fn prepare(
     conn: &Connection,
     m: &NewMessage<'_>,
     operator: &HashSet<String>,
     stored_at: &str,
-) -> Result<(), StoreError> {
-    let key = address_key(m.recipient);
-    let to_me = m.received && operator.contains(&key);
+) -> Result<Ledger, StoreError> {
+    let recipient_key = address_key(m.recipient);
+    let to_me = m.received && operator.contains(&recipient_key);
     // Composed messages wait only once copied (see `Store::mark_copied`).
     let waits = if m.received {
         awaiting::expectation(m.intent, m.recipient, m.meta)
@@ -108,84 +127,70 @@ pub(crate) fn record(
     let parent = match m.parent {
         Some(p) => conn
             .prepare_cached(
-                "SELECT m.seq, d.awaiting_from IS NOT NULL, coalesce(d.to_me, 0), m.intent
-                 FROM messages m LEFT JOIN delivery d ON d.seq = m.seq WHERE m.id = ?1",
+                "SELECT seq, awaiting_from IS NOT NULL, to_me, intent FROM messages WHERE id = ?1",
             )?
-            .query_row([p], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, bool>(1)?,
-                    r.get::<_, bool>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                ))
-            })
+            .query_row([p], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
             .optional()?,
         None => None,
     };
-    // A plain INSERT: the message was just stored under a new seq. (OR REPLACE would make
-    // SQLite keep a statement journal for the foreign key's cascade on every row.)
-    conn.prepare_cached(
-        "INSERT INTO delivery (seq, thread_id, sent_at, recipient_key, received,
-            to_me, awaiting_from, awaiting_needed, missing_parent)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    )?
-    .execute(params![
-        m.seq,
-        m.thread,
-        message_time(m.id, stored_at),
-        key,
-        m.received,
+    Ok(Ledger {
+        sent_at: message_time(m.id, stored_at),
         to_me,
-        waits
+        awaiting_from: waits
             .as_ref()
             .map(|w| serde_json::to_string(&w.from).unwrap_or_default()),
-        waits.as_ref().map(|w| w.needed as i64),
-        m.parent.is_some() && parent.is_none(),
-    ])?;
-    if let Some((parent_seq, parent_waits, parent_to_me, parent_intent)) = parent {
+        awaiting_needed: waits.as_ref().map(|w| w.needed as i64),
+        // A message naming itself is not waiting for anything to arrive.
+        missing_parent: m.parent.is_some_and(|p| p != m.id) && parent.is_none(),
+        parent,
+        answers: awaiting::is_answer(m.intent),
+        by_operator: !m.received || operator.contains(&address_key(m.sender)),
+        recipient_key,
+    })
+}
+
+impl Ledger {
+    /// What the message's arrival changes for the one it answers, once it is stored.
+    pub(crate) fn after_insert(
+        &self,
+        conn: &Connection,
+        stored_at: &str,
+    ) -> Result<(), StoreError> {
+        let Some((parent_seq, parent_waits, parent_to_me, parent_intent)) = &self.parent else {
+            return Ok(());
+        };
         // A reply that is no answer changes no wait. An answer ends the wait of a message
         // awaiting one answer from anyone; only a POLL counts its targets again.
-        if parent_waits && awaiting::is_answer(m.intent) {
+        if *parent_waits && self.answers {
             let poll = parent_intent.as_deref().map(Intent::parse) == Some(Intent::Poll);
             if poll {
-                recompute_awaiting(conn, parent_seq)?;
+                recompute_awaiting(conn, *parent_seq)?;
             } else {
                 conn.prepare_cached(
-                    "UPDATE delivery SET awaiting_from = NULL, awaiting_needed = NULL
+                    "UPDATE messages SET awaiting_from = NULL, awaiting_needed = NULL
                      WHERE seq = ?1",
                 )?
                 .execute([parent_seq])?;
             }
         }
-        // Answered by the operator: composed here, or received from one of their addresses.
-        if parent_to_me && (!m.received || operator.contains(&address_key(m.sender))) {
+        if *parent_to_me && self.by_operator {
             conn.prepare_cached(
-                "UPDATE delivery SET answered_at = ?2 WHERE seq = ?1 AND answered_at IS NULL",
+                "UPDATE messages SET answered_at = ?2 WHERE seq = ?1 AND answered_at IS NULL",
             )?
             .execute(params![parent_seq, stored_at])?;
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// A message arrived after replies naming it: those replies no longer miss their parent, and
 /// the message's own wait counts them.
 pub(crate) fn parent_arrived(conn: &Connection, seq: i64, id: &str) -> Result<(), StoreError> {
     conn.prepare_cached(
-        "UPDATE delivery SET missing_parent = 0
-         WHERE seq IN (SELECT seq FROM messages WHERE parent_id = ?1) AND missing_parent = 1",
+        "UPDATE messages SET missing_parent = 0 WHERE parent_id = ?1 AND missing_parent = 1",
     )?
     .execute([id])?;
     recompute_awaiting(conn, seq)
-}
-
-/// A message moved to another thread (its parent arrived there): its ledger row follows.
-pub(crate) fn moved(conn: &Connection, id: &str, thread: &str) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "UPDATE delivery SET thread_id = ?2 WHERE seq = (SELECT seq FROM messages WHERE id = ?1)",
-    )?
-    .execute(params![id, thread])?;
-    Ok(())
 }
 
 /// Computes again who message `seq` still awaits, from its intent and every stored reply.
@@ -219,7 +224,7 @@ pub(crate) fn recompute_awaiting(conn: &Connection, seq: i64) -> Result<(), Stor
         }
     };
     conn.prepare_cached(
-        "UPDATE delivery SET awaiting_from = ?2, awaiting_needed = ?3 WHERE seq = ?1",
+        "UPDATE messages SET awaiting_from = ?2, awaiting_needed = ?3 WHERE seq = ?1",
     )?
     .execute(params![
         seq,
@@ -298,9 +303,9 @@ impl Store {
                 tx.execute("INSERT INTO operator_addresses (address) VALUES (?1)", [a])?;
             }
             tx.execute(
-                "UPDATE delivery SET to_me = received AND recipient_key IN
+                "UPDATE messages SET to_me = direction = 'received' AND recipient_key IN
                     (SELECT address FROM operator_addresses)
-                 WHERE to_me <> (received AND recipient_key IN
+                 WHERE to_me <> (direction = 'received' AND recipient_key IN
                     (SELECT address FROM operator_addresses))",
                 [],
             )?;
@@ -315,9 +320,8 @@ impl Store {
         self.write(|store| {
             let tx = store.begin_write()?;
             let n = tx.execute(
-                "UPDATE delivery SET relayed_at = ?2, relay_method = ?3
-                 WHERE seq = (SELECT seq FROM messages WHERE id = ?1)
-                   AND received = 1 AND to_me = 0 AND relayed_at IS NULL",
+                "UPDATE messages SET relayed_at = ?2, relay_method = ?3
+                 WHERE id = ?1 AND direction = 'received' AND to_me = 0 AND relayed_at IS NULL",
                 params![id, now(), method],
             )?;
             tx.commit()?;
@@ -330,9 +334,9 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT d.state, d.sent_at, d.relayed_at, d.relay_method, d.awaiting_from,
-                        d.awaiting_needed, d.missing_parent, d.to_me
-                 FROM delivery d JOIN messages m ON m.seq = d.seq WHERE m.id = ?1",
+                "SELECT ledger_state, sent_at, relayed_at, relay_method, awaiting_from,
+                        awaiting_needed, missing_parent, to_me
+                 FROM messages WHERE id = ?1",
             )?
             .query_row([id], |r| {
                 let at: Option<String> = r.get(2)?;

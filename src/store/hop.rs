@@ -110,9 +110,9 @@ impl Store {
         let found: Option<i64> = self
             .conn
             .prepare_cached(
-                "SELECT 1 FROM delivery d JOIN messages m ON m.seq = d.seq
-                 WHERE d.recipient_key = lower(?1) AND m.id <> ?2
-                   AND (d.relayed_at IS NOT NULL OR (d.received = 0 AND m.status <> 'draft'))
+                "SELECT 1 FROM messages
+                 WHERE recipient_key = lower(?1) AND id <> ?2
+                   AND (relayed_at IS NOT NULL OR (direction = 'composed' AND status <> 'draft'))
                  LIMIT 1",
             )?
             .query_row(rusqlite::params![recipient, except], |r| r.get(0))

@@ -147,16 +147,16 @@ impl StateFilter {
         match self {
             StateFilter::All => "1",
             StateFilter::Only(Section::ToRelay) => {
-                "EXISTS (SELECT 1 FROM delivery d WHERE d.thread_id = t.id AND d.state = 'to_relay')"
+                "EXISTS (SELECT 1 FROM messages d WHERE d.thread_id = t.id AND d.ledger_state = 'to_relay')"
             }
             StateFilter::Only(Section::ToMe) => {
-                "EXISTS (SELECT 1 FROM delivery d WHERE d.thread_id = t.id AND d.state = 'to_me')"
+                "EXISTS (SELECT 1 FROM messages d WHERE d.thread_id = t.id AND d.ledger_state = 'to_me')"
             }
             StateFilter::Only(Section::Awaiting) => {
-                "EXISTS (SELECT 1 FROM delivery d WHERE d.thread_id = t.id AND d.state = 'awaiting')"
+                "EXISTS (SELECT 1 FROM messages d WHERE d.thread_id = t.id AND d.ledger_state = 'awaiting')"
             }
             StateFilter::Only(Section::MissingParent) => {
-                "EXISTS (SELECT 1 FROM delivery d WHERE d.thread_id = t.id AND d.missing_parent = 1)"
+                "EXISTS (SELECT 1 FROM messages d WHERE d.thread_id = t.id AND d.missing_parent = 1)"
             }
             StateFilter::Only(Section::Drafts) => {
                 "(EXISTS (SELECT 1 FROM drafts dr WHERE dr.thread_id = t.id)
@@ -167,10 +167,11 @@ impl StateFilter {
     }
 }
 
-/// The columns every message row of the queue reads, `d` the ledger and `m` the message.
+/// The columns every message row of the queue reads (`m` the message, whose row holds its
+/// ledger).
 const ROW_COLUMNS: &str = "m.id, m.thread_id, m.sender, m.recipient, m.intent,
-    substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400), d.sent_at,
-    d.awaiting_from, d.awaiting_needed, d.relayed_at, d.relay_method";
+    substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400), m.sent_at,
+    m.awaiting_from, m.awaiting_needed, m.relayed_at, m.relay_method";
 
 fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<QueueRow> {
     let head: String = r.get(5)?;
@@ -221,17 +222,17 @@ impl Store {
         let rows = self
             .conn
             .prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
-                 WHERE d.state IS NOT NULL AND d.state = ?1
-                 ORDER BY d.sent_at, d.seq LIMIT ?2"
+                "SELECT {ROW_COLUMNS} FROM messages m
+                 WHERE m.ledger_state IS NOT NULL AND m.ledger_state = ?1
+                 ORDER BY m.sent_at, m.seq LIMIT ?2"
             ))?
             .query_map(params![state, limit], message_row)?
             .collect::<Result<Vec<_>, _>>()?;
         let count: i64 = self
             .conn
             .prepare_cached(
-                "SELECT count(*) FROM (SELECT 1 FROM delivery
-                 WHERE state IS NOT NULL AND state = ?1 LIMIT ?2)",
+                "SELECT count(*) FROM (SELECT 1 FROM messages
+                 WHERE ledger_state IS NOT NULL AND ledger_state = ?1 LIMIT ?2)",
             )?
             .query_row(params![state, COUNT_CAP as i64], |r| r.get(0))?;
         Ok((rows, count as usize))
@@ -241,15 +242,15 @@ impl Store {
         let rows = self
             .conn
             .prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
-                 WHERE d.missing_parent = 1 ORDER BY d.sent_at, d.seq LIMIT ?1"
+                "SELECT {ROW_COLUMNS} FROM messages m
+                 WHERE m.missing_parent = 1 ORDER BY m.sent_at, m.seq LIMIT ?1"
             ))?
             .query_map(params![limit], message_row)?
             .collect::<Result<Vec<_>, _>>()?;
         let count: i64 = self
             .conn
             .prepare_cached(
-                "SELECT count(*) FROM (SELECT 1 FROM delivery WHERE missing_parent = 1 LIMIT ?1)",
+                "SELECT count(*) FROM (SELECT 1 FROM messages WHERE missing_parent = 1 LIMIT ?1)",
             )?
             .query_row([COUNT_CAP as i64], |r| r.get(0))?;
         Ok((rows, count as usize))
@@ -260,9 +261,9 @@ impl Store {
         let mut rows: Vec<QueueRow> = self
             .conn
             .prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM messages m JOIN delivery d ON d.seq = m.seq
+                "SELECT {ROW_COLUMNS} FROM messages m
                  WHERE m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'
-                 ORDER BY d.sent_at LIMIT ?1"
+                 ORDER BY m.sent_at LIMIT ?1"
             ))?
             .query_map(params![limit], message_row)?
             .collect::<Result<_, _>>()?;
@@ -336,26 +337,26 @@ mod tests {
         let rows = plan(
             &store,
             &format!(
-                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
-                 WHERE d.state IS NOT NULL AND d.state = ?1
-                 ORDER BY d.sent_at, d.seq LIMIT ?2"
+                "SELECT {ROW_COLUMNS} FROM messages m
+                 WHERE m.ledger_state IS NOT NULL AND m.ledger_state = ?1
+                 ORDER BY m.sent_at, m.seq LIMIT ?2"
             ),
         );
-        assert!(rows.contains("INDEX delivery_state"), "{rows}");
+        assert!(rows.contains("INDEX messages_ledger"), "{rows}");
         assert!(!rows.contains("TEMP B-TREE"), "{rows}");
         let missing = plan(
             &store,
             &format!(
-                "SELECT {ROW_COLUMNS} FROM delivery d JOIN messages m ON m.seq = d.seq
-                 WHERE d.missing_parent = 1 AND ?1 = ?1 ORDER BY d.sent_at, d.seq LIMIT ?2"
+                "SELECT {ROW_COLUMNS} FROM messages m
+                 WHERE m.missing_parent = 1 AND ?1 = ?1 ORDER BY m.sent_at, m.seq LIMIT ?2"
             ),
         );
-        assert!(missing.contains("INDEX delivery_missing"), "{missing}");
+        assert!(missing.contains("INDEX messages_missing"), "{missing}");
         let count = plan(
             &store,
-            "SELECT count(*) FROM (SELECT 1 FROM delivery
-             WHERE state IS NOT NULL AND state = ?1 LIMIT ?2)",
+            "SELECT count(*) FROM (SELECT 1 FROM messages
+             WHERE ledger_state IS NOT NULL AND ledger_state = ?1 LIMIT ?2)",
         );
-        assert!(count.contains("INDEX delivery_state"), "{count}");
+        assert!(count.contains("INDEX messages_ledger"), "{count}");
     }
 }

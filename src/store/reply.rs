@@ -106,12 +106,29 @@ impl Store {
              VALUES (?1, ?2, ?3, ?3)",
             params![thread, env.context(), time],
         )?;
+        let operator = super::delivery::operator_addresses(&tx)?;
+        let intent = env.intent();
+        let ledger = super::delivery::prepare(
+            &tx,
+            &super::delivery::NewMessage {
+                id,
+                parent: env.parent(),
+                received: false,
+                sender: &env.banner.from,
+                recipient: &env.banner.to,
+                intent: intent.as_ref(),
+                meta: &env.meta,
+            },
+            &operator,
+            time,
+        )?;
         tx.execute(
             "INSERT INTO messages (id, thread_id, parent_id, direction, status, sender, recipient,
                 version, user, session, context, intent, intent_raw, body, sig, hash, headers,
-                meta, diagnostics, canonical, received_at)
+                meta, diagnostics, canonical, received_at, sent_at, recipient_key, to_me,
+                awaiting_from, awaiting_needed, missing_parent)
              VALUES (?1, ?2, ?3, 'composed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                ?15, ?16, ?17, ?18, ?19, ?20)",
+                ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
             params![
                 id,
                 thread,
@@ -123,7 +140,7 @@ impl Store {
                 env.user(),
                 env.session(),
                 env.context(),
-                env.intent().map(|i| i.to_string()),
+                intent.map(|i| i.to_string()),
                 env.intent_raw(),
                 env.body,
                 env.sig,
@@ -134,27 +151,15 @@ impl Store {
                 // Rendered again when read (see `texts`): kept only if that would differ.
                 super::texts::kept_canonical(env, canonical),
                 time,
+                ledger.sent_at,
+                ledger.recipient_key,
+                ledger.to_me,
+                ledger.awaiting_from,
+                ledger.awaiting_needed,
+                ledger.missing_parent,
             ],
         )?;
-        let seq = tx.last_insert_rowid();
-        let operator = super::delivery::operator_addresses(&tx)?;
-        let intent = env.intent();
-        super::delivery::record(
-            &tx,
-            &super::delivery::NewMessage {
-                seq,
-                id,
-                thread,
-                parent: env.parent(),
-                received: false,
-                sender: &env.banner.from,
-                recipient: &env.banner.to,
-                intent: intent.as_ref(),
-                meta: &env.meta,
-            },
-            &operator,
-            time,
-        )?;
+        ledger.after_insert(&tx, time)?;
         let existing: String = tx.query_row(
             "SELECT participants FROM threads WHERE id = ?1",
             [thread],

@@ -241,6 +241,12 @@ DROP INDEX IF EXISTS delivery_thread;
 DROP INDEX IF EXISTS delivery_thread_state;
 CREATE INDEX delivery_thread ON delivery(thread_id, state, sent_at);
 "#,
+    r#"
+-- The delivery ledger kept in each message's own row, as columns, instead of a table beside
+-- `messages` (a second row, its key and the foreign key checked, and a join per reply on every
+-- import). `delivery` stays as a view with the table's columns, so what reads the ledger reads
+-- it as before; what changes it updates `messages`. Done by `ledger_in_rows` below.
+"#,
 ];
 
 /// Work a migration needs beyond its SQL, by the version it produces.
@@ -248,6 +254,7 @@ fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
     match version {
         6 => texts_once(tx),
         7 => lean_rows(tx),
+        8 => ledger_in_rows(tx),
         _ => Ok(()),
     }
 }
@@ -347,15 +354,86 @@ fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The ledger's columns of a message row; `ledger_state` is what the ledger table's `state`
+/// was.
+const LEDGER_COLUMNS: &str = "
+ALTER TABLE messages ADD COLUMN sent_at TEXT NOT NULL DEFAULT '';
+ALTER TABLE messages ADD COLUMN recipient_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE messages ADD COLUMN to_me INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN relayed_at TEXT;
+ALTER TABLE messages ADD COLUMN relay_method TEXT;
+ALTER TABLE messages ADD COLUMN answered_at TEXT;
+ALTER TABLE messages ADD COLUMN awaiting_from TEXT;
+ALTER TABLE messages ADD COLUMN awaiting_needed INTEGER;
+ALTER TABLE messages ADD COLUMN missing_parent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN ledger_state TEXT GENERATED ALWAYS AS (CASE
+    WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
+    WHEN to_me = 1 AND answered_at IS NULL THEN 'to_me'
+    WHEN awaiting_from IS NOT NULL THEN 'awaiting' END) VIRTUAL;";
+
+/// The ledger as it reads once in the message rows: the view with the old table's columns,
+/// and the indexes the queue and the thread list read.
+const LEDGER_VIEW: &str = "
+CREATE VIEW IF NOT EXISTS delivery AS
+    SELECT seq, thread_id, sent_at, recipient_key, direction = 'received' AS received, to_me,
+           relayed_at, relay_method, answered_at, awaiting_from, awaiting_needed,
+           missing_parent, ledger_state AS state
+    FROM messages;
+-- The queue's sections, oldest first; replies whose parent never arrived.
+CREATE INDEX IF NOT EXISTS messages_ledger ON messages(ledger_state, sent_at)
+    WHERE ledger_state IS NOT NULL;
+CREATE INDEX IF NOT EXISTS messages_missing ON messages(sent_at) WHERE missing_parent = 1;
+CREATE INDEX IF NOT EXISTS messages_thread_missing ON messages(thread_id)
+    WHERE missing_parent = 1;
+-- A thread's messages by ledger state and time: what the thread list counts and dates (one
+-- seek per state), and what a thread's view reads (its rows, then sorted by arrival).
+DROP INDEX IF EXISTS messages_thread;
+CREATE INDEX messages_thread ON messages(thread_id, ledger_state, sent_at);";
+
+/// Version 8: the delivery ledger in the message rows. Each step checks whether it is done, as
+/// a database whose version was set back by hand may have had it.
+fn ledger_in_rows(tx: &Transaction) -> Result<(), StoreError> {
+    if !has_column(tx, "messages", "missing_parent")? {
+        tx.execute_batch(LEDGER_COLUMNS)?;
+    }
+    let table: i64 = tx.query_row(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'delivery'",
+        [],
+        |r| r.get(0),
+    )?;
+    if table > 0 {
+        tx.execute_batch(
+            "UPDATE messages SET (sent_at, recipient_key, to_me, relayed_at, relay_method,
+                                  answered_at, awaiting_from, awaiting_needed, missing_parent) =
+                (SELECT d.sent_at, d.recipient_key, d.to_me, d.relayed_at, d.relay_method,
+                        d.answered_at, d.awaiting_from, d.awaiting_needed, d.missing_parent
+                 FROM delivery d WHERE d.seq = messages.seq)
+             WHERE seq IN (SELECT seq FROM delivery);
+             DROP TABLE delivery;",
+        )?;
+    }
+    // A message without a ledger row (none is written so, but a database edited by hand may
+    // hold one) gets what the ledger said of messages stored before it was kept.
+    tx.execute_batch(&format!(
+        "UPDATE messages SET sent_at = received_at, recipient_key = lower(trim(recipient)),
+             relayed_at = CASE WHEN direction = 'received' THEN received_at END,
+             relay_method = CASE WHEN direction = 'received'
+                 THEN 'an unrecorded way (before the ledger)' END
+         WHERE sent_at = '';
+         {LEDGER_VIEW}"
+    ))?;
+    Ok(())
+}
+
 /// The version after which the stored texts became edits (see `texts`); the tests write
 /// databases as the versions before and at it did.
 #[cfg(test)]
 const TEXTS_VERSION: i64 = 6;
 
-/// The version after which rows are leaner (see `lean_rows`): migrating past it (or past
-/// version 6, which stored each text once) frees much of the file, which is given back to
-/// the file system afterwards.
-const LEAN_VERSION: i64 = 7;
+/// The last version whose migration frees much of the file: version 6 stored each text once,
+/// 7 made rows leaner, 8 moved the ledger into the message rows. Migrating from before it, the
+/// freed pages are given back to the file system afterwards.
+const COMPACTING_VERSION: i64 = 8;
 
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -391,7 +469,7 @@ pub fn migrate(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), 
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;
     }
-    if current > 0 && current < LEAN_VERSION {
+    if current > 0 && current < COMPACTING_VERSION {
         // The freed pages are given back; only tidying up (another process may hold the
         // database, then the file keeps its size until a later VACUUM).
         let _ = conn.execute_batch("VACUUM");

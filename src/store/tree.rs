@@ -67,10 +67,9 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT m.id, m.parent_id, m.intent, m.sender, m.recipient,
                     substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400),
-                    m.status, m.received_at, coalesce(d.sent_at, m.received_at), d.state,
-                    coalesce(d.missing_parent, 0), s.state, crosstalk_pii(m.body)
-             FROM messages m LEFT JOIN delivery d ON d.seq = m.seq
-                  LEFT JOIN signatures s ON s.seq = m.seq
+                    m.status, m.received_at, m.sent_at, m.ledger_state, m.missing_parent, s.state,
+                    crosstalk_pii(m.body)
+             FROM messages m LEFT JOIN signatures s ON s.seq = m.seq
              WHERE m.thread_id = ?1 ORDER BY m.seq",
         )?;
         let rows = stmt

@@ -386,14 +386,30 @@ impl Run<'_> {
             1,
         )?;
         let raw_edit = super::texts::raw_edit(raw, &filled.canonical);
+        let ledger = super::delivery::prepare(
+            self.conn,
+            &super::delivery::NewMessage {
+                id: &message,
+                parent: parent.as_deref(),
+                received: true,
+                sender: &env.banner.from,
+                recipient: &env.banner.to,
+                intent: filled.intent.as_ref(),
+                meta: &env.meta,
+            },
+            &self.operator,
+            &self.now,
+        )?;
         self.conn
             .prepare_cached(
                 "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction, status, sender,
                     recipient, version, user, session, context, intent, intent_raw,
                     body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
-                    digest, ids_assigned, received_at)
+                    digest, ids_assigned, received_at, sent_at, recipient_key, to_me,
+                    awaiting_from, awaiting_needed, missing_parent)
                  VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11,
-                    ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                    ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,
+                    ?27, ?28, ?29, ?30)",
             )?
             .execute(params![
                 message,
@@ -422,24 +438,15 @@ impl Run<'_> {
                 digest,
                 ids_assigned,
                 self.now,
+                ledger.sent_at,
+                ledger.recipient_key,
+                ledger.to_me,
+                ledger.awaiting_from,
+                ledger.awaiting_needed,
+                ledger.missing_parent,
             ])?;
         let seq = self.conn.last_insert_rowid();
-        super::delivery::record(
-            self.conn,
-            &super::delivery::NewMessage {
-                seq,
-                id: &message,
-                thread: &thread,
-                parent: parent.as_deref(),
-                received: true,
-                sender: &env.banner.from,
-                recipient: &env.banner.to,
-                intent: filled.intent.as_ref(),
-                meta: &env.meta,
-            },
-            &self.operator,
-            &self.now,
-        )?;
+        ledger.after_insert(self.conn, &self.now)?;
         if let Some(parent) = &parent {
             if self.awaiting.remove(parent) {
                 // The message it answers is answered now.
@@ -530,7 +537,6 @@ impl Run<'_> {
             .collect::<Result<_, _>>()?;
         for (id, old) in &moving {
             super::texts::rehome(self.conn, id, thread)?;
-            super::delivery::moved(self.conn, id, thread)?;
             // The old thread's count goes down (an emptied one is removed at the piece's end).
             self.touch_thread(old, None, [], -1)?;
             self.touch_thread(thread, None, [], 1)?;
