@@ -304,3 +304,101 @@ fn sections_are_oldest_first_by_message_time_and_filters_pick_threads() {
     }
     assert_eq!(f.next(), StateFilter::All);
 }
+
+/// One thing that changes the ledger.
+#[derive(Debug, Clone)]
+enum Event {
+    /// An envelope arrives: from, to (indexes into `PARTIES`), intent, and the earlier
+    /// envelope it answers (an index, taken modulo how many there are), or a parent never
+    /// received.
+    Arrive(usize, usize, &'static str, Option<usize>),
+    /// The operator copies envelope n (modulo) for its recipient.
+    Relay(usize),
+    /// The operator composes a reply to envelope n, and copies it (or not).
+    Reply(usize, bool),
+    /// The config names these parties as the operator's addresses.
+    Operator(Vec<usize>),
+}
+
+const PARTIES: [&str; 3] = ["CLAUDE", "CHATGPT", "human@desk"];
+
+fn event() -> impl proptest::strategy::Strategy<Value = Event> {
+    use proptest::prelude::*;
+    prop_oneof![
+        4 => (
+            0..3usize,
+            0..3usize,
+            proptest::sample::select(vec!["REQUEST", "RESPOND", "ACK", "INFORM"]),
+            proptest::option::of(0..50usize),
+        )
+            .prop_map(|(f, t, i, p)| Event::Arrive(f, t, i, p)),
+        2 => (0..50usize).prop_map(Event::Relay),
+        1 => (0..50usize, proptest::bool::ANY).prop_map(|(n, c)| Event::Reply(n, c)),
+        1 => proptest::collection::vec(0..3usize, 0..3).prop_map(Event::Operator),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(24)
+    ))]
+
+    /// Whatever happens to the messages, each one's stored ledger state (what the queue and
+    /// the thread list read through their indexes) is what its ledger columns say.
+    #[test]
+    fn the_stored_ledger_state_always_follows_the_columns(
+        events in proptest::collection::vec(event(), 1..30)
+    ) {
+        let (_d, mut s) = store();
+        let fresh = IdGenerator::new();
+        let thread = fresh.next_id();
+        let mut stored: Vec<String> = Vec::new();
+        for e in events {
+            match e {
+                Event::Arrive(from, to, intent, parent) => {
+                    let id = fresh.next_id();
+                    let parent = match parent {
+                        Some(n) if !stored.is_empty() => stored[n % stored.len()].clone(),
+                        Some(_) => fresh.next_id(),
+                        None => String::new(),
+                    };
+                    let parent = (!parent.is_empty()).then_some(parent.as_str());
+                    import(
+                        &mut s,
+                        &env(PARTIES[from], PARTIES[to], &thread, parent, &id, intent, ""),
+                    );
+                    stored.push(id);
+                }
+                Event::Relay(n) if !stored.is_empty() => {
+                    s.mark_relayed(&stored[n % stored.len()], "test").unwrap();
+                }
+                Event::Reply(n, copied) if !stored.is_empty() => {
+                    let reply = s.create_reply(&stored[n % stored.len()], None, "ok", "kalle")
+                        .unwrap();
+                    if copied {
+                        s.mark_copied(&reply.id).unwrap();
+                    }
+                }
+                Event::Operator(parties) => {
+                    let addresses: Vec<String> =
+                        parties.iter().map(|p| PARTIES[*p].to_lowercase()).collect();
+                    s.set_operator_addresses(&addresses).unwrap();
+                }
+                _ => {}
+            }
+            let raw = rusqlite::Connection::open(s.path()).unwrap();
+            let wrong: i64 = raw
+                .query_row(
+                    "SELECT count(*) FROM messages WHERE ledger_state IS NOT CASE
+                        WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL
+                            THEN 'to_relay'
+                        WHEN to_me = 1 AND answered_at IS NULL THEN 'to_me'
+                        WHEN awaiting_from IS NOT NULL THEN 'awaiting' END",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            proptest::prop_assert_eq!(wrong, 0);
+        }
+    }
+}

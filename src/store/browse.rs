@@ -109,7 +109,7 @@ impl Store {
                   WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_relay'),
                 (SELECT count(*) FROM messages d
                   WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_me'),
-                (SELECT count(*) FROM messages d
+                (SELECT count(*) FROM messages d INDEXED BY messages_thread_missing
                   WHERE d.thread_id = t.id AND d.missing_parent = 1),
                 {LATEST}
              FROM threads t
@@ -300,15 +300,19 @@ impl Store {
     }
 }
 
+/// Per thread, how many of its messages have a bad signature or one by a changed key.
+const SIGNATURE_ALARMS: &str = "SELECT m.thread_id, count(*)
+    FROM signatures s CROSS JOIN messages m ON m.seq = s.seq
+    WHERE s.state IN ('bad', 'changed') GROUP BY m.thread_id";
+
 impl Store {
     /// Per thread, how many of its messages have a bad signature or one by a changed key.
     fn signature_alarms_by_thread(
         &self,
     ) -> Result<std::collections::HashMap<String, usize>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT m.thread_id, count(*) FROM signatures s JOIN messages m ON m.seq = s.seq
-             WHERE s.state IN ('bad', 'changed') GROUP BY m.thread_id",
-        )?;
+        // CROSS JOIN keeps signatures the outer loop: left to itself SQLite scanned every
+        // message by thread (to group without sorting) and looked each one up.
+        let mut stmt = self.conn.prepare_cached(SIGNATURE_ALARMS)?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -319,6 +323,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn signature_alarms_read_the_signatures_not_every_message() {
+        let store = Store::open_in_memory().unwrap();
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {SIGNATURE_ALARMS}"))
+            .unwrap()
+            .query_map([], |r| r.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(plan[0], "SCAN s", "{plan:#?}");
+        assert!(plan[1].contains("INTEGER PRIMARY KEY"), "{plan:#?}");
+    }
+
+    #[test]
     fn the_thread_lists_markers_are_read_off_the_ledgers_index_by_thread() {
         let store = Store::open_in_memory().unwrap();
         let sql = format!(
@@ -326,7 +345,9 @@ mod tests {
                 (SELECT count(*) FROM messages d
                   WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_relay'),
                 (SELECT min(d.sent_at) FROM messages d
-                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'awaiting')
+                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'awaiting'),
+                (SELECT count(*) FROM messages d INDEXED BY messages_thread_missing
+                  WHERE d.thread_id = t.id AND d.missing_parent = 1)
              FROM threads t"
         );
         let plan: Vec<String> = store
@@ -337,13 +358,18 @@ mod tests {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
+        // Every count and date is read off the index alone, never the message rows.
         let ledger: Vec<&String> = plan.iter().filter(|l| l.contains("messages")).collect();
-        assert_eq!(ledger.len(), 6, "{plan:#?}");
-        for line in ledger {
+        assert_eq!(ledger.len(), 7, "{plan:#?}");
+        for line in &ledger[..6] {
             assert!(
-                line.contains("INDEX messages_thread (thread_id=? AND ledger_state=?)"),
+                line.contains("COVERING INDEX messages_thread (thread_id=? AND ledger_state=?)"),
                 "{plan:#?}"
             );
         }
+        assert!(
+            ledger[6].contains("COVERING INDEX messages_thread_missing (thread_id=?)"),
+            "{plan:#?}"
+        );
     }
 }

@@ -67,6 +67,7 @@ pub(crate) struct Ledger {
     answers: bool,
     /// Composed here, or received from one of the operator's addresses.
     by_operator: bool,
+    received: bool,
 }
 
 /// The time of a message: the timestamp of its id when that is a ULID of a plausible time
@@ -145,11 +146,26 @@ pub(crate) fn prepare(
         parent,
         answers: awaiting::is_answer(m.intent),
         by_operator: !m.received || operator.contains(&address_key(m.sender)),
+        received: m.received,
         recipient_key,
     })
 }
 
 impl Ledger {
+    /// The queue's section the message starts in, as `schema::LEDGER_STATE` (by which a
+    /// trigger keeps `ledger_state` afterwards) says for a message not relayed or answered yet.
+    pub(crate) fn state(&self) -> Option<&'static str> {
+        if self.received && !self.to_me {
+            Some("to_relay")
+        } else if self.to_me {
+            Some("to_me")
+        } else if self.awaiting_from.is_some() {
+            Some("awaiting")
+        } else {
+            None
+        }
+    }
+
     /// What the message's arrival changes for the one it answers, once it is stored.
     pub(crate) fn after_insert(
         &self,
@@ -329,7 +345,7 @@ impl Store {
         })
     }
 
-    /// The ledger row of message `id`.
+    /// The ledger of message `id` (its row's ledger columns).
     pub fn delivery(&self, id: &str) -> Result<Option<Delivery>, StoreError> {
         Ok(self
             .conn

@@ -219,19 +219,22 @@ impl Store {
         let Some((context, count)) = found else {
             return Ok(None);
         };
-        let sql =
-            format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE thread_id = ?1 ORDER BY seq");
+        let sql = format!("SELECT {MESSAGE_COLUMNS}, seq FROM messages WHERE thread_id = ?1");
         let mut stmt = self.conn.prepare_cached(&sql)?;
         // Sized once from the stored count (a hint: the rows decide), rather than regrown and
         // copied a dozen times on the way to a few thousand messages.
         let mut messages = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(1 << 16));
-        for m in stmt.query_map([id], message_from_row)? {
-            messages.push(m??);
+        let seq_column = MESSAGE_COLUMNS.split(',').count();
+        for m in stmt.query_map([id], |r| {
+            Ok((r.get::<_, i64>(seq_column)?, message_from_row(r)?))
+        })? {
+            let (seq, m) = m?;
+            messages.push((seq, m?));
         }
         Ok(Some(ThreadView {
             id: id.to_string(),
             context,
-            messages: tree_order(messages),
+            messages: tree_order(super::tree::in_arrival_order(messages)),
         }))
     }
 }

@@ -156,7 +156,8 @@ impl StateFilter {
                 "EXISTS (SELECT 1 FROM messages d WHERE d.thread_id = t.id AND d.ledger_state = 'awaiting')"
             }
             StateFilter::Only(Section::MissingParent) => {
-                "EXISTS (SELECT 1 FROM messages d WHERE d.thread_id = t.id AND d.missing_parent = 1)"
+                "EXISTS (SELECT 1 FROM messages d INDEXED BY messages_thread_missing
+                  WHERE d.thread_id = t.id AND d.missing_parent = 1)"
             }
             StateFilter::Only(Section::Drafts) => {
                 "(EXISTS (SELECT 1 FROM drafts dr WHERE dr.thread_id = t.id)

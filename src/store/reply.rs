@@ -126,9 +126,9 @@ impl Store {
             "INSERT INTO messages (id, thread_id, parent_id, direction, status, sender, recipient,
                 version, user, session, context, intent, intent_raw, body, sig, hash, headers,
                 meta, diagnostics, canonical, received_at, sent_at, recipient_key, to_me,
-                awaiting_from, awaiting_needed, missing_parent)
+                awaiting_from, awaiting_needed, missing_parent, ledger_state)
              VALUES (?1, ?2, ?3, 'composed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
+                ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
             params![
                 id,
                 thread,
@@ -157,6 +157,7 @@ impl Store {
                 ledger.awaiting_from,
                 ledger.awaiting_needed,
                 ledger.missing_parent,
+                ledger.state(),
             ],
         )?;
         ledger.after_insert(&tx, time)?;

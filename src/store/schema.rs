@@ -354,8 +354,19 @@ fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// The ledger's columns of a message row; `ledger_state` is what the ledger table's `state`
-/// was.
+/// Which of the queue's sections a message is in, from its ledger columns (NULL: none): the
+/// rule `ledger_state` is kept by. Received for someone else and not copied for them yet,
+/// addressed to the operator and not answered by them, or waiting for replies.
+/// `delivery::Ledger::state` is the same rule for a message being stored.
+pub(crate) const LEDGER_STATE: &str = "CASE
+    WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
+    WHEN to_me = 1 AND answered_at IS NULL THEN 'to_me'
+    WHEN awaiting_from IS NOT NULL THEN 'awaiting' END";
+
+/// The ledger's columns of a message row. `ledger_state` is stored, not generated, so that an
+/// index holding it answers the thread list's counts without reading the rows (SQLite reads the
+/// row for a generated column); the `INSERT` that stores a message writes it and a trigger
+/// keeps it when the columns it follows change.
 const LEDGER_COLUMNS: &str = "
 ALTER TABLE messages ADD COLUMN sent_at TEXT NOT NULL DEFAULT '';
 ALTER TABLE messages ADD COLUMN recipient_key TEXT NOT NULL DEFAULT '';
@@ -366,10 +377,7 @@ ALTER TABLE messages ADD COLUMN answered_at TEXT;
 ALTER TABLE messages ADD COLUMN awaiting_from TEXT;
 ALTER TABLE messages ADD COLUMN awaiting_needed INTEGER;
 ALTER TABLE messages ADD COLUMN missing_parent INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE messages ADD COLUMN ledger_state TEXT GENERATED ALWAYS AS (CASE
-    WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
-    WHEN to_me = 1 AND answered_at IS NULL THEN 'to_me'
-    WHEN awaiting_from IS NOT NULL THEN 'awaiting' END) VIRTUAL;";
+ALTER TABLE messages ADD COLUMN ledger_state TEXT;";
 
 /// The ledger as it reads once in the message rows: the view with the old table's columns,
 /// and the indexes the queue and the thread list read.
@@ -420,6 +428,14 @@ fn ledger_in_rows(tx: &Transaction) -> Result<(), StoreError> {
              relay_method = CASE WHEN direction = 'received'
                  THEN 'an unrecorded way (before the ledger)' END
          WHERE sent_at = '';
+         UPDATE messages SET ledger_state = {LEDGER_STATE}
+         WHERE ledger_state IS NOT {LEDGER_STATE};
+         CREATE TRIGGER IF NOT EXISTS messages_ledger_state
+         AFTER UPDATE OF direction, to_me, relayed_at, answered_at, awaiting_from ON messages
+         BEGIN
+             UPDATE messages SET ledger_state = {LEDGER_STATE}
+             WHERE seq = new.seq AND ledger_state IS NOT {LEDGER_STATE};
+         END;
          {LEDGER_VIEW}"
     ))?;
     Ok(())

@@ -68,9 +68,9 @@ impl Store {
             "SELECT m.id, m.parent_id, m.intent, m.sender, m.recipient,
                     substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400),
                     m.status, m.received_at, m.sent_at, m.ledger_state, m.missing_parent, s.state,
-                    crosstalk_pii(m.body)
+                    crosstalk_pii(m.body), m.seq
              FROM messages m LEFT JOIN signatures s ON s.seq = m.seq
-             WHERE m.thread_id = ?1 ORDER BY m.seq",
+             WHERE m.thread_id = ?1",
         )?;
         let rows = stmt
             .query_map([id], |r| {
@@ -79,26 +79,29 @@ impl Store {
                     .chars()
                     .take(200)
                     .collect();
-                Ok(TreeRow {
-                    id: r.get(0)?,
-                    parent: r.get(1)?,
-                    intent: r.get(2)?,
-                    from: r.get(3)?,
-                    to: r.get(4)?,
-                    first_line,
-                    status: r.get(6)?,
-                    received_at: r.get(7)?,
-                    sent_at: r.get(8)?,
-                    delivery: r.get(9)?,
-                    missing_parent: r.get(10)?,
-                    signature: r.get(11)?,
-                    pii: r.get(12)?,
-                    depth: 0,
-                })
+                Ok((
+                    r.get::<_, i64>(13)?,
+                    TreeRow {
+                        id: r.get(0)?,
+                        parent: r.get(1)?,
+                        intent: r.get(2)?,
+                        from: r.get(3)?,
+                        to: r.get(4)?,
+                        first_line,
+                        status: r.get(6)?,
+                        received_at: r.get(7)?,
+                        sent_at: r.get(8)?,
+                        delivery: r.get(9)?,
+                        missing_parent: r.get(10)?,
+                        signature: r.get(11)?,
+                        pii: r.get(12)?,
+                        depth: 0,
+                    },
+                ))
             })?
             .collect::<Result<Vec<_>, _>>()?;
         let rows = arrange(
-            rows,
+            in_arrival_order(rows),
             |r| (r.id.as_str(), r.parent.as_deref()),
             |r, d| r.depth = d,
         );
@@ -108,6 +111,14 @@ impl Store {
             rows,
         }))
     }
+}
+
+/// A thread's rows, read in the order of the index by thread (ledger state, time), in
+/// arrival order: sorting their `seq`s here is cheaper than SQLite's sorter, which would copy
+/// every whole row (bodies included) to sort a long thread.
+pub(crate) fn in_arrival_order<T>(mut rows: Vec<(i64, T)>) -> Vec<T> {
+    rows.sort_unstable_by_key(|(seq, _)| *seq);
+    rows.into_iter().map(|(_, row)| row).collect()
 }
 
 /// `items` (in arrival order) put in tree order, each told its depth (see [`tree_order`]).

@@ -406,10 +406,10 @@ impl Run<'_> {
                     recipient, version, user, session, context, intent, intent_raw,
                     body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
                     digest, ids_assigned, received_at, sent_at, recipient_key, to_me,
-                    awaiting_from, awaiting_needed, missing_parent)
+                    awaiting_from, awaiting_needed, missing_parent, ledger_state)
                  VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11,
                     ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,
-                    ?27, ?28, ?29, ?30)",
+                    ?27, ?28, ?29, ?30, ?31)",
             )?
             .execute(params![
                 message,
@@ -444,6 +444,7 @@ impl Run<'_> {
                 ledger.awaiting_from,
                 ledger.awaiting_needed,
                 ledger.missing_parent,
+                ledger.state(),
             ])?;
         let seq = self.conn.last_insert_rowid();
         ledger.after_insert(self.conn, &self.now)?;
