@@ -155,3 +155,123 @@ fn implicit_or_unreadable_consent_does_not_cover_personal_data() {
     let own_grant = Some("meta: privacy\nPII: present\nConsent: explicit_yes");
     assert_eq!(first_copy_warning(&privacy("implicit"), own_grant), None);
 }
+
+/// A received envelope for someone else whose body holds an e-mail address, in a thread
+/// stating `privacy`.
+fn relayed_with_email(thread: &str, id: &str, privacy: &str) -> String {
+    format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: {thread}\nmessage: {id}\n\
+         context: privacy relay\nintent: REQUEST\n\n{privacy}\nbody: |\n  \
+         Please write to ada@example.org.\nsig: none\n[[END]]\n"
+    )
+}
+
+#[test]
+fn relaying_personal_data_without_consent_needs_a_second_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let v = ids(4);
+    // Consent that has expired covers nothing: the first y only says so.
+    t.act(crosstalk::app::Action::Paste(relayed_with_email(
+        &v[0],
+        &v[1],
+        "meta: privacy\nPII: present\nConsent: explicit_yes_2025-10-09T16:00Z\n\
+         Expires: 2025-10-10T16:00Z\n",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    let copies = t.copies().len();
+    t.keys("y");
+    assert_eq!(t.copies().len(), copies, "not copied at the first y");
+    let status = t.app.status.1.clone();
+    assert!(
+        status.contains(
+            "Not copied: its body holds 1 e-mail address and the thread's consent is expired"
+        ) && status.contains("y again copies it anyway"),
+        "{status}"
+    );
+    assert_eq!(
+        t.app
+            .store
+            .delivery(&v[1])
+            .unwrap()
+            .unwrap()
+            .state
+            .as_deref(),
+        Some("to_relay")
+    );
+    // The second y on the same message copies it and records the relay.
+    t.keys("y");
+    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
+    assert!(t.copies().pop().unwrap().contains("ada@example.org"));
+    let d = t.app.store.delivery(&v[1]).unwrap().unwrap();
+    assert!(d.relayed.is_some(), "{d:?}");
+    assert_eq!(
+        d.state.as_deref(),
+        Some("awaiting"),
+        "a REQUEST awaits its answer"
+    );
+
+    // Explicit consent in force: copied at the first y.
+    t.act(crosstalk::app::Action::Paste(relayed_with_email(
+        &v[2],
+        &v[3],
+        "meta: privacy\nPII: present\nConsent: explicit_yes\nExpires: 2999-01-01T00:00Z\n",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    let copies = t.copies().len();
+    t.keys("y");
+    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
+}
+
+#[test]
+fn the_store_holds_back_personal_data_its_thread_does_not_consent_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    let v = ids(6);
+    let cases = [
+        ("", Some("the thread states no consent")),
+        (
+            "meta: privacy\nPII: present\nConsent: implicit\n",
+            Some("the thread's consent is implicit only"),
+        ),
+        ("meta: privacy\nPII: present\nConsent: explicit_yes\n", None),
+    ];
+    for (i, (privacy, held)) in cases.iter().enumerate() {
+        let (thread, id) = (&v[2 * i], &v[2 * i + 1]);
+        store
+            .import_text(
+                "t",
+                &relayed_with_email(thread, id, privacy),
+                &Default::default(),
+            )
+            .unwrap();
+        let m = store.message(id).unwrap().unwrap();
+        let why = store.pii_held(&m, jiff::Timestamp::now()).unwrap();
+        match held {
+            Some(words) => {
+                let why = why.expect("held back");
+                assert!(
+                    why.starts_with("its body holds 1 e-mail address and "),
+                    "{why}"
+                );
+                assert!(why.contains(words), "{why}");
+            }
+            None => assert_eq!(why, None),
+        }
+        // The hop (`crosstalk watch`, a companion) leaves it for the operator too.
+        let book = crosstalk::contacts::AddressBook::default();
+        let hop = store
+            .put_up_text(id, &crosstalk::store::Carrier::now(&book, None))
+            .unwrap();
+        match (held, hop) {
+            (Some(_), Some(crosstalk::store::Hop::Refuse { reason })) => {
+                assert!(
+                    reason.starts_with("its body holds 1 e-mail address"),
+                    "{reason}"
+                );
+            }
+            (None, Some(crosstalk::store::Hop::Relay { .. })) => {}
+            (_, other) => panic!("unexpected hop for case {i}: {other:?}"),
+        }
+    }
+}

@@ -287,6 +287,14 @@ impl App {
             self.warn("Nothing selected to copy.");
             return Ok(());
         };
+        if let Some(why) = self.store.pii_held(&m, jiff::Timestamp::now())? {
+            if self.relay_pii_confirmed.as_deref() != Some(m.id.as_str()) {
+                self.relay_pii_confirmed = Some(m.id.clone());
+                self.warn(format!("Not copied: {why}. y again copies it anyway."));
+                return Ok(());
+            }
+        }
+        self.relay_pii_confirmed = None;
         let (text, hop) = self.relay_text(&m)?;
         self.relay_message(&m, &text, hop)?;
         if let Some(note) = super::text::hidden_note(&text)

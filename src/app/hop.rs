@@ -56,7 +56,10 @@ impl App {
         Ok(match self.store.hop_decision(report)? {
             HopDecision::Nothing => Taken::Nothing,
             HopDecision::Refuse(why) => Taken::Refused(why),
-            HopDecision::Relay(id) => Taken::Ready(self.put_up(&id)?),
+            HopDecision::Relay(id) => match self.pii_refusal(&id)? {
+                Some(why) => Taken::Refused(why),
+                None => Taken::Ready(self.put_up(&id)?),
+            },
             HopDecision::Several(ids) => {
                 let n = ids.len();
                 self.hop_next = ids;
@@ -76,6 +79,11 @@ impl App {
         }
         let id = self.hop_next.remove(0);
         let left = self.hop_next.len();
+        if let Some(why) = self.pii_refusal(&id)? {
+            self.error(format!("Not put up: {why}."));
+            self.ring();
+            return Ok(());
+        }
         if let Some(line) = self.put_up(&id)? {
             let more = match left {
                 0 => "that was the last".to_string(),
@@ -85,6 +93,18 @@ impl App {
             self.ring();
         }
         Ok(())
+    }
+
+    /// Why message `id` may not be put up for its recipient without the operator: personal
+    /// data without explicit consent (see [`crate::store::Store::pii_held`]).
+    fn pii_refusal(&self, id: &str) -> anyhow::Result<Option<String>> {
+        let Some(m) = self.store.message(id)? else {
+            return Ok(None);
+        };
+        Ok(self
+            .store
+            .pii_held(&m, jiff::Timestamp::now())?
+            .map(|why| format!("{why}; y copies it after a warning")))
     }
 
     /// The recipient of the `i`-th envelope waiting, for the status line.

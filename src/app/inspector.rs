@@ -263,7 +263,7 @@ pub fn field_rows(
     let pii = env
         .body
         .as_deref()
-        .map(|b| super::privacy::describe_counts(&crate::protocol::pii::redact(b).1))
+        .map(|b| crate::protocol::pii::describe_counts(&crate::protocol::pii::redact(b).1))
         .unwrap_or_default();
     let diags = m.diagnostics.as_array().map(Vec::as_slice).unwrap_or(&[]);
     match folded {

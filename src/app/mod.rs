@@ -178,6 +178,9 @@ pub struct App {
     pub watch_waiting: Vec<String>,
     /// Envelopes of one clipboard copy still to put up for their recipients, one per `>`.
     pub hop_next: Vec<String>,
+    /// The received message a first `y` was warned about (personal data without explicit
+    /// consent, see `Store::pii_held`): a second `y` on it copies it.
+    pub relay_pii_confirmed: Option<String>,
     /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
     pub contacts: crate::contacts::AddressBook,
     /// Posts to contacts that take envelopes over HTTP, until their answers are recorded.
@@ -237,6 +240,7 @@ impl App {
             watch_config: Default::default(),
             watch_waiting: Vec::new(),
             hop_next: Vec::new(),
+            relay_pii_confirmed: None,
             contacts,
             http_sends: Vec::new(),
         };

@@ -5,25 +5,8 @@
 //! this file only asks and acts.
 
 use super::App;
-use crate::protocol::consent::{Record, State, Statement};
-use crate::protocol::pii::{self, PiiKind};
-
-/// `counts` in words: "2 e-mail addresses, 1 phone number".
-pub fn describe_counts(counts: &[(PiiKind, usize)]) -> String {
-    counts
-        .iter()
-        .map(|(kind, n)| {
-            let (one, many) = match kind {
-                PiiKind::Email => ("e-mail address", "e-mail addresses"),
-                PiiKind::Phone => ("phone number", "phone numbers"),
-                PiiKind::Iban => ("IBAN", "IBANs"),
-                PiiKind::Card => ("payment card number", "payment card numbers"),
-            };
-            format!("{n} {}", if *n == 1 { one } else { many })
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
+use crate::protocol::consent::Statement;
+use crate::protocol::pii::{self, describe_counts};
 
 /// The META text with `PII: <value>` in its `meta: privacy` block: the entry is replaced when
 /// there is one, added under the namespace line when the block has none, and a block is
@@ -115,9 +98,9 @@ impl App {
         let why = match ledger.for_thread(&c.form.thread) {
             Some(r) if r.allows_pii() => return Ok(true),
             Some(r) if r.message == c.form.message => {
-                format!("this envelope's own consent {}", why_not(r))
+                format!("this envelope's own consent {}", r.why_not_pii())
             }
-            Some(r) => format!("the thread's consent {}", why_not(r)),
+            Some(r) => format!("the thread's consent {}", r.why_not_pii()),
             None => "the thread states no consent".to_string(),
         };
         let preview = c.preview.clone();
@@ -137,60 +120,5 @@ impl App {
             key(&super::Action::Redact)
         ));
         Ok(false)
-    }
-}
-
-/// Why personal data may not go out under `r`, which does not allow it ("is denied", …).
-fn why_not(r: &Record) -> String {
-    match r.state {
-        State::Granted if r.kind == "implicit" => {
-            "is implicit only (personal data needs explicit consent)".to_string()
-        }
-        State::Granted => {
-            "was transferred from one that is not explicit (personal data needs explicit \
-             consent)"
-                .to_string()
-        }
-        State::NotUnderstood => format!(
-            "is not understood (`Consent: {}`)",
-            crate::sanitize::sanitize_line(&r.kind)
-        ),
-        s => format!("is {}", s.as_str()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pii_is_set_in_the_privacy_block_whatever_the_meta_text_holds() {
-        assert_eq!(set_pii("", "redacted"), "meta: privacy\nPII: redacted");
-        assert_eq!(
-            set_pii("meta: routing\nX-Route: a → b\n", "redacted"),
-            "meta: routing\nX-Route: a → b\n\nmeta: privacy\nPII: redacted"
-        );
-        assert_eq!(
-            set_pii(
-                "meta: privacy\nPII: none\nConsent: explicit_yes",
-                "redacted"
-            ),
-            "meta: privacy\nPII: redacted\nConsent: explicit_yes"
-        );
-        assert_eq!(
-            set_pii(
-                "meta: privacy\nScope: general\n\nmeta: routing\nPII: x",
-                "redacted"
-            ),
-            "meta: privacy\nPII: redacted\nScope: general\n\nmeta: routing\nPII: x"
-        );
-    }
-
-    #[test]
-    fn counts_read_as_words() {
-        assert_eq!(
-            describe_counts(&[(PiiKind::Email, 2), (PiiKind::Phone, 1)]),
-            "2 e-mail addresses, 1 phone number"
-        );
     }
 }

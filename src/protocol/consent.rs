@@ -112,6 +112,24 @@ pub struct Record {
 }
 
 impl Record {
+    /// Why personal data may not go out under this consent, which does not allow it ("is
+    /// denied", …), to follow "the thread's consent".
+    pub fn why_not_pii(&self) -> String {
+        match self.state {
+            State::Granted if self.kind == "implicit" => {
+                "is implicit only (personal data needs explicit consent)".to_string()
+            }
+            State::Granted => "was transferred from one that is not explicit (personal data \
+                               needs explicit consent)"
+                .to_string(),
+            State::NotUnderstood => format!(
+                "is not understood (`Consent: {}`)",
+                crate::sanitize::sanitize_line(&self.kind)
+            ),
+            s => format!("is {}", s.as_str()),
+        }
+    }
+
     /// Whether personal data may be sent under it: granted, and explicitly. An `implicit`
     /// grant is in force for what it covers, but the spec requires explicit consent for
     /// PII/PHI.

@@ -244,6 +244,23 @@ pub fn redact(text: &str) -> (String, Vec<(PiiKind, usize)>) {
     (out, counts.into_iter().collect())
 }
 
+/// `counts` in words: "2 e-mail addresses, 1 phone number".
+pub fn describe_counts(counts: &[(PiiKind, usize)]) -> String {
+    counts
+        .iter()
+        .map(|(kind, n)| {
+            let (one, many) = match kind {
+                PiiKind::Email => ("e-mail address", "e-mail addresses"),
+                PiiKind::Phone => ("phone number", "phone numbers"),
+                PiiKind::Iban => ("IBAN", "IBANs"),
+                PiiKind::Card => ("payment card number", "payment card numbers"),
+            };
+            format!("{n} {}", if *n == 1 { one } else { many })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod kinds_tests {
     use super::*;

@@ -309,6 +309,11 @@ impl Store {
                 reason: "the envelope is addressed to you (r answers it)".into(),
             }));
         }
+        if let Some(why) = self.pii_held(&m, carrier.now)? {
+            return Ok(Some(Hop::Refuse {
+                reason: format!("{why}; copy it by hand if it may go"),
+            }));
+        }
         Ok(Some(Hop::Relay {
             ready: self.for_recipient(&m, carrier)?,
         }))

@@ -31,6 +31,7 @@ mod prepare;
 mod query;
 mod queue;
 mod receipt_id;
+mod relay_pii;
 mod reply;
 mod schema;
 mod search;

@@ -1,0 +1,44 @@
+//! Personal data on its way out of the desk: a received envelope whose body holds personal
+//! data (e-mail addresses, phone numbers, IBANs, card numbers: see [`crate::protocol::pii`])
+//! goes on only under explicit consent in force for its thread, as the spec requires for
+//! PII; a REVOKE, a denial or an expiry stops it. The composer asks the same of what the
+//! operator writes (see `app::privacy`). The two-action hop leaves such an envelope on the
+//! clipboard as it was and says why; `y` copies it on the operator's second press.
+
+use jiff::Timestamp;
+
+use super::{Store, StoreError, StoredMessage};
+use crate::protocol::pii::{describe_counts, redact};
+
+impl Store {
+    /// Why relaying `m` now would carry personal data without explicit consent in force for
+    /// its thread ("its body holds 1 e-mail address and the thread's consent is revoked"), or
+    /// `None` when it may go: no personal data, consent that allows it, or a message the
+    /// operator composed (the composer asked when it was copied first).
+    pub fn pii_held(
+        &self,
+        m: &StoredMessage,
+        now: Timestamp,
+    ) -> Result<Option<String>, StoreError> {
+        if m.direction != "received" {
+            return Ok(None);
+        }
+        let Some(body) = m.envelope.body.as_deref() else {
+            return Ok(None);
+        };
+        let (_, counts) = redact(body);
+        if counts.is_empty() {
+            return Ok(None);
+        }
+        let ledger = self.consent_ledger(now)?;
+        let why = match ledger.for_thread(&m.thread) {
+            Some(r) if r.allows_pii() => return Ok(None),
+            Some(r) => format!("the thread's consent {}", r.why_not_pii()),
+            None => "the thread states no consent".to_string(),
+        };
+        Ok(Some(format!(
+            "its body holds {} and {why}",
+            describe_counts(&counts)
+        )))
+    }
+}
