@@ -275,3 +275,27 @@ fn the_store_holds_back_personal_data_its_thread_does_not_consent_to() {
         }
     }
 }
+
+#[test]
+fn copying_a_thread_with_personal_data_without_consent_needs_a_second_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let v = ids(2);
+    t.act(crosstalk::app::Action::Paste(relayed_with_email(
+        &v[0], &v[1], "",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    let copies = t.copies().len();
+    t.keys("Y");
+    assert_eq!(t.copies().len(), copies, "not copied at the first Y");
+    let status = t.app.status.1.clone();
+    assert!(
+        status.contains("Not copied: 1 of its envelopes hold personal data without consent")
+            && status.contains("the thread states no consent")
+            && status.contains("Y again copies the thread anyway"),
+        "{status}"
+    );
+    t.keys("Y");
+    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
+    assert!(t.copies().pop().unwrap().contains("ada@example.org"));
+}

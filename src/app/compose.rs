@@ -367,6 +367,22 @@ impl App {
         let Some(view) = self.store.thread(&id)? else {
             return Ok(());
         };
+        let held = self
+            .store
+            .pii_held_all(&view.messages, jiff::Timestamp::now())?;
+        let confirm = format!("thread {id}");
+        if let Some((_, why)) = held.first() {
+            if self.relay_pii_confirmed.as_deref() != Some(confirm.as_str()) {
+                self.relay_pii_confirmed = Some(confirm);
+                let n = held.len();
+                self.warn(format!(
+                    "Not copied: {n} of its envelopes hold personal data without consent (the \
+                     first: {why}). Y again copies the thread anyway."
+                ));
+                return Ok(());
+            }
+        }
+        self.relay_pii_confirmed = None;
         let text = view.carried_text();
         let to = view
             .messages

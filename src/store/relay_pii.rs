@@ -20,25 +20,47 @@ impl Store {
         m: &StoredMessage,
         now: Timestamp,
     ) -> Result<Option<String>, StoreError> {
-        if m.direction != "received" {
-            return Ok(None);
+        Ok(self
+            .pii_held_all(std::slice::from_ref(m), now)?
+            .pop()
+            .map(|(_, why)| why))
+    }
+
+    /// [`Store::pii_held`] for each of `messages` (a thread being copied): the ids and reasons
+    /// of those held back, in order. The consent ledger is read once, and only when a body
+    /// holds personal data.
+    pub fn pii_held_all(
+        &self,
+        messages: &[StoredMessage],
+        now: Timestamp,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let mut ledger = None;
+        let mut held = Vec::new();
+        for m in messages {
+            if m.direction != "received" {
+                continue;
+            }
+            let Some(body) = m.envelope.body.as_deref() else {
+                continue;
+            };
+            let (_, counts) = redact(body);
+            if counts.is_empty() {
+                continue;
+            }
+            let ledger = match &ledger {
+                Some(l) => l,
+                None => ledger.insert(self.consent_ledger(now)?),
+            };
+            let why = match ledger.for_thread(&m.thread) {
+                Some(r) if r.allows_pii() => continue,
+                Some(r) => format!("the thread's consent {}", r.why_not_pii()),
+                None => "the thread states no consent".to_string(),
+            };
+            held.push((
+                m.id.clone(),
+                format!("its body holds {} and {why}", describe_counts(&counts)),
+            ));
         }
-        let Some(body) = m.envelope.body.as_deref() else {
-            return Ok(None);
-        };
-        let (_, counts) = redact(body);
-        if counts.is_empty() {
-            return Ok(None);
-        }
-        let ledger = self.consent_ledger(now)?;
-        let why = match ledger.for_thread(&m.thread) {
-            Some(r) if r.allows_pii() => return Ok(None),
-            Some(r) => format!("the thread's consent {}", r.why_not_pii()),
-            None => "the thread states no consent".to_string(),
-        };
-        Ok(Some(format!(
-            "its body holds {} and {why}",
-            describe_counts(&counts)
-        )))
+        Ok(held)
     }
 }
