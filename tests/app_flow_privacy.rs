@@ -199,7 +199,11 @@ fn relaying_personal_data_without_consent_needs_a_second_copy() {
             .as_deref(),
         Some("to_relay")
     );
-    // The second y on the same message copies it and records the relay.
+    // Moving away and back forgets the warning: y asks again.
+    t.keys("jky");
+    assert_eq!(t.copies().len(), copies, "{:?}", t.app.status);
+    assert!(t.app.status.1.contains("Not copied"), "{:?}", t.app.status);
+    // The second y in a row on the same message copies it and records the relay.
     t.keys("y");
     assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));

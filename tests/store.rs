@@ -1875,3 +1875,17 @@ fn an_unreadable_input_is_an_error_and_stores_nothing() {
     assert_eq!(r.count(Outcome::Imported), 1);
     assert_eq!(count(&raw, "SELECT count(*) FROM pastes"), 1);
 }
+
+#[test]
+fn a_database_set_back_to_an_earlier_version_by_hand_opens_again() {
+    for version in 4..=7 {
+        let db = Db::new();
+        drop(db.open());
+        let raw = db.raw();
+        raw.pragma_update(None, "user_version", version).unwrap();
+        drop(raw);
+        let store = db.open();
+        assert!(store.integrity_check().unwrap(), "version {version}");
+        assert_eq!(count(&db.raw(), "PRAGMA user_version"), SCHEMA_VERSION);
+    }
+}

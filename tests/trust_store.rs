@@ -386,3 +386,26 @@ fn text_the_envelope_does_not_read_is_never_stored_verified() {
     assert!(codes(&r).contains(&Code::BadMetaEntry), "{:?}", codes(&r));
     assert!(s.signature_check(&d).unwrap().is_none());
 }
+
+#[test]
+fn verdicts_stored_before_the_signable_portion_kept_the_body_key_are_judged_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let g = IdGenerator::new();
+    let (t, a) = (g.next_id(), g.next_id());
+    let id = did_key(&public(4));
+    // Signed with `body:`, carried on as a `response:` reply: not what was signed.
+    let swapped = signed(4, &id, &t, &a, "BROADCAST", "").replace("body: |", "response: |");
+    {
+        let mut s = Store::open(&path).unwrap();
+        import(&mut s, &swapped);
+        assert_eq!(state(&s, &a), SigState::Bad);
+    }
+    // As a database judged before version 8 holds it: verified, at version 7.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    raw.execute_batch("UPDATE signatures SET state = 'verified'; PRAGMA user_version = 7;")
+        .unwrap();
+    drop(raw);
+    let s = Store::open(&path).unwrap();
+    assert_eq!(state(&s, &a), SigState::Bad);
+}

@@ -11,6 +11,14 @@ use super::{Action, App, Pane};
 impl App {
     pub(super) fn browse_action(&mut self, action: Action) -> anyhow::Result<()> {
         let areas = self.areas();
+        // A warning about personal data holds for the very next copy only: moving on, or
+        // anything else, asks again (consent may have changed meanwhile).
+        if !matches!(
+            action,
+            Action::Copy | Action::CopyThread | Action::Tick | Action::Resize(..)
+        ) {
+            self.relay_pii_confirmed = None;
+        }
         match action {
             Action::Quit => self.quit = true,
             Action::Up => self.move_by(-1)?,

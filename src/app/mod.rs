@@ -178,8 +178,9 @@ pub struct App {
     pub watch_waiting: Vec<String>,
     /// Envelopes of one clipboard copy still to put up for their recipients, one per `>`.
     pub hop_next: Vec<String>,
-    /// The received message a first `y` was warned about (personal data without explicit
-    /// consent, see `Store::pii_held`): a second `y` on it copies it.
+    /// The received message (or `thread ID`) a first `y` (`Y`) was warned about (personal data
+    /// without explicit consent, see `Store::pii_held`): a second `y` (`Y`) right after copies
+    /// it; any other action forgets it.
     pub relay_pii_confirmed: Option<String>,
     /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
     pub contacts: crate::contacts::AddressBook,

@@ -22,6 +22,15 @@ pub enum HopDecision {
     Nothing,
 }
 
+/// Whether anything was carried to recipient ?1 other than message ?2. The first condition is
+/// the partial index's (`messages_carried`), word for word, so that SQLite reads that index
+/// rather than every message.
+const ADDRESSED_BEFORE: &str = "SELECT 1 FROM messages
+    WHERE (relayed_at IS NOT NULL OR direction = 'composed')
+      AND recipient_key = lower(?1) AND id <> ?2
+      AND (relayed_at IS NOT NULL OR (direction = 'composed' AND status <> 'draft'))
+    LIMIT 1";
+
 impl Store {
     /// The hop's decision for `report`, the import of one clipboard text.
     pub fn hop_decision(&self, report: &ImportReport) -> Result<HopDecision, StoreError> {
@@ -109,12 +118,7 @@ impl Store {
     pub fn addressed_before(&self, recipient: &str, except: &str) -> Result<bool, StoreError> {
         let found: Option<i64> = self
             .conn
-            .prepare_cached(
-                "SELECT 1 FROM messages
-                 WHERE recipient_key = lower(?1) AND id <> ?2
-                   AND (relayed_at IS NOT NULL OR (direction = 'composed' AND status <> 'draft'))
-                 LIMIT 1",
-            )?
+            .prepare_cached(ADDRESSED_BEFORE)?
             .query_row(rusqlite::params![recipient, except], |r| r.get(0))
             .optional()?;
         Ok(found.is_some())
@@ -317,5 +321,27 @@ impl Store {
         Ok(Some(Hop::Relay {
             ready: self.for_recipient(&m, carrier)?,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whether_a_window_had_an_envelope_before_reads_the_carried_index() {
+        let store = Store::open_in_memory().unwrap();
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {ADDRESSED_BEFORE}"))
+            .unwrap()
+            .query_map(["x", "y"], |r| r.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            plan.iter().any(|l| l.contains("INDEX messages_carried")),
+            "{plan:#?}"
+        );
     }
 }

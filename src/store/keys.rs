@@ -347,6 +347,21 @@ fn store_verdict(conn: &Connection, seq: i64, v: &Verdict) -> Result<(), StoreEr
 }
 
 /// Judges the stored messages signed under `pkid` again, with `pinned` as the id's key now.
+/// Judges every stored signature again with the keys as they are: after an upgrade changed
+/// what a signature must cover (a `response:` reply's signable portion says `response:`), a
+/// verdict stored before may no longer hold.
+pub(super) fn rejudge_all(conn: &Connection) -> Result<(), StoreError> {
+    let ledger = Ledger::load(conn)?;
+    let pkids: Vec<String> = conn
+        .prepare("SELECT DISTINCT pkid FROM signatures WHERE pkid IS NOT NULL")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for pkid in pkids {
+        rejudge(conn, &pkid, ledger.keys.get(&pkid))?;
+    }
+    Ok(())
+}
+
 fn rejudge(conn: &Connection, pkid: &str, pinned: Option<&PinnedKey>) -> Result<(), StoreError> {
     let seqs: Vec<i64> = conn
         .prepare_cached("SELECT seq FROM signatures WHERE pkid = ?1")?

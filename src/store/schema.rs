@@ -236,10 +236,9 @@ CREATE INDEX IF NOT EXISTS signatures_pkid ON signatures(pkid);
     r#"
 -- Leaner rows (see `lean_rows` below for the columns). The ledger's per-thread look-ups (the
 -- thread list's counts, its "awaiting since" and its latest time) share one index keyed by
--- thread and state, instead of one by thread and time beside one by thread and state.
-DROP INDEX IF EXISTS delivery_thread;
-DROP INDEX IF EXISTS delivery_thread_state;
-CREATE INDEX delivery_thread ON delivery(thread_id, state, sent_at);
+-- thread and state, instead of one by thread and time beside one by thread and state (also
+-- in `lean_rows`: a database whose version was set back by hand may hold the ledger as a
+-- view already, see version 8).
 "#,
     r#"
 -- The delivery ledger kept in each message's own row, as columns, instead of a table beside
@@ -264,6 +263,16 @@ fn has_column(tx: &Transaction, table: &str, column: &str) -> Result<bool, Store
     let n: i64 = tx.query_row(
         "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2",
         [table, column],
+        |r| r.get(0),
+    )?;
+    Ok(n > 0)
+}
+
+/// Whether `name` is a table (not a view, nor absent).
+fn is_table(tx: &Transaction, name: &str) -> Result<bool, StoreError> {
+    let n: i64 = tx.query_row(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+        [name],
         |r| r.get(0),
     )?;
     Ok(n > 0)
@@ -308,6 +317,13 @@ END;";
 /// was stored, instead of a copy of `received_at`. Each step checks whether it is done, as a
 /// database whose version was set back by hand may have had it.
 fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
+    if is_table(tx, "delivery")? {
+        tx.execute_batch(
+            "DROP INDEX IF EXISTS delivery_thread;
+             DROP INDEX IF EXISTS delivery_thread_state;
+             CREATE INDEX delivery_thread ON delivery(thread_id, state, sent_at);",
+        )?;
+    }
     super::texts::encode_all_headers(tx)?;
     super::meta_column::encode_stored(tx)?;
     let generated: i64 = tx.query_row(
@@ -393,6 +409,10 @@ CREATE INDEX IF NOT EXISTS messages_ledger ON messages(ledger_state, sent_at)
 CREATE INDEX IF NOT EXISTS messages_missing ON messages(sent_at) WHERE missing_parent = 1;
 CREATE INDEX IF NOT EXISTS messages_thread_missing ON messages(thread_id)
     WHERE missing_parent = 1;
+-- What was carried to a recipient (relayed, or composed for it): whether a window had any
+-- envelope before decides its preamble. Imported messages are not in it until relayed.
+CREATE INDEX IF NOT EXISTS messages_carried ON messages(recipient_key)
+    WHERE relayed_at IS NOT NULL OR direction = 'composed';
 -- A thread's messages by ledger state and time: what the thread list counts and dates (one
 -- seek per state), and what a thread's view reads (its rows, then sorted by arrival).
 DROP INDEX IF EXISTS messages_thread;
@@ -404,12 +424,7 @@ fn ledger_in_rows(tx: &Transaction) -> Result<(), StoreError> {
     if !has_column(tx, "messages", "missing_parent")? {
         tx.execute_batch(LEDGER_COLUMNS)?;
     }
-    let table: i64 = tx.query_row(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'delivery'",
-        [],
-        |r| r.get(0),
-    )?;
-    if table > 0 {
+    if is_table(tx, "delivery")? {
         tx.execute_batch(
             "UPDATE messages SET (sent_at, recipient_key, to_me, relayed_at, relay_method,
                                   answered_at, awaiting_from, awaiting_needed, missing_parent) =
@@ -438,7 +453,9 @@ fn ledger_in_rows(tx: &Transaction) -> Result<(), StoreError> {
          END;
          {LEDGER_VIEW}"
     ))?;
-    Ok(())
+    // A `response:` reply's signable portion says `response:` since this version: a verdict
+    // judged on `body:` before may not hold.
+    super::keys::rejudge_all(tx)
 }
 
 /// The version after which the stored texts became edits (see `texts`); the tests write

@@ -47,6 +47,28 @@ pub fn render(app: &App, frame: &mut Frame) {
     if let Some(p) = &app.popup {
         popups::render(app, p, frame, size);
     }
+    scrub(frame.buffer_mut());
+}
+
+/// The last guard before the terminal: no cell goes out holding a character a terminal must
+/// never get raw ([`crate::sanitize::is_unsafe`]). Text from envelopes is drawn with
+/// placeholders already (`app::text::safe*`); this catches what an editor keeps as typed: a
+/// variation selector, which the editor keeps because it picks an emoji's or an ideograph's
+/// look, is drawn without it (the preview below the editor spells it out).
+fn scrub(buf: &mut ratatui::buffer::Buffer) {
+    for cell in buf.content.iter_mut() {
+        let symbol = cell.symbol();
+        if symbol.is_ascii() && !symbol.bytes().any(|b| b < 0x20 || b == 0x7f) {
+            continue;
+        }
+        if symbol.chars().any(crate::sanitize::is_unsafe) {
+            let kept: String = symbol
+                .chars()
+                .filter(|&c| !crate::sanitize::is_unsafe(c))
+                .collect();
+            cell.set_symbol(if kept.is_empty() { " " } else { &kept });
+        }
+    }
 }
 
 /// A pane's bordered block. The focused one shows it three ways, so that it reads on a
@@ -84,4 +106,28 @@ fn focused(app: &App, pane: Pane) -> bool {
 /// The rows a bordered pane shows.
 fn inner(area: Rect) -> Rect {
     area.inner(ratatui::layout::Margin::new(1, 1))
+}
+
+#[cfg(test)]
+mod scrub_tests {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+
+    #[test]
+    fn no_cell_keeps_a_character_a_terminal_must_not_get() {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 4, 1));
+        buf[(0, 0)].set_symbol("\u{AE}\u{FE00}");
+        buf[(1, 0)].set_symbol("\u{FE0E}");
+        buf[(2, 0)].set_symbol("\u{2764}\u{FE0F}");
+        buf[(3, 0)].set_symbol("\u{1b}");
+        super::scrub(&mut buf);
+        assert_eq!(buf[(0, 0)].symbol(), "\u{AE}");
+        assert_eq!(buf[(1, 0)].symbol(), " ");
+        assert_eq!(
+            buf[(2, 0)].symbol(),
+            "\u{2764}\u{FE0F}",
+            "the emoji look is safe"
+        );
+        assert_eq!(buf[(3, 0)].symbol(), " ");
+    }
 }
