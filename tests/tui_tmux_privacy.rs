@@ -1,7 +1,9 @@
 //! Personal data and consent in the real binary, in tmux: an envelope declaring `PII: none`
 //! whose body holds a phone number is warned about in the inspector and badged in the tree; a reply carrying an
 //! e-mail address into that thread, whose consent has expired, is not copied at the first
-//! C-y; M-r redacts it and the next C-y copies the redacted envelope (OSC 52).
+//! C-y; M-r redacts it and the next C-y copies the redacted envelope (OSC 52). A received
+//! envelope for someone else holding a phone number, whose consent has expired, is relayed
+//! only at the second `y`.
 
 mod tmux;
 
@@ -70,6 +72,49 @@ fn undeclared_pii_is_warned_and_expired_consent_asks_before_copying_pii() {
     assert!(copied.contains(&format!("parent: {MESSAGE}")), "{copied:?}");
     assert!(copied.contains(&format!("thread: {THREAD}")), "{copied:?}");
     assert!(!copied.contains("ada@example.org"));
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+}
+
+const FOR_CHATGPT: &str = "[[claude→chatgpt v1]]
+user: kalle
+thread: 01KAQ4W5J8Z0000000000000R1
+message: 01KAQ4W5J8Z0000000000000R2
+context: privacy relay tmux
+intent: REQUEST
+
+meta: privacy
+PII: present
+Consent: explicit_yes_2025-10-09T16:00Z
+Expires: 2025-10-10T16:00Z
+
+body: |
+  Please call the clinic on +49 30 1234567.
+sig: none
+[[END]]
+";
+
+#[test]
+fn relaying_personal_data_whose_consent_expired_asks_first() {
+    let Some(t) = Term::new() else { return };
+    t.start(120, 40, &[]);
+    t.wait_for("Empty database");
+    t.paste(FOR_CHATGPT, true);
+    t.wait_for("Please call the clinic");
+    t.keys(&["Enter"]);
+    t.wait_for("Imported 1");
+    t.type_text("y");
+    let s = t.wait_for("y again copies it anyway");
+    let status = status_line(&s);
+    assert!(
+        status.contains("its body holds 1 phone number and the thread's consent is expired"),
+        "{status}"
+    );
+    assert!(t.buffer().is_none_or(|b| !b.contains("1234567")));
+    t.type_text("y");
+    let copied = t.wait_buffer("the relayed envelope", |b| b.contains("1234567"));
+    assert!(copied.contains("[[claude→chatgpt v1]]"), "{copied:?}");
+    t.wait_for("relayed");
     t.keys(&["q"]);
     assert_eq!(t.wait_exit(), 0);
 }
