@@ -287,14 +287,11 @@ impl App {
             self.warn("Nothing selected to copy.");
             return Ok(());
         };
-        if let Some(why) = self.store.pii_held(&m, jiff::Timestamp::now())? {
-            if self.relay_pii_confirmed.as_deref() != Some(m.id.as_str()) {
-                self.relay_pii_confirmed = Some(m.id.clone());
-                self.warn(format!("Not copied: {why}. y again copies it anyway."));
-                return Ok(());
-            }
+        let held = self.store.pii_held(&m, jiff::Timestamp::now())?;
+        let warning = held.map(|why| format!("Not copied: {why}. y again copies it anyway."));
+        if self.held_back(m.id.clone(), warning) {
+            return Ok(());
         }
-        self.relay_pii_confirmed = None;
         let (text, hop) = self.relay_text(&m)?;
         self.relay_message(&m, &text, hop)?;
         if let Some(note) = super::text::hidden_note(&text)
@@ -303,6 +300,23 @@ impl App {
             self.status = (Level::Warn, format!("{}; {note}", self.status.1));
         }
         Ok(())
+    }
+
+    /// Whether a copy of `what` (a message id, or `thread ID`) stops at `warning` (personal
+    /// data without consent): it does at the first press, which says so; a second press right
+    /// after goes ahead. Without a warning it goes ahead at once.
+    fn held_back(&mut self, what: String, warning: Option<String>) -> bool {
+        let Some(warning) = warning else {
+            self.relay_pii_confirmed = None;
+            return false;
+        };
+        if self.relay_pii_confirmed.as_deref() == Some(what.as_str()) {
+            self.relay_pii_confirmed = None;
+            return false;
+        }
+        self.relay_pii_confirmed = Some(what);
+        self.warn(warning);
+        true
     }
 
     /// Relays `m` as `text` (with this desk's audit hop when `hop`): over HTTP to a contact
@@ -370,19 +384,16 @@ impl App {
         let held = self
             .store
             .pii_held_all(&view.messages, jiff::Timestamp::now())?;
-        let confirm = format!("thread {id}");
-        if let Some((_, why)) = held.first() {
-            if self.relay_pii_confirmed.as_deref() != Some(confirm.as_str()) {
-                self.relay_pii_confirmed = Some(confirm);
-                let n = held.len();
-                self.warn(format!(
-                    "Not copied: {n} of its envelopes hold personal data without consent (the \
-                     first: {why}). Y again copies the thread anyway."
-                ));
-                return Ok(());
-            }
+        let warning = held.first().map(|(_, why)| {
+            format!(
+                "Not copied: {} of its envelopes hold personal data without consent (the \
+                 first: {why}). Y again copies the thread anyway.",
+                held.len()
+            )
+        });
+        if self.held_back(format!("thread {id}"), warning) {
+            return Ok(());
         }
-        self.relay_pii_confirmed = None;
         let text = view.carried_text();
         let to = view
             .messages
