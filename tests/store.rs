@@ -1189,6 +1189,45 @@ fn invalid_utf8_across_several_stored_pieces_is_kept_and_parsed_like_one_decode(
 }
 
 #[test]
+fn a_damaged_stored_piece_stops_the_import_with_an_error_that_names_the_paste() {
+    // Two pieces, an envelope in each; the second piece's compressed bytes are damaged after
+    // the input was kept. Pieces are decompressed off the writing thread: the error must still
+    // reach the caller, and nothing of the damaged piece is stored.
+    let db = Db::new();
+    let mut store = db.open();
+    let v = ids(4);
+    let mut input = v11(CC, &v[0], None, &v[1], "REQUEST", "first");
+    let line = "chatter between the two envelopes, long enough to fill a piece of the input\n";
+    while input.len() < 9 << 20 {
+        input.push_str(line);
+    }
+    input.push_str(&v11(CB, &v[0], Some(&v[1]), &v[2], "RESPOND", "second"));
+    let kept = store.keep_text("big.txt", &input).unwrap();
+    let raw = db.raw();
+    raw.execute(
+        "UPDATE paste_pieces SET bytes = x'28b52ffd00', zstd = 1 WHERE paste_id = ?1 AND seq = 1",
+        [kept.paste_id],
+    )
+    .unwrap();
+    let err = store
+        .import_kept(&kept, &opts(), &mut |_| {}, true)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(&format!("stored paste {} (damaged)", kept.paste_id)),
+        "{err}"
+    );
+    let second = format!("SELECT count(*) FROM messages WHERE id = '{}'", v[2]);
+    assert_eq!(count(&raw, &second), 0);
+    // The store is usable afterwards.
+    let r = import(
+        &mut store,
+        &v11(CC, &v[0], Some(&v[1]), &v[3], "RESPOND", "again"),
+    );
+    assert_eq!(r.count(Outcome::Imported), 1, "{:#?}", r.items);
+}
+
+#[test]
 fn pastes_stored_as_text_by_an_older_schema_migrate_to_bytes() {
     let db = Db::new();
     drop(db.open());

@@ -26,6 +26,10 @@ use crate::protocol::{self, Diagnostic, Options, Span};
 /// Size of the pieces an input is stored and read back in.
 pub(super) const CHUNK: usize = 8 << 20;
 
+/// Pieces from this size on are compressed on a thread of their own (for a paste of a few
+/// lines, starting a thread would cost more than compressing it).
+const PACK_APART: usize = 1 << 20;
+
 /// What happened to one envelope of an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -306,37 +310,56 @@ impl Store {
         // Grown as the input needs: a paste or a POST of a few hundred bytes must not pay
         // for zeroing a whole piece's buffer (it was most of such an import's time).
         let mut buf: Vec<u8> = Vec::new();
-        let mut block: Vec<u8> = Vec::new();
+        // Where the next read starts looking for the piece's last line break.
+        let mut looked = 0;
         loop {
-            block.clear();
             let n = (&mut *reader)
                 .take(CHUNK as u64)
-                .read_to_end(&mut block)
+                .read_to_end(&mut buf)
                 .map_err(|error| StoreError::Read {
                     source_name: source.to_string(),
                     error,
                 })?;
             let eof = n < CHUNK;
-            buf.extend_from_slice(&block);
             // Pieces end at a line break (so no character is split), except the last.
             let cut = if eof {
                 buf.len()
             } else {
-                match memchr::memrchr(b'\n', &buf) {
-                    Some(i) => i + 1,
-                    None => continue,
+                match memchr::memrchr(b'\n', &buf[looked..]) {
+                    Some(i) => looked + i + 1,
+                    None => {
+                        looked = buf.len();
+                        continue;
+                    }
                 }
             };
-            let piece: Vec<u8> = buf.drain(..cut).collect();
-            hasher.update(&piece);
+            looked = 0;
+            let piece = &buf[..cut];
+            // A large piece is compressed on a second thread while this one digests it and
+            // checks its text: at the start of an import the other core has nothing to do.
+            let (packed, utf8) = std::thread::scope(|s| {
+                let packing =
+                    (piece.len() >= PACK_APART).then(|| s.spawn(|| super::pieces::pack(piece)));
+                hasher.update(piece);
+                let utf8 = match diagnostics.is_empty() {
+                    true => protocol::decode(piece).1,
+                    false => None,
+                };
+                let packed = match packing.map(|h| h.join()) {
+                    Some(Ok(packed)) => packed,
+                    Some(Err(panic)) => std::panic::resume_unwind(panic),
+                    None => super::pieces::pack(piece),
+                };
+                (packed, utf8)
+            });
             total += piece.len() as u64;
-            if diagnostics.is_empty() {
-                if let (_, Some(mut d)) = protocol::decode(&piece) {
-                    d.line += lines_before;
-                    diagnostics.push(d);
-                }
+            if let Some(mut d) = utf8 {
+                d.line += lines_before;
+                diagnostics.push(d);
             }
-            lines_before += memchr::memchr_iter(b'\n', &piece).count() as u32;
+            lines_before += memchr::memchr_iter(b'\n', piece).count() as u32;
+            let empty = piece.is_empty();
+            buf.drain(..cut);
             let tx = self.begin_write()?;
             let id = match *paste_id {
                 Some(id) => id,
@@ -349,8 +372,9 @@ impl Store {
                     *paste_id.insert(tx.last_insert_rowid())
                 }
             };
-            if !piece.is_empty() {
-                super::pieces::insert(&tx, id, seq, &piece)?;
+            if !empty {
+                let (stored, zstd) = packed;
+                super::pieces::insert(&tx, id, seq, &stored, zstd)?;
                 seq += 1;
             }
             if !eof {
@@ -451,7 +475,7 @@ impl Writer<'_, '_> {
         &mut self,
         conn: &Connection,
         paste_id: i64,
-        pieces: Sender<(String, bool)>,
+        pieces: Sender<prepare::Piece>,
         events: Receiver<Event>,
     ) -> Result<(), StoreError> {
         let count: i64 = conn.query_row(
@@ -469,14 +493,16 @@ impl Writer<'_, '_> {
                 };
                 taken += self.handle(event)?;
             }
-            let bytes = super::pieces::read(conn, paste_id, seq)?;
-            // Invalid UTF-8 was reported when the input was stored; its text is parsed with
-            // U+FFFD in place of the bytes that are not.
-            let chunk = match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            // Only the stored bytes are read here: the worker decompresses and decodes them,
+            // off the thread that writes.
+            let (stored, zstd) = super::pieces::read_stored(conn, paste_id, seq)?;
+            let piece = prepare::Piece {
+                stored,
+                zstd,
+                paste_id,
+                last: seq + 1 == count,
             };
-            if pieces.send((chunk, seq + 1 == count)).is_err() {
+            if pieces.send(piece).is_err() {
                 break;
             }
         }
@@ -500,6 +526,7 @@ impl Writer<'_, '_> {
                 let _ = self.spent.send(batch);
                 Ok(0)
             }
+            Event::Failed(e) => Err(e),
             Event::Piece { done, diagnostics } => {
                 self.diagnostics.extend(diagnostics);
                 if done > self.done {

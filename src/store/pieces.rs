@@ -27,20 +27,32 @@ pub(crate) fn unpack(stored: Vec<u8>, zstd: bool, paste_id: i64) -> Result<Vec<u
     if !zstd {
         return Ok(stored);
     }
-    zstd::stream::decode_all(stored.as_slice()).map_err(|error| StoreError::Read {
+    let damaged = |error| StoreError::Read {
         source_name: format!("the stored paste {paste_id} (damaged)"),
         error,
-    })
+    };
+    // `pack` writes the size in the frame: the output is allocated once, at its size,
+    // instead of grown (and its fresh pages zeroed) several times over.
+    match zstd::zstd_safe::get_frame_content_size(&stored) {
+        Ok(Some(size)) if size <= MAX_PIECE => {
+            zstd::bulk::decompress(&stored, size as usize).map_err(damaged)
+        }
+        _ => zstd::stream::decode_all(stored.as_slice()).map_err(damaged),
+    }
 }
 
-/// Stores piece `seq` of paste `paste_id`.
+/// The largest size a frame may claim and be allocated for at once; anything larger (only a
+/// damaged frame claims it) is decoded as it streams.
+const MAX_PIECE: u64 = 1 << 30;
+
+/// Stores piece `seq` of paste `paste_id` as [`pack`] made it.
 pub(crate) fn insert(
     conn: &Connection,
     paste_id: i64,
     seq: i64,
-    bytes: &[u8],
+    stored: &[u8],
+    zstd: bool,
 ) -> Result<(), StoreError> {
-    let (stored, zstd) = pack(bytes);
     conn.prepare_cached(
         "INSERT INTO paste_pieces (paste_id, seq, bytes, zstd) VALUES (?1, ?2, ?3, ?4)",
     )?
@@ -50,10 +62,20 @@ pub(crate) fn insert(
 
 /// Piece `seq` of paste `paste_id`, as received.
 pub(crate) fn read(conn: &Connection, paste_id: i64, seq: i64) -> Result<Vec<u8>, StoreError> {
-    let (stored, zstd): (Vec<u8>, bool) = conn
-        .prepare_cached("SELECT bytes, zstd FROM paste_pieces WHERE paste_id = ?1 AND seq = ?2")?
-        .query_row(params![paste_id, seq], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let (stored, zstd) = read_stored(conn, paste_id, seq)?;
     unpack(stored, zstd, paste_id)
+}
+
+/// Piece `seq` of paste `paste_id` as stored, and whether it is compressed: for [`unpack`]
+/// on another thread than the one that holds the database.
+pub(crate) fn read_stored(
+    conn: &Connection,
+    paste_id: i64,
+    seq: i64,
+) -> Result<(Vec<u8>, bool), StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT bytes, zstd FROM paste_pieces WHERE paste_id = ?1 AND seq = ?2")?
+        .query_row(params![paste_id, seq], |r| Ok((r.get(0)?, r.get(1)?)))?)
 }
 
 /// The migration to compressed pieces: every piece stored plain is compressed when that

@@ -29,6 +29,32 @@ pub(super) enum Event {
         done: u64,
         diagnostics: Vec<Diagnostic>,
     },
+    /// A stored piece could not be read back (it is damaged): the import stops.
+    Failed(super::StoreError),
+}
+
+/// A piece of the input as the writer read it from the database.
+pub(super) struct Piece {
+    /// Its bytes as stored.
+    pub stored: Vec<u8>,
+    /// Whether they are compressed (see `pieces`).
+    pub zstd: bool,
+    /// The paste it belongs to, named if it turns out damaged.
+    pub paste_id: i64,
+    /// Whether it is the input's last piece.
+    pub last: bool,
+}
+
+impl Piece {
+    /// Its text: invalid UTF-8 was reported when the input was stored, and the text is parsed
+    /// with U+FFFD in place of the bytes that are not.
+    fn text(self) -> Result<String, super::StoreError> {
+        let bytes = super::pieces::unpack(self.stored, self.zstd, self.paste_id)?;
+        Ok(match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
 }
 
 /// One envelope, parsed and encoded as far as possible without the database.
@@ -54,6 +80,10 @@ pub(super) struct Filled {
     pub headers: String,
     pub meta: String,
     pub diagnostics: String,
+    /// How the text as received differs from `canonical`, as stored (see `texts`), when the
+    /// worker filled the envelope: worked out off the writing thread. `None` when the writer
+    /// filled it and works it out itself.
+    pub raw_edit: Option<super::texts::RawEdit>,
 }
 
 /// Fills in the envelope's thread, message and parent, and encodes what is stored of it.
@@ -84,6 +114,7 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
     };
     let (headers, meta) = super::envelope_columns(&env, &cols);
     Filled {
+        raw_edit: None,
         intent,
         canonical,
         headers,
@@ -105,17 +136,22 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
         };
     }
     let env = &parsed.envelope;
+    let raw = parsed.received_text(piece);
     let digest = env
         .message()
         .is_none()
         .then(|| super::v10_place::base(&protocol::render(env)));
     // A v1.1 envelope names its thread and message; those are its ids, whatever is stored.
     let filled = match (env.thread(), env.message()) {
-        (Some(thread), Some(message)) => Some(fill(&parsed, thread, message, env.parent())),
+        (Some(thread), Some(message)) => {
+            let mut f = fill(&parsed, thread, message, env.parent());
+            f.raw_edit = Some(super::texts::raw_edit(&raw, &f.canonical));
+            Some(f)
+        }
         _ => None,
     };
     Prepared {
-        raw: parsed.received_text(piece),
+        raw,
         parsed,
         digest,
         filled,
@@ -131,7 +167,7 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
 /// the thread that allocated it (the allocator's per-thread pools otherwise contend, which
 /// cost more than the second thread saved).
 pub(super) fn run(
-    pieces: Receiver<(String, bool)>,
+    pieces: Receiver<Piece>,
     events: SyncSender<Event>,
     spent: Receiver<Vec<Prepared>>,
     opts: Options,
@@ -139,9 +175,20 @@ pub(super) fn run(
     let mut carry = String::new();
     let mut first_line = 1u32;
     let mut done = 0u64;
-    while let Ok((chunk, last)) = pieces.recv() {
-        carry.push_str(&chunk);
-        drop(chunk);
+    while let Ok(piece) = pieces.recv() {
+        let last = piece.last;
+        let chunk = match piece.text() {
+            Ok(text) => text,
+            Err(e) => {
+                let _ = events.send(Event::Failed(e));
+                return;
+            }
+        };
+        if carry.is_empty() {
+            carry = chunk;
+        } else {
+            carry.push_str(&chunk);
+        }
         let cut = if last {
             Some(carry.len())
         } else {

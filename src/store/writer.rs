@@ -385,7 +385,10 @@ impl Run<'_> {
             [&env.banner.from, &env.banner.to],
             1,
         )?;
-        let raw_edit = super::texts::raw_edit(raw, &filled.canonical);
+        let raw_edit = match &filled.raw_edit {
+            Some(edit) => std::borrow::Cow::Borrowed(edit),
+            None => std::borrow::Cow::Owned(super::texts::raw_edit(raw, &filled.canonical)),
+        };
         let ledger = super::delivery::prepare(
             self.conn,
             &super::delivery::NewMessage {
