@@ -370,3 +370,73 @@ fn attachments_verify_reports_ok_missing_and_mismatch() {
     );
     assert!(r.stdout.trim_end().ends_with("ok"), "{}", r.stdout);
 }
+
+/// What a mail client sends as `format=flowed; delsp=yes` (RFC 3676): lines that begin with
+/// a space are stuffed with one more, and lines longer than `width` are cut after a space,
+/// the client adding a space of its own before each cut.
+fn flowed_delsp(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut rest = match line.starts_with(' ') {
+            true => format!(" {line}"),
+            false => line.to_string(),
+        };
+        while rest.len() > width {
+            let Some(i) = rest[..width].rfind(' ').filter(|&i| i > 1) else {
+                break;
+            };
+            out.push_str(&rest[..=i]);
+            out.push_str(" \r\n");
+            rest = rest[i + 1..].to_string();
+        }
+        out.push_str(&rest);
+        out.push_str("\r\n");
+    }
+    out
+}
+
+#[test]
+fn a_signed_envelope_in_a_flowed_mail_imports_whole_and_still_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("f.db");
+    let fixture = |name: &str| format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let long = "This body line is much longer than any mail client's line width, so a client \
+                that flows its text cuts it into several lines with a space before each cut.";
+    let envelope = env("01K0000000000000000000000F", None, long, "");
+    let signed = run(
+        &db,
+        &[
+            "sign",
+            "--key",
+            &fixture("rc1/private.pem"),
+            "--format",
+            "ed25519",
+            "--pkid",
+            "k1",
+        ],
+        &envelope,
+    );
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let body = flowed_delsp(&signed.stdout, 60);
+    assert!(body.contains(" \r\n"), "nothing was cut: {body}");
+    assert!(body.contains("\r\n   This body"), "not stuffed: {body}");
+    let mail = format!(
+        "From: Kalle <kalle@example.com>\r\nTo: bot@example.com\r\nSubject: relay\r\n\
+         Message-ID: <f1@mail.example>\r\nMIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8; format=flowed; delsp=yes\r\n\
+         Content-Transfer-Encoding: 8bit\r\n\r\n{body}"
+    );
+    let file = dir.path().join("flowed.eml");
+    std::fs::write(&file, &mail).unwrap();
+    let r = run(&db, &["import", file.to_str().unwrap()], "");
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1 imported"), "{}", r.stdout);
+    let text = run(&db, &["export", THREAD], "").stdout;
+    assert!(text.contains(&format!("body: |\n  {long}\n")), "{text}");
+    let r = run(&db, &["verify", "--key", &fixture("rc1/public.pem")], &text);
+    assert_eq!(r.code, 0, "{}{}\n{text}", r.stdout, r.stderr);
+    // The same text in a mail that does not say it is flowed is read as it is: cut.
+    let fixed = mail.replace("; format=flowed; delsp=yes", "");
+    let r = run(&dir.path().join("g.db"), &["parse", "--json", "-"], &fixed);
+    assert!(!r.stdout.contains(long), "{}", r.stdout);
+}

@@ -115,8 +115,27 @@ pub fn decode(raw: &[u8]) -> Mail {
         from,
         date: msg.date().map(|d| d.to_rfc3339()),
     };
+    // Text the sender's client flowed (RFC 3676) is read as the lines it was given.
+    let unflowed = |part: &mail_parser::MessagePart<'_>, text: &str| -> String {
+        let params = part
+            .content_type()
+            .and_then(|ct| ct.attributes())
+            .unwrap_or_default()
+            .iter()
+            .map(|a| (a.name.as_ref(), a.value.as_ref()));
+        match super::flowed::Flowed::from_params(params) {
+            Some(how) if !part.is_text_html() => super::flowed::unflow(text, how),
+            _ => text.to_string(),
+        }
+    };
     let mut parts: Vec<String> = (0..msg.text_body_count())
-        .filter_map(|i| msg.body_text(i).map(|t| t.into_owned()))
+        .filter_map(|i| {
+            let text = msg.body_text(i)?;
+            Some(match u32::try_from(i).ok().and_then(|i| msg.text_part(i)) {
+                Some(part) => unflowed(part, &text),
+                None => text.into_owned(),
+            })
+        })
         .collect();
     // Envelopes sent as text files (`.crosstalk`, `.aict`, `text/plain`) are read too.
     for part in msg.attachments() {
@@ -126,7 +145,7 @@ pub fn decode(raw: &[u8]) -> Mail {
         });
         if (part.is_text() && !part.is_text_html()) || text_file {
             if let Some(t) = part.text_contents() {
-                parts.push(t.to_string());
+                parts.push(unflowed(part, t));
             }
         }
     }

@@ -6,6 +6,7 @@
 //! and reach the network only through the blocking client.
 
 pub mod file;
+pub mod flowed;
 pub mod http;
 pub mod mail;
 pub mod mail_import;
