@@ -223,6 +223,30 @@ proptest! {
     }
 
     #[test]
+    /// Any number of CRs before each line break (CR LF, and CR CR LF from text converted to
+    /// CR LF twice) reads as the LF text does, and its canonical text reads the same again.
+    fn carriage_returns_before_line_breaks_read_as_plain_breaks(
+        e in envelope(),
+        crs in proptest::collection::vec(0usize..4, 1..64),
+    ) {
+        let lf = render(&e);
+        let mut text = String::new();
+        for (i, line) in lf.split_inclusive('\n').enumerate() {
+            match line.strip_suffix('\n') {
+                Some(l) => {
+                    text.push_str(l);
+                    text.push_str(&"\r".repeat(crs[i % crs.len()]));
+                    text.push('\n');
+                }
+                None => text.push_str(line),
+            }
+        }
+        let got = only(&text);
+        prop_assert_eq!(&got.envelope, &e, "{:?}", text);
+        prop_assert_eq!(render(&got.envelope), lf);
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let (text, _) = crosstalk::protocol::decode(&bytes);
         check_invariants(&text);

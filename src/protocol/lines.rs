@@ -9,7 +9,7 @@ use std::borrow::Cow;
 /// One input line without its line ending.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Line<'a> {
-    /// The text, with `\n` and a trailing `\r` removed.
+    /// The text, with `\n` and the `\r`s before it removed.
     pub text: &'a str,
     /// 1-based line number.
     pub no: u32,
@@ -52,7 +52,11 @@ impl<'a> Cursor<'a> {
             Some(i) => (&rest[..i], i + 1),
             None => (rest, rest.len()),
         };
-        let text = raw.strip_suffix('\r').unwrap_or(raw);
+        // CR LF is a line break, and so is CR CR LF: text passed twice through a conversion
+        // to CR LF (a Windows clipboard, a mail gateway) gets one CR more each time. A CR kept
+        // at a line's end would be content no renderer can write back (the canonical text's
+        // CR LF reads as a plain break), so `parse(fmt(x))` would differ from `parse(x)`.
+        let text = raw.trim_end_matches('\r');
         let line = Line {
             text,
             no: self.line,
@@ -97,7 +101,7 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Splits text into lines without line endings (`\n` or `\r\n`).
+/// Splits text into lines without line endings (`\n`, with any `\r`s before it).
 pub(crate) fn split_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut c = Cursor::new(text, 1);
     std::iter::from_fn(move || c.next_line().map(|l| l.text))
@@ -421,6 +425,9 @@ mod tests {
         let v: Vec<_> = split_lines("a\r\nb\n\nc").collect();
         assert_eq!(v, ["a", "b", "", "c"]);
         assert_eq!(split_lines("a\n").count(), 1);
+        // Text converted to CR LF twice: still one break per line, no CR left in a line.
+        let v: Vec<_> = split_lines("a\r\r\nb\r\r\r\n\r\nc\r\r").collect();
+        assert_eq!(v, ["a", "b", "", "c"]);
     }
 
     #[test]
