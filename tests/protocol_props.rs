@@ -247,9 +247,23 @@ proptest! {
     }
 
     #[test]
+    /// Transcripts as chat windows mangle them (collapsed, unindented, quoted, fenced, CR LF,
+    /// without `[[END]]`): whatever is repaired without errors formats to what reads back.
+    fn repaired_transcripts_format_to_what_reads_back(seed in any::<u64>(), mangled in 0u32..=100) {
+        let text = crosstalk::synth::transcript(&crosstalk::synth::TranscriptSpec {
+            envelopes: 12,
+            threads: 3,
+            seed,
+            mangled_percent: mangled,
+        });
+        check_round_trip(&text);
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let (text, _) = crosstalk::protocol::decode(&bytes);
         check_invariants(&text);
+        check_round_trip(&text);
     }
 
     #[test]
@@ -271,6 +285,31 @@ proptest! {
         }
         let text: String = text.into_iter().collect();
         check_invariants(&text);
+        check_round_trip(&text);
+    }
+}
+
+/// What `fmt` must keep for any input: every envelope found without errors renders to a text
+/// that reads back as the same envelope (headers in the canonical order `fmt` writes them
+/// in), and renders the same again.
+fn check_round_trip(text: &str) {
+    let ex = extract(text, &Options::default());
+    for p in ex.envelopes.iter().filter(|p| !p.has_errors()) {
+        let canonical = render(&p.envelope);
+        let again = extract(&canonical, &Options::default());
+        assert_eq!(again.envelopes.len(), 1, "{text:?}\n{canonical:?}");
+        let mut ordered = p.envelope.clone();
+        ordered.headers = p
+            .envelope
+            .canonical_headers()
+            .into_iter()
+            .cloned()
+            .collect();
+        assert_eq!(
+            again.envelopes[0].envelope, ordered,
+            "{text:?}\n{canonical:?}"
+        );
+        assert_eq!(render(&again.envelopes[0].envelope), canonical, "{text:?}");
     }
 }
 
