@@ -245,3 +245,46 @@ fn a_rejected_paste_is_listed_shown_kept_and_erased_only_by_its_id() {
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(r.stderr.contains("no paste"), "{}", r.stderr);
 }
+
+#[test]
+fn backup_copies_what_export_leaves_out_and_never_replaces_a_file_unasked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let mut args = vec!["import"];
+    let files = demo_files();
+    args.extend(files.iter().map(String::as_str));
+    assert_eq!(run(&db, &args).code, 0);
+
+    let copy = dir.path().join("copy.db");
+    let q = copy.to_str().unwrap();
+    let r = run(&db, &["backup", q, "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v["messages"].as_i64().unwrap() > 0, "{v}");
+    assert_eq!(
+        v["bytes"].as_u64().unwrap(),
+        std::fs::metadata(&copy).unwrap().len()
+    );
+    let mode = std::fs::metadata(&copy).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "a backup is readable by its owner only");
+    // The copy opens as a database and says what the original says, raw pastes included.
+    for what in [
+        &["export", "--all"][..],
+        &["pastes", "--json"],
+        &["queue", "--json"],
+        &["keys", "list", "--json"],
+    ] {
+        let (x, y) = (run(&db, what), run(&copy, what));
+        assert_eq!(x.code, 0, "{what:?}: {}", x.stderr);
+        assert_eq!(x.stdout, y.stdout, "{what:?}");
+    }
+    // An existing file is kept unless --force says otherwise.
+    let before = std::fs::read(&copy).unwrap();
+    let r = run(&db, &["backup", q]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("--force"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+    let r = run(&db, &["backup", q, "--force"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains(" messages in "), "{}", r.stdout);
+}

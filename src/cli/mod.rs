@@ -12,6 +12,7 @@ macro_rules! out {
 }
 
 mod attachments_cmd;
+mod backup_cmd;
 mod check_db;
 #[cfg(test)]
 mod check_props;
@@ -290,6 +291,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Copy the whole database to FILE (0600): everything `export` leaves out too (raw
+    /// pastes, conflicting versions, aliases, the trust store, the queue, drafts). Safe while
+    /// the app or an import runs; to restore, open the copy with --db.
+    Backup {
+        /// Where the copy goes.
+        file: PathBuf,
+        /// Replace FILE if it exists.
+        #[arg(long)]
+        force: bool,
+        /// Print JSON: the copy's path, size and counts.
+        #[arg(long)]
+        json: bool,
+    },
     /// The raw pastes kept (every paste is stored before it is parsed): list them, or print
     /// one as it was received, to get back an envelope import rejected.
     Pastes {
@@ -446,6 +460,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         },
         Command::Keys { what } => keys_cmd::keys(db, what),
         Command::Pastes { what, json } => pastes_cmd::pastes(db, what.as_ref(), json),
+        Command::Backup { file, force, json } => backup_cmd::backup(db, &file, force, json),
         Command::Serve(args) => http_cmd::serve(db, &config, args),
         Command::Send(args) => http_cmd::send(db, &config, opts, args),
         Command::Import {

@@ -10,6 +10,7 @@
 //! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
 
 mod alias;
+mod backup;
 mod browse;
 mod changes;
 mod conflict;
@@ -40,6 +41,7 @@ mod tree;
 mod v10_place;
 mod writer;
 
+pub use backup::Backup;
 pub use browse::{Draft, ThreadRow};
 pub use conflict::MessageVersion;
 pub use delivery::{Delivery, message_time, ulid_time};
@@ -166,6 +168,23 @@ pub enum StoreError {
         path: PathBuf,
         /// How long this writer waited.
         waited: Duration,
+    },
+    /// A file a copy of the database would replace.
+    #[error(
+        "{path} exists; name another file, or pass --force to replace it",
+        path = path.display()
+    )]
+    Exists {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A file beside the database could not be written.
+    #[error("cannot write {path}: {error}", path = path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
     },
     /// A search with more distinct words than are searched for.
     #[error(

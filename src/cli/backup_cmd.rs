@@ -1,0 +1,32 @@
+//! `crosstalk backup FILE`: a copy of the whole database (raw pastes, versions, aliases, the
+//! trust store, the ledger, drafts), taken while the app or an import goes on. See
+//! `Store::backup_to`.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::Failure;
+use super::output::{Stdout, print_json};
+use super::store_cmd::{open, store_failure};
+
+/// Runs `crosstalk backup FILE [--force] [--json]`.
+pub fn backup(db: Option<&Path>, file: &Path, force: bool, as_json: bool) -> Result<u8, Failure> {
+    let store = open(db)?;
+    let b = store.backup_to(file, force).map_err(store_failure)?;
+    let mut out = Stdout::new();
+    if as_json {
+        print_json(&mut out, &b)?;
+    } else {
+        let n = |k: i64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        let _ = writeln!(
+            out,
+            "{}: {} in {}, {}, {:.1} MB; open it with --db, or copy it back in place of the database with the app closed",
+            crate::sanitize::sanitize_line(&b.path.display().to_string()),
+            n(b.messages, "message", "messages"),
+            n(b.threads, "thread", "threads"),
+            n(b.pastes, "raw paste", "raw pastes"),
+            b.bytes as f64 / 1e6
+        );
+    }
+    Ok(0)
+}
