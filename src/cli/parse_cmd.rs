@@ -318,7 +318,8 @@ pub(super) fn check_pieces(
 /// when there were none and the `id-conflict` errors against `store` when there is one.
 fn merge(tallies: Vec<Tally>, store: Option<&crate::store::Store>) -> (usize, Vec<Diagnostic>) {
     let envelopes = tallies.iter().map(|t| t.envelopes).sum();
-    let mut diagnostics = Vec::new();
+    // Sized once: this runs on one core after the others have finished.
+    let mut diagnostics = Vec::with_capacity(tallies.iter().map(|t| t.diagnostics.len()).sum());
     let mut kept = Vec::new();
     for t in tallies {
         diagnostics.extend(t.diagnostics);
@@ -424,9 +425,14 @@ pub fn check(
                 .unwrap_or_default(),
             );
         } else {
+            // A large transcript has tens of thousands of diagnostics, written after every
+            // core has finished: one buffer for all of them, and the name sanitized once.
+            let name = sanitize_line(&name);
+            let mut line = String::new();
             for d in &diags {
-                let name = sanitize_line(&name);
-                let _ = writeln!(out, "{name}:{}", sanitize_line(&d.to_string()));
+                line.clear();
+                let _ = std::fmt::Write::write_fmt(&mut line, format_args!("{d}"));
+                let _ = writeln!(out, "{name}:{}", sanitize_line(&line));
             }
         }
     }
