@@ -150,6 +150,17 @@ pub(crate) fn clean(s: &str) -> Cow<'_, str> {
     )
 }
 
+/// Whether `s` is ASCII without a carriage return: what [`clean`] leaves as it is, and whose
+/// columns are its byte offsets. Judged a block of bytes at a time, without the early exit
+/// that keeps a byte loop from being vectorized: structural lines are short and many.
+pub(crate) fn is_plain_ascii(s: &str) -> bool {
+    s.as_bytes().chunks(16).all(|block| {
+        block
+            .iter()
+            .fold(true, |ok, &b| ok & (b < 0x80) & (b != b'\r'))
+    })
+}
+
 /// The first `max` characters of `text`, with `…` when cut: how a message quotes text.
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
@@ -376,6 +387,14 @@ pub(crate) fn is_fence(s: &str) -> bool {
 
 /// Whether a (cleaned, prefix-stripped) line is `[[END]]` (spaces and case tolerated).
 pub(crate) fn is_end_marker(s: &str) -> bool {
+    // Every line of an envelope is asked: one that starts with an ASCII character other
+    // than `[` and white space is answered before trimming.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|&b| b.is_ascii() && b != b'[' && b != b' ' && !(b'\t'..=b'\r').contains(&b))
+    {
+        return false;
+    }
     let t = s.trim();
     let Some(inner) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) else {
         return false;
@@ -476,6 +495,35 @@ mod tests {
         assert_eq!(split_key("claude://session/abc"), None);
         assert_eq!(split_key("no colon here"), None);
         assert_eq!(split_key("two words: x"), None);
+    }
+
+    #[test]
+    fn end_markers_and_plain_lines() {
+        for end in [
+            "[[END]]",
+            " [[ end ]] ",
+            "\t[[END]]",
+            "\u{b}[[END]]",
+            "\u{3000}[[END]]\r",
+        ] {
+            assert!(is_end_marker(end), "{end:?}");
+        }
+        for not in [
+            "",
+            "x [[END]]",
+            "\u{1c}[[END]]",
+            "[[END]] x",
+            "]]",
+            "é[[END]]",
+        ] {
+            assert!(!is_end_marker(not), "{not:?}");
+        }
+        assert!(is_plain_ascii("user: kalle"));
+        assert!(is_plain_ascii(""));
+        let long = "k".repeat(40);
+        assert!(!is_plain_ascii(&format!("{long}\r")));
+        assert!(!is_plain_ascii(&format!("{long}\u{a0}")));
+        assert!(!is_plain_ascii("a\u{200b}b"));
     }
 
     #[test]
