@@ -139,7 +139,7 @@ pub(crate) fn is_indent(c: char) -> bool {
 /// `fmt` and a second `fmt`. Borrowed (no copy) for the common all-ASCII line.
 pub(crate) fn clean(s: &str) -> Cow<'_, str> {
     let cr = memchr::memchr(b'\r', s.as_bytes()).is_some();
-    if !cr && (s.is_ascii() || !s.chars().any(|c| is_invisible(c) || is_odd_space(c))) {
+    if !cr && (s.is_ascii() || !any_char_from(s, |c| is_invisible(c) || is_odd_space(c))) {
         return Cow::Borrowed(s);
     }
     Cow::Owned(
@@ -171,7 +171,17 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
 
 /// Whether [`clean`] removed any invisible character from `s`.
 pub(crate) fn had_invisible(s: &str) -> bool {
-    !s.is_ascii() && s.chars().any(is_invisible)
+    !s.is_ascii() && any_char_from(s, is_invisible)
+}
+
+/// Whether `s` holds a character that `pred` accepts, where `pred` accepts only invisible
+/// characters and odd spaces. Those are encoded starting with the byte C2, E2 or EF, so the
+/// search jumps from one such byte to the next instead of decoding every character: a
+/// banner's `→` alone puts every banner line on this path.
+fn any_char_from(s: &str, pred: impl Fn(char) -> bool) -> bool {
+    // Each of these bytes starts a character, so `s[i..]` is a character boundary.
+    memchr::memchr3_iter(0xC2, 0xE2, 0xEF, s.as_bytes())
+        .any(|i| s[i..].chars().next().is_some_and(&pred))
 }
 
 /// A line read for structure: its cleaned text, and the way back from a cleaned byte offset
@@ -524,6 +534,27 @@ mod tests {
         assert!(!is_plain_ascii(&format!("{long}\r")));
         assert!(!is_plain_ascii(&format!("{long}\u{a0}")));
         assert!(!is_plain_ascii("a\u{200b}b"));
+    }
+
+    /// The byte search finds every invisible character and odd space, and only them.
+    #[test]
+    fn invisible_and_odd_characters_found_by_their_bytes() {
+        let odd = [
+            '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{00AD}',
+        ];
+        let odd = odd.into_iter().chain(['\u{00A0}', '\u{2007}', '\u{202F}']);
+        for c in odd {
+            for text in [format!("{c}"), format!("a→b {c}x"), format!("é{c}")] {
+                let want = text.chars().any(|c| is_invisible(c) || is_odd_space(c));
+                assert!(want);
+                assert!(any_char_from(&text, |c| is_invisible(c) || is_odd_space(c)));
+                assert_eq!(had_invisible(&text), text.chars().any(is_invisible));
+            }
+        }
+        for plain in ["a→b", "é ü ÿ ¢", "\u{2028}\u{20AC}\u{FFFD}\u{E000}"] {
+            assert!(!any_char_from(plain, |c| is_invisible(c) || is_odd_space(c)));
+            assert_eq!(clean(plain), plain);
+        }
     }
 
     #[test]
