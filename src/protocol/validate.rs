@@ -6,10 +6,17 @@ use super::address::{check_address, route_hops};
 use super::error_envelope::is_error_code;
 use super::intent::IntentKind;
 use super::lines::is_bidi_control;
-use super::model::is_known_header;
+use super::model::KNOWN_HEADERS;
 use super::render::{crc32_hex, hashed_portion_parsed};
 use super::signature::{SigError, parse_sig};
 use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
+
+/// Indices of the headers validation asks about in [`KNOWN_HEADERS`].
+const SESSION: usize = 1;
+const THREAD: usize = 2;
+const PARENT: usize = 3;
+const MESSAGE: usize = 4;
+const INTENT: usize = 6;
 
 /// Adds the content diagnostics of `p` and sorts all of them by position.
 pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
@@ -36,31 +43,34 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         }
     }
 
-    // Headers: ids, repeats, hidden bidi controls.
+    // Headers: ids, repeats, hidden bidi controls. Each key is matched against the known
+    // ones once; where each known key first stands is kept, for the checks below (asking the
+    // envelope for a header walks them all again each time).
+    let mut first: [Option<usize>; KNOWN_HEADERS.len()] = [None; KNOWN_HEADERS.len()];
     for (i, h) in env.headers.iter().enumerate() {
         let pos = p.positions.headers.get(i).copied().unwrap_or(banner);
-        if ["thread", "parent", "message"]
+        let known = KNOWN_HEADERS
             .iter()
-            .any(|k| h.key.eq_ignore_ascii_case(k))
-        {
+            .position(|k| k.eq_ignore_ascii_case(&h.key));
+        if matches!(known, Some(THREAD | PARENT | MESSAGE)) {
             if let Err(e) = super::check_id(&h.value) {
                 d.push(at(pos, Code::BadId, format!("{}: {e}", h.key)));
             }
         }
-        if is_known_header(&h.key) {
-            if let Some(first) = env.headers[..i]
-                .iter()
-                .find(|o| o.key.eq_ignore_ascii_case(&h.key))
-            {
-                let (code, what) = if first.value == h.value {
-                    (Code::DuplicateHeader, "repeats the same value; remove one")
-                } else {
-                    (
-                        Code::ConflictingHeader,
-                        "is given twice with different values; keep the right one",
-                    )
-                };
-                d.push(at(pos, code, format!("`{}` {what}", h.key)));
+        if let Some(k) = known {
+            match first[k] {
+                None => first[k] = Some(i),
+                Some(f) => {
+                    let (code, what) = if env.headers[f].value == h.value {
+                        (Code::DuplicateHeader, "repeats the same value; remove one")
+                    } else {
+                        (
+                            Code::ConflictingHeader,
+                            "is given twice with different values; keep the right one",
+                        )
+                    };
+                    d.push(at(pos, code, format!("`{}` {what}", h.key)));
+                }
             }
         }
         if has_bidi_control(&h.value) {
@@ -75,23 +85,39 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             ));
         }
     }
+    // What `Envelope::header` and `header_pos` would answer: the first of each key.
+    let value = |k: usize| first[k].map(|i| env.headers[i].value.as_str());
+    let header_at = |k: usize| first[k].and_then(|i| p.positions.headers.get(i).copied());
+    let (parent, message, intent_raw) = (value(PARENT), value(MESSAGE), value(INTENT));
+    // As `Envelope::is_v11` decides it.
+    let v11 = env.banner.version == "v1.1"
+        || !env.meta.is_empty()
+        || first[THREAD].is_some()
+        || parent.is_some()
+        || message.is_some();
 
     // A message that names itself as its parent would answer itself: a loop in the tree.
-    if let (Some(parent), Some(message)) = (env.parent(), env.message())
+    if let (Some(parent), Some(message)) = (parent, message)
         && parent.trim().eq_ignore_ascii_case(message.trim())
     {
         d.push(at(
-            header_pos(p, "parent").unwrap_or(banner),
+            header_at(PARENT).unwrap_or(banner),
             Code::SelfParent,
             "`parent` names this message itself; set it to the id of the message this one answers, or remove it".into(),
         ));
     }
 
-    // Intent.
-    let intent = p.intent();
-    if let Some(raw) = env.intent_raw() {
-        let pos = header_pos(p, "intent").unwrap_or(banner);
-        match Intent::classify(raw) {
+    // Intent, classified once: as `Parsed::intent` reads it, and for the diagnostics.
+    let classified = intent_raw.map(Intent::classify);
+    let intent = match &classified {
+        Some((i, _)) => Some(i.clone()),
+        None => {
+            (p.reply_form || (parent.is_some() && env.body.is_some())).then_some(Intent::Respond)
+        }
+    };
+    if let (Some(raw), Some(kind)) = (intent_raw, &classified) {
+        let pos = header_at(INTENT).unwrap_or(banner);
+        match kind {
             (i, IntentKind::Legacy) => d.push(at(
                 pos,
                 Code::LegacyIntent,
@@ -107,9 +133,9 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             _ => {}
         }
     }
-    if intent == Some(Intent::Respond) && env.is_v11() && env.parent().is_none() {
+    if intent == Some(Intent::Respond) && v11 && parent.is_none() {
         d.push(at(
-            header_pos(p, "intent").unwrap_or(banner),
+            header_at(INTENT).unwrap_or(banner),
             Code::RespondWithoutParent,
             "a v1.1 RESPOND without `parent`: add `parent: <message id of the request>` so it can be placed in its thread".into(),
         ));
@@ -117,7 +143,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
     if intent == Some(Intent::Error) {
         match env.meta_block("error").and_then(|m| m.get("Code")) {
             None => d.push(at(
-                header_pos(p, "intent").unwrap_or(banner),
+                header_at(INTENT).unwrap_or(banner),
                 Code::ErrorCodeMissing,
                 "intent ERROR needs a `meta: error` block with `Code: E-…` (E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE)".into(),
             )),
@@ -232,10 +258,11 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         let pos = meta_pos(p, "privacy", "PII").unwrap_or(banner);
         d.push(at(pos, Code::PiiUndeclared, found));
     }
-    if env.intent_raw().is_none() && env.body.is_some() && !p.reply_form {
-        let why = if env.parent().is_some() {
+    let session = value(SESSION);
+    if intent_raw.is_none() && env.body.is_some() && !p.reply_form {
+        let why = if parent.is_some() {
             "it names a `parent`, so it was read as RESPOND"
-        } else if env.session().is_some() {
+        } else if session.is_some() {
             "it is read as RESPOND when its session already has a message, else as having no intent"
         } else {
             "it answers nothing it names, so it has no intent"
@@ -248,7 +275,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             ),
         ));
     }
-    if !env.is_v11() && env.session().is_none() {
+    if !v11 && session.is_none() {
         d.push(at(
             banner,
             Code::MissingSession,
@@ -368,15 +395,6 @@ fn bidi_message(key: &str) -> String {
     )
 }
 
-fn header_pos(p: &Parsed, key: &str) -> Option<Pos> {
-    let i = p
-        .envelope
-        .headers
-        .iter()
-        .position(|h| h.key.eq_ignore_ascii_case(key))?;
-    p.positions.headers.get(i).copied()
-}
-
 fn meta_pos(p: &Parsed, ns: &str, key: &str) -> Option<Pos> {
     let bi = p.envelope.meta.iter().position(|m| m.namespace == ns)?;
     let ei = p.envelope.meta[bi]
@@ -474,6 +492,15 @@ pub(crate) fn hash_candidates(p: &Parsed, input: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_header_indices() {
+        let at = |k: usize| KNOWN_HEADERS[k];
+        assert_eq!(
+            [at(SESSION), at(THREAD), at(PARENT), at(MESSAGE), at(INTENT)],
+            ["session", "thread", "parent", "message", "intent"]
+        );
+    }
 
     #[test]
     fn hidden_text_is_reported_where_it_is_with_what_it_says() {
