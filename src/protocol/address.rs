@@ -46,7 +46,7 @@ pub fn check_address(value: &str) -> Result<(), String> {
         let digits = rest.chars().filter(char::is_ascii_digit).count();
         let ok = rest
             .chars()
-            .all(|c| c.is_ascii_digit() || "+-.()".contains(c));
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | '(' | ')'));
         return if ok && digits >= 3 {
             Ok(())
         } else {
@@ -69,7 +69,7 @@ pub fn check_address(value: &str) -> Result<(), String> {
 fn check_scheme(v: &str, scheme: &str) -> Result<(), String> {
     let mut chars = scheme.chars();
     let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
-    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) {
+    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')) {
         Ok(())
     } else {
         Err(format!(
@@ -80,9 +80,11 @@ fn check_scheme(v: &str, scheme: &str) -> Result<(), String> {
 
 fn check_simple(v: &str) -> Result<(), String> {
     let first_ok = v.chars().next().is_some_and(|c| c.is_alphanumeric());
+    // Characters matched directly: `"_.-@+/".contains(c)` searched that string for every
+    // character of every banner side.
     let rest_ok = v
         .chars()
-        .all(|c| c.is_alphanumeric() || "_.-@+/".contains(c));
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '@' | '+' | '/'));
     if first_ok && rest_ok {
         Ok(())
     } else {
