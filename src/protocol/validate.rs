@@ -73,10 +73,12 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                 }
             }
         }
-        if has_bidi_control(&h.value) {
+        // Bidi controls and hidden text are all outside ASCII, as most values are: one look.
+        let plain = h.value.is_ascii();
+        if !plain && h.value.chars().any(is_bidi_control) {
             d.push(at(pos, Code::BidiControl, bidi_message(&h.key)));
         }
-        if let Some(hidden) = super::hidden::find(&h.value) {
+        if let Some(hidden) = (!plain).then(|| super::hidden::find(&h.value)).flatten() {
             let what = format!("`{}`", h.key);
             d.push(at(
                 pos,
@@ -166,7 +168,8 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                 .and_then(|(_, e)| e.get(ei))
                 .copied()
                 .unwrap_or(banner);
-            if has_bidi_control(value) {
+            let plain = value.is_ascii();
+            if !plain && value.chars().any(is_bidi_control) {
                 d.push(at(pos, Code::BidiControl, bidi_message(key)));
             }
             // (An audit block written by older relays repeats its keys once per hop.)
@@ -185,7 +188,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                     format!("`{key}` in `meta: {}` {what}", block.namespace),
                 ));
             }
-            if let Some(hidden) = super::hidden::find(value) {
+            if let Some(hidden) = (!plain).then(|| super::hidden::find(value)).flatten() {
                 let what = format!("`{key}` in `meta: {}`", block.namespace);
                 d.push(at(
                     pos,
@@ -377,12 +380,6 @@ fn undeclared_pii(p: &Parsed) -> Option<String> {
         found.len(),
         placeholders.join(", ")
     ))
-}
-
-/// Whether `s` holds a bidirectional control character. Those are all outside ASCII, so the
-/// usual all-ASCII value is answered by one vectorized pass instead of a walk by character.
-fn has_bidi_control(s: &str) -> bool {
-    !s.is_ascii() && s.chars().any(is_bidi_control)
 }
 
 fn one_of(value: &str, allowed: &[&str]) -> bool {
