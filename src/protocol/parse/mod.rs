@@ -415,11 +415,13 @@ impl<'a> Block<'a, '_> {
                     let mpos = v.pos(lines::indent_of(c).1);
                     let legacy = value.starts_with('|');
                     let namespace = if legacy { "legacy" } else { value }.to_string();
+                    // A block holds a handful of entries (`meta: privacy` five): room for
+                    // eight at once, instead of four and then eight.
                     self.env.meta.push(MetaBlock {
                         namespace,
-                        entries: Vec::new(),
+                        entries: Vec::with_capacity(8),
                     });
-                    self.pos.meta.push((mpos, Vec::new()));
+                    self.pos.meta.push((mpos, Vec::with_capacity(8)));
                     self.structural(&v);
                     if legacy {
                         self.diags.push(Diagnostic::new(
