@@ -491,6 +491,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn bidi_controls_in_headers_and_meta_values_are_reported() {
+        let text = "[[A→B v1.1]]\nthread: 01K0000000000000000000000A\ncontext: a\u{202E}b\n\
+                    intent: REQUEST\nmeta: routing\n  X-Note: ok\u{2066}\n  X-Plain: é\n\
+                    body: |\n  hi\nsig: none\n[[END]]\n";
+        let ex = crate::protocol::extract(text, &Options::default());
+        let bidi: Vec<(u32, &str)> = ex.envelopes[0]
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::BidiControl)
+            .map(|d| (d.line, d.message.as_str()))
+            .collect();
+        assert_eq!(bidi.len(), 2, "{bidi:?}");
+        assert_eq!(bidi[0].0, 3);
+        assert!(bidi[0].1.starts_with("`context` "), "{}", bidi[0].1);
+        assert_eq!(bidi[1].0, 6);
+        assert!(bidi[1].1.starts_with("`X-Note` "), "{}", bidi[1].1);
+    }
+
+    #[test]
     fn known_header_indices() {
         let at = |k: usize| KNOWN_HEADERS[k];
         assert_eq!(
