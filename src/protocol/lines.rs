@@ -402,6 +402,14 @@ pub(crate) fn strip_prefix_strict<'a>(line: &'a str, prefix: &str) -> Option<&'a
 
 /// Whether a (cleaned) line opens or closes a markdown code fence.
 pub(crate) fn is_fence(s: &str) -> bool {
+    // Asked of every line of an envelope: one that starts with another ASCII character is
+    // answered before trimming.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|&b| b.is_ascii() && !matches!(b, b' ' | b'\t' | b'>' | b'`' | b'~'))
+    {
+        return false;
+    }
     let t = s.trim_start_matches(|c: char| is_indent(c) || c == '>');
     t.starts_with("```") || t.starts_with("~~~")
 }
