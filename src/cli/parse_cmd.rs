@@ -318,7 +318,8 @@ pub(super) fn check_pieces(
 /// when there were none and the `id-conflict` errors against `store` when there is one.
 fn merge(tallies: Vec<Tally>, store: Option<&crate::store::Store>) -> (usize, Vec<Diagnostic>) {
     let envelopes = tallies.iter().map(|t| t.envelopes).sum();
-    let mut diagnostics = Vec::new();
+    // Sized once: this runs on one core after the others have finished.
+    let mut diagnostics = Vec::with_capacity(tallies.iter().map(|t| t.diagnostics.len()).sum());
     let mut kept = Vec::new();
     for t in tallies {
         diagnostics.extend(t.diagnostics);
@@ -424,9 +425,8 @@ pub fn check(
                 .unwrap_or_default(),
             );
         } else {
-            for d in &diags {
-                let name = sanitize_line(&name);
-                let _ = writeln!(out, "{name}:{}", sanitize_line(&d.to_string()));
+            for text in diagnostic_lines(&name, &diags) {
+                let _ = out.write_all(text.as_bytes());
             }
         }
     }
@@ -444,6 +444,35 @@ pub fn check(
     }
     out.finish()?;
     Ok(status(ok))
+}
+
+/// The diagnostics as `check` prints them, `file:line:col: severity: message [code]` one a
+/// line, sanitized, in pieces to write in order. A large transcript has tens of thousands of
+/// them, written after every core has finished checking: they are formatted on every core.
+fn diagnostic_lines(name: &str, diags: &[Diagnostic]) -> Vec<String> {
+    let name = sanitize_line(name);
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // Few enough lines are formatted where they are: a thread costs more than they do.
+    let per = diags.len().div_ceil(cores).max(4096);
+    let chunks: Vec<&[Diagnostic]> = diags.chunks(per).collect();
+    let render = |_, chunk: &[Diagnostic]| {
+        let mut text = String::with_capacity(chunk.len() * 160);
+        let mut line = String::new();
+        for d in chunk {
+            line.clear();
+            let _ = std::fmt::Write::write_fmt(&mut line, format_args!("{d}"));
+            let _ = std::fmt::Write::write_fmt(
+                &mut text,
+                format_args!("{name}:{}\n", sanitize_line(&line)),
+            );
+        }
+        text
+    };
+    match chunks.as_slice() {
+        [] => Vec::new(),
+        [one] => vec![render(0, one)],
+        _ => on_threads(&chunks, render),
+    }
 }
 
 #[cfg(test)]
@@ -475,6 +504,32 @@ mod tests {
             String::from_utf8_lossy(&whole)
         );
         assert_eq!(ok, ex.error_count() == 0 && !ex.envelopes.is_empty());
+    }
+
+    /// Formatted on several cores, the lines are those of one loop over the diagnostics.
+    #[test]
+    fn diagnostic_lines_are_in_order_whatever_the_chunks() {
+        let diags: Vec<Diagnostic> = (0..10_000u32)
+            .map(|i| {
+                let code = [protocol::Code::MissingSig, protocol::Code::BadId][i as usize % 2];
+                Diagnostic::new(code, i + 1, i % 7 + 1, format!("message {i}\t\u{1b}[2J"))
+            })
+            .collect();
+        let name = "dir/\u{202e}name.txt";
+        let mut want = String::new();
+        for d in &diags {
+            want.push_str(&format!(
+                "{}:{}\n",
+                sanitize_line(name),
+                sanitize_line(&d.to_string())
+            ));
+        }
+        assert_eq!(diagnostic_lines(name, &diags).concat(), want);
+        assert_eq!(diagnostic_lines(name, &diags[..3]).concat(), {
+            let n = want.match_indices('\n').nth(2).map_or(0, |(i, _)| i + 1);
+            want[..n].to_string()
+        });
+        assert!(diagnostic_lines(name, &[]).is_empty());
     }
 
     const ENVELOPE: &str = "[[A→B v1]]\nuser: u\nsession: 2025-10-09T16Z abc123\nintent: REQUEST\ncontext: c\nbody: |\n  hi\nsig: none\n[[END]]\n";

@@ -12,7 +12,7 @@ pub fn check_address(value: &str) -> Result<(), String> {
                 .into(),
         );
     }
-    if v.chars().any(char::is_whitespace) {
+    if has_whitespace(v) {
         return Err(format!(
             "`{v}` contains spaces; names and addresses are one word (use - or _ instead)"
         ));
@@ -25,8 +25,12 @@ pub fn check_address(value: &str) -> Result<(), String> {
         let scheme = &v[..idx];
         check_scheme(v, scheme)?;
         let rest = &v[idx + 3..];
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        if authority.is_empty() {
+        // The authority runs to the first `/`, `?` or `#`: it is empty when one comes first.
+        if rest
+            .bytes()
+            .next()
+            .is_none_or(|b| matches!(b, b'/' | b'?' | b'#'))
+        {
             return Err(format!(
                 "`{v}` has no authority after `{scheme}://`; write it like {scheme}://session/abc"
             ));
@@ -46,7 +50,7 @@ pub fn check_address(value: &str) -> Result<(), String> {
         let digits = rest.chars().filter(char::is_ascii_digit).count();
         let ok = rest
             .chars()
-            .all(|c| c.is_ascii_digit() || "+-.()".contains(c));
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | '(' | ')'));
         return if ok && digits >= 3 {
             Ok(())
         } else {
@@ -66,10 +70,21 @@ pub fn check_address(value: &str) -> Result<(), String> {
     check_simple(v)
 }
 
+/// Whether `v` holds white space: byte by byte for the usual ASCII name (every banner side
+/// is checked), by character otherwise.
+fn has_whitespace(v: &str) -> bool {
+    if v.is_ascii() {
+        // The ASCII characters `char::is_whitespace` accepts: tab to carriage return, space.
+        v.bytes().any(|b| b == b' ' || (b'\t'..=b'\r').contains(&b))
+    } else {
+        v.chars().any(char::is_whitespace)
+    }
+}
+
 fn check_scheme(v: &str, scheme: &str) -> Result<(), String> {
     let mut chars = scheme.chars();
     let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
-    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) {
+    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')) {
         Ok(())
     } else {
         Err(format!(
@@ -80,9 +95,11 @@ fn check_scheme(v: &str, scheme: &str) -> Result<(), String> {
 
 fn check_simple(v: &str) -> Result<(), String> {
     let first_ok = v.chars().next().is_some_and(|c| c.is_alphanumeric());
+    // Characters matched directly: `"_.-@+/".contains(c)` searched that string for every
+    // character of every banner side.
     let rest_ok = v
         .chars()
-        .all(|c| c.is_alphanumeric() || "_.-@+/".contains(c));
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '@' | '+' | '/'));
     if first_ok && rest_ok {
         Ok(())
     } else {
@@ -122,10 +139,23 @@ mod tests {
     }
 
     #[test]
+    fn ascii_white_space_is_what_char_says() {
+        for b in 0..0x80u8 {
+            let v = format!("a{}b", b as char);
+            assert_eq!(has_whitespace(&v), (b as char).is_whitespace(), "{b:#x}");
+        }
+        assert!(has_whitespace("a\u{3000}b"));
+        assert!(!has_whitespace("a→b"));
+    }
+
+    #[test]
     fn rejects_malformed() {
         for bad in [
             "",
             "claude://",
+            "claude:///path",
+            "claude://?q=1",
+            "claude://#top",
             "claude:/session",
             "://abc",
             "1x://a",

@@ -143,7 +143,7 @@ pub(crate) fn is_indent(c: char) -> bool {
 /// `fmt` and a second `fmt`. Borrowed (no copy) for the common all-ASCII line.
 pub(crate) fn clean(s: &str) -> Cow<'_, str> {
     let cr = memchr::memchr(b'\r', s.as_bytes()).is_some();
-    if !cr && (s.is_ascii() || !s.chars().any(|c| is_invisible(c) || is_odd_space(c))) {
+    if !cr && (s.is_ascii() || !any_char_from(s, |c| is_invisible(c) || is_odd_space(c))) {
         return Cow::Borrowed(s);
     }
     Cow::Owned(
@@ -152,6 +152,28 @@ pub(crate) fn clean(s: &str) -> Cow<'_, str> {
             .map(|c| if is_odd_space(c) || c == '\r' { ' ' } else { c })
             .collect(),
     )
+}
+
+/// Whether `s` is ASCII without a carriage return: what [`clean`] leaves as it is, and whose
+/// columns are its byte offsets. Judged eight bytes at a time (a byte loop is not vectorized
+/// and a library search costs its set-up on lines this short): structural lines are many.
+pub(crate) fn is_plain_ascii(s: &str) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const CR: u64 = ONES * b'\r' as u64;
+    let mut words = s.as_bytes().chunks_exact(8);
+    for w in &mut words {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        let w = u64::from_le_bytes(word);
+        // A byte of `x` is zero where `w` holds `\r`; `(x - ONES) & !x` sets the high bit of
+        // some byte exactly when one is zero.
+        let x = w ^ CR;
+        if (w | (x.wrapping_sub(ONES) & !x)) & HIGH != 0 {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|&b| b < 0x80 && b != b'\r')
 }
 
 /// The first `max` characters of `text`, with `…` when cut: how a message quotes text.
@@ -164,7 +186,17 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
 
 /// Whether [`clean`] removed any invisible character from `s`.
 pub(crate) fn had_invisible(s: &str) -> bool {
-    !s.is_ascii() && s.chars().any(is_invisible)
+    !s.is_ascii() && any_char_from(s, is_invisible)
+}
+
+/// Whether `s` holds a character that `pred` accepts, where `pred` accepts only invisible
+/// characters and odd spaces. Those are encoded starting with the byte C2, E2 or EF, so the
+/// search jumps from one such byte to the next instead of decoding every character: a
+/// banner's `→` alone puts every banner line on this path.
+fn any_char_from(s: &str, pred: impl Fn(char) -> bool) -> bool {
+    // Each of these bytes starts a character, so `s[i..]` is a character boundary.
+    memchr::memchr3_iter(0xC2, 0xE2, 0xEF, s.as_bytes())
+        .any(|i| s[i..].chars().next().is_some_and(&pred))
 }
 
 /// A line read for structure: its cleaned text, and the way back from a cleaned byte offset
@@ -374,12 +406,28 @@ pub(crate) fn strip_prefix_strict<'a>(line: &'a str, prefix: &str) -> Option<&'a
 
 /// Whether a (cleaned) line opens or closes a markdown code fence.
 pub(crate) fn is_fence(s: &str) -> bool {
+    // Asked of every line of an envelope: one that starts with another ASCII character is
+    // answered before trimming.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|&b| b.is_ascii() && !matches!(b, b' ' | b'\t' | b'>' | b'`' | b'~'))
+    {
+        return false;
+    }
     let t = s.trim_start_matches(|c: char| is_indent(c) || c == '>');
     t.starts_with("```") || t.starts_with("~~~")
 }
 
 /// Whether a (cleaned, prefix-stripped) line is `[[END]]` (spaces and case tolerated).
 pub(crate) fn is_end_marker(s: &str) -> bool {
+    // Every line of an envelope is asked: one that starts with an ASCII character other
+    // than `[` and white space is answered before trimming.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|&b| b.is_ascii() && b != b'[' && b != b' ' && !(b'\t'..=b'\r').contains(&b))
+    {
+        return false;
+    }
     let t = s.trim();
     let Some(inner) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) else {
         return false;
@@ -483,6 +531,69 @@ mod tests {
         assert_eq!(split_key("claude://session/abc"), None);
         assert_eq!(split_key("no colon here"), None);
         assert_eq!(split_key("two words: x"), None);
+    }
+
+    #[test]
+    fn end_markers_and_plain_lines() {
+        for end in [
+            "[[END]]",
+            " [[ end ]] ",
+            "\t[[END]]",
+            "\u{b}[[END]]",
+            "\u{3000}[[END]]\r",
+        ] {
+            assert!(is_end_marker(end), "{end:?}");
+        }
+        for not in [
+            "",
+            "x [[END]]",
+            "\u{1c}[[END]]",
+            "[[END]] x",
+            "]]",
+            "é[[END]]",
+        ] {
+            assert!(!is_end_marker(not), "{not:?}");
+        }
+        assert!(is_plain_ascii("user: kalle"));
+        assert!(is_plain_ascii(""));
+        let long = "k".repeat(40);
+        assert!(!is_plain_ascii(&format!("{long}\r")));
+        assert!(!is_plain_ascii(&format!("{long}\u{a0}")));
+        assert!(!is_plain_ascii("a\u{200b}b"));
+        // Every position in and after the eight-byte words, every byte value.
+        for len in [1, 7, 8, 9, 16, 23] {
+            for at in 0..len {
+                for b in 0..=0x7fu8 {
+                    let mut bytes = vec![b'k'; len];
+                    bytes[at] = b;
+                    let text = String::from_utf8(bytes).expect("ASCII");
+                    assert_eq!(is_plain_ascii(&text), b != b'\r', "{text:?}");
+                }
+                let text = format!("{}é{}", "k".repeat(at), "k".repeat(len - at));
+                assert!(!is_plain_ascii(&text));
+            }
+        }
+    }
+
+    /// The byte search finds every invisible character and odd space, and only them.
+    #[test]
+    fn invisible_and_odd_characters_found_by_their_bytes() {
+        let odd = [
+            '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{00AD}',
+        ];
+        let odd = odd.into_iter().chain(['\u{00A0}', '\u{2007}', '\u{202F}']);
+        for c in odd {
+            for text in [format!("{c}"), format!("a→b {c}x"), format!("é{c}")] {
+                let want = text.chars().any(|c| is_invisible(c) || is_odd_space(c));
+                assert!(want);
+                assert!(any_char_from(&text, |c| is_invisible(c) || is_odd_space(c)));
+                assert_eq!(had_invisible(&text), text.chars().any(is_invisible));
+            }
+        }
+        for plain in ["a→b", "é ü ÿ ¢", "\u{2028}\u{20AC}\u{FFFD}\u{E000}"] {
+            assert!(!any_char_from(plain, |c| is_invisible(c) || is_odd_space(c)));
+            assert_eq!(clean(plain), plain);
+        }
     }
 
     #[test]

@@ -94,6 +94,13 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 /// Whether a (cleaned, prefix-stripped) line starts with a banner: an envelope without
 /// `[[END]]` stops where the next one begins, and large inputs may be cut before such a line.
 pub(crate) fn starts_banner(s: &str) -> bool {
+    // Most lines asked (every line of an envelope) start with a letter: no trimming for them.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|&b| b.is_ascii() && !matches!(b, b' ' | b'\t' | b'['))
+    {
+        return false;
+    }
     let t = s.trim_start_matches(lines::is_indent);
     t.starts_with("[[") && matches!(match_bracket(t, 0), Bracket::Banner(_))
 }
@@ -108,6 +115,13 @@ pub(crate) fn opens_envelope(s: &str) -> bool {
 
 /// Whether the line ends with a versioned banner that is not inline code.
 fn ends_with_banner(s: &str) -> bool {
+    // A line that ends in an ASCII character other than `]` and white space does not.
+    if s.as_bytes()
+        .last()
+        .is_some_and(|&b| b.is_ascii() && b != b']' && b != b' ' && !(b'\t'..=b'\r').contains(&b))
+    {
+        return false;
+    }
     let t = s.trim_end();
     if !t.ends_with("]]") {
         return false;
@@ -366,4 +380,43 @@ fn text_before_banner(lead: &str, line: u32, column: u32) -> Diagnostic {
             "`{shown}{more}` before the banner was removed and the envelope read from `[[`; a banner belongs on a line of its own"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The answers before any trimming agree with the trimmed reading: banners and fences
+    /// behind every kind of indentation and quote, and lines that only look close to them.
+    #[test]
+    fn banners_and_fences_behind_any_indentation() {
+        for lead in ["", " ", "\t", "\u{a0}", "\u{2007}", "  \u{202f}", ">", "> "] {
+            let banner = format!("{lead}[[A→B v1]]");
+            assert!(opens_envelope(&banner), "{banner:?}");
+            assert!(lines::is_fence(&format!("{lead}```text")), "{lead:?}");
+            assert!(lines::is_fence(&format!("{lead}~~~")), "{lead:?}");
+        }
+        for lead in ["", " ", "\t", "\u{a0}", "  \u{202f}"] {
+            assert!(starts_banner(&format!("{lead}[[A→B v1]]")), "{lead:?}");
+        }
+        for trail in ["", " ", "\t", "\r", "\u{b}", "\u{c}", "\u{3000}", "\u{85}"] {
+            let line = format!("echo '[[A→B v1]]{trail}");
+            assert!(opens_envelope(&line), "{line:?}");
+        }
+        for not in [
+            "user: kalle",
+            "x[[A→B v1]]y",
+            "`[[A→B v1]]`",
+            "a]",
+            "\u{1c}[[A→B v1]]x",
+            "é",
+            "",
+        ] {
+            assert!(!opens_envelope(not), "{not:?}");
+            assert!(!lines::is_fence(not), "{not:?}");
+        }
+        assert!(opens_envelope("[[A→B v1]] user: kalle"));
+        assert!(!lines::is_fence("x```"));
+        assert!(!starts_banner("> [[A→B v1]]"));
+    }
 }

@@ -6,10 +6,17 @@ use super::address::{check_address, route_hops};
 use super::error_envelope::is_error_code;
 use super::intent::IntentKind;
 use super::lines::is_bidi_control;
-use super::model::is_known_header;
+use super::model::KNOWN_HEADERS;
 use super::render::{crc32_hex, hashed_portion_parsed};
 use super::signature::{SigError, parse_sig};
 use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
+
+/// Indices of the headers validation asks about in [`KNOWN_HEADERS`].
+const SESSION: usize = 1;
+const THREAD: usize = 2;
+const PARENT: usize = 3;
+const MESSAGE: usize = 4;
+const INTENT: usize = 6;
 
 /// Adds the content diagnostics of `p` and sorts all of them by position.
 pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
@@ -36,37 +43,42 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         }
     }
 
-    // Headers: ids, repeats, hidden bidi controls.
+    // Headers: ids, repeats, hidden bidi controls. Each key is matched against the known
+    // ones once; where each known key first stands is kept, for the checks below (asking the
+    // envelope for a header walks them all again each time).
+    let mut first: [Option<usize>; KNOWN_HEADERS.len()] = [None; KNOWN_HEADERS.len()];
     for (i, h) in env.headers.iter().enumerate() {
         let pos = p.positions.headers.get(i).copied().unwrap_or(banner);
-        if ["thread", "parent", "message"]
+        let known = KNOWN_HEADERS
             .iter()
-            .any(|k| h.key.eq_ignore_ascii_case(k))
-        {
+            .position(|k| k.eq_ignore_ascii_case(&h.key));
+        if matches!(known, Some(THREAD | PARENT | MESSAGE)) {
             if let Err(e) = super::check_id(&h.value) {
                 d.push(at(pos, Code::BadId, format!("{}: {e}", h.key)));
             }
         }
-        if is_known_header(&h.key) {
-            if let Some(first) = env.headers[..i]
-                .iter()
-                .find(|o| o.key.eq_ignore_ascii_case(&h.key))
-            {
-                let (code, what) = if first.value == h.value {
-                    (Code::DuplicateHeader, "repeats the same value; remove one")
-                } else {
-                    (
-                        Code::ConflictingHeader,
-                        "is given twice with different values; keep the right one",
-                    )
-                };
-                d.push(at(pos, code, format!("`{}` {what}", h.key)));
+        if let Some(k) = known {
+            match first[k] {
+                None => first[k] = Some(i),
+                Some(f) => {
+                    let (code, what) = if env.headers[f].value == h.value {
+                        (Code::DuplicateHeader, "repeats the same value; remove one")
+                    } else {
+                        (
+                            Code::ConflictingHeader,
+                            "is given twice with different values; keep the right one",
+                        )
+                    };
+                    d.push(at(pos, code, format!("`{}` {what}", h.key)));
+                }
             }
         }
-        if has_bidi_control(&h.value) {
+        // Bidi controls and hidden text are all outside ASCII, as most values are: one look.
+        let plain = h.value.is_ascii();
+        if !plain && h.value.chars().any(is_bidi_control) {
             d.push(at(pos, Code::BidiControl, bidi_message(&h.key)));
         }
-        if let Some(hidden) = super::hidden::find(&h.value) {
+        if let Some(hidden) = (!plain).then(|| super::hidden::find(&h.value)).flatten() {
             let what = format!("`{}`", h.key);
             d.push(at(
                 pos,
@@ -75,23 +87,39 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             ));
         }
     }
+    // What `Envelope::header` and `header_pos` would answer: the first of each key.
+    let value = |k: usize| first[k].map(|i| env.headers[i].value.as_str());
+    let header_at = |k: usize| first[k].and_then(|i| p.positions.headers.get(i).copied());
+    let (parent, message, intent_raw) = (value(PARENT), value(MESSAGE), value(INTENT));
+    // As `Envelope::is_v11` decides it.
+    let v11 = env.banner.version == "v1.1"
+        || !env.meta.is_empty()
+        || first[THREAD].is_some()
+        || parent.is_some()
+        || message.is_some();
 
     // A message that names itself as its parent would answer itself: a loop in the tree.
-    if let (Some(parent), Some(message)) = (env.parent(), env.message())
+    if let (Some(parent), Some(message)) = (parent, message)
         && parent.trim().eq_ignore_ascii_case(message.trim())
     {
         d.push(at(
-            header_pos(p, "parent").unwrap_or(banner),
+            header_at(PARENT).unwrap_or(banner),
             Code::SelfParent,
             "`parent` names this message itself; set it to the id of the message this one answers, or remove it".into(),
         ));
     }
 
-    // Intent.
-    let intent = p.intent();
-    if let Some(raw) = env.intent_raw() {
-        let pos = header_pos(p, "intent").unwrap_or(banner);
-        match Intent::classify(raw) {
+    // Intent, classified once: as `Parsed::intent` reads it, and for the diagnostics.
+    let classified = intent_raw.map(Intent::classify);
+    let intent = match &classified {
+        Some((i, _)) => Some(i.clone()),
+        None => {
+            (p.reply_form || (parent.is_some() && env.body.is_some())).then_some(Intent::Respond)
+        }
+    };
+    if let (Some(raw), Some(kind)) = (intent_raw, &classified) {
+        let pos = header_at(INTENT).unwrap_or(banner);
+        match kind {
             (i, IntentKind::Legacy) => d.push(at(
                 pos,
                 Code::LegacyIntent,
@@ -107,9 +135,9 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             _ => {}
         }
     }
-    if intent == Some(Intent::Respond) && env.is_v11() && env.parent().is_none() {
+    if intent == Some(Intent::Respond) && v11 && parent.is_none() {
         d.push(at(
-            header_pos(p, "intent").unwrap_or(banner),
+            header_at(INTENT).unwrap_or(banner),
             Code::RespondWithoutParent,
             "a v1.1 RESPOND without `parent`: add `parent: <message id of the request>` so it can be placed in its thread".into(),
         ));
@@ -117,7 +145,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
     if intent == Some(Intent::Error) {
         match env.meta_block("error").and_then(|m| m.get("Code")) {
             None => d.push(at(
-                header_pos(p, "intent").unwrap_or(banner),
+                header_at(INTENT).unwrap_or(banner),
                 Code::ErrorCodeMissing,
                 "intent ERROR needs a `meta: error` block with `Code: E-…` (E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE)".into(),
             )),
@@ -140,7 +168,8 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                 .and_then(|(_, e)| e.get(ei))
                 .copied()
                 .unwrap_or(banner);
-            if has_bidi_control(value) {
+            let plain = value.is_ascii();
+            if !plain && value.chars().any(is_bidi_control) {
                 d.push(at(pos, Code::BidiControl, bidi_message(key)));
             }
             // (An audit block written by older relays repeats its keys once per hop.)
@@ -159,7 +188,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                     format!("`{key}` in `meta: {}` {what}", block.namespace),
                 ));
             }
-            if let Some(hidden) = super::hidden::find(value) {
+            if let Some(hidden) = (!plain).then(|| super::hidden::find(value)).flatten() {
                 let what = format!("`{key}` in `meta: {}`", block.namespace);
                 d.push(at(
                     pos,
@@ -232,10 +261,11 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         let pos = meta_pos(p, "privacy", "PII").unwrap_or(banner);
         d.push(at(pos, Code::PiiUndeclared, found));
     }
-    if env.intent_raw().is_none() && env.body.is_some() && !p.reply_form {
-        let why = if env.parent().is_some() {
+    let session = value(SESSION);
+    if intent_raw.is_none() && env.body.is_some() && !p.reply_form {
+        let why = if parent.is_some() {
             "it names a `parent`, so it was read as RESPOND"
-        } else if env.session().is_some() {
+        } else if session.is_some() {
             "it is read as RESPOND when its session already has a message, else as having no intent"
         } else {
             "it answers nothing it names, so it has no intent"
@@ -248,7 +278,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
             ),
         ));
     }
-    if !env.is_v11() && env.session().is_none() {
+    if !v11 && session.is_none() {
         d.push(at(
             banner,
             Code::MissingSession,
@@ -352,12 +382,6 @@ fn undeclared_pii(p: &Parsed) -> Option<String> {
     ))
 }
 
-/// Whether `s` holds a bidirectional control character. Those are all outside ASCII, so the
-/// usual all-ASCII value is answered by one vectorized pass instead of a walk by character.
-fn has_bidi_control(s: &str) -> bool {
-    !s.is_ascii() && s.chars().any(is_bidi_control)
-}
-
 fn one_of(value: &str, allowed: &[&str]) -> bool {
     allowed.iter().any(|a| a.eq_ignore_ascii_case(value))
 }
@@ -366,15 +390,6 @@ fn bidi_message(key: &str) -> String {
     format!(
         "`{key}` contains bidirectional control characters, which can make it display differently from what it is; check it"
     )
-}
-
-fn header_pos(p: &Parsed, key: &str) -> Option<Pos> {
-    let i = p
-        .envelope
-        .headers
-        .iter()
-        .position(|h| h.key.eq_ignore_ascii_case(key))?;
-    p.positions.headers.get(i).copied()
 }
 
 fn meta_pos(p: &Parsed, ns: &str, key: &str) -> Option<Pos> {
@@ -474,6 +489,34 @@ pub(crate) fn hash_candidates(p: &Parsed, input: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bidi_controls_in_headers_and_meta_values_are_reported() {
+        let text = "[[A→B v1.1]]\nthread: 01K0000000000000000000000A\ncontext: a\u{202E}b\n\
+                    intent: REQUEST\nmeta: routing\n  X-Note: ok\u{2066}\n  X-Plain: é\n\
+                    body: |\n  hi\nsig: none\n[[END]]\n";
+        let ex = crate::protocol::extract(text, &Options::default());
+        let bidi: Vec<(u32, &str)> = ex.envelopes[0]
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::BidiControl)
+            .map(|d| (d.line, d.message.as_str()))
+            .collect();
+        assert_eq!(bidi.len(), 2, "{bidi:?}");
+        assert_eq!(bidi[0].0, 3);
+        assert!(bidi[0].1.starts_with("`context` "), "{}", bidi[0].1);
+        assert_eq!(bidi[1].0, 6);
+        assert!(bidi[1].1.starts_with("`X-Note` "), "{}", bidi[1].1);
+    }
+
+    #[test]
+    fn known_header_indices() {
+        let at = |k: usize| KNOWN_HEADERS[k];
+        assert_eq!(
+            [at(SESSION), at(THREAD), at(PARENT), at(MESSAGE), at(INTENT)],
+            ["session", "thread", "parent", "message", "intent"]
+        );
+    }
 
     #[test]
     fn hidden_text_is_reported_where_it_is_with_what_it_says() {
