@@ -91,12 +91,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
     let value = |k: usize| first[k].map(|i| env.headers[i].value.as_str());
     let header_at = |k: usize| first[k].and_then(|i| p.positions.headers.get(i).copied());
     let (parent, message, intent_raw) = (value(PARENT), value(MESSAGE), value(INTENT));
-    // As `Envelope::is_v11` decides it.
-    let v11 = env.banner.version == "v1.1"
-        || !env.meta.is_empty()
-        || first[THREAD].is_some()
-        || parent.is_some()
-        || message.is_some();
+    let v11 = env.is_v11();
 
     // A message that names itself as its parent would answer itself: a loop in the tree.
     if let (Some(parent), Some(message)) = (parent, message)
@@ -109,13 +104,12 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         ));
     }
 
-    // Intent, classified once: as `Parsed::intent` reads it, and for the diagnostics.
+    // Intent, classified once for the diagnostics and for what `Parsed::intent` reads (which
+    // for an envelope without `intent:` is its rule for replies).
     let classified = intent_raw.map(Intent::classify);
     let intent = match &classified {
         Some((i, _)) => Some(i.clone()),
-        None => {
-            (p.reply_form || (parent.is_some() && env.body.is_some())).then_some(Intent::Respond)
-        }
+        None => p.intent(),
     };
     if let (Some(raw), Some(kind)) = (intent_raw, &classified) {
         let pos = header_at(INTENT).unwrap_or(banner);
