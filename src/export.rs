@@ -143,10 +143,7 @@ pub fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<Written, ExportError>,
 ) -> Result<Written, ExportError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = crate::store::folder_of(path);
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
     let written = {
         let mut buffered = io::BufWriter::new(file.as_file_mut());

@@ -42,10 +42,7 @@ impl Store {
                 path: path.to_path_buf(),
             });
         }
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
+        let dir = super::folder_of(path);
         // An empty file is a valid target for `VACUUM INTO`; made by `tempfile`, it is
         // readable by its owner only, and removed if anything below fails.
         let tmp = tempfile::Builder::new()

@@ -517,6 +517,15 @@ fn is_read_only(e: &StoreError) -> bool {
 
 /// Why an existing database cannot be written, judged from permissions (SQLite needs to
 /// write the file, and to create its `-wal` and `-shm` files next to it).
+/// The folder a file named `path` is in: its parent, or the current folder for a bare name
+/// (whose parent is the empty path). Where files beside it are made and renamed into place.
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
 fn unwritable(path: &Path) -> Option<String> {
     let writable = |p: &Path| {
         std::fs::metadata(p)
@@ -526,10 +535,7 @@ fn unwritable(path: &Path) -> Option<String> {
     if !writable(path) {
         return Some("the file is not writable".into());
     }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(path);
     // The folder: the permission bits say too little (another owner, ACLs), so try.
     let probe = dir.join(format!(
         ".{}.crosstalk-probe-{}",
