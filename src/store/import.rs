@@ -192,10 +192,11 @@ impl Store {
         fresh_ids: bool,
     ) -> Result<ImportReport, StoreError> {
         self.write(|store| {
-            // No checkpoint at every piece's commit: a checkpoint copies the write-ahead log
-            // into the database and syncs both to disk, which at every 200 ms piece cost as
-            // much as the import itself. One runs when the import is done, as it did when an
-            // import was one transaction.
+            // No checkpoint on this connection at every piece's commit: a checkpoint copies
+            // the write-ahead log into the database and syncs both to disk, which at every
+            // 200 ms piece cost as much as the import itself. A second connection copies each
+            // piece while the next is written (see `checkpointer`); what it has not copied
+            // when the import is done is copied then.
             store.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
             let r = store.thread_kept(kept, opts, progress, commit, fresh_ids);
             store.conn.pragma_update(None, "wal_autocheckpoint", 1000)?;

@@ -13,6 +13,7 @@ mod alias;
 mod backup;
 mod browse;
 mod changes;
+mod checkpointer;
 mod conflict;
 mod consent;
 mod cycle;

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::checkpointer::Checkpointer;
 use super::import::{ImportItem, Outcome};
 use super::prepare::{Prepared, fill};
 use super::receipt_id::ReceiptIds;
@@ -92,6 +93,9 @@ pub(super) struct Run<'c> {
     operator: HashSet<String>,
     /// The trust store's keys, for judging signatures and pinning announced keys.
     trust: super::keys::Ledger,
+    /// Copies each committed piece into the database while the next is written; started at
+    /// the first piece's end, so a paste of a few envelopes never starts it.
+    checkpointer: Option<Checkpointer>,
 }
 
 impl<'c> Run<'c> {
@@ -125,6 +129,7 @@ impl<'c> Run<'c> {
             receipt: ReceiptIds::for_paste(conn, paste_id)?,
             operator: super::delivery::operator_addresses(conn)?,
             trust: super::keys::Ledger::load(conn)?,
+            checkpointer: None,
         })
     }
 }
@@ -166,6 +171,12 @@ impl Run<'_> {
         }
         self.end_piece()?;
         self.conn.execute_batch("COMMIT")?;
+        if self.checkpointer.is_none() {
+            self.checkpointer = Checkpointer::start(path);
+        }
+        if let Some(c) = &self.checkpointer {
+            c.committed();
+        }
         std::thread::sleep(PIECE_PAUSE);
         super::begin_immediate(self.conn, timeout, path)?;
         let now = max_seq(self.conn)?;

@@ -1,0 +1,174 @@
+//! Copying the write-ahead log into the database while a long import goes on.
+//!
+//! An import commits in pieces with SQLite's own checkpoints turned off (each would sync the
+//! database file on the importing thread, at every piece), and copied the whole log into the
+//! database once at its end: for 100 000 envelopes a log of 150 MB, a fifth of the import's
+//! time spent after the last envelope was stored, with nothing else to do. Here a second
+//! connection, on its own thread, copies what each piece committed while the next piece is
+//! written (a PASSIVE checkpoint never waits for, and never blocks, the writer or a reader).
+//! The log is then copied nearly whole when the next piece begins, so SQLite starts it again
+//! from its beginning: it stays the size of a piece or two, and the checkpoint at the import's
+//! end has only the last piece left to copy.
+//!
+//! Only ever an optimization: when the second connection cannot be opened or a checkpoint
+//! fails, the log is copied at the end as before.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, SyncSender};
+use std::thread::JoinHandle;
+
+use rusqlite::{Connection, OpenFlags};
+
+/// The thread copying the log, woken after each committed piece.
+pub(super) struct Checkpointer {
+    wake: Option<SyncSender<()>>,
+    thread: Option<JoinHandle<()>>,
+    /// How many checkpoints have run (what a test waits for).
+    #[cfg_attr(not(test), allow(dead_code))]
+    done: Arc<AtomicU64>,
+}
+
+impl Checkpointer {
+    /// Starts one for the database file at `path`; `None` for a database in memory (a second
+    /// connection would open another one) or when no thread can be started.
+    pub fn start(path: &Path) -> Option<Checkpointer> {
+        if path == Path::new(":memory:") || path.as_os_str().is_empty() {
+            return None;
+        }
+        let path: PathBuf = path.to_path_buf();
+        // Room for one wake-up: pieces committed while a checkpoint runs are all copied by
+        // the next one.
+        let (wake, woken) = mpsc::sync_channel::<()>(1);
+        let done = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&done);
+        let thread = std::thread::Builder::new()
+            .name("checkpoint".into())
+            .spawn(move || {
+                let Ok(conn) = open(&path) else {
+                    return;
+                };
+                while woken.recv().is_ok() {
+                    if checkpoint(&conn).is_err() {
+                        return;
+                    }
+                    counted.fetch_add(1, Ordering::Release);
+                }
+            })
+            .ok()?;
+        Some(Checkpointer {
+            wake: Some(wake),
+            thread: Some(thread),
+            done,
+        })
+    }
+
+    /// After a piece is committed: copy it (at once, or after the checkpoint under way).
+    pub fn committed(&self) {
+        if let Some(wake) = &self.wake {
+            // Full: a checkpoint is due already. Gone: the thread stopped, the import's
+            // final checkpoint copies the log.
+            let _ = wake.try_send(());
+        }
+    }
+
+    /// How many checkpoints have run.
+    #[cfg(test)]
+    fn done(&self) -> u64 {
+        self.done.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Checkpointer {
+    /// Waits for the checkpoint under way, so that the import's own final one finds the log
+    /// as this one left it.
+    fn drop(&mut self) {
+        self.wake = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The second connection: it only ever checkpoints, so it runs no migration and holds no
+/// transaction (a reader would keep the log from starting again).
+fn open(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    // As the importing connection: the database file is synced when a checkpoint has copied
+    // the log into it, the log itself is not synced again.
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(conn)
+}
+
+/// Copies what the log holds and no reader still needs.
+fn checkpoint(conn: &Connection) -> rusqlite::Result<()> {
+    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pieces committed on one connection are copied into the database by the checkpointer's
+    /// while the first keeps writing: the log starts again and stays small.
+    #[test]
+    fn the_log_is_copied_while_pieces_are_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.db");
+        let conn = Connection::open(&path).unwrap();
+        let _: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .unwrap();
+        conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        conn.execute_batch("CREATE TABLE t (x BLOB)").unwrap();
+        let wal = dir.path().join("c.db-wal");
+        let piece = |conn: &Connection| {
+            conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+            for _ in 0..50 {
+                conn.execute("INSERT INTO t VALUES (zeroblob(16000))", [])
+                    .unwrap();
+            }
+            conn.execute_batch("COMMIT").unwrap();
+        };
+        // Without it, the log holds every piece.
+        for _ in 0..4 {
+            piece(&conn);
+        }
+        let grown = std::fs::metadata(&wal).unwrap().len();
+        assert!(grown > 3 * 50 * 16000, "{grown}");
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+
+        let c = Checkpointer::start(&path).expect("a file database");
+        for n in 1..=8 {
+            piece(&conn);
+            c.committed();
+            // Each piece waits for the copy of the one before, as a real import's next piece
+            // takes longer than a checkpoint.
+            let waited = std::time::Instant::now();
+            while c.done() < n && waited.elapsed() < std::time::Duration::from_secs(20) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            assert_eq!(c.done(), n, "checkpoint {n} ran");
+        }
+        drop(c);
+        let size = std::fs::metadata(&wal).unwrap().len();
+        assert!(
+            size < grown / 2,
+            "log {size} bytes after 8 pieces, {grown} after 4"
+        );
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 600);
+    }
+
+    #[test]
+    fn none_for_a_database_in_memory() {
+        assert!(Checkpointer::start(Path::new(":memory:")).is_none());
+    }
+}
