@@ -358,6 +358,10 @@ impl Store {
         // latency without protection that matters here.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // Statement journals (an import's full-text indexing of each piece writes one) and
+        // temporary tables in memory: in files, each piece of an import created, wrote and
+        // removed one, about 4 % of the import's time.
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
         // A 32 MiB page cache: a bulk import writes tens of megabytes in one transaction, and
         // with SQLite's 2 MB default it spills pages to the WAL and reads them back.
         conn.pragma_update(None, "cache_size", -32768)?;
