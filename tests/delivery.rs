@@ -402,3 +402,98 @@ proptest::proptest! {
         }
     }
 }
+
+/// The parties of a conversation; the last is the operator.
+const VOICES: [&str; 4] = ["claude://s/a", "chatgpt://t/x", "gemini://g", "human@desk"];
+
+/// One envelope of a conversation: from, to (indexes into [`VOICES`], or past them a POLL to
+/// the other three), intent, and the envelope it answers (an index into the conversation,
+/// before or after it, itself, or none).
+type Said = (usize, usize, &'static str, Option<usize>);
+
+fn conversation() -> impl proptest::strategy::Strategy<Value = Vec<Said>> {
+    proptest::collection::vec(
+        (
+            0..4usize,
+            0..5usize,
+            proptest::sample::select(vec!["REQUEST", "RESPOND", "ACK", "POLL", "INFORM"]),
+            proptest::option::weighted(0.8, 0..40usize),
+        ),
+        1..40,
+    )
+}
+
+/// The conversation as envelopes of one thread.
+fn envelopes(said: &[Said], thread: &str, v: &[String]) -> Vec<String> {
+    said.iter()
+        .enumerate()
+        .map(|(i, (from, to, intent, parent))| {
+            let parent = parent.map(|p| v[p % v.len()].as_str());
+            let (to, meta) = match VOICES.get(*to) {
+                Some(to) => (*to, String::new()),
+                None => (
+                    "POLL",
+                    "meta: routing\nTargets: [\"claude://s/a\", \"chatgpt://t/x\", \"gemini://g\"]\n\
+                     meta: poll\nType: consensus\nQuorum: 2-of-3\n"
+                        .to_string(),
+                ),
+            };
+            env(VOICES[*from], to, thread, parent, &v[i], intent, &meta)
+        })
+        .collect()
+}
+
+/// Every message's ledger columns, in arrival order.
+fn ledger_rows(s: &Store) -> Vec<String> {
+    let raw = rusqlite::Connection::open(s.path()).unwrap();
+    let mut stmt = raw
+        .prepare(
+            "SELECT id, awaiting_from, awaiting_needed, missing_parent, to_me, ledger_state,
+                    answered_at IS NULL, status
+             FROM messages ORDER BY seq",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok(format!(
+            "{} {:?} {:?} {} {} {:?} {} {}",
+            r.get::<_, String>(0)?,
+            r.get::<_, Option<String>>(1)?,
+            r.get::<_, Option<i64>>(2)?,
+            r.get::<_, i64>(3)?,
+            r.get::<_, i64>(4)?,
+            r.get::<_, Option<String>>(5)?,
+            r.get::<_, bool>(6)?,
+            r.get::<_, String>(7)?,
+        ))
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(48)
+    ))]
+
+    /// A conversation pasted at once leaves the ledger as pasting its envelopes one by one
+    /// does: what an import keeps in memory between its envelopes (the parents it stored and
+    /// whether they still wait, the ids it stored) never changes what is stored. Replies
+    /// arrive before and after their parents, answer POLLs and the operator.
+    #[test]
+    fn one_paste_of_many_envelopes_stores_the_ledger_of_one_paste_each(said in conversation()) {
+        let v = ids(said.len());
+        let thread = ids(1).remove(0);
+        let texts = envelopes(&said, &thread, &v);
+        let (_d1, mut at_once) = store();
+        let (_d2, mut one_by_one) = store();
+        for s in [&mut at_once, &mut one_by_one] {
+            s.set_operator_addresses(&["human@desk".into()]).unwrap();
+        }
+        at_once.import_text("<test>", &texts.concat(), &Default::default()).unwrap();
+        for text in &texts {
+            one_by_one.import_text("<test>", text, &Default::default()).unwrap();
+        }
+        proptest::prop_assert_eq!(ledger_rows(&at_once), ledger_rows(&one_by_one));
+    }
+}

@@ -60,9 +60,8 @@ pub(crate) struct Ledger {
     pub awaiting_from: Option<String>,
     pub awaiting_needed: Option<i64>,
     pub missing_parent: bool,
-    /// The stored parent: its seq, whether it awaits replies, whether it is addressed to the
-    /// operator, its intent.
-    parent: Option<(i64, bool, bool, Option<String>)>,
+    /// The stored parent, as [`ParentRow`] says.
+    parent: Option<ParentRow>,
     /// This message counts as an answer ([`awaiting::is_answer`]).
     answers: bool,
     /// Composed here, or received from one of the operator's addresses.
@@ -108,6 +107,21 @@ pub(crate) fn address_key(a: &str) -> String {
     a.trim().to_lowercase()
 }
 
+/// What the ledger needs of a stored message that a new one answers: its seq, whether it
+/// awaits replies, whether it is addressed to the operator, and whether it is a POLL.
+pub(crate) type ParentRow = (i64, bool, bool, bool);
+
+/// What a new message's arrival did to the wait of the message it answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParentWait {
+    /// Nothing changed (no parent stored, it awaited nothing, or this is no answer).
+    Unchanged,
+    /// It awaits nothing any more.
+    Ended,
+    /// Counted again from its stored replies (a POLL): read the row to know.
+    Recounted,
+}
+
 /// The ledger's columns of a message about to be stored: when it was sent, whether it is
 /// addressed to the operator, whom it awaits, and whether the message it answers is stored.
 pub(crate) fn prepare(
@@ -115,6 +129,18 @@ pub(crate) fn prepare(
     m: &NewMessage<'_>,
     operator: &HashSet<String>,
     stored_at: &str,
+) -> Result<Ledger, StoreError> {
+    prepare_knowing(conn, m, operator, stored_at, None)
+}
+
+/// [`prepare`], given the parent's row when the caller knows it (an import keeps those of the
+/// messages it stored; see `writer`), so that only an unknown parent is looked up.
+pub(crate) fn prepare_knowing(
+    conn: &Connection,
+    m: &NewMessage<'_>,
+    operator: &HashSet<String>,
+    stored_at: &str,
+    known: Option<ParentRow>,
 ) -> Result<Ledger, StoreError> {
     let recipient_key = address_key(m.recipient);
     let to_me = m.received && operator.contains(&recipient_key);
@@ -126,11 +152,16 @@ pub(crate) fn prepare(
         None
     };
     let parent = match m.parent {
+        Some(_) if known.is_some() => known,
         Some(p) => conn
             .prepare_cached(
                 "SELECT seq, awaiting_from IS NOT NULL, to_me, intent FROM messages WHERE id = ?1",
             )?
-            .query_row([p], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .query_row([p], |r| {
+                let intent: Option<String> = r.get(3)?;
+                let poll = intent.as_deref().map(Intent::parse) == Some(Intent::Poll);
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, poll))
+            })
             .optional()?,
         None => None,
     };
@@ -166,27 +197,30 @@ impl Ledger {
         }
     }
 
-    /// What the message's arrival changes for the one it answers, once it is stored.
+    /// What the message's arrival changes for the one it answers, once it is stored; says
+    /// what became of that one's wait.
     pub(crate) fn after_insert(
         &self,
         conn: &Connection,
         stored_at: &str,
-    ) -> Result<(), StoreError> {
-        let Some((parent_seq, parent_waits, parent_to_me, parent_intent)) = &self.parent else {
-            return Ok(());
+    ) -> Result<ParentWait, StoreError> {
+        let Some((parent_seq, parent_waits, parent_to_me, poll)) = &self.parent else {
+            return Ok(ParentWait::Unchanged);
         };
         // A reply that is no answer changes no wait. An answer ends the wait of a message
         // awaiting one answer from anyone; only a POLL counts its targets again.
+        let mut wait = ParentWait::Unchanged;
         if *parent_waits && self.answers {
-            let poll = parent_intent.as_deref().map(Intent::parse) == Some(Intent::Poll);
-            if poll {
+            if *poll {
                 recompute_awaiting(conn, *parent_seq)?;
+                wait = ParentWait::Recounted;
             } else {
                 conn.prepare_cached(
                     "UPDATE messages SET awaiting_from = NULL, awaiting_needed = NULL
                      WHERE seq = ?1",
                 )?
                 .execute([parent_seq])?;
+                wait = ParentWait::Ended;
             }
         }
         if *parent_to_me && self.by_operator {
@@ -195,7 +229,7 @@ impl Ledger {
             )?
             .execute(params![parent_seq, stored_at])?;
         }
-        Ok(())
+        Ok(wait)
     }
 }
 

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::checkpointer::Checkpointer;
+use super::delivery::{ParentRow, ParentWait};
 use super::import::{ImportItem, Outcome};
 use super::prepare::{Prepared, fill};
 use super::receipt_id::ReceiptIds;
@@ -96,6 +97,11 @@ pub(super) struct Run<'c> {
     /// Copies each committed piece into the database while the next is written; started at
     /// the first piece's end, so a paste of a few envelopes never starts it.
     checkpointer: Option<Checkpointer>,
+    /// What the ledger reads of a parent, for the messages this piece stored: a reply nearly
+    /// always follows its parent closely, and looking the parent up cost a tenth of storing
+    /// an envelope. Kept as this writer changes those rows (see `store_one`), and forgotten
+    /// at every piece's end, as another writer may change them between two pieces.
+    parents: HashMap<String, ParentRow>,
 }
 
 impl<'c> Run<'c> {
@@ -130,6 +136,7 @@ impl<'c> Run<'c> {
             operator: super::delivery::operator_addresses(conn)?,
             trust: super::keys::Ledger::load(conn)?,
             checkpointer: None,
+            parents: HashMap::new(),
         })
     }
 }
@@ -189,6 +196,7 @@ impl Run<'_> {
             // And the threads' participants and contexts are read again.
             self.threads.clear();
         }
+        self.parents.clear();
         self.piece_first_seq = now;
         self.last_seq = now;
         self.awaiting = awaiting(self.conn)?;
@@ -400,7 +408,10 @@ impl Run<'_> {
             Some(edit) => std::borrow::Cow::Borrowed(edit),
             None => std::borrow::Cow::Owned(super::texts::raw_edit(raw, &filled.canonical)),
         };
-        let ledger = super::delivery::prepare(
+        let known = parent.as_deref().and_then(|p| self.parents.get(p).copied());
+        // As the ledger reads it back from the stored intent.
+        let poll = filled.intent.as_ref().map(|i| Intent::parse(i.as_str())) == Some(Intent::Poll);
+        let ledger = super::delivery::prepare_knowing(
             self.conn,
             &super::delivery::NewMessage {
                 id: &message,
@@ -413,6 +424,7 @@ impl Run<'_> {
             },
             &self.operator,
             &self.now,
+            known,
         )?;
         self.conn
             .prepare_cached(
@@ -461,7 +473,21 @@ impl Run<'_> {
                 ledger.state(),
             ])?;
         let seq = self.conn.last_insert_rowid();
-        ledger.after_insert(self.conn, &self.now)?;
+        let wait = ledger.after_insert(self.conn, &self.now)?;
+        if let Some(parent) = &parent {
+            match wait {
+                ParentWait::Unchanged => {}
+                ParentWait::Ended => {
+                    if let Some(row) = self.parents.get_mut(parent) {
+                        row.1 = false;
+                    }
+                }
+                ParentWait::Recounted => {
+                    self.parents.remove(parent);
+                }
+            }
+        }
+        let mut row = Some((seq, ledger.awaiting_from.is_some(), ledger.to_me, poll));
         if let Some(parent) = &parent {
             if self.awaiting.remove(parent) {
                 // The message it answers is answered now.
@@ -500,6 +526,11 @@ impl Run<'_> {
             }
             self.rehome_replies(&message, &thread)?;
             super::delivery::parent_arrived(self.conn, seq, &message)?;
+            // Its wait was counted again from those replies: read when asked.
+            row = None;
+        }
+        if let Some(row) = row {
+            self.parents.insert(message.clone(), row);
         }
         if let Some(parent) = parent {
             self.named_parents.insert(id_key(&parent));
