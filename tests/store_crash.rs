@@ -27,10 +27,17 @@ const THREADING: &str = "crash-child: threading started";
 /// Printed by a writer child when it is done, with when it started and ended.
 const RAN: &str = "writer-child: ran (ms since the epoch)";
 
+/// Set to a number of envelopes, `crash_child` imports that many instead of [`crash_spec`]'s.
+const CRASH_ENVELOPES_ENV: &str = "CROSSTALK_CRASH_ENVELOPES";
+
 /// About 21 MB: big enough that threading it takes a while, in debug and release builds.
 fn crash_spec() -> TranscriptSpec {
+    let envelopes = std::env::var(CRASH_ENVELOPES_ENV)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(30_000);
     TranscriptSpec {
-        envelopes: 30_000,
+        envelopes,
         threads: 1_500,
         seed: 21,
         mangled_percent: 5,
@@ -436,7 +443,17 @@ fn a_writer_that_waits_two_seconds_gets_in_while_a_long_import_runs() {
     let db = dir.path().join("busy.db");
     let db_str = db.to_str().unwrap();
     drop(Store::open(&db).unwrap());
-    let mut child = spawn_self("crash_child", &[(CRASH_ENV, db_str)]);
+    // Long enough for several writes however fast the import is: an optimized build threads
+    // 30 000 envelopes in about a second, a handful of pieces.
+    let envelopes = if cfg!(debug_assertions) {
+        "30000"
+    } else {
+        "90000"
+    };
+    let mut child = spawn_self(
+        "crash_child",
+        &[(CRASH_ENV, db_str), (CRASH_ENVELOPES_ENV, envelopes)],
+    );
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().unwrap();
     let reader = std::thread::spawn(move || {
@@ -452,7 +469,7 @@ fn a_writer_that_waits_two_seconds_gets_in_while_a_long_import_runs() {
     let stderr = drain(child.stderr.take());
     let threading = rx.recv_timeout(Duration::from_secs(120)).is_ok();
 
-    // While the other process threads its 30 000 envelopes, write one envelope after another
+    // While the other process threads its envelopes, write one envelope after another
     // with a busy timeout of two seconds (an import held the lock for its whole input before).
     let mut store = Store::open(&db).unwrap();
     store.set_busy_timeout(Duration::from_secs(2)).unwrap();
