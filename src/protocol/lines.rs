@@ -244,10 +244,20 @@ impl<'a> LineMap<'a> {
         })
     }
 
+    /// Whether cleaning left the line as it was (nothing invisible, no odd space, no
+    /// carriage return): then a cleaned offset is an original one. A banner's `→` or a
+    /// word like `für` leaves most non-ASCII lines so, collapsed envelopes among them.
+    fn unchanged(&self) -> bool {
+        matches!(self.cleaned, Cow::Borrowed(_))
+    }
+
     /// The 1-based column in the original of cleaned byte offset `off`.
     pub fn column(&self, off: usize) -> u32 {
         if self.ascii {
             return off.min(self.original.len()) as u32 + 1;
+        }
+        if self.unchanged() {
+            return plain_column(self.original, off);
         }
         if self.original.len() < TABLE_FROM {
             return column(self.original, off);
@@ -261,6 +271,14 @@ impl<'a> LineMap<'a> {
         if self.ascii {
             return off.min(self.original.len());
         }
+        if self.unchanged() {
+            // The first character that starts at `off` or after it.
+            let mut at = off.min(self.original.len());
+            while !self.original.is_char_boundary(at) {
+                at += 1;
+            }
+            return at;
+        }
         if self.original.len() < TABLE_FROM {
             return original_offset(self.original, off);
         }
@@ -270,7 +288,7 @@ impl<'a> LineMap<'a> {
 }
 
 /// The original byte offset of byte offset `off` in `clean(original)`.
-fn original_offset(original: &str, off: usize) -> usize {
+pub(super) fn original_offset(original: &str, off: usize) -> usize {
     let mut cleaned = 0usize;
     for (i, c) in original.char_indices() {
         if is_invisible(c) {
@@ -284,10 +302,23 @@ fn original_offset(original: &str, off: usize) -> usize {
     original.len()
 }
 
+/// [`column`] for a line that cleaning leaves as it is: one more than the number of
+/// characters that start before `off` (a character `off` falls inside counts, as the walk
+/// counts it), found by counting the bytes that start a character instead of decoding them.
+pub(crate) fn plain_column(original: &str, off: usize) -> u32 {
+    let before = &original.as_bytes()[..off.min(original.len())];
+    // Continuation bytes are 0b10xx_xxxx, which as signed bytes are below -0x40.
+    before.iter().filter(|&&b| (b as i8) >= -0x40).count() as u32 + 1
+}
+
 /// The 1-based character column in `original` of byte offset `off` in `clean(original)`.
 pub(crate) fn column(original: &str, off: usize) -> u32 {
     if original.is_ascii() {
         return off.min(original.len()) as u32 + 1;
+    }
+    // Nothing that cleaning drops or narrows: offsets are the original's.
+    if !any_char_from(original, |c| is_invisible(c) || is_odd_space(c)) {
+        return plain_column(original, off);
     }
     let mut cleaned = 0usize;
     let mut col = 1u32;
@@ -446,10 +477,7 @@ pub(crate) fn split_key(s: &str) -> Option<(&str, &str, usize)> {
     if !b.first().is_some_and(u8::is_ascii_alphabetic) {
         return None;
     }
-    let colon = b
-        .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-' || **c == b'_')
-        .count();
+    let colon = b.iter().take_while(|c| KEY_BYTE[**c as usize]).count();
     if b.get(colon) != Some(&b':') {
         return None;
     }
@@ -459,9 +487,49 @@ pub(crate) fn split_key(s: &str) -> Option<(&str, &str, usize)> {
     if after.starts_with("//") {
         return None;
     }
-    let value = after.trim_start_matches(is_indent);
+    let value = trim_indent_start(after);
     let value_off = lead + colon + 1 + (after.len() - value.len());
-    Some((key, value.trim_end(), value_off))
+    Some((key, trim_end(value), value_off))
+}
+
+/// The bytes of a key after its first letter: ASCII letters, digits, `-` and `_` (a table:
+/// every structural line's key is measured with it).
+const KEY_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'-' || c == b'_';
+        b += 1;
+    }
+    t
+};
+
+/// `s.trim_start_matches(is_indent)`: the ASCII spaces and tabs are skipped byte by byte,
+/// and only a non-ASCII character after them (an odd space, perhaps) is decoded.
+pub(crate) fn trim_indent_start(s: &str) -> &str {
+    let (n, more) = ascii_indent(s);
+    if more {
+        s[n..].trim_start_matches(is_indent)
+    } else {
+        &s[n..]
+    }
+}
+
+/// `s.trim_end()`: trailing ASCII white space is dropped byte by byte, and characters are
+/// decoded only when a non-ASCII one ends what is left (it may be white space too). Every
+/// header and META value is trimmed.
+pub(crate) fn trim_end(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while end > 0 {
+        match b[end - 1] {
+            b' ' | b'\t'..=b'\r' => end -= 1,
+            c if c.is_ascii() => return &s[..end],
+            _ => return s[..end].trim_end(),
+        }
+    }
+    ""
 }
 
 #[cfg(test)]
