@@ -5,9 +5,9 @@
 
 use proptest::prelude::*;
 
+use super::address::{check_fully, plainly_valid};
 use super::lines::{self, is_indent};
-use super::model::STRUCTURAL_KEYS;
-use super::parse::structural_key;
+use super::model::{STRUCTURAL_KEYS, structural_key};
 
 /// Text mixing the characters that the fast paths answer byte by byte with those that send
 /// them to the slow path.
@@ -136,5 +136,59 @@ proptest! {
             let upper = k.to_ascii_uppercase();
             prop_assert_eq!(structural_key(&upper, exact), structural_key_plain(&upper, exact));
         }
+    }
+}
+
+/// Names and addresses near the valid ones: schemes, `//`, `email:` and `tel:`, white space.
+fn addressish() -> impl Strategy<Value = String> {
+    let part = prop_oneof![
+        Just("claude".to_string()),
+        Just("://".to_string()),
+        Just(":".to_string()),
+        Just("/".to_string()),
+        Just("email:".to_string()),
+        Just("tel:".to_string()),
+        Just("@".to_string()),
+        "[a-zA-Z0-9_.+?#@-]{1,6}",
+        mixed(3),
+    ];
+    prop::collection::vec(part, 0..6).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(5000))]
+
+    /// What the one look accepts, the full reading accepts too.
+    #[test]
+    fn plainly_valid_addresses_are_valid(v in addressish()) {
+        if plainly_valid(v.as_bytes()) {
+            prop_assert_eq!(check_fully(&v), Ok(()));
+        }
+    }
+}
+
+/// The one look answers the usual names and addresses, and leaves the rest to the rules.
+#[test]
+fn plain_names_and_addresses_are_seen_at_once() {
+    for ok in [
+        "CLAUDE",
+        "supportbot@acme.com",
+        "claude://session/abc",
+        "human://kalle@example.com",
+    ] {
+        assert!(plainly_valid(ok.as_bytes()), "{ok}");
+    }
+    for other in [
+        "",
+        " CLAUDE",
+        "a b",
+        "x://",
+        "x:///a",
+        "email:a@b.co",
+        "tel:+1-555",
+        "é",
+        "-x",
+    ] {
+        assert!(!plainly_valid(other.as_bytes()), "{other}");
     }
 }
