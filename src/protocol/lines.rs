@@ -43,6 +43,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next line, consumed.
+    #[inline]
     pub fn next_line(&mut self) -> Option<Line<'a>> {
         if self.pos >= self.text.len() {
             return None;
@@ -71,6 +72,7 @@ impl<'a> Cursor<'a> {
     /// Moves past `line`, a line this cursor's [`Cursor::peek_line`] returned, without
     /// searching for its end again: every line of an envelope is peeked before it is
     /// consumed, and finding each line's end twice was a tenth of `check`'s time.
+    #[inline]
     pub fn skip_peeked(&mut self, line: &Line<'a>) {
         debug_assert_eq!(line.start, self.pos, "a line peeked at this position");
         self.pos = line.end;
@@ -95,6 +97,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next line, not consumed.
+    #[inline]
     pub fn peek_line(&self) -> Option<Line<'a>> {
         let mut c = *self;
         c.next_line()
@@ -185,6 +188,7 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
 }
 
 /// Whether [`clean`] removed any invisible character from `s`.
+#[inline]
 pub(crate) fn had_invisible(s: &str) -> bool {
     !s.is_ascii() && any_char_from(s, is_invisible)
 }
@@ -339,6 +343,7 @@ pub(crate) fn column(original: &str, off: usize) -> u32 {
 /// The length of the run of ASCII spaces and tabs that begins `s`, and whether a non-ASCII
 /// character follows it (then an odd space may continue the indentation). Structural lines
 /// are read several times each, so the common ASCII case is answered byte by byte.
+#[inline]
 fn ascii_indent(s: &str) -> (usize, bool) {
     let b = s.as_bytes();
     let n = b.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
@@ -346,6 +351,7 @@ fn ascii_indent(s: &str) -> (usize, bool) {
 }
 
 /// Number of leading indentation characters and their byte length.
+#[inline]
 pub(crate) fn indent_of(s: &str) -> (usize, usize) {
     let (ascii, more) = ascii_indent(s);
     if !more {
@@ -364,6 +370,7 @@ pub(crate) fn indent_of(s: &str) -> (usize, usize) {
 }
 
 /// Removes up to `n` leading indentation characters.
+#[inline]
 pub(crate) fn strip_indent(s: &str, n: usize) -> &str {
     let (ascii, more) = ascii_indent(s);
     if ascii >= n || !more {
@@ -380,6 +387,7 @@ pub(crate) fn strip_indent(s: &str, n: usize) -> &str {
 }
 
 /// Whether the line is empty or only indentation.
+#[inline]
 pub(crate) fn is_blank(s: &str) -> bool {
     let (ascii, more) = ascii_indent(s);
     if !more {
@@ -391,6 +399,7 @@ pub(crate) fn is_blank(s: &str) -> bool {
 /// Whether the line holds nothing but indentation: unlike [`is_blank`], an invisible
 /// character counts as text. A body keeps such a line wherever it is (body text is never
 /// cleaned), while its structure still reads it as blank.
+#[inline]
 pub(crate) fn is_space_only(s: &str) -> bool {
     let (ascii, more) = ascii_indent(s);
     if !more {
@@ -416,10 +425,18 @@ pub(crate) fn strip_prefix_loose<'a>(line: &'a str, prefix: &str) -> &'a str {
 
 /// Removes a quote/indent prefix strictly: `None` when the line does not carry it (the quote
 /// or indented region has ended). Blank lines pass when the prefix is only whitespace.
+///
+/// Inlined for the usual empty prefix, which every line of most envelopes is read through.
+#[inline]
 pub(crate) fn strip_prefix_strict<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
     if prefix.is_empty() {
         return Some(line);
     }
+    strip_some_prefix(line, prefix)
+}
+
+/// [`strip_prefix_strict`] for a prefix that is not empty.
+fn strip_some_prefix<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
     if let Some(rest) = line.strip_prefix(prefix) {
         return Some(rest);
     }
@@ -436,29 +453,41 @@ pub(crate) fn strip_prefix_strict<'a>(line: &'a str, prefix: &str) -> Option<&'a
 }
 
 /// Whether a (cleaned) line opens or closes a markdown code fence.
+#[inline]
 pub(crate) fn is_fence(s: &str) -> bool {
     // Asked of every line of an envelope: one that starts with another ASCII character is
-    // answered before trimming.
+    // answered before trimming, where it is asked.
     if s.as_bytes()
         .first()
         .is_some_and(|&b| b.is_ascii() && !matches!(b, b' ' | b'\t' | b'>' | b'`' | b'~'))
     {
         return false;
     }
+    is_fence_trimmed(s)
+}
+
+/// [`is_fence`] for a line that may start with indentation or a quote.
+fn is_fence_trimmed(s: &str) -> bool {
     let t = s.trim_start_matches(|c: char| is_indent(c) || c == '>');
     t.starts_with("```") || t.starts_with("~~~")
 }
 
 /// Whether a (cleaned, prefix-stripped) line is `[[END]]` (spaces and case tolerated).
+#[inline]
 pub(crate) fn is_end_marker(s: &str) -> bool {
     // Every line of an envelope is asked: one that starts with an ASCII character other
-    // than `[` and white space is answered before trimming.
+    // than `[` and white space is answered before trimming, where it is asked.
     if s.as_bytes()
         .first()
         .is_some_and(|&b| b.is_ascii() && b != b'[' && b != b' ' && !(b'\t'..=b'\r').contains(&b))
     {
         return false;
     }
+    is_end_marker_trimmed(s)
+}
+
+/// [`is_end_marker`] for a line that may start with `[` or white space.
+fn is_end_marker_trimmed(s: &str) -> bool {
     let t = s.trim();
     let Some(inner) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) else {
         return false;

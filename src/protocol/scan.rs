@@ -93,14 +93,21 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// Whether a (cleaned, prefix-stripped) line starts with a banner: an envelope without
 /// `[[END]]` stops where the next one begins, and large inputs may be cut before such a line.
+#[inline]
 pub(crate) fn starts_banner(s: &str) -> bool {
-    // Most lines asked (every line of an envelope) start with a letter: no trimming for them.
+    // Most lines asked (every line of an envelope) start with a letter: no trimming for them,
+    // and no call.
     if s.as_bytes()
         .first()
         .is_some_and(|&b| b.is_ascii() && !matches!(b, b' ' | b'\t' | b'['))
     {
         return false;
     }
+    starts_banner_trimmed(s)
+}
+
+/// [`starts_banner`] for a line that may start with indentation or `[`.
+fn starts_banner_trimmed(s: &str) -> bool {
     let t = s.trim_start_matches(lines::is_indent);
     t.starts_with("[[") && matches!(match_bracket(t, 0), Bracket::Banner(_))
 }
@@ -109,11 +116,13 @@ pub(crate) fn starts_banner(s: &str) -> bool {
 /// ends with one that names a version after other text (`echo '[[A→B v1]]`, a bullet). Such
 /// a line ends whatever envelope came before, and every look-ahead stops there, which keeps
 /// extraction linear however many of them a paste holds.
+#[inline]
 pub(crate) fn opens_envelope(s: &str) -> bool {
     starts_banner(s) || ends_with_banner(s)
 }
 
 /// Whether the line ends with a versioned banner that is not inline code.
+#[inline]
 fn ends_with_banner(s: &str) -> bool {
     // A line that ends in an ASCII character other than `]` and white space does not.
     if s.as_bytes()
@@ -122,6 +131,11 @@ fn ends_with_banner(s: &str) -> bool {
     {
         return false;
     }
+    ends_with_banner_trimmed(s)
+}
+
+/// [`ends_with_banner`] for a line that may end with `]` or white space.
+fn ends_with_banner_trimmed(s: &str) -> bool {
     let t = s.trim_end();
     if !t.ends_with("]]") {
         return false;

@@ -604,13 +604,18 @@ impl<'a> Block<'a, '_> {
 
     /// Ends the open META entry, warning when its flow list never closed (the lines it
     /// took are in its value; nothing was dropped, but the value is incomplete).
+    #[inline]
     fn close_meta_entry(&mut self) {
-        let Some(entry) = self.meta_entry.take() else {
-            return;
-        };
-        if entry.flow.depth == 0 {
-            return;
+        // Asked on every line: inlined, so that a line with no open entry costs no call.
+        if let Some(entry) = self.meta_entry.take()
+            && entry.flow.depth > 0
+        {
+            self.unclosed_meta_value();
         }
+    }
+
+    /// The warning for a META entry whose flow collection never closed.
+    fn unclosed_meta_value(&mut self) {
         let (Some(block), Some((_, positions))) = (self.env.meta.last(), self.pos.meta.last())
         else {
             return;
