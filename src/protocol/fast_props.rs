@@ -117,6 +117,14 @@ proptest! {
     }
 
     #[test]
+    fn plain_ascii_is_ascii_without_a_carriage_return(s in mixed(40)) {
+        for end in (0..=s.len()).filter(|e| s.is_char_boundary(*e)) {
+            let t = &s[..end];
+            prop_assert_eq!(lines::is_plain_ascii(t), t.is_ascii() && !t.contains('\r'), "{:?}", t);
+        }
+    }
+
+    #[test]
     fn trimming_agrees_with_the_standard_library(s in mixed(24)) {
         prop_assert_eq!(lines::trim_end(&s), s.trim_end());
         prop_assert_eq!(lines::trim_indent_start(&s), s.trim_start_matches(is_indent));

@@ -5,6 +5,7 @@
 //! `sig:` / `hash:` and `[[END]]`. Lines are read through the envelope's quote prefix.
 
 use std::borrow::Cow;
+use std::cell::{Cell, OnceCell};
 
 mod body;
 
@@ -25,37 +26,42 @@ struct View<'a> {
     line: Line<'a>,
     /// Prefix removed, otherwise as written (body lines use this).
     text: &'a str,
-    /// `text` through [`lines::clean`], and whether it is plain ASCII (nothing to clean, a
-    /// column is a byte offset), made on first use: body lines never need it. Structural
-    /// lines are asked for their cleaned text, their invisible characters and the columns of
-    /// their parts; one look at the bytes answers all of them for the usual ASCII line.
-    cleaned: std::cell::OnceCell<(Cow<'a, str>, bool)>,
+    /// Whether `text` is plain ASCII (nothing to clean, a column is a byte offset), judged
+    /// on first use: body lines never need it. Structural lines are asked for their cleaned
+    /// text, their invisible characters and the columns of their parts; one look at the
+    /// bytes answers all of them for the usual ASCII line. (A plain flag rather than a
+    /// once-made pair: the pair's bookkeeping cost more than the look.)
+    plain: Cell<Option<bool>>,
+    /// `text` through [`lines::clean`], made on first use for a line that is not plain.
+    cleaned: OnceCell<Cow<'a, str>>,
     /// Characters of prefix removed, for columns.
     pcols: u32,
 }
 
 impl View<'_> {
-    fn read(&self) -> &(Cow<'_, str>, bool) {
-        self.cleaned.get_or_init(|| {
-            if lines::is_plain_ascii(self.text) {
-                (Cow::Borrowed(self.text), true)
-            } else {
-                (lines::clean(self.text), false)
-            }
-        })
+    fn plain(&self) -> bool {
+        if let Some(plain) = self.plain.get() {
+            return plain;
+        }
+        let plain = lines::is_plain_ascii(self.text);
+        self.plain.set(Some(plain));
+        plain
     }
 
     fn cleaned(&self) -> &str {
-        &self.read().0
+        if self.plain() {
+            return self.text;
+        }
+        self.cleaned.get_or_init(|| lines::clean(self.text))
     }
 
     /// Whether [`lines::clean`] removed an invisible character from the line.
     fn had_invisible(&self) -> bool {
-        !self.read().1 && lines::had_invisible(self.text)
+        !self.plain() && lines::had_invisible(self.text)
     }
 
     fn col(&self, off: usize) -> u32 {
-        if self.read().1 {
+        if self.plain() {
             return self.pcols + off.min(self.text.len()) as u32 + 1;
         }
         self.pcols + lines::column(self.text, off)
@@ -256,6 +262,7 @@ fn is_known(key: &str) -> bool {
 }
 
 impl<'a> Block<'a, '_> {
+    #[inline(always)]
     fn peek(&self) -> Option<View<'a>> {
         let line = self.cur.peek_line()?;
         let text = lines::strip_prefix_strict(line.text, self.prefix)?;
@@ -267,11 +274,13 @@ impl<'a> Block<'a, '_> {
         Some(View {
             line,
             text,
-            cleaned: std::cell::OnceCell::new(),
+            plain: Cell::new(None),
+            cleaned: OnceCell::new(),
             pcols,
         })
     }
 
+    #[inline]
     fn consume(&mut self, v: &View<'a>, content: bool) {
         self.cur.skip_peeked(&v.line);
         if content {
