@@ -101,6 +101,7 @@ proptest! {
     #[test]
     fn columns_agree_with_the_walk(s in mixed(40)) {
         let map = lines::LineMap::new(&s);
+        prop_assert_eq!(map.had_invisible(), lines::had_invisible(&s));
         for off in 0..=map.cleaned.len() + 2 {
             prop_assert_eq!(lines::column(&s, off), column_walk(&s, off), "{}", off);
             prop_assert_eq!(map.column(off), column_walk(&s, off), "{}", off);

@@ -265,6 +265,12 @@ impl<'a> LineMap<'a> {
         matches!(self.cleaned, Cow::Borrowed(_))
     }
 
+    /// Whether cleaning removed an invisible character: never when it left the line as it
+    /// was, so only a changed line is searched again.
+    pub fn had_invisible(&self) -> bool {
+        !self.unchanged() && had_invisible(self.original)
+    }
+
     /// The 1-based column in the original of cleaned byte offset `off`.
     pub fn column(&self, off: usize) -> u32 {
         if self.ascii {

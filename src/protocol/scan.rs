@@ -233,6 +233,7 @@ impl<'a> Extractor<'a> {
                         if let Some(mut p) = parse::parse_block(
                             &self.opts,
                             line,
+                            &map,
                             bm,
                             &prefix,
                             &mut self.cur,
@@ -350,7 +351,7 @@ impl<'a> Extractor<'a> {
                 },
             })
             .collect();
-        let mut p = parse::parse_block(&self.opts, line, bm, &prefix, &mut self.cur, first)?;
+        let mut p = parse::parse_block(&self.opts, line, map, bm, &prefix, &mut self.cur, first)?;
         validate::validate(&mut p, self.input, &self.opts);
         Some(p)
     }

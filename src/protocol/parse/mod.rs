@@ -9,7 +9,7 @@ use std::cell::{Cell, OnceCell};
 
 mod body;
 
-use super::lines::{self, Cursor, Line};
+use super::lines::{self, Cursor, Line, LineMap};
 use super::model::{Banner, Envelope, Header, KNOWN_HEADERS, MetaBlock, structural_key};
 use super::scan::{self, BannerMatch};
 use super::{Code, Diagnostic, Options, Parsed, Pos, Positions, Span};
@@ -100,18 +100,20 @@ pub(crate) struct BannerHeader<'a> {
     pub pos: Pos,
 }
 
-/// Parses the envelope whose banner is on `banner_line`; `cur` stands after the banner and
+/// Parses the envelope whose banner is on `banner_line` (read for structure as `banner_map`,
+/// which the scan made already); `cur` stands after the banner and
 /// is left after the envelope. `None` means the banner had nothing of an envelope after it.
 /// `first` holds the headers that stood on the banner line itself (a lost line break).
 pub(crate) fn parse_block<'a>(
     opts: &Options,
     banner_line: Line<'a>,
+    banner_map: &LineMap<'_>,
     bm: BannerMatch,
     prefix: &str,
     cur: &mut Cursor<'a>,
     first: Vec<BannerHeader<'_>>,
 ) -> Option<Parsed> {
-    let banner_col = lines::column(banner_line.text, bm.start);
+    let banner_col = banner_map.column(bm.start);
     let version = version_diag(&bm, banner_line.no, banner_col);
     let mut b = Block {
         cur: *cur,
@@ -141,7 +143,7 @@ pub(crate) fn parse_block<'a>(
         meta_entry: None,
         end_after_sig: None,
     };
-    if lines::had_invisible(banner_line.text) {
+    if banner_map.had_invisible() {
         b.invisible(banner_line.no, banner_col);
     }
     b.diags.extend(version);
