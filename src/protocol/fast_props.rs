@@ -126,6 +126,12 @@ proptest! {
     }
 
     #[test]
+    fn arrows_and_pairs_are_found_where_the_str_search_finds_them(s in mixed(30)) {
+        prop_assert_eq!(lines::find_arrow(s.as_bytes()), s.find('→'));
+        prop_assert_eq!(lines::find_pair(s.as_bytes(), *b"[["), s.find("[["));
+    }
+
+    #[test]
     fn trimming_agrees_with_the_standard_library(s in mixed(24)) {
         prop_assert_eq!(lines::trim_end(&s), s.trim_end());
         prop_assert_eq!(lines::trim_indent_start(&s), s.trim_start_matches(is_indent));

@@ -117,6 +117,14 @@ pub(crate) fn find_pair(hay: &[u8], pair: [u8; 2]) -> Option<usize> {
     memchr::memchr_iter(pair[0], hay).find(|&i| hay.get(i + 1) == Some(&pair[1]))
 }
 
+/// The first offset of `→` in `hay`: its lead byte found by `memchr`, the other two
+/// compared. (A `str` search for the character costs more to set up than this takes on a
+/// banner, and every banner is searched.)
+pub(crate) fn find_arrow(hay: &[u8]) -> Option<usize> {
+    const ARROW: &[u8] = "→".as_bytes();
+    memchr::memchr_iter(ARROW[0], hay).find(|&i| hay[i..].starts_with(ARROW))
+}
+
 /// Characters that carry no visible content and are dropped from structural lines.
 pub(crate) fn is_invisible(c: char) -> bool {
     matches!(

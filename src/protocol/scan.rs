@@ -44,7 +44,7 @@ pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket {
         return Bracket::End { end };
     }
     let ascii_arrow = lines::find_pair(inner.as_bytes(), *b"->");
-    let (arrow, alen) = match (inner.find('→'), ascii_arrow) {
+    let (arrow, alen) = match (lines::find_arrow(inner.as_bytes()), ascii_arrow) {
         (Some(a), Some(b)) if b < a => (b, 2),
         (Some(a), _) => (a, '→'.len_utf8()),
         (None, Some(b)) => (b, 2),
@@ -361,7 +361,7 @@ impl<'a> Extractor<'a> {
 /// changed): the indentation and `>` that begin the line. Other text before the banner
 /// (`echo '`, a bullet, a prompt) is not repeated on the envelope's lines, so it is no prefix.
 fn quote_prefix(text: &str) -> String {
-    let orig_at = text.find("[[").unwrap_or(0);
+    let orig_at = lines::find_pair(text.as_bytes(), *b"[[").unwrap_or(0);
     text[..orig_at]
         .chars()
         .filter(|c| !lines::is_invisible(*c))

@@ -27,7 +27,8 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
     let banner = p.positions.banner;
 
     let major = env.banner.version.trim_start_matches(['v', 'V']);
-    if major.split('.').next() != Some("1") {
+    // The part before the first `.` (a byte search: this is asked of every envelope).
+    if major.as_bytes().split(|&b| b == b'.').next() != Some(b"1") {
         d.push(at(
             banner,
             Code::UnsupportedVersion,
