@@ -132,6 +132,15 @@ proptest! {
     }
 
     #[test]
+    fn indentation_read_once_agrees_with_each_question(s in mixed(16), n in 0usize..6) {
+        let ind = lines::Indent::of(&s);
+        prop_assert_eq!(ind.blank, lines::is_blank(&s));
+        prop_assert_eq!(ind.depth, lines::indent_of(&s).0);
+        let rest = lines::strip_indent(&s, n);
+        prop_assert_eq!(ind.strip(&s, n), (rest, lines::is_space_only(rest)));
+    }
+
+    #[test]
     fn trimming_agrees_with_the_standard_library(s in mixed(24)) {
         prop_assert_eq!(lines::trim_end(&s), s.trim_end());
         prop_assert_eq!(lines::trim_indent_start(&s), s.trim_start_matches(is_indent));

@@ -374,6 +374,52 @@ fn ascii_indent(s: &str) -> (usize, bool) {
     (n, b.get(n).is_some_and(|&c| !c.is_ascii()))
 }
 
+/// A body line's indentation, read once: what [`is_blank`], [`indent_of`] and
+/// [`strip_indent`] (and [`is_space_only`] of what is left) answer, from one look at its
+/// start when that is ASCII. Body lines are the most numerous lines of an envelope.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Indent {
+    /// Whether the line is [`is_blank`].
+    pub blank: bool,
+    /// The number of indentation characters, as [`indent_of`] counts them.
+    pub depth: usize,
+    /// Whether the indentation is ASCII and followed by ASCII (or nothing): then `depth` is
+    /// also its length in bytes, and nothing after it is indentation or invisible.
+    ascii: bool,
+}
+
+impl Indent {
+    /// The indentation of `s`.
+    #[inline]
+    pub fn of(s: &str) -> Indent {
+        let (n, more) = ascii_indent(s);
+        if !more {
+            return Indent {
+                blank: n == s.len(),
+                depth: n,
+                ascii: true,
+            };
+        }
+        Indent {
+            blank: is_blank(s),
+            depth: indent_of(s).0,
+            ascii: false,
+        }
+    }
+
+    /// `strip_indent(s, n)` for the line `s` this was read from, and whether what is left is
+    /// [`is_space_only`].
+    #[inline]
+    pub fn strip<'a>(&self, s: &'a str, n: usize) -> (&'a str, bool) {
+        if self.ascii {
+            // What is left is the rest of the indentation, then ASCII that is not.
+            return (&s[self.depth.min(n)..], self.blank);
+        }
+        let rest = strip_indent(s, n);
+        (rest, is_space_only(rest))
+    }
+}
+
 /// Number of leading indentation characters and their byte length.
 #[inline]
 pub(crate) fn indent_of(s: &str) -> (usize, usize) {
