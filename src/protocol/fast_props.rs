@@ -143,6 +143,7 @@ proptest! {
     #[test]
     fn trimming_agrees_with_the_standard_library(s in mixed(24)) {
         prop_assert_eq!(lines::trim_end(&s), s.trim_end());
+        prop_assert_eq!(lines::trim(&s), s.trim());
         prop_assert_eq!(lines::trim_indent_start(&s), s.trim_start_matches(is_indent));
     }
 

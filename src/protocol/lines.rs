@@ -558,17 +558,22 @@ pub(crate) fn is_end_marker(s: &str) -> bool {
 
 /// [`is_end_marker`] for a line that may start with `[` or white space.
 fn is_end_marker_trimmed(s: &str) -> bool {
-    let t = s.trim();
+    let t = trim(s);
     let Some(inner) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) else {
         return false;
     };
-    inner.trim().eq_ignore_ascii_case("END")
+    trim(inner).eq_ignore_ascii_case("END")
 }
 
 /// Splits `key: value` where the key is a word (`[A-Za-z][A-Za-z0-9_-]*`) after optional
 /// indentation. Returns the key, the value (trimmed) and the value's byte offset.
 pub(crate) fn split_key(s: &str) -> Option<(&str, &str, usize)> {
-    let (_, lead) = indent_of(s);
+    // Most keys start their line: no indentation to measure.
+    let lead = if s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) {
+        0
+    } else {
+        indent_of(s).1
+    };
     let rest = &s[lead..];
     // The key is the run of word bytes at the start; it is a key only when `:` ends it
     // (any other byte, or a first byte that is not a letter, makes the line no key).
@@ -613,6 +618,24 @@ pub(crate) fn trim_indent_start(s: &str) -> &str {
     } else {
         &s[n..]
     }
+}
+
+/// `s.trim()`: leading and trailing ASCII white space dropped byte by byte, characters
+/// decoded only when a non-ASCII one is at an edge. Ids, intents, signatures and end
+/// markers are trimmed on every envelope.
+#[inline]
+pub(crate) fn trim(s: &str) -> &str {
+    let n = s
+        .bytes()
+        .take_while(|&b| b == b' ' || (b'\t'..=b'\r').contains(&b))
+        .count();
+    let rest = &s[n..];
+    let rest = if rest.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
+        rest.trim_start()
+    } else {
+        rest
+    };
+    trim_end(rest)
 }
 
 /// `s.trim_end()`: trailing ASCII white space is dropped byte by byte, and characters are
