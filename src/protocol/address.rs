@@ -5,6 +5,14 @@
 
 /// Checks one banner side or routing hop; `Err` says what is wrong and how to write it.
 pub fn check_address(value: &str) -> Result<(), String> {
+    if plainly_valid(value.as_bytes()) {
+        return Ok(());
+    }
+    check_fully(value)
+}
+
+/// [`check_address`] without the one look: every rule, in turn.
+pub(crate) fn check_fully(value: &str) -> Result<(), String> {
     let v = value.trim();
     if v.is_empty() {
         return Err(
@@ -69,6 +77,61 @@ pub fn check_address(value: &str) -> Result<(), String> {
     }
     check_simple(v)
 }
+
+/// Whether `v` is, in one look at its bytes, a name or address [`check_address`] accepts:
+/// an ASCII simple name (`CLAUDE`, `bot@acme.com`) or `scheme://authority…` without white
+/// space. Every banner side and routing hop is checked, and nearly all are one of these;
+/// anything else (and every value with something to report) takes the full reading.
+pub(crate) fn plainly_valid(v: &[u8]) -> bool {
+    let Some(&first) = v.first() else {
+        return false;
+    };
+    // The bytes of a simple name up to the first that is not one: a colon, or anything else.
+    let name = v
+        .iter()
+        .take_while(|&&b| CLASS[b as usize] & NAME != 0)
+        .count();
+    if name == v.len() {
+        // A simple name: what `check_simple` accepts, in ASCII.
+        return first.is_ascii_alphanumeric();
+    }
+    if v[name] != b':' {
+        return false;
+    }
+    // `scheme://` at the first colon, a scheme `check_scheme` accepts, an authority that
+    // does not start with `/`, `?` or `#`, and no white space or control anywhere.
+    let (scheme, rest) = v.split_at(name);
+    first.is_ascii_alphabetic()
+        && scheme.iter().all(|&b| CLASS[b as usize] & SCHEME != 0)
+        && rest.starts_with(b"://")
+        && rest
+            .get(3)
+            .is_some_and(|b| !matches!(b, b'/' | b'?' | b'#'))
+        && rest.iter().all(|&b| b.is_ascii_graphic())
+}
+
+/// [`CLASS`] bit: a byte of an ASCII simple name.
+const NAME: u8 = 1;
+/// [`CLASS`] bit: a byte of a scheme.
+const SCHEME: u8 = 2;
+
+/// What each byte may be in [`plainly_valid`]'s names and schemes (a table: the two loops
+/// over every banner side are the look's whole cost).
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'@' | b'+' | b'/') {
+            t[i] |= NAME;
+        }
+        if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-') {
+            t[i] |= SCHEME;
+        }
+        i += 1;
+    }
+    t
+};
 
 /// Whether `v` holds white space: byte by byte for the usual ASCII name (every banner side
 /// is checked), by character otherwise.

@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 /// Why a value is not an identifier, phrased so the message can tell the user what to fix.
 pub fn check_id(value: &str) -> Result<(), String> {
-    let v = value.trim();
+    let v = super::lines::trim(value);
     if v.len() == 36 && v.as_bytes().get(8) == Some(&b'-') {
         return check_uuid_v7(v);
     }

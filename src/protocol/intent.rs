@@ -76,7 +76,7 @@ impl Intent {
 
     /// Normalizes a raw value and says whether it was core, legacy or unknown.
     pub fn classify(raw: &str) -> (Intent, IntentKind) {
-        let raw = raw.trim();
+        let raw = super::lines::trim(raw);
         if let Some(i) = Self::CORE
             .iter()
             .find(|i| i.as_str().eq_ignore_ascii_case(raw))

@@ -43,6 +43,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next line, consumed.
+    #[inline]
     pub fn next_line(&mut self) -> Option<Line<'a>> {
         if self.pos >= self.text.len() {
             return None;
@@ -71,6 +72,7 @@ impl<'a> Cursor<'a> {
     /// Moves past `line`, a line this cursor's [`Cursor::peek_line`] returned, without
     /// searching for its end again: every line of an envelope is peeked before it is
     /// consumed, and finding each line's end twice was a tenth of `check`'s time.
+    #[inline]
     pub fn skip_peeked(&mut self, line: &Line<'a>) {
         debug_assert_eq!(line.start, self.pos, "a line peeked at this position");
         self.pos = line.end;
@@ -95,6 +97,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next line, not consumed.
+    #[inline]
     pub fn peek_line(&self) -> Option<Line<'a>> {
         let mut c = *self;
         c.next_line()
@@ -112,6 +115,14 @@ pub(crate) fn split_lines(text: &str) -> impl Iterator<Item = &str> {
 /// short, where setting up a general substring search costs more than the search.
 pub(crate) fn find_pair(hay: &[u8], pair: [u8; 2]) -> Option<usize> {
     memchr::memchr_iter(pair[0], hay).find(|&i| hay.get(i + 1) == Some(&pair[1]))
+}
+
+/// The first offset of `→` in `hay`: its lead byte found by `memchr`, the other two
+/// compared. (A `str` search for the character costs more to set up than this takes on a
+/// banner, and every banner is searched.)
+pub(crate) fn find_arrow(hay: &[u8]) -> Option<usize> {
+    const ARROW: &[u8] = "→".as_bytes();
+    memchr::memchr_iter(ARROW[0], hay).find(|&i| hay[i..].starts_with(ARROW))
 }
 
 /// Characters that carry no visible content and are dropped from structural lines.
@@ -157,23 +168,33 @@ pub(crate) fn clean(s: &str) -> Cow<'_, str> {
 /// Whether `s` is ASCII without a carriage return: what [`clean`] leaves as it is, and whose
 /// columns are its byte offsets. Judged eight bytes at a time (a byte loop is not vectorized
 /// and a library search costs its set-up on lines this short): structural lines are many.
+/// The words' findings are gathered without a branch per word, and the bytes after the last
+/// whole word are read as one more word that overlaps it, not one by one.
+#[inline]
 pub(crate) fn is_plain_ascii(s: &str) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const CR: u64 = ONES * b'\r' as u64;
-    let mut words = s.as_bytes().chunks_exact(8);
-    for w in &mut words {
+    let b = s.as_bytes();
+    if b.len() < 8 {
+        return b.iter().all(|&c| c < 0x80 && c != b'\r');
+    }
+    let flags = |at: usize| {
         let mut word = [0u8; 8];
-        word.copy_from_slice(w);
+        word.copy_from_slice(&b[at..at + 8]);
         let w = u64::from_le_bytes(word);
         // A byte of `x` is zero where `w` holds `\r`; `(x - ONES) & !x` sets the high bit of
-        // some byte exactly when one is zero.
+        // some byte exactly when one is zero (given no high bit in `w`, else `w` sets it).
         let x = w ^ CR;
-        if (w | (x.wrapping_sub(ONES) & !x)) & HIGH != 0 {
-            return false;
-        }
+        w | (x.wrapping_sub(ONES) & !x)
+    };
+    let mut found = flags(b.len() - 8);
+    let mut at = 0;
+    while at + 8 <= b.len() {
+        found |= flags(at);
+        at += 8;
     }
-    words.remainder().iter().all(|&b| b < 0x80 && b != b'\r')
+    found & HIGH == 0
 }
 
 /// The first `max` characters of `text`, with `…` when cut: how a message quotes text.
@@ -185,6 +206,7 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
 }
 
 /// Whether [`clean`] removed any invisible character from `s`.
+#[inline]
 pub(crate) fn had_invisible(s: &str) -> bool {
     !s.is_ascii() && any_char_from(s, is_invisible)
 }
@@ -244,10 +266,26 @@ impl<'a> LineMap<'a> {
         })
     }
 
+    /// Whether cleaning left the line as it was (nothing invisible, no odd space, no
+    /// carriage return): then a cleaned offset is an original one. A banner's `→` or a
+    /// word like `für` leaves most non-ASCII lines so, collapsed envelopes among them.
+    fn unchanged(&self) -> bool {
+        matches!(self.cleaned, Cow::Borrowed(_))
+    }
+
+    /// Whether cleaning removed an invisible character: never when it left the line as it
+    /// was, so only a changed line is searched again.
+    pub fn had_invisible(&self) -> bool {
+        !self.unchanged() && had_invisible(self.original)
+    }
+
     /// The 1-based column in the original of cleaned byte offset `off`.
     pub fn column(&self, off: usize) -> u32 {
         if self.ascii {
             return off.min(self.original.len()) as u32 + 1;
+        }
+        if self.unchanged() {
+            return plain_column(self.original, off);
         }
         if self.original.len() < TABLE_FROM {
             return column(self.original, off);
@@ -261,6 +299,14 @@ impl<'a> LineMap<'a> {
         if self.ascii {
             return off.min(self.original.len());
         }
+        if self.unchanged() {
+            // The first character that starts at `off` or after it.
+            let mut at = off.min(self.original.len());
+            while !self.original.is_char_boundary(at) {
+                at += 1;
+            }
+            return at;
+        }
         if self.original.len() < TABLE_FROM {
             return original_offset(self.original, off);
         }
@@ -270,7 +316,7 @@ impl<'a> LineMap<'a> {
 }
 
 /// The original byte offset of byte offset `off` in `clean(original)`.
-fn original_offset(original: &str, off: usize) -> usize {
+pub(super) fn original_offset(original: &str, off: usize) -> usize {
     let mut cleaned = 0usize;
     for (i, c) in original.char_indices() {
         if is_invisible(c) {
@@ -284,10 +330,23 @@ fn original_offset(original: &str, off: usize) -> usize {
     original.len()
 }
 
+/// [`column`] for a line that cleaning leaves as it is: one more than the number of
+/// characters that start before `off` (a character `off` falls inside counts, as the walk
+/// counts it), found by counting the bytes that start a character instead of decoding them.
+pub(crate) fn plain_column(original: &str, off: usize) -> u32 {
+    let before = &original.as_bytes()[..off.min(original.len())];
+    // Continuation bytes are 0b10xx_xxxx, which as signed bytes are below -0x40.
+    before.iter().filter(|&&b| (b as i8) >= -0x40).count() as u32 + 1
+}
+
 /// The 1-based character column in `original` of byte offset `off` in `clean(original)`.
 pub(crate) fn column(original: &str, off: usize) -> u32 {
     if original.is_ascii() {
         return off.min(original.len()) as u32 + 1;
+    }
+    // Nothing that cleaning drops or narrows: offsets are the original's.
+    if !any_char_from(original, |c| is_invisible(c) || is_odd_space(c)) {
+        return plain_column(original, off);
     }
     let mut cleaned = 0usize;
     let mut col = 1u32;
@@ -308,13 +367,61 @@ pub(crate) fn column(original: &str, off: usize) -> u32 {
 /// The length of the run of ASCII spaces and tabs that begins `s`, and whether a non-ASCII
 /// character follows it (then an odd space may continue the indentation). Structural lines
 /// are read several times each, so the common ASCII case is answered byte by byte.
+#[inline]
 fn ascii_indent(s: &str) -> (usize, bool) {
     let b = s.as_bytes();
     let n = b.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
     (n, b.get(n).is_some_and(|&c| !c.is_ascii()))
 }
 
+/// A body line's indentation, read once: what [`is_blank`], [`indent_of`] and
+/// [`strip_indent`] (and [`is_space_only`] of what is left) answer, from one look at its
+/// start when that is ASCII. Body lines are the most numerous lines of an envelope.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Indent {
+    /// Whether the line is [`is_blank`].
+    pub blank: bool,
+    /// The number of indentation characters, as [`indent_of`] counts them.
+    pub depth: usize,
+    /// Whether the indentation is ASCII and followed by ASCII (or nothing): then `depth` is
+    /// also its length in bytes, and nothing after it is indentation or invisible.
+    ascii: bool,
+}
+
+impl Indent {
+    /// The indentation of `s`.
+    #[inline]
+    pub fn of(s: &str) -> Indent {
+        let (n, more) = ascii_indent(s);
+        if !more {
+            return Indent {
+                blank: n == s.len(),
+                depth: n,
+                ascii: true,
+            };
+        }
+        Indent {
+            blank: is_blank(s),
+            depth: indent_of(s).0,
+            ascii: false,
+        }
+    }
+
+    /// `strip_indent(s, n)` for the line `s` this was read from, and whether what is left is
+    /// [`is_space_only`].
+    #[inline]
+    pub fn strip<'a>(&self, s: &'a str, n: usize) -> (&'a str, bool) {
+        if self.ascii {
+            // What is left is the rest of the indentation, then ASCII that is not.
+            return (&s[self.depth.min(n)..], self.blank);
+        }
+        let rest = strip_indent(s, n);
+        (rest, is_space_only(rest))
+    }
+}
+
 /// Number of leading indentation characters and their byte length.
+#[inline]
 pub(crate) fn indent_of(s: &str) -> (usize, usize) {
     let (ascii, more) = ascii_indent(s);
     if !more {
@@ -333,6 +440,7 @@ pub(crate) fn indent_of(s: &str) -> (usize, usize) {
 }
 
 /// Removes up to `n` leading indentation characters.
+#[inline]
 pub(crate) fn strip_indent(s: &str, n: usize) -> &str {
     let (ascii, more) = ascii_indent(s);
     if ascii >= n || !more {
@@ -349,6 +457,7 @@ pub(crate) fn strip_indent(s: &str, n: usize) -> &str {
 }
 
 /// Whether the line is empty or only indentation.
+#[inline]
 pub(crate) fn is_blank(s: &str) -> bool {
     let (ascii, more) = ascii_indent(s);
     if !more {
@@ -360,6 +469,7 @@ pub(crate) fn is_blank(s: &str) -> bool {
 /// Whether the line holds nothing but indentation: unlike [`is_blank`], an invisible
 /// character counts as text. A body keeps such a line wherever it is (body text is never
 /// cleaned), while its structure still reads it as blank.
+#[inline]
 pub(crate) fn is_space_only(s: &str) -> bool {
     let (ascii, more) = ascii_indent(s);
     if !more {
@@ -385,10 +495,18 @@ pub(crate) fn strip_prefix_loose<'a>(line: &'a str, prefix: &str) -> &'a str {
 
 /// Removes a quote/indent prefix strictly: `None` when the line does not carry it (the quote
 /// or indented region has ended). Blank lines pass when the prefix is only whitespace.
+///
+/// Inlined for the usual empty prefix, which every line of most envelopes is read through.
+#[inline]
 pub(crate) fn strip_prefix_strict<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
     if prefix.is_empty() {
         return Some(line);
     }
+    strip_some_prefix(line, prefix)
+}
+
+/// [`strip_prefix_strict`] for a prefix that is not empty.
+fn strip_some_prefix<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
     if let Some(rest) = line.strip_prefix(prefix) {
         return Some(rest);
     }
@@ -405,40 +523,57 @@ pub(crate) fn strip_prefix_strict<'a>(line: &'a str, prefix: &str) -> Option<&'a
 }
 
 /// Whether a (cleaned) line opens or closes a markdown code fence.
+#[inline]
 pub(crate) fn is_fence(s: &str) -> bool {
     // Asked of every line of an envelope: one that starts with another ASCII character is
-    // answered before trimming.
+    // answered before trimming, where it is asked.
     if s.as_bytes()
         .first()
         .is_some_and(|&b| b.is_ascii() && !matches!(b, b' ' | b'\t' | b'>' | b'`' | b'~'))
     {
         return false;
     }
+    is_fence_trimmed(s)
+}
+
+/// [`is_fence`] for a line that may start with indentation or a quote.
+fn is_fence_trimmed(s: &str) -> bool {
     let t = s.trim_start_matches(|c: char| is_indent(c) || c == '>');
     t.starts_with("```") || t.starts_with("~~~")
 }
 
 /// Whether a (cleaned, prefix-stripped) line is `[[END]]` (spaces and case tolerated).
+#[inline]
 pub(crate) fn is_end_marker(s: &str) -> bool {
     // Every line of an envelope is asked: one that starts with an ASCII character other
-    // than `[` and white space is answered before trimming.
+    // than `[` and white space is answered before trimming, where it is asked.
     if s.as_bytes()
         .first()
         .is_some_and(|&b| b.is_ascii() && b != b'[' && b != b' ' && !(b'\t'..=b'\r').contains(&b))
     {
         return false;
     }
-    let t = s.trim();
+    is_end_marker_trimmed(s)
+}
+
+/// [`is_end_marker`] for a line that may start with `[` or white space.
+fn is_end_marker_trimmed(s: &str) -> bool {
+    let t = trim(s);
     let Some(inner) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) else {
         return false;
     };
-    inner.trim().eq_ignore_ascii_case("END")
+    trim(inner).eq_ignore_ascii_case("END")
 }
 
 /// Splits `key: value` where the key is a word (`[A-Za-z][A-Za-z0-9_-]*`) after optional
 /// indentation. Returns the key, the value (trimmed) and the value's byte offset.
 pub(crate) fn split_key(s: &str) -> Option<(&str, &str, usize)> {
-    let (_, lead) = indent_of(s);
+    // Most keys start their line: no indentation to measure.
+    let lead = if s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) {
+        0
+    } else {
+        indent_of(s).1
+    };
     let rest = &s[lead..];
     // The key is the run of word bytes at the start; it is a key only when `:` ends it
     // (any other byte, or a first byte that is not a letter, makes the line no key).
@@ -446,10 +581,7 @@ pub(crate) fn split_key(s: &str) -> Option<(&str, &str, usize)> {
     if !b.first().is_some_and(u8::is_ascii_alphabetic) {
         return None;
     }
-    let colon = b
-        .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-' || **c == b'_')
-        .count();
+    let colon = b.iter().take_while(|c| KEY_BYTE[**c as usize]).count();
     if b.get(colon) != Some(&b':') {
         return None;
     }
@@ -459,9 +591,67 @@ pub(crate) fn split_key(s: &str) -> Option<(&str, &str, usize)> {
     if after.starts_with("//") {
         return None;
     }
-    let value = after.trim_start_matches(is_indent);
+    let value = trim_indent_start(after);
     let value_off = lead + colon + 1 + (after.len() - value.len());
-    Some((key, value.trim_end(), value_off))
+    Some((key, trim_end(value), value_off))
+}
+
+/// The bytes of a key after its first letter: ASCII letters, digits, `-` and `_` (a table:
+/// every structural line's key is measured with it).
+const KEY_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'-' || c == b'_';
+        b += 1;
+    }
+    t
+};
+
+/// `s.trim_start_matches(is_indent)`: the ASCII spaces and tabs are skipped byte by byte,
+/// and only a non-ASCII character after them (an odd space, perhaps) is decoded.
+pub(crate) fn trim_indent_start(s: &str) -> &str {
+    let (n, more) = ascii_indent(s);
+    if more {
+        s[n..].trim_start_matches(is_indent)
+    } else {
+        &s[n..]
+    }
+}
+
+/// `s.trim()`: leading and trailing ASCII white space dropped byte by byte, characters
+/// decoded only when a non-ASCII one is at an edge. Ids, intents, signatures and end
+/// markers are trimmed on every envelope.
+#[inline]
+pub(crate) fn trim(s: &str) -> &str {
+    let n = s
+        .bytes()
+        .take_while(|&b| b == b' ' || (b'\t'..=b'\r').contains(&b))
+        .count();
+    let rest = &s[n..];
+    let rest = if rest.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
+        rest.trim_start()
+    } else {
+        rest
+    };
+    trim_end(rest)
+}
+
+/// `s.trim_end()`: trailing ASCII white space is dropped byte by byte, and characters are
+/// decoded only when a non-ASCII one ends what is left (it may be white space too). Every
+/// header and META value is trimmed.
+pub(crate) fn trim_end(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while end > 0 {
+        match b[end - 1] {
+            b' ' | b'\t'..=b'\r' => end -= 1,
+            c if c.is_ascii() => return &s[..end],
+            _ => return s[..end].trim_end(),
+        }
+    }
+    ""
 }
 
 #[cfg(test)]

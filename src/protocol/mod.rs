@@ -20,6 +20,8 @@ pub mod consent;
 pub mod diagnostic;
 pub mod did_key;
 pub mod error_envelope;
+#[cfg(test)]
+mod fast_props;
 pub mod hidden;
 pub mod id;
 pub mod intent;

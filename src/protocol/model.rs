@@ -25,6 +25,67 @@ pub const STRUCTURAL_KEYS: [&str; 12] = [
     "sig", "hash", "meta",
 ];
 
+/// The lower-case spelling of a structural key (without allocating: this runs on every
+/// line), or the key as written. `exact` matches case-sensitively, as inside META blocks.
+///
+/// The key is lower-cased into one machine word and matched once, instead of being compared
+/// with each of the twelve [`STRUCTURAL_KEYS`] in turn (the
+/// match spells the same list; a property test holds the two together).
+#[inline]
+pub(crate) fn structural_key(key: &str, exact: bool) -> &str {
+    let b = key.as_bytes();
+    if b.len() > 8 {
+        return key;
+    }
+    let mut w = 0u64;
+    for (i, c) in b.iter().enumerate() {
+        let c = if exact { *c } else { c.to_ascii_lowercase() };
+        w |= u64::from(c) << (8 * i);
+    }
+    let found = match w {
+        USER => "user",
+        SESSION => "session",
+        THREAD => "thread",
+        PARENT => "parent",
+        MESSAGE => "message",
+        CONTEXT => "context",
+        INTENT => "intent",
+        BODY => "body",
+        RESPONSE => "response",
+        SIG => "sig",
+        HASH => "hash",
+        META => "meta",
+        _ => return key,
+    };
+    // A NUL byte adds nothing to the word: the lengths must agree too.
+    if found.len() == b.len() { found } else { key }
+}
+
+/// A key of up to eight bytes as one little-endian word.
+const fn word(k: &str) -> u64 {
+    let b = k.as_bytes();
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < b.len() {
+        w |= (b[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+const USER: u64 = word("user");
+const SESSION: u64 = word("session");
+const THREAD: u64 = word("thread");
+const PARENT: u64 = word("parent");
+const MESSAGE: u64 = word("message");
+const CONTEXT: u64 = word("context");
+const INTENT: u64 = word("intent");
+const BODY: u64 = word("body");
+const RESPONSE: u64 = word("response");
+const SIG: u64 = word("sig");
+const HASH: u64 = word("hash");
+const META: u64 = word("meta");
+
 /// `[[FROM→TO v1]]`: who wrote the envelope, for whom, and which protocol version it claims.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Banner {

@@ -44,7 +44,7 @@ pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket {
         return Bracket::End { end };
     }
     let ascii_arrow = lines::find_pair(inner.as_bytes(), *b"->");
-    let (arrow, alen) = match (inner.find('→'), ascii_arrow) {
+    let (arrow, alen) = match (lines::find_arrow(inner.as_bytes()), ascii_arrow) {
         (Some(a), Some(b)) if b < a => (b, 2),
         (Some(a), _) => (a, '→'.len_utf8()),
         (None, Some(b)) => (b, 2),
@@ -93,14 +93,21 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// Whether a (cleaned, prefix-stripped) line starts with a banner: an envelope without
 /// `[[END]]` stops where the next one begins, and large inputs may be cut before such a line.
+#[inline]
 pub(crate) fn starts_banner(s: &str) -> bool {
-    // Most lines asked (every line of an envelope) start with a letter: no trimming for them.
+    // Most lines asked (every line of an envelope) start with a letter: no trimming for them,
+    // and no call.
     if s.as_bytes()
         .first()
         .is_some_and(|&b| b.is_ascii() && !matches!(b, b' ' | b'\t' | b'['))
     {
         return false;
     }
+    starts_banner_trimmed(s)
+}
+
+/// [`starts_banner`] for a line that may start with indentation or `[`.
+fn starts_banner_trimmed(s: &str) -> bool {
     let t = s.trim_start_matches(lines::is_indent);
     t.starts_with("[[") && matches!(match_bracket(t, 0), Bracket::Banner(_))
 }
@@ -109,11 +116,13 @@ pub(crate) fn starts_banner(s: &str) -> bool {
 /// ends with one that names a version after other text (`echo '[[A→B v1]]`, a bullet). Such
 /// a line ends whatever envelope came before, and every look-ahead stops there, which keeps
 /// extraction linear however many of them a paste holds.
+#[inline]
 pub(crate) fn opens_envelope(s: &str) -> bool {
     starts_banner(s) || ends_with_banner(s)
 }
 
 /// Whether the line ends with a versioned banner that is not inline code.
+#[inline]
 fn ends_with_banner(s: &str) -> bool {
     // A line that ends in an ASCII character other than `]` and white space does not.
     if s.as_bytes()
@@ -122,6 +131,11 @@ fn ends_with_banner(s: &str) -> bool {
     {
         return false;
     }
+    ends_with_banner_trimmed(s)
+}
+
+/// [`ends_with_banner`] for a line that may end with `]` or white space.
+fn ends_with_banner_trimmed(s: &str) -> bool {
     let t = s.trim_end();
     if !t.ends_with("]]") {
         return false;
@@ -219,6 +233,7 @@ impl<'a> Extractor<'a> {
                         if let Some(mut p) = parse::parse_block(
                             &self.opts,
                             line,
+                            &map,
                             bm,
                             &prefix,
                             &mut self.cur,
@@ -336,7 +351,7 @@ impl<'a> Extractor<'a> {
                 },
             })
             .collect();
-        let mut p = parse::parse_block(&self.opts, line, bm, &prefix, &mut self.cur, first)?;
+        let mut p = parse::parse_block(&self.opts, line, map, bm, &prefix, &mut self.cur, first)?;
         validate::validate(&mut p, self.input, &self.opts);
         Some(p)
     }
@@ -346,7 +361,7 @@ impl<'a> Extractor<'a> {
 /// changed): the indentation and `>` that begin the line. Other text before the banner
 /// (`echo '`, a bullet, a prompt) is not repeated on the envelope's lines, so it is no prefix.
 fn quote_prefix(text: &str) -> String {
-    let orig_at = text.find("[[").unwrap_or(0);
+    let orig_at = lines::find_pair(text.as_bytes(), *b"[[").unwrap_or(0);
     text[..orig_at]
         .chars()
         .filter(|c| !lines::is_invisible(*c))

@@ -112,7 +112,7 @@ pub enum Matched {
 
 /// Reads a `sig:` value in either form, so verification works whichever one a peer wrote.
 pub fn parse_sig(value: &str) -> Result<SigValue, SigError> {
-    let value = value.trim();
+    let value = super::lines::trim(value);
     if value.is_empty() || value.eq_ignore_ascii_case("none") {
         return Ok(SigValue::None);
     }

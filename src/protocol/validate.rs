@@ -27,7 +27,8 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
     let banner = p.positions.banner;
 
     let major = env.banner.version.trim_start_matches(['v', 'V']);
-    if major.split('.').next() != Some("1") {
+    // The part before the first `.` (a byte search: this is asked of every envelope).
+    if major.as_bytes().split(|&b| b == b'.').next() != Some(b"1") {
         d.push(at(
             banner,
             Code::UnsupportedVersion,
@@ -398,7 +399,7 @@ fn meta_pos(p: &Parsed, ns: &str, key: &str) -> Option<Pos> {
 /// An ISO 8601 time as the protocol writes them: `2025-10-10T16:00Z`, with seconds or an
 /// offset, `2025-10-09T16Z`, or a date alone (its midnight, UTC).
 pub fn parse_time(value: &str) -> Option<jiff::Timestamp> {
-    let v = value.trim();
+    let v = super::lines::trim(value);
     if let Ok(t) = v.parse::<jiff::Timestamp>() {
         return Some(t);
     }

@@ -153,8 +153,9 @@ impl<'a> Block<'a, '_> {
             out.push(lines::strip_indent(l, indent));
         }
         while let Some(v) = self.peek() {
-            let blank = lines::is_blank(v.text);
-            if !blank && lines::indent_of(v.text).0 < indent {
+            let ind = lines::Indent::of(v.text);
+            let blank = ind.blank;
+            if !blank && ind.depth < indent {
                 if is_structural(v.cleaned()) || !self.terminator_ahead(v.line.no) {
                     break;
                 }
@@ -167,7 +168,8 @@ impl<'a> Block<'a, '_> {
                 self.until_terminator(&mut out, indent);
                 break;
             }
-            out.push(lines::strip_indent(v.text, indent));
+            let (line, space_only) = ind.strip(v.text, indent);
+            out.push_known(line, space_only);
             self.consume(&v, !blank);
         }
         self.env.body = Some(out.finish());
@@ -259,12 +261,18 @@ impl BodyText {
     }
 
     fn push(&mut self, line: &str) {
+        self.push_known(line, lines::is_space_only(line));
+    }
+
+    /// [`Self::push`] for a line whose [`lines::is_space_only`] is known.
+    #[inline]
+    fn push_known(&mut self, line: &str, space_only: bool) {
         if self.lines > 0 {
             self.text.push('\n');
         }
         self.text.push_str(line);
         self.lines += 1;
-        if !lines::is_space_only(line) {
+        if !space_only {
             self.kept = self.text.len();
         }
     }

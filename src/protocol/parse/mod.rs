@@ -5,11 +5,12 @@
 //! `sig:` / `hash:` and `[[END]]`. Lines are read through the envelope's quote prefix.
 
 use std::borrow::Cow;
+use std::cell::{Cell, OnceCell};
 
 mod body;
 
-use super::lines::{self, Cursor, Line};
-use super::model::{Banner, Envelope, Header, KNOWN_HEADERS, MetaBlock, STRUCTURAL_KEYS};
+use super::lines::{self, Cursor, Line, LineMap};
+use super::model::{Banner, Envelope, Header, KNOWN_HEADERS, MetaBlock, structural_key};
 use super::scan::{self, BannerMatch};
 use super::{Code, Diagnostic, Options, Parsed, Pos, Positions, Span};
 
@@ -25,37 +26,42 @@ struct View<'a> {
     line: Line<'a>,
     /// Prefix removed, otherwise as written (body lines use this).
     text: &'a str,
-    /// `text` through [`lines::clean`], and whether it is plain ASCII (nothing to clean, a
-    /// column is a byte offset), made on first use: body lines never need it. Structural
-    /// lines are asked for their cleaned text, their invisible characters and the columns of
-    /// their parts; one look at the bytes answers all of them for the usual ASCII line.
-    cleaned: std::cell::OnceCell<(Cow<'a, str>, bool)>,
+    /// Whether `text` is plain ASCII (nothing to clean, a column is a byte offset), judged
+    /// on first use: body lines never need it. Structural lines are asked for their cleaned
+    /// text, their invisible characters and the columns of their parts; one look at the
+    /// bytes answers all of them for the usual ASCII line. (A plain flag rather than a
+    /// once-made pair: the pair's bookkeeping cost more than the look.)
+    plain: Cell<Option<bool>>,
+    /// `text` through [`lines::clean`], made on first use for a line that is not plain.
+    cleaned: OnceCell<Cow<'a, str>>,
     /// Characters of prefix removed, for columns.
     pcols: u32,
 }
 
 impl View<'_> {
-    fn read(&self) -> &(Cow<'_, str>, bool) {
-        self.cleaned.get_or_init(|| {
-            if lines::is_plain_ascii(self.text) {
-                (Cow::Borrowed(self.text), true)
-            } else {
-                (lines::clean(self.text), false)
-            }
-        })
+    fn plain(&self) -> bool {
+        if let Some(plain) = self.plain.get() {
+            return plain;
+        }
+        let plain = lines::is_plain_ascii(self.text);
+        self.plain.set(Some(plain));
+        plain
     }
 
     fn cleaned(&self) -> &str {
-        &self.read().0
+        if self.plain() {
+            return self.text;
+        }
+        self.cleaned.get_or_init(|| lines::clean(self.text))
     }
 
     /// Whether [`lines::clean`] removed an invisible character from the line.
     fn had_invisible(&self) -> bool {
-        !self.read().1 && lines::had_invisible(self.text)
+        !self.plain() && lines::had_invisible(self.text)
     }
 
     fn col(&self, off: usize) -> u32 {
-        if self.read().1 {
+        if self.plain() {
             return self.pcols + off.min(self.text.len()) as u32 + 1;
         }
         self.pcols + lines::column(self.text, off)
@@ -94,18 +100,20 @@ pub(crate) struct BannerHeader<'a> {
     pub pos: Pos,
 }
 
-/// Parses the envelope whose banner is on `banner_line`; `cur` stands after the banner and
+/// Parses the envelope whose banner is on `banner_line` (read for structure as `banner_map`,
+/// which the scan made already); `cur` stands after the banner and
 /// is left after the envelope. `None` means the banner had nothing of an envelope after it.
 /// `first` holds the headers that stood on the banner line itself (a lost line break).
 pub(crate) fn parse_block<'a>(
     opts: &Options,
     banner_line: Line<'a>,
+    banner_map: &LineMap<'_>,
     bm: BannerMatch,
     prefix: &str,
     cur: &mut Cursor<'a>,
     first: Vec<BannerHeader<'_>>,
 ) -> Option<Parsed> {
-    let banner_col = lines::column(banner_line.text, bm.start);
+    let banner_col = banner_map.column(bm.start);
     let version = version_diag(&bm, banner_line.no, banner_col);
     let mut b = Block {
         cur: *cur,
@@ -135,7 +143,7 @@ pub(crate) fn parse_block<'a>(
         meta_entry: None,
         end_after_sig: None,
     };
-    if lines::had_invisible(banner_line.text) {
+    if banner_map.had_invisible() {
         b.invisible(banner_line.no, banner_col);
     }
     b.diags.extend(version);
@@ -251,27 +259,12 @@ pub(crate) fn version_diag(bm: &BannerMatch, line: u32, column: u32) -> Option<D
     })
 }
 
-/// The lower-case spelling of a structural key (without allocating: this runs on every
-/// line), or the key as written. `exact` matches case-sensitively, as inside META blocks.
-fn structural_key(key: &str, exact: bool) -> &str {
-    STRUCTURAL_KEYS
-        .iter()
-        .find(|k| {
-            if exact {
-                **k == key
-            } else {
-                k.eq_ignore_ascii_case(key)
-            }
-        })
-        .copied()
-        .unwrap_or(key)
-}
-
 fn is_known(key: &str) -> bool {
     KNOWN_HEADERS.contains(&key)
 }
 
 impl<'a> Block<'a, '_> {
+    #[inline(always)]
     fn peek(&self) -> Option<View<'a>> {
         let line = self.cur.peek_line()?;
         let text = lines::strip_prefix_strict(line.text, self.prefix)?;
@@ -283,11 +276,13 @@ impl<'a> Block<'a, '_> {
         Some(View {
             line,
             text,
-            cleaned: std::cell::OnceCell::new(),
+            plain: Cell::new(None),
+            cleaned: OnceCell::new(),
             pcols,
         })
     }
 
+    #[inline]
     fn consume(&mut self, v: &View<'a>, content: bool) {
         self.cur.skip_peeked(&v.line);
         if content {
@@ -620,13 +615,18 @@ impl<'a> Block<'a, '_> {
 
     /// Ends the open META entry, warning when its flow list never closed (the lines it
     /// took are in its value; nothing was dropped, but the value is incomplete).
+    #[inline]
     fn close_meta_entry(&mut self) {
-        let Some(entry) = self.meta_entry.take() else {
-            return;
-        };
-        if entry.flow.depth == 0 {
-            return;
+        // Asked on every line: inlined, so that a line with no open entry costs no call.
+        if let Some(entry) = self.meta_entry.take()
+            && entry.flow.depth > 0
+        {
+            self.unclosed_meta_value();
         }
+    }
+
+    /// The warning for a META entry whose flow collection never closed.
+    fn unclosed_meta_value(&mut self) {
         let (Some(block), Some((_, positions))) = (self.env.meta.last(), self.pos.meta.last())
         else {
             return;

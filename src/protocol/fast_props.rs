@@ -1,0 +1,219 @@
+//! The byte-level fast paths of the reader, held to the plain readings they replace: each
+//! property below states the slower, obviously right answer and asks the fast one to agree
+//! on text made of the characters that matter to it (ASCII white space and punctuation,
+//! odd spaces, invisible characters, line-break look-alikes, letters outside ASCII).
+
+use proptest::prelude::*;
+
+use super::address::{check_fully, plainly_valid};
+use super::lines::{self, is_indent};
+use super::model::{STRUCTURAL_KEYS, structural_key};
+
+/// Text mixing the characters that the fast paths answer byte by byte with those that send
+/// them to the slow path.
+fn mixed(max: usize) -> impl Strategy<Value = String> {
+    let pick = prop::sample::select(vec![
+        'a', 'Z', 'k', '0', '9', '-', '_', ':', '/', '[', ']', '>', '`', '~', ' ', ' ', '\t', '\r',
+        '\u{0}', '\u{b}', '\u{c}', '\u{a0}', '\u{2007}', '\u{202f}', '\u{200b}', '\u{feff}',
+        '\u{ad}', '\u{3000}', '\u{85}', '\u{2028}', 'é', '→', 'ü',
+    ]);
+    prop::collection::vec(pick, 0..max).prop_map(|v| v.into_iter().collect())
+}
+
+/// `key: value` lines with keys of every case and length near the structural ones.
+fn keyish() -> impl Strategy<Value = String> {
+    let key = prop_oneof![
+        prop::sample::select(STRUCTURAL_KEYS.to_vec()).prop_map(str::to_string),
+        prop::sample::select(STRUCTURAL_KEYS.to_vec())
+            .prop_map(|k| k.to_ascii_uppercase().to_string()),
+        "[a-zA-Z][a-zA-Z0-9_-]{0,9}",
+        mixed(10),
+    ];
+    (mixed(3), key, mixed(3), mixed(20)).prop_map(|(lead, k, sep, v)| format!("{lead}{k}:{sep}{v}"))
+}
+
+/// What `lines::split_key` answered before its byte tables.
+fn split_key_plain(s: &str) -> Option<(&str, &str, usize)> {
+    let (_, lead) = lines::indent_of(s);
+    let rest = &s[lead..];
+    let b = rest.as_bytes();
+    if !b.first().is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let colon = b
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-' || **c == b'_')
+        .count();
+    if b.get(colon) != Some(&b':') {
+        return None;
+    }
+    let after = &rest[colon + 1..];
+    if after.starts_with("//") {
+        return None;
+    }
+    let value = after.trim_start_matches(is_indent);
+    let value_off = lead + colon + 1 + (after.len() - value.len());
+    Some((&rest[..colon], value.trim_end(), value_off))
+}
+
+/// What `structural_key` answered before it matched the lower-cased key once.
+fn structural_key_plain(key: &str, exact: bool) -> &str {
+    STRUCTURAL_KEYS
+        .iter()
+        .find(|k| {
+            if exact {
+                **k == key
+            } else {
+                k.eq_ignore_ascii_case(key)
+            }
+        })
+        .copied()
+        .unwrap_or(key)
+}
+
+/// What `lines::column` answered before it counted character starts: a walk over the
+/// characters.
+fn column_walk(original: &str, off: usize) -> u32 {
+    let mut cleaned = 0usize;
+    let mut col = 1u32;
+    for c in original.chars() {
+        if lines::is_invisible(c) {
+            col += 1;
+            continue;
+        }
+        if cleaned >= off {
+            return col;
+        }
+        cleaned += if lines::is_odd_space(c) {
+            1
+        } else {
+            c.len_utf8()
+        };
+        col += 1;
+    }
+    col
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Columns and offsets of a line, from its map and from the walks, at every offset.
+    #[test]
+    fn columns_agree_with_the_walk(s in mixed(40)) {
+        let map = lines::LineMap::new(&s);
+        prop_assert_eq!(map.had_invisible(), lines::had_invisible(&s));
+        for off in 0..=map.cleaned.len() + 2 {
+            prop_assert_eq!(lines::column(&s, off), column_walk(&s, off), "{}", off);
+            prop_assert_eq!(map.column(off), column_walk(&s, off), "{}", off);
+            prop_assert_eq!(map.original_offset(off), lines::original_offset(&s, off), "{}", off);
+        }
+        // Long lines answer from a table when cleaning changed them (asked, as the reader
+        // asks, at the cleaned line's character boundaries).
+        let long = s.repeat(30);
+        let map = lines::LineMap::new(&long);
+        for off in (0..=map.cleaned.len()).filter(|o| map.cleaned.is_char_boundary(*o)) {
+            prop_assert_eq!(map.column(off), column_walk(&long, off), "{}", off);
+            prop_assert_eq!(map.original_offset(off), lines::original_offset(&long, off));
+        }
+    }
+
+    #[test]
+    fn plain_ascii_is_ascii_without_a_carriage_return(s in mixed(40)) {
+        for end in (0..=s.len()).filter(|e| s.is_char_boundary(*e)) {
+            let t = &s[..end];
+            prop_assert_eq!(lines::is_plain_ascii(t), t.is_ascii() && !t.contains('\r'), "{:?}", t);
+        }
+    }
+
+    #[test]
+    fn arrows_and_pairs_are_found_where_the_str_search_finds_them(s in mixed(30)) {
+        prop_assert_eq!(lines::find_arrow(s.as_bytes()), s.find('→'));
+        prop_assert_eq!(lines::find_pair(s.as_bytes(), *b"[["), s.find("[["));
+    }
+
+    #[test]
+    fn indentation_read_once_agrees_with_each_question(s in mixed(16), n in 0usize..6) {
+        let ind = lines::Indent::of(&s);
+        prop_assert_eq!(ind.blank, lines::is_blank(&s));
+        prop_assert_eq!(ind.depth, lines::indent_of(&s).0);
+        let rest = lines::strip_indent(&s, n);
+        prop_assert_eq!(ind.strip(&s, n), (rest, lines::is_space_only(rest)));
+    }
+
+    #[test]
+    fn trimming_agrees_with_the_standard_library(s in mixed(24)) {
+        prop_assert_eq!(lines::trim_end(&s), s.trim_end());
+        prop_assert_eq!(lines::trim(&s), s.trim());
+        prop_assert_eq!(lines::trim_indent_start(&s), s.trim_start_matches(is_indent));
+    }
+
+    #[test]
+    fn split_key_agrees_with_the_plain_reading(s in keyish()) {
+        prop_assert_eq!(lines::split_key(&s), split_key_plain(&s));
+    }
+
+    #[test]
+    fn structural_keys_agree_with_the_list(s in keyish(), exact: bool) {
+        let key = s.split(':').next().unwrap_or_default().trim();
+        prop_assert_eq!(structural_key(key, exact), structural_key_plain(key, exact));
+        for k in STRUCTURAL_KEYS {
+            prop_assert_eq!(structural_key(k, exact), k);
+            let upper = k.to_ascii_uppercase();
+            prop_assert_eq!(structural_key(&upper, exact), structural_key_plain(&upper, exact));
+        }
+    }
+}
+
+/// Names and addresses near the valid ones: schemes, `//`, `email:` and `tel:`, white space.
+fn addressish() -> impl Strategy<Value = String> {
+    let part = prop_oneof![
+        Just("claude".to_string()),
+        Just("://".to_string()),
+        Just(":".to_string()),
+        Just("/".to_string()),
+        Just("email:".to_string()),
+        Just("tel:".to_string()),
+        Just("@".to_string()),
+        "[a-zA-Z0-9_.+?#@-]{1,6}",
+        mixed(3),
+    ];
+    prop::collection::vec(part, 0..6).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(5000))]
+
+    /// What the one look accepts, the full reading accepts too.
+    #[test]
+    fn plainly_valid_addresses_are_valid(v in addressish()) {
+        if plainly_valid(v.as_bytes()) {
+            prop_assert_eq!(check_fully(&v), Ok(()));
+        }
+    }
+}
+
+/// The one look answers the usual names and addresses, and leaves the rest to the rules.
+#[test]
+fn plain_names_and_addresses_are_seen_at_once() {
+    for ok in [
+        "CLAUDE",
+        "supportbot@acme.com",
+        "claude://session/abc",
+        "human://kalle@example.com",
+    ] {
+        assert!(plainly_valid(ok.as_bytes()), "{ok}");
+    }
+    for other in [
+        "",
+        " CLAUDE",
+        "a b",
+        "x://",
+        "x:///a",
+        "email:a@b.co",
+        "tel:+1-555",
+        "é",
+        "-x",
+    ] {
+        assert!(!plainly_valid(other.as_bytes()), "{other}");
+    }
+}
