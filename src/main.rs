@@ -4,24 +4,16 @@
 /// strings, and glibc's allocator spent a third of the time loading a large thread (and
 /// contends when the import's parsing thread frees what the writing thread used). The
 /// benchmarks use it too, to measure what this binary does.
+///
+/// Built with its `no_thp` feature: mimalloc gives memory back to the system in 64 KiB pieces
+/// and takes it again as it needs it, and where it had asked for transparent huge pages the
+/// kernel zeroed a whole 2 MiB page at the first touch of such a piece. An import of 100 000
+/// envelopes spent 6.6 % of its samples so (docs/BENCHMARKS.md). (A kernel that gives huge
+/// pages to every process unasked, `always` in /sys/kernel/mm/transparent_hugepage/enabled,
+/// still does.)
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    no_huge_pages();
     crosstalk::cli::run()
-}
-
-/// Turns transparent huge pages off for this process. mimalloc returns memory it no longer
-/// uses to the system in 64 KiB pieces and takes it again as it needs it; with huge pages, the
-/// kernel zeroes a whole 2 MiB page at the first touch of such a piece. An import of 100 000
-/// envelopes zeroed about a gigabyte so, a tenth of its writing thread's time (docs/BENCHMARKS.md).
-/// mimalloc's own switch (`MIMALLOC_ALLOW_THP=0`) is read before `main`, from the environment.
-fn no_huge_pages() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: PR_SET_THP_DISABLE takes one integer flag and touches no memory of ours; on a
-    // kernel without it the call fails and nothing changes.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
 }
