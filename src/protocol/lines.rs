@@ -284,12 +284,14 @@ impl<'a> LineMap<'a> {
         if self.ascii {
             return off.min(self.original.len()) as u32 + 1;
         }
-        if self.unchanged() {
-            return plain_column(self.original, off);
-        }
         if self.original.len() < TABLE_FROM {
+            if self.unchanged() {
+                return plain_column(self.original, off);
+            }
             return column(self.original, off);
         }
+        // A long line is asked many columns (one per envelope collapsed on it): counting
+        // from its start each time would cost the line's length per question.
         let t = self.table();
         t[off.min(t.len() - 1)].0
     }
