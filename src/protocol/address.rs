@@ -138,7 +138,7 @@ const CLASS: [u8; 256] = {
 fn has_whitespace(v: &str) -> bool {
     if v.is_ascii() {
         // The ASCII characters `char::is_whitespace` accepts: tab to carriage return, space.
-        v.bytes().any(|b| b == b' ' || (b'\t'..=b'\r').contains(&b))
+        v.bytes().any(super::lines::is_trim_space)
     } else {
         v.chars().any(char::is_whitespace)
     }

@@ -549,13 +549,23 @@ fn is_fence_trimmed(s: &str) -> bool {
 pub(crate) fn is_end_marker(s: &str) -> bool {
     // Every line of an envelope is asked: one that starts with an ASCII character other
     // than `[` and white space is answered before trimming, where it is asked.
-    if s.as_bytes()
-        .first()
-        .is_some_and(|&b| b.is_ascii() && b != b'[' && b != b' ' && !(b'\t'..=b'\r').contains(&b))
-    {
+    if edge_rules_out(s.as_bytes().first(), b'[') {
         return false;
     }
     is_end_marker_trimmed(s)
+}
+
+/// Whether byte `b` is ASCII white space as `str::trim` sees it (space, `\t` to `\r`).
+#[inline]
+pub(crate) fn is_trim_space(b: u8) -> bool {
+    b == b' ' || (b'\t'..=b'\r').contains(&b)
+}
+
+/// Whether a line whose first (or last) byte is `edge` cannot be a marker that, once
+/// trimmed, has `keep` there: that byte is ASCII and neither `keep` nor white space.
+#[inline]
+pub(crate) fn edge_rules_out(edge: Option<&u8>, keep: u8) -> bool {
+    edge.is_some_and(|&b| b.is_ascii() && b != keep && !is_trim_space(b))
 }
 
 /// [`is_end_marker`] for a line that may start with `[` or white space.
@@ -627,10 +637,7 @@ pub(crate) fn trim_indent_start(s: &str) -> &str {
 /// markers are trimmed on every envelope.
 #[inline]
 pub(crate) fn trim(s: &str) -> &str {
-    let n = s
-        .bytes()
-        .take_while(|&b| b == b' ' || (b'\t'..=b'\r').contains(&b))
-        .count();
+    let n = s.bytes().take_while(|&b| is_trim_space(b)).count();
     let rest = &s[n..];
     let rest = if rest.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
         rest.trim_start()

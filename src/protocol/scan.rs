@@ -125,10 +125,7 @@ pub(crate) fn opens_envelope(s: &str) -> bool {
 #[inline]
 fn ends_with_banner(s: &str) -> bool {
     // A line that ends in an ASCII character other than `]` and white space does not.
-    if s.as_bytes()
-        .last()
-        .is_some_and(|&b| b.is_ascii() && b != b']' && b != b' ' && !(b'\t'..=b'\r').contains(&b))
-    {
+    if lines::edge_rules_out(s.as_bytes().last(), b']') {
         return false;
     }
     ends_with_banner_trimmed(s)
