@@ -39,6 +39,41 @@ fn id_key(id: &str) -> u64 {
     h.finish()
 }
 
+/// Stores one received message: the statement every envelope of an import runs.
+const INSERT_MESSAGE: &str = "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction,
+        status, sender, recipient, version, user, session, context, intent, intent_raw,
+        body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
+        digest, ids_assigned, received_at, sent_at, recipient_key, to_me,
+        awaiting_from, awaiting_needed, missing_parent, ledger_state)
+     VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11,
+        ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,
+        ?27, ?28, ?29, ?30, ?31)";
+
+/// The in-memory sets' hasher: their keys are [`id_key`]s, hashes already, so each is its own
+/// hash instead of being hashed a second time with SipHash on every look-up.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed here; any other input still hashes to its bytes.
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// A set of [`id_key`]s.
+type KeySet = HashSet<u64, std::hash::BuildHasherDefault<KeyHasher>>;
+
 /// Per-thread changes gathered during one piece of an import, written at its end.
 struct ThreadAcc {
     context: Option<String>,
@@ -75,9 +110,9 @@ pub(super) struct Run<'c> {
     had_messages: bool,
     /// When none were: the ids this import stored (as [`id_key`]s). A message id not in
     /// here is then not stored at all, and its look-up is skipped.
-    stored_ids: Option<HashSet<u64>>,
+    stored_ids: Option<KeySet>,
     /// Likewise, the digests of the v1.0 envelopes this import stored.
-    stored_digests: Option<HashSet<u64>>,
+    stored_digests: Option<KeySet>,
     /// Per session, the envelopes opening it in this input while they may be the session's
     /// end pasted again (see `v10_place::Tail`).
     tails: HashMap<String, v10_place::Tail>,
@@ -85,7 +120,7 @@ pub(super) struct Run<'c> {
     awaiting: HashSet<String>,
     /// Every parent named by a message this import stored: only a message in this set (or
     /// named by a message stored before the import) can have replies waiting to be re-homed.
-    named_parents: HashSet<u64>,
+    named_parents: KeySet,
     /// Whether envelopes rejected only for invalid ids get fresh ones (see `fresh`).
     pub fresh_ids: bool,
     /// The ids made on receipt for this paste's envelopes.
@@ -102,6 +137,10 @@ pub(super) struct Run<'c> {
     /// time. Kept as this writer changes those rows (see `store_one`), and forgotten at every
     /// piece's end, as another writer may change them between two pieces.
     parents: HashMap<String, ParentRow>,
+    /// [`INSERT_MESSAGE`], prepared once: taking it from the connection's statement cache
+    /// hashed and compared its 600 characters on the way out and again on the way back, for
+    /// every envelope.
+    insert: rusqlite::Statement<'c>,
 }
 
 impl<'c> Run<'c> {
@@ -126,17 +165,18 @@ impl<'c> Run<'c> {
             items: Vec::new(),
             sessions: HashMap::new(),
             had_messages: first_seq > 0,
-            stored_ids: (first_seq == 0).then(HashSet::new),
-            stored_digests: (first_seq == 0).then(HashSet::new),
+            stored_ids: (first_seq == 0).then(KeySet::default),
+            stored_digests: (first_seq == 0).then(KeySet::default),
             tails: HashMap::new(),
             awaiting: awaiting(conn)?,
-            named_parents: HashSet::new(),
+            named_parents: KeySet::default(),
             fresh_ids: false,
             receipt: ReceiptIds::for_paste(conn, paste_id)?,
             operator: super::delivery::operator_addresses(conn)?,
             trust: super::keys::Ledger::load(conn)?,
             checkpointer: None,
             parents: HashMap::new(),
+            insert: conn.prepare(INSERT_MESSAGE)?,
         })
     }
 }
@@ -426,52 +466,41 @@ impl Run<'_> {
             &self.now,
             known,
         )?;
-        self.conn
-            .prepare_cached(
-                "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction, status, sender,
-                    recipient, version, user, session, context, intent, intent_raw,
-                    body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
-                    digest, ids_assigned, received_at, sent_at, recipient_key, to_me,
-                    awaiting_from, awaiting_needed, missing_parent, ledger_state)
-                 VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11,
-                    ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,
-                    ?27, ?28, ?29, ?30, ?31)",
-            )?
-            .execute(params![
-                message,
-                thread,
-                parent,
-                self.paste_id,
-                env.banner.from,
-                env.banner.to,
-                env.banner.version,
-                env.user(),
-                env.session(),
-                env.context(),
-                filled.intent.as_ref().map(Intent::as_str),
-                p.envelope.intent_raw(),
-                env.body,
-                env.sig,
-                env.hash,
-                filled.headers,
-                filled.meta,
-                filled.diagnostics,
-                // The canonical text is what these columns render to (`fill` rendered them),
-                // so it is not stored; the received text is stored as its edit (see `texts`).
-                raw_edit.text,
-                raw_edit.prefix,
-                raw_edit.suffix,
-                digest,
-                ids_assigned,
-                self.now,
-                ledger.sent_at,
-                ledger.recipient_key,
-                ledger.to_me,
-                ledger.awaiting_from,
-                ledger.awaiting_needed,
-                ledger.missing_parent,
-                ledger.state(),
-            ])?;
+        self.insert.execute(params![
+            message,
+            thread,
+            parent,
+            self.paste_id,
+            env.banner.from,
+            env.banner.to,
+            env.banner.version,
+            env.user(),
+            env.session(),
+            env.context(),
+            filled.intent.as_ref().map(Intent::as_str),
+            p.envelope.intent_raw(),
+            env.body,
+            env.sig,
+            env.hash,
+            filled.headers,
+            filled.meta,
+            filled.diagnostics,
+            // The canonical text is what these columns render to (`fill` rendered them),
+            // so it is not stored; the received text is stored as its edit (see `texts`).
+            raw_edit.text,
+            raw_edit.prefix,
+            raw_edit.suffix,
+            digest,
+            ids_assigned,
+            self.now,
+            ledger.sent_at,
+            ledger.recipient_key,
+            ledger.to_me,
+            ledger.awaiting_from,
+            ledger.awaiting_needed,
+            ledger.missing_parent,
+            ledger.state(),
+        ])?;
         let seq = self.conn.last_insert_rowid();
         let wait = ledger.after_insert(self.conn, &self.now)?;
         if let Some(parent) = &parent {
