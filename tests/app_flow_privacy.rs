@@ -94,6 +94,9 @@ fn a_thread_with_consent_in_force_copies_personal_data_at_once() {
 fn first_copy_warning(privacy: &str, own: Option<&str>) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
     let mut t = harness(store_in(dir.path()), 120, 40);
+    // The wall clock, as outside tests: the reply's own statement is then the thread's
+    // latest, and the grants dated 2025 are in the past.
+    t.app.fixed_now = None;
     let v = ids(2);
     t.act(crosstalk::app::Action::Paste(request(
         &v[0], &v[1], privacy,
@@ -170,6 +173,8 @@ fn relayed_with_email(thread: &str, id: &str, privacy: &str) -> String {
 fn relaying_personal_data_without_consent_needs_a_second_copy() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = harness(store_in(dir.path()), 120, 40);
+    // The wall clock: the consent below expired in 2025.
+    t.app.fixed_now = None;
     let v = ids(4);
     // Consent that has expired covers nothing: the first y only says so.
     t.act(crosstalk::app::Action::Paste(relayed_with_email(
@@ -302,4 +307,38 @@ fn copying_a_thread_with_personal_data_without_consent_needs_a_second_copy() {
     t.keys("Y");
     assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));
+}
+
+/// Whether a consent has expired is decided on the app's clock (the one every view and the
+/// queue read), not on the wall clock read again in the middle of an action: at a time before
+/// `Expires`, the same envelope copies at once, by `y` on it and by `Y` on its thread.
+#[test]
+fn consent_expiry_is_judged_on_the_apps_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let v = ids(2);
+    let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
+    t.act(crosstalk::app::Action::Paste(relayed_with_email(
+        &v[0],
+        &v[1],
+        "meta: privacy\nPII: present\nConsent: explicit_yes_2025-10-09T16:00Z\n\
+         Expires: 2025-10-10T16:00Z\n",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    // A day after the grant, before it expires: in force.
+    t.app.fixed_now = Some(at("2025-10-10T12:00:00Z"));
+    let copies = t.copies().len();
+    t.keys("y");
+    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
+    t.keys("Y");
+    assert_eq!(t.copies().len(), copies + 2, "{:?}", t.app.status);
+    // After it expired: held back at the first press.
+    t.app.fixed_now = Some(at("2025-10-11T12:00:00Z"));
+    t.keys("y");
+    assert_eq!(t.copies().len(), copies + 2, "{:?}", t.app.status);
+    assert!(
+        t.app.status.1.contains("the thread's consent is expired"),
+        "{:?}",
+        t.app.status
+    );
 }

@@ -287,7 +287,7 @@ impl App {
             self.warn("Nothing selected to copy.");
             return Ok(());
         };
-        let held = self.store.pii_held(&m, jiff::Timestamp::now())?;
+        let held = self.store.pii_held(&m, self.now)?;
         let warning = held.map(|why| format!("Not copied: {why}. y again copies it anyway."));
         if self.held_back(m.id.clone(), warning) {
             return Ok(());
@@ -381,9 +381,7 @@ impl App {
         let Some(view) = self.store.thread(&id)? else {
             return Ok(());
         };
-        let held = self
-            .store
-            .pii_held_all(&view.messages, jiff::Timestamp::now())?;
+        let held = self.store.pii_held_all(&view.messages, self.now)?;
         let warning = held.first().map(|(_, why)| {
             format!(
                 "Not copied: {} of its envelopes hold personal data without consent (the \

@@ -103,7 +103,7 @@ impl App {
         };
         Ok(self
             .store
-            .pii_held(&m, jiff::Timestamp::now())?
+            .pii_held(&m, self.now)?
             .map(|why| format!("{why}; y copies it after a warning")))
     }
 

@@ -79,7 +79,7 @@ impl App {
         if c.pii_confirmed.as_deref() == Some(c.preview.as_str()) {
             return Ok(true);
         }
-        let now = jiff::Timestamp::now();
+        let now = self.now;
         let (env, _) = c.envelope();
         let intent = env.intent();
         // Decided on the ledger as it will read once this envelope is stored, so its own
