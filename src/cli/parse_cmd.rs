@@ -8,7 +8,7 @@ use super::input::{self, Input};
 use super::output::Stdout;
 use super::{EXIT_INVALID, Failure};
 use crate::json::{self, CheckFile};
-use crate::protocol::{self, Diagnostic, Extractor, IdGenerator, Options, Parsed};
+use crate::protocol::{self, Diagnostic, Extractor, IdGenerator, Options, Parsed, ParsedRef};
 use crate::sanitize::{sanitize, sanitize_line};
 
 fn status(ok: bool) -> u8 {
@@ -221,13 +221,17 @@ pub(super) fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> 
     let mut diagnostics = Vec::new();
     let mut kept = Vec::new();
     let mut envelopes = 0;
-    for p in ex.by_ref() {
+    // Envelopes are read in the reader's borrowed form: only those kept are copied out.
+    while let Some(mut p) = ex.next_ref() {
         envelopes += 1;
         if keep && may_conflict(&p) {
+            let p = p.into_parsed();
             diagnostics.extend(p.diagnostics.iter().cloned());
             kept.push(p);
         } else {
-            diagnostics.extend(p.diagnostics);
+            diagnostics.append(&mut p.diagnostics);
+            // Its storage serves the next envelope.
+            ex.recycle(p);
         }
     }
     diagnostics.extend(ex.into_diagnostics());
@@ -241,8 +245,8 @@ pub(super) fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> 
 
 /// Whether the database could report an `id-conflict` for `p`: it names its message and has
 /// no errors (the same test `Store::id_conflict` makes first).
-fn may_conflict(p: &Parsed) -> bool {
-    !p.has_errors() && p.envelope.message().is_some()
+fn may_conflict(p: &ParsedRef<'_>) -> bool {
+    !p.has_errors() && p.envelope.header("message").is_some()
 }
 
 /// Runs `f` on each piece on its own thread and returns the results in order.

@@ -89,7 +89,7 @@ fn tokens(s: &str, from: usize, to: usize) -> Vec<Token> {
 pub(crate) fn parse_line(
     line: Line<'_>,
     map: &LineMap<'_>,
-    bm: BannerMatch,
+    bm: BannerMatch<'_>,
     opts: &Options,
 ) -> (Parsed, Option<usize>) {
     let cleaned: &str = &map.cleaned;

@@ -7,7 +7,10 @@ use proptest::prelude::*;
 
 use super::address::{check_fully, plainly_valid};
 use super::lines::{self, is_indent};
-use super::model::{STRUCTURAL_KEYS, structural_key};
+use std::borrow::Cow;
+
+use super::borrowed::part_of;
+use super::model::{KNOWN_HEADERS, STRUCTURAL_KEYS, known_header_index, structural_key};
 
 /// Text mixing the characters that the fast paths answer byte by byte with those that send
 /// them to the slow path.
@@ -161,6 +164,75 @@ proptest! {
             let upper = k.to_ascii_uppercase();
             prop_assert_eq!(structural_key(&upper, exact), structural_key_plain(&upper, exact));
         }
+    }
+}
+
+/// Text with the bidirectional controls and their neighbours: other characters whose UTF-8
+/// starts with the same byte (D8, E2), and what [`mixed`] holds.
+fn bidiish(max: usize) -> impl Strategy<Value = String> {
+    let pick = prop::sample::select(vec![
+        '\u{61c}',
+        '\u{618}',
+        '\u{600}',
+        '\u{63f}',
+        '\u{200e}',
+        '\u{200f}',
+        '\u{202a}',
+        '\u{202e}',
+        '\u{202f}',
+        '\u{2066}',
+        '\u{2069}',
+        '\u{206a}',
+        '\u{2065}',
+        '\u{2029}',
+        '→',
+        'a',
+        ' ',
+        '\u{0}',
+        'é',
+        '\u{10ffff}',
+    ]);
+    let one = prop_oneof![pick.prop_map(String::from), mixed(3)];
+    prop::collection::vec(one, 0..max).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn bidi_controls_found_by_their_bytes_as_by_their_characters(s in bidiish(24)) {
+        prop_assert_eq!(lines::has_bidi_control(&s), s.chars().any(lines::is_bidi_control));
+    }
+
+    #[test]
+    fn known_headers_found_as_words_as_in_the_list(s in keyish()) {
+        let key = s.split(':').next().unwrap_or_default().trim();
+        let plain = |k: &str| KNOWN_HEADERS.iter().position(|h| h.eq_ignore_ascii_case(k));
+        prop_assert_eq!(known_header_index(key), plain(key));
+        for k in STRUCTURAL_KEYS {
+            prop_assert_eq!(known_header_index(k), plain(k));
+            let upper = k.to_ascii_uppercase();
+            prop_assert_eq!(known_header_index(&upper), plain(&upper));
+        }
+    }
+
+    /// A part of a line reads the same borrowed as copied, and is borrowed from the input
+    /// exactly when the line was read as it is.
+    #[test]
+    fn parts_borrowed_from_the_input_read_as_copies(s in mixed(30), a in 0usize..40, b in 0usize..40) {
+        let cleaned = lines::clean(&s);
+        let (a, b) = (a.min(cleaned.len()), b.min(cleaned.len()));
+        let (a, b) = (a.min(b), a.max(b));
+        prop_assume!(cleaned.is_char_boundary(a) && cleaned.is_char_boundary(b));
+        let part = &cleaned[a..b];
+        let got = part_of(&s, &cleaned, part);
+        prop_assert_eq!(got.as_ref(), part);
+        prop_assert_eq!(
+            matches!(got, Cow::Borrowed(_)),
+            matches!(cleaned, Cow::Borrowed(_))
+        );
+        // Text from elsewhere is copied.
+        prop_assert!(matches!(part_of(&s, &s, "v1"), Cow::Owned(_)));
     }
 }
 

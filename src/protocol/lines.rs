@@ -143,6 +143,16 @@ pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
+/// Whether `s` holds a bidirectional control character: `s.chars().any(is_bidi_control)`.
+/// Every one is encoded starting with the byte D8 (U+061C) or E2 (the rest), so only the
+/// characters those bytes start are decoded; a value with `→` in it is otherwise decoded
+/// whole, and every header and META value is asked.
+pub(crate) fn has_bidi_control(s: &str) -> bool {
+    // Each of these bytes starts a character, so `s[i..]` is a character boundary.
+    memchr::memchr2_iter(0xD8, 0xE2, s.as_bytes())
+        .any(|i| s[i..].chars().next().is_some_and(is_bidi_control))
+}
+
 /// Whitespace that counts as indentation: space, tab and the odd spaces.
 pub(crate) fn is_indent(c: char) -> bool {
     c == ' ' || c == '\t' || is_odd_space(c)

@@ -32,9 +32,15 @@ pub const STRUCTURAL_KEYS: [&str; 12] = [
 /// words, instead of as strings one after the other.
 #[inline]
 pub(crate) fn structural_key(key: &str, exact: bool) -> &str {
+    structural_index(key, exact).map_or(key, |i| STRUCTURAL_KEYS[i])
+}
+
+/// Where `key` stands in [`STRUCTURAL_KEYS`], matched as [`structural_key`] matches it.
+#[inline]
+pub(crate) fn structural_index(key: &str, exact: bool) -> Option<usize> {
     let b = key.as_bytes();
     if b.len() > 8 {
-        return key;
+        return None;
     }
     let mut w = 0u64;
     for (i, c) in b.iter().enumerate() {
@@ -43,10 +49,33 @@ pub(crate) fn structural_key(key: &str, exact: bool) -> &str {
     }
     match STRUCTURAL_WORDS.iter().position(|&k| k == w) {
         // A NUL byte adds nothing to the word: the lengths must agree too.
-        Some(i) if STRUCTURAL_KEYS[i].len() == b.len() => STRUCTURAL_KEYS[i],
-        _ => key,
+        Some(i) if STRUCTURAL_KEYS[i].len() == b.len() => Some(i),
+        _ => None,
     }
 }
+
+/// Where `key` stands in [`KNOWN_HEADERS`], in any case: what
+/// `KNOWN_HEADERS.iter().position(|k| k.eq_ignore_ascii_case(key))` answers, from one
+/// comparison of words (validation asks it of every header).
+#[inline]
+pub(crate) fn known_header_index(key: &str) -> Option<usize> {
+    structural_index(key, false).filter(|&i| i < KNOWN_HEADERS.len())
+}
+
+// The known headers open the structural keys, in the same order.
+const _: () = {
+    let mut k = 0;
+    while k < KNOWN_HEADERS.len() {
+        let (a, b) = (KNOWN_HEADERS[k].as_bytes(), STRUCTURAL_KEYS[k].as_bytes());
+        assert!(a.len() == b.len());
+        let mut i = 0;
+        while i < a.len() {
+            assert!(a[i] == b[i]);
+            i += 1;
+        }
+        k += 1;
+    }
+};
 
 /// [`STRUCTURAL_KEYS`], each as one little-endian word (none is longer than eight bytes).
 const STRUCTURAL_WORDS: [u64; STRUCTURAL_KEYS.len()] = {

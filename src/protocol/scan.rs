@@ -6,18 +6,21 @@
 //! [`MAX_BANNER`] bytes, and look-aheads stop at the next banner and are cached, so the whole
 //! pass is linear in the input whatever it holds.
 
+use super::borrowed::ParsedRef;
 use super::lines::{self, Cursor, Line, LineMap};
+use super::spare::Spare;
 use super::{Code, Diagnostic, Options, Parsed, collapsed, parse, validate};
 
 /// Longest banner accepted, from `[[` to `]]`, in bytes.
 pub(crate) const MAX_BANNER: usize = 512;
 
-/// A banner found in a line.
-#[derive(Debug, Clone)]
-pub(crate) struct BannerMatch {
-    pub from: String,
-    pub to: String,
-    pub version: Option<String>,
+/// A banner found in a line, its parts borrowed from the line: most banners are read only
+/// to learn that a line is one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BannerMatch<'s> {
+    pub from: &'s str,
+    pub to: &'s str,
+    pub version: Option<&'s str>,
     /// Byte offset of `[[` in the (cleaned) line.
     pub start: usize,
     /// Byte offset just past `]]`.
@@ -25,14 +28,14 @@ pub(crate) struct BannerMatch {
 }
 
 /// What starts at a `[[`.
-pub(crate) enum Bracket {
-    Banner(BannerMatch),
+pub(crate) enum Bracket<'s> {
+    Banner(BannerMatch<'s>),
     End { end: usize },
     Nothing,
 }
 
 /// Reads the bracket construct starting at byte `at` (which holds `[[`) of a cleaned line.
-pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket {
+pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket<'_> {
     let window_end = floor_char_boundary(line, (at + MAX_BANNER).min(line.len()));
     let window = &line[at + 2..window_end];
     let Some(close) = lines::find_pair(window.as_bytes(), *b"]]") else {
@@ -58,16 +61,16 @@ pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket {
     let from = inner[..arrow].trim();
     let after = inner[arrow + alen..].trim();
     let (to, version) = match after.rsplit_once(char::is_whitespace) {
-        Some((to, v)) if is_version(v) => (to.trim(), Some(v.to_string())),
-        _ if is_version(after) => ("", Some(after.to_string())),
+        Some((to, v)) if is_version(v) => (to.trim(), Some(v)),
+        _ if is_version(after) => ("", Some(after)),
         _ => (after, None),
     };
     if from.is_empty() && to.is_empty() {
         return Bracket::Nothing;
     }
     Bracket::Banner(BannerMatch {
-        from: from.to_string(),
-        to: to.to_string(),
+        from,
+        to,
         version,
         start: at,
         end,
@@ -163,6 +166,8 @@ pub struct Extractor<'a> {
     diags: Vec<Diagnostic>,
     /// A line partly consumed by a one-line envelope, and where to continue in it.
     resume: Option<(Line<'a>, LineMap<'a>, usize)>,
+    /// Storage of envelopes given back, for the next ones.
+    spare: Spare<'a>,
 }
 
 impl<'a> Extractor<'a> {
@@ -186,7 +191,15 @@ impl<'a> Extractor<'a> {
             opts,
             diags: Vec::new(),
             resume: None,
+            spare: Spare::default(),
         }
+    }
+
+    /// Gives back an envelope (from [`Extractor::next_ref`]) the caller is done with: its
+    /// lists and body text are reused for the envelopes read next instead of being freed
+    /// and allocated again.
+    pub(crate) fn recycle(&mut self, p: ParsedRef<'a>) {
+        self.spare.recycle(p);
     }
 
     /// The diagnostics found outside envelopes.
@@ -194,7 +207,12 @@ impl<'a> Extractor<'a> {
         self.diags
     }
 
-    fn scan_line(&mut self, line: Line<'a>, map: LineMap<'a>, from: usize) -> Option<Parsed> {
+    fn scan_line(
+        &mut self,
+        line: Line<'a>,
+        map: LineMap<'a>,
+        from: usize,
+    ) -> Option<ParsedRef<'a>> {
         let c: &str = &map.cleaned;
         let mut search = from.min(c.len());
         // Offsets in `from` refer to the cleaned line (one-line envelopes are read cleaned).
@@ -229,6 +247,7 @@ impl<'a> Extractor<'a> {
                         // `parse_block` moves the cursor only when it found an envelope.
                         if let Some(mut p) = parse::parse_block(
                             &self.opts,
+                            &mut self.spare,
                             line,
                             &map,
                             bm,
@@ -240,7 +259,7 @@ impl<'a> Extractor<'a> {
                                 p.diagnostics
                                     .push(text_before_banner(&c[..at], line.no, column));
                             }
-                            validate::validate(&mut p, self.input, &self.opts);
+                            validate::validate_ref(&mut p, self.input, &self.opts);
                             return Some(p);
                         }
                         let (code, message) = if whole {
@@ -259,11 +278,12 @@ impl<'a> Extractor<'a> {
                         return None;
                     }
                     if collapsed::looks_collapsed(rest) {
-                        if let Some(p) = self.header_on_banner(line, &map, at, bm.clone()) {
+                        if let Some(p) = self.header_on_banner(line, &map, at, bm) {
                             return Some(p);
                         }
-                        let (mut p, resume_at) = collapsed::parse_line(line, &map, bm, &self.opts);
-                        validate::validate(&mut p, self.input, &self.opts);
+                        let (p, resume_at) = collapsed::parse_line(line, &map, bm, &self.opts);
+                        let mut p = ParsedRef::owning(p);
+                        validate::validate_ref(&mut p, self.input, &self.opts);
                         self.resume = resume_at.map(|off| (line, map, off));
                         return Some(p);
                     }
@@ -286,6 +306,15 @@ impl Iterator for Extractor<'_> {
     type Item = Parsed;
 
     fn next(&mut self) -> Option<Parsed> {
+        self.next_ref().map(ParsedRef::into_parsed)
+    }
+}
+
+impl<'a> Extractor<'a> {
+    /// The next envelope in the reader's own form, its text borrowed from the input: for
+    /// callers that keep little of it (`check` keeps its diagnostics), which then need not
+    /// copy the rest.
+    pub(crate) fn next_ref(&mut self) -> Option<ParsedRef<'a>> {
         loop {
             let (line, map, from) = match self.resume.take() {
                 Some(r) => r,
@@ -317,8 +346,8 @@ impl<'a> Extractor<'a> {
         line: Line<'a>,
         map: &LineMap<'a>,
         at: usize,
-        bm: BannerMatch,
-    ) -> Option<Parsed> {
+        bm: BannerMatch<'_>,
+    ) -> Option<ParsedRef<'a>> {
         let c: &str = &map.cleaned;
         if !begins_line(c, at) {
             return None;
@@ -348,8 +377,17 @@ impl<'a> Extractor<'a> {
                 },
             })
             .collect();
-        let mut p = parse::parse_block(&self.opts, line, map, bm, &prefix, &mut self.cur, first)?;
-        validate::validate(&mut p, self.input, &self.opts);
+        let mut p = parse::parse_block(
+            &self.opts,
+            &mut self.spare,
+            line,
+            map,
+            bm,
+            &prefix,
+            &mut self.cur,
+            first,
+        )?;
+        validate::validate_ref(&mut p, self.input, &self.opts);
         Some(p)
     }
 }

@@ -2,11 +2,14 @@
 //! gives meaning to, and the integrity hash. Structure problems are found while parsing;
 //! this adds what can only be judged once the envelope is whole.
 
+use std::borrow::Cow;
+
 use super::address::{check_address, route_hops};
+use super::borrowed::ParsedRef;
 use super::error_envelope::is_error_code;
 use super::intent::IntentKind;
-use super::lines::is_bidi_control;
-use super::model::KNOWN_HEADERS;
+use super::lines::has_bidi_control;
+use super::model::{KNOWN_HEADERS, known_header_index};
 use super::render::{crc32_hex, hashed_portion_parsed};
 use super::signature::{SigError, parse_sig};
 use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
@@ -20,6 +23,13 @@ const INTENT: usize = 6;
 
 /// Adds the content diagnostics of `p` and sorts all of them by position.
 pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
+    let mut r = ParsedRef::owning(p.clone());
+    validate_ref(&mut r, input, opts);
+    *p = r.into_parsed();
+}
+
+/// [`validate`] for an envelope in the reader's own form.
+pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
     normalize(p);
     let mut d = Vec::new();
     let env = &p.envelope;
@@ -50,9 +60,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
     let mut first: [Option<usize>; KNOWN_HEADERS.len()] = [None; KNOWN_HEADERS.len()];
     for (i, h) in env.headers.iter().enumerate() {
         let pos = p.positions.headers.get(i).copied().unwrap_or(banner);
-        let known = KNOWN_HEADERS
-            .iter()
-            .position(|k| k.eq_ignore_ascii_case(&h.key));
+        let known = known_header_index(&h.key);
         if matches!(known, Some(THREAD | PARENT | MESSAGE)) {
             if let Err(e) = super::check_id(&h.value) {
                 d.push(at(pos, Code::BadId, format!("{}: {e}", h.key)));
@@ -76,7 +84,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         }
         // Bidi controls and hidden text are all outside ASCII, as most values are: one look.
         let plain = h.value.is_ascii();
-        if !plain && h.value.chars().any(is_bidi_control) {
+        if !plain && has_bidi_control(&h.value) {
             d.push(at(pos, Code::BidiControl, bidi_message(&h.key)));
         }
         if let Some(hidden) = (!plain).then(|| super::hidden::find(&h.value)).flatten() {
@@ -89,10 +97,15 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         }
     }
     // What `Envelope::header` and `header_pos` would answer: the first of each key.
-    let value = |k: usize| first[k].map(|i| env.headers[i].value.as_str());
+    let value = |k: usize| first[k].map(|i| env.headers[i].value.as_ref());
     let header_at = |k: usize| first[k].and_then(|i| p.positions.headers.get(i).copied());
     let (parent, message, intent_raw) = (value(PARENT), value(MESSAGE), value(INTENT));
-    let v11 = env.is_v11();
+    // `Envelope::is_v11`, with the headers' keys already matched.
+    let v11 = env.banner.version == "v1.1"
+        || !env.meta.is_empty()
+        || [THREAD, PARENT, MESSAGE]
+            .iter()
+            .any(|&k| first[k].is_some());
 
     // A message that names itself as its parent would answer itself: a loop in the tree.
     if let (Some(parent), Some(message)) = (parent, message)
@@ -164,7 +177,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                 .copied()
                 .unwrap_or(banner);
             let plain = value.is_ascii();
-            if !plain && value.chars().any(is_bidi_control) {
+            if !plain && has_bidi_control(value) {
                 d.push(at(pos, Code::BidiControl, bidi_message(key)));
             }
             // (An audit block written by older relays repeats its keys once per hop.)
@@ -191,7 +204,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
                     super::hidden::describe(&what, &hidden),
                 ));
             }
-            match (block.namespace.as_str(), key.as_str()) {
+            match (block.namespace.as_ref(), key.as_ref()) {
                 ("routing", "X-Route") => {
                     for hop in route_hops(value) {
                         if let Err(e) = check_address(hop) {
@@ -332,7 +345,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
         }
     }
     if let Some(hash) = &env.hash {
-        if !hash_matches(p, input, hash) {
+        if !hash_matches(&p.clone().into_parsed(), input, hash) {
             d.push(at(
                 p.positions.hash.unwrap_or(banner),
                 Code::HashMismatch,
@@ -347,7 +360,7 @@ pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
 
 /// What personal data the body holds when `meta: privacy` declares `PII: none` or
 /// `redacted`, in words; `None` when the declaration holds (or there is none).
-fn undeclared_pii(p: &Parsed) -> Option<String> {
+fn undeclared_pii(p: &ParsedRef<'_>) -> Option<String> {
     let env = &p.envelope;
     let declared = env
         .meta
@@ -387,7 +400,7 @@ fn bidi_message(key: &str) -> String {
     )
 }
 
-fn meta_pos(p: &Parsed, ns: &str, key: &str) -> Option<Pos> {
+fn meta_pos(p: &ParsedRef<'_>, ns: &str, key: &str) -> Option<Pos> {
     let bi = p.envelope.meta.iter().position(|m| m.namespace == ns)?;
     let ei = p.envelope.meta[bi]
         .entries
@@ -428,11 +441,11 @@ pub fn parse_time(value: &str) -> Option<jiff::Timestamp> {
 /// `REVOKE` a signature vouches for, and read as anything else it would let a signed
 /// revocation be dropped, or a signed id be refused, while the signature still verified.
 /// The body stays as written (§1 of docs/PROTOCOL.md): text, not a value to act on.
-fn normalize(p: &mut Parsed) {
+fn normalize(p: &mut ParsedRef<'_>) {
     // Most values are ASCII or already NFC: those are only looked at, never copied.
-    let fix = |s: &mut String| {
+    let fix = |s: &mut Cow<'_, str>| {
         if super::render::needs_nfc(s) {
-            *s = super::render::nfc(s);
+            *s = Cow::Owned(super::render::nfc(s));
         }
     };
     let env = &mut p.envelope;

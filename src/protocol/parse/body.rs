@@ -2,6 +2,8 @@
 //! single-line bodies, bodies whose first line stands on the `body:` line, `body: >` read as
 //! literal text, and bodies whose indentation a chat window stripped.
 
+use std::borrow::Cow;
+
 use super::{Block, View, is_structural, is_unindented_key};
 use crate::protocol::lines;
 use crate::protocol::scan;
@@ -72,7 +74,7 @@ impl<'a> Block<'a, '_> {
     /// with body lines after it, it is their first line.
     fn first_line_on_key(&mut self, key: &KeyLine<'_>, text: &str, off: usize) {
         if !self.body_lines_follow(key.indent) {
-            self.env.body = Some(text.to_string());
+            self.env.body = Some(Cow::Owned(text.to_string()));
             return;
         }
         let name = key.name;
@@ -118,7 +120,7 @@ impl<'a> Block<'a, '_> {
     /// A block body with indentation `explicit` (else that of its first non-blank line);
     /// `head` is a first line that stood on the key's line.
     fn block_body(&mut self, explicit: Option<usize>, head: Option<&str>) {
-        let mut out = BodyText::with_capacity(BODY_CAPACITY);
+        let mut out = BodyText::in_string(self.spare.body(BODY_CAPACITY));
         if let Some(head) = head {
             out.push(head);
         }
@@ -127,7 +129,7 @@ impl<'a> Block<'a, '_> {
         let mut leading: Vec<&'a str> = Vec::new();
         let first = loop {
             let Some(v) = self.peek() else {
-                self.env.body = Some(out.finish());
+                self.env.body = Some(Cow::Owned(out.finish()));
                 return;
             };
             if !lines::is_blank(v.text) {
@@ -144,7 +146,7 @@ impl<'a> Block<'a, '_> {
                 for l in &leading {
                     out.push(lines::strip_indent(l, lines::indent_of(l).0));
                 }
-                self.env.body = Some(out.finish());
+                self.env.body = Some(Cow::Owned(out.finish()));
                 return;
             }
             return self.stripped_body(first, &leading, out);
@@ -172,7 +174,7 @@ impl<'a> Block<'a, '_> {
             out.push_known(line, space_only);
             self.consume(&v, !blank);
         }
-        self.env.body = Some(out.finish());
+        self.env.body = Some(Cow::Owned(out.finish()));
     }
 
     /// A body whose first line has no indentation: a chat window stripped it. Taken up to
@@ -200,7 +202,7 @@ impl<'a> Block<'a, '_> {
                 self.consume(&v, !lines::is_blank(v.text));
             }
         }
-        self.env.body = Some(out.finish());
+        self.env.body = Some(Cow::Owned(out.finish()));
     }
 
     /// Body lines up to (not including) the unindented `sig:`, `hash:` or `[[END]]` that
@@ -253,9 +255,11 @@ fn explicit_indent(indicator: &str) -> Option<usize> {
 const BODY_CAPACITY: usize = 256;
 
 impl BodyText {
-    fn with_capacity(bytes: usize) -> Self {
+    /// Body text built in `text`, which is empty.
+    fn in_string(text: String) -> Self {
+        debug_assert!(text.is_empty());
         BodyText {
-            text: String::with_capacity(bytes),
+            text,
             ..BodyText::default()
         }
     }

@@ -9,10 +9,12 @@ use std::cell::{Cell, OnceCell};
 
 mod body;
 
+use super::borrowed::{BannerRef, EnvelopeRef, HeaderRef, MetaRef, ParsedRef, part_of};
 use super::lines::{self, Cursor, Line, LineMap};
-use super::model::{Banner, Envelope, Header, KNOWN_HEADERS, MetaBlock, structural_key};
+use super::model::{Banner, KNOWN_HEADERS, structural_key};
 use super::scan::{self, BannerMatch};
-use super::{Code, Diagnostic, Options, Parsed, Pos, Positions, Span};
+use super::spare::Spare;
+use super::{Code, Diagnostic, Options, Pos, Positions, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -38,7 +40,7 @@ struct View<'a> {
     pcols: u32,
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
     fn plain(&self) -> bool {
         if let Some(plain) = self.plain.get() {
             return plain;
@@ -53,6 +55,17 @@ impl View<'_> {
             return self.text;
         }
         self.cleaned.get_or_init(|| lines::clean(self.text))
+    }
+
+    /// `part` of [`View::cleaned`], borrowed from the input when cleaning left the line as
+    /// it was.
+    #[inline]
+    fn part(&self, part: &str) -> Cow<'a, str> {
+        if self.plain() {
+            // `part` is a slice of `text` itself.
+            return part_of(self.text, self.text, part);
+        }
+        part_of(self.text, self.cleaned(), part)
     }
 
     /// Whether [`lines::clean`] removed an invisible character from the line.
@@ -77,7 +90,8 @@ impl View<'_> {
 struct Block<'a, 'p> {
     cur: Cursor<'a>,
     prefix: &'p str,
-    env: Envelope,
+    spare: &'p mut Spare<'a>,
+    env: EnvelopeRef<'a>,
     pos: Positions,
     diags: Vec<Diagnostic>,
     last: Line<'a>,
@@ -104,37 +118,44 @@ pub(crate) struct BannerHeader<'a> {
 /// which the scan made already); `cur` stands after the banner and
 /// is left after the envelope. `None` means the banner had nothing of an envelope after it.
 /// `first` holds the headers that stood on the banner line itself (a lost line break).
+/// Lists and the body's text are made in storage from `spare` where it holds some.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn parse_block<'a>(
     opts: &Options,
+    spare: &mut Spare<'a>,
     banner_line: Line<'a>,
-    banner_map: &LineMap<'_>,
-    bm: BannerMatch,
+    banner_map: &LineMap<'a>,
+    bm: BannerMatch<'_>,
     prefix: &str,
     cur: &mut Cursor<'a>,
     first: Vec<BannerHeader<'_>>,
-) -> Option<Parsed> {
+) -> Option<ParsedRef<'a>> {
     let banner_col = banner_map.column(bm.start);
     let version = version_diag(&bm, banner_line.no, banner_col);
+    let env = EnvelopeRef {
+        banner: banner_ref(banner_map, &bm),
+        // Typical envelopes carry up to eight headers: size once, never regrow.
+        headers: spare.headers(8),
+        meta: spare.meta(),
+        body: None,
+        sig: None,
+        hash: None,
+    };
+    let pos = Positions {
+        banner: Pos {
+            line: banner_line.no,
+            column: banner_col,
+        },
+        headers: spare.header_pos(8),
+        meta: spare.meta_pos(),
+        ..Positions::default()
+    };
     let mut b = Block {
         cur: *cur,
         prefix,
-        env: Envelope {
-            banner: into_banner(bm),
-            // Typical envelopes carry up to eight headers: size once, never regrow.
-            headers: Vec::with_capacity(8),
-            meta: Vec::new(),
-            body: None,
-            sig: None,
-            hash: None,
-        },
-        pos: Positions {
-            banner: Pos {
-                line: banner_line.no,
-                column: banner_col,
-            },
-            headers: Vec::with_capacity(8),
-            ..Positions::default()
-        },
+        spare,
+        env,
+        pos,
         diags: Vec::new(),
         last: banner_line,
         lookahead: None,
@@ -165,9 +186,9 @@ pub(crate) fn parse_block<'a>(
     }
     for h in first {
         b.seen = true;
-        b.env.headers.push(Header {
-            key: h.key.to_string(),
-            value: h.value.to_string(),
+        b.env.headers.push(HeaderRef {
+            key: part_of(banner_map.original, &banner_map.cleaned, h.key),
+            value: part_of(banner_map.original, &banner_map.cleaned, h.value),
         });
         b.pos.headers.push(h.pos);
     }
@@ -205,7 +226,7 @@ pub(crate) fn parse_block<'a>(
             banner_col,
         ));
     }
-    Some(Parsed {
+    Some(ParsedRef {
         envelope: b.env,
         span: Span {
             start_line: banner_line.no,
@@ -222,16 +243,21 @@ pub(crate) fn parse_block<'a>(
 }
 
 /// The banner of the model from a match; a missing version reads as `v1`.
-pub(crate) fn banner_of(bm: &BannerMatch) -> Banner {
-    into_banner(bm.clone())
+pub(crate) fn banner_of(bm: &BannerMatch<'_>) -> Banner {
+    Banner {
+        from: bm.from.to_string(),
+        to: bm.to.to_string(),
+        version: bm.version.unwrap_or("v1").to_string(),
+    }
 }
 
-/// [`banner_of`] for a match no longer needed: its strings are moved, not copied.
-fn into_banner(bm: BannerMatch) -> Banner {
-    Banner {
-        from: bm.from,
-        to: bm.to,
-        version: bm.version.unwrap_or_else(|| "v1".into()),
+/// [`banner_of`] borrowed from the banner's line, which `map` read and `bm` was found in.
+fn banner_ref<'a>(map: &LineMap<'a>, bm: &BannerMatch<'_>) -> BannerRef<'a> {
+    let part = |s: &str| part_of(map.original, &map.cleaned, s);
+    BannerRef {
+        from: part(bm.from),
+        to: part(bm.to),
+        version: bm.version.map_or(Cow::Borrowed("v1"), part),
     }
 }
 
@@ -248,7 +274,7 @@ pub(crate) fn too_large(size: usize, limit: usize, line: u32, column: u32) -> Di
 }
 
 /// The warning for a banner that names no version.
-pub(crate) fn version_diag(bm: &BannerMatch, line: u32, column: u32) -> Option<Diagnostic> {
+pub(crate) fn version_diag(bm: &BannerMatch<'_>, line: u32, column: u32) -> Option<Diagnostic> {
     bm.version.is_none().then(|| {
         Diagnostic::new(
             Code::MissingVersion,
@@ -393,10 +419,10 @@ impl<'a> Block<'a, '_> {
                     self.seen = true;
                     let p = Some(v.pos(lines::indent_of(c).1));
                     if lower == "sig" {
-                        self.env.sig = Some(value.to_string());
+                        self.env.sig = Some(v.part(value));
                         self.pos.sig = p;
                     } else {
-                        self.env.hash = Some(value.to_string());
+                        self.env.hash = Some(v.part(value));
                         self.pos.hash = p;
                     }
                     self.structural(&v);
@@ -409,14 +435,17 @@ impl<'a> Block<'a, '_> {
                     }
                     let mpos = v.pos(lines::indent_of(c).1);
                     let legacy = value.starts_with('|');
-                    let namespace = if legacy { "legacy" } else { value }.to_string();
+                    let namespace = if legacy {
+                        Cow::Borrowed("legacy")
+                    } else {
+                        v.part(value)
+                    };
                     // A block holds a handful of entries (`meta: privacy` five): room for
                     // eight at once, instead of four and then eight.
-                    self.env.meta.push(MetaBlock {
-                        namespace,
-                        entries: Vec::with_capacity(8),
-                    });
-                    self.pos.meta.push((mpos, Vec::with_capacity(8)));
+                    let entries = self.spare.entries(8);
+                    self.env.meta.push(MetaRef { namespace, entries });
+                    let entry_pos = self.spare.entry_pos(8);
+                    self.pos.meta.push((mpos, entry_pos));
                     self.structural(&v);
                     if legacy {
                         self.diags.push(Diagnostic::new(
@@ -459,10 +488,9 @@ impl<'a> Block<'a, '_> {
                         self.after_body(&v);
                     }
                     // Kept as written: the canonical form must not change what was signed.
-                    let key = key.to_string();
-                    self.env.headers.push(Header {
-                        key,
-                        value: value.to_string(),
+                    self.env.headers.push(HeaderRef {
+                        key: v.part(key),
+                        value: v.part(value),
                     });
                     self.pos.headers.push(v.pos(voff));
                     self.structural(&v);
@@ -477,7 +505,7 @@ impl<'a> Block<'a, '_> {
                             (Some(b), Some((_, p))) => (b, p),
                             _ => return false,
                         };
-                    block.entries.push((key.to_string(), value.to_string()));
+                    block.entries.push((v.part(key), v.part(value)));
                     positions.push(v.pos(voff));
                     self.meta_entry = Some(MetaEntry {
                         indent: lines::indent_of(c).0,
@@ -600,6 +628,7 @@ impl<'a> Block<'a, '_> {
             None => indent,
         };
         if let Some((_, v)) = self.env.meta.last_mut().and_then(|b| b.entries.last_mut()) {
+            let v = v.to_mut();
             v.push('\n');
             (0..indent.saturating_sub(base)).for_each(|_| v.push(' '));
             v.push_str(line);
@@ -663,7 +692,7 @@ impl<'a> Block<'a, '_> {
                 return;
             };
             if let (Some(b), Some((_, p))) = (self.env.meta.last_mut(), self.pos.meta.last_mut()) {
-                b.entries.push((key.to_string(), value.to_string()));
+                b.entries.push((v.part(key), v.part(value)));
                 p.push(v.pos(voff));
             }
             self.consume(&v, true);
