@@ -21,14 +21,8 @@ const PARENT: usize = 3;
 const MESSAGE: usize = 4;
 const INTENT: usize = 6;
 
-/// Adds the content diagnostics of `p` and sorts all of them by position.
-pub fn validate(p: &mut Parsed, input: &str, opts: &Options) {
-    let mut r = ParsedRef::owning(p.clone());
-    validate_ref(&mut r, input, opts);
-    *p = r.into_parsed();
-}
-
-/// [`validate`] for an envelope in the reader's own form.
+/// Adds the content diagnostics of `p` (an envelope in the reader's own form, as the
+/// extractor finds it) and sorts all of them by position.
 pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
     normalize(p);
     let mut d = Vec::new();
