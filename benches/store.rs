@@ -438,3 +438,43 @@ fn outline_5000_plain_select(b: Bencher) {
         rows.len()
     });
 }
+
+/// A thread of the history that states consent, the one a copy of it asks about.
+fn consent_thread(store: &Store) -> String {
+    let ledger = store
+        .consent_ledger(jiff::Timestamp::now())
+        .expect("ledger");
+    let record = ledger.records.first().expect("a consent in the history");
+    record.threads[0].clone()
+}
+
+/// What `y` on a message holding personal data asks: the consent in force for its thread,
+/// read from the statements that bear on it.
+#[divan::bench]
+fn consent_for_one_thread(b: Bencher) {
+    let store = open_history();
+    let thread = consent_thread(&store);
+    let now = jiff::Timestamp::now();
+    b.bench_local(|| {
+        store
+            .consent_for_thread(black_box(&thread), now, [])
+            .expect("consent")
+            .is_some()
+    });
+}
+
+/// The same answer from the whole ledger, as it was read before: every statement of the
+/// history.
+#[divan::bench(sample_count = 20)]
+fn consent_for_one_thread_from_the_whole_ledger(b: Bencher) {
+    let store = open_history();
+    let thread = consent_thread(&store);
+    let now = jiff::Timestamp::now();
+    b.bench_local(|| {
+        store
+            .consent_ledger(now)
+            .expect("ledger")
+            .for_thread(black_box(&thread))
+            .is_some()
+    });
+}

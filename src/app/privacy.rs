@@ -94,8 +94,11 @@ impl App {
             meta: &env.meta,
             verified: false,
         };
-        let ledger = self.store.consent_ledger_with(now, [own])?;
-        let why = match ledger.for_thread(&c.form.thread) {
+        let why = match self
+            .store
+            .consent_for_thread(&c.form.thread, now, [own])?
+            .as_ref()
+        {
             Some(r) if r.allows_pii() => return Ok(true),
             Some(r) if r.message == c.form.message => {
                 format!("this envelope's own consent {}", r.why_not_pii())

@@ -219,6 +219,19 @@ impl Ledger {
     }
 }
 
+/// The consent ids a statement's META names (`Consent-ID` and `Original-Consent-ID` in any
+/// block, trimmed), a superset of those [`ledger`] reads from it. The consent in force for
+/// one thread depends only on its own statements and, through the ids they name, on the
+/// statements naming those ids, and so on: a reader of one thread's consent (see
+/// `Store::consent_for_thread`) follows these instead of reading every statement.
+pub fn named_ids(meta: &[MetaBlock]) -> impl Iterator<Item = &str> {
+    meta.iter()
+        .flat_map(|m| m.entries.iter())
+        .filter(|(k, _)| k == "Consent-ID" || k == "Original-Consent-ID")
+        .map(|(_, v)| v.trim())
+        .filter(|v| !v.is_empty())
+}
+
 /// The key a consent is filed under: its id, or its thread's.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Key {

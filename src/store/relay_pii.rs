@@ -5,9 +5,13 @@
 //! operator writes (see `app::privacy`). The two-action hop leaves such an envelope on the
 //! clipboard as it was and says why; `y` copies it on the operator's second press.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use jiff::Timestamp;
 
 use super::{Store, StoreError, StoredMessage};
+use crate::protocol::consent::Record;
 use crate::protocol::pii::{describe_counts, redact};
 
 impl Store {
@@ -27,14 +31,15 @@ impl Store {
     }
 
     /// [`Store::pii_held`] for each of `messages` (a thread being copied): the ids and reasons
-    /// of those held back, in order. The consent ledger is read once, and only when a body
-    /// holds personal data.
+    /// of those held back, in order. Each thread's consent is read once, and only when a
+    /// body holds personal data.
     pub fn pii_held_all(
         &self,
         messages: &[StoredMessage],
         now: Timestamp,
     ) -> Result<Vec<(String, String)>, StoreError> {
-        let mut ledger = None;
+        // The consent in force for each thread asked about, read once.
+        let mut consents: HashMap<&str, Option<Record>> = HashMap::new();
         let mut held = Vec::new();
         for m in messages {
             if m.direction != "received" {
@@ -47,11 +52,11 @@ impl Store {
             if counts.is_empty() {
                 continue;
             }
-            let ledger = match &ledger {
-                Some(l) => l,
-                None => ledger.insert(self.consent_ledger(now)?),
+            let consent = match consents.entry(&m.thread) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(self.consent_for_thread(&m.thread, now, [])?),
             };
-            let why = match ledger.for_thread(&m.thread) {
+            let why = match consent {
                 Some(r) if r.allows_pii() => continue,
                 Some(r) => format!("the thread's consent {}", r.why_not_pii()),
                 None => "the thread states no consent".to_string(),
