@@ -16,7 +16,8 @@ use crate::store::{Store, StoreError, ThreadView};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Every envelope in canonical form, tree order, META kept; importing it into an empty
-    /// database rebuilds the same tree with the same ids.
+    /// database rebuilds the same tree with the same ids (a signed or hashed envelope whose
+    /// ids were made on receipt is written as received, and gets ids anew).
     Crosstalk,
     /// The `show --json` object.
     Json,
