@@ -298,3 +298,40 @@ fn a_long_chain_of_transfers_gives_the_same_answer() {
         assert!(!scoped.expect("a consent").explicit);
     }
 }
+
+/// An envelope naming more consent ids than are looked for at once: the whole ledger is read,
+/// with the same answer (the grant in force is the one in another thread).
+#[test]
+fn an_envelope_naming_many_ids_gives_the_same_answer() {
+    let mut entries = vec![("Consent", "transferred_with_approval".to_string())];
+    entries.push(("Original-Consent-ID", "c-7".to_string()));
+    entries.extend((0..100).map(|i| ("Consent-ID", format!("x-{i}"))));
+    let gens = [
+        Gen {
+            thread: 1,
+            minute: 10,
+            revoke: false,
+            signed: false,
+            entries: vec![
+                ("Consent", "implicit".to_string()),
+                ("Consent-ID", "c-7".to_string()),
+            ],
+        },
+        Gen {
+            thread: 0,
+            minute: 20,
+            revoke: false,
+            signed: false,
+            entries,
+        },
+    ];
+    let store = store(&gens);
+    let now = Timestamp::now();
+    let scoped = store.consent_for_thread(THREADS[0], now, []).unwrap();
+    assert_eq!(
+        scoped.as_ref(),
+        store.consent_ledger(now).unwrap().for_thread(THREADS[0])
+    );
+    // Transferred from an implicit consent: not explicit.
+    assert!(!scoped.expect("a consent").explicit);
+}

@@ -34,6 +34,10 @@ const STATES: &str = "SELECT m.seq, m.thread_id, m.id, m.sent_at, m.received_at,
 /// transfers this long is no conversation's.
 const MAX_ROUNDS: usize = 4;
 
+/// The most consent ids looked for in one round; more (an envelope can name thousands) and
+/// the whole ledger is read instead, since each row is searched for each id.
+const MAX_IDS: usize = 64;
+
 impl Store {
     /// Every consent the stored messages state, at clock `now`. A REVOKE counts only when
     /// its signature was verified with a trusted key (see [`Store::revoke_verified`]); each
@@ -89,7 +93,7 @@ impl Store {
                 break;
             }
             rounds += 1;
-            if rounds > MAX_ROUNDS {
+            if rounds > MAX_ROUNDS || next.len() > MAX_IDS {
                 rows = self.statement_rows(&format!("{STATES} ORDER BY m.seq"), [], now)?;
                 break;
             }
