@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 
-use super::parse_cmd::{check_pieces, check_reader, pieces_in};
+use super::parse_cmd::{check_pieces, check_reader, pieces_in, tally};
 use crate::protocol::{self, Code, Diagnostic, Options};
 use crate::store::Store;
 use crate::synth::{TranscriptSpec, transcript};
@@ -157,6 +157,34 @@ proptest! {
                 prop_assert_eq!(streamed(&bytes, block, workers, None), None);
             }
         }
+    }
+
+    /// A part read in blocks is checked with its lines numbered from 1 and moved down to its
+    /// place afterwards: that reports what numbering it from its place does (positions,
+    /// spans and the line numbers messages name), with and without the envelopes kept for
+    /// the database, and the lines it counts are its line breaks.
+    #[test]
+    fn a_part_moved_down_reports_what_it_reports_in_place(
+        seed in any::<u64>(),
+        envelopes in 0usize..30,
+        mangled in prop_oneof![Just(0u32), Just(50), Just(100)],
+        edits in edits(),
+        first in prop_oneof![1u32..3, 3u32..100_000],
+        keep in any::<bool>(),
+    ) {
+        let mut text = mangle(&transcript(&spec(seed, envelopes, mangled)), &edits);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let opts = Options::default();
+        let mut moved = tally(&text, 1, &opts, keep);
+        prop_assert_eq!(
+            moved.lines() as usize,
+            memchr::memchr_iter(b'\n', text.as_bytes()).count()
+        );
+        moved.move_down(first - 1);
+        let placed = tally(&text, first, &opts, keep);
+        prop_assert_eq!(format!("{moved:?}"), format!("{placed:?}"));
     }
 
     /// With a database holding the unmangled transcript, edited copies of its envelopes are

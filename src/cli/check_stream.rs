@@ -8,6 +8,11 @@
 //! ([`parse_cmd::tally`](super::parse_cmd)) and gives the buffer back. Memory stays a few
 //! blocks whatever the file's size, and each part is extracted exactly as the whole would be.
 //!
+//! A part's lines are numbered from 1 while it is checked, and its findings moved down to
+//! their place in the file once the parts are in order: the worker counts the part's lines
+//! as it reads them, where numbering them from their place would take the reading thread a
+//! pass of its own over every byte, to count the line breaks before handing the part on.
+//!
 //! A file that is not UTF-8 is not checked here ([`tallies`] answers `None`): its report
 //! names the first invalid byte of the whole file, which only reading it whole can place.
 
@@ -26,8 +31,8 @@ pub(super) const BLOCK: usize = 1 << 20;
 /// the block is decoded by the reading thread.
 const TAIL: usize = 64 << 10;
 
-/// One part of the input for a worker: its index, bytes, and the number of its first line.
-type Part = (usize, Vec<u8>, u32);
+/// One part of the input for a worker: its index and bytes.
+type Part = (usize, Vec<u8>);
 
 /// Checks what `reader` yields in parts of about `block` bytes on `workers` threads: one
 /// [`Tally`] per part, in input order. `None` when the input is not UTF-8.
@@ -51,12 +56,12 @@ pub(super) fn tallies(
                         Ok(rx) => rx.recv(),
                         Err(_) => break,
                     };
-                    let Ok((index, bytes, first_line)) = part else {
+                    let Ok((index, bytes)) = part else {
                         break;
                     };
                     let t = std::str::from_utf8(&bytes)
                         .ok()
-                        .map(|text| tally(text, first_line, opts, keep));
+                        .map(|text| tally(text, 1, opts, keep));
                     if done_tx.send((index, t, bytes)).is_err() {
                         break;
                     }
@@ -68,7 +73,6 @@ pub(super) fn tallies(
         let mut results: Vec<Option<Option<Tally>>> = Vec::new();
         let mut spare: Vec<Vec<u8>> = Vec::new();
         let mut carry: Vec<u8> = Vec::new();
-        let mut line = 1u32;
         let mut utf8 = true;
         let mut eof = false;
         while !eof && utf8 {
@@ -109,12 +113,10 @@ pub(super) fn tallies(
             }
             carry.extend_from_slice(&buf[cut..]);
             buf.truncate(cut);
-            let lines = memchr::memchr_iter(b'\n', &buf).count();
             results.push(None);
-            if work_tx.send((results.len() - 1, buf, line)).is_err() {
+            if work_tx.send((results.len() - 1, buf)).is_err() {
                 break;
             }
-            line = line.saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
         }
         drop(work_tx);
         for (index, t, _) in done_rx {
@@ -125,8 +127,21 @@ pub(super) fn tallies(
         }
         // A part missing means a worker stopped early, which only a panic does; the scope
         // re-raises it when it ends.
-        Ok(results.into_iter().map(Option::flatten).collect())
+        let tallies: Option<Vec<Tally>> = results.into_iter().map(Option::flatten).collect();
+        Ok(tallies.map(in_place))
     })
+}
+
+/// The tallies of consecutive parts, each checked with its lines numbered from 1, moved down
+/// to where their lines stand in the input. Every part but the last ends with a line break
+/// (it is cut after one), so the lines before a part are the line breaks before it.
+fn in_place(mut tallies: Vec<Tally>) -> Vec<Tally> {
+    let mut before = 0u32;
+    for t in &mut tallies {
+        t.move_down(before);
+        before = before.saturating_add(t.lines());
+    }
+    tallies
 }
 
 /// Appends up to `n` bytes of `reader` to `buf`; whether the input ended.

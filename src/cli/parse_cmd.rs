@@ -206,10 +206,27 @@ pub fn report<'a>(name: &str, diags: impl Iterator<Item = &'a Diagnostic>) {
 /// What `check` takes from one piece of an input: the number of envelopes, their
 /// diagnostics and those outside them (in line order), and the envelopes the database may
 /// hold another version of ([`may_conflict`]), in input order.
+#[cfg_attr(test, derive(Debug))]
 pub(super) struct Tally {
     envelopes: usize,
     diagnostics: Vec<Diagnostic>,
     kept: Vec<Parsed>,
+    /// The number of line breaks in the piece, when it ends with one: where the next piece's
+    /// lines start, counted while the piece was read.
+    lines: u32,
+}
+
+impl Tally {
+    /// The number of line breaks in the piece, for a piece that ends with one.
+    pub(super) fn lines(&self) -> u32 {
+        self.lines
+    }
+
+    /// The tally of the same piece standing `by` lines further down in the input.
+    pub(super) fn move_down(&mut self, by: u32) {
+        self.diagnostics.iter_mut().for_each(|d| d.move_down(by));
+        self.kept.iter_mut().for_each(|p| p.move_down(by));
+    }
 }
 
 /// Extracts one piece of an input whose first line is `first_line`, keeping only the
@@ -234,12 +251,14 @@ pub(super) fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> 
             ex.recycle(p);
         }
     }
+    let lines = ex.line().saturating_sub(first_line);
     diagnostics.extend(ex.into_diagnostics());
     diagnostics.sort_by_key(|d| (d.line, d.column));
     Tally {
         envelopes,
         diagnostics,
         kept,
+        lines,
     }
 }
 

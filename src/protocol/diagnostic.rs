@@ -234,6 +234,44 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// This diagnostic placed `by` lines further down: a large input is checked in parts
+    /// whose lines are numbered from 1, and only once the parts before one are read is it
+    /// known where its lines stand in the input (numbering each part from its place would
+    /// need its line breaks counted before it is read, a pass of its own over every byte).
+    /// The messages that name a line of the envelope (its last line, its `sig:` line) name
+    /// it in the same numbering, so that number moves too.
+    pub(crate) fn move_down(&mut self, by: u32) {
+        if by == 0 {
+            return;
+        }
+        self.line = self.line.saturating_add(by);
+        if matches!(
+            self.code,
+            Code::MissingEnd | Code::ContentAfterSig | Code::IgnoredAfterSig
+        ) {
+            self.message = move_line_numbers(&self.message, by);
+        }
+    }
+}
+
+/// `message` with every number written as `line N` moved `by` lines down.
+fn move_line_numbers(message: &str, by: u32) -> String {
+    const WORD: &str = "line ";
+    let mut out = String::with_capacity(message.len() + 4);
+    let mut rest = message;
+    while let Some(at) = rest.find(WORD) {
+        let (before, after) = rest.split_at(at + WORD.len());
+        out.push_str(before);
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        match after[..digits].parse::<u32>() {
+            Ok(n) => out.push_str(&n.saturating_add(by).to_string()),
+            Err(_) => out.push_str(&after[..digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 impl fmt::Display for Diagnostic {

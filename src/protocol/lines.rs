@@ -37,6 +37,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The number the next line gets.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
     /// Moves past the first `n` bytes of the current line (a byte-order mark).
     pub fn skip(&mut self, n: usize) {
         self.pos = (self.pos + n).min(self.text.len());

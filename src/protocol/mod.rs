@@ -132,6 +132,33 @@ pub struct Parsed {
 }
 
 impl Parsed {
+    /// This envelope placed `by` lines further down, with everything it says about its
+    /// lines: see [`Diagnostic::move_down`].
+    pub(crate) fn move_down(&mut self, by: u32) {
+        if by == 0 {
+            return;
+        }
+        let down = |p: &mut Pos| p.line = p.line.saturating_add(by);
+        self.span.start_line = self.span.start_line.saturating_add(by);
+        self.span.end_line = self.span.end_line.saturating_add(by);
+        let Positions {
+            banner,
+            headers,
+            meta,
+            body,
+            sig,
+            hash,
+        } = &mut self.positions;
+        down(banner);
+        headers.iter_mut().for_each(down);
+        for (block, entries) in meta {
+            down(block);
+            entries.iter_mut().for_each(down);
+        }
+        body.iter_mut().chain(sig).chain(hash).for_each(down);
+        self.diagnostics.iter_mut().for_each(|d| d.move_down(by));
+    }
+
     /// Whether any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)

@@ -202,6 +202,12 @@ impl<'a> Extractor<'a> {
         self.spare.recycle(p);
     }
 
+    /// The number the next line read gets: once every envelope is read, the first line's
+    /// number plus the number of line breaks in an input that ends with one.
+    pub(crate) fn line(&self) -> u32 {
+        self.cur.line()
+    }
+
     /// The diagnostics found outside envelopes.
     pub fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.diags
