@@ -134,6 +134,24 @@ proptest! {
         prop_assert_eq!(lines::find_pair(s.as_bytes(), *b"[["), s.find("[["));
     }
 
+    /// A banner's version read in one pass agrees with reading it split at its dots.
+    #[test]
+    fn versions_agree_with_the_split_reading(
+        s in prop_oneof![
+            "[vV]?[0-9.]{0,6}",
+            "[vV][0-9]{1,3}(\\.[0-9]{1,3}){0,3}",
+            mixed(8),
+        ],
+    ) {
+        let plain = s.strip_prefix(['v', 'V']).is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .split('.')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        });
+        prop_assert_eq!(super::scan::is_version(&s), plain, "{:?}", s);
+    }
+
     #[test]
     fn indentation_read_once_agrees_with_each_question(s in mixed(16), n in 0usize..6) {
         let ind = lines::Indent::of(&s);

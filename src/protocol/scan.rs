@@ -35,6 +35,10 @@ pub(crate) enum Bracket<'s> {
 }
 
 /// Reads the bracket construct starting at byte `at` (which holds `[[`) of a cleaned line.
+///
+/// Every banner is read here, its parts trimmed with [`lines::trim`]: the standard trim
+/// decodes each character at the edges as Unicode, and a banner's parts are ASCII at their
+/// edges nearly always.
 pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket<'_> {
     let window_end = floor_char_boundary(line, (at + MAX_BANNER).min(line.len()));
     let window = &line[at + 2..window_end];
@@ -43,7 +47,7 @@ pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket<'_> {
     };
     let inner = &window[..close];
     let end = at + 2 + close + 2;
-    if inner.trim().eq_ignore_ascii_case("END") {
+    if lines::trim(inner).eq_ignore_ascii_case("END") {
         return Bracket::End { end };
     }
     let ascii_arrow = lines::find_pair(inner.as_bytes(), *b"->");
@@ -58,10 +62,10 @@ pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket<'_> {
     {
         return Bracket::Nothing;
     }
-    let from = inner[..arrow].trim();
-    let after = inner[arrow + alen..].trim();
+    let from = lines::trim(&inner[..arrow]);
+    let after = lines::trim(&inner[arrow + alen..]);
     let (to, version) = match after.rsplit_once(char::is_whitespace) {
-        Some((to, v)) if is_version(v) => (to.trim(), Some(v)),
+        Some((to, v)) if is_version(v) => (lines::trim(to), Some(v)),
         _ if is_version(after) => ("", Some(after)),
         _ => (after, None),
     };
@@ -77,14 +81,22 @@ pub(crate) fn match_bracket(line: &str, at: usize) -> Bracket<'_> {
     })
 }
 
-fn is_version(s: &str) -> bool {
+/// Whether `s` is `v` or `V` and numbers joined by dots (`v1`, `V1.1`). One pass over the
+/// bytes (a `split` costs more than the short word it splits): every byte a digit or a dot,
+/// and a dot only between two digits.
+pub(super) fn is_version(s: &str) -> bool {
     let Some(rest) = s.strip_prefix(['v', 'V']) else {
         return false;
     };
-    !rest.is_empty()
-        && rest
-            .split('.')
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    let mut digit_before = false;
+    for &b in rest.as_bytes() {
+        match b {
+            b'0'..=b'9' => digit_before = true,
+            b'.' if digit_before => digit_before = false,
+            _ => return false,
+        }
+    }
+    digit_before
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
