@@ -203,38 +203,50 @@ proptest! {
     }
 }
 
+/// A grant (or, with `revoke`, a REVOKE signed with the trusted key) in thread `thread`,
+/// written `minute` minutes into the day, stating `entries`.
+fn stated(thread: usize, minute: u64, revoke: bool, entries: &[(&'static str, String)]) -> Gen {
+    Gen {
+        thread,
+        minute,
+        revoke,
+        signed: revoke,
+        entries: entries.to_vec(),
+    }
+}
+
+/// `(key, value)` entries from string slices.
+fn entries(pairs: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
+    (pairs.iter()).map(|(k, v)| (*k, v.to_string())).collect()
+}
+
 /// A grant in one thread, transferred in a second, revoked by a signed REVOKE in a third:
 /// the second thread's consent is revoked, which only following the ids shows.
 #[test]
 fn a_transfer_is_revoked_with_its_original_from_another_thread() {
-    let grant = |thread, minute, entries: &[(&'static str, &str)]| Gen {
-        thread,
-        minute,
-        revoke: false,
-        signed: false,
-        entries: (entries.iter()).map(|(k, v)| (*k, v.to_string())).collect(),
-    };
     let gens = [
-        grant(0, 60, &[("Consent", "explicit_yes"), ("Consent-ID", "c-1")]),
-        grant(
+        stated(
+            0,
+            60,
+            false,
+            &entries(&[("Consent", "explicit_yes"), ("Consent-ID", "c-1")]),
+        ),
+        stated(
             1,
             120,
-            &[
+            false,
+            &entries(&[
                 ("Consent", "transferred_with_approval"),
                 ("Consent-ID", "c-2"),
                 ("Original-Consent-ID", "c-1"),
-            ],
+            ]),
         ),
-        Gen {
-            thread: 2,
-            minute: 180,
-            revoke: true,
-            signed: true,
-            entries: vec![
-                ("Type", "consent".to_string()),
-                ("Consent-ID", "c-1".to_string()),
-            ],
-        },
+        stated(
+            2,
+            180,
+            true,
+            &entries(&[("Type", "consent"), ("Consent-ID", "c-1")]),
+        ),
     ];
     let store = store(&gens);
     let now = Timestamp::now();
@@ -263,30 +275,26 @@ fn a_transfer_is_revoked_with_its_original_from_another_thread() {
 /// the same answer.
 #[test]
 fn a_long_chain_of_transfers_gives_the_same_answer() {
-    let mut gens = vec![Gen {
-        thread: 1,
-        minute: 10,
-        revoke: false,
-        signed: false,
-        entries: vec![
-            ("Consent", "explicit_no".to_string()),
-            ("Consent-ID", "k0".to_string()),
-        ],
-    }];
+    let mut gens = vec![stated(
+        1,
+        10,
+        false,
+        &entries(&[("Consent", "explicit_no"), ("Consent-ID", "k0")]),
+    )];
     for i in 1..10u64 {
-        gens.push(Gen {
-            // The last transfer alone in the first thread: from there each round of
-            // following ids finds one step more.
-            thread: if i == 9 { 0 } else { 1 + (i % 2) as usize },
-            minute: 10 + i,
-            revoke: false,
-            signed: false,
-            entries: vec![
+        // The last transfer alone in the first thread: from there each round of following
+        // ids finds one step more.
+        let thread = if i == 9 { 0 } else { 1 + (i % 2) as usize };
+        gens.push(stated(
+            thread,
+            10 + i,
+            false,
+            &[
                 ("Consent", "transferred_with_approval".to_string()),
                 ("Consent-ID", format!("k{i}")),
                 ("Original-Consent-ID", format!("k{}", i - 1)),
             ],
-        });
+        ));
     }
     let store = store(&gens);
     let now = Timestamp::now();
@@ -303,27 +311,19 @@ fn a_long_chain_of_transfers_gives_the_same_answer() {
 /// with the same answer (the grant in force is the one in another thread).
 #[test]
 fn an_envelope_naming_many_ids_gives_the_same_answer() {
-    let mut entries = vec![("Consent", "transferred_with_approval".to_string())];
-    entries.push(("Original-Consent-ID", "c-7".to_string()));
-    entries.extend((0..100).map(|i| ("Consent-ID", format!("x-{i}"))));
+    let mut many = entries(&[
+        ("Consent", "transferred_with_approval"),
+        ("Original-Consent-ID", "c-7"),
+    ]);
+    many.extend((0..100).map(|i| ("Consent-ID", format!("x-{i}"))));
     let gens = [
-        Gen {
-            thread: 1,
-            minute: 10,
-            revoke: false,
-            signed: false,
-            entries: vec![
-                ("Consent", "implicit".to_string()),
-                ("Consent-ID", "c-7".to_string()),
-            ],
-        },
-        Gen {
-            thread: 0,
-            minute: 20,
-            revoke: false,
-            signed: false,
-            entries,
-        },
+        stated(
+            1,
+            10,
+            false,
+            &entries(&[("Consent", "implicit"), ("Consent-ID", "c-7")]),
+        ),
+        stated(0, 20, false, &many),
     ];
     let store = store(&gens);
     let now = Timestamp::now();
