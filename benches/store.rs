@@ -463,6 +463,64 @@ fn consent_for_one_thread(b: Bencher) {
     });
 }
 
+/// A copy of the history with one consent given in a thread of its own and transferred to
+/// another thread, which names it by id: the copy's path and the second thread.
+fn transferred_consent() -> &'static (TempDir, PathBuf, String) {
+    static COPY: OnceLock<(TempDir, PathBuf, String)> = OnceLock::new();
+    COPY.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = dir.path().join("consent.db");
+        let source = Store::open(&history().path).expect("open the history");
+        source.backup_to(&path, false).expect("copy the history");
+        drop(source);
+        let (given, taken) = ("01KBENCH00000000000000000A", "01KBENCH00000000000000000B");
+        let envelope = |thread: &str, message: &str, privacy: &str| {
+            format!(
+                "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nsession: 2025-10-09T16Z a7f3d1\n\
+                 thread: {thread}\nmessage: {message}\ncontext: consent\nintent: HANDOFF\n\n\
+                 meta: privacy\nPII: present\n{privacy}\nbody: |\n  text\nsig: none\n[[END]]\n"
+            )
+        };
+        let text = envelope(
+            given,
+            "01KBENCH0000000000000000M1",
+            "Consent: explicit_yes_2025-10-09T16:00Z\nConsent-ID: bench-consent-1",
+        ) + &envelope(
+            taken,
+            "01KBENCH0000000000000000M2",
+            "Consent: explicit_yes_2025-10-09T16:05Z\nConsent-ID: bench-consent-2\n\
+             Original-Consent-ID: bench-consent-1",
+        );
+        let mut store = Store::open(&path).expect("open the copy");
+        let report = store
+            .import_text("consent", &text, &Options::default())
+            .expect("import");
+        assert_eq!(report.count(Outcome::Imported), 2, "{report:?}");
+        (dir, path, taken.to_string())
+    })
+}
+
+/// `y` in a thread whose consent was transferred from another: its statements name consent
+/// ids, which are followed to the statements naming them elsewhere in the history.
+#[divan::bench]
+fn consent_through_a_transferred_id(b: Bencher) {
+    let (_, path, thread) = transferred_consent();
+    let store = Store::open(path).expect("open");
+    let now = jiff::Timestamp::now();
+    assert!(
+        store
+            .consent_for_thread(thread, now, [])
+            .expect("consent")
+            .is_some_and(|r| r.explicit)
+    );
+    b.bench_local(|| {
+        store
+            .consent_for_thread(black_box(thread), now, [])
+            .expect("consent")
+            .is_some()
+    });
+}
+
 /// The same answer from the whole ledger, as it was read before: every statement of the
 /// history.
 #[divan::bench(sample_count = 20)]

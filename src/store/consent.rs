@@ -29,9 +29,24 @@ struct Row {
 const STATES: &str = "SELECT m.seq, m.thread_id, m.id, m.sent_at, m.received_at, m.intent, m.meta
      FROM messages m WHERE (m.intent = 'REVOKE' OR m.meta LIKE '%privacy%')";
 
+/// The messages that may name a consent id: both keys that do (`Consent-ID` and
+/// `Original-Consent-ID`, see `protocol::consent::named_ids`) hold these bytes, in either form
+/// of the `meta` column. Written as the `messages_consent_ids` index's own condition, so that
+/// SQLite reads that index instead of every message.
+const NAMES_AN_ID: &str = "instr(m.meta, 'Consent-ID') > 0";
+
+/// The statements whose META holds one of the needles of `?1` (see [`needles`]), in order.
+fn naming_ids() -> String {
+    format!(
+        "{STATES} AND {NAMES_AN_ID} AND EXISTS (SELECT 1 FROM json_each(?1) j
+                                                WHERE instr(m.meta, j.value) > 0)
+         ORDER BY m.seq"
+    )
+}
+
 /// Rounds of following consent ids from one thread (see [`Store::consent_for_thread`]) before
-/// the whole ledger is read instead: each round scans the messages once, and a chain of
-/// transfers this long is no conversation's.
+/// the whole ledger is read instead: each round reads every message that names a consent id
+/// once, and a chain of transfers this long is no conversation's.
 const MAX_ROUNDS: usize = 4;
 
 /// The most consent ids looked for in one round; more (an envelope can name thousands) and
@@ -67,7 +82,8 @@ impl Store {
     ///
     /// Only the statements that can bear on it are read: the thread's own (by its index),
     /// then those naming a consent id they name, and so on through transfers. A thread that
-    /// names no consent id costs an index look-up instead of a pass over every message.
+    /// names no consent id costs an index look-up instead of a pass over every message; each
+    /// step through ids reads only the messages that name one (by their own index).
     pub fn consent_for_thread<'a>(
         &self,
         thread: &str,
@@ -97,14 +113,7 @@ impl Store {
                 rows = self.statement_rows(&format!("{STATES} ORDER BY m.seq"), [], now)?;
                 break;
             }
-            let found = self.statement_rows(
-                &format!(
-                    "{STATES} AND EXISTS (SELECT 1 FROM json_each(?1) j
-                                          WHERE instr(m.meta, j.value) > 0) ORDER BY m.seq"
-                ),
-                [needles(&next)],
-                now,
-            )?;
+            let found = self.statement_rows(&naming_ids(), [needles(&next)], now)?;
             next.clear();
             for r in found {
                 if seen.insert(r.seq) {
@@ -226,6 +235,18 @@ mod tests {
 
     use super::*;
     use crate::protocol::Options;
+
+    /// Following consent ids reads the messages that name one, by their index, not every
+    /// message: the query holds the index's condition as written.
+    #[test]
+    fn ids_are_followed_through_the_index_of_messages_naming_one() {
+        let store = Store::open_in_memory().unwrap();
+        let sql = format!("EXPLAIN QUERY PLAN {}", naming_ids());
+        let mut stmt = store.conn.prepare(&sql).unwrap();
+        let steps = stmt.query_map(["[]"], |r| r.get::<_, String>(3)).unwrap();
+        let plan = steps.collect::<Result<Vec<_>, _>>().unwrap().join("\n");
+        assert!(plan.contains("USING INDEX messages_consent_ids"), "{plan}");
+    }
 
     /// An envelope in `thread` stating `meta` (`Key: value` lines of `meta: privacy`).
     fn envelope(thread: &str, message: &str, intent: &str, meta: &str) -> String {

@@ -246,6 +246,14 @@ CREATE INDEX IF NOT EXISTS signatures_pkid ON signatures(pkid);
 -- import). `delivery` stays as a view with the table's columns, so what reads the ledger reads
 -- it as before; what changes it updates `messages`. Done by `ledger_in_rows` below.
 "#,
+    r#"
+-- The messages whose META names a consent id (`Consent-ID`, `Original-Consent-ID`): what
+-- following a consent id from one thread reads (see store/consent.rs), instead of every
+-- message. SQLite keeps it from the `meta` column itself, so it never disagrees with the
+-- messages; a message naming no consent id costs one look at its META as it is stored.
+CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
+    WHERE instr(meta, 'Consent-ID') > 0;
+"#,
 ];
 
 /// Work a migration needs beyond its SQL, by the version it produces.
