@@ -626,6 +626,38 @@ fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
 
+/// Text that arrives faster than the app reads it (a long `send-keys`, or a paste from a
+/// terminal without bracketed paste, which comes as keys) is taken whole: none of it waits in
+/// the terminal for the next key, where a kill would lose it. The terminal hands it over in
+/// reads of about a kilobyte; the text is three of them.
+#[test]
+fn a_burst_of_typed_text_is_taken_whole_without_another_key() {
+    let Some(t) = Term::new() else { return };
+    t.start(100, 30, &[]);
+    t.wait_for("No threads yet.");
+    t.type_text("n");
+    t.wait_for("New envelope");
+    let burst = format!("{}TAIL", "y".repeat(3000));
+    t.type_text(&burst);
+    t.wait_for("yyyTAIL");
+    let db = rusqlite::Connection::open(&t.db).unwrap();
+    let saved = || -> String {
+        db.query_row("SELECT form FROM drafts", [], |r| r.get(0))
+            .unwrap_or_default()
+    };
+    let start = Instant::now();
+    while !saved().contains(&burst) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the draft holds the whole burst: {} bytes saved",
+            saved().len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys(&["Escape"]);
+    t.wait_for("Draft kept");
+}
+
 #[test]
 fn the_composer_keeps_typing_while_another_process_holds_the_write_lock() {
     let Some(t) = Term::new() else { return };

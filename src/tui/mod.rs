@@ -177,6 +177,12 @@ fn install_panic_hook() {
 /// While the clipboard is watched, how often the loop asks whether the watch found something.
 const WATCH_SLICE: Duration = Duration::from_millis(15);
 
+/// How long the loop waits for another event before drawing the ones it took. Not zero: the
+/// event source crossterm is built with here (`use-dev-tty`, see Cargo.toml) answers a wait
+/// of zero without looking at the events it has already read from the terminal, so a burst
+/// of keys would cost a frame per key.
+const DRAIN: Duration = Duration::from_millis(1);
+
 fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
     terminal.draw(|f| crate::ui::render(app, f))?;
     app.start();
@@ -236,7 +242,7 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow:
                 app.update(Action::Piped(ok, line));
                 terminal.clear()?;
             }
-            if app.quit || !event::poll(Duration::ZERO)? {
+            if app.quit || !event::poll(DRAIN)? {
                 break;
             }
         }
