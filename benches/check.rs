@@ -127,3 +127,20 @@ fn lines_after_sig(b: Bencher, lines: usize) {
     t.push_str("[[END]]\n");
     bench_text(b, t);
 }
+
+/// 40 000 and 80 000 banners on one line, nothing after any of them.
+#[divan::bench(args = [40_000, 80_000])]
+fn banners_on_one_line(b: Bencher, n: usize) {
+    bench_text(b, format!("{}\n", "[[A→B v1]] ".repeat(n)));
+}
+
+/// One META block of 50 000 and 100 000 entries, each with a key of its own.
+#[divan::bench(args = [50_000, 100_000])]
+fn distinct_meta_keys(b: Bencher, n: usize) {
+    let mut t = String::from("[[A→B v1]]\nuser: u\nmeta: ns\n");
+    for i in 0..n {
+        t.push_str(&format!("K{i}: v\n"));
+    }
+    t.push_str("body: |\n  hi\nsig: none\n[[END]]\n");
+    bench_text(b, t);
+}

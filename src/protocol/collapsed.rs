@@ -12,11 +12,14 @@ use super::parse::banner_of;
 use super::scan::{BannerMatch, Bracket, match_bracket};
 use super::{Code, Diagnostic, Options, Parsed, Pos, Positions, Span};
 
-/// Whether the text after a banner on the same line starts like an envelope's headers.
+/// Whether the text after a banner on the same line starts like an envelope's headers: with
+/// a structural key and its `:`. Only the line's first bytes are looked at, so a line of many
+/// banners costs each of them no more than the key's length.
 pub(crate) fn looks_collapsed(rest: &str) -> bool {
-    let t = rest.trim_start();
-    let word = t.split(':').next().unwrap_or("");
-    t.len() > word.len() && STRUCTURAL_KEYS.contains(&word)
+    let t = rest.trim_start().as_bytes();
+    STRUCTURAL_KEYS
+        .iter()
+        .any(|k| t.get(k.len()) == Some(&b':') && t.starts_with(k.as_bytes()))
 }
 
 /// The text after a banner when it is only known headers (`user: kalle session: …`) with

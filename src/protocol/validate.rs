@@ -162,6 +162,7 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
 
     // META values the spec defines.
     for (bi, block) in env.meta.iter().enumerate() {
+        let earlier = (block.entries.len() > LONG_BLOCK).then(|| first_of_each_key(&block.entries));
         for (ei, (key, value)) in block.entries.iter().enumerate() {
             let pos = p
                 .positions
@@ -175,9 +176,12 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 d.push(at(pos, Code::BidiControl, bidi_message(key)));
             }
             // (An audit block written by older relays repeats its keys once per hop.)
-            if let Some((_, first)) = (block.entries[..ei].iter())
-                .find(|(k, _)| k == key)
-                .filter(|_| !block.namespace.eq_ignore_ascii_case("audit"))
+            let before = match &earlier {
+                Some(firsts) => firsts.get(ei).copied().flatten().map(|i| &block.entries[i]),
+                None => block.entries[..ei].iter().find(|(k, _)| k == key),
+            };
+            if let Some((_, first)) =
+                before.filter(|_| !block.namespace.eq_ignore_ascii_case("audit"))
             {
                 let what = if first.trim() == value.trim() {
                     "repeats the same value; remove one"
@@ -488,6 +492,27 @@ pub(crate) fn hash_candidates(p: &Parsed, input: &str) -> Vec<String> {
     candidates
 }
 
+/// META blocks longer than this find each key's earlier entry through a map: a look back
+/// over the entries before it is cheaper for the handful a block holds, but a block of
+/// thousands of distinct keys would cost the square of its length.
+const LONG_BLOCK: usize = 16;
+
+/// For each entry, the first entry before it with the same key, if any.
+fn first_of_each_key<K: AsRef<str>, V>(entries: &[(K, V)]) -> Vec<Option<usize>> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| match first.entry(k.as_ref()) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+                None
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,6 +534,52 @@ mod tests {
         assert!(bidi[0].1.starts_with("`context` "), "{}", bidi[0].1);
         assert_eq!(bidi[1].0, 6);
         assert!(bidi[1].1.starts_with("`X-Note` "), "{}", bidi[1].1);
+    }
+
+    /// Repeated META keys are found alike in short blocks (looked back over) and long ones
+    /// (found through a map): each entry whose key an earlier entry has, compared with the
+    /// first of them, for blocks on both sides of the threshold and keys that repeat often.
+    #[test]
+    fn repeated_meta_keys_are_found_in_short_and_long_blocks() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for len in (1..=LONG_BLOCK + 24).chain([200]) {
+            for namespace in ["ns", "audit"] {
+                let entries: Vec<(String, String)> = (0..len)
+                    .map(|_| {
+                        (
+                            format!("K{}", next(len as u64 / 2 + 1)),
+                            format!("v{}", next(2)),
+                        )
+                    })
+                    .collect();
+                let mut text = format!("[[A→B v1]]\nuser: u\nmeta: {namespace}\n");
+                for (k, v) in &entries {
+                    text.push_str(&format!("{k}: {v}\n"));
+                }
+                text.push_str("body: |\n  hi\nsig: none\n[[END]]\n");
+                let ex = crate::protocol::extract(&text, &Options::default());
+                let found: Vec<(u32, bool)> = ex.envelopes[0]
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.code == Code::MetaRepeated)
+                    .map(|d| (d.line, d.message.contains("repeats the same value")))
+                    .collect();
+                let expected: Vec<(u32, bool)> = (entries.iter().enumerate())
+                    .filter(|_| namespace != "audit")
+                    .filter_map(|(i, (k, v))| {
+                        let first = entries[..i].iter().find(|(e, _)| e == k)?;
+                        Some((i as u32 + 4, first.1 == *v))
+                    })
+                    .collect();
+                assert_eq!(found, expected, "{len} entries in `meta: {namespace}`");
+            }
+        }
     }
 
     #[test]
