@@ -157,6 +157,55 @@ fn erasing_a_thread_removes_its_words_from_every_byte_and_keeps_the_other_thread
     assert_consistent(&db.path);
 }
 
+/// A thread stored among many others, its rows changed after they were written (the thread's
+/// count and time at the end of each piece of the import, the request's wait when its answer
+/// came): erasing it leaves none of its words in the free space those changes left, in the
+/// pages still in use or in the free ones.
+#[test]
+fn erasing_a_thread_among_many_leaves_no_old_version_of_its_rows() {
+    let db = Db::new();
+    let mut store = Store::open(&db.path).unwrap();
+    let history = crosstalk::synth::transcript(&crosstalk::synth::TranscriptSpec {
+        envelopes: 3_000,
+        threads: 150,
+        ..crosstalk::synth::TranscriptSpec::default()
+    });
+    let v = ids(3);
+    let request = env(&v[0], None, &v[0], "Quillfeatherword asks a question.")
+        .replace("context: erasure", "context: Xylophonectxword");
+    let answer = env(&v[0], Some(&v[0]), &v[1], "Quillfeatherword answers it.")
+        .replace("CLAUDE→CHATGPT", "CHATGPT→CLAUDE")
+        .replace("intent: REQUEST", "intent: RESPOND");
+    import(&mut store, &request);
+    // Imports after it merge the full-text index's segments, freeing the pages of the old
+    // ones, which list its words.
+    let envelopes: Vec<&str> = history.split_inclusive("[[END]]\n").collect();
+    for part in envelopes.chunks(300) {
+        import(&mut store, &part.concat());
+    }
+    import(&mut store, &answer);
+    assert_eq!(store.search("Quillfeatherword", 10).unwrap().len(), 2);
+    // The index merged whole once more, as an earlier erasure does: the pages of the segments
+    // it replaced go free as they were, words and all.
+    Connection::open(&db.path)
+        .unwrap()
+        .execute_batch("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
+        .unwrap();
+    store
+        .erase(&EraseTarget::Thread(v[0].clone()))
+        .unwrap()
+        .unwrap();
+    drop(store);
+    let bytes = all_bytes(&db.path);
+    for word in ["Quillfeatherword", "quillfeatherword", "Xylophonectxword"] {
+        assert!(
+            !contains(&bytes, word),
+            "`{word}` is still in the database files"
+        );
+    }
+    assert_consistent(&db.path);
+}
+
 #[test]
 fn erasing_a_message_keeps_its_replies_and_recounts_the_thread() {
     let db = Db::new();

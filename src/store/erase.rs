@@ -108,8 +108,8 @@ impl Store {
                 .pragma_update(None, "secure_delete", "ON")
                 .map_err(StoreError::from)?;
             let result = store.erase_securely(target);
-            // Back to the default for everything else this connection writes.
-            let _ = store.conn.pragma_update(None, "secure_delete", "OFF");
+            // Back to what everything else this connection writes uses (see `Store::setup`).
+            let _ = store.conn.pragma_update(None, "secure_delete", "FAST");
             result
         })
     }
@@ -128,11 +128,40 @@ impl Store {
         let _ = self
             .conn
             .execute_batch("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')");
+        let _ = scrub_free_pages(&self.conn);
         let _ = self
             .conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         Ok(Some(plan))
     }
+}
+
+/// The most bytes of zeros one row takes when free pages are scrubbed: well under SQLite's
+/// limit on a value's length (a billion bytes).
+const SCRUB_ROW: i64 = 256 << 20;
+
+/// Overwrites the file's free pages with zeros. Pages freed before the erasure (by the
+/// full-text index's merges, or while nothing zeroed them) may still hold words erased now.
+/// SQLite gives free pages out first: a table of zeros as large as they are takes them all,
+/// and dropping it (with `secure_delete` on) frees them again, zeroed. Tidying only, like the
+/// merge before it.
+fn scrub_free_pages(conn: &rusqlite::Connection) -> Result<(), StoreError> {
+    let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+    if free == 0 {
+        return Ok(());
+    }
+    let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch("CREATE TABLE erase_scrub (zeros BLOB)")?;
+    let mut left = free * page;
+    while left > 0 {
+        let n = left.min(SCRUB_ROW);
+        tx.execute("INSERT INTO erase_scrub VALUES (zeroblob(?1))", [n])?;
+        left -= n;
+    }
+    tx.execute_batch("DROP TABLE erase_scrub")?;
+    tx.commit()?;
+    Ok(())
 }
 
 /// The messages `target` erases.
@@ -366,4 +395,61 @@ fn recount(tx: &Transaction, thread: &str) -> Result<(), StoreError> {
         ],
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pages freed with their text (a table dropped while nothing zeroed them) hold zeros
+    /// once scrubbed, and the database is whole.
+    #[test]
+    fn free_pages_are_scrubbed_to_zeros() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scrub.db");
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "PRAGMA secure_delete = OFF;
+             CREATE TABLE kept (t TEXT);
+             INSERT INTO kept VALUES ('stays');
+             CREATE TABLE gone (t TEXT);",
+        )
+        .unwrap();
+        for i in 0..2_000 {
+            conn.execute(
+                "INSERT INTO gone VALUES (?1)",
+                [format!("Marmaladeword{i} ").repeat(20)],
+            )
+            .unwrap();
+        }
+        conn.execute_batch("DROP TABLE gone").unwrap();
+        let free: i64 = conn
+            .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+            .unwrap();
+        assert!(free > 10, "{free}");
+        let holds = || {
+            let bytes = std::fs::read(&path).unwrap();
+            bytes.windows(13).any(|w| w == b"Marmaladeword")
+        };
+        assert!(holds(), "the dropped text is in the free pages before");
+        conn.pragma_update(None, "secure_delete", "ON").unwrap();
+        scrub_free_pages(&conn).unwrap();
+        assert!(!holds(), "the dropped text is gone after");
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok");
+        let kept: String = conn
+            .query_row("SELECT t FROM kept", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, "stays");
+        let table: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'erase_scrub'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(table, 0);
+    }
 }
