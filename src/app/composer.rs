@@ -127,9 +127,10 @@ impl Form {
 
     /// The envelope these fields make, and what is wrong with the META text.
     pub fn envelope(&self) -> (Envelope, Vec<String>) {
-        let mut env = Envelope::new(self.from.trim(), self.to.trim());
+        let typed = |s: &str| protocol::typed_header_value(s).trim().to_string();
+        let mut env = Envelope::new(typed(&self.from), typed(&self.to));
         env.banner.version = self.version.clone();
-        env.set_header("user", self.user.trim());
+        env.set_header("user", typed(&self.user));
         if let Some(s) = &self.session {
             env.set_header("session", s.as_str());
         }
@@ -138,8 +139,9 @@ impl Form {
             env.set_header("parent", p.as_str());
         }
         env.set_header("message", self.message.as_str());
-        if !self.context.trim().is_empty() {
-            env.set_header("context", self.context.trim());
+        let context = typed(&self.context);
+        if !context.is_empty() {
+            env.set_header("context", &context);
         }
         env.set_header("intent", self.intent.as_str());
         let (meta, problems) = parse_meta(&self.meta);
@@ -156,6 +158,8 @@ pub fn parse_meta(text: &str) -> (Vec<MetaBlock>, Vec<String>) {
     let mut blocks: Vec<MetaBlock> = Vec::new();
     let mut problems = Vec::new();
     for (n, line) in text.lines().enumerate() {
+        // A META line is read like a header (see `Form::envelope`).
+        let line = protocol::typed_header_value(line);
         let line = line.trim();
         if line.is_empty() {
             continue;
@@ -334,6 +338,34 @@ impl Composer {
             .next()
             .map(|p| p.diagnostics)
             .unwrap_or_default();
+        let changed = |v: &str| {
+            v.lines()
+                .any(|l| protocol::typed_header_value(l).chars().count() != l.chars().count())
+        };
+        let left_out: Vec<&str> = [
+            ("from", &self.form.from),
+            ("to", &self.form.to),
+            ("context", &self.form.context),
+            ("META", &self.form.meta),
+        ]
+        .into_iter()
+        .filter(|(_, v)| changed(v))
+        .map(|(name, _)| name)
+        .collect();
+        if !left_out.is_empty() {
+            self.diagnostics.insert(
+                0,
+                Diagnostic::new(
+                    protocol::Code::InvisibleChars,
+                    1,
+                    1,
+                    format!(
+                        "control or invisible characters in `{}` are left out of the envelope, as shown below",
+                        left_out.join("`, `")
+                    ),
+                ),
+            );
+        }
         if self.form.from.trim().is_empty() || self.form.to.trim().is_empty() {
             self.diagnostics.insert(
                 0,
@@ -424,6 +456,54 @@ mod tests {
         );
         let (_, p) = parse_meta("PII: none");
         assert!(p[0].contains("line 1"));
+    }
+
+    #[test]
+    fn header_fields_keep_no_control_or_invisible_characters() {
+        let mut form = Form::new_envelope(
+            "op",
+            "01JD0000000000000000000000".into(),
+            "01JD0000000000000000000001".into(),
+        );
+        // As typed, or as a reply or an ERROR takes them from a received envelope.
+        form.from = "Claude\u{200B}".into();
+        form.to = "Chat\u{1b}[31mGPT".into();
+        form.context =
+            "東京 e\u{200b}z\u{200d}w \u{1b}]52;c;eHl6\u{7}\u{202e}x\u{a0}y\u{9b}".into();
+        form.meta = "meta: error\nCode: E-FORMAT\nReason: bad \u{1b}[2J\u{200b}banner".into();
+        let mut c = Composer::new(form, None);
+        c.body.insert_str("hello");
+        c.validate();
+        let (env, _) = c.envelope();
+        assert_eq!(env.context(), Some("東京 ezw ]52;c;eHl6x y"));
+        assert_eq!(env.meta[0].entries[1].1, "bad [2Jbanner");
+        assert_eq!(
+            (env.banner.from.as_str(), env.banner.to.as_str()),
+            ("Claude", "Chat[31mGPT")
+        );
+        assert!(
+            !c.preview.chars().any(|ch| ch.is_control() && ch != '\n'),
+            "{:?}",
+            c.preview
+        );
+        let note = &c.diagnostics[0];
+        assert_eq!(note.code, protocol::Code::InvisibleChars);
+        assert!(
+            note.message.contains("`from`, `to`, `context`, `META`"),
+            "{}",
+            note.message
+        );
+        // What the recipient reads is what the sender stores.
+        let read = protocol::extract(&c.preview, &protocol::Options::default());
+        assert_eq!(read.envelopes[0].envelope.context(), env.context());
+        assert!(
+            !read.envelopes[0]
+                .diagnostics
+                .iter()
+                .any(|d| d.code == protocol::Code::InvisibleChars),
+            "{:?}",
+            read.envelopes[0].diagnostics
+        );
     }
 
     #[test]

@@ -138,6 +138,27 @@ pub(crate) fn is_invisible(c: char) -> bool {
     )
 }
 
+/// A header value as the operator typed it (or as a form took it from another envelope), as
+/// it may go into an envelope: control characters, invisible characters and bidi controls
+/// left out, odd spaces made ordinary ones. A reader drops invisible characters from the
+/// envelope's structural lines and refuses bidi controls there, so a value keeping them would
+/// read otherwise at the other end than in the sender's store; a control character would
+/// reach the next chat window, or terminal, as it is.
+pub fn typed_header_value(s: &str) -> Cow<'_, str> {
+    let drop = |c: char| c.is_control() || is_invisible(c) || is_bidi_control(c);
+    if (s.is_ascii() && !s.bytes().any(|b| b.is_ascii_control()))
+        || !s.chars().any(|c| drop(c) || is_odd_space(c))
+    {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .filter(|c| !drop(*c))
+            .map(|c| if is_odd_space(c) { ' ' } else { c })
+            .collect(),
+    )
+}
+
 /// Spaces that chat windows substitute for ordinary ones.
 pub(crate) fn is_odd_space(c: char) -> bool {
     matches!(c, '\u{00A0}' | '\u{2007}' | '\u{202F}')

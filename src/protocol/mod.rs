@@ -43,6 +43,7 @@ pub(crate) use borrowed::ParsedRef;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use id::{IdGenerator, check_id, fill_ids, is_id, timestamp_ms};
 pub use intent::{Intent, IntentKind};
+pub use lines::typed_header_value;
 pub use model::{Banner, Envelope, Header, MetaBlock};
 pub use render::{render, signable};
 pub use scan::Extractor;
