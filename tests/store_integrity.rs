@@ -135,6 +135,7 @@ fn check_against_the_store_reports_the_conflict_without_writing() {
 /// The spec's example ids carry a `U`, which ULIDs leave out.
 const BAD_THREAD: &str = "01J9J3D9C2V8M4P1R6S8T9U0V1";
 const BAD_MESSAGE: &str = "01J9J3D9C2V8M4P1R6S8T9U0V2";
+const OTHER_BAD_MESSAGE: &str = "01J9J3D9C2V8M4P1R6S8T9U0V3";
 
 fn import_fresh(store: &mut Store, text: &str) -> ImportReport {
     store
@@ -209,6 +210,37 @@ fn a_reply_in_the_same_paste_threads_under_the_fresh_id() {
     let m = s.message(&reply_id).unwrap().unwrap();
     assert_eq!(m.parent.as_deref(), Some(first.as_str()));
     assert_eq!(m.thread, r.items[0].thread.clone().unwrap());
+}
+
+/// The same paste imported again with fresh ids stores nothing new: a reply whose own id and
+/// parent both were invalid is the duplicate it is, found under the ids its parent and it
+/// were given the first time.
+#[test]
+fn a_paste_imported_again_with_fresh_ids_adds_nothing() {
+    let (_d, mut s) = store();
+    let text = format!(
+        "{}\n{}",
+        env(BAD_THREAD, None, BAD_MESSAGE, "first"),
+        env(BAD_THREAD, Some(BAD_MESSAGE), OTHER_BAD_MESSAGE, "second")
+    );
+    let first = import_fresh(&mut s, &text);
+    assert!(
+        first.items.iter().all(|i| i.outcome == Outcome::Imported),
+        "{first:?}"
+    );
+    let again = import_fresh(&mut s, &text);
+    let outcomes: Vec<Outcome> = again.items.iter().map(|i| i.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [Outcome::Duplicate, Outcome::Duplicate],
+        "{again:?}"
+    );
+    let ids = |r: &ImportReport| -> Vec<Option<String>> {
+        r.items.iter().map(|i| i.message.clone()).collect()
+    };
+    assert_eq!(ids(&again), ids(&first));
+    let thread = first.items[0].thread.clone().unwrap();
+    assert_eq!(s.thread(&thread).unwrap().unwrap().messages.len(), 2);
 }
 
 #[test]

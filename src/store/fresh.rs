@@ -8,10 +8,13 @@ use super::{StoreError, alias, conflict};
 use crate::protocol::{Code, Diagnostic, Parsed, is_id};
 
 /// The headers that hold ids, and the kind of id each names.
+/// In this order: the message id last, because whether an alias's message is this envelope
+/// again is judged on the envelope with its other ids already replaced (a reply imported
+/// again names its parent by the invalid id, stored under the id it was given).
 const ID_HEADERS: [(&str, &str); 3] = [
     ("thread", "thread"),
-    ("message", "message"),
     ("parent", "message"),
+    ("message", "message"),
 ];
 
 /// What a repair changed.
