@@ -247,3 +247,23 @@ fn the_seeded_demo_shows_every_queue_state_with_ages_from_its_ulids() {
     assert!(s.contains("⚠1") && s.contains("⚠ "), "{s}");
     assert!(s.contains("38m") || s.contains("39m"), "{s}");
 }
+
+/// The demo's POLL reads as its own CLOSE tells it (CRDT, 2 votes to 1, quorum met): its
+/// deadline moves with its votes when the demo's times are moved to now.
+#[test]
+fn the_demo_poll_tallies_as_its_close_says() {
+    let mut store = Store::open_in_memory().unwrap();
+    let now = jiff::Timestamp::now();
+    crosstalk::tui::demo::seed_at(&mut store, now).unwrap();
+    let poll = (store.thread_ids().unwrap().iter())
+        .flat_map(|t| store.thread(t).unwrap().unwrap().messages)
+        .find(|m| m.envelope.intent() == Some(crosstalk::protocol::Intent::Poll))
+        .expect("the demo has a POLL");
+    let tally = store.poll_view(poll, now).unwrap().unwrap().tally;
+    assert!(tally.quorum_reached, "{tally:?}");
+    assert_eq!(tally.leader.as_deref(), Some("CRDT"), "{tally:?}");
+    assert!(
+        !(tally.targets.iter()).any(|t| t.standing == crosstalk::protocol::poll::Standing::Late),
+        "{tally:?}"
+    );
+}

@@ -80,18 +80,33 @@ pub fn retime(text: &str, now: jiff::Timestamp, ago: jiff::SignedDuration) -> St
     let shift = end - newest as i64;
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
-        match id_of(line) {
-            Some(u) => {
-                let (key, _) = line.split_once(':').unwrap_or((line, ""));
-                let ms = (u.timestamp_ms() as i64 + shift).max(0) as u64;
-                let moved = ulid::Ulid::from_parts(ms, u.random());
-                let eol = if line.ends_with('\n') { "\n" } else { "" };
-                out.push_str(&format!("{key}: {moved}{eol}"));
-            }
-            None => out.push_str(line),
+        let eol = if line.ends_with('\n') { "\n" } else { "" };
+        if let Some(u) = id_of(line) {
+            let (key, _) = line.split_once(':').unwrap_or((line, ""));
+            let ms = (u.timestamp_ms() as i64 + shift).max(0) as u64;
+            let moved = ulid::Ulid::from_parts(ms, u.random());
+            out.push_str(&format!("{key}: {moved}{eol}"));
+        } else if let Some((key, at)) = deadline_of(line) {
+            // A POLL's deadline moves with its votes, or they would all come after it.
+            let moved = at
+                .checked_add(jiff::SignedDuration::from_millis(shift))
+                .unwrap_or(at);
+            let moved = moved.strftime("%Y-%m-%dT%H:%MZ");
+            out.push_str(&format!("{key}: {moved}{eol}"));
+        } else {
+            out.push_str(line);
         }
     }
     out
+}
+
+/// A `Deadline:` line's key as written and its time.
+fn deadline_of(line: &str) -> Option<(&str, jiff::Timestamp)> {
+    let (key, value) = line.split_once(':')?;
+    if key.trim() != "Deadline" {
+        return None;
+    }
+    Some((key, crate::protocol::validate::parse_time(value.trim())?))
 }
 
 /// Imports every demo file into `store`, its times moved to end shortly before now (see
