@@ -556,3 +556,38 @@ fn an_indicator_before_the_first_line_is_not_body_text() {
     let p = one("[[A→B v1]]\nuser: u\nbody: | 2 apples\n  and pears\nsig: none\n[[END]]\n");
     assert_eq!(p.envelope.body.as_deref(), Some("2 apples\nand pears"));
 }
+
+/// A line that reads as a header inside an indented body ends the body; the body text after
+/// it, before `sig:` and `[[END]]`, is reported line by line as not read (an error: the
+/// envelope is not stored without it), and the `sig:` and `[[END]]` that follow are the
+/// envelope's own, not missing.
+#[test]
+fn body_text_after_a_header_inside_the_body_is_an_error_not_a_cut() {
+    let text = "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nintent: REQUEST\nbody: |\n  first line\n\
+                context: looks like a header\n  second line\n  third line\nsig: none\n[[END]]\n";
+    let ex = extract(text, &Options::default());
+    assert!(ex.diagnostics.is_empty(), "{:?}", ex.diagnostics);
+    assert_eq!(ex.envelopes.len(), 1);
+    let p = &ex.envelopes[0];
+    assert_eq!((p.span.start_line, p.span.end_line), (1, 10));
+    assert_eq!(p.envelope.sig.as_deref(), Some("none"));
+    let unread: Vec<u32> = (p.diagnostics.iter())
+        .filter(|d| d.code == Code::UnexpectedLine)
+        .map(|d| d.line)
+        .collect();
+    assert_eq!(unread, [7, 8], "{:?}", p.diagnostics);
+    assert!(p.has_errors());
+    assert!(
+        !codes(p)
+            .iter()
+            .any(|c| matches!(c, Code::MissingEnd | Code::MissingSig)),
+        "{:?}",
+        p.diagnostics
+    );
+    // With no `sig:` or `[[END]]` ahead, the envelope still ends where its text stops.
+    let cut = extract(
+        &text.replace("sig: none\n[[END]]\n", ""),
+        &Options::default(),
+    );
+    assert!(codes(&cut.envelopes[0]).contains(&Code::MissingEnd));
+}

@@ -371,6 +371,14 @@ impl<'a> Block<'a, '_> {
             }
             self.close_meta_entry();
             let Some((key, value, voff)) = lines::split_key(c) else {
+                if state == State::AfterBody && self.terminator_ahead(v.line.no) {
+                    // A header after the body ended it, and text follows before `sig:` or
+                    // `[[END]]`: most likely body text around a line that looked like a
+                    // header. Reading the envelope as ending here would drop that text
+                    // and call its `sig:` and `[[END]]` missing.
+                    self.unread_after_body(&v);
+                    continue;
+                }
                 if state != State::AfterBody && self.terminator_ahead(v.line.no) {
                     let (code, what) = if state == State::Meta {
                         (
@@ -672,6 +680,20 @@ impl<'a> Block<'a, '_> {
                 ),
             ));
         }
+    }
+
+    /// A line after the body that is no header, `sig:` or `[[END]]`, with one of those
+    /// ahead: consumed, never read, and reported as the error it is (the envelope would
+    /// otherwise be stored without it).
+    fn unread_after_body(&mut self, v: &View<'a>) {
+        self.diags.push(Diagnostic::new(
+            Code::UnexpectedLine,
+            v.line.no,
+            v.pcols + 1,
+            "this line comes after the body, which a header line above it ended, and was not read; if the header line is body text, indent it like the body, otherwise move this line into the body",
+        ));
+        self.seen = true;
+        self.structural(v);
     }
 
     fn after_body(&mut self, v: &View<'a>) {
