@@ -204,8 +204,9 @@ enum Command {
     /// more than 5 000 messages match, the best of the newest 5 000 are shown (and standard
     /// error says so).
     Search {
-        /// Words to find (all must occur).
-        query: String,
+        /// Words to find (all must occur): several words, quoted or not, are one query.
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -505,7 +506,9 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         },
         Command::Attachments { what } => attachments_cmd::attachments(db, what, opts),
         Command::Delete { what, yes, json } => erase_cmd::delete(db, &what, yes, json),
-        Command::Search { query, json, limit } => store_cmd::search(db, &query, limit, json),
+        Command::Search { query, json, limit } => {
+            store_cmd::search(db, &query.join(" "), limit, json)
+        }
         Command::Reply {
             message,
             intent,
