@@ -366,6 +366,34 @@ fn a_paste_over_help_or_drafts_still_lands_in_a_preview() {
     assert!(t.screen().contains("Paste: 2 envelopes"), "{}", t.screen());
 }
 
+#[test]
+fn the_paste_preview_moves_by_pages_and_to_either_end() {
+    let mut t = harness(Store::open_in_memory().unwrap(), 100, 24);
+    t.act(Action::Paste(vec![request(); 30].join("\n")));
+    assert!(t.screen().contains("Paste: 30 envelopes"), "{}", t.screen());
+    let selected = |t: &support::Harness| match &t.app.popup {
+        Some(crosstalk::app::popup::Popup::Preview(p)) => p.selected,
+        other => panic!("no preview: {other:?}"),
+    };
+    t.keys("G");
+    assert_eq!(selected(&t), 29);
+    t.keys("g");
+    assert_eq!(selected(&t), 0);
+    t.key(KeyCode::PageDown, NONE);
+    let page = selected(&t);
+    assert!(page > 1 && page < 29, "a page down: {page}");
+    t.key(KeyCode::End, NONE);
+    assert_eq!(selected(&t), 29);
+    t.key(KeyCode::PageUp, NONE);
+    assert_eq!(selected(&t), 29 - page);
+    t.key(KeyCode::Home, NONE);
+    assert_eq!(selected(&t), 0);
+    assert!(
+        t.screen().contains("Paste: 30 envelopes"),
+        "still the preview"
+    );
+}
+
 /// Another process holding the database's write lock, as a long `crosstalk import` does.
 fn hold_write_lock(db: &std::path::Path) -> rusqlite::Connection {
     let other = rusqlite::Connection::open(db).unwrap();
