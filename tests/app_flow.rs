@@ -315,6 +315,16 @@ fn command_line_and_help() {
         "{:?}",
         t.app.status
     );
+    // A known command without its argument says what to add.
+    t.keys(":export\n");
+    assert!(
+        t.app
+            .status
+            .1
+            .starts_with("`:export` needs a file name: `:export FILE`"),
+        "{:?}",
+        t.app.status
+    );
     t.keys("?");
     assert!(t.screen().contains("Help"));
     t.key(KeyCode::PageDown, NONE);
