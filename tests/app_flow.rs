@@ -377,6 +377,33 @@ fn a_paste_over_help_or_drafts_still_lands_in_a_preview() {
 }
 
 #[test]
+fn a_paste_into_the_open_filter_is_filter_text() {
+    let mut t = harness(demo_store(), 80, 24);
+    let pastes = t.app.store.pastes().map(|p| p.len()).ok();
+    t.keys("f");
+    // Its first line, without the bidi override: not an import of the pasted text.
+    t.act(Action::Paste("kyo\u{202e}to\r\nsecond line\n".into()));
+    assert_eq!(t.app.list.filter, "kyoto");
+    assert!(t.app.popup.is_none() && t.app.list.filtering);
+    assert!(
+        !t.app.status.1.contains("No envelope"),
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.app.list.rows.len(), 1);
+    assert!(t.screen().contains("filter: kyoto"));
+    assert_eq!(
+        t.app.store.pastes().map(|p| p.len()).ok(),
+        pastes,
+        "nothing stored"
+    );
+    // Closed, a paste is an import again.
+    t.key(KeyCode::Esc, NONE);
+    t.act(Action::Paste("kyoto\n".into()));
+    assert!(t.app.status.1.contains("No envelope"), "{:?}", t.app.status);
+}
+
+#[test]
 fn the_paste_preview_moves_by_pages_and_to_either_end() {
     let mut t = harness(Store::open_in_memory().unwrap(), 100, 24);
     t.act(Action::Paste(vec![request(); 30].join("\n")));
