@@ -315,6 +315,16 @@ fn command_line_and_help() {
         "{:?}",
         t.app.status
     );
+    // A known command without its argument says what to add.
+    t.keys(":export\n");
+    assert!(
+        t.app
+            .status
+            .1
+            .starts_with("`:export` needs a file name: `:export FILE`"),
+        "{:?}",
+        t.app.status
+    );
     t.keys("?");
     assert!(t.screen().contains("Help"));
     t.key(KeyCode::PageDown, NONE);
@@ -364,6 +374,61 @@ fn a_paste_over_help_or_drafts_still_lands_in_a_preview() {
     // A second paste over the preview replaces it.
     t.act(Action::Paste(format!("{}\n{}", request(), request())));
     assert!(t.screen().contains("Paste: 2 envelopes"), "{}", t.screen());
+}
+
+#[test]
+fn a_paste_into_the_open_filter_is_filter_text() {
+    let mut t = harness(demo_store(), 80, 24);
+    let pastes = t.app.store.pastes().map(|p| p.len()).ok();
+    t.keys("f");
+    // Its first line, without the bidi override: not an import of the pasted text.
+    t.act(Action::Paste("kyo\u{202e}to\r\nsecond line\n".into()));
+    assert_eq!(t.app.list.filter, "kyoto");
+    assert!(t.app.popup.is_none() && t.app.list.filtering);
+    assert!(
+        !t.app.status.1.contains("No envelope"),
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.app.list.rows.len(), 1);
+    assert!(t.screen().contains("filter: kyoto"));
+    assert_eq!(
+        t.app.store.pastes().map(|p| p.len()).ok(),
+        pastes,
+        "nothing stored"
+    );
+    // Closed, a paste is an import again.
+    t.key(KeyCode::Esc, NONE);
+    t.act(Action::Paste("kyoto\n".into()));
+    assert!(t.app.status.1.contains("No envelope"), "{:?}", t.app.status);
+}
+
+#[test]
+fn the_paste_preview_moves_by_pages_and_to_either_end() {
+    let mut t = harness(Store::open_in_memory().unwrap(), 100, 24);
+    t.act(Action::Paste(vec![request(); 30].join("\n")));
+    assert!(t.screen().contains("Paste: 30 envelopes"), "{}", t.screen());
+    let selected = |t: &support::Harness| match &t.app.popup {
+        Some(crosstalk::app::popup::Popup::Preview(p)) => p.selected,
+        other => panic!("no preview: {other:?}"),
+    };
+    t.keys("G");
+    assert_eq!(selected(&t), 29);
+    t.keys("g");
+    assert_eq!(selected(&t), 0);
+    t.key(KeyCode::PageDown, NONE);
+    let page = selected(&t);
+    assert!(page > 1 && page < 29, "a page down: {page}");
+    t.key(KeyCode::End, NONE);
+    assert_eq!(selected(&t), 29);
+    t.key(KeyCode::PageUp, NONE);
+    assert_eq!(selected(&t), 29 - page);
+    t.key(KeyCode::Home, NONE);
+    assert_eq!(selected(&t), 0);
+    assert!(
+        t.screen().contains("Paste: 30 envelopes"),
+        "still the preview"
+    );
 }
 
 /// Another process holding the database's write lock, as a long `crosstalk import` does.

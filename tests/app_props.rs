@@ -139,7 +139,8 @@ proptest! {
                 Step::Key(code, mods) => t.key(*code, *mods),
                 Step::Paste(s) => {
                     let into_box = t.app.composer.is_some()
-                        || matches!(t.app.popup, Some(Popup::Search(_) | Popup::Command(_)));
+                        || matches!(t.app.popup, Some(Popup::Search(_) | Popup::Command(_)))
+                        || (t.app.popup.is_none() && t.app.list.filtering);
                     if !into_box && !s.trim().is_empty() {
                         pasted.push(s.replace("\r\n", "\n").replace('\r', "\n"));
                     }

@@ -55,6 +55,29 @@ fn json_of(r: &Run) -> Value {
     serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", r.stdout, r.stderr))
 }
 
+/// `search storage review` as the README writes it: the words are one query, the same as
+/// quoting them, and the options still apply wherever they stand.
+#[test]
+fn search_takes_several_words_as_one_query() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("history.db");
+    assert_eq!(run(&db, &["import", "-"], CONVERSATION).code, 0);
+    let words = run(&db, &["search", "storage", "review"], "");
+    assert_eq!(words.code, 0, "{}", words.stderr);
+    assert!(words.stdout.contains("storage"), "{}", words.stdout);
+    let quoted = run(&db, &["search", "storage review"], "");
+    assert_eq!(words.stdout, quoted.stdout);
+    let hits = json_of(&run(
+        &db,
+        &["search", "storage", "--json", "review", "--limit", "1"],
+        "",
+    ));
+    assert_eq!(hits.as_array().map(Vec::len), Some(1), "{hits}");
+    assert_eq!(hits[0]["thread"], "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
+    assert_eq!(run(&db, &["search", "storage", "zebra"], "").code, 1);
+    assert_eq!(run(&db, &["search"], "").code, 2, "a query is still needed");
+}
+
 #[test]
 fn import_threads_show_search_reply() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -96,6 +96,16 @@ impl App {
                 self.list.refilter(&self.store)?;
                 self.open_selected_thread(false)?;
             }
+            // A paste into the open filter is text too: its first line (a filter is one
+            // line; the line break a copied id often ends with is not part of it), without
+            // control characters.
+            Action::Paste(text) if self.list.filtering => {
+                self.focus = Pane::List;
+                let first = text.lines().next().unwrap_or_default();
+                self.list.filter.push_str(&super::strip_controls(first).0);
+                self.list.refilter(&self.store)?;
+                self.open_selected_thread(false)?;
+            }
             Action::ToggleHeaders => {
                 self.inspector.toggle_headers();
                 self.refresh_inspector();

@@ -65,9 +65,13 @@ impl App {
             "export-all" if !arg.is_empty() => self.export(arg, true)?,
             "pipe" => self.request_pipe(arg, false)?,
             "pipe-thread" => self.request_pipe(arg, true)?,
-            other => self.error(format!(
-                "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, export-all FILE, open ID, pipe CMD, pipe-thread CMD, attach FILE (in the composer)."
-            )),
+            // Those with an argument were taken above: here a known one lacks its argument.
+            other => match needs_argument(other) {
+                Some(hint) => self.warn(hint),
+                None => self.error(format!(
+                    "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, export-all FILE, open ID, pipe CMD, pipe-thread CMD, attach FILE (in the composer)."
+                )),
+            },
         }
         Ok(())
     }
@@ -153,6 +157,27 @@ impl App {
 
 /// Ids listed at most for an id prefix.
 pub(super) const ID_CANDIDATES: usize = 8;
+
+/// What a command that takes an argument says when typed without one (`:export` alone):
+/// the command is known, so "unknown command" would mislead; this says what to add.
+fn needs_argument(cmd: &str) -> Option<String> {
+    let (what, usage, note) = match cmd {
+        "export" | "export-all" => ("a file name", "FILE", " (.json, .md, else envelopes)"),
+        "import" | "read" => (
+            "a file name",
+            "FILE",
+            " (its envelopes are previewed first)",
+        ),
+        "open" | "thread" => (
+            "an id",
+            "ID",
+            " (a thread's or message's, or its first characters)",
+        ),
+        "attach" => ("a file name", "FILE", " (in the composer)"),
+        _ => return None,
+    };
+    Some(format!("`:{cmd}` needs {what}: `:{cmd} {usage}`{note}."))
+}
 
 /// `~` and `~/…` name the home directory, as in a shell (`~user` is not expanded).
 pub fn expand_home(arg: &str) -> PathBuf {
@@ -329,6 +354,30 @@ mod tests {
             vec!["01KABC".into()]
         });
         assert_eq!(c.text, "open 01KABC");
+    }
+
+    #[test]
+    fn commands_typed_without_their_argument_say_what_they_need() {
+        assert_eq!(
+            needs_argument("export").as_deref(),
+            Some("`:export` needs a file name: `:export FILE` (.json, .md, else envelopes).")
+        );
+        for cmd in ["export-all", "import", "read", "attach"] {
+            let m = needs_argument(cmd).unwrap_or_default();
+            assert!(
+                m.starts_with(&format!("`:{cmd}` needs a file name: `:{cmd} FILE`")),
+                "{m}"
+            );
+        }
+        for cmd in ["open", "thread"] {
+            let m = needs_argument(cmd).unwrap_or_default();
+            assert!(
+                m.starts_with(&format!("`:{cmd}` needs an id: `:{cmd} ID`")),
+                "{m}"
+            );
+        }
+        assert_eq!(needs_argument("frobnicate"), None);
+        assert_eq!(needs_argument("quit"), None);
     }
 
     #[test]

@@ -55,6 +55,15 @@ pub fn inner_height(pane: Rect) -> usize {
     pane.height.saturating_sub(2) as usize
 }
 
+/// The envelope rows the paste preview's list shows at once: 55 % of the popup's inside,
+/// below the "not saved" note when there is one, as `ui::popups` lays it out. PgUp and PgDn
+/// move by it, less a row that stays in sight.
+pub fn preview_page(size: Rect, unsaved: bool) -> usize {
+    let popup = centered(size, 110, size.height.saturating_sub(4));
+    let inside = inner_height(popup).saturating_sub(if unsaved { 2 } else { 0 });
+    (inside * 55 / 100).saturating_sub(1).max(1)
+}
+
 /// The columns inside a bordered pane.
 pub fn inner_width(pane: Rect) -> u16 {
     pane.width.saturating_sub(2)

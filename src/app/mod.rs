@@ -339,10 +339,12 @@ impl App {
                 self.refresh_inspector();
                 return Ok(());
             }
-            // A paste always lands somewhere: in the box or prompt that takes text, in the
-            // composer, else in a new preview (replacing help, drafts or an older preview).
+            // A paste always lands somewhere: in the box, prompt or open thread filter that
+            // takes text, in the composer, else in a new preview (replacing help, drafts or an
+            // older preview).
             Action::Paste(text)
                 if self.composer.is_none()
+                    && !(self.popup.is_none() && self.list.filtering)
                     && !matches!(
                         self.popup,
                         Some(Popup::PasteBox { .. } | Popup::Search(_) | Popup::Command(_))

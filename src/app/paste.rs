@@ -3,7 +3,7 @@
 
 use ratatui_textarea::TextArea;
 
-use super::layout::inner_height;
+use super::layout::{inner_height, preview_page};
 use super::pending::{cause, is_busy, write_aside};
 use super::popup::{Popup, Preview, UnsavedPaste};
 use super::text::headline;
@@ -286,9 +286,25 @@ impl App {
                     .min(super::help_len(&self.keymap));
             }
             Popup::Preview(p) => match action {
-                Action::Up => p.selected = p.selected.saturating_sub(1),
-                Action::Down => {
-                    p.selected = (p.selected + 1).min(p.report.items.len().saturating_sub(1))
+                Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Top
+                | Action::Bottom => {
+                    let page = preview_page(self.size, p.unsaved.is_some()) as isize;
+                    let delta = match action {
+                        Action::Up => -1,
+                        Action::Down => 1,
+                        Action::PageUp => -page,
+                        Action::PageDown => page,
+                        Action::Top => isize::MIN / 2,
+                        _ => isize::MAX / 2,
+                    };
+                    p.selected = p
+                        .selected
+                        .saturating_add_signed(delta)
+                        .min(p.report.items.len().saturating_sub(1));
                 }
                 Action::Confirm => return self.import_preview(false),
                 Action::ImportFreshIds => return self.import_preview(true),

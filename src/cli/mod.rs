@@ -204,8 +204,9 @@ enum Command {
     /// more than 5 000 messages match, the best of the newest 5 000 are shown (and standard
     /// error says so).
     Search {
-        /// Words to find (all must occur).
-        query: String,
+        /// Words to find (all must occur): several words, quoted or not, are one query.
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -388,6 +389,11 @@ pub fn run() -> ExitCode {
 
 /// clap's error messages quote the argument they reject: printed plain and sanitized (help
 /// and version are clap's own text and print as clap prints them).
+///
+/// The plain text is not the error's `Display`: that strips every escape sequence, the
+/// argument's own too, so `pars\e[31me` would read as `parse` and the message would name a
+/// command that exists. The arguments are read again by a command without styles, whose
+/// error holds the argument as given, for the sanitizer to show.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
@@ -398,8 +404,14 @@ fn usage_error(e: clap::Error) -> ExitCode {
     ) {
         e.exit();
     }
-    eprint!("{}", sanitize(&e.render().to_string()));
-    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE))
+    let code = u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE);
+    let plain = <Cli as clap::CommandFactory>::command()
+        .styles(clap::builder::Styles::plain())
+        .try_get_matches_from(std::env::args_os())
+        .err()
+        .unwrap_or(e);
+    eprint!("{}", sanitize(&plain.render().ansi().to_string()));
+    ExitCode::from(code)
 }
 
 fn dispatch(cli: Cli) -> Result<u8, Failure> {
@@ -505,7 +517,9 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         },
         Command::Attachments { what } => attachments_cmd::attachments(db, what, opts),
         Command::Delete { what, yes, json } => erase_cmd::delete(db, &what, yes, json),
-        Command::Search { query, json, limit } => store_cmd::search(db, &query, limit, json),
+        Command::Search { query, json, limit } => {
+            store_cmd::search(db, &query.join(" "), limit, json)
+        }
         Command::Reply {
             message,
             intent,

@@ -156,6 +156,8 @@ fn check_scheme(v: &str, scheme: &str) -> Result<(), String> {
     }
 }
 
+/// The hint's examples are no e-mail addresses: diagnostics become the body of an E-FORMAT
+/// ERROR reply, and an example address there would be held as personal data.
 fn check_simple(v: &str) -> Result<(), String> {
     let first_ok = v.chars().next().is_some_and(|c| c.is_alphanumeric());
     // Characters matched directly: `"_.-@+/".contains(c)` searched that string for every
@@ -167,7 +169,7 @@ fn check_simple(v: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "`{v}` is not a valid name; use letters, digits and _ . - @ + (like CLAUDE or bot@acme.com)"
+            "`{v}` is not a valid name; use letters, digits and _ . - @ + (like CLAUDE or support-bot), or an address like claude://session/1"
         ))
     }
 }
@@ -228,6 +230,31 @@ mod tests {
             "*bad*",
         ] {
             assert!(check_address(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn diagnostics_name_no_personal_data_of_their_own() {
+        for example in ["CLAUDE", "support-bot", "claude://session/1"] {
+            assert!(check_address(example).is_ok(), "{example}");
+        }
+        for bad in [
+            "",
+            "*bad*",
+            "two words",
+            "claude://",
+            "claude:/session",
+            "1x://a",
+            "bot!",
+        ] {
+            let e = check_address(bad).unwrap_err();
+            let found = crate::protocol::pii::find(&e);
+            assert!(
+                found
+                    .iter()
+                    .all(|m| m.kind != crate::protocol::pii::PiiKind::Email),
+                "{bad}: {e}"
+            );
         }
     }
 
