@@ -202,3 +202,33 @@ fn hidden_tag_text_is_shown_and_reported() {
     );
     assert_eq!(t.app.status.0, crosstalk::app::Level::Warn);
 }
+
+/// A status message longer than its line takes the hint line above it too, so what it says
+/// to do is read whole at 80 columns; a short one leaves the hints in place.
+#[test]
+fn a_long_status_message_takes_two_lines_instead_of_losing_its_end() {
+    let mut t = harness(demo_store(), 80, 24);
+    let long = "Not written: cannot write /nonexistent/dir/x.json: No such file or directory (os error 2); check that the directory exists and is writable";
+    t.app.error(long);
+    let s = t.screen();
+    let rows: Vec<&str> = s.lines().collect();
+    let bottom = format!(
+        "{} {}",
+        rows[rows.len() - 2].trim(),
+        rows[rows.len() - 1].trim()
+    );
+    assert_eq!(bottom, long, "{s}");
+    t.app.info("Copied.");
+    let s = t.screen();
+    let rows: Vec<&str> = s.lines().collect();
+    assert!(
+        rows[rows.len() - 2].contains("help"),
+        "the hints are back:\n{s}"
+    );
+    assert_eq!(rows[rows.len() - 1].trim(), "Copied.");
+    // Longer than two lines: the second ends with `…`.
+    t.app.error(long.repeat(3));
+    let s = t.screen();
+    let rows: Vec<&str> = s.lines().collect();
+    assert!(rows[rows.len() - 1].trim_end().ends_with('…'), "{s}");
+}

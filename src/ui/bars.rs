@@ -43,9 +43,23 @@ pub fn title(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(line), area);
 }
 
-/// Key hints for the scope in force.
-pub fn hints(app: &App, frame: &mut Frame, area: Rect) {
-    frame.render_widget(Paragraph::new(hint_line(app, area.width)), area);
+/// The hint line above the status line; a status too long for its line takes the hint line
+/// too, so that what an error says to do is not cut off (the hints come back with the next
+/// message that fits).
+pub fn hints_and_status(app: &App, frame: &mut Frame, hints_area: Rect, status_area: Rect) {
+    let width = (status_area.width as usize).saturating_sub(watch_mark(app).chars().count());
+    if crate::app::text::width(&safe_line(&app.status.1)) <= width
+        || hints_area.y + 1 != status_area.y
+    {
+        frame.render_widget(Paragraph::new(hint_line(app, hints_area.width)), hints_area);
+        status(app, frame, status_area);
+        return;
+    }
+    let both = Rect {
+        height: 2,
+        ..hints_area
+    };
+    status_lines(app, frame, both, 2);
 }
 
 /// The hint line: `key what` pairs, as many as fit.
@@ -66,20 +80,41 @@ pub fn hint_line(app: &App, width: u16) -> Line<'static> {
 
 /// The status line: what just happened.
 pub fn status(app: &App, frame: &mut Frame, area: Rect) {
+    status_lines(app, frame, area, 1);
+}
+
+/// The watch's state, which stays in sight while it is on, whatever the status says.
+fn watch_mark(app: &App) -> &'static str {
+    if app.watching() { " ◉ watching " } else { "" }
+}
+
+/// The status message in up to `rows` lines of `area`, wrapped at spaces, the last line cut
+/// with `…` when it still does not fit.
+fn status_lines(app: &App, frame: &mut Frame, area: Rect, rows: usize) {
     let (level, text) = &app.status;
     let style = match level {
         Level::Info => theme::DIM,
         Level::Warn => theme::WARN,
         Level::Error => theme::ERROR,
     };
-    // The watch's state stays in sight while it is on, whatever the status says.
-    let mark = if app.watching() { " ◉ watching " } else { "" };
+    let mark = watch_mark(app);
     let width = (area.width as usize).saturating_sub(mark.chars().count());
-    let text = truncate(&safe_line(text), width);
-    let mut spans = Vec::new();
-    if !mark.is_empty() {
-        spans.push(Span::styled(mark, theme::HINT_KEY));
+    let text = safe_line(text);
+    let mut lines = crate::app::text::wrap(&text, width.max(1));
+    if lines.len() > rows {
+        let rest = lines.split_off(rows - 1).join(" ");
+        lines.push(truncate(&rest, width));
     }
-    spans.push(Span::styled(text, style));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    let lines: Vec<Line> = (lines.into_iter().enumerate())
+        .map(|(i, l)| {
+            let lead = if i == 0 { mark } else { "" };
+            let pad = " ".repeat(if i == 0 { 0 } else { mark.chars().count() });
+            Line::from(vec![
+                Span::styled(lead, theme::HINT_KEY),
+                Span::raw(pad),
+                Span::styled(l, style),
+            ])
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
 }

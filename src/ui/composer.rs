@@ -66,8 +66,7 @@ pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
     };
     form(c, frame, form_area);
     preview(c, frame, preview_area);
-    frame.render_widget(Paragraph::new(bars::hint_line(app, hints.width)), hints);
-    bars::status(app, frame, status);
+    bars::hints_and_status(app, frame, hints, status);
 }
 
 /// A field's label; the focused one is marked `▶` and reversed, not only coloured.

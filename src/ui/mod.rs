@@ -41,8 +41,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         thread_list::render(app, frame, areas.list);
         thread_tree::render(app, frame, areas.tree);
         inspector::render(app, frame, areas.inspector);
-        bars::hints(app, frame, areas.hints);
-        bars::status(app, frame, areas.status);
+        bars::hints_and_status(app, frame, areas.hints, areas.status);
     }
     if let Some(p) = &app.popup {
         popups::render(app, p, frame, size);
