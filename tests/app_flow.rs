@@ -804,14 +804,15 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
     t.key(KeyCode::Enter, NONE);
     let (count, unread, drafts) = row(&t, i);
     assert_eq!((unread, drafts), (false, 0));
-    // A reply typed and left: the thread shows ✎ at once, D agrees, the title counts it,
-    // and the thread neither gains a message nor turns unread.
+    // A reply typed and left: the thread shows ✎ at once, D agrees, the title counts it
+    // (beside the reply the demo filed and never copied), and the thread neither gains a
+    // message nor turns unread.
     t.keys("r");
     t.keys("hi");
     t.key(KeyCode::Esc, NONE);
     assert_eq!(row(&t, i), (count, false, 1));
     let s = t.screen();
-    assert!(s.contains("✎ 1 draft"), "{s}");
+    assert!(s.contains("✎ 2 drafts"), "{s}");
     assert!(s.lines().nth(2).unwrap().contains('✎'), "{s}");
     assert_eq!(
         t.app.tree.as_ref().unwrap().outline.rows.len(),
@@ -821,7 +822,7 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
     t.keys("n");
     t.keys("x");
     t.key(KeyCode::Esc, NONE);
-    assert!(t.screen().contains("✎ 2 drafts"));
+    assert!(t.screen().contains("✎ 3 drafts"));
     t.keys("D");
     assert!(t.screen().contains("Drafts"));
     // Discarding the reply's draft takes its ✎ away at once.
@@ -837,7 +838,7 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
     t.keys("xx");
     t.key(KeyCode::Esc, NONE);
     assert_eq!(row(&t, i), (count, false, 0));
-    assert!(t.screen().contains("✎ 1 draft"));
+    assert!(t.screen().contains("✎ 2 drafts"));
     // A reply sent (C-y) is a message: counted once, its draft and ✎ gone, still read.
     t.keys("r");
     t.keys("sent now");
@@ -846,8 +847,9 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
     let i = t.app.list.selected;
     assert_eq!(row(&t, i), (count + 1, false, 0));
     assert!(
-        t.screen().contains("✎ 1 draft"),
-        "the new envelope's draft remains"
+        t.screen().contains("✎ 2 drafts"),
+        "the new envelope's draft remains:\n{}",
+        t.screen()
     );
 }
 
@@ -1063,4 +1065,40 @@ fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
     t.keys(":pipe\n");
     assert!(t.app.pipe_request.is_none());
     assert!(t.app.status.1.contains("Give a command"));
+}
+
+/// Drafts are counted and listed alike everywhere: an envelope composed and filed but never
+/// copied (the queue's drafts) is counted in the title bar, marked ✎ in the thread list,
+/// listed by `D` (Enter shows it in its thread, where `y` copies it) beside drafts being
+/// composed.
+#[test]
+fn an_envelope_filed_but_not_copied_is_a_draft_everywhere() {
+    let mut t = harness(demo_store(), 120, 40);
+    let unsent = t.app.store.unsent_messages(10).unwrap();
+    assert_eq!(unsent.len(), 1, "the demo files one reply it never copied");
+    let filed = unsent[0].clone();
+    assert!(t.app.store.drafts().unwrap().is_empty());
+    let s = t.screen();
+    assert!(s.contains("✎ 1 draft"), "{s}");
+    let row = t
+        .app
+        .list
+        .rows
+        .iter()
+        .find(|r| r.summary.id == filed.thread)
+        .expect("its thread is listed");
+    assert_eq!(row.drafts, 1);
+    t.keys("D");
+    let s = t.screen();
+    assert!(s.contains("not copied: RESPOND"), "{s}");
+    t.keys("x");
+    assert!(
+        t.app.status.1.contains("Enter shows it there"),
+        "{:?}",
+        t.app.status
+    );
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    assert!(t.app.popup.is_none());
+    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.app.selected_id(), Some(filed.message.as_str()));
 }

@@ -270,6 +270,7 @@ impl App {
         // `y` on it copies it again.
         if let Some((level, line)) = copied {
             self.store.mark_copied(&message)?;
+            self.recount_drafts()?;
             self.reveal(&thread, Some(&message))?;
             let waits = self.store.delivery(&message).ok().flatten();
             self.status = (level, format!("{line}; {}", awaits_text(waits.as_ref())));
@@ -341,7 +342,10 @@ impl App {
                 return Ok(());
             }
             let waiting = match self.store.mark_copied(&m.id) {
-                Ok(w) => w,
+                Ok(w) => {
+                    self.recount_drafts()?;
+                    w
+                }
                 Err(e) => {
                     let e = anyhow::Error::from(e);
                     if !super::pending::is_busy(&e) {
@@ -445,12 +449,14 @@ impl App {
     /// Opens the drafts list.
     pub(super) fn open_drafts(&mut self) -> anyhow::Result<()> {
         let drafts = self.store.drafts()?;
-        if drafts.is_empty() {
+        let unsent = self.store.unsent_messages(usize::MAX)?;
+        if drafts.is_empty() && unsent.is_empty() {
             self.info("No drafts.");
             return Ok(());
         }
         self.popup = Some(super::Popup::Drafts {
             drafts,
+            unsent,
             selected: 0,
             confirm: None,
         });

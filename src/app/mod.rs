@@ -254,7 +254,7 @@ impl App {
             }
         }
         app.list.reload(&app.store)?;
-        app.drafts = app.store.drafts()?.len();
+        app.drafts = draft_count(&app.store)?;
         if app.list.rows.is_empty() {
             app.info("Empty database. Paste an envelope (or press p), n for a new one, ? for help; try `crosstalk --demo`.");
         } else {
@@ -390,8 +390,15 @@ impl App {
     /// A draft was created or deleted: the list's ✎ markers and the draft count are read
     /// again at once, so they never disagree with `D`.
     pub(crate) fn drafts_changed(&mut self) -> anyhow::Result<()> {
-        self.drafts = self.store.drafts()?.len();
+        self.recount_drafts()?;
         self.list.reload(&self.store)?;
+        Ok(())
+    }
+
+    /// Counts the drafts again for the title bar: after a copy, an envelope filed but not
+    /// copied is no draft any more.
+    pub(crate) fn recount_drafts(&mut self) -> anyhow::Result<()> {
+        self.drafts = draft_count(&self.store)?;
         Ok(())
     }
 
@@ -497,4 +504,10 @@ pub fn strip_controls(s: &str) -> (String, usize) {
         return (s, 0);
     }
     (s.chars().filter(|c| !bad(*c)).collect(), removed)
+}
+
+/// Drafts as the title bar, the list's ✎ and `D` count them: those being composed and the
+/// envelopes filed but never copied (the queue's drafts).
+pub(crate) fn draft_count(store: &crate::store::Store) -> anyhow::Result<usize> {
+    Ok(store.drafts()?.len() + store.unsent_messages(usize::MAX)?.len())
 }

@@ -406,19 +406,33 @@ impl App {
             Popup::Conversation(_) => return self.conversation_action(action),
             Popup::Drafts {
                 drafts,
+                unsent,
                 selected,
                 confirm,
             } => match action {
                 Action::Up => *selected = selected.saturating_sub(1),
-                Action::Down => *selected = (*selected + 1).min(drafts.len().saturating_sub(1)),
+                Action::Down => {
+                    *selected = (*selected + 1).min((drafts.len() + unsent.len()).saturating_sub(1))
+                }
                 Action::Open => {
                     if let Some(d) = drafts.get(*selected).cloned() {
                         self.popup = None;
                         return self.resume_draft(&d);
                     }
+                    // An envelope filed but not copied: shown in its thread, where `y`
+                    // copies it.
+                    if let Some(m) = unsent.get(*selected - drafts.len()).cloned() {
+                        self.popup = None;
+                        self.list.state = crate::store::StateFilter::All;
+                        self.reveal(&m.thread, Some(&m.message))?;
+                        self.focus = super::Pane::Tree;
+                    }
                 }
                 Action::Discard => {
                     let Some(d) = drafts.get(*selected) else {
+                        self.warn(
+                            "This envelope is filed in its thread, not being composed: Enter shows it there, where y copies it and X erases it.",
+                        );
                         return Ok(());
                     };
                     if confirm.as_deref() == Some(d.id.as_str()) {
@@ -426,9 +440,10 @@ impl App {
                         // Deleted first: a busy database leaves the list as it is.
                         self.store.delete_draft(&id)?;
                         drafts.remove(*selected);
-                        *selected = (*selected).min(drafts.len().saturating_sub(1));
+                        *selected =
+                            (*selected).min((drafts.len() + unsent.len()).saturating_sub(1));
                         *confirm = None;
-                        let empty = drafts.is_empty();
+                        let empty = drafts.is_empty() && unsent.is_empty();
                         if empty {
                             self.popup = None;
                         }

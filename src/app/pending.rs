@@ -210,6 +210,7 @@ impl App {
                 break;
             }
             self.pending_copied.remove(0);
+            let _ = self.recount_drafts();
         }
         if copied > 0 && self.pending_copied.is_empty() {
             // The list's awaiting-reply markers follow.

@@ -31,8 +31,11 @@ pub enum Popup {
     Erase(super::erase::EraseConfirm),
     /// Drafts to resume.
     Drafts {
-        /// Every draft, newest first.
+        /// Every draft being composed, newest first.
         drafts: Vec<Draft>,
+        /// Then the envelopes composed and filed in their thread but never copied, oldest
+        /// first: drafts too, as the queue counts them.
+        unsent: Vec<crate::store::QueueRow>,
         /// The selected one.
         selected: usize,
         /// Set after a first discard press: the id waiting for the second.

@@ -49,7 +49,7 @@ impl App {
     pub(super) fn reread_screen(&mut self) -> anyhow::Result<()> {
         let before = self.list.selected_id().map(str::to_string);
         self.list.reload(&self.store)?;
-        self.drafts = self.store.drafts()?.len();
+        self.drafts = super::draft_count(&self.store)?;
         let after = self.list.selected_id().map(str::to_string);
         if before != after {
             // The selected thread is gone (another process removed it): show the one the

@@ -104,7 +104,10 @@ impl Store {
                 (SELECT min(d.sent_at) FROM messages d
                   WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'awaiting'),
                 t.seen_at IS NULL OR t.last_activity > t.seen_at,
-                (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id),
+                (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id)
+                  + (SELECT count(*) FROM messages d INDEXED BY messages_status
+                     WHERE d.status IN ('draft', 'awaiting_reply') AND d.status = 'draft'
+                       AND d.thread_id = t.id),
                 (SELECT count(*) FROM messages d
                   WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_relay'),
                 (SELECT count(*) FROM messages d

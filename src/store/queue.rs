@@ -257,9 +257,11 @@ impl Store {
         Ok((rows, count as usize))
     }
 
-    /// Drafts being composed, and composed messages never copied.
-    fn draft_rows(&self, limit: i64) -> Result<(Vec<QueueRow>, usize), StoreError> {
-        let mut rows: Vec<QueueRow> = self
+    /// Composed messages filed in their thread but never copied (the other half of the
+    /// queue's drafts, beside drafts being composed), oldest first.
+    pub fn unsent_messages(&self, limit: usize) -> Result<Vec<QueueRow>, StoreError> {
+        let limit = limit.min(i64::MAX as usize) as i64;
+        Ok(self
             .conn
             .prepare_cached(&format!(
                 "SELECT {ROW_COLUMNS} FROM messages m
@@ -267,7 +269,12 @@ impl Store {
                  ORDER BY m.sent_at LIMIT ?1"
             ))?
             .query_map(params![limit], message_row)?
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// Drafts being composed, and composed messages never copied.
+    fn draft_rows(&self, limit: i64) -> Result<(Vec<QueueRow>, usize), StoreError> {
+        let mut rows = self.unsent_messages(limit as usize)?;
         let drafts = self
             .conn
             .prepare_cached(

@@ -76,6 +76,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
         Popup::Erase(ask) => erase(ask, frame, size),
         Popup::Drafts {
             drafts,
+            unsent,
             selected,
             confirm,
         } => {
@@ -85,33 +86,46 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
                 frame,
                 area,
             );
-            let lines: Vec<Line> = drafts
-                .iter()
+            let being_composed = drafts.iter().map(|d| {
+                let form: serde_json::Value = serde_json::from_str(&d.form).unwrap_or_default();
+                let get = |k: &str| {
+                    form.get(k)
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("")
+                        .to_string()
+                };
+                let first = get("body").lines().next().unwrap_or("").to_string();
+                let mark = if confirm.as_deref() == Some(d.id.as_str()) {
+                    "✗ "
+                } else {
+                    ""
+                };
+                format!(
+                    "{mark}{}  {} {}  — {}→{}",
+                    short_time(&d.updated_at),
+                    get("intent"),
+                    first,
+                    get("from"),
+                    get("to"),
+                )
+            });
+            // Then the envelopes filed but never copied, as the queue lists them.
+            let filed = unsent.iter().map(|m| {
+                format!(
+                    "{}  not copied: {} {}  — {}→{}",
+                    short_time(&m.since),
+                    m.intent.as_deref().unwrap_or(""),
+                    m.first_line,
+                    m.from,
+                    m.to,
+                )
+            });
+            let lines: Vec<Line> = being_composed
+                .chain(filed)
                 .enumerate()
                 .skip(first_shown(*selected, inner.height))
                 .take(inner.height as usize)
-                .map(|(i, d)| {
-                    let form: serde_json::Value = serde_json::from_str(&d.form).unwrap_or_default();
-                    let get = |k: &str| {
-                        form.get(k)
-                            .and_then(|v| v.as_str())
-                            .unwrap_or("")
-                            .to_string()
-                    };
-                    let first = get("body").lines().next().unwrap_or("").to_string();
-                    let mark = if confirm.as_deref() == Some(d.id.as_str()) {
-                        "✗ "
-                    } else {
-                        ""
-                    };
-                    let text = format!(
-                        "{mark}{}  {} {}  — {}→{}",
-                        short_time(&d.updated_at),
-                        get("intent"),
-                        first,
-                        get("from"),
-                        get("to"),
-                    );
+                .map(|(i, text)| {
                     let text = truncate(&safe_line(&text), inner.width as usize);
                     let style = if i == *selected {
                         theme::SELECTED
