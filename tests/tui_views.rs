@@ -232,3 +232,21 @@ fn a_long_status_message_takes_two_lines_instead_of_losing_its_end() {
     let rows: Vec<&str> = s.lines().collect();
     assert!(rows[rows.len() - 1].trim_end().ends_with('…'), "{s}");
 }
+
+/// One-line inputs longer than their room show their end, where the typing is: the search,
+/// the thread filter and the command line, at 80 columns.
+#[test]
+fn long_inputs_keep_their_end_and_the_cursor_in_sight() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys(&format!("/{}searchend", "word ".repeat(30)));
+    let s = t.screen();
+    assert!(s.contains("…") && s.contains("searchend▏"), "{s}");
+    t.key(KeyCode::Esc, KeyModifiers::NONE);
+    t.keys(&format!("f{}filterend", "x".repeat(40)));
+    let s = t.screen();
+    assert!(s.contains("filter: …") && s.contains("xxxfilterend▏"), "{s}");
+    t.key(KeyCode::Esc, KeyModifiers::NONE);
+    t.keys(&format!(":export {}/commandend", "dir".repeat(40)));
+    let s = t.screen();
+    assert!(s.contains("commandend▏"), "{s}");
+}

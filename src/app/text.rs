@@ -57,6 +57,28 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// The end of `s` that fits `max` cells, after `…` when the start had to go: what a one-line
+/// input shows, so that the end being typed (where the cursor is) stays in sight.
+pub fn tail(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut w = 0;
+    for c in s.chars().rev() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > max {
+            break;
+        }
+        kept.push(c);
+        w += cw;
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
+}
+
 /// Wraps one line (no newlines) to `max` cells: at spaces where it can, inside a word when a
 /// word alone is too long. Always returns at least one (possibly empty) line.
 pub fn wrap(line: &str, max: usize) -> Vec<String> {

@@ -10,7 +10,7 @@ use crate::app::App;
 use crate::app::layout::centered;
 use crate::app::popup::{Popup, Preview, Search};
 use crate::app::repairs;
-use crate::app::text::{safe_line, short_time, truncate, width, window};
+use crate::app::text::{safe_line, short_time, tail, truncate, width, window};
 use crate::store::Outcome;
 
 /// Draws `popup` over the screen.
@@ -51,7 +51,10 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
                     Line::from(vec![
                         Span::styled(":", theme::KEY),
                         // Completed file names come from the disk: never raw.
-                        Span::raw(safe_line(&p.text).into_owned()),
+                        Span::raw(tail(
+                            &safe_line(&p.text),
+                            (size.width as usize).saturating_sub(2),
+                        )),
                         Span::raw("▏"),
                     ]),
                     Line::from(Span::styled(
@@ -372,7 +375,10 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
         Paragraph::new(vec![
             Line::from(vec![
                 Span::styled("/ ", theme::KEY),
-                Span::raw(safe_line(&s.prompt.text).into_owned()),
+                Span::raw(tail(
+                    &safe_line(&s.prompt.text),
+                    (input.width as usize).saturating_sub(3 + width(&count)),
+                )),
                 Span::raw("▏"),
                 Span::styled(count, theme::DIM),
             ]),

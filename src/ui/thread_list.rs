@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{focused, inner, pane_block, theme};
-use crate::app::text::{age, safe_line, truncate, width};
+use crate::app::text::{age, safe_line, tail, truncate, width};
 use crate::app::{App, Pane};
 
 /// Draws the list.
@@ -19,9 +19,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         crate::store::StateFilter::Only(s) => format!(" [{}]", s.title()),
     };
     let title = if list.filtering || !list.filter.is_empty() {
+        // Inside the corners, after the head, with room for the cursor and a space; in a
+        // narrow pane (80 columns) the head leaves out "Threads" to give the filter room.
+        let room = |head: &str| (area.width as usize).saturating_sub(width(head) + 4);
+        let mut head = format!(" Threads{state} — filter: ");
+        if room(&head) < 12 {
+            head = format!("{state} filter: ");
+        }
+        let room = room(&head);
         Line::from(vec![
-            Span::raw(format!(" Threads{state} — filter: ")),
-            Span::styled(safe_line(&list.filter).into_owned(), theme::KEY),
+            Span::raw(head),
+            Span::styled(tail(&safe_line(&list.filter), room), theme::KEY),
             Span::styled(if list.filtering { "▏" } else { "" }, theme::KEY),
             Span::raw(" "),
         ])
