@@ -133,6 +133,12 @@ fn every_error_status_answers_an_error_envelope() {
             "E-UNSUPPORTED",
         ),
         (
+            "a content coding",
+            post(server.addr, PLAIN, &[auth, "Content-Encoding: gzip"], &good),
+            415,
+            "E-UNSUPPORTED",
+        ),
+        (
             "too large",
             post(
                 server.addr,
@@ -188,7 +194,8 @@ fn every_error_status_answers_an_error_envelope() {
         Some("Bearer")
     );
     // The invalid envelope's diagnostics are in the ERROR's body.
-    assert!(cases[7].1.body.contains("line "), "{:?}", cases[7].1);
+    let invalid = &cases.iter().find(|c| c.0 == "invalid envelope").unwrap().1;
+    assert!(invalid.body.contains("line "), "{invalid:?}");
 
     // A chunked body with no length to refuse it by is cut off at the limit too.
     let chunk = "y".repeat(3000);

@@ -244,7 +244,10 @@ fn long_inputs_keep_their_end_and_the_cursor_in_sight() {
     t.key(KeyCode::Esc, KeyModifiers::NONE);
     t.keys(&format!("f{}filterend", "x".repeat(40)));
     let s = t.screen();
-    assert!(s.contains("filter: …") && s.contains("xxxfilterend▏"), "{s}");
+    assert!(
+        s.contains("filter: …") && s.contains("xxxfilterend▏"),
+        "{s}"
+    );
     t.key(KeyCode::Esc, KeyModifiers::NONE);
     t.keys(&format!(":export {}/commandend", "dir".repeat(40)));
     let s = t.screen();

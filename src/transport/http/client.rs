@@ -107,16 +107,22 @@ pub fn post_to(
     }
     let mut response = request.send(text).map_err(|e| failed(e.to_string()))?;
     let status = response.status().as_u16();
+    // Bytes that are not UTF-8 read as U+FFFD: an answer that is not text is still the
+    // peer's answer, and its status says whether the envelope was taken.
     let body = response
         .body_mut()
         .with_config()
         .limit(MAX_ANSWER)
-        .read_to_string()
+        .read_to_vec()
         .map_err(|e| {
             failed(format!(
                 "the answer (status {status}) could not be read: {e}"
             ))
         })?;
+    let body = match String::from_utf8(body) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
     Ok(Response { status, body })
 }
 
@@ -150,6 +156,42 @@ mod tests {
             receive_url("http://"),
             Err(PostError::BadUrl { .. })
         ));
+    }
+
+    /// A peer that takes the envelope and answers with bytes that are not UTF-8 has answered:
+    /// its status stands, its text reads with U+FFFD.
+    #[test]
+    fn an_answer_that_is_not_text_is_an_answer() {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let peer = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 4096];
+            // The request's head and its one-byte body.
+            while !seen.ends_with(b"\r\n\r\nx") {
+                let n = conn.read(&mut buf).unwrap_or(0);
+                if n == 0 {
+                    break;
+                }
+                seen.extend_from_slice(&buf[..n]);
+            }
+            conn.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\nok\xff\n",
+            )
+            .unwrap();
+        });
+        let r = post(
+            &format!("http://127.0.0.1:{port}"),
+            "x",
+            None,
+            Duration::from_secs(5),
+        )
+        .expect("an answer");
+        peer.join().unwrap();
+        assert_eq!((r.status, r.body.as_str()), (200, "ok\u{fffd}\n"));
     }
 
     #[test]

@@ -436,6 +436,20 @@ async fn admit(
             "Send the envelope as `Content-Type: text/plain; charset=utf-8`",
         ));
     }
+    // A body in a content coding this desk does not undo (gzip, …) would be stored as the
+    // coded bytes, read as text.
+    let coded = headers
+        .get_all(header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .any(|coding| !coding.trim().eq_ignore_ascii_case("identity"));
+    if coded {
+        return Err(refuse(
+            415,
+            "E-UNSUPPORTED",
+            "Send the envelope without a content coding (no `Content-Encoding`, or `identity`)",
+        ));
+    }
     let too_large = || {
         refuse(
             413,
