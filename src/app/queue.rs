@@ -140,11 +140,15 @@ impl App {
 /// was relayed.
 pub fn delivery_text(d: &crate::store::Delivery, now: jiff::Timestamp) -> String {
     use crate::app::text::{age, short_time};
-    let mut parts = vec![format!(
-        "sent {} ({} ago)",
-        short_time(&d.sent_at),
-        age(&d.sent_at, now)
-    )];
+    // A time ahead of this clock (the sender's clock, or an id made up) is no age.
+    let ahead =
+        (d.sent_at.parse::<jiff::Timestamp>()).is_ok_and(|t| t.as_second() > now.as_second() + 60);
+    let when = if ahead {
+        "ahead of this clock".to_string()
+    } else {
+        format!("{} ago", age(&d.sent_at, now))
+    };
+    let mut parts = vec![format!("sent {} ({when})", short_time(&d.sent_at))];
     match d.state.as_deref() {
         Some("to_relay") => parts.push("⇢ to relay (y)".into()),
         Some("to_me") => parts.push("✉ to you (r answers)".into()),
@@ -164,4 +168,27 @@ pub fn delivery_text(d: &crate::store::Delivery, now: jiff::Timestamp) -> String
         parts.push("⚠ its parent was never received (a missed relay)".into());
     }
     parts.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message whose time is ahead of this clock is not said to be "0s ago".
+    #[test]
+    fn a_time_ahead_of_the_clock_is_said_so() {
+        let now: jiff::Timestamp = "2026-11-24T12:00:00Z".parse().unwrap();
+        let at = |sent_at: &str| crate::store::Delivery {
+            sent_at: sent_at.into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            delivery_text(&at("2026-11-24T11:58:00Z"), now),
+            "sent 2026-11-24 11:58 (2m ago)"
+        );
+        assert_eq!(
+            delivery_text(&at("2026-11-24T13:05:00Z"), now),
+            "sent 2026-11-24 13:05 (ahead of this clock)"
+        );
+    }
 }

@@ -21,7 +21,7 @@ use crate::protocol::awaiting::{self, Expectation};
 use crate::protocol::{Intent, MetaBlock};
 
 /// A message's place in the ledger, as the inspector shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Delivery {
     /// `to_relay`, `to_me`, `awaiting`, or `None` when nothing is left to do.
     pub state: Option<String>,
