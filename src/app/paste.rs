@@ -258,12 +258,9 @@ impl App {
             Popup::ErrorCodes(_) => return self.code_picker_action(action),
             Popup::Keys { keys, scroll } => {
                 let delta = match action {
-                    Action::Up => -1,
-                    Action::Down => 1,
-                    Action::Top => isize::MIN / 2,
-                    Action::Bottom => isize::MAX / 2,
                     Action::Scroll(_, _, d) => d as isize,
-                    _ => 0,
+                    Action::PageUp | Action::PageDown => 0,
+                    a => step(&a, 0).unwrap_or(0),
                 };
                 *scroll = scroll
                     .saturating_add_signed(delta)
@@ -272,14 +269,8 @@ impl App {
             Popup::Help { scroll } => {
                 let page = inner_height(self.size).saturating_sub(4).max(1) as isize;
                 let delta = match action {
-                    Action::Up => -1,
-                    Action::Down => 1,
-                    Action::PageUp => -page,
-                    Action::PageDown => page,
-                    Action::Top => isize::MIN / 2,
-                    Action::Bottom => isize::MAX / 2,
                     Action::Scroll(_, _, d) => 3 * d as isize,
-                    _ => 0,
+                    a => step(&a, page).unwrap_or(0),
                 };
                 *scroll = scroll
                     .saturating_add_signed(delta)
@@ -293,17 +284,9 @@ impl App {
                 | Action::Top
                 | Action::Bottom => {
                     let page = preview_page(self.size, p.unsaved.is_some()) as isize;
-                    let delta = match action {
-                        Action::Up => -1,
-                        Action::Down => 1,
-                        Action::PageUp => -page,
-                        Action::PageDown => page,
-                        Action::Top => isize::MIN / 2,
-                        _ => isize::MAX / 2,
-                    };
                     p.selected = p
                         .selected
-                        .saturating_add_signed(delta)
+                        .saturating_add_signed(step(&action, page).unwrap_or(0))
                         .min(p.report.items.len().saturating_sub(1));
                 }
                 Action::Confirm => return self.import_preview(false),
@@ -602,4 +585,18 @@ fn summaries(text: &str, settings: &super::Settings, report: &ImportReport) -> V
             format!("{id}{}", headline(&p.envelope, intent.as_deref()))
         })
         .collect()
+}
+
+/// How far a list moves for a key: a row, a page of `page` rows, or to either end (far enough
+/// that the caller's bound stops it); `None` for a key that moves nothing.
+fn step(action: &Action, page: isize) -> Option<isize> {
+    Some(match action {
+        Action::Up => -1,
+        Action::Down => 1,
+        Action::PageUp => -page,
+        Action::PageDown => page,
+        Action::Top => isize::MIN / 2,
+        Action::Bottom => isize::MAX / 2,
+        _ => return None,
+    })
 }
