@@ -509,5 +509,5 @@ pub fn strip_controls(s: &str) -> (String, usize) {
 /// Drafts as the title bar, the list's ✎ and `D` count them: those being composed and the
 /// envelopes filed but never copied (the queue's drafts).
 pub(crate) fn draft_count(store: &crate::store::Store) -> anyhow::Result<usize> {
-    Ok(store.drafts()?.len() + store.unsent_messages(usize::MAX)?.len())
+    Ok(store.drafts()?.len() + store.unsent_count()?)
 }

@@ -272,6 +272,18 @@ impl Store {
             .collect::<Result<_, _>>()?)
     }
 
+    /// How many envelopes are filed but never copied ([`Store::unsent_messages`]).
+    pub fn unsent_count(&self) -> Result<usize, StoreError> {
+        let n: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM messages m
+                 WHERE m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'",
+            )?
+            .query_row([], |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
     /// Drafts being composed, and composed messages never copied.
     fn draft_rows(&self, limit: i64) -> Result<(Vec<QueueRow>, usize), StoreError> {
         let mut rows = self.unsent_messages(limit as usize)?;
