@@ -1102,3 +1102,28 @@ fn an_envelope_filed_but_not_copied_is_a_draft_everywhere() {
     assert_eq!(t.app.focus, Pane::Tree);
     assert_eq!(t.app.selected_id(), Some(filed.message.as_str()));
 }
+
+/// While the terminal is too small the screen says only that: keys that would act on what
+/// it does not show (erase and its `y`, copy, open) do nothing, and neither does the mouse;
+/// `q` still quits.
+#[test]
+fn a_screen_too_small_to_see_takes_no_command() {
+    let mut t = harness(demo_store(), 50, 15);
+    let threads = t.app.list.rows.len();
+    t.keys("X");
+    t.keys("y");
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    t.app.update(Action::Click(3, 3));
+    assert!(t.app.popup.is_none());
+    assert!(t.copies().is_empty(), "{:?}", t.copies());
+    assert_eq!(t.app.list.rows.len(), threads);
+    assert!(t.screen().contains("Terminal too small"));
+    // Big enough again: the same keys act.
+    t.app.update(Action::Resize(80, 24));
+    t.keys("X");
+    assert!(t.app.popup.is_some(), "the erase question is asked");
+    t.key(KeyCode::Esc, KeyModifiers::NONE);
+    t.app.update(Action::Resize(50, 15));
+    t.keys("q");
+    assert!(t.app.quit);
+}

@@ -285,8 +285,19 @@ impl App {
         }
     }
 
-    /// The action a key press asks for, if any.
+    /// The action a key press asks for, if any. While the terminal is too small to draw in
+    /// (the screen says only that), a key quits or types into the open text box, and does
+    /// nothing else: a question nobody can see must not be answered by a key (`X` then `y`
+    /// would erase), nor an envelope copied unseen.
     pub fn key_action(&self, ev: &KeyEvent) -> Option<Action> {
+        let action = self.scoped_key_action(ev);
+        if layout::too_small(self.size) {
+            return action.filter(|a| matches!(a, Action::Quit | Action::Input(_)));
+        }
+        action
+    }
+
+    fn scoped_key_action(&self, ev: &KeyEvent) -> Option<Action> {
         let scope = self.scope();
         if let Some(a) = self.keymap.action(scope, ev) {
             return Some(a);
@@ -325,6 +336,11 @@ impl App {
             }
             a => a,
         };
+        // Nor does the mouse act on a screen that shows nothing (see `key_action`).
+        if layout::too_small(self.size) && matches!(action, Action::Click(..) | Action::Scroll(..))
+        {
+            return Ok(());
+        }
         match action {
             Action::Tick => {
                 self.retry_pending();
