@@ -1370,6 +1370,38 @@ fn a_draft_reply_carries_the_headers_of_a_reply() {
     ));
 }
 
+/// A follow-up to the operator's own message goes the same way, in the operator's name, and
+/// asks: it is not an answer written as the other party.
+#[test]
+fn a_follow_up_to_ones_own_message_keeps_its_direction() {
+    let db = Db::new();
+    let mut store = db.open();
+    let v = ids(2);
+    import(&mut store, &v11(CC, &v[0], None, &v[1], "REQUEST", "q"));
+    let mine = store
+        .create_reply(&v[1], None, "an answer", "kalle")
+        .unwrap();
+    assert_eq!(
+        (
+            mine.envelope.banner.from.as_str(),
+            mine.envelope.banner.to.as_str()
+        ),
+        ("CHATGPT", "CLAUDE")
+    );
+    let follow_up = store
+        .create_reply(&mine.id, None, "and more", "kalle")
+        .unwrap();
+    assert_eq!(
+        (
+            follow_up.envelope.banner.from.as_str(),
+            follow_up.envelope.banner.to.as_str()
+        ),
+        ("CHATGPT", "CLAUDE")
+    );
+    assert_eq!(follow_up.intent.as_deref(), Some("REQUEST"));
+    assert_eq!(follow_up.parent.as_deref(), Some(mine.id.as_str()));
+}
+
 #[test]
 fn a_draft_reply_to_a_v10_message_continues_its_session() {
     let db = Db::new();

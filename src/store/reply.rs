@@ -8,6 +8,9 @@ use crate::protocol::{self, Envelope, Intent};
 /// The envelope that replies to `original`: direction swapped; thread, session and context
 /// kept; `parent` = the original's id; a new message id; RESPOND when the original asked for
 /// an answer (REQUEST, POLL, ESCALATE, HANDOFF), otherwise REQUEST unless `intent` says.
+/// A follow-up to a message the operator composed keeps its direction (and asks, as its
+/// default intent): swapping it would write the operator's next envelope in the other
+/// party's name.
 pub fn reply_envelope(
     original: &StoredMessage,
     intent: Option<&str>,
@@ -16,7 +19,13 @@ pub fn reply_envelope(
     message_id: String,
 ) -> Envelope {
     let o = &original.envelope;
-    let mut env = Envelope::new(o.banner.to.clone(), o.banner.from.clone());
+    let own = original.direction == "composed";
+    let (from, to) = if own {
+        (o.banner.from.clone(), o.banner.to.clone())
+    } else {
+        (o.banner.to.clone(), o.banner.from.clone())
+    };
+    let mut env = Envelope::new(from, to);
     env.banner.version = o.banner.version.clone();
     env.set_header("user", user);
     if let Some(s) = o.session() {
@@ -29,7 +38,7 @@ pub fn reply_envelope(
         env.set_header("context", c);
     }
     let default = match original.intent.as_deref().map(Intent::parse) {
-        Some(i) if i.expects_response() => "RESPOND",
+        Some(i) if i.expects_response() && !own => "RESPOND",
         _ => "REQUEST",
     };
     env.set_header("intent", intent.unwrap_or(default));
