@@ -892,8 +892,31 @@ fn pipe_runs_a_command_on_the_terminal_with_the_envelope_on_its_input() {
     t.keys(&["Enter"]);
     let s = t.wait_for("Threads");
     assert!(status_line(&s).contains("exited with status 4"), "{s}");
+
     t.type_text("q");
     assert_eq!(t.wait_exit(), 0);
+}
+
+/// A piped command that never ends: C-c ends the command, not the app, which comes back
+/// with the command's ending on its status line and goes on taking keys.
+#[test]
+fn ctrl_c_ends_a_piped_command_not_the_app() {
+    let Some(t) = Term::new() else { return };
+    t.start(80, 24, &["--demo"]);
+    t.wait_for("Kyoto trip");
+    t.type_text("|");
+    t.wait_for(":pipe ");
+    t.type_text("echo started; sleep 100000");
+    t.keys(&["Enter"]);
+    t.wait_for("started");
+    t.keys(&["C-c"]);
+    let s = t.wait_for("Press Enter to return to crosstalk");
+    assert!(s.contains("was ended by a signal"), "{s}");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Threads");
+    assert!(status_line(&s).contains("ended by a signal"), "{s}");
+    t.type_text("?");
+    t.wait_for("Help — keys in force");
 }
 
 /// `X` on the list asks what goes; Esc keeps the thread, `y` erases it, and the CLI on the

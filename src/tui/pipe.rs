@@ -27,6 +27,14 @@ pub fn run(terminal: &mut ratatui::DefaultTerminal, req: &PipeRequest) -> (bool,
         crate::sanitize::sanitize_line(&req.what),
         crate::sanitize::sanitize_line(&req.command)
     );
+    // The command runs on the terminal as it is, so C-c and C-\ send their signals to it
+    // and to this process alike: caught here, they end the command only (it does not
+    // inherit the handler), and the app comes back as after any other ending.
+    let caught = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let handlers: Vec<_> = [signal_hook::consts::SIGINT, signal_hook::consts::SIGQUIT]
+        .into_iter()
+        .filter_map(|sig| signal_hook::flag::register(sig, caught.clone()).ok())
+        .collect();
     let status = spawn(&req.command, &req.input);
     let said = describe(&req.command, &status);
     // The command's output stays on screen until the operator has read it.
@@ -36,6 +44,9 @@ pub fn run(terminal: &mut ratatui::DefaultTerminal, req: &PipeRequest) -> (bool,
     );
     let _ = std::io::stdout().flush();
     let _ = std::io::stdin().lock().read_line(&mut String::new());
+    for id in handlers {
+        signal_hook::low_level::unregister(id);
+    }
     *terminal = ratatui::init();
     let _ = execute!(std::io::stdout(), EnableBracketedPaste, EnableMouseCapture);
     (matches!(status, Ok(s) if s.success()), said)
