@@ -120,6 +120,15 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     let meta = error.envelope.meta_block("error").unwrap();
     assert_eq!(meta.get("Code"), Some("E-TIMEOUT"));
     assert_eq!(meta.get("Original-Intent"), Some("POLL"));
+    // `y` copies the ERROR, which awaits no reply: the status line says so.
+    let error_id = error.id.clone();
+    t.act(Action::Run(format!("open {error_id}")));
+    t.keys("y");
+    let status = t.app.status.1.clone();
+    assert!(
+        status.contains("awaits no reply") && !status.contains("awaiting reply"),
+        "{status}"
+    );
     // The panel now reads closed; `c` again writes nothing.
     t.act(Action::Run(format!("open {poll}")));
     t.keys("P");

@@ -360,10 +360,17 @@ impl App {
                     return Ok(());
                 }
             };
+            // Filed and copied now: what it awaits follows its intent (an ERROR, an ACK or
+            // a CLOSE awaits nothing).
+            let waits = if waiting {
+                self.store.delivery(&m.id).ok().flatten()
+            } else {
+                None
+            };
             self.status = (
                 level,
                 if waiting {
-                    format!("{line}; awaiting reply")
+                    format!("{line}; {}", awaits_text(waits.as_ref()))
                 } else {
                     line
                 },
