@@ -237,12 +237,16 @@ pub fn gateway_text(
                 && !p.has_errors()
                 && mail.headers != MailHeaders::default()
                 && fresh;
-            if add {
+            let with_block = add.then(|| {
                 let mut env = env.clone();
                 env.meta.push(block);
-                out.push_str(&protocol::render(&env));
-            } else {
-                out.push_str(&p.received_text(&mail.text));
+                protocol::render(&env)
+            });
+            match with_block {
+                // The block must not push an envelope within the size limit over it: the
+                // error would be the gateway's, blamed on the sender.
+                Some(text) if text.len() <= opts.size_limit => out.push_str(&text),
+                _ => out.push_str(&p.received_text(&mail.text)),
             }
         }
     }
@@ -492,6 +496,23 @@ mod tests {
         };
         let text = gateway_text(&[signed], &Options::default(), &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
+        // An envelope the block would push over the size limit is passed on as received,
+        // and imports: the limit is the sender's, not the gateway's.
+        let near = Mail {
+            headers: mail.headers.clone(),
+            text: mail.text.clone(),
+        };
+        let limit = protocol::extract(&near.text, &Options::default()).envelopes[0]
+            .byte_range
+            .len()
+            + 20;
+        let opts = Options {
+            size_limit: limit,
+            ..Options::default()
+        };
+        let text = gateway_text(&[near], &opts, &|_| None);
+        assert!(!text.contains("meta: email"), "{text}");
+        assert!(!protocol::extract(&text, &opts).envelopes[0].has_errors());
     }
 
     #[test]
