@@ -144,11 +144,9 @@ impl App {
         let closed = self.store.close_poll(&view)?;
         self.popup = None;
         let result_id = closed.result.message().unwrap_or_default().to_string();
-        let silent: Vec<String> = view
-            .tally
-            .silent
-            .iter()
-            .map(|s| safe_line(s).into_owned())
+        // The targets an ERROR was written for (one that cannot be a sender gets none).
+        let silent: Vec<String> = (closed.errors.iter())
+            .map(|e| safe_line(&e.banner.from).into_owned())
             .collect();
         let written = if silent.is_empty() {
             "a CLOSE with the tally (no silent target)".to_string()

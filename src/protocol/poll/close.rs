@@ -64,10 +64,14 @@ pub fn summary_lines(t: &Tally) -> Vec<String> {
 }
 
 /// The E-TIMEOUT ERROR for each silent target: the spec's ERROR form answering the POLL, as if
-/// from the target (so its wait ends), `user: system`, the reason naming the deadline.
+/// from the target (so its wait ends), `user: system`, the reason naming the deadline. A
+/// target that cannot stand in a banner (`x y`, control characters) gets none: its ERROR
+/// would have to come from someone else, and the latest answer of that other target (its
+/// vote) would be replaced by it. Such a target stays silent in the tally.
 pub fn timeout_envelopes(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Vec<Envelope> {
     t.silent
         .iter()
+        .filter(|target| crate::protocol::address::check_address(target).is_ok())
         .map(|target| {
             let reason = format!(
                 "No response from {} before the deadline {}",
@@ -81,9 +85,7 @@ pub fn timeout_envelopes(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Vec<E
                 &[],
                 ids,
             );
-            if crate::protocol::address::check_address(target).is_ok() {
-                env.banner.from = target.clone();
-            }
+            env.banner.from = target.clone();
             env
         })
         .collect()

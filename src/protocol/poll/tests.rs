@@ -196,6 +196,24 @@ fn closing_writes_timeouts_for_the_silent_and_a_close_for_all() {
     assert_eq!(t.targets[1].answer.as_deref(), Some("ERROR E-TIMEOUT"));
 }
 
+/// A target that cannot stand in a banner gets no E-TIMEOUT: it would have to come from
+/// someone else, and replace that target's vote. The vote stands; that target stays silent.
+#[test]
+fn a_target_that_cannot_send_gets_no_timeout_in_another_name() {
+    let p = extract(&POLL.replace("gemini://g", "x y"), &Options::default()).envelopes[0]
+        .envelope
+        .clone();
+    let replies = [
+        reply("claude://s/a", "RESPOND", "SQLITE", "2025-10-09T16:10:00Z"),
+        reply("chatgpt://t/x", "RESPOND", "SQLITE", "2025-10-09T16:20:00Z"),
+    ];
+    let t = tally(&p, &replies, at("2025-10-09T20:00:00Z")).unwrap();
+    assert_eq!(t.silent, ["x y"]);
+    let errors = timeout_envelopes(&p, &t, &IdGenerator::new());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(t.quorum_reached);
+}
+
 #[test]
 fn not_a_poll_is_none() {
     let mut p = poll();
