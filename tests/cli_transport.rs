@@ -317,8 +317,15 @@ fn attachments_verify_reports_ok_missing_and_mismatch() {
     let meta = format!(
         "meta: attachments\nA1: text/plain;name=notes.txt;digest=sha256:{abc}\n\
          A2: text/plain; name=\"bad.txt\"; digest=sha256:{abc}\nA3: name=gone.txt;sha256={abc}\n\
-         A4: text/plain;name=../notes.txt;digest=sha256:{abc}\n\n"
+         A4: text/plain;name=../notes.txt;digest=sha256:{abc}\n         A5: name=adir;digest=sha256:{abc}\n         A6: name=notes.txt;size=99999999999999999999999;digest=sha256:{abc}\n         A7: name=big.bin;size=5;digest=sha256:{abc}\n\n"
     );
+    // A directory is no file; a size past any number is shown as not read; a file whose
+    // size differs is judged without reading it (its length alone says so).
+    std::fs::create_dir(files.join("adir")).unwrap();
+    std::fs::File::create(files.join("big.bin"))
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
     let e = env("01K0000000000000000000000F", None, "see files", &meta);
     let f = dir.path().join("m.crosstalk");
     std::fs::write(&f, &e).unwrap();
@@ -342,7 +349,19 @@ fn attachments_verify_reports_ok_missing_and_mismatch() {
         .iter()
         .map(|x| x["status"].as_str().unwrap())
         .collect();
-    assert_eq!(status, ["ok", "digest-mismatch", "missing", "unsafe-name"]);
+    assert_eq!(
+        status,
+        [
+            "ok",
+            "digest-mismatch",
+            "missing",
+            "unsafe-name",
+            "unreadable",
+            "ok",
+            "size-mismatch"
+        ]
+    );
+    assert_eq!(v[5]["unread"][0], "size=99999999999999999999999");
     // By stored message id (a prefix of it), only the good one: exit 0.
     let good = env(
         "01K0000000000000000000000G",

@@ -42,6 +42,9 @@ struct Row {
     mime: Option<String>,
     size: Option<u64>,
     digest: Option<String>,
+    /// Parts of the entry that were not understood (a size that is no number, say): shown,
+    /// so the verdict is never read as covering them.
+    unread: Vec<String>,
     status: Check,
 }
 
@@ -66,9 +69,14 @@ pub fn attachments(db: Option<&Path>, cmd: AttachmentsCmd, opts: &Options) -> Re
         super::output::print_json(&mut out, &rows)?;
     } else {
         for r in &rows {
+            let unread = if r.unread.is_empty() {
+                String::new()
+            } else {
+                format!("  (not read: {})", sanitize_line(&r.unread.join("; ")))
+            };
             let _ = writeln!(
                 out,
-                "{}  {}  {}  {}{}  {}  {}",
+                "{}  {}  {}  {}{}  {}  {}{unread}",
                 sanitize_line(&r.message),
                 sanitize_line(&r.key),
                 sanitize_line(r.name.as_deref().unwrap_or("(no name)")),
@@ -95,6 +103,7 @@ fn row(message: &str, a: &Attachment, status: Check) -> Row {
         mime: a.mime.clone(),
         size: a.size,
         digest: a.digest.as_ref().map(|d| d.display()),
+        unread: a.unread.clone(),
         status,
     }
 }

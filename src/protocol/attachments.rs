@@ -72,6 +72,9 @@ pub enum Check {
     Unsupported,
     /// The entry has no name, or one that is not a plain file name (`../x`, `a/b`).
     UnsafeName,
+    /// There is something of that name, but not a file that could be read (a directory, a
+    /// pipe, no permission, a read error).
+    Unreadable,
 }
 
 impl Check {
@@ -85,6 +88,7 @@ impl Check {
             Check::NoDigest => "no digest to check",
             Check::Unsupported => "unsupported digest algorithm",
             Check::UnsafeName => "no safe file name",
+            Check::Unreadable => "not a file that could be read",
         }
     }
 }
@@ -246,28 +250,63 @@ pub fn sha256(bytes: &[u8]) -> String {
 
 /// Compares a file's bytes (`None`: there is no such file) with the entry.
 pub fn check(a: &Attachment, file: Option<&[u8]>) -> Check {
-    if a.name.as_deref().and_then(safe_name).is_none() {
-        return Check::UnsafeName;
+    match file {
+        None if a.name.as_deref().and_then(safe_name).is_some() => Check::Missing,
+        None => Check::UnsafeName,
+        Some(bytes) => check_reader(a, bytes.len() as u64, bytes).unwrap_or(Check::Unreadable),
     }
-    let Some(bytes) = file else {
-        return Check::Missing;
-    };
-    if a.size.is_some_and(|n| n != bytes.len() as u64) {
-        return Check::SizeMismatch;
+}
+
+/// [`check`] of a file of `len` bytes read from `reader` as it is hashed: the size is judged
+/// first, from `len` alone, and the content is never held whole (an attached file may be
+/// larger than memory). An error reading is the caller's to name.
+pub fn check_reader(
+    a: &Attachment,
+    len: u64,
+    mut reader: impl std::io::Read,
+) -> std::io::Result<Check> {
+    if a.name.as_deref().and_then(safe_name).is_none() {
+        return Ok(Check::UnsafeName);
+    }
+    if a.size.is_some_and(|n| n != len) {
+        return Ok(Check::SizeMismatch);
     }
     let Some(d) = &a.digest else {
-        return Check::NoDigest;
+        return Ok(Check::NoDigest);
     };
-    let actual = match d.algorithm.as_str() {
-        "sha256" => Sha256::digest(bytes).to_vec(),
-        "sha512" => Sha512::digest(bytes).to_vec(),
-        _ => return Check::Unsupported,
-    };
-    match &d.bytes {
-        None => Check::NoDigest,
-        Some(want) if *want == actual => Check::Ok,
-        Some(_) => Check::DigestMismatch,
+    let algorithm = d.algorithm.as_str();
+    if !matches!(algorithm, "sha256" | "sha512") {
+        return Ok(Check::Unsupported);
     }
+    let Some(want) = &d.bytes else {
+        return Ok(Check::NoDigest);
+    };
+    let mut sha256 = Sha256::new();
+    let mut sha512 = Sha512::new();
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if algorithm == "sha256" {
+            sha256.update(&buf[..n]);
+        } else {
+            sha512.update(&buf[..n]);
+        }
+    }
+    let actual = if algorithm == "sha256" {
+        sha256.finalize().to_vec()
+    } else {
+        sha512.finalize().to_vec()
+    };
+    Ok(if *want == actual {
+        Check::Ok
+    } else {
+        Check::DigestMismatch
+    })
 }
 
 /// `name` when it is a plain file name to look up in a directory: not empty, not `.` or

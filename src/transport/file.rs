@@ -129,8 +129,18 @@ pub fn check_dir(list: &[Attachment], dir: &Path) -> Vec<Check> {
                 return Check::UnsafeName;
             };
             let path = dir.join(name);
-            let bytes = path.is_file().then(|| std::fs::read(&path).ok()).flatten();
-            attachments::check(a, bytes.as_deref())
+            let meta = match std::fs::metadata(&path) {
+                Ok(meta) => meta,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Check::Missing,
+                Err(_) => return Check::Unreadable,
+            };
+            if !meta.is_file() {
+                return Check::Unreadable;
+            }
+            // Read as it is hashed, never whole: an attached file may be larger than memory.
+            std::fs::File::open(&path)
+                .and_then(|f| attachments::check_reader(a, meta.len(), f))
+                .unwrap_or(Check::Unreadable)
         })
         .collect()
 }
