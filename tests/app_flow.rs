@@ -1127,3 +1127,23 @@ fn a_screen_too_small_to_see_takes_no_command() {
     t.keys("q");
     assert!(t.app.quit);
 }
+
+/// A body back from `$EDITOR` says so on the status line, replacing what a failed edit said
+/// before; bytes that were not UTF-8 (read as U+FFFD) are counted.
+#[test]
+fn an_edited_body_replaces_an_earlier_editor_failure_on_the_status_line() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("n");
+    t.app
+        .error("$EDITOR: `false` exited with exit status: 1; the body is unchanged");
+    t.app
+        .update(Action::EditedBody("line one\nline two".into()));
+    assert_eq!(t.app.status.1, "Body edited in $EDITOR.");
+    t.app.update(Action::EditedBody("caf\u{FFFD} ok".into()));
+    assert!(
+        t.app.status.1.contains("1 character(s) were not UTF-8"),
+        "{:?}",
+        t.app.status
+    );
+    assert!(t.screen().contains("caf\u{FFFD} ok"));
+}

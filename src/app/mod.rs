@@ -383,10 +383,18 @@ impl App {
                 if let Some(c) = self.composer.as_mut() {
                     let (clean, removed) = strip_controls(&text);
                     c.set_body(&clean);
+                    let replaced = clean.matches('\u{FFFD}').count();
+                    // Said every time: a failure said before must not stay on the line.
                     if removed > 0 {
                         self.warn(format!(
-                            "removed {removed} control character(s) from the edited body"
+                            "Body edited in $EDITOR; removed {removed} control character(s) from it"
                         ));
+                    } else if replaced > 0 {
+                        self.warn(format!(
+                            "Body edited in $EDITOR; {replaced} character(s) were not UTF-8 and read as \u{FFFD}"
+                        ));
+                    } else {
+                        self.info("Body edited in $EDITOR.");
                     }
                     self.save_draft(false)?;
                 }

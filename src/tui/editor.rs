@@ -40,9 +40,14 @@ pub fn edit(terminal: &mut ratatui::DefaultTerminal, body: &str) -> anyhow::Resu
     *terminal = ratatui::init();
     let _ = execute!(std::io::stdout(), EnableBracketedPaste, EnableMouseCapture);
     let result = match status {
-        Ok(s) if s.success() => {
-            std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
-        }
+        // Bytes that are not UTF-8 read as U+FFFD (and say so, see `Action::EditedBody`):
+        // refusing the file would throw the whole edit away with it.
+        Ok(s) if s.success() => std::fs::read(&path)
+            .map(|bytes| match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            })
+            .with_context(|| format!("reading {}", path.display())),
         Ok(s) => Err(anyhow!("`{editor}` exited with {s}; the body is unchanged")),
         Err(e) => Err(anyhow!("cannot run `{editor}`: {e}; set $EDITOR")),
     };
