@@ -73,9 +73,17 @@ fn an_id_conflict_is_a_loud_row_and_its_text_is_kept_and_shown_with_v() {
     assert!(screen.contains("words someone changed"), "{screen}");
     assert!(screen.contains("conflicting version 1 of 1"), "{screen}");
     assert!(screen.contains("stored message in: body"), "{screen}");
-    // y copies the version shown.
+    // y copies the version shown, and does not record the stored message relayed.
+    let relayed = |t: &support::Harness| t.app.store.delivery(&id[1]).unwrap().unwrap().relayed;
+    let before = relayed(&t);
     t.keys("y");
     assert!(t.copies().last().unwrap().contains("words someone changed"));
+    assert!(
+        t.app.status.1.contains("not recorded as relayed"),
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(relayed(&t), before);
     // V again: the stored text.
     t.keys("V");
     let screen = t.screen();

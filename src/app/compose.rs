@@ -288,6 +288,19 @@ impl App {
             self.warn("Nothing selected to copy.");
             return Ok(());
         };
+        // A conflicting version on screen is copied as shown, but it is not the message the
+        // ledger knows: recording the copy would say the stored text was relayed while
+        // another text went out.
+        if self.inspector.version > 0 {
+            let (text, _) = self.relay_text(&m)?;
+            let version = self.inspector.version;
+            if let Some((_, line)) = self.copy_text(&text, &m.envelope.banner.to) {
+                self.warn(format!(
+                    "{line}: conflicting version {version} (same id, other content), not recorded as relayed; V shows the stored text"
+                ));
+            }
+            return Ok(());
+        }
         let held = self.store.pii_held(&m, self.now)?;
         let warning = held.map(|why| format!("Not copied: {why}. y again copies it anyway."));
         if self.held_back(m.id.clone(), warning) {
