@@ -288,3 +288,15 @@ fn backup_copies_what_export_leaves_out_and_never_replaces_a_file_unasked() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains(" messages in "), "{}", r.stdout);
 }
+
+/// A backup of a database that is not there (a mistyped --db) is refused, and makes nothing.
+#[test]
+fn backup_of_a_database_that_is_not_there_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("nonexist.sqlite");
+    let out = dir.path().join("copy.db");
+    let r = run(&typo, &["backup", out.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("no database at"), "{}", r.stderr);
+    assert!(!typo.exists() && !out.exists());
+}

@@ -405,3 +405,18 @@ fn a_revoke_signed_by_the_key_it_announces_never_counts() {
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["consents"][0]["state"], "granted", "{v}");
 }
+
+/// A key named by a file that is no key file (a device that never ends, a large file) is
+/// refused after a few kilobytes instead of read until memory runs out.
+#[test]
+fn a_key_file_larger_than_any_key_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(dir.path());
+    let r = run(&["--db", &db, "keys", "add", "someone", "/dev/zero"], "");
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("larger than any key file"),
+        "{}",
+        r.stderr
+    );
+}

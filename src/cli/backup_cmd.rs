@@ -11,6 +11,18 @@ use super::store_cmd::{open, store_failure};
 
 /// Runs `crosstalk backup FILE [--force] [--json]`.
 pub fn backup(db: Option<&Path>, file: &Path, force: bool, as_json: bool) -> Result<u8, Failure> {
+    // A backup of a database that is not there would make an empty one at that path (a
+    // mistyped --db) and report success.
+    let named = db
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CROSSTALK_DB").map(std::path::PathBuf::from))
+        .or_else(crate::store::default_path);
+    if let Some(path) = named.filter(|p| !p.exists()) {
+        return Err(Failure::usage(format!(
+            "no database at `{}` to back up; name the database with --db",
+            crate::sanitize::sanitize_line(&path.display().to_string())
+        )));
+    }
     let store = open(db)?;
     let b = store.backup_to(file, force).map_err(store_failure)?;
     let mut out = Stdout::new();

@@ -153,8 +153,30 @@ fn read_key_arg(arg: &str) -> Result<(VerifyingKey, KeySource), Failure> {
             sanitize_line(arg)
         )));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::usage(format!("cannot read key `{}`: {e}", path.display())))?;
+    // A key file is a few hundred bytes: reading at most this much, a device or a huge file
+    // named by mistake is refused instead of read until memory runs out.
+    const MOST: u64 = 64 << 10;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, MOST + 1), &mut bytes))
+        .map_err(|e| {
+            Failure::usage(format!(
+                "cannot read key `{}`: {e}",
+                sanitize_line(&path.display().to_string())
+            ))
+        })?;
+    if bytes.len() as u64 > MOST {
+        return Err(invalid(format!(
+            "`{}` is larger than any key file ({MOST} bytes at most); give a PEM file, ed25519:pk=<base64> or did:key:z6Mk…",
+            sanitize_line(&path.display().to_string())
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        invalid(format!(
+            "`{}` is not text; give a PEM file, ed25519:pk=<base64> or did:key:z6Mk…",
+            sanitize_line(&path.display().to_string())
+        ))
+    })?;
     let (key, source) = from_text(&text).map_err(|f| Failure {
         message: format!("{}: {}", path.display(), f.message),
         ..f
