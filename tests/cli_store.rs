@@ -202,6 +202,16 @@ fn import_threads_show_search_reply() {
 
     assert_eq!(run(&db, &["reply", "01NOPE", "--body", "x"], "").code, 1);
     assert_eq!(run(&db, &["show", "01NOPE"], "").code, 1);
+    // The first characters of an id will do, as for `show` and `poll`.
+    let by_prefix = run(&db, &["reply", "01J9J3DBC4N7", "--body", "again"], "");
+    assert_eq!(by_prefix.code, 0, "{}", by_prefix.stderr);
+    assert!(
+        by_prefix
+            .stdout
+            .contains("parent: 01J9J3DBC4N7P2Q3R5S7T9V1V2"),
+        "{}",
+        by_prefix.stdout
+    );
 }
 
 #[test]

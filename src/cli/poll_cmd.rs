@@ -8,31 +8,14 @@ use super::output::Stdout;
 use super::{EXIT_INVALID, Failure, store_cmd};
 use crate::protocol::poll::{self, Tally};
 use crate::sanitize::sanitize_line;
-use crate::store::{MessageMatch, PollView};
+use crate::store::PollView;
 
 /// Prints the tally of the POLL `id` (or the one message whose id starts with it). Exit 1
 /// when it names no POLL (or `--close` is refused), 2 on usage and I/O errors.
 pub fn poll(db: Option<&Path>, id: &str, as_json: bool, close: bool) -> Result<u8, Failure> {
     let mut store = store_cmd::open(db)?;
     let err = |e: crate::store::StoreError| Failure::usage(e.to_string());
-    let message = match store.find_message(id).map_err(err)? {
-        MessageMatch::One(m) => *m,
-        MessageMatch::None => {
-            return Err(Failure {
-                code: EXIT_INVALID,
-                message: format!("no message `{id}` in the database"),
-            });
-        }
-        MessageMatch::Many(ids) => {
-            return Err(Failure {
-                code: EXIT_INVALID,
-                message: format!(
-                    "`{id}` starts several message ids ({}…); type more of it",
-                    ids.join(", ")
-                ),
-            });
-        }
-    };
+    let message = store_cmd::one_message(&store, id)?;
     let mid = message.id.clone();
     let intent = message.intent.clone().unwrap_or_else(|| "none".into());
     let Some(view) = store

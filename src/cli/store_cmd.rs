@@ -478,6 +478,27 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
     Ok(if hits.is_empty() { EXIT_INVALID } else { 0 })
 }
 
+/// The message `id` names: its whole id or the first characters of one (as `show`, `poll`
+/// and `delete` take them). Exit 1 when none or several match.
+pub(super) fn one_message(store: &Store, id: &str) -> Result<crate::store::StoredMessage, Failure> {
+    use crate::store::MessageMatch;
+    match store.find_message(id).map_err(store_failure)? {
+        MessageMatch::One(m) => Ok(*m),
+        MessageMatch::None => Err(Failure {
+            code: EXIT_INVALID,
+            message: format!("no message `{}` in the database", sanitize_line(id)),
+        }),
+        MessageMatch::Many(ids) => Err(Failure {
+            code: EXIT_INVALID,
+            message: format!(
+                "`{}` starts several message ids ({}…); type more of it",
+                sanitize_line(id),
+                ids.join(", ")
+            ),
+        }),
+    }
+}
+
 /// `crosstalk reply`: a draft reply (headers filled in), saved as a draft — in the app's
 /// drafts list (`D`) and the thread's ✎, not yet a message of the thread — and printed.
 /// The app files it as a message when the operator copies it (C-y).
@@ -491,13 +512,7 @@ pub fn reply(
     let body = input::body(body)?;
     let user = input::user(user);
     let mut store = open(db)?;
-    let original = store
-        .message(message)
-        .map_err(store_failure)?
-        .ok_or_else(|| Failure {
-            code: EXIT_INVALID,
-            message: StoreError::NoMessage(message.to_string()).to_string(),
-        })?;
+    let original = one_message(&store, message)?;
     let env = crate::store::reply_envelope(&original, intent, &body, &user, store.new_id());
     let text = crate::protocol::render(&env);
     let form = crate::app::composer::Form::from_envelope(&env);
