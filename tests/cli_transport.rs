@@ -260,6 +260,13 @@ fn a_directory_of_envelope_files_imports_sorted_and_split_writes_them_back() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("2 already there"), "{}", r.stderr);
+    // A link to nothing among the inputs is named as an input that cannot be read (exit 2),
+    // not passed over; the others are imported all the same.
+    std::os::unix::fs::symlink(dir.path().join("gone"), src.join("3.crosstalk")).unwrap();
+    let r = run(&db, &["import", src.to_str().unwrap()], "");
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("3.crosstalk"), "{}", r.stderr);
+    assert!(r.stdout.contains("1.crosstalk: 0 imported"), "{}", r.stdout);
     // A different file of that name is never overwritten.
     std::fs::write(&a, "mine").unwrap();
     let r = run(

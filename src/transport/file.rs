@@ -37,7 +37,9 @@ pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
             Ok(entries) => entries
                 .filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|f| is_envelope_file(f) && f.is_file())
+                // Files, and links to nothing: those are inputs that cannot be read, named
+                // as such rather than passed over (a pipe or a directory is no input).
+                .filter(|f| is_envelope_file(f) && (f.is_file() || dangling(f)))
                 .collect(),
             Err(_) => Vec::new(),
         };
@@ -49,6 +51,12 @@ pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
         out.extend(files);
     }
     out
+}
+
+/// Whether `path` is a symbolic link to nothing.
+fn dangling(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+        && std::fs::metadata(path).is_err()
 }
 
 /// The longest file name stem [`file_stem`] writes before it falls back to a digest.
