@@ -267,6 +267,14 @@ fn a_directory_of_envelope_files_imports_sorted_and_split_writes_them_back() {
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("3.crosstalk"), "{}", r.stderr);
     assert!(r.stdout.contains("1.crosstalk: 0 imported"), "{}", r.stdout);
+    // A file where the directory should be is said to be no directory.
+    let r = run(
+        &db,
+        &["export", "--all", "--split", a.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("is not a directory"), "{}", r.stderr);
     // A different file of that name is never overwritten.
     std::fs::write(&a, "mine").unwrap();
     let r = run(

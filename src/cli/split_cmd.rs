@@ -56,6 +56,13 @@ pub fn split(
         })
     });
     let shown = sanitize_line(&dir.display().to_string()).into_owned();
+    // Something there that is no directory (a file, a link to nothing): said as such, where
+    // the system's own error would read "File exists".
+    if std::fs::symlink_metadata(dir).is_ok() && !dir.is_dir() {
+        return Err(Failure::usage(format!(
+            "`{shown}` is not a directory; --split names a directory to write one file per message into"
+        )));
+    }
     let done = file::write_split(dir, ext, items)
         .map_err(|e| Failure::usage(format!("cannot write into `{shown}`: {e}")))?;
     eprintln!(
