@@ -1147,3 +1147,18 @@ fn an_edited_body_replaces_an_earlier_editor_failure_on_the_status_line() {
     );
     assert!(t.screen().contains("caf\u{FFFD} ok"));
 }
+
+/// `:attach` on a directory says it is no file, not that it is too large.
+#[test]
+fn attaching_a_directory_says_it_is_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("n");
+    t.app
+        .update(Action::Run(format!("attach {}", dir.path().display())));
+    assert!(
+        t.app.status.1.contains("it is not a file"),
+        "{:?}",
+        t.app.status
+    );
+}

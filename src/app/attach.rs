@@ -31,7 +31,13 @@ impl App {
         let size = std::fs::metadata(&path)
             .map_err(|e| anyhow::anyhow!("cannot attach {shown}: {e}"))?
             .len();
-        if !path.is_file() || size > MAX_ATTACH {
+        if !path.is_file() {
+            self.error(format!(
+                "cannot attach {shown}: it is not a file (a directory or a device); name a file"
+            ));
+            return Ok(());
+        }
+        if size > MAX_ATTACH {
             self.error(format!(
                 "cannot attach {shown}: only files up to {} MiB are attached",
                 MAX_ATTACH >> 20
