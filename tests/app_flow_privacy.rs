@@ -204,7 +204,11 @@ fn relaying_personal_data_without_consent_needs_a_second_copy() {
             .as_deref(),
         Some("to_relay")
     );
-    // Moving away and back forgets the warning: y asks again.
+    // Any other key forgets the warning, and the line no longer says the next press copies.
+    t.keys("H");
+    assert_eq!(t.app.status.1, "Copy not confirmed: y asks again.");
+    t.keys("H");
+    // Moving away and back: y asks again.
     t.keys("jky");
     assert_eq!(t.copies().len(), copies, "{:?}", t.app.status);
     assert!(t.app.status.1.contains("Not copied"), "{:?}", t.app.status);

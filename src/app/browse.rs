@@ -16,8 +16,11 @@ impl App {
         if !matches!(
             action,
             Action::Copy | Action::CopyThread | Action::Tick | Action::Resize(..)
-        ) {
-            self.relay_pii_confirmed = None;
+        ) && self.relay_pii_confirmed.take().is_some()
+            && self.status.1.starts_with("Not copied:")
+        {
+            // The line said the next press copies: no longer so.
+            self.info("Copy not confirmed: y asks again.");
         }
         match action {
             Action::Quit => self.quit = true,
