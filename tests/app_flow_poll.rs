@@ -178,6 +178,9 @@ fn e_picks_a_code_and_composes_the_error_reply() {
         s.contains("E-ROUTE") && s.contains("E-RATE") && s.contains("NACK"),
         "{s}"
     );
+    // The picker's own keys are hinted, not the drafts list's.
+    let hints = s.lines().rev().nth(1).unwrap_or_default();
+    assert!(hints.contains("open") && !hints.contains("discard"), "{s}");
     t.keys("jj\n");
     let c = t.app.composer.as_ref().expect("composer");
     assert_eq!(c.form.intent, "ERROR");

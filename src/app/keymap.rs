@@ -36,11 +36,13 @@ pub enum Scope {
     Queue,
     /// The poll panel of a POLL.
     Poll,
+    /// A list to pick from: an error code (after E), a contact (after N).
+    Picker,
 }
 
 impl Scope {
     /// Every scope, in the order help lists them.
-    pub const ALL: [Scope; 11] = [
+    pub const ALL: [Scope; 12] = [
         Scope::Browse,
         Scope::Filter,
         Scope::Composer,
@@ -52,6 +54,7 @@ impl Scope {
         Scope::Confirm,
         Scope::Queue,
         Scope::Poll,
+        Scope::Picker,
     ];
 
     /// The config table name (`[keys.browse]`).
@@ -68,6 +71,7 @@ impl Scope {
             Scope::Confirm => "confirm",
             Scope::Queue => "queue",
             Scope::Poll => "poll",
+            Scope::Picker => "picker",
         }
     }
 
@@ -85,6 +89,7 @@ impl Scope {
             Scope::Confirm => "Questions (erase?)",
             Scope::Queue => "Queue (after Q)",
             Scope::Poll => "Poll panel (after P)",
+            Scope::Picker => "Pickers (an error code after E, a contact after N)",
         }
     }
 
@@ -121,6 +126,7 @@ impl Scope {
             Scope::Confirm => &[Erase, Back],
             Scope::Queue => &[Open, Down, Up, Back],
             Scope::Poll => &[ClosePoll, Back],
+            Scope::Picker => &[Open, Down, Up, Back],
         }
     }
 }
@@ -335,6 +341,10 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Preview, "E", Action::ErrorReply),
     (Scope::PasteBox, "ctrl-s", Action::Confirm),
     (Scope::PasteBox, "esc", Action::Back),
+    (Scope::Picker, "enter", Action::Open),
+    (Scope::Picker, "esc q", Action::Back),
+    (Scope::Picker, "j down", Action::Down),
+    (Scope::Picker, "k up", Action::Up),
     (Scope::Drafts, "enter", Action::Open),
     (Scope::Drafts, "delete x", Action::Discard),
     (Scope::Drafts, "esc q", Action::Back),

@@ -80,12 +80,11 @@ impl Popup {
             Popup::Drafts { .. } => Scope::Drafts,
             Popup::Erase(_) => Scope::Confirm,
             Popup::Queue(_) => Scope::Queue,
-            // Picking moves and opens like the drafts list; the context is typed like a prompt.
-            Popup::Conversation(c) if c.context.is_none() => Scope::Drafts,
+            // A contact is picked from a list; the context is typed like a prompt.
+            Popup::Conversation(c) if c.context.is_none() => Scope::Picker,
             Popup::Conversation(_) => Scope::Prompt,
             Popup::Poll(_) => Scope::Poll,
-            // Picking a code moves and opens like the drafts list.
-            Popup::ErrorCodes(_) => Scope::Drafts,
+            Popup::ErrorCodes(_) => Scope::Picker,
         }
     }
 }
