@@ -43,10 +43,7 @@ pub fn edit(terminal: &mut ratatui::DefaultTerminal, body: &str) -> anyhow::Resu
         // Bytes that are not UTF-8 read as U+FFFD (and say so, see `Action::EditedBody`):
         // refusing the file would throw the whole edit away with it.
         Ok(s) if s.success() => std::fs::read(&path)
-            .map(|bytes| match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            })
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
             .with_context(|| format!("reading {}", path.display())),
         Ok(s) => Err(anyhow!("`{editor}` exited with {s}; the body is unchanged")),
         Err(e) => Err(anyhow!("cannot run `{editor}`: {e}; set $EDITOR")),

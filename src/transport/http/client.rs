@@ -119,10 +119,7 @@ pub fn post_to(
                 "the answer (status {status}) could not be read: {e}"
             ))
         })?;
-    let body = match String::from_utf8(body) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
+    let body = String::from_utf8_lossy(&body).into_owned();
     Ok(Response { status, body })
 }
 
