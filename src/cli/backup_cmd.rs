@@ -13,11 +13,8 @@ use super::store_cmd::{open, store_failure};
 pub fn backup(db: Option<&Path>, file: &Path, force: bool, as_json: bool) -> Result<u8, Failure> {
     // A backup of a database that is not there would make an empty one at that path (a
     // mistyped --db) and report success.
-    let named = db
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("CROSSTALK_DB").map(std::path::PathBuf::from))
-        .or_else(crate::store::default_path);
-    if let Some(path) = named.filter(|p| !p.exists()) {
+    let path = super::store_cmd::db_path(db)?;
+    if !path.exists() {
         return Err(Failure::usage(format!(
             "no database at `{}` to back up; name the database with --db",
             crate::sanitize::sanitize_line(&path.display().to_string())

@@ -11,15 +11,7 @@ use crate::store::{Outcome, Store, StoreError, ThreadView};
 
 /// Opens the database named by `--db`, `$CROSSTALK_DB`, or the platform default.
 pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
-    let path = match db
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("CROSSTALK_DB").map(PathBuf::from))
-    {
-        Some(p) => p,
-        None => crate::store::default_path().ok_or_else(|| {
-            Failure::usage("no home directory to keep the database in; name one with --db PATH")
-        })?,
-    };
+    let path = db_path(db)?;
     Store::open(&path).map_err(|e| match e {
         // These name the database themselves.
         StoreError::ReadOnly { .. }
@@ -28,6 +20,19 @@ pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
         | StoreError::CannotCreate { .. } => Failure::usage(e.to_string()),
         e => Failure::usage(format!("{}: {e}", path.display())),
     })
+}
+
+/// The database the commands use: `--db`, else `CROSSTALK_DB`, else the default path.
+pub(super) fn db_path(db: Option<&Path>) -> Result<PathBuf, Failure> {
+    match db
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CROSSTALK_DB").map(PathBuf::from))
+    {
+        Some(p) => Ok(p),
+        None => crate::store::default_path().ok_or_else(|| {
+            Failure::usage("no home directory to keep the database in; name one with --db PATH")
+        }),
+    }
 }
 
 pub(super) fn store_failure(e: StoreError) -> Failure {
