@@ -9,7 +9,7 @@
 //! be read is kept in [`Attachment::unread`] and shown, never dropped. Pure: comparing a
 //! file's bytes with an entry is here, reading the file is the caller's.
 
-use sha2::{Digest as _, Sha256, Sha512};
+use sha2::{Digest, Sha256, Sha512};
 
 use super::{Envelope, MetaBlock};
 
@@ -281,32 +281,30 @@ pub fn check_reader(
     let Some(want) = &d.bytes else {
         return Ok(Check::NoDigest);
     };
-    let mut sha256 = Sha256::new();
-    let mut sha512 = Sha512::new();
-    let mut buf = vec![0u8; 64 << 10];
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if algorithm == "sha256" {
-            sha256.update(&buf[..n]);
-        } else {
-            sha512.update(&buf[..n]);
-        }
-    }
     let actual = if algorithm == "sha256" {
-        sha256.finalize().to_vec()
+        digest_of::<Sha256>(&mut reader)?
     } else {
-        sha512.finalize().to_vec()
+        digest_of::<Sha512>(&mut reader)?
     };
     Ok(if *want == actual {
         Check::Ok
     } else {
         Check::DigestMismatch
     })
+}
+
+/// The digest `D` of what `reader` yields, read a block at a time.
+fn digest_of<D: Digest>(reader: &mut impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    let mut hasher = D::new();
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(hasher.finalize().to_vec()),
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// `name` when it is a plain file name to look up in a directory: not empty, not `.` or
