@@ -198,6 +198,10 @@ fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<QueueRow> {
     })
 }
 
+/// Envelopes composed and filed but never copied. Both terms, so that SQLite reads the
+/// partial index of drafts and messages awaiting a reply (`messages_status`).
+const UNSENT: &str = "m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'";
+
 impl Store {
     /// The queue, at most `limit` rows per section, oldest first.
     pub fn queue(&self, limit: usize) -> Result<Queue, StoreError> {
@@ -264,8 +268,7 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM messages m
-                 WHERE m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'
+                "SELECT {ROW_COLUMNS} FROM messages m WHERE {UNSENT}
                  ORDER BY m.sent_at LIMIT ?1"
             ))?
             .query_map(params![limit], message_row)?
@@ -276,10 +279,7 @@ impl Store {
     pub fn unsent_count(&self) -> Result<usize, StoreError> {
         let n: i64 = self
             .conn
-            .prepare_cached(
-                "SELECT count(*) FROM messages m
-                 WHERE m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'",
-            )?
+            .prepare_cached(&format!("SELECT count(*) FROM messages m WHERE {UNSENT}"))?
             .query_row([], |r| r.get(0))?;
         Ok(n as usize)
     }
