@@ -68,6 +68,33 @@ pub fn is_id(value: &str) -> bool {
     check_id(value).is_ok()
 }
 
+/// The form an id is stored and compared in. Ids are read in either case (a ULID is
+/// Crockford base32, a UUID hex), so the same id written in two cases must be one message,
+/// one thread and one parent: a ULID is kept in upper case, as ULIDs are written, a UUIDv7 in
+/// lower case, as UUIDs are. Anything that is not an id (an alias's original, say) is only
+/// trimmed. The envelope's own text keeps its spelling; a signature covers that.
+pub fn key(value: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let v = super::lines::trim(value);
+    let b = v.as_bytes();
+    if b.len() == 26 && b.iter().any(u8::is_ascii_lowercase) && check_ulid(v).is_ok() {
+        return Cow::Owned(v.to_ascii_uppercase());
+    }
+    if b.len() == 36
+        && b[8] == b'-'
+        && b.iter().any(u8::is_ascii_uppercase)
+        && check_uuid_v7(v).is_ok()
+    {
+        return Cow::Owned(v.to_ascii_lowercase());
+    }
+    Cow::Borrowed(v)
+}
+
+/// Whether two values name the same id (see [`key`]).
+pub fn same(a: &str, b: &str) -> bool {
+    key(a) == key(b)
+}
+
 /// The time an id was made, in milliseconds since the epoch: a ULID's first 48 bits, a
 /// UUIDv7's first 48 bits. `None` for anything else. Lets a paste's newest envelope be found
 /// whatever order it was pasted in.
@@ -162,6 +189,26 @@ mod tests {
         assert!(check_id("8ZZZZZZZZZZZZZZZZZZZZZZZZZ").is_err());
         let v4 = check_id("550e8400-e29b-41d4-a716-446655440000").unwrap_err();
         assert!(v4.contains("version 4"), "{v4}");
+    }
+
+    #[test]
+    fn an_id_has_one_key_whatever_its_case() {
+        let upper = "01J9J3D3M6A4M3WQX8G1ZQ0S7K";
+        assert_eq!(key("01j9j3d3m6a4m3wqx8g1zq0s7k"), upper);
+        assert_eq!(key(" 01J9j3d3M6A4M3WQX8G1ZQ0S7K "), upper);
+        assert!(matches!(key(upper), std::borrow::Cow::Borrowed(_)));
+        let uuid = "018c8e5a-3b2f-7890-abcd-ef1234567890";
+        assert_eq!(key("018C8E5A-3B2F-7890-ABCD-EF1234567890"), uuid);
+        assert!(matches!(key(uuid), std::borrow::Cow::Borrowed(_)));
+        // Not ids: left as written (trimmed), so an alias's original stays itself.
+        assert_eq!(key("msg-1"), "msg-1");
+        assert_eq!(key("Msg-1"), "Msg-1");
+        assert_eq!(
+            key("8zzzzzzzzzzzzzzzzzzzzzzzzz"),
+            "8zzzzzzzzzzzzzzzzzzzzzzzzz"
+        );
+        assert!(same("01j9j3d3m6a4m3wqx8g1zq0s7k", upper));
+        assert!(!same("msg-1", "MSG-1"));
     }
 
     #[test]

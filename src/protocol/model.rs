@@ -248,6 +248,18 @@ impl Envelope {
     pub fn message(&self) -> Option<&str> {
         self.header("message")
     }
+    /// The `thread` header as stored and compared (see [`crate::protocol::id::key`]).
+    pub fn thread_key(&self) -> Option<std::borrow::Cow<'_, str>> {
+        self.thread().map(super::id::key)
+    }
+    /// The `parent` header as stored and compared.
+    pub fn parent_key(&self) -> Option<std::borrow::Cow<'_, str>> {
+        self.parent().map(super::id::key)
+    }
+    /// The `message` header as stored and compared.
+    pub fn message_key(&self) -> Option<std::borrow::Cow<'_, str>> {
+        self.message().map(super::id::key)
+    }
     /// The `context` header.
     pub fn context(&self) -> Option<&str> {
         self.header("context")

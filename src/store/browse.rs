@@ -222,12 +222,13 @@ impl Store {
         envelope_text: &str,
         form: &str,
     ) -> Result<String, StoreError> {
-        let (Some(id), Some(thread)) = (env.message(), env.thread()) else {
+        let (Some(id), Some(thread)) = (env.message_key(), env.thread_key()) else {
             return Err(StoreError::Damaged {
                 id: env.message().unwrap_or("?").to_string(),
                 why: "a draft needs `thread` and `message` ids".into(),
             });
         };
+        let parent = env.parent_key();
         let time = now();
         self.write(|store| {
             let tx = store.begin_write()?;
@@ -237,7 +238,7 @@ impl Store {
                  ON CONFLICT(id) DO UPDATE SET thread_id = ?2, parent_id = ?3, envelope = ?4,
                     form = ?5, updated_at = ?6",
             )?
-            .execute(params![id, thread, env.parent(), envelope_text, form, time])?;
+            .execute(params![id, thread, parent, envelope_text, form, time])?;
             tx.commit()?;
             Ok(())
         })?;
@@ -276,7 +277,10 @@ impl Store {
     pub fn delete_draft(&mut self, id: &str) -> Result<(), StoreError> {
         self.write(|store| {
             let tx = store.begin_write()?;
-            tx.execute("DELETE FROM drafts WHERE id = ?1", [id])?;
+            tx.execute(
+                "DELETE FROM drafts WHERE id = ?1",
+                [crate::protocol::id::key(id)],
+            )?;
             Ok(tx.commit()?)
         })
     }
@@ -285,7 +289,8 @@ impl Store {
     /// records that it was copied) and drops the draft row.
     pub fn file_composed(&mut self, env: &Envelope) -> Result<(), StoreError> {
         self.store_composed(env, "draft")?;
-        if let Some(id) = env.message() {
+        if let Some(id) = env.message_key() {
+            let id = &*id;
             self.delete_draft(id)?;
             // Signed with the operator's key ([signing]): marked like any signed message.
             if env
@@ -296,8 +301,8 @@ impl Store {
                 self.judge_message(id)?;
             }
         }
-        if let Some(thread) = env.thread() {
-            self.mark_seen(thread)?;
+        if let Some(thread) = env.thread_key() {
+            self.mark_seen(&thread)?;
         }
         Ok(())
     }

@@ -30,6 +30,7 @@ pub(super) struct Stored {
 
 /// The stored message `id`, as far as a conflict check needs it.
 pub(super) fn stored(conn: &Connection, id: &str) -> Result<Option<Stored>, StoreError> {
+    let id = &*crate::protocol::id::key(id);
     let sql = format!(
         "SELECT {MESSAGE_COLUMNS}, (SELECT t.context FROM threads t WHERE t.id = thread_id)
          FROM messages WHERE id = ?1"
@@ -59,16 +60,23 @@ pub(super) fn candidate(p: &Parsed, filled: Option<&Filled>, s: &Stored) -> Stri
     match filled {
         Some(f) => f.canonical.clone(),
         None => {
-            let parent = p.envelope.parent().or(s.parent.as_deref());
-            fill(p, &s.thread, &s.id, parent).canonical
+            let parent = p.envelope.parent_key();
+            fill(
+                p,
+                &s.thread,
+                &s.id,
+                parent.as_deref().or(s.parent.as_deref()),
+            )
+            .canonical
         }
     }
 }
 
 /// The canonical text `p` would be stored with under `s`'s id, from the envelope alone.
 pub(super) fn canonical_of(p: &Parsed, s: &Stored) -> String {
-    let filled = match (p.envelope.thread(), p.envelope.message()) {
-        (Some(t), Some(m)) => Some(fill(p, t, m, p.envelope.parent())),
+    let env = &p.envelope;
+    let filled = match (env.thread_key(), env.message_key()) {
+        (Some(t), Some(m)) => Some(fill(p, &t, &m, env.parent_key().as_deref())),
         _ => None,
     };
     candidate(p, filled.as_ref(), s)

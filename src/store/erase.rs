@@ -350,7 +350,7 @@ fn apply(tx: &Transaction, target: &EraseTarget) -> Result<(), StoreError> {
 
 /// Brings a thread's count, participants and last activity back in line with the messages
 /// it still has; removes it when none and no draft is left.
-fn recount(tx: &Transaction, thread: &str) -> Result<(), StoreError> {
+pub(super) fn recount(tx: &Transaction, thread: &str) -> Result<(), StoreError> {
     let left = count(
         tx,
         "SELECT count(*) FROM messages WHERE thread_id = ?1",

@@ -28,9 +28,11 @@ impl Store {
             return Ok(found);
         }
         let mut forms = vec![prefix.to_string()];
-        let upper = prefix.to_ascii_uppercase();
-        if upper != prefix {
-            forms.push(upper);
+        // Ids are stored as `protocol::id::key` writes them: ULIDs upper case, UUIDs lower.
+        for other in [prefix.to_ascii_uppercase(), prefix.to_ascii_lowercase()] {
+            if !forms.contains(&other) {
+                forms.push(other);
+            }
         }
         for p in &forms {
             let end = format!("{p}\u{10FFFF}");

@@ -21,6 +21,7 @@ mod delivery;
 mod erase;
 mod fresh;
 mod hop;
+mod id_case;
 mod import;
 mod keys;
 mod lookup;

@@ -86,13 +86,21 @@ pub(super) struct Filled {
     pub raw_edit: Option<super::texts::RawEdit>,
 }
 
-/// Fills in the envelope's thread, message and parent, and encodes what is stored of it.
+/// Fills in the envelope's thread, message and parent (the ids as stored, see
+/// `protocol::id::key`), and encodes what is stored of it. A header naming the same id in
+/// another case keeps its spelling: the text as written is what a signature covers, and the
+/// `headers` column keeps a value that differs from its column's.
 pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>) -> Filled {
     let mut env = p.envelope.clone();
-    env.set_header("thread", thread);
-    env.set_header("message", message);
+    let mut set = |key: &str, id: &str| {
+        if env.header(key).map(protocol::id::key).as_deref() != Some(id) {
+            env.set_header(key, id);
+        }
+    };
+    set("thread", thread);
+    set("message", message);
     if let Some(parent) = parent {
-        env.set_header("parent", parent);
+        set("parent", parent);
     }
     // A body without `intent:` answers the message it is placed under (named, or its
     // session's latest), like a v1.0 `response:` reply.
@@ -142,9 +150,9 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
         .is_none()
         .then(|| super::v10_place::base(&protocol::render(env)));
     // A v1.1 envelope names its thread and message; those are its ids, whatever is stored.
-    let filled = match (env.thread(), env.message()) {
+    let filled = match (env.thread_key(), env.message_key()) {
         (Some(thread), Some(message)) => {
-            let mut f = fill(&parsed, thread, message, env.parent());
+            let mut f = fill(&parsed, &thread, &message, env.parent_key().as_deref());
             f.raw_edit = Some(super::texts::raw_edit(&raw, &f.canonical));
             Some(f)
         }

@@ -177,10 +177,11 @@ pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMes
 impl Store {
     /// One message by id.
     pub fn message(&self, id: &str) -> Result<Option<StoredMessage>, StoreError> {
+        let id = crate::protocol::id::key(id);
         let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1");
         self.conn
             .prepare_cached(&sql)?
-            .query_row([id], message_from_row)
+            .query_row([&*id], message_from_row)
             .optional()?
             .transpose()
     }
@@ -208,6 +209,7 @@ impl Store {
 
     /// A thread with its messages in tree order, or `None` when there is no such thread.
     pub fn thread(&self, id: &str) -> Result<Option<ThreadView>, StoreError> {
+        let id = &*crate::protocol::id::key(id);
         let found: Option<(Option<String>, i64)> = self
             .conn
             .query_row(

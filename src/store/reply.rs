@@ -61,7 +61,7 @@ impl Store {
             .ok_or_else(|| StoreError::NoMessage(parent.to_string()))?;
         let env = reply_envelope(&original, intent, body, user, self.ids.next_id());
         self.store_composed(&env, "draft")?;
-        let id = env.message().unwrap_or_default().to_string();
+        let id = env.message_key().unwrap_or_default().into_owned();
         self.message(&id)?.ok_or(StoreError::NoMessage(id))
     }
 
@@ -92,13 +92,14 @@ impl Store {
         canonical: &str,
         diagnostics: &[protocol::Diagnostic],
     ) -> Result<(), StoreError> {
-        let (Some(id), Some(thread)) = (env.message(), env.thread()) else {
+        let (Some(id), Some(thread)) = (env.message_key(), env.thread_key()) else {
             return Ok(());
         };
+        let (id, thread, parent) = (&*id, &*thread, env.parent_key());
         let cols = super::texts::HeaderColumns {
             message: Some(id),
             thread: Some(thread),
-            parent: env.parent(),
+            parent: parent.as_deref(),
             user: env.user(),
             session: env.session(),
             context: env.context(),
@@ -121,7 +122,7 @@ impl Store {
             &tx,
             &super::delivery::NewMessage {
                 id,
-                parent: env.parent(),
+                parent: parent.as_deref(),
                 received: false,
                 sender: &env.banner.from,
                 recipient: &env.banner.to,
@@ -141,7 +142,7 @@ impl Store {
             params![
                 id,
                 thread,
-                env.parent(),
+                parent,
                 status,
                 env.banner.from,
                 env.banner.to,

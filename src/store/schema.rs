@@ -254,6 +254,10 @@ CREATE INDEX IF NOT EXISTS signatures_pkid ON signatures(pkid);
 CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
     WHERE instr(meta, 'Consent-ID') > 0;
 "#,
+    r#"
+-- Ids kept in one case: ULIDs upper case, UUIDs lower case, whatever case the envelope wrote
+-- them in (its text keeps its spelling). Done by store/id_case.rs.
+"#,
 ];
 
 /// Work a migration needs beyond its SQL, by the version it produces.
@@ -262,6 +266,7 @@ fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
         6 => texts_once(tx),
         7 => lean_rows(tx),
         8 => ledger_in_rows(tx),
+        10 => super::id_case::normalize(tx),
         _ => Ok(()),
     }
 }

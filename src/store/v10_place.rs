@@ -139,7 +139,7 @@ pub(super) fn by_id(conn: &Connection, id: &str) -> Result<Option<Stored>, Store
     one(
         conn,
         "SELECT id, thread_id, parent_id, digest FROM messages WHERE id = ?1",
-        id,
+        &crate::protocol::id::key(id),
     )
 }
 

@@ -302,10 +302,10 @@ impl Run<'_> {
         };
         // Envelopes with a message id are the same message when the id is; only those
         // without one (v1.0) are recognized by their text and place (see `v10_place`).
-        let (duplicate, digest) = match p.envelope.message() {
+        let (duplicate, digest) = match p.envelope.message_key() {
             Some(id) => match &self.stored_ids {
-                Some(stored) if !stored.contains(&id_key(id)) => (None, None),
-                _ => match conflict::stored(self.conn, id)? {
+                Some(stored) if !stored.contains(&id_key(&id)) => (None, None),
+                _ => match conflict::stored(self.conn, &id)? {
                     None => (None, None),
                     Some(s) => {
                         let canonical = conflict::candidate(p, filled.as_ref(), &s);
@@ -417,9 +417,9 @@ impl Run<'_> {
         let (thread, message, parent, filled) = match filled.as_ref() {
             // Named thread and message: the worker filled them in already.
             Some(f) => (
-                f.env.thread().unwrap_or_default().to_string(),
-                f.env.message().unwrap_or_default().to_string(),
-                env.parent().map(str::to_string),
+                f.env.thread_key().unwrap_or_default().into_owned(),
+                f.env.message_key().unwrap_or_default().into_owned(),
+                env.parent_key().map(|p| p.into_owned()),
                 f,
             ),
             None => {
@@ -427,8 +427,8 @@ impl Run<'_> {
                     Some(place) => place,
                     None => self.place(env)?,
                 };
-                let message = match env.message() {
-                    Some(m) => m.to_string(),
+                let message = match env.message_key() {
+                    Some(m) => m.into_owned(),
                     None => self.receipt_message(index, parent.as_deref())?,
                 };
                 let thread = thread.unwrap_or_else(|| message.clone());

@@ -221,7 +221,11 @@ pub fn gateway_text(
                 .as_deref()
                 .is_none_or(|s| s.trim().is_empty() || s.trim().eq_ignore_ascii_case("none"));
             let own = match (env.message(), &mail.headers.message_id) {
-                (Some(id), Some(mid)) => message_id_for(id) == *mid,
+                // Exported under the id as stored, which may differ in case from the text's.
+                (Some(id), Some(mid)) => {
+                    message_id_for(id) == *mid
+                        || message_id_for(&crate::protocol::id::key(id)) == *mid
+                }
                 _ => false,
             };
             let block = meta_block(&mail.headers);

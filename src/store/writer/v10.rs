@@ -94,19 +94,19 @@ impl Run<'_> {
             (None, Some(session)) => self.before_in_session(session)?,
             _ => None,
         };
-        let parents_thread = match (env.thread(), env.parent()) {
+        let parents_thread = match (env.thread(), env.parent_key()) {
             (None, Some(parent)) => self
-                .existing("SELECT id, thread_id FROM messages WHERE id = ?1", parent)?
+                .existing("SELECT id, thread_id FROM messages WHERE id = ?1", &parent)?
                 .map(|(_, t)| t),
             _ => None,
         };
-        let thread = match (env.thread(), parents_thread, &before) {
-            (Some(t), _, _) => Some(t.to_string()),
+        let thread = match (env.thread_key(), parents_thread, &before) {
+            (Some(t), _, _) => Some(t.into_owned()),
             (None, Some(t), _) => Some(t),
             (None, None, Some(b)) => Some(b.thread.clone()),
             (None, None, None) => None,
         };
-        let parent = (env.parent().map(str::to_string)).or_else(|| before.map(|b| b.id));
+        let parent = (env.parent_key().map(|p| p.into_owned())).or_else(|| before.map(|b| b.id));
         Ok(Place { thread, parent })
     }
 
