@@ -74,7 +74,7 @@ pub fn keys(db: Option<&Path>, cmd: KeysCmd) -> Result<u8, Failure> {
 }
 
 fn check_id(id: &str) -> Result<(), Failure> {
-    if id.trim().is_empty() || id.chars().any(|c| c.is_control() || c.is_whitespace()) {
+    if !crate::protocol::trust::is_key_id(id) {
         return Err(invalid(format!(
             "`{}` is not a key id: give the id signatures name, without spaces or control \
              characters (e.g. alice@example.com)",

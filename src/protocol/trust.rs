@@ -137,6 +137,13 @@ pub struct Announcement {
     pub key: VerifyingKey,
 }
 
+/// Whether `id` can be a key id: not empty, and no white space or control character in it
+/// (a signature's `pkid=` part could not name it, and a terminal would not show it as it is).
+/// The trust store holds only such ids, whether added by hand or announced.
+pub fn is_key_id(id: &str) -> bool {
+    !id.is_empty() && !id.chars().any(|c| c.is_control() || c.is_whitespace())
+}
+
 /// The keys an envelope announces: each `Key-ID:` paired with the `Public-Key:` after it, in
 /// every `meta: keys` block. Pairs that cannot be read come back as errors worded for the
 /// operator, with the id they were for.
@@ -154,6 +161,13 @@ pub fn announcements(env: &Envelope) -> Vec<Result<Announcement, String>> {
                     ));
                     continue;
                 };
+                if !is_key_id(id) {
+                    out.push(Err(format!(
+                        "the key announced for `{id}` is ignored: a key id has no spaces or \
+                         control characters"
+                    )));
+                    continue;
+                }
                 out.push(
                     read_key(v)
                         .map(|key| Announcement {
@@ -463,6 +477,11 @@ mod tests {
                 .contains("without a `Key-ID:`")
         );
         assert!(found[2].as_ref().unwrap_err().contains("`bob`"));
+        // An id `crosstalk keys add` would refuse is not pinned from an announcement either.
+        let spaced = text.replace("Key-ID: alice", "Key-ID: alice smith");
+        let env = &extract(&spaced, &Options::default()).envelopes[0].envelope;
+        let first = announcements(env).remove(0).unwrap_err();
+        assert!(first.contains("no spaces or control characters"), "{first}");
         assert!(is_revocation(env));
     }
 
