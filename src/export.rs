@@ -140,6 +140,35 @@ pub fn write_all(
 /// Writes a file through `write`: into a temporary file beside `path` (0600), synced, then
 /// renamed over `path`, so an interrupted or failed export never leaves half a backup under
 /// the name asked for, and what it holds is readable by its owner only.
+/// Why a file may not be written: it is the database (or its log), or it exists and was not
+/// to be replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetProblem {
+    /// `file` is the database, its write-ahead log or its shared memory: replacing it would
+    /// lose what is stored (the app would go on writing a file no longer there).
+    Database,
+    /// `file` exists and `force` was not given.
+    Exists,
+}
+
+/// Whether `file` may be written (by [`write_file`], a backup) while `database` is in use: a
+/// command replaces nothing it was not told to, and never the database.
+pub fn target_problem(file: &Path, database: &Path, force: bool) -> Option<TargetProblem> {
+    let same = |a: &Path| match (a.canonicalize(), file.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    let own = ["", "-wal", "-shm", "-journal"].map(|suffix| {
+        let mut p = database.as_os_str().to_owned();
+        p.push(suffix);
+        std::path::PathBuf::from(p)
+    });
+    if own.iter().any(|d| same(d)) {
+        return Some(TargetProblem::Database);
+    }
+    (!force && (file.exists() || file.is_symlink())).then_some(TargetProblem::Exists)
+}
+
 pub fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<Written, ExportError>,

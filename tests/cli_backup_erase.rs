@@ -105,6 +105,7 @@ fn output_names_the_format_and_a_thread_prefix_is_enough() {
             &id,
             "--format",
             "json",
+            "--force",
             "-o",
             md.to_str().unwrap(),
         ],
@@ -114,6 +115,7 @@ fn output_names_the_format_and_a_thread_prefix_is_enough() {
 
     // An empty database is an empty backup, still valid JSON.
     let empty = dir.path().join("empty.db");
+    drop(crosstalk::store::Store::open(&empty).unwrap());
     let r = run(&empty, &["export", "--all", "--format", "json"]);
     assert_eq!(r.code, 0);
     assert_eq!(
@@ -299,4 +301,78 @@ fn backup_of_a_database_that_is_not_there_is_refused() {
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("no database at"), "{}", r.stderr);
     assert!(!typo.exists() && !out.exists());
+}
+
+#[test]
+fn export_replaces_nothing_it_was_not_told_to_and_never_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let mut args = vec!["import"];
+    let files = demo_files();
+    args.extend(files.iter().map(String::as_str));
+    assert_eq!(run(&db, &args).code, 0);
+    let threads = thread_ids(&db);
+    let db_arg = db.to_str().unwrap();
+
+    for extra in [&[][..], &["--force"][..]] {
+        let mut args = vec!["export", "--all", "-o", db_arg];
+        args.extend_from_slice(extra);
+        let r = run(&db, &args);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("is the database itself"), "{}", r.stderr);
+    }
+    let r = run(&db, &["backup", "--force", db_arg]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("is the database itself"), "{}", r.stderr);
+    assert_eq!(thread_ids(&db), threads, "the database is untouched");
+
+    let kept = dir.path().join("notes.txt");
+    std::fs::write(&kept, "my notes\n").unwrap();
+    let r = run(&db, &["export", "--all", "-o", kept.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("exists; give --force"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "my notes\n");
+    let r = run(
+        &db,
+        &["export", "--all", "--force", "-o", kept.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::read_to_string(&kept).unwrap().contains("[[END]]"));
+
+    let r = run(&db, &["backup", "-"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!Path::new("-").exists() && !dir.path().join("-").exists());
+}
+
+#[test]
+fn a_named_database_that_is_not_there_is_refused_not_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo/sub/crosstlak.db");
+    let missing = dir.path().join("crosstlak.db");
+    for args in [
+        &["threads"][..],
+        &["export", "--all"],
+        &["search", "port"],
+        &["queue"],
+        &["pastes"],
+        &["keys", "list"],
+        &["consent"],
+    ] {
+        for db in [&typo, &missing] {
+            let r = run(db, args);
+            assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+            assert!(
+                r.stderr.contains("no database at"),
+                "{args:?}: {}",
+                r.stderr
+            );
+            assert!(r.stdout.is_empty(), "{args:?}: {}", r.stdout);
+        }
+    }
+    // Importing makes a new database (and its directories).
+    let files = demo_files();
+    for db in [&typo, &missing] {
+        assert_eq!(run(db, &["import", &files[0]]).code, 0);
+        assert_eq!(run(db, &["threads"]).code, 0);
+    }
 }

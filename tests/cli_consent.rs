@@ -70,6 +70,9 @@ fn signer(db: &Path, key: &Path) -> impl Fn(&str) -> String + use<> {
 fn grants_expiry_and_an_unverified_revoke() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("c.db");
+    // A database named by hand must exist for `consent` to read it.
+    assert_eq!(run(&db, &["consent"], "").code, 2);
+    drop(crosstalk::store::Store::open(&db).unwrap());
     let r = run(&db, &["consent"], "");
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(

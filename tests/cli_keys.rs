@@ -420,3 +420,49 @@ fn a_key_file_larger_than_any_key_is_refused() {
         r.stderr
     );
 }
+
+/// `sign --pkid` writes only ids a key can be trusted under, a JWS names its key id so the
+/// trust store finds the key, and `verify --key` takes the TXT form as it is and never prints
+/// a key id's escape sequences.
+#[test]
+fn sign_names_its_key_and_verify_shows_a_hostile_key_id_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(dir.path());
+    let sk = SigningKey::from_bytes(&[9; 32]);
+    let pem = dir.path().join("alice.pem");
+    std::fs::write(&pem, sk.to_pkcs8_pem(LineEnding::LF).unwrap().as_bytes()).unwrap();
+    let pem_s = pem.display().to_string();
+    for bad in ["", "two words", "a;sig=x", "al\u{1b}[2Jice"] {
+        let r = run(&["sign", "--key", &pem_s, "--pkid", bad, "-"], UNSIGNED);
+        assert_eq!(r.code, 2, "{bad:?}: {}", r.stderr);
+        assert!(
+            r.stdout.is_empty() && !r.stderr.contains('\u{1b}'),
+            "{}",
+            r.stderr
+        );
+    }
+
+    let txt = public_key_txt(&sk.verifying_key());
+    let r = run(&["--db", &db, "keys", "add", "alice", &txt], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let signed = run(&["sign", "--key", &pem_s, "--pkid", "alice", "-"], UNSIGNED);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let r = run(&["--db", &db, "verify", "-"], &signed.stdout);
+    assert_eq!(r.code, 0, "a JWS found its key by its kid: {}", r.stdout);
+
+    // The TXT form given as it is; a key id carrying escape sequences shown as placeholders.
+    let hostile = run(
+        &["sign", "--key", &pem_s, "--format", "ed25519", "-"],
+        UNSIGNED,
+    )
+    .stdout
+    .replace("pkid=key-", "pkid=\u{1b}[2J\u{1b}[31m\u{7}key-");
+    let r = run(&["verify", "--key", &txt, "-"], &hostile);
+    assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("valid, key id"), "{}", r.stdout);
+    assert!(
+        !r.stdout.contains('\u{1b}') && !r.stdout.contains('\u{7}'),
+        "{:?}",
+        r.stdout
+    );
+}

@@ -27,7 +27,15 @@ pub const COMMANDS: &[&str] = &[
 ];
 
 /// Commands whose argument is a file path.
-const PATH_COMMANDS: &[&str] = &["attach", "import", "read", "export", "export-all"];
+const PATH_COMMANDS: &[&str] = &[
+    "attach",
+    "import",
+    "read",
+    "export",
+    "export-all",
+    "export!",
+    "export-all!",
+];
 
 impl App {
     /// Runs a `:` command.
@@ -60,9 +68,11 @@ impl App {
                 self.preview_paste(arg, &text)?;
             }
             "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
-            "export" if !arg.is_empty() => self.export(arg, false)?,
+            "export" | "export!" if !arg.is_empty() => self.export(arg, false, cmd.ends_with('!'))?,
             "attach" if !arg.is_empty() => self.attach_file(arg)?,
-            "export-all" if !arg.is_empty() => self.export(arg, true)?,
+            "export-all" | "export-all!" if !arg.is_empty() => {
+                self.export(arg, true, cmd.ends_with('!'))?
+            }
             "pipe" => self.request_pipe(arg, false)?,
             "pipe-thread" => self.request_pipe(arg, true)?,
             // Those with an argument were taken above: here a known one lacks its argument.
@@ -123,10 +133,27 @@ impl App {
     /// `:export FILE`: the open thread to FILE (`~` is home), in the format its extension
     /// asks for (`.json`, `.md`, else envelopes); `:export-all FILE`: every thread, a
     /// backup that `:import` or `crosstalk import` restores when written as envelopes.
-    fn export(&mut self, arg: &str, all: bool) -> anyhow::Result<()> {
+    /// `:export FILE` (`all`: `:export-all`); `force` (`:export!`) replaces an existing file.
+    fn export(&mut self, arg: &str, all: bool, force: bool) -> anyhow::Result<()> {
         let path = expand_home(arg);
         let format = export::Format::from_path(&path);
         let shown = crate::sanitize::sanitize_line(&path.display().to_string()).into_owned();
+        let bang = if all { ":export-all!" } else { ":export!" };
+        match export::target_problem(&path, self.store.path(), force) {
+            Some(export::TargetProblem::Database) => {
+                self.error(format!(
+                    "Not written: {shown} is the database itself. Export to another file."
+                ));
+                return Ok(());
+            }
+            Some(export::TargetProblem::Exists) => {
+                self.warn(format!(
+                    "Not written: {shown} exists. Give another name, or {bang} {arg} to replace it."
+                ));
+                return Ok(());
+            }
+            None => {}
+        }
         let written = if all {
             export::write_file(&path, |out| export::write_all(&self.store, format, out))
         } else {
@@ -162,7 +189,9 @@ pub(super) const ID_CANDIDATES: usize = 8;
 /// the command is known, so "unknown command" would mislead; this says what to add.
 fn needs_argument(cmd: &str) -> Option<String> {
     let (what, usage, note) = match cmd {
-        "export" | "export-all" => ("a file name", "FILE", " (.json, .md, else envelopes)"),
+        "export" | "export-all" | "export!" | "export-all!" => {
+            ("a file name", "FILE", " (.json, .md, else envelopes)")
+        }
         "import" | "read" => (
             "a file name",
             "FILE",

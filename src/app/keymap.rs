@@ -249,6 +249,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         ":export-all FILE",
         "write every thread: a backup (.json, .md, else envelopes)",
     ),
+    (":export! FILE", "the same, replacing FILE if it exists"),
     (
         ":open ID",
         "open a thread or message by id or its first characters",

@@ -7,7 +7,7 @@ use clap::Subcommand;
 use serde::Serialize;
 
 use super::output::Stdout;
-use super::store_cmd::{open, store_failure};
+use super::store_cmd::{open_existing, store_failure};
 use super::{EXIT_INVALID, Failure, input};
 use crate::protocol::Options;
 use crate::protocol::attachments::{self, Attachment, Check};
@@ -132,7 +132,7 @@ fn envelopes(
             })
             .collect());
     }
-    let store = open(db)?;
+    let store = open_existing(db)?;
     let shown = sanitize_line(target).into_owned();
     let id = match store.message(target).map_err(store_failure)? {
         Some(m) => m.id,

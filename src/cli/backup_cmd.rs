@@ -20,6 +20,19 @@ pub fn backup(db: Option<&Path>, file: &Path, force: bool, as_json: bool) -> Res
             crate::sanitize::sanitize_line(&path.display().to_string())
         )));
     }
+    if file.as_os_str() == "-" {
+        return Err(Failure::usage(
+            "a backup is a database file, not a stream: give a file name instead of `-`",
+        ));
+    }
+    if crate::export::target_problem(file, &path, force)
+        == Some(crate::export::TargetProblem::Database)
+    {
+        return Err(Failure::usage(format!(
+            "`{}` is the database itself; back it up to another file",
+            crate::sanitize::sanitize_line(&file.display().to_string())
+        )));
+    }
     let store = open(db)?;
     let b = store.backup_to(file, force).map_err(store_failure)?;
     let mut out = Stdout::new();

@@ -17,7 +17,7 @@ use crate::sanitize::sanitize_line;
 /// consent was not stated again since (something asks for consent to be withdrawn and it is
 /// not withdrawn), else 0.
 pub fn consent(db: Option<&Path>, as_json: bool) -> Result<u8, Failure> {
-    let store = store_cmd::open(db)?;
+    let store = store_cmd::open_existing(db)?;
     let now = jiff::Timestamp::now();
     let ledger = store
         .consent_ledger(now)

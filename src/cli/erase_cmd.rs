@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::output::Stdout;
-use super::store_cmd::{load_thread, open, store_failure};
+use super::store_cmd::{load_thread, open_existing, store_failure};
 use super::{EXIT_INVALID, Failure};
 use crate::sanitize::sanitize_line;
 use crate::store::{EraseTarget, Store};
@@ -43,7 +43,7 @@ pub fn delete(
     yes: bool,
     as_json: bool,
 ) -> Result<u8, Failure> {
-    let mut store = open(db)?;
+    let mut store = open_existing(db)?;
     let (target, name) = resolve(&store, what)?;
     let plan = store
         .erase_plan(&target)

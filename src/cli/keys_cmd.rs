@@ -76,8 +76,8 @@ pub fn keys(db: Option<&Path>, cmd: KeysCmd) -> Result<u8, Failure> {
 fn check_id(id: &str) -> Result<(), Failure> {
     if !crate::protocol::trust::is_key_id(id) {
         return Err(invalid(format!(
-            "`{}` is not a key id: give the id signatures name, without spaces or control \
-             characters (e.g. alice@example.com)",
+            "`{}` is not a key id: give the id signatures name, without spaces, control \
+             characters or `;` (e.g. alice@example.com)",
             sanitize_line(id)
         )));
     }
@@ -85,7 +85,7 @@ fn check_id(id: &str) -> Result<(), Failure> {
 }
 
 fn list(db: Option<&Path>, json: bool) -> Result<u8, Failure> {
-    let store = store_cmd::open(db)?;
+    let store = store_cmd::open_existing(db)?;
     let keys = store.keys().map_err(|e| Failure::usage(e.to_string()))?;
     let mut out = Stdout::new();
     if json {
@@ -231,7 +231,7 @@ fn add(db: Option<&Path>, id: &str, key: Option<&str>) -> Result<u8, Failure> {
 }
 
 fn trust(db: Option<&Path>, id: &str) -> Result<u8, Failure> {
-    let mut store = store_cmd::open(db)?;
+    let mut store = store_cmd::open_existing(db)?;
     let before = store.key(id).map_err(|e| Failure::usage(e.to_string()))?;
     let Some(before) = before else {
         return Err(no_key(id));
@@ -250,7 +250,7 @@ fn trust(db: Option<&Path>, id: &str) -> Result<u8, Failure> {
 }
 
 fn remove(db: Option<&Path>, id: &str) -> Result<u8, Failure> {
-    let mut store = store_cmd::open(db)?;
+    let mut store = store_cmd::open_existing(db)?;
     if !store
         .remove_key(id)
         .map_err(|e| Failure::usage(e.to_string()))?

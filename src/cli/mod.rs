@@ -125,7 +125,8 @@ enum Command {
         /// Private key: PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
         #[arg(long)]
         key: PathBuf,
-        /// Key id for the `ed25519:` form [default: derived from the public key].
+        /// Key id the signature names (`pkid=`, or the JWS header's `kid`) [default: derived
+        /// from the public key].
         #[arg(long)]
         pkid: Option<String>,
         /// Signature form: detached JWS (rc1) or the spec's `ed25519:pkid=…;sig=…`.
@@ -192,9 +193,13 @@ enum Command {
         /// crosstalk].
         #[arg(long, value_enum)]
         format: Option<export::Format>,
-        /// Write to FILE (made with 0600 permissions) instead of standard output.
+        /// Write to FILE (made with 0600 permissions) instead of standard output. An existing
+        /// FILE is replaced only with --force, and never when it is the database.
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Replace the --output FILE if it exists.
+        #[arg(long, requires = "output")]
+        force: bool,
         /// Write one file per message into DIR instead, `<message-id>.crosstalk` (or `.eml`
         /// with `--format eml`); existing files are never replaced.
         #[arg(long, value_name = "DIR", conflicts_with = "output")]
@@ -284,8 +289,9 @@ enum Command {
     Verify {
         /// Input file; `-` or nothing reads standard input.
         file: Option<PathBuf>,
-        /// Public key: SPKI PEM or the DNS TXT form `ed25519:pk=<base64>` [default: the
-        /// trust store's key for each signature's key id, see `crosstalk keys`].
+        /// Public key: a file holding an SPKI PEM, the DNS TXT form `ed25519:pk=<base64>` or a
+        /// `did:key`, or either of the last two given as they are [default: the trust store's
+        /// key for each signature's key id, see `crosstalk keys`].
         #[arg(long)]
         key: Option<PathBuf>,
         /// Print JSON: one object per envelope.
@@ -510,10 +516,14 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             all,
             format,
             output,
+            force,
             split,
         } => match split {
             Some(dir) => split_cmd::split(db, thread.as_deref(), all, format, &dir),
-            None => store_cmd::export(db, thread.as_deref(), all, format, output.as_deref()),
+            None => {
+                let output = output.as_deref().map(|o| (o, force));
+                store_cmd::export(db, thread.as_deref(), all, format, output)
+            }
         },
         Command::Attachments { what } => attachments_cmd::attachments(db, what, opts),
         Command::Delete { what, yes, json } => erase_cmd::delete(db, &what, yes, json),

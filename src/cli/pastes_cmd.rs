@@ -8,7 +8,7 @@ use std::path::Path;
 use clap::Subcommand;
 
 use super::output::{Stdout, print_json};
-use super::store_cmd::{open, store_failure};
+use super::store_cmd::{open_existing, store_failure};
 use super::{EXIT_INVALID, Failure};
 use crate::sanitize::sanitize_line;
 
@@ -25,7 +25,7 @@ pub enum PastesCmd {
 
 /// Runs `crosstalk pastes [show ID]`.
 pub fn pastes(db: Option<&Path>, what: Option<&PastesCmd>, as_json: bool) -> Result<u8, Failure> {
-    let store = open(db)?;
+    let store = open_existing(db)?;
     let mut out = Stdout::new();
     match what {
         Some(PastesCmd::Show { id }) => {

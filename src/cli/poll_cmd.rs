@@ -13,7 +13,7 @@ use crate::store::PollView;
 /// Prints the tally of the POLL `id` (or the one message whose id starts with it). Exit 1
 /// when it names no POLL (or `--close` is refused), 2 on usage and I/O errors.
 pub fn poll(db: Option<&Path>, id: &str, as_json: bool, close: bool) -> Result<u8, Failure> {
-    let mut store = store_cmd::open(db)?;
+    let mut store = store_cmd::open_existing(db)?;
     let err = |e: crate::store::StoreError| Failure::usage(e.to_string());
     let message = store_cmd::one_message(&store, id)?;
     let mid = message.id.clone();

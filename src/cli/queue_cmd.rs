@@ -16,7 +16,7 @@ pub fn queue(
     limit: usize,
     as_json: bool,
 ) -> Result<u8, Failure> {
-    let mut store = store_cmd::open(db)?;
+    let mut store = store_cmd::open_existing(db)?;
     store
         .set_operator_addresses(operator)
         .map_err(|e| Failure::usage(e.to_string()))?;

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::output::Stdout;
 use super::parse_cmd::report;
 use super::{EXIT_INVALID, Failure, input, output};
-use crate::protocol::keys::{default_pkid, parse_private_key, parse_public_key};
+use crate::protocol::keys::{default_pkid, parse_private_key};
 use crate::protocol::signature::{
     Matched, SigError, SigFormat, key_id, parse_sig, sign_envelope, verify_parsed,
 };
@@ -27,9 +27,20 @@ pub fn sign(
 ) -> Result<u8, Failure> {
     let sk = parse_private_key(&input::read_key(key)?)
         .map_err(|e| Failure::usage(format!("{}: {e}", key.display())))?;
-    let pkid = pkid
-        .map(str::to_string)
-        .unwrap_or_else(|| default_pkid(&sk.verifying_key()));
+    if let Some(id) = pkid.filter(|id| !protocol::trust::is_key_id(id)) {
+        return Err(Failure::usage(format!(
+            "`{}` is not a key id: give the id the key is known by, without spaces, control \
+             characters or `;` (e.g. alice@example.com)",
+            sanitize_line(id)
+        )));
+    }
+    // A JWS names a key id (`kid`) only when one is given, so that signing the rc1 payloads
+    // with the rc1 key still gives the published signatures.
+    let pkid = match (pkid, format) {
+        (Some(id), _) => id.to_string(),
+        (None, SigFormat::Jws) => String::new(),
+        (None, SigFormat::Ed25519) => default_pkid(&sk.verifying_key()),
+    };
     let inp = input::read(file)?;
     let ex = inp.extract(opts);
     report(&inp.name, ex.all_diagnostics());
@@ -113,12 +124,13 @@ fn verify_each(
         if as_json {
             results.push(c.json);
         } else {
+            // The line quotes the envelope (its key id): never its control characters.
             out!(
                 "{}:{}: envelope {} {}\n",
                 inp.name,
                 p.span.start_line,
                 i + 1,
-                c.line
+                sanitize_line(&c.line)
             );
         }
     }
@@ -137,8 +149,24 @@ pub fn verify(
     as_json: bool,
     opts: &Options,
 ) -> Result<u8, Failure> {
-    let vk = parse_public_key(&input::read_key(key)?)
-        .map_err(|e| Failure::usage(format!("{}: {e}", key.display())))?;
+    // The DNS TXT form and a did:key are one line, given as they are; anything else names a
+    // file (a PEM, or one of those forms in a file).
+    let inline = key.to_str().filter(|k| {
+        !key.exists() && {
+            let k = k.trim().to_ascii_lowercase();
+            k.starts_with("ed25519:") || k.starts_with("did:key:")
+        }
+    });
+    let text = match inline {
+        Some(k) => k.to_string(),
+        None => input::read_key(key)?,
+    };
+    let vk = protocol::trust::read_key(&text).map_err(|e| {
+        Failure::usage(format!(
+            "{}: {e}",
+            sanitize_line(&key.display().to_string())
+        ))
+    })?;
     verify_each(file, as_json, opts, |i, p, text| {
         let r = verify_parsed(p, text, &vk);
         let sig = p.envelope.sig.as_deref().map(parse_sig);
@@ -197,7 +225,7 @@ pub fn verify_with_store(
     as_json: bool,
     opts: &Options,
 ) -> Result<u8, Failure> {
-    let store = super::store_cmd::open(db)?;
+    let store = super::store_cmd::open_existing(db)?;
     verify_each(file, as_json, opts, |i, p, text| {
         let pkid = p
             .envelope

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::store_cmd::{load_thread, open, store_failure};
+use super::store_cmd::{load_thread, open_existing, store_failure};
 use super::{EXIT_USAGE, Failure, export};
 use crate::sanitize::sanitize_line;
 use crate::store::ThreadView;
@@ -30,7 +30,7 @@ pub fn split(
             )));
         }
     };
-    let store = open(db)?;
+    let store = open_existing(db)?;
     let threads: Vec<ThreadView> = match thread {
         Some(id) if !all => vec![load_thread(&store, id)?],
         _ => {

@@ -22,6 +22,41 @@ pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
     })
 }
 
+/// Refuses to write `file` over the database, whatever `force` says, and over any other
+/// existing file unless `force` (see [`export::target_problem`]).
+pub(super) fn refuse_overwrite(db: Option<&Path>, file: &Path, force: bool) -> Result<(), Failure> {
+    let shown = sanitize_line(&file.display().to_string()).into_owned();
+    match export::target_problem(file, &db_path(db)?, force) {
+        None => Ok(()),
+        Some(export::TargetProblem::Database) => Err(Failure::usage(format!(
+            "`{shown}` is the database itself; write to another file"
+        ))),
+        Some(export::TargetProblem::Exists) => Err(Failure::usage(format!(
+            "`{shown}` exists; give --force to replace it, or write to another file"
+        ))),
+    }
+}
+
+/// Whether the database was named (`--db`, `CROSSTALK_DB`) rather than the default one.
+fn named(db: Option<&Path>) -> bool {
+    db.is_some() || std::env::var_os("CROSSTALK_DB").is_some()
+}
+
+/// [`open`] for a command that reads or changes what is stored: a named database that does
+/// not exist is refused, as a mistyped `--db` would otherwise get a new, empty database and
+/// report success (no threads, an empty export). The default database is made as usual.
+pub fn open_existing(db: Option<&Path>) -> Result<Store, Failure> {
+    let path = db_path(db)?;
+    if named(db) && !path.exists() {
+        return Err(Failure::usage(format!(
+            "no database at `{}`; check the path given with --db or CROSSTALK_DB (`crosstalk \
+             import` makes a new one)",
+            sanitize_line(&path.display().to_string())
+        )));
+    }
+    open(db)
+}
+
 /// The database the commands use: `--db`, else `CROSSTALK_DB`, else the default path.
 pub(super) fn db_path(db: Option<&Path>) -> Result<PathBuf, Failure> {
     match db
@@ -297,7 +332,7 @@ pub fn import(
 
 /// `crosstalk threads`: newest activity first.
 pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Failure> {
-    let store = open(db)?;
+    let store = open_existing(db)?;
     let threads = store.threads(limit).map_err(store_failure)?;
     let mut out = Stdout::new();
     if as_json {
@@ -363,7 +398,7 @@ pub(super) fn load_thread(store: &Store, id: &str) -> Result<ThreadView, Failure
 /// `crosstalk show`: the thread as an indented tree, or JSON. Replies deeper than
 /// [`export::MAX_INDENT`] are not indented further but say their depth.
 pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
-    let store = open(db)?;
+    let store = open_existing(db)?;
     let t = load_thread(&store, id)?;
     let mut out = Stdout::new();
     if as_json {
@@ -410,9 +445,13 @@ pub fn export(
     thread: Option<&str>,
     all: bool,
     format: Option<export::Format>,
-    output: Option<&Path>,
+    output: Option<(&Path, bool)>,
 ) -> Result<u8, Failure> {
-    let store = open(db)?;
+    let store = open_existing(db)?;
+    if let Some((path, force)) = output {
+        refuse_overwrite(db, path, force)?;
+    }
+    let output = output.map(|(path, _)| path);
     let format = format
         .or(output.map(export::Format::from_path))
         .unwrap_or(export::Format::Crosstalk);
@@ -454,7 +493,7 @@ fn export_failure(e: export::ExportError, to: &str) -> Failure {
 
 /// `crosstalk search`.
 pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Result<u8, Failure> {
-    let store = open(db)?;
+    let store = open_existing(db)?;
     let results = store.search_results(query, limit).map_err(store_failure)?;
     if let Some(n) = results.ranked_newest {
         eprintln!(
@@ -516,7 +555,7 @@ pub fn reply(
 ) -> Result<u8, Failure> {
     let body = input::body(body)?;
     let user = input::user(user);
-    let mut store = open(db)?;
+    let mut store = open_existing(db)?;
     let original = one_message(&store, message)?;
     let env = crate::store::reply_envelope(&original, intent, &body, &user, store.new_id());
     let text = crate::protocol::render(&env);

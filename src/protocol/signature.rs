@@ -273,7 +273,23 @@ pub fn sign_bytes(payload: &[u8], key: &SigningKey, format: SigFormat, pkid: &st
             format!("ed25519:pkid={pkid};sig={sig}")
         }
         SigFormat::Jws => {
-            let header = URL_SAFE_NO_PAD.encode(JWS_PROTECTED);
+            // The rc1 header, with the key id (`kid`) a verifier finds the key by when there
+            // is one (without, it is the rc1 vectors' header byte for byte).
+            let protected = if pkid.is_empty() {
+                JWS_PROTECTED.to_string()
+            } else {
+                serde_json::json!({
+                    "alg": "EdDSA",
+                    "b64": true,
+                    "crit": ["b64", "cty", "ver"],
+                    "cty": "crosstalk/v1.1",
+                    "kid": pkid,
+                    "typ": "JOSE",
+                    "ver": "1.1-rc1",
+                })
+                .to_string()
+            };
+            let header = URL_SAFE_NO_PAD.encode(protected);
             let input = format!("{header}.{}", URL_SAFE_NO_PAD.encode(payload));
             let sig = key.sign(input.as_bytes());
             format!("{header}..{}", URL_SAFE_NO_PAD.encode(sig.to_bytes()))

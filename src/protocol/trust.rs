@@ -137,11 +137,15 @@ pub struct Announcement {
     pub key: VerifyingKey,
 }
 
-/// Whether `id` can be a key id: not empty, and no white space or control character in it
-/// (a signature's `pkid=` part could not name it, and a terminal would not show it as it is).
-/// The trust store holds only such ids, whether added by hand or announced.
+/// Whether `id` can be a key id: not empty, and no white space, control character or `;` in
+/// it (a signature's `pkid=` part could not name it, and a terminal would not show it as it
+/// is). The trust store holds only such ids, whether added by hand or announced, and `sign`
+/// writes only such ids.
 pub fn is_key_id(id: &str) -> bool {
-    !id.is_empty() && !id.chars().any(|c| c.is_control() || c.is_whitespace())
+    !id.is_empty()
+        && !id
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || c == ';')
 }
 
 /// The keys an envelope announces: each `Key-ID:` paired with the `Public-Key:` after it, in
