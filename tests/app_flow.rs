@@ -1162,3 +1162,94 @@ fn attaching_a_directory_says_it_is_no_file() {
         t.app.status
     );
 }
+
+/// Two windows on one database editing one draft: each keeps its text, and no two envelopes
+/// are copied under one message id.
+#[test]
+fn two_windows_on_one_draft_keep_both_texts_and_never_share_an_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = harness(store_in(dir.path()), 120, 40);
+    a.act(Action::Paste(request().to_string()));
+    a.key(KeyCode::Enter, NONE);
+    a.keys("r");
+    a.keys("from A");
+    let id = a.app.composer.as_ref().unwrap().form.message.clone();
+    a.key(KeyCode::Esc, NONE);
+
+    // B resumes the same draft; A resumes it too, and both type.
+    let mut b = harness(store_in(dir.path()), 120, 40);
+    b.key(KeyCode::Enter, NONE);
+    b.keys("r");
+    assert_eq!(b.app.composer.as_ref().unwrap().form.message, id);
+    a.keys("r");
+    a.keys(" and more");
+    b.keys(" but B");
+    let fork = b.app.composer.as_ref().unwrap().form.message.clone();
+    assert_ne!(fork, id, "B's text went under a new id");
+    assert!(
+        b.app
+            .status
+            .1
+            .contains("changed in another crosstalk window"),
+        "{:?}",
+        b.app.status
+    );
+    let bodies: Vec<String> = (b.app.store.drafts().unwrap().iter())
+        .map(|d| d.envelope.clone())
+        .collect();
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    assert!(bodies.iter().any(|t| t.contains("from A and more")));
+    assert!(bodies.iter().any(|t| t.contains("from A but B")));
+
+    // A copies its draft; B, still on the fork, copies its own under its own id.
+    a.ctrl('y');
+    assert!(a.app.composer.is_none(), "{:?}", a.app.status);
+    b.keys("!");
+    b.ctrl('y');
+    assert!(b.app.composer.is_none(), "{:?}", b.app.status);
+    let copied = [a.copies(), b.copies()].concat();
+    let ids: Vec<&str> = copied
+        .iter()
+        .filter_map(|t| t.lines().find_map(|l| l.strip_prefix("message: ")))
+        .collect();
+    assert_eq!(ids.len(), 2, "{copied:?}");
+    assert_ne!(ids[0], ids[1]);
+    assert!(b.app.store.drafts().unwrap().is_empty());
+}
+
+/// A draft copied from one window, then sent from another that still had it open: the
+/// second keeps its text under a new id and copies nothing until asked again.
+#[test]
+fn a_draft_filed_from_another_window_is_not_copied_again_under_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = harness(store_in(dir.path()), 120, 40);
+    a.act(Action::Paste(request().to_string()));
+    a.key(KeyCode::Enter, NONE);
+    a.keys("r");
+    a.keys("first");
+    a.key(KeyCode::Esc, NONE);
+    let mut b = harness(store_in(dir.path()), 120, 40);
+    b.key(KeyCode::Enter, NONE);
+    b.keys("r");
+    a.keys("r");
+    a.ctrl('y');
+    assert_eq!(a.copies().len(), 1);
+    let id = a.copies()[0]
+        .lines()
+        .find_map(|l| l.strip_prefix("message: "))
+        .unwrap()
+        .to_string();
+    b.ctrl('y');
+    assert!(b.copies().is_empty(), "nothing copied under a filed id");
+    let c = b.app.composer.as_ref().expect("still composing");
+    assert_ne!(c.form.message, id);
+    assert!(
+        b.app.status.1.contains("copied from another"),
+        "{:?}",
+        b.app.status
+    );
+    b.keys(" second");
+    b.ctrl('y');
+    assert_eq!(b.copies().len(), 1);
+    assert!(!b.copies()[0].contains(&id), "{}", b.copies()[0]);
+}

@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use super::composer::{Composer, Field, Form};
 use super::pending::PendingDraft;
 use super::{Action, App, Level, strip_controls};
-use crate::store::Draft;
+use crate::store::{Draft, DraftSave, DraftTaken};
 
 impl App {
     /// Opens the composer on a new envelope in a new thread.
@@ -162,8 +162,13 @@ impl App {
             (Some(why), false) => Err(why.clone()),
             _ => self
                 .store
-                .save_draft(&draft.env, &draft.text, &draft.form)
+                .save_draft_checked(&draft.env, &draft.text, &draft.form, c.saved_at.as_deref())
                 .map_err(|e| super::pending::cause(&e.into())),
+        };
+        let attempt = match attempt {
+            Ok(DraftSave::Saved(at)) => Ok(at),
+            Ok(DraftSave::Taken(why)) => return self.fork_draft(why),
+            Err(why) => Err(why),
         };
         match attempt {
             Ok(at) => {
@@ -188,13 +193,63 @@ impl App {
         Ok(())
     }
 
+    /// Keeps the composer's text as a new draft under a new message id, because its id became
+    /// another window's (see `Store::save_draft_checked`): both texts are kept, and no two
+    /// envelopes are copied under one id.
+    fn fork_draft(&mut self, why: DraftTaken) -> anyhow::Result<()> {
+        let id = self.store.new_id();
+        let Some(c) = self.composer.as_mut() else {
+            return Ok(());
+        };
+        let old = std::mem::replace(&mut c.form.message, id.clone());
+        c.saved_at = None;
+        c.unsaved = None;
+        c.validate();
+        let (env, _) = c.envelope();
+        let (text, form) = (c.preview.clone(), serde_json::to_string(&c.form)?);
+        let what = match why {
+            DraftTaken::Changed => "was changed in another crosstalk window",
+            DraftTaken::Filed => "was copied from another crosstalk window",
+        };
+        let tail = |s: &str| s.get(s.len().saturating_sub(6)..).unwrap_or(s).to_string();
+        let line = format!(
+            "This draft (…{}) {what}: your text is kept as a new draft, id …{}; D lists both.",
+            tail(&old),
+            tail(&id)
+        );
+        match self.store.save_draft(&env, &text, &form) {
+            Ok(at) => {
+                if let Some(c) = self.composer.as_mut() {
+                    c.saved_at = Some(at);
+                }
+                self.drafts_changed()?;
+                self.warn(line);
+            }
+            Err(e) => {
+                let why = super::pending::cause(&e.into());
+                if let Some(c) = self.composer.as_mut() {
+                    c.unsaved = Some(why.clone());
+                }
+                self.keep_pending(PendingDraft { env, text, form });
+                self.warn(format!("{line} Not saved yet: {why}; it is retried."));
+            }
+        }
+        Ok(())
+    }
+
     /// Ctrl-Y: stores the composed envelope, copies it and marks it as awaiting a reply. An
     /// envelope with errors is saved as a draft and not copied.
     fn send(&mut self) -> anyhow::Result<()> {
+        let id = self.composer.as_ref().map(|c| c.form.message.clone());
         self.save_draft(false)?;
         let Some(c) = self.composer.as_ref() else {
             return Ok(());
         };
+        if Some(&c.form.message) != id.as_ref() {
+            // Another window took the id (the status line says so): the operator looks at
+            // what is kept before anything is copied.
+            return Ok(());
+        }
         if let Some(why) = &c.unsaved {
             // Stored first, then copied: a copy the database does not know about would
             // never be matched with its reply.

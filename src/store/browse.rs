@@ -222,27 +222,46 @@ impl Store {
         envelope_text: &str,
         form: &str,
     ) -> Result<String, StoreError> {
-        let (Some(id), Some(thread)) = (env.message_key(), env.thread_key()) else {
-            return Err(StoreError::Damaged {
-                id: env.message().unwrap_or("?").to_string(),
-                why: "a draft needs `thread` and `message` ids".into(),
-            });
-        };
-        let parent = env.parent_key();
-        let time = now();
+        let row = DraftRow::of(env)?;
         self.write(|store| {
             let tx = store.begin_write()?;
-            tx.prepare_cached(
-                "INSERT INTO drafts (id, thread_id, parent_id, envelope, form, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT(id) DO UPDATE SET thread_id = ?2, parent_id = ?3, envelope = ?4,
-                    form = ?5, updated_at = ?6",
-            )?
-            .execute(params![id, thread, parent, envelope_text, form, time])?;
+            let at = row.upsert(&tx, envelope_text, form)?;
             tx.commit()?;
-            Ok(())
-        })?;
-        Ok(time)
+            Ok(at)
+        })
+    }
+
+    /// Saves a draft that this window last saved at `last` (`None`: never), unless another
+    /// window changed it since or filed its message id: then nothing is written, and the
+    /// caller keeps its text under a new id, so neither window's text is lost and no two
+    /// envelopes go out under one id. A draft that is gone (discarded or erased elsewhere) is
+    /// saved again.
+    pub fn save_draft_checked(
+        &mut self,
+        env: &Envelope,
+        envelope_text: &str,
+        form: &str,
+        last: Option<&str>,
+    ) -> Result<DraftSave, StoreError> {
+        let row = DraftRow::of(env)?;
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            let filed =
+                (tx.prepare_cached("SELECT 1 FROM messages WHERE id = ?1")?).exists([&row.id])?;
+            if filed {
+                return Ok(DraftSave::Taken(DraftTaken::Filed));
+            }
+            let saved: Option<String> = tx
+                .prepare_cached("SELECT updated_at FROM drafts WHERE id = ?1")?
+                .query_row([&row.id], |r| r.get(0))
+                .optional()?;
+            if saved.is_some_and(|at| last != Some(at.as_str())) {
+                return Ok(DraftSave::Taken(DraftTaken::Changed));
+            }
+            let at = row.upsert(&tx, envelope_text, form)?;
+            tx.commit()?;
+            Ok(DraftSave::Saved(at))
+        })
     }
 
     /// Every draft, most recently saved first.
@@ -305,6 +324,65 @@ impl Store {
             self.mark_seen(&thread)?;
         }
         Ok(())
+    }
+}
+
+/// What [`Store::save_draft_checked`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DraftSave {
+    /// Saved, at this time.
+    Saved(String),
+    /// Not saved: the id is another window's now.
+    Taken(DraftTaken),
+}
+
+/// Why a draft's id is no longer this window's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DraftTaken {
+    /// Another window saved the draft since this one last did.
+    Changed,
+    /// A message with the draft's id was filed (copied from another window).
+    Filed,
+}
+
+/// A draft's ids, as stored.
+struct DraftRow {
+    id: String,
+    thread: String,
+    parent: Option<String>,
+}
+
+impl DraftRow {
+    fn of(env: &Envelope) -> Result<DraftRow, StoreError> {
+        let (Some(id), Some(thread)) = (env.message_key(), env.thread_key()) else {
+            return Err(StoreError::Damaged {
+                id: env.message().unwrap_or("?").to_string(),
+                why: "a draft needs `thread` and `message` ids".into(),
+            });
+        };
+        Ok(DraftRow {
+            id: id.into_owned(),
+            thread: thread.into_owned(),
+            parent: env.parent_key().map(|p| p.into_owned()),
+        })
+    }
+
+    /// Creates or replaces the draft; returns the time it was saved.
+    fn upsert(
+        &self,
+        tx: &rusqlite::Transaction,
+        text: &str,
+        form: &str,
+    ) -> Result<String, StoreError> {
+        let time = now();
+        tx.prepare_cached(
+            "INSERT INTO drafts (id, thread_id, parent_id, envelope, form, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(id) DO UPDATE SET thread_id = ?2, parent_id = ?3, envelope = ?4,
+                form = ?5, updated_at = ?6",
+        )?
+        .execute(params![self.id, self.thread, self.parent, text, form, time])?;
+        Ok(time)
     }
 }
 

@@ -44,7 +44,7 @@ mod v10_place;
 mod writer;
 
 pub use backup::Backup;
-pub use browse::{Draft, ThreadRow};
+pub use browse::{Draft, DraftSave, DraftTaken, ThreadRow};
 pub use conflict::MessageVersion;
 pub use delivery::{Delivery, message_time, ulid_time};
 pub use erase::{EraseTarget, Erasure};
