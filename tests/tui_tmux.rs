@@ -954,3 +954,43 @@ fn erase_asks_then_erases_and_export_all_writes_every_thread() {
     t.type_text("q");
     assert_eq!(t.wait_exit(), 0);
 }
+
+/// SIGTERM (a `kill`, a shutdown) and SIGHUP (the SSH connection dropped) end the app the way
+/// `q` does: the draft typed is saved, and the terminal gets its screen, mouse and cursor
+/// back. Killed by the default action, the shell's prompt landed on the app's screen with
+/// mouse reports going to it.
+#[test]
+fn sigterm_and_sighup_save_the_draft_and_give_the_terminal_back() {
+    let Some(t) = Term::new() else { return };
+    t.import(&[&manifest("assets/examples/v10-question.crosstalk")]);
+    for (i, (signal, number)) in [("TERM", 15), ("HUP", 1)].into_iter().enumerate() {
+        if i == 0 {
+            t.start(120, 40, &[]);
+        } else {
+            t.restart(&[]);
+        }
+        t.wait_for("naming the project");
+        t.type_text("r");
+        t.wait_for("Reply to");
+        let text = format!("typed before SIG{signal}");
+        t.type_text(&text);
+        t.wait_for(&text);
+        assert_eq!(t.format("#{alternate_on}"), "1");
+        let pid = t.app_pid();
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status()
+            .expect("running kill");
+        assert!(sent.success());
+        assert_eq!(t.wait_exit(), 128 + number, "SIG{signal}");
+        assert_eq!(t.format("#{alternate_on}"), "0", "alternate screen left");
+        assert_eq!(
+            t.format("#{mouse_standard_flag}#{mouse_any_flag}#{mouse_sgr_flag}"),
+            "000",
+            "mouse reporting switched off"
+        );
+        assert_eq!(t.format("#{cursor_flag}"), "1", "cursor shown again");
+        let drafts = t.cli(&["queue", "--json"]);
+        assert!(drafts.contains(&text), "{drafts}");
+    }
+}

@@ -435,9 +435,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             demo: cli.demo,
             config,
         };
-        return crate::tui::run(launch)
-            .map(|()| 0)
-            .map_err(|e| Failure::usage(format!("{e:#}")));
+        return crate::tui::run(launch).map_err(|e| Failure::usage(format!("{e:#}")));
     };
     // One "now" for the whole command, so every envelope is judged against the same time.
     let opts = &Options {

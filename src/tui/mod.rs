@@ -12,6 +12,8 @@ mod pipe;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow};
@@ -65,8 +67,10 @@ pub fn keymap(config: &Config) -> anyhow::Result<Keymap> {
     })
 }
 
-/// Opens the store, app and terminal, and runs until the operator quits.
-pub fn run(launch: Launch) -> anyhow::Result<()> {
+/// Opens the store, app and terminal, and runs until the operator quits. The exit status:
+/// 0, or 128 + the signal's number when a signal ended it (as a shell reports a process the
+/// signal killed).
+pub fn run(launch: Launch) -> anyhow::Result<u8> {
     let config = launch.config;
     let keymap = keymap(&config)?;
     let data = crate::config::data_dir();
@@ -124,6 +128,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);
 
+    let stop = stop_signal();
     let mut terminal = ratatui::init();
     install_panic_hook();
     execute!(std::io::stdout(), EnableBracketedPaste, EnableMouseCapture)?;
@@ -141,7 +146,7 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         app.watch_config = config.watch.clone();
         app.inspector.attachments_dir = config.attachments.dir.clone();
         app.contacts = config.address_book();
-        let r = event_loop(&mut terminal, &mut app);
+        let r = event_loop(&mut terminal, &mut app, &stop);
         // Whatever the database has not taken yet is saved or written to a file, on every
         // way out of the loop.
         notes = app.finish(crate::app::pending::QUIT_WAIT);
@@ -157,7 +162,24 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
     for n in notes {
         eprintln!("{}", crate::sanitize::sanitize(&n));
     }
-    result
+    result.map(|()| match stop.load(Ordering::Relaxed) {
+        0 => 0,
+        signal => 128u8.saturating_add(signal as u8),
+    })
+}
+
+/// The number of the signal that asked the app to end (0: none yet): SIGTERM (`kill`, a shutdown), SIGHUP (the
+/// terminal or SSH connection went away). Caught, so the loop ends the way `q` does: drafts
+/// saved, the terminal's screen, mouse and cursor given back. Killed by the default action, the
+/// terminal was left in the alternate screen with mouse reporting on.
+fn stop_signal() -> Arc<AtomicUsize> {
+    let stop = Arc::new(AtomicUsize::new(0));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        if let Err(e) = signal_hook::flag::register_usize(signal, stop.clone(), signal as usize) {
+            tracing::warn!("signal {signal} not caught: {e}");
+        }
+    }
+    stop
 }
 
 /// Restores mouse and paste modes before ratatui's own hook restores the screen.
@@ -183,12 +205,19 @@ const WATCH_SLICE: Duration = Duration::from_millis(15);
 /// of keys would cost a frame per key.
 const DRAIN: Duration = Duration::from_millis(1);
 
-fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    stop: &AtomicUsize,
+) -> anyhow::Result<()> {
     terminal.draw(|f| crate::ui::render(app, f))?;
     app.start();
     let mut last_tick = Instant::now();
     let mut redraw = true;
     loop {
+        if stop.load(Ordering::Relaxed) != 0 {
+            return Ok(());
+        }
         if redraw {
             terminal.draw(|f| crate::ui::render(app, f))?;
         }
