@@ -239,8 +239,25 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[serde(deny_unknown_fields)]
 pub struct ProtocolConfig {
     /// Largest envelope in bytes before it is `E-TOO-LARGE`.
-    #[serde(default = "default_size_limit")]
+    #[serde(
+        default = "default_size_limit",
+        deserialize_with = "size_limit_at_least_minimum"
+    )]
     pub size_limit: usize,
+}
+
+/// The smallest `size_limit` taken: below it even a minimal envelope is too large, so every
+/// paste would be refused.
+pub const MIN_SIZE_LIMIT: usize = 1024;
+
+fn size_limit_at_least_minimum<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let n = usize::deserialize(d)?;
+    if n < MIN_SIZE_LIMIT {
+        return Err(serde::de::Error::custom(format!(
+            "size_limit {n} is below {MIN_SIZE_LIMIT} bytes, under which every envelope would be too large; the default is {DEFAULT_SIZE_LIMIT}"
+        )));
+    }
+    Ok(n)
 }
 
 impl Default for ProtocolConfig {
@@ -306,8 +323,26 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
             None => return Ok(Config::default()),
         },
     };
-    match std::fs::read_to_string(&path) {
-        Ok(text) => parse(&text, &path),
+    match std::fs::read(&path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => parse(&text, &path),
+            Err(e) => {
+                // Located like any other error: the line and column of the first byte that
+                // is not UTF-8.
+                let at = e.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(&e.as_bytes()[..at]);
+                let (line, column) = line_col(&text, at.min(text.len()));
+                Err(ConfigError::Invalid {
+                    path,
+                    line,
+                    column,
+                    message: format!(
+                        "byte 0x{:02x} is not UTF-8; save the file as UTF-8",
+                        e.as_bytes()[at]
+                    ),
+                })
+            }
+        },
         Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
         Err(source) => Err(ConfigError::Read { path, source }),
     }
@@ -317,11 +352,22 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
 pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     let mut config: Config = toml::from_str(text).map_err(|e| {
         let (line, column) = line_col(text, e.span().map_or(0, |s| s.start));
+        let mut message = e.message().to_string();
+        // The reader does not say which key repeats; the span holds it.
+        if let Some(key) = (message == "duplicate key")
+            .then(|| e.span().and_then(|s| text.get(s)))
+            .flatten()
+        {
+            message = format!(
+                "duplicate key {}",
+                crate::sanitize::sanitize_line(key.trim())
+            );
+        }
         ConfigError::Invalid {
             path: path.to_path_buf(),
             line,
             column,
-            message: e.message().to_string(),
+            message,
         }
     })?;
     config.origin = Some((path.to_path_buf(), text.to_string()));
@@ -363,6 +409,26 @@ mod tests {
         assert!(msg.contains("size_limt"), "{msg}");
         let e = parse("[protocol]\nsize_limit = \"big\"\n", Path::new("c.toml")).unwrap_err();
         assert!(e.to_string().starts_with("c.toml:2:14: "), "{e}");
+        // A limit under which every envelope is too large.
+        let e = parse("[protocol]\nsize_limit = 0\n", Path::new("c.toml")).unwrap_err();
+        assert!(e.to_string().starts_with("c.toml:2:14: "), "{e}");
+        assert!(e.to_string().contains("below 1024 bytes"), "{e}");
+        // A repeated key is named.
+        let e = parse(
+            "[keys.browse]\nx = \"quit\"\nx = \"help\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("duplicate key x"), "{e}");
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_names_the_line_of_its_first_bad_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, b"[compose]\nuser = \"k\xffa\"\n").unwrap();
+        let e = load(Some(&path)).unwrap_err().to_string();
+        assert!(e.contains("c.toml:2:10: byte 0xff is not UTF-8"), "{e}");
     }
 
     #[test]

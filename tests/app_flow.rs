@@ -363,6 +363,22 @@ fn keymap_errors_in_config_name_the_place() {
     .unwrap();
     let e = crosstalk::tui::keymap(&config).unwrap_err().to_string();
     assert!(e.starts_with("c.toml:2:1: "), "{e}");
+    // Every mistake at once, each at its place: a letter that could no longer be typed, and
+    // the composer left without a way out.
+    let config = crosstalk::config::parse(
+        "[keys.composer]\na = \"save_and_copy\"\nesc = \"next_field\"\n\"ctrl-c\" = \"next_field\"\n",
+        std::path::Path::new("c.toml"),
+    )
+    .unwrap();
+    let e = crosstalk::tui::keymap(&config).unwrap_err().to_string();
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 2, "{e}");
+    assert!(lines[0].starts_with("c.toml:2:1: `a` types text"), "{e}");
+    // (Named at one of the two lines that took its keys.)
+    assert!(
+        lines[1].starts_with("c.toml:3:1: [keys.composer] leaves no key for `back`"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -327,7 +327,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Composer, "ctrl-t", Action::MetaTemplate),
     (Scope::Composer, "alt-a", Action::Attach),
     (Scope::Composer, "alt-r", Action::Redact),
-    (Scope::Composer, "esc", Action::Back),
+    (Scope::Composer, "esc ctrl-c", Action::Back),
     (Scope::Preview, "enter", Action::Confirm),
     (Scope::Preview, "esc q", Action::Back),
     (Scope::Preview, "j down", Action::Down),
@@ -341,7 +341,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Preview, "e", Action::EditPaste),
     (Scope::Preview, "E", Action::ErrorReply),
     (Scope::PasteBox, "ctrl-s", Action::Confirm),
-    (Scope::PasteBox, "esc", Action::Back),
+    (Scope::PasteBox, "esc ctrl-c", Action::Back),
     (Scope::Picker, "enter", Action::Open),
     (Scope::Picker, "esc q", Action::Back),
     (Scope::Picker, "j down", Action::Down),
@@ -359,7 +359,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Help, "g home", Action::Top),
     (Scope::Help, "G end", Action::Bottom),
     (Scope::Prompt, "enter", Action::Open),
-    (Scope::Prompt, "esc", Action::Back),
+    (Scope::Prompt, "esc ctrl-c", Action::Back),
     (Scope::Prompt, "down ctrl-n", Action::Down),
     (Scope::Prompt, "up ctrl-p", Action::Up),
     (Scope::Prompt, "tab", Action::Complete),
@@ -371,10 +371,19 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
-    #[error(
-        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, confirm, queue, poll"
-    )]
+    #[error("unknown key scope `[keys.{0}]`; scopes are: {scopes}", scopes = scope_names())]
     Scope(String),
+    /// A key that types a character, bound where unbound keys are typed: it could no longer
+    /// be typed there (`a` bound in the composer took every `a` of the body).
+    #[error(
+        "`{0}` types text in [keys.{1}]: bound there, it could not be typed; bind a key with ctrl- or alt-, or a named key (f1-f24, insert, …)"
+    )]
+    Typed(String, &'static str),
+    /// The bindings leave a scope without its way out (the composer could not be left).
+    #[error(
+        "[keys.{0}] leaves no key for `{1}`: {0} could not be left; keep one (the default is {2})"
+    )]
+    NoWayOut(&'static str, &'static str, String),
     /// The key name is not one.
     #[error(
         "unknown key `{0}` in [keys.{1}]; write a character (`j`, `G`, `?`), a name (enter, esc, tab, backtab, space, up, down, left, right, home, end, pageup, pagedown, backspace, delete, f1-f24), with `ctrl-`/`alt-` in front if needed"
@@ -410,26 +419,82 @@ impl Default for Keymap {
     }
 }
 
+/// The config names of every scope, for the error that names an unknown one.
+fn scope_names() -> String {
+    Scope::ALL.map(Scope::name).join(", ")
+}
+
+/// The action that leaves each scope: a config may move it to other keys, never take its
+/// last one.
+fn way_out(scope: Scope) -> Action {
+    match scope {
+        Scope::Browse => Action::Quit,
+        _ => Action::Back,
+    }
+}
+
+/// Whether unbound keys are typed into a text box in `scope`.
+fn types_text(scope: Scope) -> bool {
+    matches!(
+        scope,
+        Scope::Filter | Scope::Composer | Scope::PasteBox | Scope::Prompt
+    )
+}
+
 impl Keymap {
     /// The defaults with `overrides` — (scope, key name, action name) — applied in order.
-    /// An error gives the index of the override at fault with what is wrong with it.
+    /// Every error gives the index of the override at fault with what is wrong with it: all
+    /// of them, so a config is mended in one go.
     pub fn with_overrides<'a>(
         overrides: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
-    ) -> Result<Keymap, (usize, KeymapError)> {
+    ) -> Result<Keymap, Vec<(usize, KeymapError)>> {
         let mut km = Keymap::default();
+        let mut errors = Vec::new();
+        // The last override that took a key from a scope's way out.
+        let mut took_out: BTreeMap<Scope, usize> = BTreeMap::new();
         for (i, (scope_name, key_name, action_name)) in overrides.into_iter().enumerate() {
-            let scope = Scope::ALL
-                .into_iter()
-                .find(|s| s.name() == scope_name)
-                .ok_or_else(|| (i, KeymapError::Scope(scope_name.to_string())))?;
-            let key = Key::parse(key_name)
-                .ok_or_else(|| (i, KeymapError::Key(key_name.to_string(), scope.name())))?;
-            let action: Action = action_name
-                .parse()
-                .map_err(|e| (i, KeymapError::Action(e, scope.name())))?;
+            let Some(scope) = Scope::ALL.into_iter().find(|s| s.name() == scope_name) else {
+                errors.push((i, KeymapError::Scope(scope_name.to_string())));
+                continue;
+            };
+            let Some(key) = Key::parse(key_name) else {
+                errors.push((i, KeymapError::Key(key_name.to_string(), scope.name())));
+                continue;
+            };
+            let action: Action = match action_name.parse() {
+                Ok(a) => a,
+                Err(e) => {
+                    errors.push((i, KeymapError::Action(e, scope.name())));
+                    continue;
+                }
+            };
+            if types_text(scope) && matches!(key.code, KeyCode::Char(_)) && key.mods.is_empty() {
+                errors.push((i, KeymapError::Typed(key.to_string(), scope.name())));
+                continue;
+            }
+            if km.map.get(&(scope, key)) == Some(&way_out(scope)) && action != way_out(scope) {
+                took_out.insert(scope, i);
+            }
             km.bind(scope, key, action);
         }
-        Ok(km)
+        for (scope, i) in took_out {
+            let out = way_out(scope);
+            if km.key_for(scope, &out).is_none() {
+                let default = (DEFAULTS.iter())
+                    .filter(|(s, _, a)| *s == scope && *a == out)
+                    .map(|(_, keys, _)| keys.replace(' ', ", "))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let name = out.name().unwrap_or("back");
+                errors.push((i, KeymapError::NoWayOut(scope.name(), name, default)));
+            }
+        }
+        if errors.is_empty() {
+            Ok(km)
+        } else {
+            errors.sort_by_key(|(i, _)| *i);
+            Err(errors)
+        }
     }
 
     fn bind(&mut self, scope: Scope, key: Key, action: Action) {
@@ -573,14 +638,53 @@ mod tests {
     #[test]
     fn bad_names_are_clear_errors() {
         let bad = |scope: &str, k: &str, a: &str| {
-            let (i, e) =
+            let errors =
                 Keymap::with_overrides([("browse", "j", "down"), (scope, k, a)]).unwrap_err();
-            assert_eq!(i, 1);
-            e.to_string()
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert_eq!(errors[0].0, 1);
+            errors[0].1.to_string()
         };
         assert!(bad("browse", "ctrl-", "quit").contains("unknown key `ctrl-`"));
         assert!(bad("browse", "x", "explode").contains("unknown action `explode`"));
         assert!(bad("nowhere", "x", "quit").contains("unknown key scope"));
+        assert!(bad("nowhere", "x", "quit").contains("poll, picker"));
+        // A printable key where keys are typed, and a scope left without its way out.
+        assert!(bad("composer", "a", "save_and_copy").contains("`a` types text"));
+        assert!(bad("filter", "e", "quit").contains("`e` types text"));
+        assert!(bad("composer", "esc", "next_field").contains("leaves no key for `back`"));
+        assert!(
+            Keymap::with_overrides([("browse", "q", "help")]).is_ok(),
+            "C-c quits"
+        );
+        let no_quit =
+            Keymap::with_overrides([("browse", "q", "help"), ("browse", "ctrl-c", "help")]);
+        let errors = no_quit.unwrap_err();
+        assert_eq!(errors[0].0, 1);
+        assert!(
+            errors[0].1.to_string().contains("no key for `quit`"),
+            "{errors:?}"
+        );
+        // Moving the way out to another key is fine, in either order.
+        for pair in [
+            [
+                ("composer", "esc", "next_field"),
+                ("composer", "f10", "back"),
+            ],
+            [
+                ("composer", "f10", "back"),
+                ("composer", "esc", "next_field"),
+            ],
+        ] {
+            assert!(Keymap::with_overrides(pair).is_ok());
+        }
+        // Every error is reported, not just the first.
+        let all = Keymap::with_overrides([
+            ("browse", "ctrl-zz", "quit"),
+            ("browse", "j", "fly"),
+            ("composer", "esc", "next_field"),
+        ])
+        .unwrap_err();
+        assert_eq!(all.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2]);
         assert_eq!(Key::parse("C-s").unwrap().to_string(), "C-s");
         assert_eq!(Key::parse("f5").unwrap().to_string(), "F5");
         assert!(Key::parse("f99").is_none());

@@ -56,14 +56,21 @@ pub fn keymap(config: &Config) -> anyhow::Result<Keymap> {
             a.get_ref().as_str(),
         )
     }))
-    .map_err(|(i, e)| {
-        let (s, k, a) = items[i];
-        let span = match e {
-            crate::app::keymap::KeymapError::Scope(_) => s.span(),
-            crate::app::keymap::KeymapError::Key(..) => k.span(),
-            crate::app::keymap::KeymapError::Action(..) => a.span(),
-        };
-        anyhow!("{}: {e}", config.locate(span))
+    .map_err(|errors| {
+        use crate::app::keymap::KeymapError as E;
+        let lines: Vec<String> = errors
+            .into_iter()
+            .map(|(i, e)| {
+                let (s, k, a) = items[i];
+                let span = match e {
+                    E::Scope(_) => s.span(),
+                    E::Key(..) | E::Typed(..) | E::NoWayOut(..) => k.span(),
+                    E::Action(..) => a.span(),
+                };
+                format!("{}: {e}", config.locate(span))
+            })
+            .collect();
+        anyhow!("{}", lines.join("\n"))
     })
 }
 
