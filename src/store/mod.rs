@@ -248,12 +248,32 @@ impl Store {
                 return Self::open_read_only(path, why).map_err(located);
             }
         } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-                path: dir.to_path_buf(),
-                source,
-            })?;
+            // Folders made for it are the owner's alone, as the database is (below).
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|source| StoreError::CreateDir {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
         }
         let existed = path.exists();
+        if !existed {
+            // The conversations are the operator's: a new database is readable by its owner
+            // only (SQLite gives its log and shared-memory files the database's mode), like
+            // backups, exports and keys. An existing one keeps the mode it was given.
+            use std::os::unix::fs::OpenOptionsExt;
+            let made = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path);
+            if let Err(e) = made {
+                tracing::debug!("database file not made ahead of SQLite: {e}");
+            }
+        }
         let cannot_create = |source: rusqlite::Error| StoreError::CannotCreate {
             path: path.to_path_buf(),
             source,
@@ -624,6 +644,22 @@ pub(crate) fn now() -> String {
 mod tests {
     use super::*;
     use crate::protocol::Options;
+
+    /// A new database, its log and the folders made for it are the owner's alone.
+    #[test]
+    fn a_new_database_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("made/for/it/c.db");
+        let mut store = Store::open(&path).unwrap();
+        let text = include_str!("../../assets/examples/v11-request.crosstalk");
+        store.import_text("t", text, &Options::default()).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("made/for/it/c.db-wal")), 0o600);
+        assert_eq!(mode(&dir.path().join("made/for/it")), 0o700);
+        assert_eq!(mode(&dir.path().join("made")), 0o700);
+    }
 
     fn envelopes(ids: &IdGenerator, n: usize) -> String {
         let t = ids.next_id();
