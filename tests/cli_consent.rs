@@ -447,3 +447,58 @@ fn an_immediate_revoke_takes_effect_on_receipt_and_none_is_dropped_silently() {
     );
     assert_eq!(r.code, 1);
 }
+
+/// A REVOKE first pasted unsigned has no effect, and import says what to do: trust the
+/// sender's key and get it again signed. Done, the signed copy (the same message, now signed)
+/// withdraws the consent. A key trusted only after the signed copy arrived still does not
+/// count.
+#[test]
+fn a_revoke_pasted_unsigned_takes_effect_once_its_signed_copy_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let grant = env(
+        "01K0000000000000000000000A",
+        None,
+        "REQUEST",
+        "meta: privacy\nConsent: explicit_yes_2025-10-09T16:00Z\nConsent-ID: c-1\n",
+    );
+    let revoke = env(
+        "01K0000000000000000000000C",
+        Some("01K0000000000000000000000A"),
+        "REVOKE",
+        "meta: revocation\nType: consent\nConsent-ID: c-1\nReason: withdrawn\n\
+         Effective: 2025-10-10T00:00Z\n",
+    );
+    let r = run(&db, &["import"], &format!("{grant}{revoke}"));
+    let said = format!("{}{}", r.stdout, r.stderr);
+    assert!(said.contains("ask for it again signed"), "{said}");
+    assert_eq!(run(&db, &["consent"], "").code, 1, "not taken yet");
+
+    let sign = signer(&db, &dir.path().join("k.pem"));
+    let r = run(&db, &["import"], &sign(&revoke));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("signed"), "{}", r.stdout);
+    let r = run(&db, &["consent", "--json"], "");
+    assert_eq!(r.code, 0, "taken: {}", r.stdout);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["consents"][0]["state"], "revoked", "{v}");
+    assert_eq!(v["consents"][0]["revoked_by"], "01K0000000000000000000000C");
+
+    // The other order: the signed copy arrives before its key is trusted.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let other = dir.path().join("other.db");
+    let sign = signer(&other, &dir.path().join("k.pem"));
+    run(&db, &["import"], &format!("{grant}{revoke}"));
+    run(&db, &["import"], &sign(&revoke));
+    let public = run(&other, &["keys", "list", "--json"], "");
+    let v: Value = serde_json::from_str(&public.stdout).unwrap();
+    let key = v[0]["public_key"].as_str().expect("public key").to_string();
+    let r = run(&db, &["keys", "add", "kalle@desk", &key], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        run(&db, &["consent"], "").code,
+        1,
+        "trusted after it arrived"
+    );
+}

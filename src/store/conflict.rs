@@ -321,7 +321,7 @@ pub(super) fn add_signature(
     let edit = texts::raw_edit(raw, canonical);
     conn.prepare_cached(
         "UPDATE messages SET sig = ?2, hash = ?3, raw = ?4, raw_prefix = ?5, raw_suffix = ?6,
-            canonical = ?7, updated_at = ?8
+            canonical = ?7, updated_at = ?8, signed_at = ?8
          WHERE id = ?1",
     )?
     .execute(rusqlite::params![

@@ -168,7 +168,8 @@ impl Store {
     /// verdict in the trust store (see `keys`), judged on receipt and again when keys change.
     ///
     /// A valid signature is not enough: the key must be one the operator trusts now and
-    /// trusted before the revocation arrived. A `did:key` names its own key and a key
+    /// trusted before the revocation's signature arrived (with it, or on a signed copy
+    /// imported later, as `unverified-revocation` advises). A `did:key` names its own key and a key
     /// announced in the revocation itself is pinned as it arrives, so anyone could make
     /// either; a key marked changed is in doubt. (Import says the same of each revocation
     /// as it arrives: `unverified-revocation`.)
@@ -180,7 +181,7 @@ impl Store {
                  JOIN keys k ON k.pkid = s.pkid
                  JOIN messages m ON m.seq = s.seq
                  WHERE s.seq = ?1 AND s.state = 'verified' AND k.state = 'trusted'
-                   AND k.first_seen < m.received_at",
+                   AND k.first_seen < coalesce(m.signed_at, m.received_at)",
             )?
             .query_row([seq], |r| r.get(0))
             .optional()?;

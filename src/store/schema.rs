@@ -257,6 +257,11 @@ CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
     r#"
 -- Ids kept in one case: ULIDs upper case, UUIDs lower case, whatever case the envelope wrote
 -- them in (its text keeps its spelling). Done by store/id_case.rs.
+--
+-- When a stored message's signature arrived, if after the message (a signed copy of an
+-- unsigned one, see store/conflict.rs): a REVOKE counts when its key was trusted before its
+-- signature arrived (store/consent.rs). NULL: it came signed.
+ALTER TABLE messages ADD COLUMN signed_at TEXT;
 "#,
 ];
 
