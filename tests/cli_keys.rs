@@ -68,6 +68,14 @@ fn generate_writes_a_private_file_and_prints_what_to_publish() {
         let mode = std::fs::metadata(&pem).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
+    // PKCS#8 version 1 (the private key alone), which OpenSSL and Python read.
+    let written = std::fs::read_to_string(&pem).unwrap();
+    let pair = <ed25519_dalek::pkcs8::KeypairBytes as ed25519_dalek::pkcs8::DecodePrivateKey>::from_pkcs8_pem(&written)
+        .unwrap();
+    assert!(
+        pair.public_key.is_none(),
+        "version 1, without the public key"
+    );
     let keys = list(&db);
     assert_eq!(keys.len(), 1);
     assert_eq!(keys[0]["pkid"], "alice@example.com");

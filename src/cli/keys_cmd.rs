@@ -289,9 +289,15 @@ fn generate(db: Option<&Path>, id: &str, output: Option<&Path>) -> Result<u8, Fa
     getrandom::getrandom(&mut seed)
         .map_err(|e| Failure::usage(format!("the system gave no random bytes for a key: {e}")))?;
     let sk = SigningKey::from_bytes(&seed);
-    let pem = sk
-        .to_pkcs8_pem(LineEnding::LF)
-        .map_err(|e| Failure::usage(format!("cannot encode the private key: {e}")))?;
+    // PKCS#8 version 1 (RFC 8410: the private key alone): what OpenSSL and Python's
+    // `cryptography` read. `SigningKey`'s own encoding appends the public key (version 2),
+    // which they refuse; `sign` reads either.
+    let pem = ed25519_dalek::pkcs8::KeypairBytes {
+        secret_key: sk.to_bytes(),
+        public_key: None,
+    }
+    .to_pkcs8_pem(LineEnding::LF)
+    .map_err(|e| Failure::usage(format!("cannot encode the private key: {e}")))?;
     let path = output.map(Path::to_path_buf).unwrap_or_else(|| {
         let safe: String = id
             .chars()
