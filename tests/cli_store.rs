@@ -212,6 +212,44 @@ fn import_threads_show_search_reply() {
         "{}",
         by_prefix.stdout
     );
+
+    // What is wrong with a reply is said as it is saved: an ERROR without its code is an
+    // error (exit 1, the draft kept to mend in the app), an unknown intent a warning, a
+    // missing body a note; an option holding a line break is refused before anything is saved.
+    let drafts = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row("SELECT count(*) FROM drafts", [], |r| r.get(0))
+            .unwrap()
+    };
+    let before = drafts(&db);
+    let r = run(
+        &db,
+        &["reply", "01J9J3DBC4N7", "--intent", "ERROR", "--body", "x"],
+        "",
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("error-code-missing"), "{}", r.stderr);
+    let r = run(&db, &["reply", "01J9J3DBC4N7", "--intent", "FOO BAR"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("unknown-intent"), "{}", r.stderr);
+    assert!(r.stderr.contains("body is empty"), "{}", r.stderr);
+    assert_eq!(drafts(&db), before + 2);
+    let r = run(
+        &db,
+        &[
+            "reply",
+            "01J9J3DBC4N7",
+            "--intent",
+            "REQUEST\nparent: x",
+            "--body",
+            "x",
+        ],
+        "",
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--intent"), "{}", r.stderr);
+    assert_eq!(drafts(&db), before + 2, "nothing saved");
 }
 
 #[test]

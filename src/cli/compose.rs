@@ -57,6 +57,20 @@ pub fn parse_error_code(s: &str) -> Result<String, String> {
 
 /// `crosstalk new`: a fresh envelope in canonical form, checked before it is printed.
 pub fn new(opts: &Options, a: NewArgs) -> Result<u8, Failure> {
+    for (option, value) in [
+        ("--from", Some(&a.from)),
+        ("--to", Some(&a.to)),
+        ("--intent", Some(&a.intent)),
+        ("--context", Some(&a.context)),
+        ("--thread", a.thread.as_ref()),
+        ("--parent", a.parent.as_ref()),
+        ("--user", a.user.as_ref()),
+        ("--session", a.session.as_ref()),
+    ] {
+        if let Some(v) = value {
+            input::header_arg(option, v)?;
+        }
+    }
     let body = input::body(a.body.as_deref())?;
     let ids = IdGenerator::new();
     let mut env = Envelope::new(a.from, a.to);

@@ -185,6 +185,19 @@ pub fn read_key(path: &Path) -> Result<String, Failure> {
         .map_err(|e| Failure::usage(format!("cannot read key `{}`: {e}", path.display())))
 }
 
+/// A header value given as an argument (`--intent`, `--user`, `--from`, …): one line. A line
+/// break would be written as a space, so `--intent $'REQUEST\nparent: x'` would file
+/// `intent: REQUEST parent: x`; it is refused with the option named instead.
+pub fn header_arg(option: &str, value: &str) -> Result<(), Failure> {
+    if value.chars().any(char::is_control) {
+        return Err(Failure::usage(format!(
+            "{option} `{}` holds a line break or another control character; give it on one line",
+            crate::sanitize::sanitize_line(value)
+        )));
+    }
+    Ok(())
+}
+
 /// A `--body` argument: the text itself, or `-` to read it from standard input (without the
 /// final line break a shell or editor adds). Absent means an empty body.
 pub fn body(arg: Option<&str>) -> Result<String, Failure> {

@@ -539,6 +539,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             intent.as_deref(),
             body.as_deref(),
             user.as_deref(),
+            opts,
         ),
     }
 }

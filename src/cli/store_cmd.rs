@@ -552,13 +552,26 @@ pub fn reply(
     intent: Option<&str>,
     body: Option<&str>,
     user: Option<&str>,
+    opts: &Options,
 ) -> Result<u8, Failure> {
+    for (option, value) in [("--intent", intent), ("--user", user)] {
+        if let Some(v) = value {
+            input::header_arg(option, v)?;
+        }
+    }
+    if body.is_none() {
+        eprintln!("note: the reply's body is empty (--body TEXT, or --body - to read it)");
+    }
     let body = input::body(body)?;
     let user = input::user(user);
     let mut store = open_existing(db)?;
     let original = one_message(&store, message)?;
     let env = crate::store::reply_envelope(&original, intent, &body, &user, store.new_id());
     let text = crate::protocol::render(&env);
+    // Checked as `new` checks what it writes: what is wrong is said now, not when the app
+    // refuses to copy the draft.
+    let ex = crate::protocol::extract(&text, opts);
+    super::parse_cmd::report("<reply>", ex.all_diagnostics());
     let form = crate::app::composer::Form::from_envelope(&env);
     let form = serde_json::to_string(&form)
         .map_err(|e| Failure::usage(format!("cannot save the draft: {e}")))?;
@@ -573,7 +586,11 @@ pub fn reply(
     let mut out = Stdout::new();
     let _ = out.write_all(text.as_bytes());
     out.finish()?;
-    Ok(0)
+    Ok(if ex.error_count() == 0 {
+        0
+    } else {
+        EXIT_INVALID
+    })
 }
 
 /// `2026-11-21T21:30:05.123Z` → `2026-11-21 21:30`.
