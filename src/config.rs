@@ -248,7 +248,7 @@ pub struct ProtocolConfig {
 
 /// The smallest `size_limit` taken: below it even a minimal envelope is too large, so every
 /// paste would be refused.
-pub const MIN_SIZE_LIMIT: usize = 1024;
+pub const MIN_SIZE_LIMIT: usize = 64;
 
 fn size_limit_at_least_minimum<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
     let n = usize::deserialize(d)?;
@@ -412,7 +412,7 @@ mod tests {
         // A limit under which every envelope is too large.
         let e = parse("[protocol]\nsize_limit = 0\n", Path::new("c.toml")).unwrap_err();
         assert!(e.to_string().starts_with("c.toml:2:14: "), "{e}");
-        assert!(e.to_string().contains("below 1024 bytes"), "{e}");
+        assert!(e.to_string().contains("below 64 bytes"), "{e}");
         // A repeated key is named.
         let e = parse(
             "[keys.browse]\nx = \"quit\"\nx = \"help\"\n",

@@ -307,6 +307,9 @@ fn sign_then_verify_in_both_forms() {
         "{}",
         ed.stdout
     );
+    // No envelope: nothing valid, and `--json` still prints a document.
+    let r = run(&["verify", "--json", "--key", &public], "");
+    assert_eq!((r.code, r.stdout.as_str()), (1, "[]\n"), "{}", r.stderr);
     // Unsigned envelopes fail verification.
     let r = run(&["verify", "--key", &public, "--json"], V11);
     assert_eq!(r.code, 1);

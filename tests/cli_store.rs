@@ -76,6 +76,25 @@ fn search_takes_several_words_as_one_query() {
     assert_eq!(hits[0]["thread"], "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
     assert_eq!(run(&db, &["search", "storage", "zebra"], "").code, 1);
     assert_eq!(run(&db, &["search"], "").code, 2, "a query is still needed");
+    let blank = run(&db, &["search", " "], "");
+    assert_eq!(blank.code, 2, "a blank query is no query either");
+    assert!(
+        blank.stderr.contains("nothing to search for"),
+        "{}",
+        blank.stderr
+    );
+    // Nothing found is exit 1 in JSON too, with an empty list.
+    let none = run(&db, &["search", "--json", "zebra"], "");
+    assert_eq!((none.code, none.stdout.as_str()), (1, "[]\n"));
+    // A list cut at --limit says so.
+    let cut = run(&db, &["threads", "--limit", "0"], "");
+    assert_eq!(cut.code, 0);
+    assert!(
+        cut.stderr.contains("--limit N shows more"),
+        "{}",
+        cut.stderr
+    );
+    assert!(cut.stdout.is_empty(), "{}", cut.stdout);
 }
 
 #[test]

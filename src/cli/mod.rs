@@ -145,7 +145,8 @@ enum Command {
         #[arg(long)]
         fresh_ids: bool,
     },
-    /// List threads, newest activity first.
+    /// List threads, newest activity first (standard error says when there are more than
+    /// `--limit`).
     Threads {
         /// Print JSON.
         #[arg(long)]
@@ -207,7 +208,7 @@ enum Command {
     },
     /// Full-text search over bodies, contexts and participants, best matches first. When
     /// more than 5 000 messages match, the best of the newest 5 000 are shown (and standard
-    /// error says so).
+    /// error says so). Exit 1 when nothing matches (with `--json` too, which prints `[]`).
     Search {
         /// Words to find (all must occur): several words, quoted or not, are one query.
         #[arg(required = true, num_args = 1..)]

@@ -103,6 +103,12 @@ fn verify_each(
     let ex = inp.extract(opts);
     if ex.envelopes.is_empty() {
         report(&inp.name, ex.diagnostics.iter());
+        if as_json {
+            // Still a document a script can read: no envelope, none valid.
+            let mut out = Stdout::new();
+            output::print_json(&mut out, &Vec::<serde_json::Value>::new())?;
+            out.finish()?;
+        }
         return Ok(EXIT_INVALID);
     }
     let mut all_ok = true;

@@ -333,7 +333,15 @@ pub fn import(
 /// `crosstalk threads`: newest activity first.
 pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Failure> {
     let store = open_existing(db)?;
-    let threads = store.threads(limit).map_err(store_failure)?;
+    // One more than shown says whether the list was cut.
+    let mut threads = store
+        .threads(limit.saturating_add(1))
+        .map_err(store_failure)?;
+    let cut = threads.len() > limit;
+    if cut {
+        threads.truncate(limit);
+        eprintln!("the {limit} threads with the newest activity; --limit N shows more");
+    }
     let mut out = Stdout::new();
     if as_json {
         super::output::print_json(&mut out, &threads)?;
@@ -356,7 +364,7 @@ pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Fai
             sanitize_line(&t.participants.join(", ")),
         );
     }
-    if threads.is_empty() {
+    if threads.is_empty() && !cut {
         let _ = writeln!(
             out,
             "no threads yet: `crosstalk import FILE` or paste into `crosstalk import -`"
@@ -493,6 +501,11 @@ fn export_failure(e: export::ExportError, to: &str) -> Failure {
 
 /// `crosstalk search`.
 pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Result<u8, Failure> {
+    if query.trim().is_empty() {
+        return Err(Failure::usage(
+            "nothing to search for: give one or more words (`crosstalk search port number`)",
+        ));
+    }
     let store = open_existing(db)?;
     let results = store.search_results(query, limit).map_err(store_failure)?;
     if let Some(n) = results.ranked_newest {
@@ -503,10 +516,11 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
     }
     let hits = results.hits;
     let mut out = Stdout::new();
+    let found = if hits.is_empty() { EXIT_INVALID } else { 0 };
     if as_json {
         super::output::print_json(&mut out, &hits)?;
         out.finish()?;
-        return Ok(0);
+        return Ok(found);
     }
     for h in &hits {
         let _ = writeln!(
@@ -519,7 +533,7 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
         );
     }
     out.finish()?;
-    Ok(if hits.is_empty() { EXIT_INVALID } else { 0 })
+    Ok(found)
 }
 
 /// The message `id` names: its whole id or the first characters of one (as `show`, `poll`
