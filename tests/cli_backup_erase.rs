@@ -164,7 +164,11 @@ fn delete_asks_for_yes_in_scripts_then_erases_and_reports() {
     let v: Value = serde_json::from_str(&show.stdout).unwrap();
     let first = v["messages"][0]["message"].as_str().unwrap().to_string();
     let count = v["messages"].as_array().unwrap().len();
-    let r = run(&db, &["delete", "message", &first, "--yes"]);
+    // An id typed in lower case names the same message.
+    let r = run(
+        &db,
+        &["delete", "message", &first.to_ascii_lowercase(), "--yes"],
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.starts_with("erased message"), "{}", r.stdout);
     let show = run(&db, &["show", kept, "--json"]);
@@ -301,6 +305,20 @@ fn backup_of_a_database_that_is_not_there_is_refused() {
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("no database at"), "{}", r.stderr);
     assert!(!typo.exists() && !out.exists());
+}
+
+#[test]
+fn delete_with_nothing_to_erase_asks_nothing_and_a_missing_paste_points_to_pastes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.db");
+    let files = demo_files();
+    assert_eq!(run(&db, &["import", &files[0]]).code, 0);
+    let r = run(&db, &["delete", "pastes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("nothing to erase"), "{}", r.stdout);
+    let r = run(&db, &["delete", "--yes", "paste", "99"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("`crosstalk pastes`"), "{}", r.stderr);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use super::output::Stdout;
 use super::store_cmd::{load_thread, open_existing, store_failure};
 use super::{EXIT_INVALID, Failure};
 use crate::sanitize::sanitize_line;
-use crate::store::{EraseTarget, Store};
+use crate::store::{EraseTarget, Erasure, Store};
 
 /// What to delete, as the command line names it.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -49,6 +49,21 @@ pub fn delete(
         .erase_plan(&target)
         .map_err(store_failure)?
         .ok_or_else(|| not_found(&name))?;
+    if plan == Erasure::default() {
+        // Nothing to erase: nothing to confirm either.
+        let mut out = Stdout::new();
+        if as_json {
+            super::output::print_json(
+                &mut out,
+                &json!({ "deleted": name, "messages": 0,
+                "threads": 0, "pastes": 0, "drafts": 0 }),
+            )?;
+        } else {
+            let _ = writeln!(out, "nothing to erase ({name})");
+        }
+        out.finish()?;
+        return Ok(0);
+    }
     if !yes {
         let stdin = std::io::stdin();
         if !stdin.is_terminal() || as_json {
@@ -116,8 +131,8 @@ fn resolve(store: &Store, what: &DeleteWhat) -> Result<(EraseTarget, String), Fa
 }
 
 fn message_id(store: &Store, id: &str) -> Result<String, Failure> {
-    if store.message(id).map_err(store_failure)?.is_some() {
-        return Ok(id.to_string());
+    if let Some(m) = store.message(id).map_err(store_failure)? {
+        return Ok(m.id);
     }
     let found = store.ids_with_prefix(id, 2).map_err(store_failure)?;
     match found.messages.as_slice() {
@@ -134,8 +149,13 @@ fn message_id(store: &Store, id: &str) -> Result<String, Failure> {
 }
 
 fn not_found(name: &str) -> Failure {
+    let lists = if name.starts_with("paste") || name.contains("raw pastes") {
+        "`crosstalk pastes` lists the raw pastes kept"
+    } else {
+        "`crosstalk threads` and `crosstalk show` list what is stored"
+    };
     Failure {
         code: EXIT_INVALID,
-        message: format!("no {name}; `crosstalk threads` and `crosstalk show` list what is stored"),
+        message: format!("no {name}; {lists}"),
     }
 }

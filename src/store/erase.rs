@@ -89,12 +89,25 @@ pub enum EraseTarget {
     Paste(i64),
 }
 
+impl EraseTarget {
+    /// The target with its id as stored (`protocol::id::key`): an id typed in another case
+    /// names the same thread or message.
+    fn keyed(&self) -> EraseTarget {
+        let key = |id: &str| crate::protocol::id::key(id).into_owned();
+        match self {
+            EraseTarget::Thread(id) => EraseTarget::Thread(key(id)),
+            EraseTarget::Message(id) => EraseTarget::Message(key(id)),
+            other => other.clone(),
+        }
+    }
+}
+
 impl Store {
     /// What erasing `target` would remove, without removing anything; `None` when the
     /// thread or message does not exist.
     pub fn erase_plan(&self, target: &EraseTarget) -> Result<Option<Erasure>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let plan = plan(&tx, target)?;
+        let plan = plan(&tx, &target.keyed())?;
         // Read only: the transaction is rolled back when dropped.
         Ok(plan)
     }
@@ -107,7 +120,7 @@ impl Store {
                 .conn
                 .pragma_update(None, "secure_delete", "ON")
                 .map_err(StoreError::from)?;
-            let result = store.erase_securely(target);
+            let result = store.erase_securely(&target.keyed());
             // Back to what everything else this connection writes uses (see `Store::setup`).
             let _ = store.conn.pragma_update(None, "secure_delete", "FAST");
             result
