@@ -651,7 +651,18 @@ mod tests {
         // A printable key where keys are typed, and a scope left without its way out.
         assert!(bad("composer", "a", "save_and_copy").contains("`a` types text"));
         assert!(bad("filter", "e", "quit").contains("`e` types text"));
-        assert!(bad("composer", "esc", "next_field").contains("leaves no key for `back`"));
+        let trapped = Keymap::with_overrides([
+            ("composer", "esc", "next_field"),
+            ("composer", "ctrl-c", "help"),
+        ])
+        .unwrap_err();
+        assert!(
+            trapped[0]
+                .1
+                .to_string()
+                .contains("leaves no key for `back`"),
+            "{trapped:?}"
+        );
         assert!(
             Keymap::with_overrides([("browse", "q", "help")]).is_ok(),
             "C-c quits"
@@ -682,9 +693,10 @@ mod tests {
             ("browse", "ctrl-zz", "quit"),
             ("browse", "j", "fly"),
             ("composer", "esc", "next_field"),
+            ("composer", "ctrl-c", "help"),
         ])
         .unwrap_err();
-        assert_eq!(all.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(all.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 3]);
         assert_eq!(Key::parse("C-s").unwrap().to_string(), "C-s");
         assert_eq!(Key::parse("f5").unwrap().to_string(), "F5");
         assert!(Key::parse("f99").is_none());

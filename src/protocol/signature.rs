@@ -469,8 +469,14 @@ mod tests {
             assert!(payload.starts_with("[[BROTHER→CLAUDE v1]]\n"));
             let sig = parse_sig(published).unwrap();
             assert_eq!(verify_bytes(payload.as_bytes(), &sig, &public), Ok(()));
-            let signed = sign_bytes(payload.as_bytes(), &private, SigFormat::Jws, "unused");
+            // Without a key id: the rc1 header byte for byte.
+            let signed = sign_bytes(payload.as_bytes(), &private, SigFormat::Jws, "");
             assert_eq!(signed, published);
+            // With one, the header names it and the signature still verifies.
+            let named = sign_bytes(payload.as_bytes(), &private, SigFormat::Jws, "k1");
+            let parsed = parse_sig(&named).unwrap();
+            assert_eq!(key_id(&parsed), Some("k1"));
+            assert_eq!(verify_bytes(payload.as_bytes(), &parsed, &public), Ok(()));
         }
     }
 

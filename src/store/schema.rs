@@ -260,8 +260,8 @@ CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
 --
 -- When a stored message's signature arrived, if after the message (a signed copy of an
 -- unsigned one, see store/conflict.rs): a REVOKE counts when its key was trusted before its
--- signature arrived (store/consent.rs). NULL: it came signed.
-ALTER TABLE messages ADD COLUMN signed_at TEXT;
+-- signature arrived (store/consent.rs). NULL: it came signed. (Added by `ids_in_one_case`
+-- below: a database whose version was set back by hand may have the column already.)
 "#,
 ];
 
@@ -271,7 +271,7 @@ fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
         6 => texts_once(tx),
         7 => lean_rows(tx),
         8 => ledger_in_rows(tx),
-        10 => super::id_case::normalize(tx),
+        10 => ids_in_one_case(tx),
         _ => Ok(()),
     }
 }
@@ -294,6 +294,14 @@ fn is_table(tx: &Transaction, name: &str) -> Result<bool, StoreError> {
         |r| r.get(0),
     )?;
     Ok(n > 0)
+}
+
+/// Version 10: when a later signature arrived, and ids in one case (see `id_case`).
+fn ids_in_one_case(tx: &Transaction) -> Result<(), StoreError> {
+    if !has_column(tx, "messages", "signed_at")? {
+        tx.execute_batch("ALTER TABLE messages ADD COLUMN signed_at TEXT;")?;
+    }
+    super::id_case::normalize(tx)
 }
 
 /// Version 6: each text once, and the input compressed.

@@ -319,8 +319,14 @@ impl<'a> Outgoing<'a> {
 
 /// Header text made safe: one line, no control characters.
 fn header_text(s: &str) -> String {
+    // A control character becomes a space; bidi controls and invisible characters (which a
+    // mail client would show reordered, or not at all) are left out.
     s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .filter_map(|c| match c {
+            c if c.is_control() => Some(' '),
+            c if crate::sanitize::is_unsafe(c) => None,
+            c => Some(c),
+        })
         .collect::<String>()
         .trim()
         .to_string()
@@ -433,6 +439,13 @@ mod tests {
         let text = String::from_utf8(build(&o)).unwrap();
         assert!(
             text.contains("Subject: [AI Crosstalk] (no context) - (no intent)\r\n"),
+            "{text}"
+        );
+        // Bidi controls and invisible characters are left out of the subject.
+        o.context = Some("pl\u{202e}an\u{200b}s");
+        let text = String::from_utf8(build(&o)).unwrap();
+        assert!(
+            text.contains("Subject: [AI Crosstalk] plans - (no intent)\r\n"),
             "{text}"
         );
     }
