@@ -1269,3 +1269,33 @@ fn a_draft_filed_from_another_window_is_not_copied_again_under_its_id() {
     assert_eq!(b.copies().len(), 1);
     assert!(!b.copies()[0].contains(&id), "{}", b.copies()[0]);
 }
+
+/// A draft another window discarded while this one still types in it is kept again, and the
+/// operator is told.
+#[test]
+fn a_draft_discarded_in_another_window_comes_back_with_a_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = harness(store_in(dir.path()), 120, 40);
+    a.act(Action::Paste(request().to_string()));
+    a.key(KeyCode::Enter, NONE);
+    a.keys("r");
+    a.keys("still typing");
+    let mut b = harness(store_in(dir.path()), 120, 40);
+    b.keys("D");
+    b.keys("x");
+    b.keys("x");
+    assert!(
+        b.app.store.drafts().unwrap().is_empty(),
+        "{:?}",
+        b.app.status
+    );
+    a.keys(" more");
+    assert!(
+        a.app.status.1.contains("discarded or erased in another"),
+        "{:?}",
+        a.app.status
+    );
+    let drafts = a.app.store.drafts().unwrap();
+    assert_eq!(drafts.len(), 1);
+    assert!(drafts[0].envelope.contains("still typing more"));
+}

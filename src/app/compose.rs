@@ -165,20 +165,25 @@ impl App {
                 .save_draft_checked(&draft.env, &draft.text, &draft.form, c.saved_at.as_deref())
                 .map_err(|e| super::pending::cause(&e.into())),
         };
-        let attempt = match attempt {
-            Ok(DraftSave::Saved(at)) => Ok(at),
+        let (attempt, restored) = match attempt {
+            Ok(DraftSave::Saved(at)) => (Ok(at), false),
+            Ok(DraftSave::Restored(at)) => (Ok(at), true),
             Ok(DraftSave::Taken(why)) => return self.fork_draft(why),
-            Err(why) => Err(why),
+            Err(why) => (Err(why), false),
         };
         match attempt {
             Ok(at) => {
                 let created = c.saved_at.replace(at).is_none();
                 c.unsaved = None;
                 self.pending_drafts.retain(|d| d.id() != draft.id());
-                if announce {
+                if restored {
+                    self.warn(
+                        "This draft was discarded or erased in another crosstalk window; your text is kept as a draft again (D lists it).",
+                    );
+                } else if announce {
                     self.info("Draft saved.");
                 }
-                if created {
+                if created || restored {
                     self.drafts_changed()?;
                 }
             }

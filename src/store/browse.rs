@@ -255,12 +255,15 @@ impl Store {
                 .prepare_cached("SELECT updated_at FROM drafts WHERE id = ?1")?
                 .query_row([&row.id], |r| r.get(0))
                 .optional()?;
-            if saved.is_some_and(|at| last != Some(at.as_str())) {
+            if saved.as_ref().is_some_and(|at| last != Some(at.as_str())) {
                 return Ok(DraftSave::Taken(DraftTaken::Changed));
             }
             let at = row.upsert(&tx, envelope_text, form)?;
             tx.commit()?;
-            Ok(DraftSave::Saved(at))
+            Ok(match (saved, last) {
+                (None, Some(_)) => DraftSave::Restored(at),
+                _ => DraftSave::Saved(at),
+            })
         })
     }
 
@@ -332,6 +335,9 @@ impl Store {
 pub enum DraftSave {
     /// Saved, at this time.
     Saved(String),
+    /// Saved again, at this time: another window had discarded or erased it (with its
+    /// thread) since this one last saved it.
+    Restored(String),
     /// Not saved: the id is another window's now.
     Taken(DraftTaken),
 }
