@@ -124,9 +124,6 @@ codes! {
     InvisibleChars = "invisible-chars", Warning;
     /// Bidirectional control characters in a header or META value.
     BidiControl = "bidi-control", Warning;
-    /// A control character (NUL, BEL, ESC, a C1 control) in a header or META value: kept as
-    /// received, shown as a placeholder, most likely damage or an attempt on a terminal.
-    ControlChar = "control-char", Warning;
     /// The same header given twice with the same value.
     DuplicateHeader = "duplicate-header", Warning;
     /// A header written after the body.

@@ -78,9 +78,6 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
         }
         // Bidi controls and hidden text are all outside ASCII, as most values are: one look.
         let plain = h.value.is_ascii();
-        if let Some(c) = control_char(&h.value, plain) {
-            d.push(at(pos, Code::ControlChar, control_message(&h.key, c)));
-        }
         if !plain && has_bidi_control(&h.value) {
             d.push(at(pos, Code::BidiControl, bidi_message(&h.key)));
         }
@@ -175,9 +172,6 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 .copied()
                 .unwrap_or(banner);
             let plain = value.is_ascii();
-            if let Some(c) = control_char(value, plain) {
-                d.push(at(pos, Code::ControlChar, control_message(key, c)));
-            }
             if !plain && has_bidi_control(value) {
                 d.push(at(pos, Code::BidiControl, bidi_message(key)));
             }
@@ -396,28 +390,6 @@ fn undeclared_pii(p: &ParsedRef<'_>) -> Option<String> {
 
 fn one_of(value: &str, allowed: &[&str]) -> bool {
     allowed.iter().any(|a| a.eq_ignore_ascii_case(value))
-}
-
-/// The first control character of a value other than a tab or the line breaks of a META
-/// value written over several lines (`plain`: the value is ASCII, so only C0 controls and
-/// DEL can be there).
-fn control_char(value: &str, plain: bool) -> Option<char> {
-    let is_control = |c: char| c.is_control() && c != '\t' && c != '\n';
-    if plain {
-        value
-            .bytes()
-            .find(|&b| is_control(b as char))
-            .map(char::from)
-    } else {
-        value.chars().find(|&c| is_control(c))
-    }
-}
-
-fn control_message(key: &str, c: char) -> String {
-    format!(
-        "`{key}` contains the control character U+{:04X}, which a terminal may act on; it is kept as received and shown as a placeholder: remove it",
-        c as u32
-    )
 }
 
 fn bidi_message(key: &str) -> String {
