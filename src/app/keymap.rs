@@ -1,5 +1,5 @@
-//! Keys → actions, scoped by what has the focus. The default table below is the one source
-//! of the bindings, the help screen and the footer hints, so they cannot disagree; the
+//! Keys → actions, scoped by what has the focus. The default table below (with the list moves
+//! every list shares) is the one source of the bindings, the help screen and the footer hints, so they cannot disagree; the
 //! operator's `[keys.<scope>]` tables in config.toml override it key by key.
 
 use std::collections::{BTreeMap, HashMap};
@@ -54,6 +54,16 @@ impl Scope {
         Scope::Confirm,
         Scope::Queue,
         Scope::Poll,
+        Scope::Picker,
+    ];
+
+    /// The scopes that show a list: each moves with [`super::list_move::MOVES`].
+    pub const LISTS: [Scope; 6] = [
+        Scope::Browse,
+        Scope::Preview,
+        Scope::Drafts,
+        Scope::Help,
+        Scope::Queue,
         Scope::Picker,
     ];
 
@@ -265,15 +275,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":q", "quit"),
 ];
 
-/// The defaults: (scope, keys, action).
+/// The defaults: (scope, keys, action). Every list scope ([`Scope::LISTS`]) first binds the
+/// list moves ([`super::list_move::MOVES`]); a row here for the same key wins.
 const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "q", Action::Quit),
-    (Scope::Browse, "j down", Action::Down),
-    (Scope::Browse, "k up", Action::Up),
-    (Scope::Browse, "pagedown ctrl-d", Action::PageDown),
-    (Scope::Browse, "pageup ctrl-u", Action::PageUp),
-    (Scope::Browse, "g home", Action::Top),
-    (Scope::Browse, "G end", Action::Bottom),
     (Scope::Browse, "enter", Action::Open),
     (Scope::Browse, "esc", Action::Back),
     (Scope::Browse, "tab", Action::NextPane),
@@ -311,8 +316,6 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, ">", Action::RelayNext),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
-    (Scope::Queue, "j down", Action::Down),
-    (Scope::Queue, "k up", Action::Up),
     (Scope::Filter, "enter", Action::Open),
     (Scope::Filter, "esc", Action::Back),
     (Scope::Filter, "down ctrl-n", Action::Down),
@@ -330,12 +333,6 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Composer, "esc", Action::Back),
     (Scope::Preview, "enter", Action::Confirm),
     (Scope::Preview, "esc q", Action::Back),
-    (Scope::Preview, "j down", Action::Down),
-    (Scope::Preview, "k up", Action::Up),
-    (Scope::Preview, "pagedown ctrl-d", Action::PageDown),
-    (Scope::Preview, "pageup ctrl-u", Action::PageUp),
-    (Scope::Preview, "g home", Action::Top),
-    (Scope::Preview, "G end", Action::Bottom),
     (Scope::Preview, "w", Action::SaveToFile),
     (Scope::Preview, "F", Action::ImportFreshIds),
     (Scope::Preview, "e", Action::EditPaste),
@@ -344,20 +341,11 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::PasteBox, "esc", Action::Back),
     (Scope::Picker, "enter", Action::Open),
     (Scope::Picker, "esc q", Action::Back),
-    (Scope::Picker, "j down", Action::Down),
-    (Scope::Picker, "k up", Action::Up),
     (Scope::Drafts, "enter", Action::Open),
     (Scope::Drafts, "delete x", Action::Discard),
     (Scope::Drafts, "esc q", Action::Back),
-    (Scope::Drafts, "j down", Action::Down),
-    (Scope::Drafts, "k up", Action::Up),
     (Scope::Help, "esc q ?", Action::Back),
-    (Scope::Help, "j down", Action::Down),
-    (Scope::Help, "k up", Action::Up),
-    (Scope::Help, "pagedown space", Action::PageDown),
-    (Scope::Help, "pageup", Action::PageUp),
-    (Scope::Help, "g home", Action::Top),
-    (Scope::Help, "G end", Action::Bottom),
+    (Scope::Help, "space", Action::PageDown),
     (Scope::Prompt, "enter", Action::Open),
     (Scope::Prompt, "esc", Action::Back),
     (Scope::Prompt, "down ctrl-n", Action::Down),
@@ -372,7 +360,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
 pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
     #[error(
-        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, confirm, queue, poll"
+        "unknown key scope `[keys.{0}]`; scopes are: browse, filter, composer, preview, paste_box, drafts, help, prompt, confirm, queue, poll, picker"
     )]
     Scope(String),
     /// The key name is not one.
@@ -399,7 +387,15 @@ impl Default for Keymap {
             map: HashMap::new(),
             keys: BTreeMap::new(),
         };
-        for (scope, keys, action) in DEFAULTS {
+        let moves = Scope::LISTS.iter().flat_map(|scope| {
+            super::list_move::MOVES
+                .iter()
+                .map(move |(keys, action)| (scope, keys, action))
+        });
+        let own = DEFAULTS
+            .iter()
+            .map(|(scope, keys, action)| (scope, keys, action));
+        for (scope, keys, action) in moves.chain(own) {
             for k in keys.split(' ') {
                 if let Some(key) = Key::parse(k) {
                     km.bind(*scope, key, action.clone());
@@ -531,6 +527,27 @@ mod tests {
             a(Scope::Browse, KeyCode::BackTab, KeyModifiers::SHIFT),
             Some(Action::PrevPane)
         );
+    }
+
+    #[test]
+    fn every_list_moves_with_the_same_keys() {
+        let km = Keymap::default();
+        let keys = [
+            "j", "k", "down", "up", "pagedown", "pageup", "ctrl-d", "ctrl-u", "g", "G", "home",
+            "end",
+        ];
+        for scope in Scope::LISTS {
+            for k in keys {
+                let key = Key::parse(k).unwrap();
+                let ev = ev(key.code, key.mods);
+                assert_eq!(
+                    km.action(scope, &ev),
+                    km.action(Scope::Browse, &ev),
+                    "{k} in {}",
+                    scope.name()
+                );
+            }
+        }
     }
 
     #[test]

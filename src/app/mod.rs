@@ -22,6 +22,7 @@ pub mod inspector;
 pub mod keymap;
 pub mod landing;
 pub mod layout;
+mod list_move;
 mod paste;
 pub mod pending;
 pub mod pipe;

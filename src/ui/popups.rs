@@ -83,7 +83,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
             selected,
             confirm,
         } => {
-            let area = centered(size, 90, 16);
+            let area = crate::app::layout::drafts_area(size);
             let inner = frame_block(
                 " Drafts — Enter resumes, x discards, Esc closes ",
                 frame,
