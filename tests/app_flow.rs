@@ -263,6 +263,21 @@ fn hostile_envelope_text_is_shown_as_placeholders() {
     assert!(t.screen().contains("␛"));
 }
 
+/// The search finds while a word is still being typed: its last word matches the words it
+/// begins.
+#[test]
+fn search_finds_as_the_last_word_is_typed() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("/");
+    t.keys("Nishi");
+    let s = t.screen();
+    assert!(!s.contains("0 of 0"), "{s}");
+    let Some(crosstalk::app::popup::Popup::Search(search)) = &t.app.popup else {
+        panic!("no search: {s}")
+    };
+    assert!(!search.hits.is_empty(), "{s}");
+}
+
 #[test]
 fn search_filter_fold_and_mouse() {
     let mut t = harness(demo_store(), 120, 40);
