@@ -3,7 +3,7 @@
 
 use ratatui_textarea::TextArea;
 
-use super::layout::{drafts_area, inner_height, keys_area, popup_page, preview_page};
+use super::layout::{drafts_area, keys_area, popup_page, preview_page};
 use super::list_move::{is_move, select, step};
 use super::pending::{cause, is_busy, write_aside};
 use super::popup::{Popup, Preview, UnsavedPaste};
@@ -269,14 +269,14 @@ impl App {
                     .min(keys.len().saturating_sub(1));
             }
             Popup::Help { scroll } => {
-                let page = inner_height(self.size).saturating_sub(4).max(1) as isize;
+                let page = popup_page(super::help::help_area(self.size)) as isize;
                 let delta = match action {
                     Action::Scroll(_, _, d) => 3 * d as isize,
                     a => step(&a, page).unwrap_or(0),
                 };
                 *scroll = scroll
                     .saturating_add_signed(delta)
-                    .min(super::help_len(&self.keymap));
+                    .min(super::help::help_last_scroll(&self.keymap, self.size));
             }
             Popup::Preview(p) => match action {
                 a if is_move(&a) => {
