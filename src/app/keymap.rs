@@ -156,7 +156,7 @@ impl Key {
         let mut mods = ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
         let code = match ev.code {
             KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
-                KeyCode::Char(c.to_ascii_lowercase())
+                KeyCode::Char(control_char(c))
             }
             KeyCode::BackTab => {
                 mods -= KeyModifiers::SHIFT;
@@ -186,7 +186,7 @@ impl Key {
         let mut chars = rest.chars();
         let code = match (chars.next(), chars.next()) {
             (Some(c), None) if mods.contains(KeyModifiers::CONTROL) => {
-                KeyCode::Char(c.to_ascii_lowercase())
+                KeyCode::Char(control_char(c))
             }
             (Some(c), None) => KeyCode::Char(c),
             _ => match rest.to_ascii_lowercase().as_str() {
@@ -211,6 +211,16 @@ impl Key {
             },
         };
         Some(Key { code, mods })
+    }
+}
+
+/// The character of a Ctrl key as bindings name it: lower case, and `_` for the one control
+/// code (0x1F) terminals send for C-_, C-/ and C-7 alike (crossterm reports it as C-7, a
+/// terminal with the kitty protocol as C-/), so that `ctrl-_` in config is the key pressed.
+fn control_char(c: char) -> char {
+    match c.to_ascii_lowercase() {
+        '7' | '/' => '_',
+        c => c,
     }
 }
 
@@ -328,6 +338,10 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Composer, "tab", Action::NextField),
     (Scope::Composer, "backtab", Action::PrevField),
     (Scope::Composer, "ctrl-t", Action::MetaTemplate),
+    // C-u and C-r are the text box's own; C-z and C-_ (what terminals send for C-/) as
+    // elsewhere.
+    (Scope::Composer, "ctrl-z ctrl-_ ctrl-u", Action::Undo),
+    (Scope::Composer, "ctrl-r", Action::Redo),
     (Scope::Composer, "alt-a", Action::Attach),
     (Scope::Composer, "alt-r", Action::Redact),
     (Scope::Composer, "esc", Action::Back),
@@ -548,6 +562,30 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// C-_ reaches the app as C-7 (the control code terminals send for C-_ and C-/), or as
+    /// C-/ from a terminal that tells them apart: `ctrl-_` binds all three.
+    #[test]
+    fn undo_is_bound_to_the_keys_terminals_send_for_it() {
+        let km = Keymap::default();
+        let ctrl = |c| {
+            km.action(
+                Scope::Composer,
+                &ev(KeyCode::Char(c), KeyModifiers::CONTROL),
+            )
+        };
+        for c in ['z', '_', '7', '/', 'u'] {
+            assert_eq!(ctrl(c), Some(Action::Undo), "C-{c}");
+        }
+        assert_eq!(ctrl('r'), Some(Action::Redo));
+        assert_eq!(Key::parse("ctrl-/").unwrap().to_string(), "C-_");
+        let help = km.help_rows();
+        assert!(
+            help.contains(&("C-z C-_ C-u".into(), "undo".into())),
+            "{help:?}"
+        );
+        assert!(help.contains(&("C-r".into(), "redo".into())), "{help:?}");
     }
 
     #[test]
