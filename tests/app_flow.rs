@@ -263,6 +263,49 @@ fn hostile_envelope_text_is_shown_as_placeholders() {
     assert!(t.screen().contains("␛"));
 }
 
+/// In the composer C-z (and C-_, which terminals send for C-/) undoes the last change to the
+/// focused box and C-r redoes it; the draft follows.
+#[test]
+fn the_composer_undoes_and_redoes() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("n");
+    t.keys("abc");
+    let body = |t: &support::Harness| t.app.composer.as_ref().unwrap().form.body.clone();
+    assert_eq!(body(&t), "abc");
+    t.ctrl('z');
+    assert_eq!(body(&t), "ab");
+    t.ctrl('r');
+    assert_eq!(body(&t), "abc");
+    // C-_ as crossterm reports it from a terminal: C-7.
+    t.ctrl('7');
+    assert_eq!(body(&t), "ab");
+    t.ctrl('/');
+    assert_eq!(body(&t), "a");
+    t.ctrl('u');
+    assert_eq!(body(&t), "");
+    // The draft saved is what undo left.
+    let drafts = t.app.store.drafts().unwrap();
+    assert!(
+        drafts.iter().any(|d| d.form.contains(r#""body":"""#)),
+        "{drafts:?}"
+    );
+}
+
+/// The search finds while a word is still being typed: its last word matches the words it
+/// begins.
+#[test]
+fn search_finds_as_the_last_word_is_typed() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("/");
+    t.keys("Nishi");
+    let s = t.screen();
+    assert!(!s.contains("0 of 0"), "{s}");
+    let Some(crosstalk::app::popup::Popup::Search(search)) = &t.app.popup else {
+        panic!("no search: {s}")
+    };
+    assert!(!search.hits.is_empty(), "{s}");
+}
+
 #[test]
 fn search_filter_fold_and_mouse() {
     let mut t = harness(demo_store(), 120, 40);

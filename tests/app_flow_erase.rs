@@ -102,3 +102,25 @@ fn x_asks_y_erases_esc_keeps() {
     assert!(t.app.tree.is_none());
     assert!(t.app.status.1.contains("1 thread"), "{:?}", t.app.status);
 }
+
+/// A thread without context is named by its id (shortened), not by an empty pair of quotes.
+#[test]
+fn a_thread_without_context_is_named_by_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 80, 24);
+    let g = crosstalk::protocol::IdGenerator::new();
+    let (thread, message) = (g.next_id(), g.next_id());
+    t.act(Action::Paste(format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nsession: s1\nthread: {thread}\nmessage: {message}\n\
+         intent: REQUEST\nbody: |\n  no context here\nsig: none\n[[END]]\n"
+    )));
+    t.key(KeyCode::Enter, NONE);
+    t.key(KeyCode::Esc, NONE);
+    assert_eq!(t.app.focus, Pane::List);
+    t.keys("X");
+    let s = t.screen();
+    assert!(!s.contains("“”"), "{s}");
+    let stored = &t.app.list.rows[0].summary.id;
+    let short: String = stored.chars().take(12).collect();
+    assert!(s.contains(&format!("thread {short}…")), "{s}");
+}

@@ -75,6 +75,8 @@ fn search_takes_several_words_as_one_query() {
     assert_eq!(hits.as_array().map(Vec::len), Some(1), "{hits}");
     assert_eq!(hits[0]["thread"], "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
     assert_eq!(run(&db, &["search", "storage", "zebra"], "").code, 1);
+    // Whole words: a word begun is not one (the app's `/`, as typed, finds it).
+    assert_eq!(run(&db, &["search", "storage", "revi"], "").code, 1);
     assert_eq!(run(&db, &["search"], "").code, 2, "a query is still needed");
     let blank = run(&db, &["search", " "], "");
     assert_eq!(blank.code, 2, "a blank query is no query either");

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crosstalk::protocol::{IdGenerator, Options, extract, is_id};
 use crosstalk::store::{
-    ImportReport, MAX_SEARCH_WORDS, Outcome, RANKED_MATCHES, SCHEMA_VERSION, Store, StoreError,
-    ThreadView,
+    ImportReport, MAX_SEARCH_WORDS, Outcome, RANKED_MATCHES, SCHEMA_VERSION, SearchResults, Store,
+    StoreError, ThreadView,
 };
 use crosstalk::synth::{TranscriptSpec, transcript};
 use rusqlite::Connection;
@@ -1652,6 +1652,54 @@ fn search_does_not_interpret_fts_syntax() {
     // Quotes inside a word are matched as text, not as syntax.
     assert_eq!(store.search("\"backfill\"", 10).unwrap().len(), 2);
     assert_eq!(store.search("backfill OR nowhere", 10).unwrap().len(), 0);
+}
+
+/// While a query is typed (the app's `/`) its last word also finds the words it begins; the
+/// CLI's search, given the whole query, matches whole words only.
+#[test]
+fn a_search_as_typed_finds_the_words_its_last_word_begins() {
+    let (_db, store, v) = search_fixture();
+    let found =
+        |r: SearchResults| -> Vec<String> { r.hits.into_iter().map(|h| h.message).collect() };
+    assert!(store.search("backfill overn", 10).unwrap().is_empty());
+    let typed = store.search_as_typed("backfill overn", 10).unwrap();
+    assert_eq!(typed.matches, 1);
+    assert_eq!(found(typed), [v[1].clone()]);
+    assert_eq!(store.search_as_typed("BACKF", 10).unwrap().matches, 2);
+    assert_eq!(store.search_as_typed("back", 10).unwrap().matches, 2);
+    // Only the last word: an earlier one is a whole word.
+    assert_eq!(
+        store.search_as_typed("back overnight", 10).unwrap().matches,
+        0
+    );
+    // A space after it finishes the word.
+    assert_eq!(
+        store
+            .search_as_typed("backfill overn ", 10)
+            .unwrap()
+            .matches,
+        0
+    );
+    // A single letter is looked for as a word (a prefix of one letter begins most words).
+    assert_eq!(store.search_as_typed("backfill o", 10).unwrap().matches, 0);
+    // The prefix is still quoted: no FTS syntax gets through.
+    for q in [
+        "\"",
+        "*",
+        "back*",
+        "NEAR(",
+        "backfill OR",
+        "backfill\" OR \"x",
+        "-",
+        "ab\"",
+        "{body}",
+    ] {
+        if let Err(e) = store.search_as_typed(q, 10) {
+            panic!("query {q:?} failed: {e}");
+        }
+    }
+    // `OR` is a word begun, as any other: `orders`.
+    assert_eq!(store.search_as_typed("backfill OR", 10).unwrap().matches, 1);
 }
 
 #[test]

@@ -919,6 +919,31 @@ fn ctrl_c_ends_a_piped_command_not_the_app() {
     t.wait_for("Help — keys in force");
 }
 
+/// In the composer of the real terminal, C-_ (the byte 0x1F, as terminals send C-/) and C-z
+/// undo the last change, and C-r redoes it.
+#[test]
+fn the_composer_undoes_with_the_keys_terminals_send() {
+    let Some(t) = Term::new() else { return };
+    t.start(80, 24, &["--demo"]);
+    t.wait_for("Kyoto trip");
+    t.type_text("n");
+    t.wait_for("New envelope");
+    t.type_text("xyzzy");
+    t.wait_for("xyzzy");
+    t.send_bytes(&[0x1f]);
+    t.wait_until("C-_ undid the last letter", |s| {
+        s.contains("xyzz") && !s.contains("xyzzy")
+    });
+    t.keys(&["C-z"]);
+    t.wait_until("C-z undid another", |s| {
+        s.contains("xyz") && !s.contains("xyzz")
+    });
+    t.keys(&["C-r"]);
+    t.wait_until("C-r redid it", |s| {
+        s.contains("xyzz") && !s.contains("xyzzy")
+    });
+}
+
 /// `X` on the list asks what goes; Esc keeps the thread, `y` erases it, and the CLI on the
 /// same database agrees; `:export-all` writes the backup in the format its name asks for.
 #[test]

@@ -54,6 +54,59 @@ fn help_is_generated_from_the_keymap() {
     snap("help_80x24", &s);
 }
 
+/// A description too long for its line goes on, indented under the description column, and
+/// the title stays readable at the smallest size; G shows the last line.
+#[test]
+fn help_wraps_long_descriptions_and_scrolls_to_the_end() {
+    for (w, h) in [(80, 24), (60, 20)] {
+        let mut t = harness(demo_store(), w, h);
+        t.keys("?");
+        let s = t.screen();
+        assert!(
+            s.contains("Help — ") && s.contains("Esc closes"),
+            "{w}x{h}: {s}"
+        );
+        t.keys("G");
+        let s = t.screen();
+        let lines: Vec<&str> = s.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains(":export-all FILE"))
+            .unwrap_or_else(|| panic!("{w}x{h}: {s}"));
+        // The continuation starts under the description, and the description ends whole.
+        let chars = |l: &str| l.chars().collect::<Vec<char>>();
+        let (first, next) = (chars(lines[at]), chars(lines[at + 1]));
+        let column = lines[at][..lines[at].find("write every").unwrap()]
+            .chars()
+            .count();
+        let inside = |l: &[char], from: usize, to: usize| -> String {
+            l.get(from..to.min(l.len()))
+                .unwrap_or_default()
+                .iter()
+                .collect()
+        };
+        // Between the popup's border and the column, the continuation is blank.
+        let border = first[..column].iter().rposition(|c| *c == '│').unwrap();
+        assert!(
+            inside(&next, border + 1, column).trim().is_empty() && next[column] != ' ',
+            "{w}x{h}: {s}"
+        );
+        // Up to the popup's right border.
+        let right = |l: &[char]| column + l[column..].iter().position(|c| *c == '│').unwrap();
+        let described = format!(
+            "{} {}",
+            inside(&first, column, right(&first)).trim_end(),
+            inside(&next, column, right(&next)).trim_end()
+        );
+        assert!(
+            described.ends_with("else envelopes)"),
+            "{w}x{h}: {described}"
+        );
+        // The last command is on screen.
+        assert!(s.contains(":q") && s.contains("quit"), "{w}x{h}: {s}");
+    }
+}
+
 #[test]
 fn composer_reply_shows_the_envelope_as_it_will_be_copied() {
     for (w, h) in [(120, 40), (80, 24)] {

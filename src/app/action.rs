@@ -78,6 +78,10 @@ pub enum Action {
     Redact,
     /// Composer: add a META block template (routing, then privacy).
     MetaTemplate,
+    /// Composer: undo the last change to the focused text box.
+    Undo,
+    /// Composer: redo what undo took back.
+    Redo,
     /// Composer: attach a file (asks for its path; `:attach PATH` does the same).
     Attach,
     /// Paste preview and paste box: import.
@@ -181,6 +185,8 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::NextField, "next_field", "next field"),
     (Action::PrevField, "prev_field", "previous field"),
     (Action::MetaTemplate, "meta_template", "META template"),
+    (Action::Undo, "undo", "undo"),
+    (Action::Redo, "redo", "redo"),
     (Action::Attach, "attach", "attach a file"),
     (Action::Confirm, "confirm", "import"),
     (Action::Discard, "discard", "discard draft"),

@@ -84,6 +84,16 @@ impl App {
                 c.add_meta_template();
                 self.save_draft(false)?;
             }
+            Action::Undo | Action::Redo => {
+                let changed = c.focused_box().is_some_and(|b| match action {
+                    Action::Undo => b.undo(),
+                    _ => b.redo(),
+                });
+                if changed {
+                    c.validate();
+                    self.save_draft(false)?;
+                }
+            }
             Action::SaveDraft => self.save_draft(true)?,
             Action::Attach => self.prompt_attach(),
             Action::SaveAndCopy => self.send()?,

@@ -26,9 +26,12 @@ impl App {
         let Some(Popup::Conversation(c)) = self.popup.as_mut() else {
             return Ok(());
         };
+        let page = super::layout::popup_page(super::layout::picker_area(self.size, 80, n));
         match (&mut c.context, action) {
-            (None, Action::Up) => c.selected = c.selected.saturating_sub(1),
-            (None, Action::Down) => c.selected = (c.selected + 1).min(n.saturating_sub(1)),
+            (None, a) if super::list_move::is_move(&a) => {
+                c.selected =
+                    super::list_move::select(c.selected, n, &a, page).unwrap_or(c.selected);
+            }
             (None, Action::Open) => {
                 c.context = Some(Prompt::default());
                 self.info(

@@ -26,11 +26,12 @@ impl App {
                     self.warn("No thread selected to erase.");
                     return Ok(());
                 };
-                let context = row.summary.context.clone().unwrap_or_default();
-                (
-                    EraseTarget::Thread(row.summary.id.clone()),
-                    format!("thread “{context}”"),
-                )
+                // A thread without context is named by its id, as `:open` takes it.
+                let name = match row.summary.context.as_deref().map(str::trim) {
+                    Some(context) if !context.is_empty() => format!("thread “{context}”"),
+                    _ => format!("thread {}", super::text::short_id(&row.summary.id)),
+                };
+                (EraseTarget::Thread(row.summary.id.clone()), name)
             }
             Pane::Tree | Pane::Inspector => {
                 let Some(m) = self.selected_message() else {

@@ -80,10 +80,14 @@ impl App {
         let Some(Popup::ErrorCodes(p)) = self.popup.as_mut() else {
             return Ok(());
         };
-        let last = choices().len() - 1;
+        let rows = choices().len();
+        let last = rows - 1;
+        let page = super::layout::popup_page(super::layout::picker_area(self.size, 64, rows));
         match action {
-            Action::Up => p.selected = p.selected.saturating_sub(1),
-            Action::Down => p.selected = (p.selected + 1).min(last),
+            a if super::list_move::is_move(&a) => {
+                p.selected =
+                    super::list_move::select(p.selected, rows, &a, page).unwrap_or(p.selected);
+            }
             Action::Open => {
                 let (message, code) = (p.message.clone(), choices()[p.selected.min(last)].0);
                 self.popup = None;

@@ -1,5 +1,5 @@
-//! Keys → actions, scoped by what has the focus. The default table below is the one source
-//! of the bindings, the help screen and the footer hints, so they cannot disagree; the
+//! Keys → actions, scoped by what has the focus. The default table below (with the list moves
+//! every list shares) is the one source of the bindings, the help screen and the footer hints, so they cannot disagree; the
 //! operator's `[keys.<scope>]` tables in config.toml override it key by key.
 
 use std::collections::{BTreeMap, HashMap};
@@ -54,6 +54,16 @@ impl Scope {
         Scope::Confirm,
         Scope::Queue,
         Scope::Poll,
+        Scope::Picker,
+    ];
+
+    /// The scopes that show a list: each moves with [`super::list_move::MOVES`].
+    pub const LISTS: [Scope; 6] = [
+        Scope::Browse,
+        Scope::Preview,
+        Scope::Drafts,
+        Scope::Help,
+        Scope::Queue,
         Scope::Picker,
     ];
 
@@ -146,7 +156,7 @@ impl Key {
         let mut mods = ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
         let code = match ev.code {
             KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
-                KeyCode::Char(c.to_ascii_lowercase())
+                KeyCode::Char(control_char(c))
             }
             KeyCode::BackTab => {
                 mods -= KeyModifiers::SHIFT;
@@ -176,7 +186,7 @@ impl Key {
         let mut chars = rest.chars();
         let code = match (chars.next(), chars.next()) {
             (Some(c), None) if mods.contains(KeyModifiers::CONTROL) => {
-                KeyCode::Char(c.to_ascii_lowercase())
+                KeyCode::Char(control_char(c))
             }
             (Some(c), None) => KeyCode::Char(c),
             _ => match rest.to_ascii_lowercase().as_str() {
@@ -201,6 +211,16 @@ impl Key {
             },
         };
         Some(Key { code, mods })
+    }
+}
+
+/// The character of a Ctrl key as bindings name it: lower case, and `_` for the one control
+/// code (0x1F) terminals send for C-_, C-/ and C-7 alike (crossterm reports it as C-7, a
+/// terminal with the kitty protocol as C-/), so that `ctrl-_` in config is the key pressed.
+fn control_char(c: char) -> char {
+    match c.to_ascii_lowercase() {
+        '7' | '/' => '_',
+        c => c,
     }
 }
 
@@ -265,15 +285,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":q", "quit"),
 ];
 
-/// The defaults: (scope, keys, action).
+/// The defaults: (scope, keys, action). Every list scope ([`Scope::LISTS`]) first binds the
+/// list moves ([`super::list_move::MOVES`]); a row here for the same key wins.
 const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "q", Action::Quit),
-    (Scope::Browse, "j down", Action::Down),
-    (Scope::Browse, "k up", Action::Up),
-    (Scope::Browse, "pagedown ctrl-d", Action::PageDown),
-    (Scope::Browse, "pageup ctrl-u", Action::PageUp),
-    (Scope::Browse, "g home", Action::Top),
-    (Scope::Browse, "G end", Action::Bottom),
     (Scope::Browse, "enter", Action::Open),
     (Scope::Browse, "esc", Action::Back),
     (Scope::Browse, "tab", Action::NextPane),
@@ -311,8 +326,6 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, ">", Action::RelayNext),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
-    (Scope::Queue, "j down", Action::Down),
-    (Scope::Queue, "k up", Action::Up),
     (Scope::Filter, "enter", Action::Open),
     (Scope::Filter, "esc", Action::Back),
     (Scope::Filter, "down ctrl-n", Action::Down),
@@ -325,17 +338,15 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Composer, "tab", Action::NextField),
     (Scope::Composer, "backtab", Action::PrevField),
     (Scope::Composer, "ctrl-t", Action::MetaTemplate),
+    // C-u and C-r are the text box's own; C-z and C-_ (what terminals send for C-/) as
+    // elsewhere.
+    (Scope::Composer, "ctrl-z ctrl-_ ctrl-u", Action::Undo),
+    (Scope::Composer, "ctrl-r", Action::Redo),
     (Scope::Composer, "alt-a", Action::Attach),
     (Scope::Composer, "alt-r", Action::Redact),
     (Scope::Composer, "esc ctrl-c", Action::Back),
     (Scope::Preview, "enter", Action::Confirm),
     (Scope::Preview, "esc q", Action::Back),
-    (Scope::Preview, "j down", Action::Down),
-    (Scope::Preview, "k up", Action::Up),
-    (Scope::Preview, "pagedown ctrl-d", Action::PageDown),
-    (Scope::Preview, "pageup ctrl-u", Action::PageUp),
-    (Scope::Preview, "g home", Action::Top),
-    (Scope::Preview, "G end", Action::Bottom),
     (Scope::Preview, "w", Action::SaveToFile),
     (Scope::Preview, "F", Action::ImportFreshIds),
     (Scope::Preview, "e", Action::EditPaste),
@@ -344,20 +355,11 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::PasteBox, "esc ctrl-c", Action::Back),
     (Scope::Picker, "enter", Action::Open),
     (Scope::Picker, "esc q", Action::Back),
-    (Scope::Picker, "j down", Action::Down),
-    (Scope::Picker, "k up", Action::Up),
     (Scope::Drafts, "enter", Action::Open),
     (Scope::Drafts, "delete x", Action::Discard),
     (Scope::Drafts, "esc q", Action::Back),
-    (Scope::Drafts, "j down", Action::Down),
-    (Scope::Drafts, "k up", Action::Up),
     (Scope::Help, "esc q ?", Action::Back),
-    (Scope::Help, "j down", Action::Down),
-    (Scope::Help, "k up", Action::Up),
-    (Scope::Help, "pagedown space", Action::PageDown),
-    (Scope::Help, "pageup", Action::PageUp),
-    (Scope::Help, "g home", Action::Top),
-    (Scope::Help, "G end", Action::Bottom),
+    (Scope::Help, "space", Action::PageDown),
     (Scope::Prompt, "enter", Action::Open),
     (Scope::Prompt, "esc ctrl-c", Action::Back),
     (Scope::Prompt, "down ctrl-n", Action::Down),
@@ -408,7 +410,15 @@ impl Default for Keymap {
             map: HashMap::new(),
             keys: BTreeMap::new(),
         };
-        for (scope, keys, action) in DEFAULTS {
+        let moves = Scope::LISTS.iter().flat_map(|scope| {
+            super::list_move::MOVES
+                .iter()
+                .map(move |(keys, action)| (scope, keys, action))
+        });
+        let own = DEFAULTS
+            .iter()
+            .map(|(scope, keys, action)| (scope, keys, action));
+        for (scope, keys, action) in moves.chain(own) {
             for k in keys.split(' ') {
                 if let Some(key) = Key::parse(k) {
                     km.bind(*scope, key, action.clone());
@@ -596,6 +606,51 @@ mod tests {
             a(Scope::Browse, KeyCode::BackTab, KeyModifiers::SHIFT),
             Some(Action::PrevPane)
         );
+    }
+
+    #[test]
+    fn every_list_moves_with_the_same_keys() {
+        let km = Keymap::default();
+        let keys = [
+            "j", "k", "down", "up", "pagedown", "pageup", "ctrl-d", "ctrl-u", "g", "G", "home",
+            "end",
+        ];
+        for scope in Scope::LISTS {
+            for k in keys {
+                let key = Key::parse(k).unwrap();
+                let ev = ev(key.code, key.mods);
+                assert_eq!(
+                    km.action(scope, &ev),
+                    km.action(Scope::Browse, &ev),
+                    "{k} in {}",
+                    scope.name()
+                );
+            }
+        }
+    }
+
+    /// C-_ reaches the app as C-7 (the control code terminals send for C-_ and C-/), or as
+    /// C-/ from a terminal that tells them apart: `ctrl-_` binds all three.
+    #[test]
+    fn undo_is_bound_to_the_keys_terminals_send_for_it() {
+        let km = Keymap::default();
+        let ctrl = |c| {
+            km.action(
+                Scope::Composer,
+                &ev(KeyCode::Char(c), KeyModifiers::CONTROL),
+            )
+        };
+        for c in ['z', '_', '7', '/', 'u'] {
+            assert_eq!(ctrl(c), Some(Action::Undo), "C-{c}");
+        }
+        assert_eq!(ctrl('r'), Some(Action::Redo));
+        assert_eq!(Key::parse("ctrl-/").unwrap().to_string(), "C-_");
+        let help = km.help_rows();
+        assert!(
+            help.contains(&("C-z C-_ C-u".into(), "undo".into())),
+            "{help:?}"
+        );
+        assert!(help.contains(&("C-r".into(), "redo".into())), "{help:?}");
     }
 
     #[test]

@@ -64,6 +64,33 @@ pub fn preview_page(size: Rect, unsaved: bool) -> usize {
     (inside * 55 / 100).saturating_sub(1).max(1)
 }
 
+/// The drafts popup (`D`).
+pub fn drafts_area(size: Rect) -> Rect {
+    centered(size, 90, 16)
+}
+
+/// The queue popup (`Q`).
+pub fn queue_area(size: Rect) -> Rect {
+    centered(size, 110, 30)
+}
+
+/// A picker of `rows` rows: the error codes after `E`, the contacts after `N` (at most 12
+/// in sight; the list scrolls).
+pub fn picker_area(size: Rect, width: u16, rows: usize) -> Rect {
+    centered(size, width, (rows.min(12) as u16) + 4)
+}
+
+/// The keys popup (`K`).
+pub fn keys_area(size: Rect) -> Rect {
+    centered(size, 100, size.height.saturating_sub(4).max(6))
+}
+
+/// The rows PgUp and PgDn move in a popup list drawn in `area`: its inside, less a row that
+/// stays in sight.
+pub fn popup_page(area: Rect) -> usize {
+    inner_height(area).saturating_sub(1).max(1)
+}
+
 /// The columns inside a bordered pane.
 pub fn inner_width(pane: Rect) -> u16 {
     pane.width.saturating_sub(2)

@@ -16,12 +16,14 @@ pub mod composer;
 mod conversation;
 pub mod erase;
 pub mod error_reply;
+pub mod help;
 mod hop;
 pub mod http_delivery;
 pub mod inspector;
 pub mod keymap;
 pub mod landing;
 pub mod layout;
+mod list_move;
 mod paste;
 pub mod pending;
 pub mod pipe;
@@ -508,11 +510,6 @@ impl App {
 /// A key id as the inspector's signature line names it, followed by a space.
 fn safe_line_id(id: &str) -> String {
     format!("`{}` ", text::safe_line(id))
-}
-
-/// The last row help can scroll to.
-pub fn help_len(keymap: &Keymap) -> usize {
-    keymap.help_rows().len()
 }
 
 /// Removes characters that must never reach the terminal from text typed or pasted into an

@@ -3,7 +3,8 @@
 
 use ratatui_textarea::TextArea;
 
-use super::layout::{inner_height, preview_page};
+use super::layout::{drafts_area, keys_area, popup_page, preview_page};
+use super::list_move::{is_move, select, step};
 use super::pending::{cause, is_busy, write_aside};
 use super::popup::{Popup, Preview, UnsavedPaste};
 use super::text::headline;
@@ -257,37 +258,31 @@ impl App {
             Popup::Poll(_) => return self.poll_action(action),
             Popup::ErrorCodes(_) => return self.code_picker_action(action),
             Popup::Keys { keys, scroll } => {
+                // A key takes two rows or three: a page of keys is half the rows in sight.
+                let page = (popup_page(keys_area(self.size)) / 2).max(1);
                 let delta = match action {
                     Action::Scroll(_, _, d) => d as isize,
-                    Action::PageUp | Action::PageDown => 0,
-                    a => step(&a, 0).unwrap_or(0),
+                    a => step(&a, page as isize).unwrap_or(0),
                 };
                 *scroll = scroll
                     .saturating_add_signed(delta)
                     .min(keys.len().saturating_sub(1));
             }
             Popup::Help { scroll } => {
-                let page = inner_height(self.size).saturating_sub(4).max(1) as isize;
+                let page = popup_page(super::help::help_area(self.size)) as isize;
                 let delta = match action {
                     Action::Scroll(_, _, d) => 3 * d as isize,
                     a => step(&a, page).unwrap_or(0),
                 };
                 *scroll = scroll
                     .saturating_add_signed(delta)
-                    .min(super::help_len(&self.keymap));
+                    .min(super::help::help_last_scroll(&self.keymap, self.size));
             }
             Popup::Preview(p) => match action {
-                Action::Up
-                | Action::Down
-                | Action::PageUp
-                | Action::PageDown
-                | Action::Top
-                | Action::Bottom => {
-                    let page = preview_page(self.size, p.unsaved.is_some()) as isize;
-                    p.selected = p
-                        .selected
-                        .saturating_add_signed(step(&action, page).unwrap_or(0))
-                        .min(p.report.items.len().saturating_sub(1));
+                a if is_move(&a) => {
+                    let page = preview_page(self.size, p.unsaved.is_some());
+                    let len = p.report.items.len();
+                    p.selected = select(p.selected, len, &a, page).unwrap_or(p.selected);
                 }
                 Action::Confirm => return self.import_preview(false),
                 Action::ImportFreshIds => return self.import_preview(true),
@@ -393,9 +388,12 @@ impl App {
                 selected,
                 confirm,
             } => match action {
-                Action::Up => *selected = selected.saturating_sub(1),
-                Action::Down => {
-                    *selected = (*selected + 1).min((drafts.len() + unsent.len()).saturating_sub(1))
+                a if is_move(&a) => {
+                    let (len, page) = (
+                        drafts.len() + unsent.len(),
+                        popup_page(drafts_area(self.size)),
+                    );
+                    *selected = select(*selected, len, &a, page).unwrap_or(*selected);
                 }
                 Action::Open => {
                     if let Some(d) = drafts.get(*selected).cloned() {
@@ -585,18 +583,4 @@ fn summaries(text: &str, settings: &super::Settings, report: &ImportReport) -> V
             format!("{id}{}", headline(&p.envelope, intent.as_deref()))
         })
         .collect()
-}
-
-/// How far a list moves for a key: a row, a page of `page` rows, or to either end (far enough
-/// that the caller's bound stops it); `None` for a key that moves nothing.
-fn step(action: &Action, page: isize) -> Option<isize> {
-    Some(match action {
-        Action::Up => -1,
-        Action::Down => 1,
-        Action::PageUp => -page,
-        Action::PageDown => page,
-        Action::Top => isize::MIN / 2,
-        Action::Bottom => isize::MAX / 2,
-        _ => return None,
-    })
 }

@@ -183,7 +183,7 @@ impl Search {
     /// Runs the query as it stands (an empty one clears the results).
     pub fn run(&mut self, store: &Store, limit: usize) {
         self.selected = 0;
-        match store.search_results(&self.prompt.text, limit) {
+        match store.search_as_typed(&self.prompt.text, limit) {
             Ok(r) => {
                 let ids: Vec<&str> = r.hits.iter().map(|h| h.message.as_str()).collect();
                 // Without labels the hits still show; they are only harder to tell apart.

@@ -43,9 +43,12 @@ impl App {
             return Ok(());
         };
         let len = view.queue.rows().count();
+        let page = super::layout::popup_page(super::layout::queue_area(self.size));
         match action {
-            Action::Up => view.selected = view.selected.saturating_sub(1),
-            Action::Down => view.selected = (view.selected + 1).min(len.saturating_sub(1)),
+            a if super::list_move::is_move(&a) => {
+                view.selected =
+                    super::list_move::select(view.selected, len, &a, page).unwrap_or(view.selected);
+            }
             Action::Open => {
                 let Some(row) = view.queue.rows().nth(view.selected).map(|(_, r)| r.clone()) else {
                     return Ok(());

@@ -184,6 +184,15 @@ pub fn age(time: &str, now: jiff::Timestamp) -> String {
     }
 }
 
+/// An id as far as the operator needs it to tell it apart and to type it (`:open` takes the
+/// first characters of an id): its first 12 characters, then `…` when there are more.
+pub fn short_id(id: &str) -> String {
+    match id.char_indices().nth(12) {
+        Some((at, _)) => format!("{}…", &id[..at]),
+        None => id.to_string(),
+    }
+}
+
 /// A stored time as the operator reads it: `2026-11-21 14:05` in UTC.
 pub fn short_time(time: &str) -> String {
     match time.parse::<jiff::Timestamp>() {
@@ -211,6 +220,13 @@ pub fn hidden_note(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_ids_keep_their_first_characters() {
+        assert_eq!(short_id("01JD5ZQ2X8K3M4N5P6Q7R8S9T0"), "01JD5ZQ2X8K3…");
+        assert_eq!(short_id("abc"), "abc");
+        assert_eq!(short_id("ééééééééééééé"), "éééééééééééé…");
+    }
 
     #[test]
     fn a_window_keeps_the_hit_in_view() {

@@ -210,7 +210,8 @@ enum Command {
     /// more than 5 000 messages match, the best of the newest 5 000 are shown (and standard
     /// error says so). Exit 1 when nothing matches (with `--json` too, which prints `[]`).
     Search {
-        /// Words to find (all must occur): several words, quoted or not, are one query.
+        /// Words to find (all must occur, whole words: the app's `/` also finds the words its
+        /// last word begins): several words, quoted or not, are one query.
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
         /// Print JSON.

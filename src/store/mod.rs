@@ -58,7 +58,7 @@ pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use queue::{Queue, QueueRow, QueueSection, Section, StateFilter};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;
-pub use search::{MAX_SEARCH_WORDS, RANKED_MATCHES, SearchHit, SearchResults};
+pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
 pub use tree::{ThreadOutline, TreeRow};
 
 use std::path::{Path, PathBuf};

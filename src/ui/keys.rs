@@ -8,14 +8,13 @@ use ratatui::widgets::Paragraph;
 
 use super::popups::frame_block;
 use super::theme;
-use crate::app::layout::centered;
 use crate::app::text::{safe_line, truncate};
 use crate::protocol::trust::KeyState;
 use crate::store::KeyRow;
 
 /// Draws the keys popup, from row `scroll` on.
 pub fn render(keys: &[KeyRow], scroll: usize, frame: &mut Frame, size: Rect) {
-    let area = centered(size, 100, size.height.saturating_sub(4).max(6));
+    let area = crate::app::layout::keys_area(size);
     let inner = frame_block(
         " Keys — crosstalk keys trust ID accepts a change; j/k move, Esc closes ",
         frame,

@@ -56,7 +56,7 @@ pub fn panel(app: &App, panel: &PollPanel, frame: &mut Frame, size: Rect) {
 /// Draws the ERROR code picker.
 pub fn codes(picker: &CodePicker, frame: &mut Frame, size: Rect) {
     let rows = choices();
-    let area = centered(size, 64, rows.len() as u16 + 4);
+    let area = crate::app::layout::picker_area(size, 64, rows.len());
     let inner = frame_block(
         " Answer with — Enter opens the composer, Esc cancels ",
         frame,

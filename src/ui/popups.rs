@@ -83,7 +83,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
             selected,
             confirm,
         } => {
-            let area = centered(size, 90, 16);
+            let area = crate::app::layout::drafts_area(size);
             let inner = frame_block(
                 " Drafts — Enter resumes, x discards, Esc closes ",
                 frame,
@@ -181,26 +181,22 @@ pub(super) fn frame_block(title: &str, frame: &mut Frame, area: Rect) -> Rect {
 }
 
 fn help(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
-    let area = centered(size, 76, size.height.saturating_sub(2));
-    let inner = frame_block(
-        " Help — keys in force (from config.toml [keys.*]) — Esc closes ",
-        frame,
-        area,
-    );
-    let rows = app.keymap.help_rows();
+    use crate::app::help::{HelpLine, help_area, help_lines};
+    let area = help_area(size);
+    // The long title where it fits; where it does not, what matters: how to leave.
+    let full = " Help — keys in force (from config.toml [keys.*]) — Esc closes ";
+    let fits = width(full) + 2 <= area.width as usize;
+    let inner = frame_block(if fits { full } else { " Help — Esc closes " }, frame, area);
+    let rows = help_lines(&app.keymap, inner.width as usize);
     let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
     let lines: Vec<Line> = rows
-        .iter()
+        .into_iter()
         .skip(scroll)
         .take(inner.height as usize)
-        .map(|(k, d)| {
-            if k.is_empty() {
-                Line::from(Span::styled(d.clone(), theme::TITLE))
-            } else {
-                Line::from(vec![
-                    Span::styled(format!("  {k:<18}"), theme::KEY),
-                    Span::raw(d.clone()),
-                ])
+        .map(|l| match l {
+            HelpLine::Title(t) => Line::from(Span::styled(t, theme::TITLE)),
+            HelpLine::Row { keys, what } => {
+                Line::from(vec![Span::styled(keys, theme::KEY), Span::raw(what)])
             }
         })
         .collect();
