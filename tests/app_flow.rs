@@ -1342,3 +1342,30 @@ fn a_draft_discarded_in_another_window_comes_back_with_a_word() {
     assert_eq!(drafts.len(), 1);
     assert!(drafts[0].envelope.contains("still typing more"));
 }
+
+/// The command line recalls what was run with ↑ (and C-p), newest first, and ↓ gives back
+/// what was being typed.
+#[test]
+fn the_command_line_recalls_the_commands_run_before() {
+    let mut t = harness(demo_store(), 100, 30);
+    t.keys(":drafts\n");
+    t.key(KeyCode::Esc, NONE);
+    t.keys(":help\n");
+    t.key(KeyCode::Esc, NONE);
+    t.keys(":ex");
+    let prompt = |t: &support::Harness| match &t.app.popup {
+        Some(crosstalk::app::popup::Popup::Command(p)) => p.text.clone(),
+        other => panic!("no command line: {:?}", other.is_some()),
+    };
+    t.key(KeyCode::Up, NONE);
+    assert_eq!(prompt(&t), "help");
+    t.ctrl('p');
+    assert_eq!(prompt(&t), "drafts");
+    t.key(KeyCode::Up, NONE);
+    assert_eq!(prompt(&t), "drafts", "nothing older");
+    t.key(KeyCode::Down, NONE);
+    assert_eq!(prompt(&t), "help");
+    t.key(KeyCode::Down, NONE);
+    assert_eq!(prompt(&t), "ex", "what was typed comes back");
+    assert!(t.screen().contains(":ex"), "{}", t.screen());
+}

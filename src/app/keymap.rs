@@ -283,6 +283,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":new / :reply", "compose"),
     (":raw", "cycle fields / as received / canonical"),
     (":q", "quit"),
+    ("↑ ↓ (C-p C-n)", "recall the commands run before"),
 ];
 
 /// The defaults: (scope, keys, action). Every list scope ([`Scope::LISTS`]) first binds the

@@ -17,6 +17,7 @@ mod conversation;
 pub mod erase;
 pub mod error_reply;
 pub mod help;
+mod history;
 mod hop;
 pub mod http_delivery;
 pub mod inspector;
@@ -151,6 +152,8 @@ pub struct App {
     pub now: jiff::Timestamp,
     /// A fixed "now" for reproducible screens (tests, snapshots); the clock when `None`.
     pub fixed_now: Option<jiff::Timestamp>,
+    /// The commands run on the command line, recalled with ↑ (`C-p`).
+    command_history: history::History,
     /// Drafts the database did not take yet (busy or full), retried on each tick.
     pub pending_drafts: Vec<pending::PendingDraft>,
     /// Threads seen whose mark the database did not take yet.
@@ -230,6 +233,7 @@ impl App {
             last_pipe: None,
             now: jiff::Timestamp::now(),
             fixed_now: None,
+            command_history: history::History::default(),
             pending_drafts: Vec::new(),
             pending_seen: Vec::new(),
             pending_copied: Vec::new(),

@@ -317,14 +317,32 @@ impl App {
             },
             Popup::Command(prompt) => match action {
                 Action::Input(ev) => {
-                    prompt.edit(&ev);
+                    if prompt.edit(&ev) {
+                        self.command_history.edited();
+                    }
                 }
-                Action::Paste(s) => prompt
-                    .text
-                    .push_str(&strip_controls(&s).0.replace('\n', " ")),
+                Action::Paste(s) => {
+                    prompt
+                        .text
+                        .push_str(&strip_controls(&s).0.replace('\n', " "));
+                    self.command_history.edited();
+                }
+                Action::Up => {
+                    if let Some(line) = self.command_history.older(&prompt.text) {
+                        prompt.text = line.to_string();
+                        prompt.candidates.clear();
+                    }
+                }
+                Action::Down => {
+                    if let Some(line) = self.command_history.newer() {
+                        prompt.text = line.to_string();
+                        prompt.candidates.clear();
+                    }
+                }
                 Action::Open => {
                     let line = std::mem::take(&mut prompt.text);
                     self.popup = None;
+                    self.command_history.push(&line);
                     return self.run_command(&line);
                 }
                 Action::Complete => {
