@@ -316,11 +316,7 @@ impl App {
                 _ => {}
             },
             Popup::Command(prompt) => match action {
-                Action::Input(ev) => {
-                    if prompt.edit(&ev) {
-                        self.command_history.edited();
-                    }
-                }
+                Action::Input(ev) if prompt.edit(&ev) => self.command_history.edited(),
                 Action::Paste(s) => {
                     prompt
                         .text
