@@ -307,6 +307,11 @@ fn sign_then_verify_in_both_forms() {
         "{}",
         ed.stdout
     );
+    // `--json` with a key has the fields the trust store's verdicts have too.
+    let r = run(&["verify", "--json", "--key", &public], &ed.stdout);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v[0]["state"], "verified", "{v}");
+    assert!(v[0]["detail"].as_str().unwrap().starts_with("valid"), "{v}");
     // No envelope: nothing valid, and `--json` still prints a document.
     let r = run(&["verify", "--json", "--key", &public], "");
     assert_eq!((r.code, r.stdout.as_str()), (1, "[]\n"), "{}", r.stderr);

@@ -201,6 +201,12 @@ pub fn verify(
             ),
             Err(e) => (false, format!("{} ({by})", explain_failure(p, e))),
         };
+        // As `verify` without `--key` reports it, so one reader reads both.
+        let state = match &r {
+            Ok(_) => Some("verified"),
+            Err(SigError::Unsigned) => None,
+            Err(_) => Some("bad"),
+        };
         let matched = match r {
             Ok(Matched::AsReceived) => Some("as_received"),
             Ok(Matched::AfterNfc) => Some("after_nfc"),
@@ -216,6 +222,8 @@ pub fn verify(
                 "pkid": pkid,
                 "matched": matched,
                 "error": if valid { None } else { Some(detail.clone()) },
+                "state": state,
+                "detail": detail,
             }),
             line: format!("{}: {detail}", if valid { "ok" } else { "FAILED" }),
         })
