@@ -299,19 +299,7 @@ impl Store {
             })?
             .collect::<Result<Vec<(String, String, String, String)>, _>>()?;
         for (id, thread, envelope, updated) in drafts {
-            let parsed = crate::protocol::extract(&envelope, &crate::protocol::Options::default())
-                .envelopes
-                .into_iter()
-                .next();
-            let (from, to, intent, first) = match &parsed {
-                Some(p) => (
-                    p.envelope.banner.from.clone(),
-                    p.envelope.banner.to.clone(),
-                    p.envelope.intent().map(|i| i.to_string()),
-                    p.envelope.first_line().chars().take(200).collect(),
-                ),
-                None => Default::default(),
-            };
+            let (from, to, intent, first) = draft_summary(&envelope);
             rows.push(QueueRow {
                 message: id,
                 thread,
@@ -334,9 +322,52 @@ impl Store {
     }
 }
 
+/// What the queue shows of a draft: its sides, intent and first body line. A draft is saved as
+/// it is typed, so its banner may lack a side (`[[→ v1]]`, which reads as no envelope): it is
+/// then read with stand-in sides, shown empty, so its intent and text still show.
+fn draft_summary(envelope: &str) -> (String, String, Option<String>, String) {
+    let opts = crate::protocol::Options::default();
+    let read = |text: &str| {
+        crate::protocol::extract(text, &opts)
+            .envelopes
+            .into_iter()
+            .next()
+    };
+    let (parsed, sides) = match read(envelope) {
+        Some(p) => (Some(p), true),
+        None => {
+            let rest = envelope.split_once('\n').map_or("", |(_, rest)| rest);
+            (read(&format!("[[X→Y v1]]\n{rest}")), false)
+        }
+    };
+    let Some(p) = parsed else {
+        return Default::default();
+    };
+    let side = |s: &str| if sides { s.to_string() } else { String::new() };
+    (
+        side(&p.envelope.banner.from),
+        side(&p.envelope.banner.to),
+        p.envelope.intent().map(|i| i.to_string()),
+        p.envelope.first_line().chars().take(200).collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A draft typed without its sides yet still shows its intent and text in the queue.
+    #[test]
+    fn a_draft_without_sides_still_shows_its_intent_and_text() {
+        let text = "[[→ v1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\n\
+                    intent: REQUEST\nbody: |\n  abc\nsig: none\n[[END]]\n";
+        let (from, to, intent, first) = draft_summary(text);
+        assert_eq!((from.as_str(), to.as_str()), ("", ""));
+        assert_eq!(intent.as_deref(), Some("REQUEST"));
+        assert_eq!(first, "abc");
+        let whole = text.replace("[[→ v1]]", "[[A→B v1]]");
+        assert_eq!(draft_summary(&whole).0, "A");
+    }
 
     fn plan(store: &Store, sql: &str) -> String {
         let mut stmt = store
