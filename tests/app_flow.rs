@@ -597,6 +597,16 @@ fn a_draft_the_database_never_takes_is_written_beside_it_when_the_app_ends() {
     assert!(text.contains("  kept safe"), "{text}");
     #[cfg(unix)]
     assert_eq!(mode(path), 0o600);
+    // The next start names the file, so its text is not forgotten there.
+    drop(_other);
+    drop(t);
+    let t = support::harness_on(&db, 120, 40);
+    assert!(
+        t.app.status.1.contains("written to files")
+            && t.app.status.1.contains(&*path.to_string_lossy()),
+        "{:?}",
+        t.app.status
+    );
 }
 
 #[test]

@@ -269,6 +269,16 @@ impl App {
                 app.info(format!("{drafts} draft(s) kept from before: D lists them."));
             }
         }
+        // Drafts an earlier run wrote beside the database because it was busy when the app
+        // ended: named, so their text is not forgotten there.
+        let aside = pending::written_aside(app.settings.db_path.as_deref(), "crosstalk-draft");
+        if let Some(newest) = aside.last() {
+            app.warn(format!(
+                "{} draft(s) were written to files when the database was busy, the newest {}: open it in $EDITOR, or paste its text into a new draft (n), then delete the file.",
+                aside.len(),
+                newest.display()
+            ));
+        }
         Ok(app)
     }
 

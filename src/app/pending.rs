@@ -109,6 +109,34 @@ pub fn write_aside(db: Option<&Path>, prefix: &str, text: &str) -> anyhow::Resul
     ))
 }
 
+/// The files [`write_aside`] left beside the database under `prefix`, oldest first (their
+/// names carry the time).
+pub fn written_aside(db: Option<&Path>, prefix: &str) -> Vec<PathBuf> {
+    let Some(dir) = db.and_then(Path::parent) else {
+        return Vec::new();
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        n.starts_with(&format!("{prefix}-")) && n.ends_with(".txt")
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
 /// A new file `dir/<stem>.txt` (or `<stem>-2.txt`, …), mode 0600, holding `text`. A file
 /// left half written (disk full) is removed.
 fn write_new(dir: &Path, stem: &str, text: &str) -> std::io::Result<PathBuf> {

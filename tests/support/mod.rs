@@ -38,6 +38,16 @@ pub struct Harness {
 
 /// Where copies land in tests: with no display and "a terminal", OSC 52 into the sink.
 pub fn harness(store: Store, w: u16, h: u16) -> Harness {
+    harness_named(store, None, w, h)
+}
+
+/// [`harness`] on the database file `db`, which the app knows by its path (files it writes
+/// beside it, what it finds there when it starts).
+pub fn harness_on(db: &std::path::Path, w: u16, h: u16) -> Harness {
+    harness_named(Store::open(db).unwrap(), Some(db.to_path_buf()), w, h)
+}
+
+fn harness_named(store: Store, db_path: Option<std::path::PathBuf>, w: u16, h: u16) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let env = Env {
         terminal: true,
@@ -51,7 +61,7 @@ pub fn harness(store: Store, w: u16, h: u16) -> Harness {
         fence: vec!["fenced-bot".into()],
         options: Default::default(),
         label: "test.db".into(),
-        db_path: None,
+        db_path,
         ..Default::default()
     };
     let mut app = App::new(
