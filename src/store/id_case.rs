@@ -10,12 +10,14 @@
 //! A database written before kept ids as written, so an id in lower case made a thread, a
 //! parent and a message of its own. [`normalize`] brings such rows to the stored form: their
 //! threads merge with the thread of the same id, replies find their parent. A message whose
-//! id is already stored in the other case keeps its id as written (two rows cannot share an
-//! id; neither is lost), and so does a draft.
+//! id is also stored in the other case becomes a conflicting version of that message (its text
+//! is kept), as importing it now would make it: one id names one message. A draft whose id
+//! another draft has keeps its id as written.
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::StoreError;
+use super::query::{MESSAGE_COLUMNS, message_from_row};
 use super::texts::{HeaderColumns, encode_headers, parse_headers};
 use crate::protocol::id::key;
 
@@ -113,9 +115,10 @@ fn rekey_message(tx: &Transaction, row: &Row) -> Result<(), StoreError> {
                 r.get(0)
             })
             .optional()?;
-        if taken.is_none() {
-            id = new;
+        if taken.is_some() {
+            return keep_as_version(tx, row, &new);
         }
+        id = new;
     }
     let thread = key(&row.thread).into_owned();
     let parent = row.parent.as_deref().map(|p| key(p).into_owned());
@@ -151,6 +154,53 @@ fn rekey_message(tx: &Transaction, row: &Row) -> Result<(), StoreError> {
         )?;
     }
     // A thread first seen under this spelling gets its row under the stored one below.
+    Ok(())
+}
+
+/// A message stored under the same id as `key` written in another case: one id names one
+/// message now, so it becomes a conflicting version of the message stored under `key` (its
+/// text kept as received, `V` shows it), as importing it now would make it, and its row goes.
+/// Nothing of its text is lost; what the ledger said of it alone (relayed, answered) is.
+fn keep_as_version(tx: &Transaction, row: &Row, key: &str) -> Result<(), StoreError> {
+    use sha2::{Digest, Sha256};
+    let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE seq = ?1");
+    let twin = tx.query_row(&sql, [row.seq], message_from_row)??;
+    let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1");
+    let kept = tx.query_row(&sql, [key], message_from_row)??;
+    let (paste, diagnostics): (Option<i64>, String) = tx.query_row(
+        "SELECT paste_id, diagnostics FROM messages WHERE seq = ?1",
+        [row.seq],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    if twin.canonical != kept.canonical {
+        let digest = super::import::hex(&Sha256::digest(twin.canonical.as_bytes()));
+        tx.execute(
+            "INSERT OR IGNORE INTO message_versions
+                (message_id, paste_id, raw, canonical, digest, diagnostics, received_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                key,
+                paste,
+                Some(&twin.raw).filter(|r| **r != twin.canonical),
+                twin.canonical,
+                digest,
+                diagnostics,
+                twin.received_at
+            ],
+        )?;
+    }
+    // Its own versions go with it to the message it joins (one of a text already there is
+    // that text again).
+    tx.execute(
+        "UPDATE OR IGNORE message_versions SET message_id = ?2 WHERE message_id = ?1",
+        [&row.id, key],
+    )?;
+    tx.execute(
+        "DELETE FROM message_versions WHERE message_id = ?1",
+        [&row.id],
+    )?;
+    tx.execute("DELETE FROM messages WHERE seq = ?1", [row.seq])?;
+    super::erase::recount(tx, &row.thread)?;
     Ok(())
 }
 
@@ -329,7 +379,7 @@ mod tests {
         let ask = envelope(THREAD, None, ASK, "Which port?");
         let answer = envelope(&lower(THREAD), Some(&lower(ASK)), &lower(ANSWER), "8080.");
         // A second message whose id differs from the question's only in case: stored beside
-        // it before, and kept so.
+        // it before, it becomes a version of the question.
         let other = "01J9J3DFFFFFFFFFFFFFFFFFFF";
         let twin = envelope(THREAD, None, other, "Another text.");
         let mut texts;
@@ -355,26 +405,27 @@ mod tests {
         let store = Store::open(&path).unwrap();
         assert_eq!(store.thread_rows("", 10).unwrap().len(), 1);
         let thread = store.thread(THREAD).unwrap().unwrap();
-        assert_eq!(thread.messages.len(), 3);
+        assert_eq!(thread.messages.len(), 2);
         let answer = store.message(ANSWER).unwrap().unwrap();
         assert_eq!(answer.parent.as_deref(), Some(ASK));
         let missing = "SELECT missing_parent FROM messages WHERE id = ?1";
         assert_eq!(column(&store, missing, ANSWER), 0);
-        // Every text reads back as it was received; the twin kept its id as written.
-        let twin_row = "SELECT count(*) FROM messages WHERE id = ?1";
-        assert_eq!(column(&store, twin_row, &lower(ASK)), 1);
-        let read = [ASK, ANSWER, &lower(ASK)].map(|id| {
-            let sql = format!(
-                "SELECT {} FROM messages WHERE id = ?1",
-                crate::store::query::MESSAGE_COLUMNS
-            );
-            (store
-                .conn
-                .query_row(&sql, [id], crate::store::query::message_from_row))
-            .unwrap()
-            .unwrap()
-            .raw
-        });
+        // Every text reads back as it was received: the messages', and the twin's as the
+        // question's conflicting version; no row is left under the other spelling.
+        let rows = "SELECT count(*) FROM messages WHERE id = ?1";
+        assert_eq!(column(&store, rows, &lower(ASK)), 0);
+        let version: String = (store.conn)
+            .query_row(
+                "SELECT coalesce(raw, canonical) FROM message_versions WHERE message_id = ?1",
+                [ASK],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let read = [
+            store.message(ASK).unwrap().unwrap().raw,
+            store.message(ANSWER).unwrap().unwrap().raw,
+            version,
+        ];
         assert_eq!(read, texts);
     }
 }
