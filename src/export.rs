@@ -154,9 +154,28 @@ pub enum TargetProblem {
 /// Whether `file` may be written (by [`write_file`], a backup) while `database` is in use: a
 /// command replaces nothing it was not told to, and never the database.
 pub fn target_problem(file: &Path, database: &Path, force: bool) -> Option<TargetProblem> {
-    let same = |a: &Path| match (a.canonicalize(), file.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+    // Where a path leads, whether the file is there or not yet (SQLite makes its log and
+    // journal as it writes): links and `..` resolved through the folder that holds it.
+    let resolved = |p: &Path| -> Option<std::path::PathBuf> {
+        if let Ok(p) = p.canonicalize() {
+            return Some(p);
+        }
+        let name = p.file_name()?;
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(dir.canonicalize().ok()?.join(name))
+    };
+    let target = resolved(file);
+    // A hard link is the same file under another name.
+    let inode = |p: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+    };
+    let same = |a: &Path| {
+        (target.is_some() && resolved(a) == target)
+            || inode(a).is_some_and(|i| inode(file) == Some(i))
     };
     let own = ["", "-wal", "-shm", "-journal"].map(|suffix| {
         let mut p = database.as_os_str().to_owned();
