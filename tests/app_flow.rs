@@ -416,7 +416,10 @@ fn keymap_errors_in_config_name_the_place() {
     let e = crosstalk::tui::keymap(&config).unwrap_err().to_string();
     let lines: Vec<&str> = e.lines().collect();
     assert_eq!(lines.len(), 2, "{e}");
-    assert!(lines[0].starts_with("c.toml:2:1: `a` types text"), "{e}");
+    assert!(
+        lines[0].starts_with("c.toml:2:1: `a` types or edits text"),
+        "{e}"
+    );
     // (Named at one of the two lines that took its keys.)
     assert!(
         lines[1].starts_with("c.toml:3:1: [keys.composer] leaves no key for `back`"),

@@ -376,15 +376,19 @@ pub enum KeymapError {
     /// `[keys.<scope>]` names no scope.
     #[error("unknown key scope `[keys.{0}]`; scopes are: {scopes}", scopes = scope_names())]
     Scope(String),
-    /// A key that types a character, bound where unbound keys are typed: it could no longer
-    /// be typed there (`a` bound in the composer took every `a` of the body).
+    /// A key that types or edits text, bound where unbound keys are typed: it could no longer
+    /// type or edit there (`a` bound in the composer took every `a` of the body).
     #[error(
-        "`{0}` types text in [keys.{1}]: bound there, it could not be typed; bind a key with ctrl- or alt-, or a named key (f1-f24, insert, …)"
+        "`{0}` types or edits text in [keys.{1}]: bound there, it could no longer do so; bind a key with ctrl- or alt-, or a function key"
     )]
     Typed(String, &'static str),
-    /// The bindings leave a scope without its way out (the composer could not be left).
+    /// A key terminals send as another key's byte: it never arrives as itself.
+    #[error("`{0}` reaches crosstalk as `{1}` (terminals send the same byte): bind `{1}`")]
+    SentAs(String, &'static str),
+    /// The bindings leave a scope without its way out (the composer could not be left), or
+    /// only with keys few keyboards have (F13 to F24).
     #[error(
-        "[keys.{0}] leaves no key for `{1}`: {0} could not be left; keep one (the default is {2})"
+        "[keys.{0}] leaves no key for `{1}` a keyboard sends: {0} could not be left; keep one (the default is {2})"
     )]
     NoWayOut(&'static str, &'static str, String),
     /// The key name is not one.
@@ -452,6 +456,48 @@ fn types_text(scope: Scope) -> bool {
     )
 }
 
+/// Whether `key`, bound to nothing in `scope`, edits its text box: characters, the keys that
+/// delete and move along a line, and in the boxes of several lines Enter and the keys that
+/// move between lines. Bound to an action there, it could no longer type or edit.
+fn edits_text(scope: Scope, key: Key) -> bool {
+    if !types_text(scope) || !key.mods.is_empty() {
+        return false;
+    }
+    let lines = matches!(scope, Scope::Composer | Scope::PasteBox);
+    match key.code {
+        KeyCode::Char(_)
+        | KeyCode::Backspace
+        | KeyCode::Delete
+        | KeyCode::Left
+        | KeyCode::Right
+        | KeyCode::Home
+        | KeyCode::End => true,
+        KeyCode::Enter | KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown => lines,
+        _ => false,
+    }
+}
+
+/// The key a terminal sends for `key` when it is another key's byte (`ctrl-[` is Esc's,
+/// `ctrl-i` Tab's, `ctrl-m` Enter's, `ctrl-h` Backspace's): bound, it would never arrive.
+fn sent_as(key: Key) -> Option<&'static str> {
+    if key.mods != KeyModifiers::CONTROL {
+        return None;
+    }
+    match key.code {
+        KeyCode::Char('[') => Some("esc"),
+        KeyCode::Char('i') => Some("tab"),
+        KeyCode::Char('m') | KeyCode::Char('j') => Some("enter"),
+        KeyCode::Char('h') => Some("backspace"),
+        _ => None,
+    }
+}
+
+/// Whether a terminal and a usual keyboard can send `key` (F13 to F24 are on few keyboards):
+/// a scope's way out must be such a key.
+fn sendable(key: &Key) -> bool {
+    !matches!(key.code, KeyCode::F(n) if n > 12) && sent_as(*key).is_none()
+}
+
 impl Keymap {
     /// The defaults with `overrides` — (scope, key name, action name) — applied in order.
     /// Every error gives the index of the override at fault with what is wrong with it: all
@@ -460,6 +506,7 @@ impl Keymap {
         overrides: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
     ) -> Result<Keymap, Vec<(usize, KeymapError)>> {
         let mut km = Keymap::default();
+        let defaults = Keymap::default();
         let mut errors = Vec::new();
         // The last override that took a key from a scope's way out.
         let mut took_out: BTreeMap<Scope, usize> = BTreeMap::new();
@@ -479,7 +526,12 @@ impl Keymap {
                     continue;
                 }
             };
-            if types_text(scope) && matches!(key.code, KeyCode::Char(_)) && key.mods.is_empty() {
+            if let Some(real) = sent_as(key) {
+                errors.push((i, KeymapError::SentAs(key.to_string(), real)));
+                continue;
+            }
+            let bound_by_default = defaults.map.contains_key(&(scope, key));
+            if edits_text(scope, key) && !bound_by_default {
                 errors.push((i, KeymapError::Typed(key.to_string(), scope.name())));
                 continue;
             }
@@ -490,7 +542,11 @@ impl Keymap {
         }
         for (scope, i) in took_out {
             let out = way_out(scope);
-            if km.key_for(scope, &out).is_none() {
+            let left = (km.bindings(scope).iter())
+                .filter(|(a, _)| *a == out)
+                .flat_map(|(_, keys)| keys)
+                .any(sendable);
+            if !left {
                 let default = (DEFAULTS.iter())
                     .filter(|(s, _, a)| *s == scope && *a == out)
                     .map(|(_, keys, _)| keys.replace(' ', ", "))
@@ -705,8 +761,35 @@ mod tests {
         assert!(bad("nowhere", "x", "quit").contains("unknown key scope"));
         assert!(bad("nowhere", "x", "quit").contains("poll, picker"));
         // A printable key where keys are typed, and a scope left without its way out.
-        assert!(bad("composer", "a", "save_and_copy").contains("`a` types text"));
-        assert!(bad("filter", "e", "quit").contains("`e` types text"));
+        assert!(bad("composer", "a", "save_and_copy").contains("`a` types or edits text"));
+        assert!(bad("filter", "e", "quit").contains("`e` types or edits text"));
+        // Keys that edit a box are refused there too, unless bound there already.
+        assert!(bad("composer", "enter", "undo").contains("types or edits text"));
+        assert!(bad("composer", "backspace", "redo").contains("types or edits text"));
+        assert!(bad("prompt", "left", "down").contains("types or edits text"));
+        assert!(Keymap::with_overrides([("prompt", "enter", "complete")]).is_ok());
+        assert!(Keymap::with_overrides([("preview", "backspace", "back")]).is_ok());
+        // Keys sent as another key's byte.
+        assert!(bad("filter", "ctrl-[", "back").contains("reaches crosstalk as `esc`"));
+        assert!(bad("browse", "ctrl-i", "help").contains("as `tab`"));
+        // A way out only on a key few keyboards have is none.
+        let far = Keymap::with_overrides([
+            ("composer", "esc", "undo"),
+            ("composer", "ctrl-c", "undo"),
+            ("composer", "f24", "back"),
+        ])
+        .unwrap_err();
+        assert!(
+            far[0]
+                .1
+                .to_string()
+                .contains("leaves no key for `back` a keyboard sends"),
+            "{far:?}"
+        );
+        assert!(
+            Keymap::with_overrides([("composer", "esc", "undo"), ("composer", "f2", "back")])
+                .is_ok()
+        );
         let trapped = Keymap::with_overrides([
             ("composer", "esc", "next_field"),
             ("composer", "ctrl-c", "help"),

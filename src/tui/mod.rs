@@ -58,18 +58,21 @@ pub fn keymap(config: &Config) -> anyhow::Result<Keymap> {
     }))
     .map_err(|errors| {
         use crate::app::keymap::KeymapError as E;
-        let lines: Vec<String> = errors
+        let mut located: Vec<(usize, String)> = errors
             .into_iter()
             .map(|(i, e)| {
                 let (s, k, a) = items[i];
                 let span = match e {
                     E::Scope(_) => s.span(),
-                    E::Key(..) | E::Typed(..) | E::NoWayOut(..) => k.span(),
+                    E::Key(..) | E::Typed(..) | E::SentAs(..) | E::NoWayOut(..) => k.span(),
                     E::Action(..) => a.span(),
                 };
-                format!("{}: {e}", config.locate(span))
+                (span.start, format!("{}: {e}", config.locate(span)))
             })
             .collect();
+        // In the file's order (the tables are read sorted by key).
+        located.sort();
+        let lines: Vec<String> = located.into_iter().map(|(_, l)| l).collect();
         anyhow!("{}", lines.join("\n"))
     })
 }
