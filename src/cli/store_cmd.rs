@@ -340,7 +340,11 @@ pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Fai
     let cut = threads.len() > limit;
     if cut {
         threads.truncate(limit);
-        eprintln!("the {limit} threads with the newest activity; --limit N shows more");
+        let n = match limit {
+            1 => "the thread".to_string(),
+            n => format!("the {n} threads"),
+        };
+        eprintln!("{n} with the newest activity shown, and more stored; --limit N shows more");
     }
     let mut out = Stdout::new();
     if as_json {
@@ -573,10 +577,10 @@ pub fn reply(
             input::header_arg(option, v)?;
         }
     }
-    if body.is_none() {
+    let body = input::body(body)?;
+    if body.trim().is_empty() {
         eprintln!("note: the reply's body is empty (--body TEXT, or --body - to read it)");
     }
-    let body = input::body(body)?;
     let user = input::user(user);
     let mut store = open_existing(db)?;
     let original = one_message(&store, message)?;
