@@ -1019,3 +1019,35 @@ fn sigterm_and_sighup_save_the_draft_and_give_the_terminal_back() {
         assert!(drafts.contains(&text), "{drafts}");
     }
 }
+
+/// SIGTERM while a piped command runs ends the command with the app, which gives the terminal
+/// back without waiting for an Enter nobody may be there to press.
+#[test]
+fn sigterm_during_a_piped_command_ends_both() {
+    let Some(t) = Term::new() else { return };
+    let marker = t.path("still-running");
+    t.start(80, 24, &["--demo"]);
+    t.wait_for("Kyoto trip");
+    t.type_text("|");
+    t.wait_for(":pipe ");
+    t.type_text(&format!(
+        "echo started; sleep 30; touch {}",
+        sh_quote(marker.to_str().unwrap())
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("started");
+    let pid = t.app_pid();
+    let sent = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("running kill");
+    assert!(sent.success());
+    assert_eq!(t.wait_exit(), 128 + 15);
+    assert_eq!(t.format("#{alternate_on}"), "0");
+    assert_eq!(
+        t.format("#{mouse_standard_flag}#{mouse_any_flag}#{mouse_sgr_flag}"),
+        "000"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!marker.exists(), "the command was ended with the app");
+}

@@ -277,7 +277,7 @@ fn event_loop(
                 terminal.clear()?;
             }
             if let Some(request) = app.pipe_request.take() {
-                let (ok, line) = pipe::run(terminal, &request);
+                let (ok, line) = pipe::run(terminal, &request, stop);
                 app.update(Action::Piped(ok, line));
                 terminal.clear()?;
             }
