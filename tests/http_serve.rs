@@ -287,6 +287,21 @@ fn send_reports_a_refusal_with_exit_1_and_stores_the_error() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no answer from"), "{err}");
+    // Other text under a stored message's id: not sent, and said so (the text is kept as a
+    // conflicting version, as import keeps it).
+    let stored = std::fs::read_to_string(&file).unwrap();
+    let changed = stored.replacen("body: |\n  ", "body: |\n  changed ", 1);
+    assert_ne!(changed, stored);
+    std::fs::write(&file, &changed).unwrap();
+    let (code, _, err) = output(
+        crosstalk()
+            .arg("--db")
+            .arg(&cli_db)
+            .args(["send", &url])
+            .arg(&file),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("is stored with other text"), "{err}");
     // Two envelopes are not one request: exit 1, nothing posted.
     std::fs::write(
         &file,

@@ -167,6 +167,15 @@ pub fn send(
         {
             i.message.clone().unwrap_or_default()
         }
+        Some(i) if i.outcome == Outcome::Conflict => {
+            return Err(Failure {
+                code: EXIT_INVALID,
+                message: format!(
+                    "not sent: message {} is stored with other text; this text is kept beside it as a conflicting version (V in the app shows it). Send the stored message, or give this one its own message id",
+                    sanitize_line(i.message.as_deref().unwrap_or("?"))
+                ),
+            });
+        }
         _ => {
             let why: Vec<String> = item
                 .map(|i| {
