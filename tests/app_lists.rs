@@ -91,3 +91,36 @@ fn drafts_queue_and_pickers_move_like_the_panes() {
         p => panic!("not the contact picker: {p:?}"),
     });
 }
+
+/// A paste while the new conversation's context is asked for goes into it, as it does into
+/// the filter and the command line, not into a paste preview that drops the dialog.
+#[test]
+fn a_paste_into_the_new_conversations_context_lands_there() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.app.contacts = AddressBook {
+        contacts: vec![Contact {
+            name: "CLAUDE".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    t.keys("N");
+    t.key(KeyCode::Enter, NONE);
+    t.act(crosstalk::app::Action::Paste("budget\nplan".into()));
+    match &t.app.popup {
+        Some(Popup::Conversation(c)) => {
+            assert_eq!(
+                c.context.as_ref().map(|p| p.text.as_str()),
+                Some("budget plan")
+            )
+        }
+        p => panic!("the dialog went: {p:?}"),
+    }
+    t.key(KeyCode::Enter, NONE);
+    let c = t
+        .app
+        .composer
+        .as_ref()
+        .expect("the composer on the first envelope");
+    assert_eq!(c.form.context, "budget plan");
+}

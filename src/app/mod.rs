@@ -371,8 +371,8 @@ impl App {
                 self.refresh_inspector();
                 return Ok(());
             }
-            // A paste always lands somewhere: in the box, prompt or open thread filter that
-            // takes text, in the composer, else in a new preview (replacing help, drafts or an
+            // A paste always lands somewhere: in the box, prompt, open thread filter or new
+            // conversation's context that takes text, in the composer, else in a new preview (replacing help, drafts or an
             // older preview).
             Action::Paste(text)
                 if self.composer.is_none()
@@ -380,7 +380,8 @@ impl App {
                     && !matches!(
                         self.popup,
                         Some(Popup::PasteBox { .. } | Popup::Search(_) | Popup::Command(_))
-                    ) =>
+                    )
+                    && !matches!(&self.popup, Some(Popup::Conversation(c)) if c.context.is_some()) =>
             {
                 self.popup = None;
                 return self.preview_paste("<paste>", &text);
