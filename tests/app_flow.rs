@@ -1382,3 +1382,34 @@ fn the_command_line_recalls_the_commands_run_before() {
     assert_eq!(prompt(&t), "ex", "what was typed comes back");
     assert!(t.screen().contains(":ex"), "{}", t.screen());
 }
+
+/// Text in the paste box is kept when the box is closed, as every paste is.
+#[test]
+fn closing_the_paste_box_keeps_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 100, 30);
+    t.keys("p");
+    assert!(
+        matches!(
+            t.app.popup,
+            Some(crosstalk::app::popup::Popup::PasteBox { .. })
+        ),
+        "no clipboard here: the paste box opens"
+    );
+    t.keys("half a transcript");
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.popup.is_none());
+    assert!(
+        t.app.status.1.contains("kept as paste #"),
+        "{:?}",
+        t.app.status
+    );
+    let pastes = t.app.store.pastes().unwrap();
+    assert_eq!(pastes.len(), 1);
+    let kept = t.app.store.paste_bytes(pastes[0].id).unwrap().unwrap();
+    assert_eq!(kept, b"half a transcript");
+    // An empty box leaves nothing behind.
+    t.keys("p");
+    t.key(KeyCode::Esc, NONE);
+    assert_eq!(t.app.store.pastes().unwrap().len(), 1);
+}

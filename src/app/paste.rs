@@ -464,6 +464,33 @@ impl App {
             self.info("Nothing erased.");
             return Ok(());
         }
+        // Text in the paste box is a paste like any other: kept, not thrown away with the box.
+        if let Some(Popup::PasteBox { text, .. }) = &self.popup {
+            let typed = text.lines().join("\n");
+            self.popup = None;
+            if typed.trim().is_empty() {
+                return Ok(());
+            }
+            let db = self.settings.db_path.clone();
+            match self.store.keep_text("<paste box>", &typed) {
+                Ok(kept) => self.info(format!(
+                    "Paste box closed; its text is kept as paste #{} (`crosstalk pastes show {}` prints it).",
+                    kept.paste_id, kept.paste_id
+                )),
+                Err(e) => match write_aside(db.as_deref(), "crosstalk-paste", &typed) {
+                    Ok(path) => self.warn(format!(
+                        "Paste box closed; its text was not saved in the database ({}) and is in {}",
+                        super::pending::cause(&e.into()),
+                        path.display()
+                    )),
+                    Err(w) => self.error(format!(
+                        "Paste box closed; its text could not be kept ({}; {w:#})",
+                        super::pending::cause(&e.into())
+                    )),
+                },
+            }
+            return Ok(());
+        }
         let db = self.settings.db_path.clone();
         let Some(Popup::Preview(Preview {
             unsaved: Some(u), ..
