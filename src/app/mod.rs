@@ -282,6 +282,19 @@ impl App {
         Ok(app)
     }
 
+    /// Whether a paste goes into something open that takes text: the composer, the paste
+    /// box, the search or command prompt, the open thread filter, the new conversation's
+    /// context.
+    fn takes_typed_text(&self) -> bool {
+        self.composer.is_some()
+            || (self.popup.is_none() && self.list.filtering)
+            || matches!(
+                &self.popup,
+                Some(Popup::PasteBox { .. } | Popup::Search(_) | Popup::Command(_))
+            )
+            || matches!(&self.popup, Some(Popup::Conversation(c)) if c.context.is_some())
+    }
+
     /// Opens the selected thread in the tree pane. The runtime calls it right after the first
     /// frame, so the list is on screen before the newest thread (possibly a very long one)
     /// is read.
@@ -374,14 +387,7 @@ impl App {
             // A paste always lands somewhere: in the box, prompt, open thread filter or new
             // conversation's context that takes text, in the composer, else in a new preview (replacing help, drafts or an
             // older preview).
-            Action::Paste(text)
-                if self.composer.is_none()
-                    && !(self.popup.is_none() && self.list.filtering)
-                    && !matches!(
-                        self.popup,
-                        Some(Popup::PasteBox { .. } | Popup::Search(_) | Popup::Command(_))
-                    )
-                    && !matches!(&self.popup, Some(Popup::Conversation(c)) if c.context.is_some()) =>
+            Action::Paste(text) if !self.takes_typed_text() =>
             {
                 self.popup = None;
                 return self.preview_paste("<paste>", &text);
