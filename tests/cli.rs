@@ -239,6 +239,31 @@ fn new_composes_a_valid_envelope() {
     );
     assert_eq!(bad.code, 1);
     assert!(bad.stderr.contains("bad-address"), "{}", bad.stderr);
+
+    // Without --user, the config's `[compose] user` as in the app, then $USER.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "[compose]\nuser = \"desk-kalle\"\n").unwrap();
+    let args = [
+        "--config",
+        config.to_str().unwrap(),
+        "new",
+        "--from",
+        "A",
+        "--to",
+        "B",
+        "--intent",
+        "REQUEST",
+        "--context",
+        "c",
+        "--body",
+        "x",
+    ];
+    let r = run(&args, "");
+    assert!(r.stdout.contains("user: desk-kalle\n"), "{}", r.stdout);
+    let mut with_flag = args.to_vec();
+    with_flag.extend(["--user", "flag"]);
+    assert!(run(&with_flag, "").stdout.contains("user: flag\n"));
 }
 
 #[test]

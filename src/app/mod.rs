@@ -387,8 +387,7 @@ impl App {
             // A paste always lands somewhere: in the box, prompt, open thread filter or new
             // conversation's context that takes text, in the composer, else in a new preview (replacing help, drafts or an
             // older preview).
-            Action::Paste(text) if !self.takes_typed_text() =>
-            {
+            Action::Paste(text) if !self.takes_typed_text() => {
                 self.popup = None;
                 return self.preview_paste("<paste>", &text);
             }

@@ -33,7 +33,7 @@ pub struct NewArgs {
     /// The body text, or `-` to read it from standard input.
     #[arg(long)]
     pub body: Option<String>,
-    /// The `user` header [default: $USER].
+    /// The `user` header [default: `[compose] user` of the config, then $USER].
     #[arg(long)]
     pub user: Option<String>,
     /// The `session` header [default: the current UTC hour and a random id].
@@ -56,7 +56,7 @@ pub fn parse_error_code(s: &str) -> Result<String, String> {
 }
 
 /// `crosstalk new`: a fresh envelope in canonical form, checked before it is printed.
-pub fn new(opts: &Options, a: NewArgs) -> Result<u8, Failure> {
+pub fn new(opts: &Options, a: NewArgs, configured_user: Option<&str>) -> Result<u8, Failure> {
     for (option, value) in [
         ("--from", Some(&a.from)),
         ("--to", Some(&a.to)),
@@ -74,7 +74,7 @@ pub fn new(opts: &Options, a: NewArgs) -> Result<u8, Failure> {
     let body = input::body(a.body.as_deref())?;
     let ids = IdGenerator::new();
     let mut env = Envelope::new(a.from, a.to);
-    env.set_header("user", input::user(a.user.as_deref()));
+    env.set_header("user", input::user(a.user.as_deref(), configured_user));
     env.set_header(
         "session",
         a.session.unwrap_or_else(protocol::id::new_session),

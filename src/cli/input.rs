@@ -214,9 +214,11 @@ pub fn body(arg: Option<&str>) -> Result<String, Failure> {
     }
 }
 
-/// The `user` header of envelopes the operator writes: `--user`, else `$USER`.
-pub fn user(arg: Option<&str>) -> String {
-    arg.map(str::to_string)
+/// The `user` header of envelopes the operator writes: `--user`, else `[compose] user` of the
+/// config (`configured`), else `$USER`: what the app writes too.
+pub fn user(arg: Option<&str>, configured: Option<&str>) -> String {
+    arg.or(configured)
+        .map(str::to_string)
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "operator".into())
 }

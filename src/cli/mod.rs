@@ -232,7 +232,7 @@ enum Command {
         /// The body text, or `-` to read it from standard input.
         #[arg(long)]
         body: Option<String>,
-        /// The `user` header [default: $USER].
+        /// The `user` header [default: `[compose] user` of the config, then $USER].
         #[arg(long)]
         user: Option<String>,
     },
@@ -372,7 +372,7 @@ impl Failure {
 
 /// The `user` header of envelopes the operator writes when nothing else says: `$USER`.
 pub fn default_user() -> String {
-    input::user(None)
+    input::user(None, None)
 }
 
 /// Parses the command line and runs it.
@@ -453,7 +453,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             let store = check_db::open(db, no_db);
             parse_cmd::check(&files, json, opts, store.as_ref())
         }
-        Command::New(args) => compose::new(opts, args),
+        Command::New(args) => compose::new(opts, args, config.compose.user.as_deref()),
         Command::Error { code, reason, file } => {
             compose::error(&code, reason.as_deref(), file.as_deref(), opts)
         }
@@ -540,7 +540,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             &message,
             intent.as_deref(),
             body.as_deref(),
-            user.as_deref(),
+            user.as_deref().or(config.compose.user.as_deref()),
             opts,
         ),
     }

@@ -34,7 +34,7 @@ pub fn primer(config: &Config, opts: &Options, a: PrimerArgs) -> Result<u8, Fail
             "no sender: set `from` under [compose] in config.toml (e.g. from = \"human://kalle\")",
         ));
     }
-    let user = input::user(config.compose.user.as_deref());
+    let user = input::user(None, config.compose.user.as_deref());
     let env = first_envelope(
         &book,
         &a.to,

@@ -581,7 +581,7 @@ pub fn reply(
     if body.trim().is_empty() {
         eprintln!("note: the reply's body is empty (--body TEXT, or --body - to read it)");
     }
-    let user = input::user(user);
+    let user = input::user(user, None);
     let mut store = open_existing(db)?;
     let original = one_message(&store, message)?;
     let env = crate::store::reply_envelope(&original, intent, &body, &user, store.new_id());
