@@ -108,14 +108,20 @@ fn addressed_to_me_until_the_operator_composes_a_reply_case_insensitively() {
 #[test]
 fn changing_the_operator_addresses_reclassifies_what_is_stored() {
     let (_d, mut s) = store();
-    let v = ids(2);
+    let v = ids(3);
     import(
         &mut s,
-        &env("CLAUDE", "kalle", &v[0], None, &v[1], "BROADCAST", ""),
+        &env("CLAUDE", "kalle", &v[0], None, &v[1], "REQUEST", ""),
+    );
+    import(
+        &mut s,
+        &env("CLAUDE", "kalle", &v[0], None, &v[2], "BROADCAST", ""),
     );
     assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
     assert!(s.set_operator_addresses(&["KALLE".into()]).unwrap());
     assert_eq!(state(&s, &v[1]).as_deref(), Some("to_me"));
+    // Addressed to the operator and asking nothing: read, neither relayed nor answered.
+    assert_eq!(state(&s, &v[2]), None);
     assert!(
         !s.set_operator_addresses(&["kalle ".into()]).unwrap(),
         "no change"
@@ -392,7 +398,9 @@ proptest::proptest! {
                     "SELECT count(*) FROM messages WHERE ledger_state IS NOT CASE
                         WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL
                             THEN 'to_relay'
-                        WHEN to_me = 1 AND answered_at IS NULL THEN 'to_me'
+                        WHEN to_me = 1 AND answered_at IS NULL AND (intent IS NULL
+                            OR intent IN ('REQUEST', 'POLL', 'ESCALATE', 'HANDOFF'))
+                            THEN 'to_me'
                         WHEN awaiting_from IS NOT NULL THEN 'awaiting' END",
                     [],
                     |r| r.get(0),

@@ -64,6 +64,9 @@ pub(crate) struct Ledger {
     parent: Option<ParentRow>,
     /// This message counts as an answer ([`awaiting::is_answer`]).
     answers: bool,
+    /// It asks for an answer (`Intent::expects_response`, or no intent): addressed to the
+    /// operator, it is theirs to answer (see `schema::LEDGER_STATE`).
+    asks: bool,
     /// Composed here, or received from one of the operator's addresses.
     by_operator: bool,
     received: bool,
@@ -176,6 +179,7 @@ pub(crate) fn prepare_knowing(
         missing_parent: m.parent.is_some_and(|p| p != m.id) && parent.is_none(),
         parent,
         answers: awaiting::is_answer(m.intent),
+        asks: m.intent.is_none_or(Intent::expects_response),
         by_operator: !m.received || operator.contains(&address_key(m.sender)),
         received: m.received,
         recipient_key,
@@ -188,7 +192,7 @@ impl Ledger {
     pub(crate) fn state(&self) -> Option<&'static str> {
         if self.received && !self.to_me {
             Some("to_relay")
-        } else if self.to_me {
+        } else if self.to_me && self.asks {
             Some("to_me")
         } else if self.awaiting_from.is_some() {
             Some("awaiting")

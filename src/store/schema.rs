@@ -256,7 +256,8 @@ CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
 "#,
     r#"
 -- Ids kept in one case: ULIDs upper case, UUIDs lower case, whatever case the envelope wrote
--- them in (its text keeps its spelling). Done by store/id_case.rs.
+-- them in (its text keeps its spelling). Done by store/id_case.rs. And a message addressed to
+-- the operator is theirs to answer only when it asks for one (LEDGER_STATE below).
 --
 -- When a stored message's signature arrived, if after the message (a signed copy of an
 -- unsigned one, see store/conflict.rs): a REVOKE counts when its key was trusted before its
@@ -296,11 +297,19 @@ fn is_table(tx: &Transaction, name: &str) -> Result<bool, StoreError> {
     Ok(n > 0)
 }
 
-/// Version 10: when a later signature arrived, and ids in one case (see `id_case`).
+/// Version 10: when a later signature arrived, ids in one case (see `id_case`), and "addressed
+/// to me" only for what asks for an answer (see [`LEDGER_STATE`]).
 fn ids_in_one_case(tx: &Transaction) -> Result<(), StoreError> {
     if !has_column(tx, "messages", "signed_at")? {
         tx.execute_batch("ALTER TABLE messages ADD COLUMN signed_at TEXT;")?;
     }
+    tx.execute_batch(&format!(
+        "DROP TRIGGER IF EXISTS messages_ledger_state;
+         {trigger}
+         UPDATE messages SET ledger_state = {LEDGER_STATE}
+         WHERE ledger_state IS NOT {LEDGER_STATE};",
+        trigger = ledger_trigger()
+    ))?;
     super::id_case::normalize(tx)
 }
 
@@ -400,10 +409,27 @@ fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
 /// rule `ledger_state` is kept by. Received for someone else and not copied for them yet,
 /// addressed to the operator and not answered by them, or waiting for replies.
 /// `delivery::Ledger::state` is the same rule for a message being stored.
+/// A message addressed to the operator is theirs to answer only when it asks for an answer
+/// (`Intent::expects_response`, as the `intent` column holds it; one without an intent may
+/// ask): a RESPOND, ACK or CLOSE for them is read, not answered.
 pub(crate) const LEDGER_STATE: &str = "CASE
     WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
-    WHEN to_me = 1 AND answered_at IS NULL THEN 'to_me'
+    WHEN to_me = 1 AND answered_at IS NULL
+        AND (intent IS NULL OR intent IN ('REQUEST', 'POLL', 'ESCALATE', 'HANDOFF'))
+        THEN 'to_me'
     WHEN awaiting_from IS NOT NULL THEN 'awaiting' END";
+
+/// The trigger that keeps `ledger_state` when the columns it follows change.
+fn ledger_trigger() -> String {
+    format!(
+        "CREATE TRIGGER IF NOT EXISTS messages_ledger_state
+         AFTER UPDATE OF direction, to_me, relayed_at, answered_at, awaiting_from ON messages
+         BEGIN
+             UPDATE messages SET ledger_state = {LEDGER_STATE}
+             WHERE seq = new.seq AND ledger_state IS NOT {LEDGER_STATE};
+         END;"
+    )
+}
 
 /// The ledger's columns of a message row. `ledger_state` is stored, not generated, so that an
 /// index holding it answers the thread list's counts without reading the rows (SQLite reads the
@@ -471,13 +497,9 @@ fn ledger_in_rows(tx: &Transaction) -> Result<(), StoreError> {
          WHERE sent_at = '';
          UPDATE messages SET ledger_state = {LEDGER_STATE}
          WHERE ledger_state IS NOT {LEDGER_STATE};
-         CREATE TRIGGER IF NOT EXISTS messages_ledger_state
-         AFTER UPDATE OF direction, to_me, relayed_at, answered_at, awaiting_from ON messages
-         BEGIN
-             UPDATE messages SET ledger_state = {LEDGER_STATE}
-             WHERE seq = new.seq AND ledger_state IS NOT {LEDGER_STATE};
-         END;
-         {LEDGER_VIEW}"
+         {trigger}
+         {LEDGER_VIEW}",
+        trigger = ledger_trigger()
     ))?;
     // A `response:` reply's signable portion says `response:` since this version: a verdict
     // judged on `body:` before may not hold.
