@@ -110,12 +110,14 @@ proptest! {
             }
             prop_assert!(o.needed >= 1);
         }
-        // For a poll, the wait ends exactly when enough distinct targets answered.
+        // For a poll, the wait ends exactly when enough distinct targets answered, or a CLOSE
+        // ended it.
         if !exp.targets.is_empty() {
             let answered = exp.targets.iter().filter(|t| {
                 replies.iter().any(|(s, i)| is_answer(i.as_ref()) && same_party(s, t))
             }).count();
-            prop_assert_eq!(before.is_none(), answered >= exp.needed);
+            let closed = replies.iter().any(|(_, i)| *i == Some(Intent::Close));
+            prop_assert_eq!(before.is_none(), closed || answered >= exp.needed);
         }
     }
 }

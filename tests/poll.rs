@@ -285,3 +285,26 @@ Deadline: \u{1b}]52;c;aGk=\u{7}\nbody: |\n  \u{1b}[31mred | B | ok\nsig: none\n[
     }
     assert!(r.stdout.contains("deadline unreadable"), "{}", r.stdout);
 }
+
+/// A POLL without a deadline can be closed whenever its sender ends it: the CLOSE alone (nobody
+/// missed a deadline, so no E-TIMEOUT), and it awaits nobody after it.
+#[test]
+fn a_poll_without_a_deadline_is_closed_when_its_sender_ends_it() {
+    let p = two_of_three("X");
+    let text = (p.text.replace("Deadline: X\n", "")).replace("Quorum: 2-of-3", "Quorum: 3-of-3");
+    assert!(!text.contains("Deadline"));
+    let mut s = Store::open_in_memory().unwrap();
+    s.import_text("<test>", &text, &Default::default()).unwrap();
+    let m = s.message(&p.poll).unwrap().unwrap();
+    let waits = s.delivery(&m.id).unwrap().unwrap().awaiting_from;
+    assert_eq!(waits, ["gemini://g"], "the third target is awaited");
+    let view = s.poll_view(m, now()).unwrap().unwrap();
+    can_close(&view.tally).expect("a poll without a deadline may be closed");
+    let closed = s.close_poll(&view).unwrap();
+    assert!(closed.errors.is_empty(), "nobody timed out");
+    assert_eq!(closed.result.intent_raw(), Some("CLOSE"));
+    let m = s.message(&p.poll).unwrap().unwrap();
+    assert!(s.delivery(&m.id).unwrap().unwrap().awaiting_from.is_empty());
+    let view = s.poll_view(m, now()).unwrap().unwrap();
+    assert!(can_close(&view.tally).is_err(), "closed once");
+}

@@ -97,6 +97,11 @@ pub fn outstanding(
     recipient: &str,
     replies: &[(String, Option<Intent>)],
 ) -> Option<Outstanding> {
+    // A CLOSE ends the conversation it answers, a POLL's too (its sender closed it): nobody
+    // is awaited after it.
+    if replies.iter().any(|(_, i)| *i == Some(Intent::Close)) {
+        return None;
+    }
     let answers = replies.iter().filter(|(_, i)| is_answer(i.as_ref()));
     if exp.targets.is_empty() {
         let got = answers.count();

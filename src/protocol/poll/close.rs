@@ -19,7 +19,8 @@ pub fn can_close(t: &Tally) -> Result<(), String> {
     }
     match (t.expired, &t.deadline_raw) {
         (true, _) => Ok(()),
-        (false, None) => Err("the poll has no deadline, so nobody can time out".into()),
+        // Nobody can time out, so it ends when its sender ends it: a CLOSE, no E-TIMEOUT.
+        (false, None) => Ok(()),
         (false, Some(_)) if t.deadline.is_none() => {
             Err("the poll's deadline does not read as a time".into())
         }
@@ -63,12 +64,17 @@ pub fn summary_lines(t: &Tally) -> Vec<String> {
     out
 }
 
-/// The E-TIMEOUT ERROR for each silent target: the spec's ERROR form answering the POLL, as if
+/// The E-TIMEOUT ERROR for each silent target (none for a poll without a deadline, closed
+/// when its sender chooses): the spec's ERROR form answering the POLL, as if
 /// from the target (so its wait ends), `user: system`, the reason naming the deadline. A
 /// target that cannot stand in a banner (`x y`, control characters) gets none: its ERROR
 /// would have to come from someone else, and the latest answer of that other target (its
 /// vote) would be replaced by it. Such a target stays silent in the tally.
 pub fn timeout_envelopes(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Vec<Envelope> {
+    if t.deadline_raw.is_none() {
+        // A poll without a deadline: nobody missed one.
+        return Vec::new();
+    }
     t.silent
         .iter()
         .filter(|target| crate::protocol::address::check_address(target).is_ok())
