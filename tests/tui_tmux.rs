@@ -231,12 +231,13 @@ fn copy_envelope_and_thread_go_out_via_osc52() {
         all, export,
         "Y copies the thread as `crosstalk export` writes it"
     );
-    let s = t.wait_for("(3 envelopes)");
+    let s = t.wait_for("(3 envelopes;");
     assert!(
         status_line(&s).contains("via OSC 52"),
         "{}",
         status_line(&s)
     );
+    assert!(s.contains("not recorded as relayed"), "{s}");
 }
 
 #[test]

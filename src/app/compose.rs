@@ -494,7 +494,16 @@ impl App {
             .unwrap_or_default();
         let n = view.messages.len();
         if let Some((level, line)) = self.copy_text(&text, &to) {
-            self.status = (level, format!("{line} ({n} envelopes)"));
+            // A thread copy goes to no one recipient: the ledger cannot say any of its
+            // messages was relayed to theirs.
+            let n = match n {
+                1 => "1 envelope".to_string(),
+                n => format!("{n} envelopes"),
+            };
+            self.status = (
+                level,
+                format!("{line} ({n}; not recorded as relayed: y on a message records it)"),
+            );
         }
         Ok(())
     }
