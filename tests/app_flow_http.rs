@@ -152,3 +152,24 @@ fn c_y_posts_a_composed_reply_and_stores_the_ack_under_it() {
             .is_some()
     );
 }
+
+/// The hop (a paste relayed on import, a watched copy, `>`) posts to a contact that takes
+/// envelopes over HTTP, as `y` does, instead of putting it on the clipboard.
+#[test]
+fn the_hop_delivers_over_http_to_a_contact_that_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv_db = dir.path().join("srv.db");
+    let server = http::Server::start(&srv_db, &[]);
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.app.contacts.contacts.push(contact(&server.url, None));
+    t.app.settings.copy_on_import = true;
+    let (id, text) = http::envelope(&IdGenerator::new(), "Hop me over HTTP.");
+    t.act(Action::Paste(text));
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    assert!(t.copies().is_empty(), "nothing put on the clipboard");
+    let status = settle(&mut t);
+    assert_eq!(status, "Delivered to CHATGPT over HTTP: ACK");
+    let d = t.app.store.delivery(&id).unwrap().unwrap();
+    assert_eq!(d.relayed.unwrap().1, "http");
+    assert_eq!(server.stop(), 0);
+}

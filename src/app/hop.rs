@@ -126,6 +126,17 @@ impl App {
             return Ok(None);
         };
         let to = m.envelope.banner.to.clone();
+        // A contact that takes envelopes over HTTP gets it posted, as `y` posts it: the
+        // answer is recorded when it comes back (see `http_delivery`).
+        let (posted, _) = self.relay_text(&m)?;
+        if self.deliver_over_http(id, &m.thread, &posted, &to) {
+            let thread = m.thread.clone();
+            self.reveal(&thread, Some(id))?;
+            return Ok(Some(format!(
+                "Delivering to {} over HTTP",
+                super::text::safe_line(&to)
+            )));
+        }
         let ready = self.recipient_text(&m)?;
         let preamble = ready.preamble;
         // Already fenced as the contact wants: copied as it is.
