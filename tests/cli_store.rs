@@ -496,7 +496,11 @@ fn import_files_arrivals_by_the_operator_addresses_in_the_config() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("c.db");
     let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[operator]\naddresses = [\"Claude\"]\n").unwrap();
+    std::fs::write(
+        &config,
+        "[operator]\naddresses = [\"chatgpt://thread/xyz\"]\n",
+    )
+    .unwrap();
     let r = run(
         &db,
         &["--config", config.to_str().unwrap(), "import"],
@@ -515,14 +519,20 @@ fn import_files_arrivals_by_the_operator_addresses_in_the_config() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
+    // The POLL for the operator is theirs to answer; the others are to relay.
     assert!(
         rows.iter()
-            .any(|(to, state)| to == "CLAUDE" && state.as_deref() == Some("to_me")),
+            .any(|(to, state)| to == "chatgpt://thread/xyz" && state.as_deref() == Some("to_me")),
         "{rows:?}"
     );
     assert!(
         rows.iter()
             .any(|(to, state)| to == "BROTHER" && state.as_deref() == Some("to_relay")),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|(to, state)| to == "CLAUDE" && state.as_deref() == Some("to_relay")),
         "{rows:?}"
     );
 }
