@@ -260,29 +260,38 @@ impl Store {
                 })?;
         }
         let existed = path.exists();
-        if !existed {
-            // The conversations are the operator's: a new database is readable by its owner
-            // only (SQLite gives its log and shared-memory files the database's mode), like
-            // backups, exports and keys. An existing one keeps the mode it was given.
-            use std::os::unix::fs::OpenOptionsExt;
-            let made = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(path);
-            if let Err(e) = made {
-                tracing::debug!("database file not made ahead of SQLite: {e}");
-            }
-        }
         let cannot_create = |source: rusqlite::Error| StoreError::CannotCreate {
             path: path.to_path_buf(),
             source,
         };
-        let conn = Connection::open(path).map_err(|e| match existed {
-            false => cannot_create(e),
-            true => located(e.into()),
-        })?;
-        match Self::setup(conn, path) {
+        // Setting up answers "busy" at once, not after the busy timeout, when another process
+        // is setting up the same new database (switching it to WAL, say): tried again until
+        // the timeout, as a write would wait.
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        let set_up = loop {
+            let conn = Connection::open(path).map_err(|e| match existed {
+                false => cannot_create(e),
+                true => located(e.into()),
+            })?;
+            match Self::setup(conn, path) {
+                Err(StoreError::Sqlite(e))
+                    if matches!(
+                        e.sqlite_error_code(),
+                        Some(
+                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                        )
+                    ) && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                r => break r,
+            }
+        };
+        match set_up {
+            Ok(store) if !existed => {
+                owner_only(path);
+                Ok(store)
+            }
             Err(StoreError::Sqlite(e)) if !existed && e.sqlite_error_code().is_some() => {
                 Err(cannot_create(e))
             }
@@ -630,6 +639,25 @@ pub(crate) fn envelope_columns(
         texts::encode_headers(&env.headers, cols),
         meta_column::encode(&env.meta),
     )
+}
+
+/// Makes a database this process just created, and the log and shared memory SQLite made
+/// beside it, readable by their owner only: the conversations are the operator's, as backups,
+/// exports and keys are (SQLite gives a log it makes later the database's mode). Done after
+/// SQLite made the file, not before it: another process may be creating the same database
+/// at the same moment, and an empty file made ahead of SQLite changed how they took turns.
+fn owner_only(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let p = std::path::PathBuf::from(p);
+        if p.exists() {
+            if let Err(e) = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)) {
+                tracing::debug!("{}: mode not set: {e}", p.display());
+            }
+        }
+    }
 }
 
 /// The current time as RFC 3339 with a fixed six-digit fraction, so that stored times sort
