@@ -308,3 +308,23 @@ fn a_poll_without_a_deadline_is_closed_when_its_sender_ends_it() {
     let view = s.poll_view(m, now()).unwrap().unwrap();
     assert!(can_close(&view.tally).is_err(), "closed once");
 }
+
+/// A vote after the deadline counts for the POLL's wait as for its tally: not at all. The
+/// queue's "awaiting" and the tally agree, and the poll awaits until it is closed.
+#[test]
+fn a_late_vote_ends_no_wait_the_tally_does_not_count() {
+    // The second vote (16:20) comes after the deadline (16:15): one vote of the two needed.
+    let p = two_of_three("2025-10-09T16:15Z");
+    let mut s = Store::open_in_memory().unwrap();
+    s.import_text("<test>", &p.text, &Default::default())
+        .unwrap();
+    let m = s.message(&p.poll).unwrap().unwrap();
+    let view = s.poll_view(m.clone(), now()).unwrap().unwrap();
+    assert!(!view.tally.quorum_reached);
+    assert_eq!(view.tally.targets[1].standing, Standing::Late);
+    let waits = s.delivery(&m.id).unwrap().unwrap();
+    assert_eq!(waits.awaiting_from, ["chatgpt://t/x", "gemini://g"]);
+    // Closed: nobody is awaited after it.
+    s.close_poll(&view).unwrap();
+    assert!(s.delivery(&m.id).unwrap().unwrap().awaiting_from.is_empty());
+}

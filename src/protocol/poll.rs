@@ -198,6 +198,25 @@ fn rfc3339(t: &Timestamp) -> String {
     t.to_string()
 }
 
+/// A POLL's `Deadline:` (of `meta: poll`) read as a time: a response after it is late, and
+/// counts neither as a vote nor for the quorum (nor, so, for the POLL's wait).
+pub fn deadline(meta: &[MetaBlock]) -> Option<Timestamp> {
+    meta_value(meta, "poll", "Deadline")
+        .filter(|d| !d.is_empty())
+        .and_then(super::validate::parse_time)
+}
+
+/// Whether a reply with `intent` at `time` comes too late for a poll with `deadline`: only a
+/// response can be (a refusal or an error still ends the target's turn).
+pub fn is_late(
+    intent: Option<&Intent>,
+    time: Option<Timestamp>,
+    deadline: Option<Timestamp>,
+) -> bool {
+    let responds = matches!(intent, None | Some(Intent::Respond));
+    responds && matches!((deadline, time), (Some(d), Some(t)) if t > d)
+}
+
 /// Collates `poll` with `replies` (every reply naming it as parent, any order) at `now`;
 /// `None` when `poll` is not a POLL.
 pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<Tally> {
@@ -210,9 +229,7 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
     let deadline_raw = meta_value(&poll.meta, "poll", "Deadline")
         .filter(|d| !d.is_empty())
         .map(str::to_string);
-    let deadline = deadline_raw
-        .as_deref()
-        .and_then(super::validate::parse_time);
+    let deadline = deadline(&poll.meta);
     // Latest first: by time (unknown times count as earliest), then by the order given.
     let mut order: Vec<usize> = (0..replies.len()).collect();
     order.sort_by(|&a, &b| (replies[b].time, b).cmp(&(replies[a].time, a)));
@@ -233,10 +250,7 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
             .filter(|r| same_party(&r.sender, target) && awaiting::is_answer(r.intent.as_ref()));
         let mut late = None;
         for r in answers {
-            // Only a response can be too late: a refusal or an error still ends the turn.
-            let responds = matches!(r.intent, None | Some(Intent::Respond));
-            let is_late = responds && matches!((deadline, r.time), (Some(d), Some(t)) if t > d);
-            if is_late {
+            if is_late(r.intent.as_ref(), r.time, deadline) {
                 late.get_or_insert(r);
                 continue;
             }

@@ -273,7 +273,10 @@ pub(crate) fn recompute_awaiting(conn: &Connection, seq: i64) -> Result<(), Stor
     } else {
         let intent = intent.as_deref().map(Intent::parse);
         match awaiting::expectation(intent.as_ref(), &recipient, &meta_blocks(&meta)) {
-            Some(e) => outstanding_now(conn, &e, &id, &recipient)?,
+            Some(e) => {
+                let deadline = crate::protocol::poll::deadline(&meta_blocks(&meta));
+                outstanding_now(conn, &e, &id, &recipient, deadline)?
+            }
             None => None,
         }
     };
@@ -290,19 +293,38 @@ pub(crate) fn recompute_awaiting(conn: &Connection, seq: i64) -> Result<(), Stor
     Ok(())
 }
 
+/// Who message `id` still awaits, from the replies stored under it. A response after a
+/// POLL's `deadline` is late: as in the tally (`protocol::poll`), it answers nothing, so a
+/// poll past its deadline without its quorum still awaits until it is closed.
 fn outstanding_now(
     conn: &Connection,
     e: &Expectation,
     id: &str,
     recipient: &str,
+    deadline: Option<jiff::Timestamp>,
 ) -> Result<Option<awaiting::Outstanding>, StoreError> {
-    let replies: Vec<(String, Option<Intent>)> = conn
-        .prepare_cached("SELECT sender, intent FROM messages WHERE parent_id = ?1")?
+    let rows: Vec<(String, Option<Intent>, String, String)> = conn
+        .prepare_cached(
+            "SELECT sender, intent, id, received_at FROM messages WHERE parent_id = ?1",
+        )?
         .query_map([id], |r| {
             let intent: Option<String> = r.get(1)?;
-            Ok((r.get(0)?, intent.as_deref().map(Intent::parse)))
+            Ok((
+                r.get(0)?,
+                intent.as_deref().map(Intent::parse),
+                r.get(2)?,
+                r.get(3)?,
+            ))
         })?
         .collect::<Result<_, _>>()?;
+    let replies: Vec<(String, Option<Intent>)> = rows
+        .into_iter()
+        .filter(|(_, intent, reply, received)| {
+            let time = crate::protocol::validate::parse_time(&message_time(reply, received));
+            !crate::protocol::poll::is_late(intent.as_ref(), time, deadline)
+        })
+        .map(|(sender, intent, _, _)| (sender, intent))
+        .collect();
     Ok(awaiting::outstanding(e, recipient, &replies))
 }
 
