@@ -177,11 +177,7 @@ pub fn target_problem(file: &Path, database: &Path, force: bool) -> Option<Targe
         (target.is_some() && resolved(a) == target)
             || inode(a).is_some_and(|i| inode(file) == Some(i))
     };
-    let own = ["", "-wal", "-shm", "-journal"].map(|suffix| {
-        let mut p = database.as_os_str().to_owned();
-        p.push(suffix);
-        std::path::PathBuf::from(p)
-    });
+    let own = ["", "-wal", "-shm", "-journal"].map(|suffix| crate::store::beside(database, suffix));
     if own.iter().any(|d| same(d)) {
         return Some(TargetProblem::Database);
     }

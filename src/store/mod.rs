@@ -597,11 +597,14 @@ fn unwritable(path: &Path) -> Option<String> {
 }
 
 fn shm_exists(path: &Path) -> bool {
-    let mut shm = path.as_os_str().to_owned();
-    shm.push("-shm");
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    Path::new(&shm).exists() && Path::new(&wal).exists()
+    beside(path, "-shm").exists() && beside(path, "-wal").exists()
+}
+
+/// The file SQLite keeps beside database `path` under `suffix` (`-wal`, `-shm`, `-journal`).
+pub fn beside(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    p.into()
 }
 
 /// `path` as the path of a `file:` URI (`%`, `?` and `#` escaped).
@@ -648,10 +651,7 @@ pub(crate) fn envelope_columns(
 /// at the same moment, and an empty file made ahead of SQLite changed how they took turns.
 fn owner_only(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
-    for suffix in ["", "-wal", "-shm"] {
-        let mut p = path.as_os_str().to_owned();
-        p.push(suffix);
-        let p = std::path::PathBuf::from(p);
+    for p in ["", "-wal", "-shm"].map(|suffix| beside(path, suffix)) {
         if p.exists() {
             if let Err(e) = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)) {
                 tracing::debug!("{}: mode not set: {e}", p.display());
