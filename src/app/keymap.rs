@@ -492,10 +492,10 @@ fn sent_as(key: Key) -> Option<&'static str> {
     }
 }
 
-/// Whether a terminal and a usual keyboard can send `key` (F13 to F24 are on few keyboards):
-/// a scope's way out must be such a key.
+/// Whether a usual keyboard can send `key` (F13 to F24 are on few keyboards): a scope's way
+/// out must be such a key. (Keys sent as another key's byte are refused before.)
 fn sendable(key: &Key) -> bool {
-    !matches!(key.code, KeyCode::F(n) if n > 12) && sent_as(*key).is_none()
+    !matches!(key.code, KeyCode::F(n) if n > 12)
 }
 
 impl Keymap {

@@ -63,7 +63,7 @@ pub(crate) struct Ledger {
     /// The stored parent, as [`ParentRow`] says.
     parent: Option<ParentRow>,
     /// This message counts as an answer ([`awaiting::is_answer`]).
-    answers: bool,
+    pub answers: bool,
     /// It asks for an answer (`Intent::expects_response`, or no intent): addressed to the
     /// operator, it is theirs to answer (see `schema::LEDGER_STATE`).
     asks: bool,
@@ -320,8 +320,11 @@ fn outstanding_now(
     let replies: Vec<(String, Option<Intent>)> = rows
         .into_iter()
         .filter(|(_, intent, reply, received)| {
-            let time = crate::protocol::validate::parse_time(&message_time(reply, received));
-            !crate::protocol::poll::is_late(intent.as_ref(), time, deadline)
+            // Only a POLL has a deadline; the time is read only then.
+            deadline.is_none_or(|_| {
+                let time = crate::protocol::validate::parse_time(&message_time(reply, received));
+                !crate::protocol::poll::is_late(intent.as_ref(), time, deadline)
+            })
         })
         .map(|(sender, intent, _, _)| (sender, intent))
         .collect();

@@ -518,9 +518,8 @@ impl Run<'_> {
         }
         let mut row = Some((seq, ledger.awaiting_from.is_some(), ledger.to_me, poll));
         // Only an answer (a RESPOND, NACK, ERROR or CLOSE, not an ACK) answers, as the ledger
-        // counts it (see `awaiting::is_answer`).
-        let answers = crate::protocol::awaiting::is_answer(filled.intent.as_ref());
-        if let Some(parent) = parent.as_ref().filter(|_| answers) {
+        // counts it.
+        if let Some(parent) = parent.as_ref().filter(|_| ledger.answers) {
             if self.awaiting.remove(parent) {
                 // The message it answers is answered now.
                 self.conn
