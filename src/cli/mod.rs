@@ -540,7 +540,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             &message,
             intent.as_deref(),
             body.as_deref(),
-            user.as_deref().or(config.compose.user.as_deref()),
+            (user.as_deref(), config.compose.user.as_deref()),
             opts,
         ),
     }

@@ -563,13 +563,14 @@ pub(super) fn one_message(store: &Store, id: &str) -> Result<crate::store::Store
 
 /// `crosstalk reply`: a draft reply (headers filled in), saved as a draft — in the app's
 /// drafts list (`D`) and the thread's ✎, not yet a message of the thread — and printed.
-/// The app files it as a message when the operator copies it (C-y).
+/// The app files it as a message when the operator copies it (C-y). The user header is
+/// `--user` (checked as an option), else the config's `[compose] user`, as for `new`.
 pub fn reply(
     db: Option<&Path>,
     message: &str,
     intent: Option<&str>,
     body: Option<&str>,
-    user: Option<&str>,
+    (user, configured_user): (Option<&str>, Option<&str>),
     opts: &Options,
 ) -> Result<u8, Failure> {
     for (option, value) in [("--intent", intent), ("--user", user)] {
@@ -581,7 +582,7 @@ pub fn reply(
     if body.trim().is_empty() {
         eprintln!("note: the reply's body is empty (--body TEXT, or --body - to read it)");
     }
-    let user = input::user(user, None);
+    let user = input::user(user, configured_user);
     let mut store = open_existing(db)?;
     let original = one_message(&store, message)?;
     let env = crate::store::reply_envelope(&original, intent, &body, &user, store.new_id());
