@@ -235,6 +235,11 @@ impl Tally {
 /// input is read once whether or not there is a database.
 pub(super) fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> Tally {
     let mut ex = Extractor::with_first_line(text, first_line, opts.clone());
+    if !keep {
+        // Only the findings and the count are wanted: envelopes with nothing to report are
+        // counted by the quick reader.
+        ex = ex.counting_clean();
+    }
     let mut diagnostics = Vec::new();
     let mut kept = Vec::new();
     let mut envelopes = 0;
@@ -251,6 +256,7 @@ pub(super) fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> 
             ex.recycle(p);
         }
     }
+    envelopes += ex.clean_count();
     let lines = ex.line().saturating_sub(first_line);
     diagnostics.extend(ex.into_diagnostics());
     diagnostics.sort_by_key(|d| (d.line, d.column));

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use super::address::{check_fully, plainly_valid};
+use super::address::{check_fully, plainly_valid, route_hops};
 use super::lines::{self, is_indent};
 use std::borrow::Cow;
 
@@ -305,5 +305,22 @@ fn plain_names_and_addresses_are_seen_at_once() {
         "-x",
     ] {
         assert!(!plainly_valid(other.as_bytes()), "{other}");
+    }
+}
+
+proptest! {
+    /// `route_hops` splits as splitting on `→` and then on the string `->` does.
+    #[test]
+    fn route_hops_split_as_the_string_pattern_does(v in mixed(24).prop_map(|s| s.replace('k', "->").replace('Z', "-").replace('9', ">"))) {
+        let plain: Vec<&str> = v.split('→').flat_map(|s| s.split("->")).map(str::trim).collect();
+        prop_assert_eq!(route_hops(&v).collect::<Vec<_>>(), plain);
+    }
+
+    /// `find_newline` finds the first line break wherever it stands and whatever surrounds it.
+    #[test]
+    fn find_newline_finds_the_first_break(
+        v in prop::collection::vec(any::<u8>(), 0..300),
+    ) {
+        prop_assert_eq!(lines::find_newline(&v), v.iter().position(|&c| c == b'\n'));
     }
 }

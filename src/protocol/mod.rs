@@ -32,6 +32,7 @@ pub mod model;
 mod parse;
 pub mod pii;
 pub mod poll;
+mod quick;
 pub mod render;
 mod scan;
 pub mod signature;

@@ -9,7 +9,7 @@
 use super::borrowed::ParsedRef;
 use super::lines::{self, Cursor, Line, LineMap};
 use super::spare::Spare;
-use super::{Code, Diagnostic, Options, Parsed, collapsed, parse, validate};
+use super::{Code, Diagnostic, Options, Parsed, collapsed, parse, quick, validate};
 
 /// Longest banner accepted, from `[[` to `]]`, in bytes.
 pub(crate) const MAX_BANNER: usize = 512;
@@ -180,6 +180,11 @@ pub struct Extractor<'a> {
     resume: Option<(Line<'a>, LineMap<'a>, usize)>,
     /// Storage of envelopes given back, for the next ones.
     spare: Spare<'a>,
+    /// Whether envelopes the quick reader finds nothing wrong in are counted instead of read
+    /// ([`Extractor::counting_clean`]).
+    quick: bool,
+    /// How many envelopes were counted so.
+    clean: usize,
 }
 
 impl<'a> Extractor<'a> {
@@ -204,7 +209,23 @@ impl<'a> Extractor<'a> {
             diags: Vec::new(),
             resume: None,
             spare: Spare::default(),
+            quick: false,
+            clean: 0,
         }
+    }
+
+    /// This extractor, counting the envelopes in which the quick reader ([`quick::is_clean`])
+    /// finds nothing wrong instead of handing them out: for callers that want only the
+    /// findings and the number of envelopes (`check`). [`Extractor::clean_count`] says how
+    /// many were counted so.
+    pub(crate) fn counting_clean(mut self) -> Self {
+        self.quick = true;
+        self
+    }
+
+    /// How many envelopes were counted without being handed out.
+    pub(crate) fn clean_count(&self) -> usize {
+        self.clean
     }
 
     /// Gives back an envelope (from [`Extractor::next_ref`]) the caller is done with: its
@@ -259,6 +280,18 @@ impl<'a> Extractor<'a> {
                         if !whole && !versioned {
                             // `[[Page→Other]]` at the end of prose: a wiki link, not a banner.
                             continue;
+                        }
+                        if self.quick && at == 0 && rest.is_empty() && map.unchanged() {
+                            let mut ahead = self.cur;
+                            #[cfg(debug_assertions)]
+                            let had = self.diags.len();
+                            if quick::read(&line, &bm, &mut ahead, &self.opts, &mut self.diags) {
+                                #[cfg(debug_assertions)]
+                                self.assert_clean(line, &map, bm, &ahead, had);
+                                self.cur = ahead;
+                                self.clean += 1;
+                                return None;
+                            }
                         }
                         let prefix = quote_prefix(line.text);
                         let column = map.column(at);
@@ -317,6 +350,50 @@ impl<'a> Extractor<'a> {
             }
         }
         None
+    }
+}
+
+#[cfg(debug_assertions)]
+impl<'a> Extractor<'a> {
+    /// Reads an envelope the quick reader accepted with the full reader as well, and panics
+    /// unless it finds nothing and stops where the quick reader stopped: in debug builds
+    /// every test that runs `check` compares the two readers.
+    fn assert_clean(
+        &mut self,
+        line: Line<'a>,
+        map: &LineMap<'a>,
+        bm: BannerMatch<'_>,
+        ahead: &Cursor<'a>,
+        had: usize,
+    ) {
+        let mut cur = self.cur;
+        let p = parse::parse_block(
+            &self.opts,
+            &mut self.spare,
+            line,
+            map,
+            bm,
+            "",
+            &mut cur,
+            Vec::new(),
+        );
+        let Some(mut p) = p else {
+            panic!(
+                "the quick reader accepted line {} that holds no envelope",
+                line.no
+            );
+        };
+        validate::validate_ref(&mut p, self.input, &self.opts);
+        let quick = &self.diags[had..];
+        assert!(
+            p.diagnostics == quick && cur.line() == ahead.line(),
+            "the quick reader read the envelope at line {} to line {} with {quick:?}, the full reader to line {} with {:?}",
+            line.no,
+            ahead.line(),
+            cur.line(),
+            p.diagnostics
+        );
+        self.spare.recycle(p);
     }
 }
 

@@ -122,11 +122,7 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
     if let (Some(raw), Some(kind)) = (intent_raw, &classified) {
         let pos = header_at(INTENT).unwrap_or(banner);
         match kind {
-            (i, IntentKind::Legacy) => d.push(at(
-                pos,
-                Code::LegacyIntent,
-                format!("`{raw}` is the v1.0 name; v1.1 calls it {i} (kept as written, read as {i})"),
-            )),
+            (i, IntentKind::Legacy) => d.push(legacy_intent(raw, i, pos)),
             (_, IntentKind::Unknown) => d.push(at(
                 pos,
                 Code::UnknownIntent,
@@ -388,7 +384,18 @@ fn undeclared_pii(p: &ParsedRef<'_>) -> Option<String> {
     ))
 }
 
-fn one_of(value: &str, allowed: &[&str]) -> bool {
+/// The warning for an intent written under its v1.0 name `raw`, read as `i`, at `pos` (the
+/// value's place).
+pub(super) fn legacy_intent(raw: &str, i: &Intent, pos: Pos) -> Diagnostic {
+    Diagnostic::new(
+        Code::LegacyIntent,
+        pos.line,
+        pos.column,
+        format!("`{raw}` is the v1.0 name; v1.1 calls it {i} (kept as written, read as {i})"),
+    )
+}
+
+pub(super) fn one_of(value: &str, allowed: &[&str]) -> bool {
     allowed.iter().any(|a| a.eq_ignore_ascii_case(value))
 }
 
