@@ -59,7 +59,7 @@ pub(super) fn tallies(
                     let Ok((index, bytes)) = part else {
                         break;
                     };
-                    let t = std::str::from_utf8(&bytes)
+                    let t = simdutf8::basic::from_utf8(&bytes)
                         .ok()
                         .map(|text| tally(text, 1, opts, keep));
                     if done_tx.send((index, t, bytes)).is_err() {
@@ -80,7 +80,9 @@ pub(super) fn tallies(
                 results[index] = Some(t);
                 spare.push(bytes);
             }
-            let mut buf = spare.pop().unwrap_or_default();
+            // Room for a block after the carried rest from the start: a buffer that grew
+            // would be copied to fresh pages the kernel zeroes.
+            let mut buf = spare.pop().unwrap_or_else(|| Vec::with_capacity(2 * block));
             buf.clear();
             buf.append(&mut carry);
             // Read on into the same buffer until it holds a cut, or the input ends. Each byte
@@ -160,7 +162,7 @@ fn cut_in(buf: &[u8], from: usize) -> Result<Option<usize>, ()> {
     let tail = end.saturating_sub(TAIL).max(from).min(end - 1);
     let tail = memchr::memrchr(b'\n', &buf[from..=tail]).map_or(from, |i| from + i);
     for start in [tail, from] {
-        let text = std::str::from_utf8(&buf[start..end]).map_err(|_| ())?;
+        let text = simdutf8::basic::from_utf8(&buf[start..end]).map_err(|_| ())?;
         if let Some(cut) = protocol::last_safe_cut(text).filter(|c| *c > 0) {
             return Ok(Some(start + cut));
         }

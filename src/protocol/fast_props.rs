@@ -323,4 +323,15 @@ proptest! {
     ) {
         prop_assert_eq!(lines::find_newline(&v), v.iter().position(|&c| c == b'\n'));
     }
+
+    /// `find_newline_ascii` finds the first line break and says whether what stands before
+    /// it is ASCII.
+    #[test]
+    fn find_newline_ascii_reads_the_line_before_the_break(
+        v in prop::collection::vec(prop_oneof![8 => 0x20u8..0x7f, 1 => Just(b'\n'), 1 => 0x80u8..=0xff], 0..300),
+    ) {
+        let at = v.iter().position(|&c| c == b'\n');
+        let ascii = v[..at.unwrap_or(v.len())].is_ascii();
+        prop_assert_eq!(lines::find_newline_ascii(&v), (at, ascii));
+    }
 }

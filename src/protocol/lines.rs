@@ -105,6 +105,18 @@ impl<'a> Cursor<'a> {
         found
     }
 
+    /// The text not yet read.
+    pub fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
+    }
+
+    /// Moves past `bytes` bytes of [`Cursor::rest`] that hold `lines` whole lines (a reader
+    /// that found their ends itself).
+    pub fn skip_lines(&mut self, bytes: usize, lines: u32) {
+        self.pos = (self.pos + bytes).min(self.text.len());
+        self.line += lines;
+    }
+
     /// The next line, not consumed.
     #[inline]
     pub fn peek_line(&self) -> Option<Line<'a>> {
@@ -139,6 +151,45 @@ pub(crate) fn find_newline(b: &[u8]) -> Option<usize> {
         return b[i..].iter().position(|&c| c == b'\n').map(|p| i + p);
     }
     memchr::memchr(b'\n', &b[i..]).map(|p| i + p)
+}
+
+/// [`find_newline`], and whether the bytes before the line break (all of them when there is
+/// none) are ASCII: one look at the words for both, where a body line would otherwise be
+/// read twice.
+#[inline]
+pub(crate) fn find_newline_ascii(b: &[u8]) -> (Option<usize>, bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = ONES * b'\n' as u64;
+    let mut i = 0;
+    let mut seen = 0u64;
+    while i + 8 <= b.len() && i < 64 {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        let x = w ^ NL;
+        let found = x.wrapping_sub(ONES) & !x & HIGH;
+        if found != 0 {
+            let at = (found.trailing_zeros() / 8) as usize;
+            // Only the bytes before the break count.
+            let before = if at == 0 {
+                0
+            } else {
+                w & (u64::MAX >> (64 - 8 * at))
+            };
+            return (Some(i + at), (seen | before) & HIGH == 0);
+        }
+        seen |= w;
+        i += 8;
+    }
+    let at = if i < 64 {
+        b[i..].iter().position(|&c| c == b'\n')
+    } else {
+        memchr::memchr(b'\n', &b[i..])
+    }
+    .map(|p| i + p);
+    let end = at.unwrap_or(b.len());
+    (at, seen & HIGH == 0 && b[i..end].is_ascii())
 }
 
 /// Splits text into lines without line endings (`\n`, with any `\r`s before it).

@@ -92,9 +92,7 @@ pub(crate) fn read<'a>(
     // Where the body's lines start, and how many there are (read again only when personal
     // data must be looked for in them).
     let mut body_from = c;
-    let mut body_lines = 0usize;
-    let mut body_bytes = 0usize;
-    let mut body_ascii = true;
+    let (mut body_lines, mut body_bytes, mut body_ascii) = (0, 0, true);
     let end = loop {
         let Some(line) = c.next_line() else {
             return false;
@@ -131,8 +129,13 @@ pub(crate) fn read<'a>(
                 match key {
                     "body" | "response" if value == "|" => {
                         reply_form = key == "response";
-                        state = State::Body;
                         body_from = c;
+                        let Some((bytes, lines, ascii)) = body_lines_at(c.rest().as_bytes()) else {
+                            return false;
+                        };
+                        c.skip_lines(bytes, lines);
+                        (body_bytes, body_lines, body_ascii) = (bytes, lines as usize, ascii);
+                        state = State::Body;
                     }
                     "meta" if !value.starts_with('|') => {
                         v11 = true;
@@ -146,7 +149,7 @@ pub(crate) fn read<'a>(
                         state = State::Meta;
                     }
                     _ => {
-                        let Some(i) = KNOWN_HEADERS.iter().position(|h| *h == key) else {
+                        let Some(i) = header_index(key) else {
                             return false;
                         };
                         if headers[i].is_some() {
@@ -169,20 +172,8 @@ pub(crate) fn read<'a>(
                     }
                 }
             }
+            // The line after the body's lines: what ends it.
             State::Body => {
-                let indented = t.starts_with("  ");
-                if body_lines == 0 {
-                    // The first line sets the body's indentation: two spaces, then text.
-                    if !indented || !matches!(t.as_bytes().get(2), Some(0x21..=0x7e)) {
-                        return false;
-                    }
-                }
-                if indented || t.is_empty() {
-                    body_ascii &= t.is_ascii();
-                    body_lines += 1;
-                    body_bytes += t.len() + 1;
-                    continue;
-                }
                 if reply_form && t == "[[END]]" {
                     break line.end;
                 }
@@ -272,11 +263,41 @@ fn key_value(s: &str) -> Option<(&str, &str)> {
         .take_while(|c| lines::KEY_BYTE[**c as usize])
         .count();
     let value = s[n..].strip_prefix(": ")?;
-    let (first, last) = (value.chars().next()?, value.chars().next_back()?);
-    if first.is_whitespace() || last.is_whitespace() {
+    let v = value.as_bytes();
+    let (&first, &last) = (v.first()?, v.last()?);
+    // White space at an edge, looked at as a character only when it is not ASCII.
+    let space = |b: u8, c: Option<char>| match b {
+        b' ' | b'\t'..=b'\r' => true,
+        0x80.. => c.is_some_and(char::is_whitespace),
+        _ => false,
+    };
+    if space(
+        first,
+        (first >= 0x80).then(|| value.chars().next()).flatten(),
+    ) || space(
+        last,
+        (last >= 0x80).then(|| value.chars().next_back()).flatten(),
+    ) {
         return None;
     }
     Some((&s[..n], value))
+}
+
+/// Where `key`, written in lower case, stands in [`KNOWN_HEADERS`]: one comparison by length
+/// and bytes.
+fn header_index(key: &str) -> Option<usize> {
+    let i = match key {
+        "user" => 0,
+        "session" => 1,
+        "thread" => 2,
+        "parent" => 3,
+        "message" => 4,
+        "context" => 5,
+        "intent" => 6,
+        _ => return None,
+    };
+    debug_assert_eq!(KNOWN_HEADERS[i], key);
+    Some(i)
 }
 
 /// An entry of the open META block: a value that closes any list it opens, a key not seen
@@ -307,6 +328,32 @@ fn entry_ok<'a>(b: &mut Block<'a>, key: &'a str, value: &str, opts: &Options) ->
         };
     }
     true
+}
+
+/// The body's lines at the start of `b` (the line after `body: |`): the first indented by two
+/// spaces and starting with text, the others empty or indented by two spaces or more, as the
+/// full reader takes them with nothing to report. Their length in bytes with their line
+/// breaks, their number, and whether they are ASCII; `None` when the input ends among them or
+/// the first is not so. The lines are found here rather than one by one: they are most of
+/// an envelope's lines, and only their first bytes matter.
+fn body_lines_at(b: &[u8]) -> Option<(usize, u32, bool)> {
+    if !(b.starts_with(b"  ") && matches!(b.get(2), Some(0x21..=0x7e))) {
+        return None;
+    }
+    let (mut i, mut n, mut ascii) = (0, 0u32, true);
+    loop {
+        let rest = &b[i..];
+        if rest.first() == Some(&b'\n') {
+            i += 1;
+        } else if rest.starts_with(b"  ") {
+            let (end, a) = lines::find_newline_ascii(rest);
+            i += end? + 1;
+            ascii &= a;
+        } else {
+            return Some((i, n, ascii));
+        }
+        n += 1;
+    }
 }
 
 /// The body as the full reader builds it from `n` lines at `from` (`bytes` long with their
