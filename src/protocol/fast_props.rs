@@ -334,4 +334,16 @@ proptest! {
         let ascii = v[..at.unwrap_or(v.len())].is_ascii();
         prop_assert_eq!(lines::find_newline_ascii(&v), (at, ascii));
     }
+
+    /// A line of ASCII and arrows is one every check of a structural line passes: cleaning
+    /// leaves it, no bidirectional control, no hidden text, already NFC.
+    #[test]
+    fn ascii_and_arrows_need_no_other_look(v in mixed(40)) {
+        if super::quick::ascii_and_arrows(&v) {
+            prop_assert!(matches!(lines::clean(&v), Cow::Borrowed(_)));
+            prop_assert!(!lines::has_bidi_control(&v));
+            prop_assert!(super::hidden::find(&v).is_none());
+            prop_assert!(!super::render::needs_nfc(&v));
+        }
+    }
 }

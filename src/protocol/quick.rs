@@ -245,10 +245,29 @@ fn structural_ok(t: &str) -> bool {
         return false;
     }
     lines::is_plain_ascii(t)
+        || ascii_and_arrows(t)
         || (matches!(lines::clean(t), std::borrow::Cow::Borrowed(_))
             && !lines::has_bidi_control(t)
             && super::hidden::find(t).is_none()
             && !super::render::needs_nfc(t))
+}
+
+/// Whether `t` is ASCII without a carriage return but for `→` (the arrow of every route):
+/// such a line is what cleaning leaves as it is, holds no bidirectional control or hidden
+/// text, and is in NFC (ASCII and U+2192 are all starters that no composition involves), so
+/// none of the searches for those need to run over it.
+pub(super) fn ascii_and_arrows(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\r' => return false,
+            0..0x80 => i += 1,
+            0xe2 if b.get(i + 1..i + 3) == Some(&[0x86, 0x92]) => i += 3,
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// `key: value` with one space after the colon and a value with no space at either edge;
