@@ -177,13 +177,13 @@ proptest! {
             text.push('\n');
         }
         let opts = Options::default();
-        let mut moved = tally(&text, 1, &opts, keep);
+        let mut moved = tally(&text, 1, true, &opts, keep);
         prop_assert_eq!(
             moved.lines() as usize,
             memchr::memchr_iter(b'\n', text.as_bytes()).count()
         );
         moved.move_down(first - 1);
-        let placed = tally(&text, first, &opts, keep);
+        let placed = tally(&text, first, true, &opts, keep);
         prop_assert_eq!(format!("{moved:?}"), format!("{placed:?}"));
     }
 

@@ -61,7 +61,7 @@ pub(super) fn tallies(
                     };
                     let t = simdutf8::basic::from_utf8(&bytes)
                         .ok()
-                        .map(|text| tally(text, 1, opts, keep));
+                        .map(|text| tally(text, 1, index == 0, opts, keep));
                     if done_tx.send((index, t, bytes)).is_err() {
                         break;
                     }
@@ -201,6 +201,9 @@ mod tests {
             format!("{ENVELOPE}{ENVELOPE}{long}\n[[END]]\n{ENVELOPE}"),
             ENVELOPE.repeat(500),
             format!("é{}", ENVELOPE.repeat(50)),
+            // A byte-order mark starts the file only: one before a banner further on is
+            // reported wherever a block starts.
+            format!("\u{feff}{ENVELOPE}").repeat(200),
         ];
         for text in &inputs {
             let whole = in_blocks(text, text.len() + 1);

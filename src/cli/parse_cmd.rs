@@ -93,8 +93,11 @@ fn write_json(out: &mut impl Write, inp: &Input, opts: &Options) -> serde_json::
 /// they are found, and large inputs are read on every core as `check` reads them.
 fn outside_diagnostics(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
     let pieces = pieces(text);
-    let found = on_threads(&pieces, |_, (p, first)| {
+    let found = on_threads(&pieces, |i, (p, first)| {
         let mut ex = Extractor::with_first_line(p, first, opts.clone());
+        if i == 0 {
+            ex = ex.at_input_start();
+        }
         let n = ex.by_ref().count();
         (n, ex.into_diagnostics())
     });
@@ -229,12 +232,15 @@ impl Tally {
     }
 }
 
-/// Extracts one piece of an input whose first line is `first_line`, keeping only the
-/// diagnostics: envelopes are dropped as they come, so memory stays small whatever the
-/// input's size. With `keep`, the envelopes the database is asked about are kept, so the
+/// Extracts one piece of an input whose first line is `first_line` (`start`: the piece that
+/// starts the input, whose byte-order mark is skipped), keeping only the diagnostics:
+/// envelopes are dropped as they come, so memory stays small whatever the input's size. With `keep`, the envelopes the database is asked about are kept, so the
 /// input is read once whether or not there is a database.
-pub(super) fn tally(text: &str, first_line: u32, opts: &Options, keep: bool) -> Tally {
+pub(super) fn tally(text: &str, first_line: u32, start: bool, opts: &Options, keep: bool) -> Tally {
     let mut ex = Extractor::with_first_line(text, first_line, opts.clone());
+    if start {
+        ex = ex.at_input_start();
+    }
     if !keep {
         // Only the findings and the count are wanted: envelopes with nothing to report are
         // counted by the quick reader.
@@ -339,7 +345,7 @@ pub(super) fn check_pieces(
     store: Option<&crate::store::Store>,
 ) -> (usize, Vec<Diagnostic>) {
     let keep = store.is_some();
-    let tallies = on_threads(pieces, |_, (p, first)| tally(p, first, opts, keep));
+    let tallies = on_threads(pieces, |i, (p, first)| tally(p, first, i == 0, opts, keep));
     merge(tallies, store)
 }
 
@@ -588,6 +594,27 @@ mod tests {
             n += 1;
         }
         same_as_whole(&text);
+    }
+
+    /// A byte-order mark before a banner further on in a large input is the same finding
+    /// however the input is cut: only the one starting the input is skipped.
+    #[test]
+    fn a_byte_order_mark_past_the_start_is_reported_in_every_piece() {
+        let bom = format!("\u{feff}{ENVELOPE}");
+        let text = bom.repeat((1 << 20) / bom.len() + 100);
+        same_as_whole(&text);
+        let whole = check_pieces(&pieces_in(&text, 1), &Options::default(), None);
+        for parts in [2, 3, 7] {
+            assert_eq!(
+                check_pieces(&pieces_in(&text, parts), &Options::default(), None),
+                whole
+            );
+        }
+        let invisible = whole
+            .1
+            .iter()
+            .filter(|d| d.code == protocol::Code::InvisibleChars);
+        assert_eq!(invisible.count(), whole.0 - 1);
     }
 
     proptest! {

@@ -188,23 +188,19 @@ pub struct Extractor<'a> {
 }
 
 impl<'a> Extractor<'a> {
-    /// An extractor over `input`, numbering lines from 1.
+    /// An extractor over the whole of `input`, numbering lines from 1.
     pub fn new(input: &'a str, opts: Options) -> Self {
-        Self::with_first_line(input, 1, opts)
+        Self::with_first_line(input, 1, opts).at_input_start()
     }
 
     /// An extractor over a piece of a larger input that starts at line `first_line`, so
-    /// callers that read a large file in pieces still get the file's line numbers.
+    /// callers that read a large file in pieces still get the file's line numbers. A
+    /// U+FEFF at the piece's start is text here (reported on a structural line, as anywhere
+    /// in a line); for the piece that starts the input, [`Extractor::at_input_start`].
     pub fn with_first_line(input: &'a str, first_line: u32, opts: Options) -> Self {
-        // A leading byte-order mark is the file's encoding signature, not text: skip it
-        // (byte offsets still refer to `input`).
-        let mut cur = Cursor::new(input, first_line);
-        if input.starts_with('\u{FEFF}') {
-            cur.skip('\u{FEFF}'.len_utf8());
-        }
         Extractor {
             input,
-            cur,
+            cur: Cursor::new(input, first_line),
             opts,
             diags: Vec::new(),
             resume: None,
@@ -212,6 +208,18 @@ impl<'a> Extractor<'a> {
             quick: false,
             clean: 0,
         }
+    }
+
+    /// This extractor for a piece that starts the input: a leading byte-order mark is the
+    /// file's encoding signature, not text, and is skipped (byte offsets still refer to the
+    /// input). Only there: a piece cut from the middle of a file that starts with U+FEFF
+    /// holds it as the whole file read at once does.
+    pub fn at_input_start(mut self) -> Self {
+        let unread = self.cur.rest().len() == self.input.len();
+        if unread && self.input.starts_with('\u{FEFF}') {
+            self.cur.skip('\u{FEFF}'.len_utf8());
+        }
+        self
     }
 
     /// This extractor, counting the envelopes in which the quick reader ([`quick::is_clean`])

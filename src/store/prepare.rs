@@ -212,6 +212,9 @@ pub(super) fn run(
         if let Some(cut) = cut {
             let piece = &carry[..cut];
             let mut ex = Extractor::with_first_line(piece, first_line, opts.clone());
+            if done == 0 {
+                ex = ex.at_input_start();
+            }
             let mut batch = Vec::with_capacity(BATCH);
             for p in ex.by_ref() {
                 batch.push(prepare(p, piece));
