@@ -493,13 +493,16 @@ fn diagnostic_lines(name: &str, diags: &[Diagnostic]) -> Vec<String> {
     let render = |_, chunk: &[Diagnostic]| {
         let mut text = String::with_capacity(chunk.len() * 160);
         let mut line = String::new();
+        let (mut at, mut column) = ([0; 10], [0; 10]);
         for d in chunk {
             line.clear();
-            let _ = std::fmt::Write::write_fmt(&mut line, format_args!("{d}"));
-            let _ = std::fmt::Write::write_fmt(
-                &mut text,
-                format_args!("{name}:{}\n", sanitize_line(&line)),
-            );
+            d.parts(&mut at, &mut column)
+                .into_iter()
+                .for_each(|p| line.push_str(p));
+            text.push_str(&name);
+            text.push(':');
+            text.push_str(&sanitize_line(&line));
+            text.push('\n');
         }
         text
     };
