@@ -8,6 +8,7 @@
 //! invalid copy and a copy of two envelopes leave the clipboard alone and are announced, and
 //! `>` puts the two up one after the other; the app's own copies are never imported again.
 
+mod http;
 mod tmux;
 
 use std::time::{Duration, Instant};
@@ -232,4 +233,78 @@ fn the_watch_command_hops_too() {
         assert!(start.elapsed() < WAIT, "watch did not end on SIGINT");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// `crosstalk watch`'s hop to a contact that takes envelopes over HTTP posts the envelope to
+/// it, as the app's hop does, instead of putting it on the clipboard: the peer stores it and
+/// answers ACK, the ACK is stored in the thread, the message is relayed by `http`, and the
+/// clipboard keeps what was copied.
+#[test]
+fn the_watch_command_posts_to_an_http_contact() {
+    use std::process::{Command, Stdio};
+    let Some(x) = Xvfb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let server = http::Server::start(&dir.path().join("peer.db"), &[]);
+    let db = dir.path().join("w.db");
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[operator]\naddresses = [\"kalle\"]\n[relay]\ncopy_on_import = true\n\
+             [watch]\ninterval_ms = 100\n\n\
+             [[contacts]]\nname = \"CHATGPT\"\ndelivery = \"http\"\nurl = \"{}\"\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    let Piped {
+        child: mut watch,
+        out,
+        err,
+    } = spawn_piped(
+        x.crosstalk(dir.path(), &config)
+            .args(["--db", db.to_str().unwrap(), "watch", "--json"])
+            .stdin(Stdio::null()),
+    );
+    err.recv_timeout(WAIT).expect("the watch to start");
+
+    let (id, envelope) = http::envelope(
+        &crosstalk::protocol::IdGenerator::new(),
+        "Over HTTP, please.",
+    );
+    let copied = format!("My answer:\n\n{envelope}\nThanks.\n");
+    x.copy(&copied);
+    let line = next_json(&out, "the post");
+    assert_eq!(line["imported"], 1, "{line}");
+    assert_eq!(line["posted"]["over"], "http", "{line}");
+    assert_eq!(line["posted"]["accepted"], true, "{line}");
+    assert_eq!(
+        line["posted"]["line"], "Delivered to CHATGPT over HTTP: ACK",
+        "{line}"
+    );
+    assert!(line.get("hop").is_none(), "{line}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(x.clipboard(), copied, "nothing put on the clipboard");
+
+    let relayed =
+        format!("SELECT count(*) FROM messages WHERE id = '{id}' AND relay_method = 'http'");
+    assert_eq!(count(&db, &relayed), 1);
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM messages WHERE intent = 'ACK'"),
+        1
+    );
+    Command::new("kill")
+        .args(["-INT", &watch.id().to_string()])
+        .status()
+        .unwrap();
+    let start = Instant::now();
+    while watch.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < WAIT, "watch did not end on SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(server.stop(), 0);
+    assert_eq!(
+        count(&dir.path().join("peer.db"), "SELECT count(*) FROM messages"),
+        1
+    );
 }

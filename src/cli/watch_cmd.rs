@@ -43,6 +43,20 @@ pub fn watch(
     let book = config.address_book();
     let audit_by = config.audit_name();
     let hop_on = config.relay.copy_on_import;
+    // A relay to a contact that takes envelopes over HTTP is posted to it, not copied.
+    let posted = |store: &mut crate::store::Store, hop: &Hop| match hop {
+        Hop::Relay { ready } => super::watch_http::post_hop(
+            store,
+            &book,
+            ready,
+            audit_by.as_deref(),
+            &Options {
+                now: Some(jiff::Timestamp::now()),
+                ..opts.clone()
+            },
+        ),
+        _ => Ok(None),
+    };
     let mut total = 0usize;
     loop {
         let text = match w.next()? {
@@ -70,6 +84,10 @@ pub fn watch(
                     .put_up_text(&next.message, &carrier)
                     .map_err(|e| Failure::usage(e.to_string()))?
                     .unwrap_or(Hop::Nothing);
+                if let Some(posted) = posted(&mut store, &hop)? {
+                    w.tell_posted(None, &posted)?;
+                    continue;
+                }
                 let copied =
                     w.carry(&hop, |id, method| store.mark_relayed(id, method).map(drop))?;
                 w.tell(None, Some(&hop), copied.as_deref())?;
@@ -97,6 +115,14 @@ pub fn watch(
         } else {
             None
         };
+        if let Some(posted) = match &hop {
+            Some(hop) => posted(&mut store, hop)?,
+            None => None,
+        } {
+            // Posted, not copied: the clipboard is left as it is.
+            w.tell_posted(Some(&arrival), &posted)?;
+            continue;
+        }
         let copied = match &hop {
             Some(hop) => w.carry(hop, |id, method| store.mark_relayed(id, method).map(drop))?,
             None => None,
@@ -286,6 +312,41 @@ impl Watching {
             }
         }
         out.finish()
+    }
+
+    /// What an import and a hop posted over HTTP did: the arrival's line and the post's;
+    /// with `--json`, one object with the arrival's fields and `posted` (`over`, `accepted`,
+    /// `line`). Rings, as a hop does.
+    pub(super) fn tell_posted(
+        &self,
+        arrival: Option<&Arrival>,
+        posted: &super::watch_http::Posted,
+    ) -> Result<(), Failure> {
+        let mut out = Stdout::new();
+        if self.json {
+            #[derive(serde::Serialize)]
+            struct Told<'a> {
+                #[serde(flatten, skip_serializing_if = "Option::is_none")]
+                arrival: Option<&'a Arrival>,
+                posted: &'a super::watch_http::Posted,
+                waiting: usize,
+            }
+            let line = Told {
+                arrival,
+                posted,
+                waiting: self.waiting.len(),
+            };
+            let line = compact_safe_json(&line).map_err(|e| Failure::usage(e.to_string()))?;
+            let _ = writeln!(out, "{line}");
+        } else {
+            if let Some(a) = arrival {
+                let _ = writeln!(out, "{}", sanitize_line(&a.line()));
+            }
+            let _ = writeln!(out, "{}", sanitize_line(&posted.line));
+        }
+        out.finish()?;
+        self.ring();
+        Ok(())
     }
 
     /// One line for the operator; with `--json`, an object `{"note": line}`.
