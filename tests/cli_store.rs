@@ -459,6 +459,43 @@ fn import_reads_every_input_it_can_and_names_those_it_cannot() {
         r.stderr
     );
     assert!(r.stderr.contains("2 of 4 inputs not read"), "{}", r.stderr);
+    // With --json, each input has its place in the list: read ones with their reports, the
+    // others with why (and no items); the exit status is the same.
+    let db2 = dir.path().join("json.db");
+    let r = run(
+        &db2,
+        &[
+            "import",
+            "--json",
+            &arg(&a),
+            &arg(&missing),
+            &arg(&folder),
+            &arg(&b),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let entries = json_of(&r);
+    let entries = entries.as_array().expect("a list");
+    assert_eq!(entries.len(), 4, "{entries:?}");
+    assert_eq!(entries[0]["items"].as_array().map(Vec::len), Some(3));
+    assert!(entries[0].get("not_read").is_none());
+    let source = entries[1]["source"].as_str().expect("a source");
+    assert!(
+        source.contains("missing") && !source.contains('\x1b'),
+        "{source}"
+    );
+    assert!(
+        entries[1]["not_read"]
+            .as_str()
+            .unwrap()
+            .contains("No such file"),
+        "{}",
+        entries[1]
+    );
+    assert_eq!(entries[1]["items"].as_array().map(Vec::len), Some(0));
+    assert!(entries[2]["not_read"].is_string(), "{}", entries[2]);
+    assert_eq!(entries[3]["items"].as_array().map(Vec::len), Some(3));
     // a's two threads, b's session thread (its v1.1 message joins a's thread).
     let threads = json_of(&run(&db, &["threads", "--json"], ""));
     assert_eq!(threads.as_array().expect("threads").len(), 3);

@@ -134,10 +134,36 @@ struct JsonReport {
     read_as_mail: Option<crate::transport::mail_import::ReadAsMail>,
 }
 
-/// An input that could not be read, and why (already sanitized for the terminal).
+/// An input that could not be read, and why (already sanitized for the terminal). In
+/// `import --json` it stands in the input's place in the list, with no items, so a script
+/// learns which input was not imported and why without reading standard error.
+#[derive(Clone, serde::Serialize)]
 struct NotRead {
+    #[serde(rename = "source")]
     name: String,
+    #[serde(rename = "not_read")]
     why: String,
+    items: [(); 0],
+    diagnostics: [(); 0],
+}
+
+impl NotRead {
+    fn new(name: String, why: String) -> Self {
+        NotRead {
+            name,
+            why,
+            items: [],
+            diagnostics: [],
+        }
+    }
+}
+
+/// One entry of `import --json`: an input's report, or why it was not read.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum JsonEntry {
+    Read(JsonReport),
+    NotRead(NotRead),
 }
 
 /// `crosstalk import`: every input that can be read is imported (committed in pieces); a
@@ -183,10 +209,11 @@ pub fn import(
                 Err(e) => {
                     let _ = out.flush();
                     eprintln!("crosstalk: cannot read `{name}`: {e}; not imported");
-                    not_read.push(NotRead {
-                        name,
-                        why: e.to_string(),
-                    });
+                    let n = NotRead::new(name, e.to_string());
+                    if as_json {
+                        reports.push(JsonEntry::NotRead(n.clone()));
+                    }
+                    not_read.push(n);
                     continue;
                 }
             }
@@ -215,7 +242,11 @@ pub fn import(
                     error.to_string()
                 };
                 eprintln!("crosstalk: cannot read `{name}`: {why}; not imported");
-                not_read.push(NotRead { name, why });
+                let n = NotRead::new(name, why);
+                if as_json {
+                    reports.push(JsonEntry::NotRead(n.clone()));
+                }
+                not_read.push(n);
                 continue;
             }
             Err(e) => {
@@ -237,10 +268,10 @@ pub fn import(
             && report.count(Outcome::Conflict) == 0
             && !report.items.is_empty();
         if as_json {
-            reports.push(JsonReport {
+            reports.push(JsonEntry::Read(JsonReport {
                 report,
                 read_as_mail: mail,
-            });
+            }));
             continue;
         }
         let name = sanitize_line(&name);
