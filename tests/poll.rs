@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use crosstalk::protocol::poll::{Standing, can_close};
+use crosstalk::protocol::poll::{self, Standing, can_close};
 use crosstalk::store::{MessageMatch, Store};
 use serde_json::Value;
 
@@ -327,4 +327,67 @@ fn a_late_vote_ends_no_wait_the_tally_does_not_count() {
     // Closed: nobody is awaited after it.
     s.close_poll(&view).unwrap();
     assert!(s.delivery(&m.id).unwrap().unwrap().awaiting_from.is_empty());
+}
+
+/// A poll every target declined awaits nobody, and its tally says the quorum is out of reach
+/// (not merely "not reached", which reads as if answers could still come); the poll line of
+/// `crosstalk poll` says so too.
+#[test]
+fn a_poll_every_target_declined_awaits_nobody_and_its_quorum_is_out_of_reach() {
+    let p = two_of_three("2025-10-09T18:00Z");
+    let declined = p
+        .text
+        .replace("intent: RESPOND\nbody", "intent: NACK\nbody")
+        .replace(
+            "intent: RESPOND\nmeta: poll\nVote: files",
+            "intent: NACK\nmeta: poll\nVote: files",
+        );
+    let third = id_at("2025-10-09T16:30:00Z", 5);
+    let text = format!(
+        "{declined}\n[[gemini://g→human://op v1]]\nuser: gemini\nsession: 2025-10-09T16Z a7f3d1\n\
+thread: {}\nparent: {}\nmessage: {third}\nintent: NACK\nbody: |\n  Not mine to decide.\nsig: none\n[[END]]\n",
+        p.thread, p.poll
+    );
+    let mut s = Store::open_in_memory().unwrap();
+    s.import_text("<test>", &text, &Default::default()).unwrap();
+    let m = s.message(&p.poll).unwrap().unwrap();
+    assert!(s.delivery(&m.id).unwrap().unwrap().awaiting_from.is_empty());
+    let view = s.poll_view(m, now()).unwrap().unwrap();
+    assert!(!view.tally.quorum_reached);
+    assert!(view.tally.quorum_out_of_reach, "{:?}", view.tally);
+    assert_eq!(poll::quorum_label(&view.tally).1, "out of reach");
+
+    // One target still silent: in reach while the poll runs, merely not reached once over.
+    let mut s = Store::open_in_memory().unwrap();
+    s.import_text("<test>", &declined, &Default::default())
+        .unwrap();
+    let m = s.message(&p.poll).unwrap().unwrap();
+    let view = s.poll_view(m.clone(), now()).unwrap().unwrap();
+    assert!(
+        view.tally.quorum_out_of_reach,
+        "one silent target cannot make two"
+    );
+    let p1 = two_of_three("2025-10-09T18:00Z");
+    let mut s = Store::open_in_memory().unwrap();
+    s.import_text(
+        "<test>",
+        &p1.text
+            .replace("intent: RESPOND\nbody", "intent: NACK\nbody"),
+        &Default::default(),
+    )
+    .unwrap();
+    let m = s.message(&p1.poll).unwrap().unwrap();
+    let view = s.poll_view(m.clone(), now()).unwrap().unwrap();
+    assert!(
+        !view.tally.quorum_reached && !view.tally.quorum_out_of_reach,
+        "{:?}",
+        view.tally
+    );
+    assert_eq!(poll::quorum_label(&view.tally).1, "not reached");
+    let over = s
+        .poll_view(m, "2025-10-09T19:00:00Z".parse().unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(over.tally.quorum_out_of_reach && over.tally.expired);
+    assert_eq!(poll::quorum_label(&over.tally).1, "not reached");
 }

@@ -77,6 +77,24 @@ proptest! {
         prop_assert!(voted <= t.responded);
         prop_assert!(t.needed >= 1 && t.needed <= TARGETS.len());
         prop_assert_eq!(t.quorum_reached, t.responded >= t.needed);
+        prop_assert!(!(t.quorum_reached && t.quorum_out_of_reach));
+        // Out of reach: a RESPOND now from every target still silent does not reach it; not
+        // out of reach while the poll runs: those answers do.
+        if !t.expired && !t.quorum_reached {
+            let mut all = replies.clone();
+            for (i, target) in t.silent.iter().enumerate() {
+                all.push(PollReply {
+                    id: format!("late-comer-{i}"),
+                    sender: target.clone(),
+                    intent: Some(Intent::Respond),
+                    meta: Vec::new(),
+                    body: "A".into(),
+                    time: Some(now),
+                });
+            }
+            let after = tally(&p, &all, now).unwrap();
+            prop_assert_eq!(after.quorum_reached, !t.quorum_out_of_reach, "{:?}", t);
+        }
         for line in &t.targets {
             if let Some(id) = &line.message {
                 let r = replies.iter().find(|r| &r.id == id).unwrap();

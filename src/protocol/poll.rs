@@ -19,7 +19,10 @@
 //!   several is "answered, no vote". When the poll lists options, a `Vote:` naming none of them
 //!   is no vote either; when it lists none, the `Vote:` value is counted as written.
 //! - **Quorum reached** when as many targets responded (RESPOND, with a vote or not) as the
-//!   quorum needs. NACK, ERROR and CLOSE end a target's turn without responding.
+//!   quorum needs. NACK, ERROR and CLOSE end a target's turn without responding. **Out of
+//!   reach** when it is not reached and the targets still silent (none once the deadline is
+//!   past) are too few to reach it: a poll all of whose targets declined waits for nobody,
+//!   and says so rather than "not reached".
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -94,6 +97,9 @@ pub struct Tally {
     pub responded: usize,
     /// Whether `responded >= needed`.
     pub quorum_reached: bool,
+    /// Whether the quorum is not reached and cannot be any more: too few targets are left
+    /// who may still respond in time.
+    pub quorum_out_of_reach: bool,
     /// The option with the most votes, when one leads alone.
     pub leader: Option<String>,
     /// `Deadline:` as written.
@@ -296,11 +302,14 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
         .filter(|(_, n)| *n == top && top > 0)
         .map(|(o, _)| o)
         .collect();
-    let silent = targets
+    let silent: Vec<String> = targets
         .iter()
         .filter(|t| t.standing == Standing::Silent)
         .map(|t| t.target.clone())
         .collect();
+    let expired = deadline.is_some_and(|d| now > d);
+    // Who may still respond in time: the silent targets, until the deadline.
+    let open = if expired { 0 } else { silent.len() };
     let closed_by = replies
         .iter()
         .find(|r| r.intent == Some(Intent::Close) && same_party(&r.sender, &poll.banner.from))
@@ -312,12 +321,13 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
         needed: exp.needed,
         responded,
         quorum_reached: responded >= exp.needed,
+        quorum_out_of_reach: responded < exp.needed && responded + open < exp.needed,
         leader: match leaders.as_slice() {
             [one] => Some((*one).clone()),
             _ => None,
         },
         deadline: deadline.as_ref().map(rfc3339),
-        expired: deadline.is_some_and(|d| now > d),
+        expired,
         seconds_left: deadline.map(|d| d.duration_since(now).as_secs()),
         deadline_raw,
         counts,
@@ -365,12 +375,15 @@ impl TargetResult {
     }
 }
 
-/// "2 of 3 needed" and "reached" / "not reached": the quorum, worded alike by the panel, the
-/// CLI and the result envelope (each sets them in its own line).
+/// "2 of 3 needed" and "reached" / "not reached" / "out of reach": the quorum, worded alike
+/// by the panel, the CLI and the result envelope (each sets them in its own line). Out of
+/// reach only while the poll runs: after its deadline it was simply not reached.
 pub fn quorum_label(t: &Tally) -> (String, &'static str) {
     let counts = format!("{} of {} needed", t.responded, t.needed);
     let word = if t.quorum_reached {
         "reached"
+    } else if t.quorum_out_of_reach && !t.expired {
+        "out of reach"
     } else {
         "not reached"
     };

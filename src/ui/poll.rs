@@ -42,7 +42,9 @@ pub fn panel(app: &App, panel: &PollPanel, frame: &mut Frame, size: Rect) {
                 theme::TITLE
             } else if l.starts_with("Quorum:") && tally.quorum_reached {
                 theme::OK
-            } else if l.starts_with("Deadline:") && tally.expired {
+            } else if (l.starts_with("Quorum:") && tally.quorum_out_of_reach)
+                || (l.starts_with("Deadline:") && tally.expired)
+            {
                 theme::WARN
             } else {
                 ratatui::style::Style::new()
