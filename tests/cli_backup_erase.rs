@@ -321,6 +321,41 @@ fn delete_with_nothing_to_erase_asks_nothing_and_a_missing_paste_points_to_paste
     assert!(r.stderr.contains("`crosstalk pastes`"), "{}", r.stderr);
 }
 
+/// A draft is saved under the message id it will be filed with: `delete message` with that
+/// id (whole, its start, in either case) says it is a draft's and how to discard it, where it
+/// said there was no such message.
+#[test]
+fn delete_message_with_a_drafts_id_says_it_is_a_draft() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.db");
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/v11-request.crosstalk");
+    assert_eq!(run(&db, &["import", example.to_str().unwrap()]).code, 0);
+    let r = run(
+        &db,
+        &["reply", "01J9J3DBC4N7P2Q3R5S7T9V1V2", "--body", "Later."],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let draft = r
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("message: "))
+        .expect("the draft's message id")
+        .to_string();
+    for id in [
+        draft.clone(),
+        draft[..12].to_string(),
+        draft.to_ascii_lowercase(),
+    ] {
+        let r = run(&db, &["delete", "--yes", "message", &id]);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert!(r.stderr.contains("is a draft's id"), "{}", r.stderr);
+        assert!(r.stderr.contains("`x` there discards"), "{}", r.stderr);
+    }
+    let r = run(&db, &["delete", "--yes", "message", "01ZZZZZZZZ"]);
+    assert!(r.stderr.contains("no message"), "{}", r.stderr);
+}
+
 #[test]
 fn export_replaces_nothing_it_was_not_told_to_and_never_the_database() {
     let dir = tempfile::tempdir().unwrap();

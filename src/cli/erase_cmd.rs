@@ -137,6 +137,13 @@ fn message_id(store: &Store, id: &str) -> Result<String, Failure> {
     let found = store.ids_with_prefix(id, 2).map_err(store_failure)?;
     match found.messages.as_slice() {
         [(only, _)] => Ok(only.clone()),
+        [] if is_draft(store, id)? => Err(Failure {
+            code: EXIT_INVALID,
+            message: format!(
+                "`{}` is a draft's id, not yet a message: `D` in the app lists the drafts and `x` there discards one (copying it files it as a message)",
+                sanitize_line(id)
+            ),
+        }),
         [] => Err(not_found(&format!("message `{}`", sanitize_line(id)))),
         _ => Err(Failure {
             code: EXIT_INVALID,
@@ -146,6 +153,18 @@ fn message_id(store: &Store, id: &str) -> Result<String, Failure> {
             ),
         }),
     }
+}
+
+/// Whether `id` (whole or its first characters, in either case) is a draft's: a draft is
+/// saved under the message id it will be filed with, so the id is easily taken for one.
+fn is_draft(store: &Store, id: &str) -> Result<bool, Failure> {
+    let id = id.trim();
+    let drafts = store.drafts().map_err(store_failure)?;
+    Ok(!id.is_empty()
+        && drafts.iter().any(|d| {
+            d.id.get(..id.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(id))
+        }))
 }
 
 fn not_found(name: &str) -> Failure {
