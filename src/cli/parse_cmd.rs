@@ -43,7 +43,7 @@ pub fn parse(file: Option<&Path>, as_json: bool, opts: &Options) -> Result<u8, F
 /// about a hundred times the input.
 ///
 /// The output is serde_json's pretty layout of `{"diagnostics", "envelopes"}` (keys in that
-/// order), the same bytes as encoding the whole [`json::extraction`] at once. The diagnostics
+/// order), the same bytes as encoding the whole [`crate::json::extraction`] at once. The diagnostics
 /// outside envelopes come first but are known only once the input has been read through, so
 /// a first pass collects them (dropping envelopes as they come) and a second writes the
 /// envelopes.

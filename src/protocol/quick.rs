@@ -5,19 +5,20 @@
 //! them, building for each the headers, META blocks, body and positions that only a finding
 //! would use. Most envelopes are written exactly as the specification shows them: the
 //! banner alone on its line, `key: value` headers, `Key: value` META entries, `body: |` with
-//! every line indented by two spaces, `sig: none` and `[[END]]`. For an envelope in that
-//! shape, [`is_clean`] answers whether the full reader (`parse_block`, then
-//! `validate_ref`) would report nothing, asking the very checks the validator asks of the
-//! values (ids, addresses, intents, the routing and privacy values, hidden text, undeclared
-//! personal data). Anything outside the shape (another indentation, a repeated header, a
-//! signature, a body on the key's line, a line that cleaning would change) answers `false`,
-//! and the full reader reads the envelope as before: the quick reader only ever declines.
+//! every line indented by two spaces (or v1.0's `response: |`), `sig: none` and `[[END]]`.
+//! For an envelope in that shape, [`read`] answers whether the full reader (`parse_block`,
+//! then `validate_ref`) would report nothing but an intent under its v1.0 name (which it
+//! reports itself), asking the very checks the validator asks of the values (ids,
+//! addresses, intents, the routing and privacy values, hidden text, undeclared personal
+//! data). Anything outside the shape (another indentation, a repeated header, a signature, a
+//! body on the key's line, a line that cleaning would change) answers `false`, and the full
+//! reader reads the envelope as before: the quick reader only ever declines.
 //!
 //! That the two agree is held three ways: a debug build reads every envelope the quick
-//! reader accepts with the full reader too and asserts that it finds nothing (so every test
-//! that runs `check` compares them); a property test compares `check`'s findings with and
-//! without the quick reader on envelopes mutated with the characters that matter; and the
-//! benchmark transcripts' reports are compared byte for byte (docs/BENCHMARKS.md).
+//! reader accepts with the full reader too and asserts that it finds the same (so every
+//! test that runs `check` compares them); a property test compares `check`'s findings with
+//! and without the quick reader on envelopes mutated with the characters that matter; and
+//! the benchmark transcripts' reports are compared byte for byte (docs/BENCHMARKS.md).
 
 use super::address::{check_address, route_hops};
 use super::lines::{self, Cursor, Line};

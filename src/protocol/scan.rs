@@ -222,8 +222,9 @@ impl<'a> Extractor<'a> {
         self
     }
 
-    /// This extractor, counting the envelopes in which the quick reader ([`quick::is_clean`])
-    /// finds nothing wrong instead of handing them out: for callers that want only the
+    /// This extractor, counting the envelopes in which the quick reader ([`quick::read`])
+    /// finds nothing wrong (but a v1.0 intent, which joins the extractor's own findings)
+    /// instead of handing them out: for callers that want only the
     /// findings and the number of envelopes (`check`). [`Extractor::clean_count`] says how
     /// many were counted so.
     pub(crate) fn counting_clean(mut self) -> Self {
