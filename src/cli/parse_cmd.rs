@@ -43,10 +43,10 @@ pub fn parse(file: Option<&Path>, as_json: bool, opts: &Options) -> Result<u8, F
 /// about a hundred times the input.
 ///
 /// The output is serde_json's pretty layout of `{"diagnostics", "envelopes"}` (keys in that
-/// order), the same bytes as encoding the whole [`crate::json::extraction`] at once. The diagnostics
-/// outside envelopes come first but are known only once the input has been read through, so
-/// a first pass collects them (dropping envelopes as they come) and a second writes the
-/// envelopes.
+/// order), the same bytes as encoding the whole [`crate::json::extraction`] at once. The
+/// diagnostics outside envelopes come first but are known only once the input has been read
+/// through, so a first pass collects them (dropping envelopes as they come) and a second
+/// writes the envelopes.
 fn parse_json(inp: &Input, opts: &Options) -> Result<u8, Failure> {
     let mut out = Stdout::new();
     let ok = write_json(&mut out, inp, opts)
@@ -234,8 +234,10 @@ impl Tally {
 
 /// Extracts one piece of an input whose first line is `first_line` (`start`: the piece that
 /// starts the input, whose byte-order mark is skipped), keeping only the diagnostics:
-/// envelopes are dropped as they come, so memory stays small whatever the input's size. With `keep`, the envelopes the database is asked about are kept, so the
-/// input is read once whether or not there is a database.
+/// envelopes are dropped as they come, so memory stays small whatever the input's size.
+/// With `keep`, the envelopes the database is asked about are kept, so the input is read
+/// once whether or not there is a database; without, plain envelopes are only counted (see
+/// `protocol::quick`).
 pub(super) fn tally(text: &str, first_line: u32, start: bool, opts: &Options, keep: bool) -> Tally {
     let mut ex = Extractor::with_first_line(text, first_line, opts.clone());
     if start {
