@@ -293,21 +293,28 @@ impl Watching {
         hop: Option<&Hop>,
         copied: Option<&str>,
     ) -> Result<(), Failure> {
+        self.told(Told {
+            arrival,
+            hop,
+            copied,
+            posted: None,
+            waiting: self.waiting.len(),
+        })
+    }
+
+    /// Writes `told`: one JSON object with `--json`, else its lines for people.
+    fn told(&self, told: Told<'_>) -> Result<(), Failure> {
         let mut out = Stdout::new();
         if self.json {
-            let line = Told {
-                arrival,
-                hop,
-                copied,
-                waiting: self.waiting.len(),
-            };
-            let line = compact_safe_json(&line).map_err(|e| Failure::usage(e.to_string()))?;
+            let line = compact_safe_json(&told).map_err(|e| Failure::usage(e.to_string()))?;
             let _ = writeln!(out, "{line}");
         } else {
-            if let Some(a) = arrival {
-                let _ = writeln!(out, "{}", sanitize_line(&a.line()));
-            }
-            if let Some(line) = hop.and_then(|h| hop_line(h, self.waiting.len())) {
+            let lines = [
+                told.arrival.map(Arrival::line),
+                told.hop.and_then(|h| hop_line(h, told.waiting)),
+                told.posted.map(|p| p.line.clone()),
+            ];
+            for line in lines.into_iter().flatten() {
                 let _ = writeln!(out, "{}", sanitize_line(&line));
             }
         }
@@ -322,29 +329,13 @@ impl Watching {
         arrival: Option<&Arrival>,
         posted: &super::watch_http::Posted,
     ) -> Result<(), Failure> {
-        let mut out = Stdout::new();
-        if self.json {
-            #[derive(serde::Serialize)]
-            struct Told<'a> {
-                #[serde(flatten, skip_serializing_if = "Option::is_none")]
-                arrival: Option<&'a Arrival>,
-                posted: &'a super::watch_http::Posted,
-                waiting: usize,
-            }
-            let line = Told {
-                arrival,
-                posted,
-                waiting: self.waiting.len(),
-            };
-            let line = compact_safe_json(&line).map_err(|e| Failure::usage(e.to_string()))?;
-            let _ = writeln!(out, "{line}");
-        } else {
-            if let Some(a) = arrival {
-                let _ = writeln!(out, "{}", sanitize_line(&a.line()));
-            }
-            let _ = writeln!(out, "{}", sanitize_line(&posted.line));
-        }
-        out.finish()?;
+        self.told(Told {
+            arrival,
+            hop: None,
+            copied: None,
+            posted: Some(posted),
+            waiting: self.waiting.len(),
+        })?;
         self.ring();
         Ok(())
     }
@@ -382,6 +373,9 @@ struct Told<'a> {
     /// How the recipient's text was copied.
     #[serde(skip_serializing_if = "Option::is_none")]
     copied: Option<&'a str>,
+    /// What came of posting it, when its recipient takes envelopes over HTTP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    posted: Option<&'a super::watch_http::Posted>,
     /// Envelopes of a several-envelope copy still waiting for Enter.
     waiting: usize,
 }
