@@ -198,53 +198,8 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                     super::hidden::describe(&what, &hidden),
                 ));
             }
-            match (block.namespace.as_ref(), key.as_ref()) {
-                ("routing", "X-Route") => {
-                    for hop in route_hops(value) {
-                        if let Err(e) = check_address(hop) {
-                            d.push(at(pos, Code::BadRoute, format!("X-Route hop: {e}; write the route as `a → b → c`")));
-                            break;
-                        }
-                    }
-                }
-                ("routing", "X-Reply-To") => {
-                    if let Err(e) = check_address(value) {
-                        d.push(at(pos, Code::BadReplyTo, format!("X-Reply-To: {e}")));
-                    }
-                }
-                ("routing", "X-Priority") if !one_of(value, &["high", "normal", "low"]) => {
-                    d.push(at(
-                        pos,
-                        Code::UnknownPriority,
-                        format!("X-Priority `{value}` is not high, normal or low"),
-                    ));
-                }
-                ("privacy", "PII") if !one_of(value, &["present", "redacted", "none"]) => {
-                    d.push(at(
-                        pos,
-                        Code::UnknownPii,
-                        format!("PII `{value}` is not present, redacted or none"),
-                    ));
-                }
-                ("privacy", "Consent") => {
-                    if let Err(why) = super::consent::value::read(value) {
-                        d.push(at(pos, Code::UnknownConsent, why.message(value)));
-                    }
-                }
-                ("privacy", "Expires") => match parse_time(value) {
-                    None => d.push(at(
-                        pos,
-                        Code::BadExpires,
-                        format!("Expires `{value}` is not an ISO 8601 time; write it like 2025-10-10T16:00Z"),
-                    )),
-                    Some(t) if opts.now.is_some_and(|now| t < now) => d.push(at(
-                        pos,
-                        Code::Expired,
-                        format!("Expires `{value}` is in the past: the consent has lapsed"),
-                    )),
-                    Some(_) => {}
-                },
-                _ => {}
+            if let Some((code, message)) = meta_value_finding(&block.namespace, key, value, opts) {
+                d.push(at(pos, code, message));
             }
         }
     }
@@ -384,6 +339,55 @@ fn undeclared_pii(p: &ParsedRef<'_>) -> Option<String> {
     ))
 }
 
+/// What is wrong with `value` of `key` in `meta: <namespace>`, for the META values the spec
+/// defines (routing and privacy); `None` when nothing is, or the value is not one of those.
+/// The quick reader asks the same (`quick.rs`), so that it and the validator never differ.
+pub(super) fn meta_value_finding(
+    namespace: &str,
+    key: &str,
+    value: &str,
+    opts: &Options,
+) -> Option<(Code, String)> {
+    match (namespace, key) {
+        ("routing", "X-Route") => route_hops(value).find_map(|hop| {
+            check_address(hop).err().map(|e| {
+                (
+                    Code::BadRoute,
+                    format!("X-Route hop: {e}; write the route as `a → b → c`"),
+                )
+            })
+        }),
+        ("routing", "X-Reply-To") => check_address(value)
+            .err()
+            .map(|e| (Code::BadReplyTo, format!("X-Reply-To: {e}"))),
+        ("routing", "X-Priority") if !one_of(value, &["high", "normal", "low"]) => Some((
+            Code::UnknownPriority,
+            format!("X-Priority `{value}` is not high, normal or low"),
+        )),
+        ("privacy", "PII") if !one_of(value, &["present", "redacted", "none"]) => Some((
+            Code::UnknownPii,
+            format!("PII `{value}` is not present, redacted or none"),
+        )),
+        ("privacy", "Consent") => super::consent::value::read(value)
+            .err()
+            .map(|why| (Code::UnknownConsent, why.message(value))),
+        ("privacy", "Expires") => match parse_time(value) {
+            None => Some((
+                Code::BadExpires,
+                format!(
+                    "Expires `{value}` is not an ISO 8601 time; write it like 2025-10-10T16:00Z"
+                ),
+            )),
+            Some(t) if opts.now.is_some_and(|now| t < now) => Some((
+                Code::Expired,
+                format!("Expires `{value}` is in the past: the consent has lapsed"),
+            )),
+            Some(_) => None,
+        },
+        _ => None,
+    }
+}
+
 /// The warning for an intent written under its v1.0 name `raw`, read as `i`, at `pos` (the
 /// value's place).
 pub(super) fn legacy_intent(raw: &str, i: &Intent, pos: Pos) -> Diagnostic {
@@ -395,7 +399,7 @@ pub(super) fn legacy_intent(raw: &str, i: &Intent, pos: Pos) -> Diagnostic {
     )
 }
 
-pub(super) fn one_of(value: &str, allowed: &[&str]) -> bool {
+fn one_of(value: &str, allowed: &[&str]) -> bool {
     allowed.iter().any(|a| a.eq_ignore_ascii_case(value))
 }
 
