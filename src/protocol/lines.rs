@@ -131,26 +131,7 @@ impl<'a> Cursor<'a> {
 /// the search (it was a tenth of `check`'s time).
 #[inline]
 pub(crate) fn find_newline(b: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const NL: u64 = ONES * b'\n' as u64;
-    let mut i = 0;
-    while i + 8 <= b.len() && i < 64 {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&b[i..i + 8]);
-        let x = u64::from_le_bytes(word) ^ NL;
-        // The lowest byte flagged is the first that was `\n` (a borrow can flag bytes above
-        // it, never below).
-        let found = x.wrapping_sub(ONES) & !x & HIGH;
-        if found != 0 {
-            return Some(i + (found.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    if i < 64 {
-        return b[i..].iter().position(|&c| c == b'\n').map(|p| i + p);
-    }
-    memchr::memchr(b'\n', &b[i..]).map(|p| i + p)
+    newline_in::<false>(b).0
 }
 
 /// [`find_newline`], and whether the bytes before the line break (all of them when there is
@@ -158,6 +139,13 @@ pub(crate) fn find_newline(b: &[u8]) -> Option<usize> {
 /// read twice.
 #[inline]
 pub(crate) fn find_newline_ascii(b: &[u8]) -> (Option<usize>, bool) {
+    newline_in::<true>(b)
+}
+
+/// The search of [`find_newline`]; with `ASCII`, also whether the bytes before the break are
+/// ASCII (else `true`, unlooked at).
+#[inline(always)]
+fn newline_in<const ASCII: bool>(b: &[u8]) -> (Option<usize>, bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const NL: u64 = ONES * b'\n' as u64;
@@ -168,9 +156,14 @@ pub(crate) fn find_newline_ascii(b: &[u8]) -> (Option<usize>, bool) {
         word.copy_from_slice(&b[i..i + 8]);
         let w = u64::from_le_bytes(word);
         let x = w ^ NL;
+        // The lowest byte flagged is the first that was `\n` (a borrow can flag bytes above
+        // it, never below).
         let found = x.wrapping_sub(ONES) & !x & HIGH;
         if found != 0 {
             let at = (found.trailing_zeros() / 8) as usize;
+            if !ASCII {
+                return (Some(i + at), true);
+            }
             // Only the bytes before the break count.
             let before = if at == 0 {
                 0
@@ -179,7 +172,9 @@ pub(crate) fn find_newline_ascii(b: &[u8]) -> (Option<usize>, bool) {
             };
             return (Some(i + at), (seen | before) & HIGH == 0);
         }
-        seen |= w;
+        if ASCII {
+            seen |= w;
+        }
         i += 8;
     }
     let at = if i < 64 {
@@ -188,6 +183,9 @@ pub(crate) fn find_newline_ascii(b: &[u8]) -> (Option<usize>, bool) {
         memchr::memchr(b'\n', &b[i..])
     }
     .map(|p| i + p);
+    if !ASCII {
+        return (at, true);
+    }
     let end = at.unwrap_or(b.len());
     (at, seen & HIGH == 0 && b[i..end].is_ascii())
 }
