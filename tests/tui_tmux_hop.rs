@@ -138,7 +138,6 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
 /// copies are never imported.
 #[test]
 fn the_watch_command_hops_too() {
-    use std::process::{Command, Stdio};
     let Some(x) = Xvfb::start() else { return };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
@@ -156,11 +155,7 @@ fn the_watch_command_hops_too() {
         child: mut watch,
         out,
         err,
-    } = spawn_piped(
-        x.crosstalk(dir.path(), &config)
-            .args(["--db", db.to_str().unwrap(), "watch", "--json"])
-            .stdin(Stdio::null()),
-    );
+    } = watch_json(&x, dir.path(), &db, &config);
     let started = err.recv_timeout(WAIT).expect("the watch to start");
     assert!(
         started.contains("put back ready for their recipients"),
@@ -224,15 +219,7 @@ fn the_watch_command_hops_too() {
         ),
         1
     );
-    Command::new("kill")
-        .args(["-INT", &watch.id().to_string()])
-        .status()
-        .unwrap();
-    let start = Instant::now();
-    while watch.try_wait().unwrap().is_none() {
-        assert!(start.elapsed() < WAIT, "watch did not end on SIGINT");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    interrupt(&mut watch);
 }
 
 /// `crosstalk watch`'s hop to a contact that takes envelopes over HTTP posts the envelope to
@@ -241,7 +228,6 @@ fn the_watch_command_hops_too() {
 /// clipboard keeps what was copied.
 #[test]
 fn the_watch_command_posts_to_an_http_contact() {
-    use std::process::{Command, Stdio};
     let Some(x) = Xvfb::start() else { return };
     let dir = tempfile::tempdir().unwrap();
     let server = http::Server::start(&dir.path().join("peer.db"), &[]);
@@ -261,11 +247,7 @@ fn the_watch_command_posts_to_an_http_contact() {
         child: mut watch,
         out,
         err,
-    } = spawn_piped(
-        x.crosstalk(dir.path(), &config)
-            .args(["--db", db.to_str().unwrap(), "watch", "--json"])
-            .stdin(Stdio::null()),
-    );
+    } = watch_json(&x, dir.path(), &db, &config);
     err.recv_timeout(WAIT).expect("the watch to start");
 
     let (id, envelope) = http::envelope(
@@ -293,7 +275,31 @@ fn the_watch_command_posts_to_an_http_contact() {
         count(&db, "SELECT count(*) FROM messages WHERE intent = 'ACK'"),
         1
     );
-    Command::new("kill")
+    interrupt(&mut watch);
+    assert_eq!(server.stop(), 0);
+    assert_eq!(
+        count(&dir.path().join("peer.db"), "SELECT count(*) FROM messages"),
+        1
+    );
+}
+
+/// `crosstalk watch --json` on `db` with `config`, under the Xvfb display `x`.
+fn watch_json(
+    x: &Xvfb,
+    dir: &std::path::Path,
+    db: &std::path::Path,
+    config: &std::path::Path,
+) -> Piped {
+    spawn_piped(
+        x.crosstalk(dir, config)
+            .args(["--db", db.to_str().unwrap(), "watch", "--json"])
+            .stdin(std::process::Stdio::null()),
+    )
+}
+
+/// Sends the watch SIGINT, as Ctrl-C does, and waits (at most [`WAIT`]) for it to end.
+fn interrupt(watch: &mut std::process::Child) {
+    std::process::Command::new("kill")
         .args(["-INT", &watch.id().to_string()])
         .status()
         .unwrap();
@@ -302,9 +308,4 @@ fn the_watch_command_posts_to_an_http_contact() {
         assert!(start.elapsed() < WAIT, "watch did not end on SIGINT");
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert_eq!(server.stop(), 0);
-    assert_eq!(
-        count(&dir.path().join("peer.db"), "SELECT count(*) FROM messages"),
-        1
-    );
 }
