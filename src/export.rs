@@ -103,7 +103,7 @@ pub fn write_all(
                 if written.threads > 0 {
                     out.write_all(b"\n")?;
                 }
-                out.write_all(t.carried_text().as_bytes())?;
+                out.write_all(t.exported_text().as_bytes())?;
             }
             Format::Json => {
                 out.write_all(if written.threads > 0 {
@@ -243,7 +243,7 @@ pub fn thread_json(t: &ThreadView) -> Value {
 /// The thread in `format`.
 pub fn render(t: &ThreadView, format: Format) -> String {
     match format {
-        Format::Crosstalk => t.carried_text(),
+        Format::Crosstalk => t.exported_text(),
         Format::Json => {
             let mut buf = Vec::new();
             // Writing to memory cannot fail, and the value holds only strings and numbers.

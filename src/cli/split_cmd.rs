@@ -48,7 +48,7 @@ pub fn split(
             let content = if ext == "eml" {
                 build(&Outgoing::of(m, t.context.as_deref()))
             } else {
-                let mut c = m.carried().trim_end().to_string();
+                let mut c = m.exported().trim_end().to_string();
                 c.push('\n');
                 c.into_bytes()
             };

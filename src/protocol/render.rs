@@ -61,6 +61,14 @@ pub fn body_key(p: &crate::protocol::Parsed) -> BodyKey {
 
 /// The canonical text with the body under `key`.
 pub fn render_as(env: &Envelope, key: BodyKey) -> String {
+    nfc(&render_as_written(env, key))
+}
+
+/// The canonical text with the body under `key`, but every value as the envelope holds it
+/// rather than in NFC: what a backup writes of an envelope whose text normalization would
+/// change (a body is kept exactly as written, see docs/PROTOCOL.md §1), so that importing the
+/// backup gives back the same bytes. Its NFC form is [`render_as`].
+pub fn render_as_written(env: &Envelope, key: BodyKey) -> String {
     let mut out = text_with(env, key);
     if let Some(sig) = &env.sig {
         field(&mut out, "sig", sig);
@@ -69,7 +77,25 @@ pub fn render_as(env: &Envelope, key: BodyKey) -> String {
         field(&mut out, "hash", hash);
     }
     out.push_str("[[END]]\n");
-    nfc(&out)
+    out
+}
+
+/// Whether anything the envelope holds is not in NFC, so that its canonical text differs from
+/// its text as written ([`render_as_written`]).
+pub fn holds_unnormalized(env: &Envelope) -> bool {
+    let b = &env.banner;
+    [&b.from, &b.to, &b.version]
+        .into_iter()
+        .any(|s| needs_nfc(s))
+        || env.body.as_deref().is_some_and(needs_nfc)
+        || (env.headers.iter()).any(|h| needs_nfc(&h.key) || needs_nfc(&h.value))
+        || env.meta.iter().any(|m| {
+            needs_nfc(&m.namespace) || (m.entries.iter()).any(|(k, v)| needs_nfc(k) || needs_nfc(v))
+        })
+        || [&env.sig, &env.hash]
+            .into_iter()
+            .flatten()
+            .any(|s| needs_nfc(s))
 }
 
 /// The signable portion in canonical form: banner through the last body line, each line

@@ -71,15 +71,46 @@ pub struct ThreadView {
 
 impl ThreadView {
     /// Every envelope as it goes on ([`StoredMessage::carried`]), tree order, a blank line
-    /// between them: what `export` writes and what copying a thread carries.
+    /// between them: what copying a thread carries.
     pub fn carried_text(&self) -> String {
-        let parts: Vec<String> = self.messages.iter().map(StoredMessage::carried).collect();
+        self.joined(StoredMessage::carried)
+    }
+
+    /// Every envelope as a backup keeps it ([`StoredMessage::exported`]), tree order, a blank
+    /// line between them: what `export` writes.
+    pub fn exported_text(&self) -> String {
+        self.joined(StoredMessage::exported)
+    }
+
+    fn joined(&self, text: fn(&StoredMessage) -> String) -> String {
+        let parts: Vec<String> = self.messages.iter().map(text).collect();
         let parts: Vec<&str> = parts.iter().map(|t| t.trim_end()).collect();
         format!("{}\n", parts.join("\n\n"))
     }
 }
 
 impl StoredMessage {
+    /// The text a backup keeps of this envelope (what `export` writes): the text it goes on
+    /// in ([`carried`](Self::carried)), but where that is the canonical form and the envelope
+    /// holds text that Unicode normalization changes (a body written with combining accents
+    /// is kept as written), that text as written, so that importing the backup gives back
+    /// the same bytes. Only ever a text whose NFC form is the canonical one: anything else
+    /// (a canonical text kept because the columns would not render to it) is written as is.
+    pub fn exported(&self) -> String {
+        let carried = self.carried();
+        if carried != self.canonical || !protocol::render::holds_unnormalized(&self.envelope) {
+            return carried;
+        }
+        [
+            protocol::render::BodyKey::Body,
+            protocol::render::BodyKey::Response,
+        ]
+        .into_iter()
+        .map(|key| protocol::render::render_as_written(&self.envelope, key))
+        .find(|written| protocol::render::nfc(written) == self.canonical)
+        .unwrap_or(carried)
+    }
+
     /// The text this envelope goes on in (a copy, a file, a mail, a POST): its canonical
     /// form, unless that would change what its signature or hash covers; then the envelope
     /// as received, which still verifies (see [`crate::protocol::carry`]).
