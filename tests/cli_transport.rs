@@ -474,3 +474,57 @@ fn a_signed_envelope_in_a_flowed_mail_imports_whole_and_still_verifies() {
     let r = run(&dir.path().join("g.db"), &["parse", "--json", "-"], &fixed);
     assert!(!r.stdout.contains(long), "{}", r.stdout);
 }
+
+/// A v1.0 envelope (no ids: recognized by its text and place) in a mail of its own.
+fn mailed(envelope: &str, message_id: &str) -> String {
+    format!(
+        "From: Kalle <kalle@example.com>\r\nTo: bot@example.com\r\nSubject: relay\r\n\
+         Message-ID: <{message_id}>\r\nDate: Mon, 6 Jan 2025 10:00:00 +0000\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        envelope.replace('\n', "\r\n")
+    )
+}
+
+const V10: &str = "[[KALLE→CLAUDE v1]]\nuser: kalle\nsession: s-mail\nbody: |\n  Is the \
+                   mirror up again?\n[[END]]\n";
+
+#[test]
+fn a_v10_envelope_pasted_then_mailed_is_one_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.db");
+    let r = run(&db, &["import", "-"], V10);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1 imported"), "{}", r.stdout);
+    let r = run(&db, &["import"], &mailed(V10, "v1@mail.example"));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("0 imported, 1 duplicate"), "{}", r.stdout);
+    let r = run(&db, &["threads", "--json"], "");
+    let threads: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(threads.as_array().unwrap().len(), 1, "{threads}");
+    assert_eq!(threads[0]["message_count"], 1, "{threads}");
+}
+
+#[test]
+fn a_v10_envelope_mailed_then_pasted_or_mailed_again_is_one_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.db");
+    let r = run(&db, &["import"], &mailed(V10, "v1@mail.example"));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1 imported"), "{}", r.stdout);
+    // Its mail headers are kept with it.
+    let r = run(&db, &["export", "--all"], "");
+    assert!(
+        r.stdout
+            .contains("meta: email\nMessage-ID: <v1@mail.example>"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&db, &["import", "-"], V10);
+    assert!(r.stdout.contains("0 imported, 1 duplicate"), "{}", r.stdout);
+    // Another gateway's mail of the same envelope.
+    let r = run(&db, &["import"], &mailed(V10, "v1-again@mail.example"));
+    assert!(r.stdout.contains("0 imported, 1 duplicate"), "{}", r.stdout);
+    let r = run(&db, &["threads", "--json"], "");
+    let threads: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(threads[0]["message_count"], 1, "{threads}");
+}

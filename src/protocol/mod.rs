@@ -45,7 +45,7 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 pub use id::{IdGenerator, check_id, fill_ids, is_id, timestamp_ms};
 pub use intent::{Intent, IntentKind};
 pub use lines::typed_header_value;
-pub use model::{Banner, Envelope, Header, MetaBlock};
+pub use model::{Banner, EMAIL_NAMESPACE, Envelope, Header, MetaBlock};
 pub use render::{render, signable};
 pub use scan::Extractor;
 

@@ -148,7 +148,7 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
     let digest = env
         .message()
         .is_none()
-        .then(|| super::v10_place::base(&protocol::render(env)));
+        .then(|| super::v10_place::text_digest(env));
     // A v1.1 envelope names its thread and message; those are its ids, whatever is stored.
     let filled = match (env.thread_key(), env.message_key()) {
         (Some(thread), Some(message)) => {

@@ -50,6 +50,21 @@ pub(super) fn base(canonical: &str) -> String {
     hex(&Sha256::digest(canonical.as_bytes()))
 }
 
+/// The text digest a v1.0 envelope is recognized by ([`base`] of its canonical text), leaving
+/// out a `meta: email` block: a mail gateway adds one to the envelope it passes on (see
+/// `transport::mail`), so the same envelope pasted from a chat window and received by mail,
+/// or mailed twice, is one message, not two. Envelopes without such a block keep the digest
+/// they always had.
+pub(super) fn text_digest(env: &crate::protocol::Envelope) -> String {
+    if env.meta_block(crate::protocol::EMAIL_NAMESPACE).is_none() {
+        return base(&crate::protocol::render(env));
+    }
+    let mut bare = env.clone();
+    bare.meta
+        .retain(|m| m.namespace != crate::protocol::EMAIL_NAMESPACE);
+    base(&crate::protocol::render(&bare))
+}
+
 /// The digest a v1.0 envelope of text digest `base` is stored under when it answers
 /// `parent`. Its own form, so it never equals a digest of the text alone.
 pub(super) fn placed(base: &str, parent: Option<&str>) -> String {

@@ -25,7 +25,7 @@ use super::prepare::{Prepared, fill};
 use super::receipt_id::ReceiptIds;
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
 use super::{conflict, cycle, fresh, v10_place};
-use crate::protocol::{self, Intent};
+use crate::protocol::Intent;
 use v10::Place;
 
 mod v10;
@@ -365,7 +365,7 @@ impl Run<'_> {
             None => {
                 let base = digest
                     .take()
-                    .unwrap_or_else(|| v10_place::base(&protocol::render(&p.envelope)));
+                    .unwrap_or_else(|| v10_place::text_digest(&p.envelope));
                 let parent = place.as_ref().and_then(|pl| pl.parent.as_deref());
                 let mut found = self.v10_stored(&p.envelope, &base, parent)?;
                 // The first of its session in this input, answering the session's latest

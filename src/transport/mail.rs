@@ -35,7 +35,7 @@ pub enum MailKind {
 }
 
 /// The namespace of the gateway's block.
-pub const NAMESPACE: &str = "email";
+pub const NAMESPACE: &str = crate::protocol::EMAIL_NAMESPACE;
 
 /// The domain of the Message-IDs crosstalk derives. `.invalid` is reserved (RFC 2606): it
 /// can never collide with a real mail domain.
