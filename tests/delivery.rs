@@ -505,3 +505,50 @@ proptest::proptest! {
         proptest::prop_assert_eq!(ledger_rows(&at_once), ledger_rows(&one_by_one));
     }
 }
+
+/// What a composed message reads as once copied: a REQUEST awaits its reply, a RESPOND or an
+/// ACK awaits none and reads `sent`, as `show --json` and the tree say; an answer to the
+/// REQUEST makes it `answered`.
+#[test]
+fn a_copied_message_that_awaits_nothing_reads_sent() {
+    let (_d, mut s) = store();
+    let v = ids(6);
+    let t = &v[0];
+    let file = |s: &mut Store, text: &str| {
+        let parsed = crosstalk::protocol::extract(text, &Default::default());
+        s.file_composed(&parsed.envelopes[0].envelope).unwrap();
+    };
+    file(
+        &mut s,
+        &env("kalle", "CLAUDE", t, None, &v[1], "REQUEST", ""),
+    );
+    file(
+        &mut s,
+        &env("kalle", "CLAUDE", t, None, &v[2], "RESPOND", ""),
+    );
+    file(&mut s, &env("kalle", "CLAUDE", t, None, &v[3], "ACK", ""));
+    let status = |s: &Store, id: &str| s.message(id).unwrap().unwrap().status;
+    assert_eq!(status(&s, &v[2]), "draft");
+    for id in &v[1..4] {
+        s.mark_copied(id).unwrap();
+    }
+    assert_eq!(status(&s, &v[1]), "awaiting_reply");
+    assert_eq!(status(&s, &v[2]), "sent");
+    assert_eq!(status(&s, &v[3]), "sent");
+    let tree = s.thread_outline(t).unwrap().unwrap();
+    let row = |id: &str| {
+        tree.rows
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .status
+            .clone()
+    };
+    assert_eq!(row(&v[1]), "awaiting_reply");
+    assert_eq!(row(&v[2]), "sent");
+    import(
+        &mut s,
+        &env("CLAUDE", "kalle", t, Some(&v[1]), &v[4], "RESPOND", ""),
+    );
+    assert_eq!(status(&s, &v[1]), "answered");
+}

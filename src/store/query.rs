@@ -37,7 +37,8 @@ pub struct StoredMessage {
     pub parent: Option<String>,
     /// `received` or `composed`.
     pub direction: String,
-    /// `draft`, `awaiting_reply`, `answered` or `received`.
+    /// `draft`, `awaiting_reply`, `sent` (copied out, awaiting no reply), `answered` or
+    /// `received`.
     pub status: String,
     /// When it arrived or was composed (RFC 3339).
     pub received_at: String,
@@ -125,9 +126,25 @@ impl StoredMessage {
     }
 }
 
-pub(super) const MESSAGE_COLUMNS: &str = "id, thread_id, parent_id, direction, status, received_at,
-    intent, sender, recipient, version, headers, meta, body, sig, hash, raw, canonical,
-    diagnostics, raw_prefix, raw_suffix, user, session, context, intent_raw";
+/// A message's status as read (the SQL of its column in [`MESSAGE_COLUMNS`] and the tree's
+/// rows): as stored, but a message copied out that awaits no reply (a RESPOND, ACK or ERROR
+/// the operator wrote; its ledger's `awaiting_from` says so) reads `sent`. Every copied
+/// message is stored `awaiting_reply`, which the column's `CHECK` allows and which the
+/// import's "answered" marks follow; saying it of one that asks for nothing misled scripts.
+macro_rules! status_sql {
+    () => {
+        "CASE WHEN status = 'awaiting_reply' AND awaiting_from IS NULL THEN 'sent' \
+         ELSE status END"
+    };
+}
+pub(super) use status_sql;
+
+pub(super) const MESSAGE_COLUMNS: &str = concat!(
+    "id, thread_id, parent_id, direction, ",
+    status_sql!(),
+    ", received_at, intent, sender, recipient, version, headers, meta, body, sig, hash, raw, \
+     canonical, diagnostics, raw_prefix, raw_suffix, user, session, context, intent_raw"
+);
 
 /// A message row read with [`MESSAGE_COLUMNS`] (an error inside when its stored encodings
 /// cannot be read).

@@ -23,7 +23,7 @@ pub struct TreeRow {
     pub to: String,
     /// The body's first non-empty line (at most 200 characters).
     pub first_line: String,
-    /// draft, awaiting_reply, answered, received.
+    /// draft, awaiting_reply, sent, answered, received (see `query::status_sql`).
     pub status: String,
     /// When it was stored.
     pub received_at: String,
@@ -64,14 +64,15 @@ impl Store {
             return Ok(None);
         };
         // The first line is cut in SQL: a long body is never copied out of SQLite whole.
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.conn.prepare_cached(concat!(
             "SELECT m.id, m.parent_id, m.intent, m.sender, m.recipient,
-                    substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400),
-                    m.status, m.received_at, m.sent_at, m.ledger_state, m.missing_parent, s.state,
+                    substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400), ",
+            super::query::status_sql!(),
+            ", m.received_at, m.sent_at, m.ledger_state, m.missing_parent, s.state,
                     crosstalk_pii(m.body), m.seq
              FROM messages m LEFT JOIN signatures s ON s.seq = m.seq
-             WHERE m.thread_id = ?1",
-        )?;
+             WHERE m.thread_id = ?1"
+        ))?;
         let rows = stmt
             .query_map([id], |r| {
                 let head: String = r.get(5)?;
