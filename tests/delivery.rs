@@ -552,3 +552,36 @@ fn a_copied_message_that_awaits_nothing_reads_sent() {
     );
     assert_eq!(status(&s, &v[1]), "answered");
 }
+
+/// A message relayed by copying, then delivered over HTTP (a peer took it): the ledger says
+/// the delivery, time and method, not the first copy; a delivery first is recorded as any
+/// relay is, and a message addressed to the operator is not relayed by either.
+#[test]
+fn a_later_http_delivery_is_the_relay_on_record() {
+    let (_d, mut s) = store();
+    s.set_operator_addresses(&["human@desk".into()]).unwrap();
+    let v = ids(4);
+    let t = &v[0];
+    import(
+        &mut s,
+        &env("CLAUDE", "CHATGPT", t, None, &v[1], "REQUEST", ""),
+    );
+    import(
+        &mut s,
+        &env("CLAUDE", "GEMINI", t, None, &v[2], "REQUEST", ""),
+    );
+    import(
+        &mut s,
+        &env("CLAUDE", "human@desk", t, None, &v[3], "REQUEST", ""),
+    );
+    let how = |s: &Store, id: &str| s.delivery(id).unwrap().unwrap().relayed.map(|r| r.1);
+    assert!(s.mark_relayed(&v[1], "system clipboard").unwrap());
+    assert!(!s.mark_delivered(&v[1], "http").unwrap(), "relayed before");
+    assert_eq!(how(&s, &v[1]).as_deref(), Some("http"));
+    assert_ne!(state(&s, &v[1]).as_deref(), Some("to_relay"));
+    assert!(s.mark_delivered(&v[2], "http").unwrap(), "waiting");
+    assert_eq!(how(&s, &v[2]).as_deref(), Some("http"));
+    assert!(!s.mark_delivered(&v[3], "http").unwrap());
+    assert_eq!(how(&s, &v[3]), None);
+    assert_eq!(state(&s, &v[3]).as_deref(), Some("to_me"));
+}

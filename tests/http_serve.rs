@@ -31,6 +31,38 @@ fn stored(db: &std::path::Path, id: &str) -> usize {
     thread.messages.iter().filter(|x| x.id == id).count()
 }
 
+/// A received envelope first copied for a chat window, then sent to the peer's `serve`: the
+/// ledger records the delivery the peer took (time and method), not the earlier copy.
+#[test]
+fn a_delivery_after_a_copy_is_the_relay_on_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let (srv_db, cli_db) = (dir.path().join("srv.db"), dir.path().join("cli.db"));
+    let server = Server::start(&srv_db, &[]);
+    let (id, text) = envelope(&IdGenerator::new(), "Copied first, posted later.");
+    let file = dir.path().join("e.crosstalk");
+    std::fs::write(&file, &text).unwrap();
+    let mut cli = Store::open(&cli_db).unwrap();
+    cli.import_text("paste", &text, &Default::default())
+        .unwrap();
+    assert!(cli.mark_relayed(&id, "system clipboard").unwrap());
+    let copied = cli.delivery(&id).unwrap().unwrap().relayed.unwrap();
+    drop(cli);
+    std::thread::sleep(Duration::from_millis(5));
+    let mut cmd = crosstalk();
+    cmd.arg("--db")
+        .arg(&cli_db)
+        .args(["send", &server.url])
+        .arg(&file);
+    let (code, out, err) = output(&mut cmd);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(server.stop(), 0);
+    let cli = Store::open(&cli_db).unwrap();
+    let (at, how) = cli.delivery(&id).unwrap().unwrap().relayed.unwrap();
+    assert_eq!(how, "http");
+    assert!(at > copied.0, "{at} after {}", copied.0);
+    assert_eq!(stored(&cli_db, &id), 1);
+}
+
 #[test]
 fn send_round_trip_stores_once_on_both_sides_and_the_ack() {
     let dir = tempfile::tempdir().unwrap();

@@ -408,6 +408,33 @@ impl Store {
         })
     }
 
+    /// Records that message `id` was delivered by `method` and taken by its recipient (a peer
+    /// answered a POST with 200). As [`Store::mark_relayed`] for a message waiting to be
+    /// relayed; one relayed before another way (copied for a chat window) gets this delivery
+    /// as its record instead, time and method: the one its recipient confirmed. Returns
+    /// whether it was waiting to be relayed.
+    pub fn mark_delivered(&mut self, id: &str, method: &str) -> Result<bool, StoreError> {
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            let waiting: Option<bool> = tx
+                .query_row(
+                    "SELECT relayed_at IS NULL FROM messages
+                     WHERE id = ?1 AND direction = 'received' AND to_me = 0",
+                    [id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if waiting.is_some() {
+                tx.execute(
+                    "UPDATE messages SET relayed_at = ?2, relay_method = ?3 WHERE id = ?1",
+                    params![id, now(), method],
+                )?;
+            }
+            tx.commit()?;
+            Ok(waiting == Some(true))
+        })
+    }
+
     /// The ledger of message `id` (its row's ledger columns).
     pub fn delivery(&self, id: &str) -> Result<Option<Delivery>, StoreError> {
         Ok(self

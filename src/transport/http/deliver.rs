@@ -51,7 +51,7 @@ pub fn record(
     opts: &Options,
 ) -> Result<Delivered, StoreError> {
     let accepted = response.status == 200;
-    if accepted && !store.mark_relayed(message, super::METHOD)? {
+    if accepted && !store.mark_delivered(message, super::METHOD)? {
         // Not a received message waiting to be relayed: one the operator composed, which now
         // waits for its reply as a copied one does.
         store.mark_copied(message)?;
