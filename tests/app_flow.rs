@@ -129,7 +129,8 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
         t.app.status
     );
     let sent = t.app.selected_message().unwrap().clone();
-    assert_eq!(sent.status, "awaiting_reply");
+    // Sent, and awaiting no reply: it is itself the answer.
+    assert_eq!(sent.status, "sent");
     // A RESPOND copied out awaits nothing more (the intent registry's rule).
     assert!(!t.app.list.rows[0].summary.awaiting_reply);
     // The answer arrives: an envelope naming the sent one as parent.

@@ -141,9 +141,9 @@ fn c_y_posts_a_composed_reply_and_stores_the_ack_under_it() {
         .expect("the reply is stored");
     let m = t.app.store.message(&reply.message).unwrap().unwrap();
     assert_eq!(m.direction, "composed");
-    // Filed and carried (no longer a draft); the ACK stored under it names it as parent, and
-    // answers nothing (an ACK is no answer).
-    assert_eq!(m.status, "awaiting_reply");
+    // Filed and carried (no longer a draft), a RESPOND awaiting no reply; the ACK stored
+    // under it names it as parent, and answers nothing (an ACK is no answer).
+    assert_eq!(m.status, "sent");
     assert_eq!(server.stop(), 0);
     assert!(
         Store::open(&srv_db)

@@ -359,3 +359,39 @@ mod cycles {
         }
     }
 }
+
+/// Ids are read in either case (docs/PROTOCOL.md §5), the invalid ones an alias stands for
+/// too: a reply naming the original ids in lower case threads under the fresh ones, and the
+/// alias is found by `:open` and `show` in any case.
+#[test]
+fn an_alias_is_found_in_either_case() {
+    let (_d, mut s) = store();
+    let r = import_fresh(&mut s, &env(BAD_THREAD, None, BAD_MESSAGE, "example ids"));
+    let (id, thread) = (r.items[0].message.clone(), r.items[0].thread.clone());
+    let (id, thread) = (id.unwrap(), thread.unwrap());
+    let lower = |s: &str| s.to_ascii_lowercase();
+    assert_eq!(
+        s.resolve_alias(&lower(BAD_MESSAGE)).unwrap().as_deref(),
+        Some(id.as_str())
+    );
+    let reply_id = ids(1).remove(0);
+    let reply = env(
+        &lower(BAD_THREAD),
+        Some(&lower(BAD_MESSAGE)),
+        &reply_id,
+        "a reply naming the example ids in lower case",
+    );
+    let r = import(&mut s, &reply);
+    assert_eq!(r.items[0].outcome, Outcome::Imported, "{r:?}");
+    let m = s.message(&reply_id).unwrap().unwrap();
+    assert_eq!(m.parent.as_deref(), Some(id.as_str()));
+    assert_eq!(m.thread, thread);
+    // The same paste again in lower case with fresh ids: the same message, not a new one.
+    let again = import_fresh(
+        &mut s,
+        &env(&lower(BAD_THREAD), None, &lower(BAD_MESSAGE), "example ids"),
+    );
+    assert_eq!(again.items[0].outcome, Outcome::Duplicate, "{again:?}");
+    assert_eq!(again.items[0].message.as_deref(), Some(id.as_str()));
+    assert_eq!(s.thread(&thread).unwrap().unwrap().messages.len(), 2);
+}

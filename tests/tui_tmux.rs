@@ -312,7 +312,8 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
         .iter()
         .find(|m| m["message"] == reply_id.as_str())
         .unwrap_or_else(|| panic!("reply {reply_id} stored: {show}"));
-    assert_eq!(reply["status"], "awaiting_reply", "{reply}");
+    // Copied out, and awaiting no reply: it answers.
+    assert_eq!(reply["status"], "sent", "{reply}");
     assert_eq!(reply["parent"], original.as_str(), "{reply}");
     assert_eq!(reply["from"], "CHATGPT");
     assert_eq!(reply["to"], "CLAUDE");

@@ -7,15 +7,31 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Store, StoreError};
 
-/// The fresh id given for `alias` (a message or thread id as written), if any.
+/// The fresh id given for `alias` (a message or thread id as written), if any. Ids are read
+/// in either case (docs/PROTOCOL.md §5), and so are the invalid ones aliases stand for: a
+/// reply naming one in another case than the envelope it was replaced in is threaded under
+/// the same fresh id. The spelling as written is found through the index first; another
+/// case only by looking through the aliases (few: only envelopes imported with fresh ids
+/// have any), the first one kept winning.
 pub(super) fn resolve(
     conn: &Connection,
     alias: &str,
     kind: &str,
 ) -> Result<Option<String>, StoreError> {
-    Ok(conn
+    let alias = alias.trim();
+    let exact = conn
         .prepare_cached("SELECT id FROM id_aliases WHERE alias = ?1 AND kind = ?2")?
-        .query_row(params![alias.trim(), kind], |r| r.get(0))
+        .query_row(params![alias, kind], |r| r.get(0))
+        .optional()?;
+    if exact.is_some() {
+        return Ok(exact);
+    }
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM id_aliases WHERE alias = ?1 COLLATE NOCASE AND kind = ?2
+             ORDER BY created_at, rowid LIMIT 1",
+        )?
+        .query_row(params![alias, kind], |r| r.get(0))
         .optional()?)
 }
 
