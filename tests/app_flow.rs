@@ -1414,3 +1414,53 @@ fn closing_the_paste_box_keeps_its_text() {
     t.key(KeyCode::Esc, NONE);
     assert_eq!(t.app.store.pastes().unwrap().len(), 1);
 }
+
+/// At 80×24 a message longer than the status and hint lines is cut, and says where to read
+/// it whole: `:messages` shows every word of what the status line said, newest last, the
+/// earlier messages above; Esc closes it.
+#[test]
+fn a_message_cut_at_80_columns_is_read_whole_in_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 80, 24);
+    t.act(Action::Paste(request().to_string()));
+    t.key(KeyCode::Enter, NONE);
+    t.keys(":bogus");
+    t.key(KeyCode::Enter, NONE);
+    let screen = t.screen();
+    let status: Vec<&str> = screen.lines().rev().take(2).collect();
+    assert!(status[0].trim_end().ends_with(":messages"), "{screen}");
+    assert!(!screen.contains("(in the composer)."), "cut: {screen}");
+    t.keys(":messages");
+    t.key(KeyCode::Enter, NONE);
+    let screen = t.screen();
+    assert!(screen.contains("Messages"), "{screen}");
+    assert!(
+        screen.contains("composer)."),
+        "the end of the message: {screen}"
+    );
+    assert!(screen.contains("Unknown command `:bogus`"), "{screen}");
+    assert!(
+        screen.contains("Imported 1"),
+        "the message before it: {screen}"
+    );
+    let order = |s: &str| screen.find(s).unwrap();
+    assert!(order("Imported 1") < order("Unknown command"), "{screen}");
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.popup.is_none());
+    // Many messages: it opens at the newest, and scrolls back to the oldest kept.
+    for i in 0..30 {
+        t.keys(&format!(":nosuch{i}"));
+        t.key(KeyCode::Enter, NONE);
+    }
+    t.keys(":messages");
+    t.key(KeyCode::Enter, NONE);
+    let screen = t.screen();
+    assert!(screen.contains(":nosuch29`"), "{screen}");
+    assert!(!screen.contains(":nosuch0`"), "{screen}");
+    t.key(KeyCode::Home, NONE);
+    let screen = t.screen();
+    assert!(screen.contains("Empty database"), "{screen}");
+    assert!(!screen.contains(":nosuch29`"), "{screen}");
+    t.key(KeyCode::End, NONE);
+    assert!(t.screen().contains(":nosuch29`"), "{}", t.screen());
+}

@@ -279,11 +279,14 @@ fn a_long_status_message_takes_two_lines_instead_of_losing_its_end() {
         "the hints are back:\n{s}"
     );
     assert_eq!(rows[rows.len() - 1].trim(), "Copied.");
-    // Longer than two lines: the second ends with `…`.
+    // Longer than two lines: the second is cut with `…` and says where the rest is.
     t.app.error(long.repeat(3));
     let s = t.screen();
     let rows: Vec<&str> = s.lines().collect();
-    assert!(rows[rows.len() - 1].trim_end().ends_with('…'), "{s}");
+    assert!(
+        rows[rows.len() - 1].trim_end().ends_with("… :messages"),
+        "{s}"
+    );
 }
 
 /// One-line inputs longer than their room show their end, where the typing is: the search,

@@ -16,6 +16,7 @@ pub const COMMANDS: &[&str] = &[
     "export-all",
     "help",
     "import",
+    "messages",
     "new",
     "open",
     "pipe",
@@ -47,6 +48,11 @@ impl App {
             "" => {}
             "q" | "quit" => self.quit = true,
             "help" | "h" => self.popup = Some(Popup::Help { scroll: 0 }),
+            "messages" | "mes" => {
+                // Opened at the newest: what was just cut off is what is looked for.
+                let scroll = super::messages::last_scroll(&self.messages, self.size);
+                self.popup = Some(Popup::Messages { scroll });
+            }
             "drafts" => self.open_drafts()?,
             "new" => self.compose_new()?,
             "reply" => self.compose_reply()?,
@@ -79,7 +85,7 @@ impl App {
             other => match needs_argument(other) {
                 Some(hint) => self.warn(hint),
                 None => self.error(format!(
-                    "Unknown command `:{other}`; commands: quit, help, new, reply, drafts, raw, search TEXT, import FILE, export FILE, export-all FILE, open ID, pipe CMD, pipe-thread CMD, attach FILE (in the composer)."
+                    "Unknown command `:{other}`; commands: quit, help, messages, new, reply, drafts, raw, search TEXT, import FILE, export FILE, export-all FILE, open ID, pipe CMD, pipe-thread CMD, attach FILE (in the composer)."
                 )),
             },
         }

@@ -257,6 +257,7 @@ impl fmt::Display for Key {
 
 /// The `:` commands, for help.
 pub const COMMANDS: &[(&str, &str)] = &[
+    (":messages", "what the status line said, whole, newest last"),
     (
         ":import FILE",
         "preview and import a file (~ is home; Tab completes)",

@@ -25,6 +25,7 @@ pub mod keymap;
 pub mod landing;
 pub mod layout;
 mod list_move;
+pub mod messages;
 mod paste;
 pub mod pending;
 pub mod pipe;
@@ -135,6 +136,8 @@ pub struct App {
     pub popup: Option<Popup>,
     /// The status line.
     pub status: (Level, String),
+    /// What the status line said, for `:messages`.
+    pub messages: messages::MessageLog,
     /// The terminal size.
     pub size: Rect,
     /// Set when the app should end.
@@ -225,6 +228,7 @@ impl App {
             composer: None,
             popup: None,
             status: (Level::Info, String::new()),
+            messages: messages::MessageLog::default(),
             size,
             quit: false,
             edit_request: None,
@@ -354,6 +358,7 @@ impl App {
                 self.error(format!("{e:#}"));
             }
         }
+        self.messages.note(&self.status, self.now);
     }
 
     fn apply(&mut self, action: Action) -> anyhow::Result<()> {

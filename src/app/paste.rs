@@ -268,6 +268,17 @@ impl App {
                     .saturating_add_signed(delta)
                     .min(keys.len().saturating_sub(1));
             }
+            Popup::Messages { scroll } => {
+                let page =
+                    popup_page(super::messages::messages_area(&self.messages, self.size)) as isize;
+                let delta = match action {
+                    Action::Scroll(_, _, d) => 3 * d as isize,
+                    a => step(&a, page).unwrap_or(0),
+                };
+                *scroll = scroll
+                    .saturating_add_signed(delta)
+                    .min(super::messages::last_scroll(&self.messages, self.size));
+            }
             Popup::Help { scroll } => {
                 let page = popup_page(super::help::help_area(self.size)) as isize;
                 let delta = match action {

@@ -57,6 +57,11 @@ pub enum Popup {
         /// First row shown.
         scroll: usize,
     },
+    /// `:messages`: what the status line said, whole (see `messages`).
+    Messages {
+        /// First row shown.
+        scroll: usize,
+    },
 }
 
 /// The steps of `N`: the contact picked from the address book, then the context typed.
@@ -73,7 +78,7 @@ impl Popup {
     pub fn scope(&self) -> Scope {
         match self {
             // Scrolled and closed like help.
-            Popup::Help { .. } | Popup::Keys { .. } => Scope::Help,
+            Popup::Help { .. } | Popup::Keys { .. } | Popup::Messages { .. } => Scope::Help,
             Popup::Preview(_) => Scope::Preview,
             Popup::PasteBox { .. } => Scope::PasteBox,
             Popup::Search(_) | Popup::Command(_) => Scope::Prompt,

@@ -102,8 +102,13 @@ fn status_lines(app: &App, frame: &mut Frame, area: Rect, rows: usize) {
     let text = safe_line(text);
     let mut lines = crate::app::text::wrap(&text, width.max(1));
     if lines.len() > rows {
+        // What is cut off stays readable in `:messages`, and the line says so.
         let rest = lines.split_off(rows - 1).join(" ");
-        lines.push(truncate(&rest, width));
+        let more = " :messages";
+        match width.checked_sub(crate::app::text::width(more)) {
+            Some(room) if room > 10 => lines.push(format!("{}{more}", truncate(&rest, room))),
+            _ => lines.push(truncate(&rest, width)),
+        }
     }
     let lines: Vec<Line> = (lines.into_iter().enumerate())
         .map(|(i, l)| {

@@ -17,6 +17,7 @@ use crate::store::Outcome;
 pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
     match popup {
         Popup::Help { scroll } => help(app, *scroll, frame, size),
+        Popup::Messages { scroll } => messages(app, *scroll, frame, size),
         Popup::Queue(view) => super::queue::render(app, view, frame, size),
         Popup::Poll(panel) => super::poll::panel(app, panel, frame, size),
         Popup::ErrorCodes(picker) => super::poll::codes(picker, frame, size),
@@ -198,6 +199,41 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
             HelpLine::Row { keys, what } => {
                 Line::from(vec![Span::styled(keys, theme::KEY), Span::raw(what)])
             }
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// `:messages`: what the status line said, newest last, each in its level's colour.
+fn messages(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
+    use crate::app::Level;
+    let area = crate::app::messages::messages_area(&app.messages, size);
+    let full = " Messages — what the status line said, newest last — Esc closes ";
+    let fits = width(full) + 2 <= area.width as usize;
+    let inner = frame_block(
+        if fits {
+            full
+        } else {
+            " Messages — Esc closes "
+        },
+        frame,
+        area,
+    );
+    let rows = app.messages.lines(inner.width as usize);
+    if rows.is_empty() {
+        let none = Span::styled("Nothing said yet.", theme::DIM);
+        frame.render_widget(Paragraph::new(none), inner);
+        return;
+    }
+    let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
+    let lines: Vec<Line> = (rows.into_iter().skip(scroll).take(inner.height as usize))
+        .map(|(level, text)| {
+            let style = match level {
+                Level::Info => ratatui::style::Style::new(),
+                Level::Warn => theme::WARN,
+                Level::Error => theme::ERROR,
+            };
+            Line::from(Span::styled(text, style))
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
