@@ -299,3 +299,38 @@ Deadline: \u{1b}]52;c;aGk=\u{7}\nbody: |\n  \u{1b}[31mred\u{1b}[0m | B\u{9b}X | 
         t.app.status
     );
 }
+
+/// At 80×24 the ERROR composer leaves the body lines to write in: its four-line
+/// `meta: error` block (five lines) shows one (the block's title says how many there are) until the
+/// META field is focused, which then shows it whole.
+#[test]
+fn the_error_composer_at_80_by_24_keeps_room_for_the_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    let (_, _, reply, text) = two_of_three();
+    store.import_text("t", &text, &Default::default()).unwrap();
+    let mut t = harness(store, 80, 24);
+    t.act(Action::Run(format!("open {reply}")));
+    t.keys("E");
+    t.keys("jj\n");
+    assert!(t.app.composer.is_some());
+    for line in ["first line", "second line", "third line"] {
+        t.act(Action::Paste(format!("{line}\n")));
+    }
+    let s = t.screen();
+    for line in ["first line", "second line", "third line"] {
+        assert!(s.contains(line), "{line} in sight:\n{s}");
+    }
+    assert!(
+        s.contains("5 lines; Tab"),
+        "the block says it holds more:\n{s}"
+    );
+    // Focused, the block shows every line.
+    while t.app.composer.as_ref().unwrap().focus != crosstalk::app::composer::Field::Meta {
+        t.key(KeyCode::Tab, KeyModifiers::NONE);
+    }
+    let s = t.screen();
+    for entry in ["Code: E-FORMAT", "Original-Intent: RESPOND"] {
+        assert!(s.contains(entry), "{entry}:\n{s}");
+    }
+}

@@ -85,8 +85,23 @@ fn one_line(frame: &mut Frame, area: Rect, name: &str, t: &TextArea<'static>, on
     frame.render_widget(t, r);
 }
 
+/// The META block's height in a form of `height` rows: its lines (up to six) and borders.
+/// Below the four rows of fields, a block the operator is not typing in takes at most a third
+/// of what is left, so that the body keeps lines to write in at 80×24 (an ERROR reply's
+/// `meta: error` block is four lines); focused, it takes what it needs, the body keeping one.
+fn meta_height(c: &Composer, height: u16) -> u16 {
+    let wanted = (c.meta.lines().len() as u16 + 2).clamp(3, 8);
+    let room = height.saturating_sub(4);
+    let most = if c.focus == Field::Meta {
+        room.saturating_sub(3)
+    } else {
+        room / 3
+    };
+    wanted.min(most.max(3))
+}
+
 fn form(c: &Composer, frame: &mut Frame, area: Rect) {
-    let meta_h = (c.meta.lines().len() as u16 + 2).clamp(3, 8);
+    let meta_h = meta_height(c, area.height);
     let [row1, row2, row3, ids, meta, body] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -142,7 +157,13 @@ fn form(c: &Composer, frame: &mut Frame, area: Rect) {
             .title(super::focus_title(Line::from(name.to_string()), on))
     };
     let meta_on = c.focus == Field::Meta;
-    let b = block(" META (C-t adds routing / privacy) ", meta_on);
+    let lines = c.meta.lines().len();
+    let title = if lines + 2 > meta_h as usize {
+        format!(" META ({lines} lines; Tab to it shows them) ")
+    } else {
+        " META (C-t adds routing / privacy) ".to_string()
+    };
+    let b = block(&title, meta_on);
     let inner = b.inner(meta);
     frame.render_widget(b, meta);
     frame.render_widget(&c.meta, inner);
