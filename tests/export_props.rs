@@ -88,6 +88,7 @@ proptest! {
         mangled in 0u32..=100,
         odd in unnormalized(),
         every in 1usize..5,
+        ends in 0u8..3,
     ) {
         let spec = TranscriptSpec { envelopes, threads, seed, mangled_percent: mangled };
         let text = transcript(&spec);
@@ -101,6 +102,12 @@ proptest! {
                 _ => line.to_string(),
             })
             .collect();
+        // Line ends as a chat window or a transport left them: LF, CRLF, or CR CR LF.
+        let text = match ends {
+            0 => text,
+            1 => text.replace('\n', "\r\n"),
+            _ => text.replace('\n', "\r\r\n"),
+        };
         round_trip(&text)?;
     }
 }
