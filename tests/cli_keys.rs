@@ -473,4 +473,30 @@ fn sign_names_its_key_and_verify_shows_a_hostile_key_id_escaped() {
         "{:?}",
         r.stdout
     );
+    // Against the trust store: no advice to add a key under an id `keys add` refuses (it
+    // could not work); the verdict says why no key can be known for it. A key id hiding a
+    // bidi control or an invisible character is refused as well.
+    for bad in [
+        "\u{1b}[2J\u{1b}[31m\u{7}key-",
+        "al\u{202e}ecila-",
+        "bob\u{200b}-",
+    ] {
+        let r = run(&["sign", "--key", &pem_s, "--pkid", bad, "-"], UNSIGNED);
+        assert_eq!(r.code, 2, "{bad:?}: {}", r.stderr);
+        let r = run(&["--db", &db, "keys", "add", bad, &txt], "");
+        assert_ne!(r.code, 0, "{bad:?}: {}", r.stderr);
+        if bad.contains('\u{200b}') {
+            // A reader drops invisible characters from the `sig:` line: the id read is plain.
+            continue;
+        }
+        let text = hostile.replace("\u{1b}[2J\u{1b}[31m\u{7}key-", bad);
+        let r = run(&["--db", &db, "verify", "-"], &text);
+        assert_eq!(r.code, 1, "{} {}", r.stdout, r.stderr);
+        assert!(!r.stdout.contains("keys add"), "{bad:?}: {}", r.stdout);
+        assert!(
+            r.stdout.contains("trust store refuses"),
+            "{bad:?}: {}",
+            r.stdout
+        );
+    }
 }

@@ -76,8 +76,8 @@ pub fn keys(db: Option<&Path>, cmd: KeysCmd) -> Result<u8, Failure> {
 fn check_id(id: &str) -> Result<(), Failure> {
     if !crate::protocol::trust::is_key_id(id) {
         return Err(invalid(format!(
-            "`{}` is not a key id: give the id signatures name, without spaces, control \
-             characters or `;` (e.g. alice@example.com)",
+            "`{}` is not a key id: give the id signatures name, without spaces, `;`, control, \
+             invisible or bidi characters (e.g. alice@example.com)",
             sanitize_line(id)
         )));
     }

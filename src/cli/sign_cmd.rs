@@ -29,8 +29,8 @@ pub fn sign(
         .map_err(|e| Failure::usage(format!("{}: {e}", key.display())))?;
     if let Some(id) = pkid.filter(|id| !protocol::trust::is_key_id(id)) {
         return Err(Failure::usage(format!(
-            "`{}` is not a key id: give the id the key is known by, without spaces, control \
-             characters or `;` (e.g. alice@example.com)",
+            "`{}` is not a key id: give the id the key is known by, without spaces, `;`, \
+             control, invisible or bidi characters (e.g. alice@example.com)",
             sanitize_line(id)
         )));
     }

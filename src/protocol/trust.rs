@@ -139,13 +139,15 @@ pub struct Announcement {
 
 /// Whether `id` can be a key id: not empty, and no white space, control character or `;` in
 /// it (a signature's `pkid=` part could not name it, and a terminal would not show it as it
-/// is). The trust store holds only such ids, whether added by hand or announced, and `sign`
+/// is), nor an invisible character or bidi control (it would read as another id than it
+/// is: `alice` with a zero-width space is not `alice`). The trust store holds only such ids, whether added by hand or announced, and `sign`
 /// writes only such ids.
 pub fn is_key_id(id: &str) -> bool {
+    use super::lines::{is_bidi_control, is_invisible};
     !id.is_empty()
-        && !id
-            .chars()
-            .any(|c| c.is_control() || c.is_whitespace() || c == ';')
+        && !id.chars().any(|c| {
+            c.is_control() || c.is_whitespace() || c == ';' || is_invisible(c) || is_bidi_control(c)
+        })
 }
 
 /// The keys an envelope announces: each `Key-ID:` paired with the `Public-Key:` after it, in
@@ -268,14 +270,21 @@ pub fn judge(
         });
     }
     let Some(pin) = pinned else {
-        return Some(verdict(
-            SigState::Unknown,
-            pkid.clone(),
+        // Advice to add a key under an id the trust store refuses could not be followed (and
+        // shown with placeholders for what it hides, could not even be typed).
+        let advice = if is_key_id(&id) {
             format!(
                 "no key is known for `{id}`; add it with `crosstalk keys add {id} KEY` once you \
                  have it from the sender"
-            ),
-        ));
+            )
+        } else {
+            format!(
+                "no key can be known for `{id}`: the trust store refuses key ids with spaces, \
+                 `;`, control, invisible or bidi characters; ask the sender to sign with a plain \
+                 key id (alice@example.com)"
+            )
+        };
+        return Some(verdict(SigState::Unknown, pkid.clone(), advice));
     };
     if pin.state == KeyState::Revoked {
         return Some(verdict(
