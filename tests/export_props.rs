@@ -112,6 +112,41 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Transcripts edited at random, a character at a time, with the characters that make
+    /// an envelope's structure and any other: whatever was imported comes back the same.
+    #[test]
+    fn an_export_restores_mutated_transcripts(
+        seed in any::<u64>(),
+        mangled in 0u32..=100,
+        edits in proptest::collection::vec(
+            (any::<prop::sample::Index>(), 0u8..4, any::<char>()),
+            1..16,
+        ),
+    ) {
+        let spec = TranscriptSpec { envelopes: 6, threads: 2, seed, mangled_percent: mangled };
+        let mut text: Vec<char> = transcript(&spec).chars().collect();
+        let structural = ['[', ']', ':', '\n', '|', '→', '>', '`', ' ', '\t', '\r', '\u{301}'];
+        for (at, op, c) in edits {
+            if text.is_empty() {
+                break;
+            }
+            let i = at.index(text.len());
+            match op {
+                0 => {
+                    text.remove(i);
+                }
+                1 => text.insert(i, c),
+                2 => text.insert(i, structural[(c as usize) % structural.len()]),
+                _ => text[i] = structural[(c as usize) % structural.len()],
+            }
+        }
+        round_trip(&text.into_iter().collect::<String>())?;
+    }
+}
+
 /// A body written with a combining accent comes back with it, not composed.
 #[test]
 fn a_decomposed_body_is_restored_as_written() {
