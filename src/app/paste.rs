@@ -260,34 +260,17 @@ impl App {
             Popup::Keys { keys, scroll } => {
                 // A key takes two rows or three: a page of keys is half the rows in sight.
                 let page = (popup_page(keys_area(self.size)) / 2).max(1);
-                let delta = match action {
-                    Action::Scroll(_, _, d) => d as isize,
-                    a => step(&a, page as isize).unwrap_or(0),
-                };
-                *scroll = scroll
-                    .saturating_add_signed(delta)
-                    .min(keys.len().saturating_sub(1));
+                scroll_by(scroll, &action, page, 1, keys.len().saturating_sub(1));
             }
             Popup::Messages { scroll } => {
-                let page =
-                    popup_page(super::messages::messages_area(&self.messages, self.size)) as isize;
-                let delta = match action {
-                    Action::Scroll(_, _, d) => 3 * d as isize,
-                    a => step(&a, page).unwrap_or(0),
-                };
-                *scroll = scroll
-                    .saturating_add_signed(delta)
-                    .min(super::messages::last_scroll(&self.messages, self.size));
+                let area = super::messages::messages_area(&self.messages, self.size);
+                let last = super::messages::last_scroll(&self.messages, self.size);
+                scroll_by(scroll, &action, popup_page(area), 3, last);
             }
             Popup::Help { scroll } => {
-                let page = popup_page(super::help::help_area(self.size)) as isize;
-                let delta = match action {
-                    Action::Scroll(_, _, d) => 3 * d as isize,
-                    a => step(&a, page).unwrap_or(0),
-                };
-                *scroll = scroll
-                    .saturating_add_signed(delta)
-                    .min(super::help::help_last_scroll(&self.keymap, self.size));
+                let page = popup_page(super::help::help_area(self.size));
+                let last = super::help::help_last_scroll(&self.keymap, self.size);
+                scroll_by(scroll, &action, page, 3, last);
             }
             Popup::Preview(p) => match action {
                 a if is_move(&a) => {
@@ -609,6 +592,16 @@ impl App {
 /// For each envelope of `text`: the id it will be stored under when that is made on receipt
 /// (shortened; the dry run makes the same ids as the import), intent, from→to and the body's
 /// first line (the same extraction the import runs).
+/// Moves a scrolled popup's first row `scroll` as `action` says: a list move (a page being
+/// `page` rows) or `notch` rows a wheel notch; never past `last`.
+fn scroll_by(scroll: &mut usize, action: &Action, page: usize, notch: isize, last: usize) {
+    let delta = match action {
+        Action::Scroll(_, _, d) => notch * *d as isize,
+        a => step(a, page as isize).unwrap_or(0),
+    };
+    *scroll = scroll.saturating_add_signed(delta).min(last);
+}
+
 fn summaries(text: &str, settings: &super::Settings, report: &ImportReport) -> Vec<String> {
     crate::protocol::extract(text, &settings.options)
         .envelopes

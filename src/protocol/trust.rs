@@ -139,9 +139,9 @@ pub struct Announcement {
 
 /// Whether `id` can be a key id: not empty, and no white space, control character or `;` in
 /// it (a signature's `pkid=` part could not name it, and a terminal would not show it as it
-/// is), nor an invisible character or bidi control (it would read as another id than it
-/// is: `alice` with a zero-width space is not `alice`). The trust store holds only such ids, whether added by hand or announced, and `sign`
-/// writes only such ids.
+/// is), nor an invisible character or bidi control (it would read as another id than it is:
+/// `alice` with a zero-width space is not `alice`). The trust store holds only such ids,
+/// whether added by hand or announced, and `sign` writes only such ids.
 pub fn is_key_id(id: &str) -> bool {
     use super::lines::{is_bidi_control, is_invisible};
     !id.is_empty()

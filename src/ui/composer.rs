@@ -88,7 +88,7 @@ fn one_line(frame: &mut Frame, area: Rect, name: &str, t: &TextArea<'static>, on
 /// The META block's height in a form of `height` rows: its lines (up to six) and borders.
 /// Below the four rows of fields, a block the operator is not typing in takes at most a third
 /// of what is left, so that the body keeps lines to write in at 80×24 (an ERROR reply's
-/// `meta: error` block is four lines); focused, it takes what it needs, the body keeping one.
+/// `meta: error` block is five lines); focused, it takes what it needs, the body keeping one.
 fn meta_height(c: &Composer, height: u16) -> u16 {
     let wanted = (c.meta.lines().len() as u16 + 2).clamp(3, 8);
     let room = height.saturating_sub(4);
