@@ -528,3 +528,81 @@ fn a_v10_envelope_mailed_then_pasted_or_mailed_again_is_one_message() {
     let threads: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(threads[0]["message_count"], 1, "{threads}");
 }
+
+/// A mail whose text says it is UTF-8 but holds a byte that is not, sent 8bit, quoted-
+/// printable or base64: `import`, `parse` and `check` warn where (mail, part, line, column of
+/// its text) instead of reading it as U+FFFD without a word. A part in Latin-1, or valid
+/// UTF-8, gets no warning.
+#[test]
+fn mail_text_that_is_not_the_utf8_it_says_is_warned_about() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.db");
+    let body = |bad: &[u8]| -> Vec<u8> {
+        let mut b = env("01K0000000000000000000000D", None, "caf", "").into_bytes();
+        let at = b.windows(3).position(|w| w == b"caf").unwrap() + 3;
+        b.splice(at..at, bad.iter().copied());
+        b
+    };
+    let mail = |charset: &str, encoding: &str, text: &[u8]| -> Vec<u8> {
+        let mut m = format!(
+            "From: k@example.com\r\nSubject: s\r\nMIME-Version: 1.0\r\n\
+             Content-Type: text/plain; charset={charset}\r\n\
+             Content-Transfer-Encoding: {encoding}\r\n\r\n"
+        )
+        .into_bytes();
+        m.extend_from_slice(text);
+        m
+    };
+    let bad = body(b"\xff\xfe");
+    let qp: Vec<u8> = bad
+        .iter()
+        .flat_map(|&b| match b {
+            b'=' | 0x80.. => format!("={b:02X}").into_bytes(),
+            b => vec![b],
+        })
+        .collect();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&bad);
+    let cases: [(&str, Vec<u8>, bool); 5] = [
+        ("8bit", mail("utf-8", "8bit", &bad), true),
+        ("qp", mail("UTF-8", "quoted-printable", &qp), true),
+        ("b64", mail("utf-8", "base64", b64.as_bytes()), true),
+        ("latin1", mail("iso-8859-1", "8bit", &body(b"\xe9")), false),
+        ("good", mail("utf-8", "8bit", &body("é".as_bytes())), false),
+    ];
+    for (name, bytes, warned) in cases {
+        let file = dir.path().join(format!("{name}.eml"));
+        std::fs::write(&file, &bytes).unwrap();
+        let f = file.to_str().unwrap();
+        let r = run(&db, &["import", f], "");
+        assert!(r.code <= 1, "{name}: {}{}", r.stdout, r.stderr);
+        let said = format!("{}{}", r.stdout, r.stderr);
+        assert_eq!(said.contains("invalid-utf8"), warned, "{name}: {said}");
+        if warned {
+            assert!(
+                said.contains("mail 1, text part 1, line 8, column 6 of its text"),
+                "{name}: {said}"
+            );
+        }
+        for cmd in ["parse", "check"] {
+            let r = run(&db, &[cmd, f], "");
+            let said = format!("{}{}", r.stdout, r.stderr);
+            assert_eq!(
+                said.contains("invalid-utf8"),
+                warned,
+                "{cmd} {name}: {said}"
+            );
+        }
+    }
+    // In a mailbox, the mail is named by its place.
+    let mut mbox = b"From k@example.com Mon Jan  6 10:00:00 2025\n".to_vec();
+    mbox.extend(mail("utf-8", "8bit", &body("é".as_bytes())));
+    mbox.extend(b"\n\nFrom k@example.com Mon Jan  6 10:01:00 2025\n");
+    mbox.extend(mail("utf-8", "8bit", &body(b"\xff")));
+    let file = dir.path().join("box.mbox");
+    std::fs::write(&file, &mbox).unwrap();
+    let r = run(&db, &["import", file.to_str().unwrap()], "");
+    let said = format!("{}{}", r.stdout, r.stderr);
+    assert!(said.contains("mail 2, text part 1, line 8"), "{said}");
+    assert!(!said.contains("mail 1,"), "{said}");
+}

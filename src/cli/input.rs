@@ -58,7 +58,8 @@ pub fn read_envelopes(
     Ok(Input {
         name: note.decoded_name,
         text: decoded.text,
-        utf8: None,
+        // The first message's text that is not UTF-8, as a text input reports its first.
+        utf8: decoded.diagnostics.into_iter().next(),
     })
 }
 

@@ -63,6 +63,10 @@ pub struct Mail {
     pub headers: MailHeaders,
     /// The text searched for envelopes: its text parts, one after another.
     pub text: String,
+    /// The first of those parts holding bytes that are not UTF-8 where it says it is UTF-8
+    /// (counted from 1), and the line and column of its text where they are (see
+    /// `mail_utf8`): mail-parser read them as U+FFFD.
+    pub not_utf8: Option<(usize, (u32, u32))>,
 }
 
 /// Every mail of an input.
@@ -83,6 +87,9 @@ pub fn decode(raw: &[u8]) -> Mail {
         return Mail {
             headers: MailHeaders::default(),
             text: String::from_utf8_lossy(raw).into_owned(),
+            not_utf8: crate::protocol::decode(raw)
+                .1
+                .map(|d| (1, (d.line, d.column))),
         };
     };
     // One line, no control characters, and no `[[` that would read as a banner once the
@@ -128,15 +135,25 @@ pub fn decode(raw: &[u8]) -> Mail {
             _ => text.to_string(),
         }
     };
-    let mut parts: Vec<String> = (0..msg.text_body_count())
-        .filter_map(|i| {
-            let text = msg.body_text(i)?;
-            Some(match u32::try_from(i).ok().and_then(|i| msg.text_part(i)) {
-                Some(part) => unflowed(part, &text),
-                None => text.into_owned(),
-            })
-        })
-        .collect();
+    let mut not_utf8 = None;
+    let mut note = |part: &mail_parser::MessagePart<'_>, n: usize| {
+        if not_utf8.is_none() {
+            not_utf8 = super::mail_utf8::first_invalid(msg.raw_message(), part).map(|at| (n, at));
+        }
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for i in 0..msg.text_body_count() {
+        let Some(text) = msg.body_text(i) else {
+            continue;
+        };
+        parts.push(match u32::try_from(i).ok().and_then(|i| msg.text_part(i)) {
+            Some(part) => {
+                note(part, parts.len() + 1);
+                unflowed(part, &text)
+            }
+            None => text.into_owned(),
+        });
+    }
     // Envelopes sent as text files (`.crosstalk`, `.aict`, `text/plain`) are read too.
     for part in msg.attachments() {
         let text_file = part.attachment_name().is_some_and(|n| {
@@ -145,6 +162,7 @@ pub fn decode(raw: &[u8]) -> Mail {
         });
         if (part.is_text() && !part.is_text_html()) || text_file {
             if let Some(t) = part.text_contents() {
+                note(part, parts.len() + 1);
                 parts.push(unflowed(part, t));
             }
         }
@@ -152,6 +170,7 @@ pub fn decode(raw: &[u8]) -> Mail {
     Mail {
         headers,
         text: parts.join("\n"),
+        not_utf8,
     }
 }
 

@@ -22,6 +22,9 @@ pub struct Decoded {
     pub messages: usize,
     /// The envelopes its messages hold, one after another (see [`mail::gateway_text`]).
     pub text: String,
+    /// A warning for each message whose text holds bytes that are not UTF-8 where it says
+    /// it is (see `mail_utf8`).
+    pub diagnostics: Vec<crate::protocol::Diagnostic>,
 }
 
 /// What a report says of an input read as mail, so that no one mistakes the decoded text for
@@ -95,10 +98,17 @@ pub fn decode(
     stored: &dyn Fn(&str) -> Option<Option<MetaBlock>>,
 ) -> Decoded {
     let mails = mail::read_mails(bytes, kind);
+    let diagnostics = (mails.iter().enumerate())
+        .filter_map(|(i, m)| {
+            let (part, at) = m.not_utf8?;
+            Some(super::mail_utf8::diagnostic(i + 1, part, at))
+        })
+        .collect();
     Decoded {
         kind,
         messages: mails.len(),
         text: mail::gateway_text(&mails, opts, stored),
+        diagnostics,
     }
 }
 
@@ -163,5 +173,8 @@ pub fn import_mail(
         fresh_ids,
     )?;
     report.source = name.to_string();
+    report
+        .diagnostics
+        .splice(0..0, decoded.diagnostics.iter().cloned());
     Ok((report, decoded))
 }

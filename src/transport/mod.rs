@@ -11,4 +11,5 @@ pub mod http;
 pub mod mail;
 pub mod mail_import;
 pub mod mail_sniff;
+pub mod mail_utf8;
 pub mod spool;
