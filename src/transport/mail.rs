@@ -529,6 +529,7 @@ mod tests {
             text: mail
                 .text
                 .replace("sig: none", "sig: ed25519:pkid=k;sig=AAAA"),
+            not_utf8: None,
         };
         let text = gateway_text(&[signed], &Options::default(), &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
@@ -537,6 +538,7 @@ mod tests {
         let near = Mail {
             headers: mail.headers.clone(),
             text: mail.text.clone(),
+            not_utf8: None,
         };
         let limit = protocol::extract(&near.text, &Options::default()).envelopes[0]
             .byte_range
