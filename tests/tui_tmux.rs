@@ -1053,3 +1053,25 @@ fn sigterm_during_a_piped_command_ends_both() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(!marker.exists(), "the command was ended with the app");
 }
+
+/// At 80×24 in a real terminal, an error longer than the status and hint lines ends in
+/// `:messages`, and `:messages` shows every word of it; Esc closes it and the app quits clean.
+#[test]
+fn a_message_cut_at_80_by_24_is_read_whole_with_messages() {
+    let Some(t) = Term::new() else { return };
+    t.start(80, 24, &[]);
+    t.wait_for("No threads yet.");
+    t.type_text(":no-such-command");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("… :messages");
+    assert!(!s.contains("(in the composer)."), "cut:\n{s}");
+    t.type_text(":messages");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Messages —");
+    assert!(s.contains("(in the composer)."), "whole:\n{s}");
+    assert!(s.contains("Unknown command `:no-such-command`"), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_gone("Messages —");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+}
