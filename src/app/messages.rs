@@ -80,24 +80,21 @@ impl MessageLog {
     }
 }
 
-/// The `:messages` popup in a `size` terminal: as tall as its lines, up to the screen's.
-pub fn messages_area(log: &MessageLog, size: Rect) -> Rect {
+/// The `:messages` popup in a `size` terminal, as tall as its lines up to the screen's, and
+/// those lines: what the view draws and the app scrolls over, worked out once.
+pub fn messages_layout(log: &MessageLog, size: Rect) -> (Rect, Vec<(Level, String)>) {
     let wide = centered(size, 110, size.height);
-    let rows = log.lines(inner_width(wide) as usize).len().max(1) as u16;
-    centered(
-        size,
-        110,
-        rows.saturating_add(2).min(size.height.saturating_sub(2)),
-    )
+    let lines = log.lines(inner_width(wide) as usize);
+    let rows = lines.len().max(1) as u16;
+    let height = rows.saturating_add(2).min(size.height.saturating_sub(2));
+    (centered(size, 110, height), lines)
 }
 
 /// The furthest `:messages` scrolls in a `size` terminal: where the newest message's last
 /// line is at the bottom (where it opens).
 pub fn last_scroll(log: &MessageLog, size: Rect) -> usize {
-    let area = messages_area(log, size);
-    log.lines(inner_width(area) as usize)
-        .len()
-        .saturating_sub(inner_height(area))
+    let (area, lines) = messages_layout(log, size);
+    lines.len().saturating_sub(inner_height(area))
 }
 
 #[cfg(test)]

@@ -263,8 +263,10 @@ impl App {
                 scroll_by(scroll, &action, page, 1, keys.len().saturating_sub(1));
             }
             Popup::Messages { scroll } => {
-                let area = super::messages::messages_area(&self.messages, self.size);
-                let last = super::messages::last_scroll(&self.messages, self.size);
+                let (area, lines) = super::messages::messages_layout(&self.messages, self.size);
+                let last = lines
+                    .len()
+                    .saturating_sub(super::layout::inner_height(area));
                 scroll_by(scroll, &action, popup_page(area), 3, last);
             }
             Popup::Help { scroll } => {

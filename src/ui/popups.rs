@@ -184,10 +184,15 @@ pub(super) fn frame_block(title: &str, frame: &mut Frame, area: Rect) -> Rect {
 fn help(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
     use crate::app::help::{HelpLine, help_area, help_lines};
     let area = help_area(size);
-    // The long title where it fits; where it does not, what matters: how to leave.
-    let full = " Help — keys in force (from config.toml [keys.*]) — Esc closes ";
-    let fits = width(full) + 2 <= area.width as usize;
-    let inner = frame_block(if fits { full } else { " Help — Esc closes " }, frame, area);
+    let inner = frame_block(
+        fitting_title(
+            " Help — keys in force (from config.toml [keys.*]) — Esc closes ",
+            " Help — Esc closes ",
+            area,
+        ),
+        frame,
+        area,
+    );
     let rows = help_lines(&app.keymap, inner.width as usize);
     let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
     let lines: Vec<Line> = rows
@@ -204,22 +209,29 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// The long title where it fits the popup's top border; where it does not, the short one
+/// that says what matters: how to leave.
+fn fitting_title<'a>(full: &'a str, short: &'a str, area: Rect) -> &'a str {
+    if width(full) + 2 <= area.width as usize {
+        full
+    } else {
+        short
+    }
+}
+
 /// `:messages`: what the status line said, newest last, each in its level's colour.
 fn messages(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
     use crate::app::Level;
-    let area = crate::app::messages::messages_area(&app.messages, size);
-    let full = " Messages — what the status line said, newest last — Esc closes ";
-    let fits = width(full) + 2 <= area.width as usize;
+    let (area, rows) = crate::app::messages::messages_layout(&app.messages, size);
     let inner = frame_block(
-        if fits {
-            full
-        } else {
-            " Messages — Esc closes "
-        },
+        fitting_title(
+            " Messages — what the status line said, newest last — Esc closes ",
+            " Messages — Esc closes ",
+            area,
+        ),
         frame,
         area,
     );
-    let rows = app.messages.lines(inner.width as usize);
     if rows.is_empty() {
         let none = Span::styled("Nothing said yet.", theme::DIM);
         frame.render_widget(Paragraph::new(none), inner);
