@@ -84,12 +84,11 @@ pub fn read_mails(bytes: &[u8], kind: MailKind) -> Vec<Mail> {
 /// envelope in it is still found.
 pub fn decode(raw: &[u8]) -> Mail {
     let Some(msg) = MessageParser::default().parse(raw) else {
+        let (text, not_utf8) = crate::protocol::decode(raw);
         return Mail {
             headers: MailHeaders::default(),
-            text: String::from_utf8_lossy(raw).into_owned(),
-            not_utf8: crate::protocol::decode(raw)
-                .1
-                .map(|d| (1, (d.line, d.column))),
+            text: text.into_owned(),
+            not_utf8: not_utf8.map(|d| (1, (d.line, d.column))),
         };
     };
     // One line, no control characters, and no `[[` that would read as a banner once the
@@ -136,8 +135,10 @@ pub fn decode(raw: &[u8]) -> Mail {
         }
     };
     let mut not_utf8 = None;
-    let mut note = |part: &mail_parser::MessagePart<'_>, n: usize| {
-        if not_utf8.is_none() {
+    // Only a text mail-parser read with U+FFFD can have held bytes that are not UTF-8: the
+    // others' parts are not decoded a second time.
+    let mut note = |part: &mail_parser::MessagePart<'_>, text: &str, n: usize| {
+        if not_utf8.is_none() && text.contains('\u{FFFD}') {
             not_utf8 = super::mail_utf8::first_invalid(msg.raw_message(), part).map(|at| (n, at));
         }
     };
@@ -148,7 +149,7 @@ pub fn decode(raw: &[u8]) -> Mail {
         };
         parts.push(match u32::try_from(i).ok().and_then(|i| msg.text_part(i)) {
             Some(part) => {
-                note(part, parts.len() + 1);
+                note(part, &text, parts.len() + 1);
                 unflowed(part, &text)
             }
             None => text.into_owned(),
@@ -162,7 +163,7 @@ pub fn decode(raw: &[u8]) -> Mail {
         });
         if (part.is_text() && !part.is_text_html()) || text_file {
             if let Some(t) = part.text_contents() {
-                note(part, parts.len() + 1);
+                note(part, t, parts.len() + 1);
                 parts.push(unflowed(part, t));
             }
         }
