@@ -13,6 +13,7 @@ mod alias;
 mod backup;
 mod browse;
 mod changes;
+mod check_lists;
 mod checkpointer;
 mod conflict;
 mod consent;

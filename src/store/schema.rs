@@ -264,6 +264,10 @@ CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
 -- signature arrived (store/consent.rs). NULL: it came signed. (Added by `ids_in_one_case`
 -- below: a database whose version was set back by hand may have the column already.)
 "#,
+    r#"
+-- CHECK constraints as comparisons instead of IN lists, which SQLite checks by building a
+-- temporary B-tree for every row written. Done by store/check_lists.rs.
+"#,
 ];
 
 /// Work a migration needs beyond its SQL, by the version it produces.
@@ -273,6 +277,7 @@ fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
         7 => lean_rows(tx),
         8 => ledger_in_rows(tx),
         10 => ids_in_one_case(tx),
+        11 => super::check_lists::rewrite(tx),
         _ => Ok(()),
     }
 }
