@@ -249,6 +249,18 @@ mod tests {
         );
         drop(old);
 
+        // Read-only, it is read as it is: nothing changed that reading meets.
+        let mode = |m| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(m)).unwrap()
+        };
+        mode(0o444);
+        let read_only = Store::open(&path).unwrap();
+        assert!(read_only.read_only().is_some());
+        assert_eq!(messages(&read_only), before);
+        drop(read_only);
+        mode(0o644);
+
         let store = Store::open(&path).unwrap();
         let version: i64 = store
             .conn

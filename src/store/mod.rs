@@ -347,7 +347,7 @@ impl Store {
             }
         };
         schema::refuse_newer(&conn)?;
-        if version < SCHEMA_VERSION {
+        if version < schema::READABLE_FROM {
             return Err(StoreError::ReadOnly {
                 path: path.to_path_buf(),
                 why: format!(

@@ -524,6 +524,10 @@ const COMPACTING_VERSION: i64 = 8;
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
+/// The oldest version this binary reads as it is, when it cannot migrate the database (the
+/// file is read-only): version 11 only rewrote CHECK constraints, which reading never meets.
+pub const READABLE_FROM: i64 = 10;
+
 /// Refuses a database written by a newer crosstalk.
 pub fn refuse_newer(conn: &Connection) -> Result<(), StoreError> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;

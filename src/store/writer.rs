@@ -646,11 +646,11 @@ impl Run<'_> {
                      VALUES (?1, ?2, ?3, ?3)",
                 )?
                 .execute(params![id, context, self.now])?;
-            let (ctx, parts): (Option<String>, String) = self.conn.query_row(
-                "SELECT context, participants FROM threads WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
+            // Cached: an import of many threads prepared it once per thread.
+            let (ctx, parts): (Option<String>, String) = self
+                .conn
+                .prepare_cached("SELECT context, participants FROM threads WHERE id = ?1")?
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
             let participants = serde_json::from_str(&parts).unwrap_or_default();
             self.threads.insert(
                 id.to_string(),
