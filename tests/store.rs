@@ -1975,20 +1975,30 @@ fn an_unreadable_input_is_an_error_and_stores_nothing() {
                 return Err(std::io::Error::other("disk on fire"));
             }
             let n = self.0.min(buf.len());
-            buf[..n].fill(b'x');
+            // Lines of 64 bytes, so that a large input is cut into pieces.
+            for (i, b) in buf[..n].iter_mut().enumerate() {
+                *b = if i % 64 == 63 { b'\n' } else { b'x' };
+            }
             self.0 -= n;
             Ok(n)
         }
     }
     let db = Db::new();
     let mut store = db.open();
-    let err = store
-        .import_reader("broken", &mut Failing(1000), &opts(), &mut |_| {})
-        .unwrap_err();
-    assert!(matches!(err, StoreError::Read { .. }), "{err}");
     let raw = db.raw();
-    assert_eq!(count(&raw, "SELECT count(*) FROM pastes"), 0);
-    assert_eq!(count(&raw, "SELECT count(*) FROM paste_pieces"), 0);
+    // Failing within the first piece, after it, and after two.
+    for size in [1000, 9 << 20, 17 << 20] {
+        let err = store
+            .import_reader("broken", &mut Failing(size), &opts(), &mut |_| {})
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Read { .. }), "{err}");
+        assert_eq!(count(&raw, "SELECT count(*) FROM pastes"), 0, "{size}");
+        assert_eq!(
+            count(&raw, "SELECT count(*) FROM paste_pieces"),
+            0,
+            "{size}"
+        );
+    }
     // The store is still usable.
     let v = ids(2);
     let r = import(&mut store, &v11(CC, &v[0], None, &v[1], "REQUEST", "x"));

@@ -298,6 +298,10 @@ impl Store {
     /// Stores the pieces of an input, each in its own transaction (the first one creates the
     /// paste, the last one completes it: an input of one piece is one transaction). The
     /// database is not held while the input is read: standard input may take its time.
+    ///
+    /// A piece is compressed while the next one is read, digested and checked, and is
+    /// stored after that: reading and compressing each wait for the other no longer, and on
+    /// two cores they take half the time they took one after the other.
     fn store_pieces(
         &mut self,
         paste_id: &mut Option<i64>,
@@ -307,112 +311,191 @@ impl Store {
     ) -> Result<(i64, Vec<Diagnostic>), StoreError> {
         let mut hasher = Sha256::new();
         let mut diagnostics = Vec::new();
-        let (mut total, mut seq, mut lines_before) = (0u64, 0i64, 0u32);
+        let mut lines_before = 0u32;
         // Grown as the input needs: a paste or a POST of a few hundred bytes must not pay
         // for zeroing a whole piece's buffer (it was most of such an import's time).
         let mut buf: Vec<u8> = Vec::new();
         // Where the next read starts looking for the piece's last line break.
         let mut looked = 0;
-        loop {
-            let n = (&mut *reader)
-                .take(CHUNK as u64)
-                .read_to_end(&mut buf)
-                .map_err(|error| StoreError::Read {
-                    source_name: source.to_string(),
-                    error,
-                })?;
-            let eof = n < CHUNK;
-            // Pieces end at a line break (so no character is split), except the last.
-            let cut = if eof {
-                buf.len()
-            } else {
-                match memchr::memrchr(b'\n', &buf[looked..]) {
-                    Some(i) => looked + i + 1,
-                    None => {
-                        looked = buf.len();
-                        continue;
+        let mut stored = StoredSoFar::default();
+        std::thread::scope(|s| {
+            let mut packing: Option<Packing<'_>> = None;
+            loop {
+                let n = (&mut *reader)
+                    .take(CHUNK as u64)
+                    .read_to_end(&mut buf)
+                    .map_err(|error| StoreError::Read {
+                        source_name: source.to_string(),
+                        error,
+                    })?;
+                let eof = n < CHUNK;
+                // Pieces end at a line break (so no character is split), except the last.
+                let cut = if eof {
+                    buf.len()
+                } else {
+                    match memchr::memrchr(b'\n', &buf[looked..]) {
+                        Some(i) => looked + i + 1,
+                        None => {
+                            looked = buf.len();
+                            continue;
+                        }
+                    }
+                };
+                looked = 0;
+                let mut rest = buf.split_off(cut);
+                if !eof {
+                    // A large input: the next piece's room at once, not grown by doubling.
+                    rest.reserve(CHUNK);
+                }
+                let piece = std::mem::replace(&mut buf, rest);
+                hasher.update(&piece);
+                if diagnostics.is_empty() {
+                    if let Some(mut d) = protocol::decode(&piece).1 {
+                        d.line += lines_before;
+                        diagnostics.push(d);
                     }
                 }
-            };
-            looked = 0;
-            let piece = &buf[..cut];
-            // A large piece is compressed on a second thread while this one digests it and
-            // checks its text: at the start of an import the other core has nothing to do.
-            let (packed, utf8) = std::thread::scope(|s| {
-                let packing =
-                    (piece.len() >= PACK_APART).then(|| s.spawn(|| super::pieces::pack(piece)));
-                hasher.update(piece);
-                let utf8 = match diagnostics.is_empty() {
-                    true => protocol::decode(piece).1,
-                    false => None,
-                };
-                let packed = match packing.map(|h| h.join()) {
-                    Some(Ok(packed)) => packed,
-                    Some(Err(panic)) => std::panic::resume_unwind(panic),
-                    None => super::pieces::pack(piece),
-                };
-                (packed, utf8)
-            });
-            total += piece.len() as u64;
-            if let Some(mut d) = utf8 {
-                d.line += lines_before;
-                diagnostics.push(d);
-            }
-            lines_before += memchr::memchr_iter(b'\n', piece).count() as u32;
-            let empty = piece.is_empty();
-            buf.drain(..cut);
-            let tx = self.begin_write()?;
-            let id = match *paste_id {
-                Some(id) => id,
-                None => {
-                    tx.execute(
-                        "INSERT INTO pastes (source, received_at, bytes, digest)
-                         VALUES (?1, ?2, 0, '')",
-                        params![source, now()],
-                    )?;
-                    *paste_id.insert(tx.last_insert_rowid())
+                lines_before += memchr::memchr_iter(b'\n', &piece).count() as u32;
+                if let Some(before) = packing.replace(Packing::start(s, piece)) {
+                    self.store_piece(paste_id, source, before, &mut stored)?;
+                    progress(stored.bytes);
                 }
-            };
-            if !empty {
-                let (stored, zstd) = packed;
-                super::pieces::insert(&tx, id, seq, &stored, zstd)?;
-                seq += 1;
+                if !eof {
+                    continue;
+                }
+                // The last piece: an identical input stored before is used instead.
+                let last = packing.take().expect("the piece just read");
+                let digest = hex(&hasher.clone().finalize());
+                let kept = self.store_last_piece(paste_id, source, last, &mut stored, &digest)?;
+                progress(stored.bytes);
+                return Ok((kept, std::mem::take(&mut diagnostics)));
             }
-            if !eof {
+        })
+    }
+
+    /// Stores a piece other than the last in its own transaction, creating the paste with the
+    /// first one.
+    fn store_piece(
+        &mut self,
+        paste_id: &mut Option<i64>,
+        source: &str,
+        piece: Packing<'_>,
+        stored: &mut StoredSoFar,
+    ) -> Result<(), StoreError> {
+        let tx = self.begin_write()?;
+        let id = stored.add(&tx, paste_id, source, piece)?;
+        tx.execute(
+            "UPDATE pastes SET bytes = ?1 WHERE id = ?2",
+            params![stored.bytes as i64, id],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Stores the last piece and completes the paste: an identical input stored before is
+    /// kept instead of this one. Returns the id of the paste kept.
+    fn store_last_piece(
+        &mut self,
+        paste_id: &mut Option<i64>,
+        source: &str,
+        piece: Packing<'_>,
+        stored: &mut StoredSoFar,
+        digest: &str,
+    ) -> Result<i64, StoreError> {
+        let tx = self.begin_write()?;
+        let id = stored.add(&tx, paste_id, source, piece)?;
+        let total = stored.bytes as i64;
+        let existing: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM pastes WHERE digest = ?1 AND bytes = ?2 AND id <> ?3",
+                params![digest, total, id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let kept = match existing {
+            Some(old) => {
+                tx.execute("DELETE FROM pastes WHERE id = ?1", [id])?;
+                old
+            }
+            None => {
                 tx.execute(
-                    "UPDATE pastes SET bytes = ?1 WHERE id = ?2",
-                    params![total as i64, id],
+                    "UPDATE pastes SET bytes = ?1, digest = ?2 WHERE id = ?3",
+                    params![total, digest, id],
                 )?;
-                tx.commit()?;
-                progress(total);
-                continue;
+                id
             }
-            // The last piece: an identical input stored before is used instead.
-            let digest = hex(&hasher.finalize());
-            let existing: Option<i64> = tx
-                .query_row(
-                    "SELECT id FROM pastes WHERE digest = ?1 AND bytes = ?2 AND id <> ?3",
-                    params![digest, total as i64, id],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            let kept = match existing {
-                Some(old) => {
-                    tx.execute("DELETE FROM pastes WHERE id = ?1", [id])?;
-                    old
-                }
-                None => {
-                    tx.execute(
-                        "UPDATE pastes SET bytes = ?1, digest = ?2 WHERE id = ?3",
-                        params![total as i64, digest, id],
-                    )?;
-                    id
-                }
-            };
-            tx.commit()?;
-            progress(total);
-            return Ok((kept, diagnostics));
+        };
+        tx.commit()?;
+        Ok(kept)
+    }
+}
+
+/// A piece of the input being compressed: on a thread of its own when it is large (for a
+/// paste of a few lines, starting a thread would cost more than compressing it).
+enum Packing<'s> {
+    Apart(std::thread::ScopedJoinHandle<'s, (Vec<u8>, bool)>, usize),
+    Packed((Vec<u8>, bool), usize),
+}
+
+impl<'s> Packing<'s> {
+    fn start<'e>(s: &'s std::thread::Scope<'s, 'e>, piece: Vec<u8>) -> Self {
+        let len = piece.len();
+        if len >= PACK_APART {
+            Packing::Apart(s.spawn(move || super::pieces::pack(&piece)), len)
+        } else {
+            Packing::Packed(super::pieces::pack(&piece), len)
         }
+    }
+
+    /// The piece as stored (and whether compressed), and its size as read.
+    fn finish(self) -> ((Vec<u8>, bool), usize) {
+        match self {
+            Packing::Apart(handle, len) => match handle.join() {
+                Ok(packed) => (packed, len),
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Packing::Packed(packed, len) => (packed, len),
+        }
+    }
+}
+
+/// What of an input is stored so far.
+#[derive(Default)]
+struct StoredSoFar {
+    /// Pieces stored (the next one's `seq`).
+    pieces: i64,
+    /// Bytes of the input they hold.
+    bytes: u64,
+}
+
+impl StoredSoFar {
+    /// Stores `piece` (an empty one is nothing to store) in `tx`, creating the paste if this
+    /// is its first; returns the paste's id.
+    fn add(
+        &mut self,
+        tx: &rusqlite::Transaction<'_>,
+        paste_id: &mut Option<i64>,
+        source: &str,
+        piece: Packing<'_>,
+    ) -> Result<i64, StoreError> {
+        let ((packed, zstd), len) = piece.finish();
+        let id = match *paste_id {
+            Some(id) => id,
+            None => {
+                tx.execute(
+                    "INSERT INTO pastes (source, received_at, bytes, digest)
+                     VALUES (?1, ?2, 0, '')",
+                    params![source, now()],
+                )?;
+                *paste_id.insert(tx.last_insert_rowid())
+            }
+        };
+        if len > 0 {
+            super::pieces::insert(tx, id, self.pieces, &packed, zstd)?;
+            self.pieces += 1;
+        }
+        self.bytes += len as u64;
+        Ok(id)
     }
 }
 
