@@ -15,7 +15,7 @@
 //! transaction commits: an edit SQLite could not parse fails the migration, and nothing of it
 //! is kept.
 
-use rusqlite::Transaction;
+use rusqlite::{OptionalExtension, Transaction};
 
 use super::StoreError;
 
@@ -75,7 +75,7 @@ pub(super) fn rewrite(tx: &Transaction) -> Result<(), StoreError> {
                 [table],
                 |r| r.get(0),
             )
-            .ok();
+            .optional()?;
         if let Some(sql) = sql {
             let new = rewritten(table, &sql);
             if new != sql {

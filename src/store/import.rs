@@ -299,9 +299,8 @@ impl Store {
     /// paste, the last one completes it: an input of one piece is one transaction). The
     /// database is not held while the input is read: standard input may take its time.
     ///
-    /// A piece is compressed while the next one is read, digested and checked, and is
-    /// stored after that: reading and compressing each wait for the other no longer, and on
-    /// two cores they take half the time they took one after the other.
+    /// A large piece is compressed on a second thread while the next one is read, digested
+    /// and checked, and is stored after that: reading no longer waits for compressing.
     fn store_pieces(
         &mut self,
         paste_id: &mut Option<i64>,
@@ -356,17 +355,19 @@ impl Store {
                     }
                 }
                 lines_before += memchr::memchr_iter(b'\n', &piece).count() as u32;
-                if let Some(before) = packing.replace(Packing::start(s, piece)) {
+                let current = Packing::start(s, piece);
+                if let Some(before) = packing.take() {
                     self.store_piece(paste_id, source, before, &mut stored)?;
                     progress(stored.bytes);
                 }
                 if !eof {
+                    packing = Some(current);
                     continue;
                 }
                 // The last piece: an identical input stored before is used instead.
-                let last = packing.take().expect("the piece just read");
                 let digest = hex(&hasher.clone().finalize());
-                let kept = self.store_last_piece(paste_id, source, last, &mut stored, &digest)?;
+                let kept =
+                    self.store_last_piece(paste_id, source, current, &mut stored, &digest)?;
                 progress(stored.bytes);
                 return Ok((kept, std::mem::take(&mut diagnostics)));
             }
