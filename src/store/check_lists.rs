@@ -108,6 +108,19 @@ pub(super) fn rewrite(tx: &Transaction) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The opcodes of the program SQLite compiles `sql` to (compiled, not run: its parameters
+/// stay unbound). What the tests of this and of the import's INSERT look for an
+/// `OpenEphemeral` in.
+#[cfg(test)]
+pub(super) fn opcodes(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
+    let mut stmt = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
+    let unbound = vec![rusqlite::types::Null; stmt.parameter_count()];
+    stmt.query_map(rusqlite::params_from_iter(unbound), |r| r.get(1))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use rusqlite::{Connection, params};
@@ -132,15 +145,6 @@ mod tests {
                    'unknown', 'bad', 'changed')))";
         assert_eq!(rewritten("keys", sql), sql);
         assert!(rewritten("signatures", sql).contains("state = 'bad' OR"));
-    }
-
-    /// The opcodes of the program SQLite compiles `sql` to.
-    fn opcodes(conn: &Connection, sql: &str) -> Vec<String> {
-        let mut stmt = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
-        stmt.query_map([], |r| r.get(1))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
     }
 
     /// Whether writing a row of each listed table builds a temporary B-tree.

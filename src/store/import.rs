@@ -365,7 +365,7 @@ impl Store {
                     continue;
                 }
                 // The last piece: an identical input stored before is used instead.
-                let digest = hex(&hasher.clone().finalize());
+                let digest = hex(&hasher.finalize_reset());
                 let kept =
                     self.store_last_piece(paste_id, source, current, &mut stored, &digest)?;
                 progress(stored.bytes);

@@ -746,17 +746,7 @@ mod tests {
     #[test]
     fn storing_a_message_builds_no_temporary_tree() {
         let store = super::super::Store::open_in_memory().unwrap();
-        let mut stmt = store
-            .conn
-            .prepare(&format!("EXPLAIN {INSERT_MESSAGE}"))
-            .unwrap();
-        // Compiled, not run: the parameters stay unbound (NULL).
-        let unbound = vec![rusqlite::types::Null; stmt.parameter_count()];
-        let ops: Vec<String> = stmt
-            .query_map(rusqlite::params_from_iter(unbound), |r| r.get(1))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let ops = super::super::check_lists::opcodes(&store.conn, INSERT_MESSAGE);
         assert!(ops.iter().any(|op| op == "Insert"), "{ops:?}");
         assert!(!ops.iter().any(|op| op == "OpenEphemeral"), "{ops:?}");
     }
