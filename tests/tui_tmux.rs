@@ -499,6 +499,45 @@ fn too_small_then_big_enough_again() {
 }
 
 #[test]
+fn a_body_written_small_fills_its_box_once_the_terminal_grows() {
+    let Some(t) = Term::new() else { return };
+    t.start(80, 24, &[]);
+    t.wait_for("No threads yet.");
+    t.type_text("n");
+    t.wait_for("New envelope");
+    let body: Vec<String> = (1..=20).map(|i| format!("body line {i:02}")).collect();
+    t.paste(&body.join("\n"), true);
+    // The body box's rows (the preview beside it shows the body too).
+    let body_box = |s: &str| -> Vec<String> {
+        let rows: Vec<&str> = s.lines().collect();
+        let Some(top) = rows.iter().position(|r| r.contains("body (C-e")) else {
+            return Vec::new();
+        };
+        (rows[top + 1..].iter())
+            .take_while(|r| !r.starts_with('└'))
+            .map(|r| r.trim_matches(|c| c == '│' || c == ' ').to_string())
+            .collect()
+    };
+    let s = t.wait_for("body line 20");
+    let small = body_box(&s);
+    assert_eq!(small.last().unwrap(), "body line 20", "{s}");
+    assert!(!small.contains(&"body line 01".to_string()), "{s}");
+    t.tmux(&["resize-window", "-t", "ct", "-x", "80", "-y", "50"]);
+    // The taller box shows the lines above the cursor, not empty rows below the last line.
+    let s = t.wait_until("the composer drawn at 80×50", |s| {
+        body_box(s).len() > small.len() + 10
+    });
+    let tall = body_box(&s);
+    assert_eq!(tall.last().unwrap(), "body line 20", "{s}");
+    let first = &tall[0];
+    let shown = tall.len().min(20);
+    assert_eq!(first, &format!("body line {:02}", 21 - shown), "{s}");
+    // Typing goes on where it was: at the end of the last line.
+    t.type_text(" END");
+    t.wait_for("body line 20 END");
+}
+
+#[test]
 fn demo_at_80x24_draws_every_pane_cleanly() {
     let Some(t) = Term::new() else { return };
     t.start(80, 24, &["--demo"]);

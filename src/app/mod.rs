@@ -33,6 +33,7 @@ pub mod poll_panel;
 pub mod popup;
 pub mod privacy;
 pub mod queue;
+pub mod refit;
 mod refresh;
 pub mod repairs;
 pub mod signing;
@@ -386,6 +387,7 @@ impl App {
             }
             Action::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
+                self.refit_text_boxes();
                 self.refresh_inspector();
                 return Ok(());
             }
@@ -482,6 +484,19 @@ impl App {
     pub fn selected_id(&self) -> Option<&str> {
         let t = self.tree.as_ref()?;
         t.selected_index().map(|i| t.outline.rows[i].id.as_str())
+    }
+
+    /// After a resize: the composer's multi-line boxes and the paste box show as much of
+    /// their text as their new size holds (see `refit`).
+    fn refit_text_boxes(&mut self) {
+        let width = self.size.width;
+        if let Some(c) = self.composer.as_mut() {
+            refit::refit(&mut c.body, width);
+            refit::refit(&mut c.meta, width);
+        }
+        if let Some(popup::Popup::PasteBox { text, .. }) = self.popup.as_mut() {
+            refit::refit(text, width);
+        }
     }
 
     /// Loads the selected message when the selection changed, and rebuilds the inspector
