@@ -526,7 +526,8 @@ fn envelopes(
         let (worker_events, events) = prepare::events();
         let (spent, worker_spent) = mpsc::channel();
         let opts = opts.clone();
-        s.spawn(move || prepare::run(worker_pieces, worker_events, worker_spent, opts));
+        let guesser = run.guesser();
+        s.spawn(move || prepare::run(worker_pieces, worker_events, worker_spent, opts, guesser));
         // On an error both channel ends are dropped here, which stops the worker.
         let mut writer = Writer {
             run,

@@ -6,7 +6,13 @@
 //! each envelope ahead of the writer: the stored pieces of the input go in (the writer reads
 //! them, as only it holds the transaction), envelopes ready to insert come out, in input
 //! order. Memory stays bounded: at most [`IN_FLIGHT`] pieces and [`QUEUE`] batches are held.
+//!
+//! A v1.0 envelope's ids depend on what its session holds, which only the writer knows for
+//! sure. The worker guesses them as the writer will find them when every envelope before it
+//! in the input is stored as a new message (see [`Guesser`]), and fills the envelope in for
+//! that place; the writer takes the guess only when it places the envelope exactly there.
 
+use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use super::import::CHUNK;
@@ -69,10 +75,28 @@ pub(super) struct Prepared {
     /// The stored form, when the envelope names its thread and message (its ids need no
     /// look-up); `None` when rejected or when the writer must assign ids.
     pub filled: Option<Filled>,
+    /// For a v1.0 envelope, the stored form at the place the worker guessed for it.
+    pub guess: Option<Box<Guess>>,
+}
+
+/// A v1.0 envelope filled in at a guessed place (see [`Guesser`]). The writer compares the
+/// place with the one it finds: the same thread, message and parent make the same stored
+/// form, and the same text digest and parent the same stored digest.
+#[derive(Clone)]
+pub(super) struct Guess {
+    /// The envelope's index in the input, which its message id was made for.
+    pub index: usize,
+    pub thread: String,
+    pub message: String,
+    pub parent: Option<String>,
+    /// `fill` of the envelope at that place, with its received text's edit.
+    pub filled: Filled,
+    /// `v10_place::placed` of its text digest answering `parent`.
+    pub placed: String,
 }
 
 /// An envelope with its ids filled in, and its columns encoded.
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct Filled {
     pub env: Envelope,
     pub intent: Option<Intent>,
@@ -141,6 +165,7 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
             parsed,
             digest: None,
             filled: None,
+            guess: None,
         };
     }
     let env = &parsed.envelope;
@@ -163,6 +188,89 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
         parsed,
         digest,
         filled,
+        guess: None,
+    }
+}
+
+/// Where the writer will place each v1.0 envelope, guessed from the input alone. The writer
+/// places an envelope naming no thread, message or parent under the last envelope of its
+/// session in the input (the session's latest stored message for the first), in that one's
+/// thread, and gives it the message id made on receipt for its index in the input (see
+/// `writer::v10`). Guessed here as if every envelope were a new message and every session
+/// new to the database: the guess is wrong when a session is stored already, when an
+/// envelope is found stored, is held as a session's end pasted again, or gets other ids on
+/// the way; the writer then sees a different place and fills the envelope in itself. A wrong
+/// guess costs the worker, which has time to spare, and the writer a comparison.
+pub(super) struct Guesser {
+    receipt: super::receipt_id::ReceiptIds,
+    /// Per session, the message and thread its last envelope so far was stored as; `None`
+    /// when that is the writer's to find (its thread is a stored message's).
+    sessions: HashMap<String, Option<(String, String)>>,
+    /// The index in the input of the next envelope.
+    index: usize,
+}
+
+impl Guesser {
+    pub fn new(receipt: super::receipt_id::ReceiptIds) -> Guesser {
+        Guesser {
+            receipt,
+            sessions: HashMap::new(),
+            index: 0,
+        }
+    }
+
+    /// Notes the next envelope of the input, and guesses its place when it is a v1.0
+    /// envelope placed by its session.
+    fn next(&mut self, prep: &mut Prepared) {
+        let index = self.index;
+        self.index += 1;
+        let env = &prep.parsed.envelope;
+        let Some(session) = env.session() else {
+            return;
+        };
+        if let Some(f) = &prep.filled {
+            // Its own ids, whether new or stored already.
+            let ids = (
+                f.env.message_key().unwrap_or_default().into_owned(),
+                f.env.thread_key().unwrap_or_default().into_owned(),
+            );
+            self.sessions.insert(session.to_string(), Some(ids));
+            return;
+        }
+        if prep.parsed.has_errors() {
+            // Rejected: not stored, so the next envelope answers the one before it.
+            return;
+        }
+        let free = env.thread().is_none() && env.message().is_none() && env.parent().is_none();
+        let base = match (&prep.digest, free) {
+            (Some(base), true) => base,
+            // Placed by an id it names: where it goes is the writer's to find.
+            _ => {
+                self.sessions.insert(session.to_string(), None);
+                return;
+            }
+        };
+        let message = self.receipt.id(index, "message");
+        let (thread, parent) = match self.sessions.get(session) {
+            Some(Some((last, thread))) => (thread.clone(), Some(last.clone())),
+            Some(None) => return,
+            // The first of its session in the input starts a thread, unless the database
+            // holds the session already (then the writer finds it answers the latest stored).
+            None => (message.clone(), None),
+        };
+        let mut filled = fill(&prep.parsed, &thread, &message, parent.as_deref());
+        filled.raw_edit = Some(super::texts::raw_edit(&prep.raw, &filled.canonical));
+        let placed = super::v10_place::placed(base, parent.as_deref());
+        self.sessions
+            .insert(session.to_string(), Some((message.clone(), thread.clone())));
+        prep.guess = Some(Box::new(Guess {
+            index,
+            thread,
+            message,
+            parent,
+            filled,
+            placed,
+        }));
     }
 }
 
@@ -179,6 +287,7 @@ pub(super) fn run(
     events: SyncSender<Event>,
     spent: Receiver<Vec<Prepared>>,
     opts: Options,
+    mut guesser: Guesser,
 ) {
     let mut carry = String::new();
     let mut first_line = 1u32;
@@ -217,7 +326,9 @@ pub(super) fn run(
             }
             let mut batch = Vec::with_capacity(BATCH);
             for p in ex.by_ref() {
-                batch.push(prepare(p, piece));
+                let mut prep = prepare(p, piece);
+                guesser.next(&mut prep);
+                batch.push(prep);
                 if batch.len() == BATCH {
                     free(&spent);
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
@@ -253,4 +364,100 @@ fn free(spent: &Receiver<Vec<Prepared>>) {
 /// The channel the worker reports on.
 pub(super) fn events() -> (SyncSender<Event>, Receiver<Event>) {
     std::sync::mpsc::sync_channel(QUEUE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The envelopes of `text`, prepared and guessed in order.
+    fn guessed(text: &str) -> Vec<Prepared> {
+        let receipt = super::super::receipt_id::ReceiptIds::fixed(1_700_000_000_000, "seed");
+        let mut guesser = Guesser::new(receipt);
+        Extractor::with_first_line(text, 1, Options::default())
+            .map(|p| {
+                let mut prep = prepare(p, text);
+                guesser.next(&mut prep);
+                prep
+            })
+            .collect()
+    }
+
+    fn v10(session: &str, body: &str) -> String {
+        format!("[[A→B v1]]\nsession: {session}\nresponse: |\n  {body}\n[[END]]\n")
+    }
+
+    fn v11(session: &str, thread: &str, message: &str) -> String {
+        format!(
+            "[[A→B v1]]\nsession: {session}\nthread: {thread}\nmessage: {message}\nintent: REQUEST\nbody: |\n  hi\n[[END]]\n"
+        )
+    }
+
+    const T: &str = "01J9J3D3M6A4M3WQX8G1ZQ0S7K";
+    const M: &str = "01J9J3D3M6A4M3WQX8G1ZQ0S7M";
+
+    #[test]
+    fn each_envelope_of_a_session_answers_the_one_before_it() {
+        let text = [v10("s", "a"), v10("s", "b"), v10("t", "c"), v10("s", "d")].concat();
+        let preps = guessed(&text);
+        let g: Vec<&Guess> = preps.iter().map(|p| p.guess.as_deref().unwrap()).collect();
+        // The first of a session starts its thread.
+        assert_eq!(
+            (g[0].parent.as_deref(), &g[0].thread),
+            (None, &g[0].message)
+        );
+        assert_eq!(g[1].parent.as_deref(), Some(g[0].message.as_str()));
+        assert_eq!(g[1].thread, g[0].thread);
+        assert_eq!(g[2].parent, None);
+        assert_eq!(g[3].parent.as_deref(), Some(g[1].message.as_str()));
+        for (i, (p, g)) in preps.iter().zip(&g).enumerate() {
+            assert_eq!(g.index, i);
+            let mut own = fill(&p.parsed, &g.thread, &g.message, g.parent.as_deref());
+            own.raw_edit = Some(super::super::texts::raw_edit(&p.raw, &own.canonical));
+            assert_eq!(own, g.filled);
+            let base = p.digest.as_deref().unwrap();
+            assert_eq!(
+                g.placed,
+                super::super::v10_place::placed(base, g.parent.as_deref())
+            );
+        }
+    }
+
+    #[test]
+    fn an_envelope_naming_its_ids_places_the_next_of_its_session() {
+        let text = [v10("s", "a"), v11("s", T, M), v10("s", "b")].concat();
+        let preps = guessed(&text);
+        assert!(preps[1].guess.is_none() && preps[1].filled.is_some());
+        let g = preps[2].guess.as_deref().unwrap();
+        assert_eq!((g.thread.as_str(), g.parent.as_deref()), (T, Some(M)));
+    }
+
+    #[test]
+    fn a_rejected_envelope_is_passed_over() {
+        let rejected = "[[A→ v1]]\nsession: s\nresponse: |\n  x\n[[END]]\n";
+        let text = [v10("s", "a"), rejected.to_string(), v10("s", "b")].concat();
+        let preps = guessed(&text);
+        assert!(preps[1].parsed.has_errors() && preps[1].guess.is_none());
+        let (a, b) = (preps[0].guess.as_deref(), preps[2].guess.as_deref());
+        assert_eq!(b.unwrap().parent, Some(a.unwrap().message.clone()));
+    }
+
+    #[test]
+    fn an_envelope_naming_only_its_parent_stops_the_guessing_of_its_session() {
+        let parent = format!("[[A→B v1]]\nsession: s\nparent: {M}\nresponse: |\n  y\n[[END]]\n");
+        let text = [
+            v10("s", "a"),
+            parent,
+            v10("s", "b"),
+            v10("s", "c"),
+            v10("t", "d"),
+        ]
+        .concat();
+        let preps = guessed(&text);
+        assert!(preps[0].guess.is_some());
+        // It joins its parent's thread, which the writer finds; the envelopes after it go
+        // there too.
+        assert!(preps[1..4].iter().all(|p| p.guess.is_none()));
+        assert!(preps[4].guess.is_some());
+    }
 }

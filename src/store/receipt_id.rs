@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use super::StoreError;
 
 /// The ids one paste's envelopes get on receipt.
+#[derive(Clone)]
 pub(super) struct ReceiptIds {
     ms: u64,
     seed: String,
@@ -35,6 +36,15 @@ impl ReceiptIds {
             ms,
             seed: format!("{paste_id}:{digest}:{time}"),
         })
+    }
+
+    /// Ids made as for a paste of time `ms` and seed `seed` (the tests' own).
+    #[cfg(test)]
+    pub fn fixed(ms: u64, seed: &str) -> Self {
+        ReceiptIds {
+            ms,
+            seed: seed.to_string(),
+        }
     }
 
     /// The id for `purpose` (`message`, `thread`, …) of the envelope at `index` in the paste.

@@ -181,6 +181,27 @@ impl<'c> Run<'c> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many of the worker's guesses the writer on this thread took.
+    static GUESSES_TAKEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether `g` is what the writer would have filled in itself at the guessed place: every
+/// test import checks each guess it takes.
+fn guessed_right(p: &crate::protocol::Parsed, raw: &str, g: &super::prepare::Guess) -> bool {
+    let mut own = fill(p, &g.thread, &g.message, g.parent.as_deref());
+    own.raw_edit = Some(super::texts::raw_edit(raw, &own.canonical));
+    own == g.filled
+}
+
+impl Run<'_> {
+    /// What the worker guesses v1.0 envelopes' places with (see `prepare::Guesser`).
+    pub fn guesser(&self) -> super::prepare::Guesser {
+        super::prepare::Guesser::new(self.receipt.clone())
+    }
+}
+
 /// The largest message `seq` stored (0 when none is).
 fn max_seq(conn: &Connection) -> Result<i64, StoreError> {
     Ok(
@@ -269,6 +290,7 @@ impl Run<'_> {
             raw,
             digest,
             filled,
+            guess,
         } = prep;
         // Invalid ids named before (or, when asked, any) are replaced before anything else.
         // The envelope's index in the input is what its ids made on receipt derive from.
@@ -282,6 +304,7 @@ impl Run<'_> {
         )?;
         if repaired.changed {
             *filled = None;
+            *guess = None;
             // The ids given may be stored: they are looked up.
             self.stored_ids = None;
         }
@@ -367,7 +390,16 @@ impl Run<'_> {
                     .take()
                     .unwrap_or_else(|| v10_place::text_digest(&p.envelope));
                 let parent = place.as_ref().and_then(|pl| pl.parent.as_deref());
-                let mut found = self.v10_stored(&p.envelope, &base, parent)?;
+                // The digest it is stored under, as the worker worked it out when it guessed
+                // this place.
+                let placed = match guess.as_deref() {
+                    Some(g) if g.parent.as_deref() == parent => {
+                        debug_assert_eq!(g.placed, v10_place::placed(&base, parent));
+                        g.placed.clone()
+                    }
+                    _ => v10_place::placed(&base, parent),
+                };
+                let mut found = self.v10_stored(&p.envelope, &base, parent, &placed)?;
                 // The first of its session in this input, answering the session's latest
                 // message: it may begin the session's end pasted again, which only the
                 // envelopes after it tell.
@@ -382,6 +414,7 @@ impl Run<'_> {
                         raw: raw.clone(),
                         digest: Some(base.clone()),
                         filled: None,
+                        guess: None,
                     };
                     if let Some(tail) =
                         v10_place::Tail::start(self.conn, latest, &base, (first, index))?
@@ -396,7 +429,7 @@ impl Run<'_> {
                             .map(|(_, _, s)| (s.id, s.thread));
                     }
                 }
-                (found, Some(v10_place::placed(&base, parent)))
+                (found, Some(placed))
             }
         };
         if let Some((id, thread)) = duplicate {
@@ -429,10 +462,25 @@ impl Run<'_> {
                 };
                 let message = match env.message_key() {
                     Some(m) => m.into_owned(),
-                    None => self.receipt_message(index, parent.as_deref())?,
+                    None => {
+                        // The id made on receipt for its index, as the worker made it.
+                        let first = (guess.as_deref())
+                            .filter(|g| g.index == index)
+                            .map(|g| g.message.clone());
+                        self.receipt_message(index, first, parent.as_deref())?
+                    }
                 };
                 let thread = thread.unwrap_or_else(|| message.clone());
-                let filled = own.insert(fill(p, &thread, &message, parent.as_deref()));
+                let filled = match guess.take() {
+                    // The worker filled it in at this very place.
+                    Some(g) if g.thread == thread && g.message == message && g.parent == parent => {
+                        debug_assert!(guessed_right(p, raw, &g));
+                        #[cfg(test)]
+                        GUESSES_TAKEN.with(|n| n.set(n.get() + 1));
+                        own.insert(g.filled)
+                    }
+                    _ => own.insert(fill(p, &thread, &message, parent.as_deref())),
+                };
                 (thread, message, parent, &*filled)
             }
         };
@@ -739,6 +787,88 @@ mod tests {
         assert!(awaiting.contains("INDEX messages_status"), "{awaiting}");
         let max = plan(conn, "SELECT coalesce(max(seq), 0) FROM messages");
         assert!(!max.contains("SCAN"), "{max}");
+    }
+
+    /// A v1.0 reply of `from` in `session`.
+    fn v10(from: &str, to: &str, session: &str, body: &str) -> String {
+        format!("[[{from}→{to} v1]]\nsession: {session}\nresponse: |\n  {body}\n[[END]]\n")
+    }
+
+    /// Imports `text` and says what became of each envelope and how many guesses were taken.
+    fn import(store: &mut super::super::Store, text: &str) -> (Vec<String>, usize) {
+        let before = GUESSES_TAKEN.with(|n| n.get());
+        let report = store
+            .import_text("t", text, &crate::protocol::Options::default())
+            .unwrap();
+        let outcomes = (report.items.iter())
+            .map(|i| format!("{:?}", i.outcome))
+            .collect();
+        (outcomes, GUESSES_TAKEN.with(|n| n.get()) - before)
+    }
+
+    /// The worker fills v1.0 envelopes in ahead of the writer at the place it guesses; the
+    /// writer takes every guess that holds (each checked against its own filling-in by a
+    /// debug assertion) and fills in the others itself.
+    #[test]
+    fn the_worker_s_guesses_are_taken_where_they_hold() {
+        let mut store = super::super::Store::open_in_memory().unwrap();
+        let mut text = String::new();
+        for i in 0..6 {
+            text.push_str(&v10("A", "B", "s1", &format!("one {i}")));
+            text.push_str(&v10("C", "D", "s2", &format!("two {i}")));
+        }
+        // Into an empty database every place is known from the input: all twelve are taken.
+        let (outcomes, taken) = import(&mut store, &text);
+        assert_eq!(outcomes, vec!["Imported"; 12]);
+        assert_eq!(taken, 12);
+        let tree = |s: &super::super::Store| {
+            s.conn
+                .prepare("SELECT body, thread_id, parent_id IS NULL FROM messages ORDER BY seq")
+                .unwrap()
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, bool>(2)?,
+                    ))
+                })
+                .unwrap()
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap()
+        };
+        let rows = tree(&store);
+        let roots: Vec<&str> = (rows.iter().filter(|r| r.2))
+            .map(|r| r.0.as_str())
+            .collect();
+        assert_eq!(roots, ["one 0", "two 0"]);
+        // The same input again: every envelope is the stored message it repeats. The guesses
+        // (new messages) do not hold and none is taken.
+        let (outcomes, taken) = import(&mut store, &text);
+        assert_eq!(outcomes, vec!["Duplicate"; 12]);
+        assert_eq!(taken, 0);
+        // A session continued into a database that holds it: its first envelope answers the
+        // stored latest, which only the writer reads, and the rest follow it (the worker
+        // guessed a new thread). The writer places them all itself, the same way.
+        let more: String = (6..9)
+            .map(|i| v10("A", "B", "s1", &format!("one {i}")))
+            .collect();
+        let (outcomes, taken) = import(&mut store, &more);
+        assert_eq!(outcomes, vec!["Imported"; 3]);
+        assert_eq!(taken, 0);
+        // A new session into the same database: guessed right from its first envelope.
+        let new: String = (0..3)
+            .map(|i| v10("E", "F", "s3", &format!("three {i}")))
+            .collect();
+        let (outcomes, taken) = import(&mut store, &new);
+        assert_eq!(outcomes, vec!["Imported"; 3]);
+        assert_eq!(taken, 3);
+        let rows = tree(&store);
+        assert_eq!(rows.len(), 18);
+        assert!(
+            rows.iter()
+                .filter(|r| r.0.starts_with("one"))
+                .all(|r| r.1 == rows[0].1)
+        );
     }
 
     /// A CHECK of a value against a list of more than two makes SQLite build and free a

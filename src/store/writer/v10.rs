@@ -113,13 +113,16 @@ impl Run<'_> {
     /// The message id made on receipt for the envelope at `index`, answering `parent`. The
     /// same paste imported again makes the same ids; when its envelope is a new message this
     /// time (the same `Yes.` pasted again under a newer question), the id its first import
-    /// made is taken, and the next one derived the same way is used.
+    /// made is taken, and the next one derived the same way is used. `first`: that first id,
+    /// when it was made already.
     pub(super) fn receipt_message(
         &self,
         index: usize,
+        first: Option<String>,
         parent: Option<&str>,
     ) -> Result<String, StoreError> {
-        let first = self.receipt.id(index, "message");
+        let first = first.unwrap_or_else(|| self.receipt.id(index, "message"));
+        debug_assert_eq!(first, self.receipt.id(index, "message"));
         if !self.is_stored(&first)? {
             return Ok(first);
         }
@@ -155,14 +158,15 @@ impl Run<'_> {
     }
 
     /// The stored message (id, thread) a v1.0 envelope of text digest `base` answering
-    /// `parent` is, if any (see `v10_place`).
+    /// `parent` is, if any (see `v10_place`); `placed` is the digest for that place.
     pub(super) fn v10_stored(
         &self,
         env: &Envelope,
         base: &str,
         parent: Option<&str>,
+        placed: &str,
     ) -> Result<Option<(String, String)>, StoreError> {
-        let key = id_key(&v10_place::placed(base, parent));
+        let key = id_key(placed);
         if (self.stored_digests.as_ref()).is_none_or(|stored| stored.contains(&key)) {
             if let Some(found) = v10_place::find(self.conn, base, parent)? {
                 return Ok(Some(found));
