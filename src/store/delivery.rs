@@ -133,20 +133,24 @@ pub(crate) fn prepare(
     operator: &HashSet<String>,
     stored_at: &str,
 ) -> Result<Ledger, StoreError> {
-    prepare_knowing(conn, m, operator, stored_at, None)
+    prepare_knowing(conn, m, operator, stored_at, None, None)
 }
 
-/// [`prepare`], given the parent's row when the caller knows it (an import keeps those of the
-/// messages it stored; see `writer`), so that only an unknown parent is looked up.
-pub(crate) fn prepare_knowing(
-    conn: &Connection,
-    m: &NewMessage<'_>,
-    operator: &HashSet<String>,
-    stored_at: &str,
-    known: Option<ParentRow>,
-) -> Result<Ledger, StoreError> {
-    let recipient_key = address_key(m.recipient);
-    let to_me = m.received && operator.contains(&recipient_key);
+/// What the ledger works out of a message from the message alone, with neither the database
+/// nor the operator's addresses: an import's parsing thread works it out ahead of the writer
+/// (see `prepare::Filled`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ahead {
+    /// The time in its id, when that is a plausible ULID (RFC 3339, as stored).
+    id_time: Option<String>,
+    recipient_key: String,
+    sender_key: String,
+    /// Whom it awaits (a JSON array) and how many answers, when it awaits any.
+    waits: Option<(String, i64)>,
+}
+
+/// [`Ahead`] of `m`.
+pub(crate) fn ahead(m: &NewMessage<'_>) -> Ahead {
     // Composed messages wait only once copied (see `Store::mark_copied`).
     let waits = if m.received {
         awaiting::expectation(m.intent, m.recipient, m.meta)
@@ -154,6 +158,44 @@ pub(crate) fn prepare_knowing(
     } else {
         None
     };
+    Ahead {
+        id_time: ulid_time(m.id).map(|t| format_time(&t)),
+        recipient_key: address_key(m.recipient),
+        sender_key: address_key(m.sender),
+        waits: waits.map(|w| {
+            (
+                serde_json::to_string(&w.from).unwrap_or_default(),
+                w.needed as i64,
+            )
+        }),
+    }
+}
+
+/// [`prepare`], given the parent's row when the caller knows it (an import keeps those of the
+/// messages it stored; see `writer`), so that only an unknown parent is looked up, and
+/// [`Ahead`] when it was worked out already.
+pub(crate) fn prepare_knowing(
+    conn: &Connection,
+    m: &NewMessage<'_>,
+    operator: &HashSet<String>,
+    stored_at: &str,
+    known: Option<ParentRow>,
+    ahead_of_time: Option<&Ahead>,
+) -> Result<Ledger, StoreError> {
+    let worked_out;
+    let Ahead {
+        id_time,
+        recipient_key,
+        sender_key,
+        waits,
+    } = match ahead_of_time {
+        Some(a) => a,
+        None => {
+            worked_out = ahead(m);
+            &worked_out
+        }
+    };
+    let to_me = m.received && operator.contains(recipient_key);
     let parent = match m.parent {
         Some(_) if known.is_some() => known,
         Some(p) => conn
@@ -169,20 +211,18 @@ pub(crate) fn prepare_knowing(
         None => None,
     };
     Ok(Ledger {
-        sent_at: message_time(m.id, stored_at),
+        sent_at: id_time.clone().unwrap_or_else(|| stored_at.to_string()),
         to_me,
-        awaiting_from: waits
-            .as_ref()
-            .map(|w| serde_json::to_string(&w.from).unwrap_or_default()),
-        awaiting_needed: waits.as_ref().map(|w| w.needed as i64),
+        awaiting_from: waits.as_ref().map(|w| w.0.clone()),
+        awaiting_needed: waits.as_ref().map(|w| w.1),
         // A message naming itself is not waiting for anything to arrive.
         missing_parent: m.parent.is_some_and(|p| p != m.id) && parent.is_none(),
         parent,
         answers: awaiting::is_answer(m.intent),
         asks: m.intent.is_none_or(Intent::expects_response),
-        by_operator: !m.received || operator.contains(&address_key(m.sender)),
+        by_operator: !m.received || operator.contains(sender_key),
         received: m.received,
-        recipient_key,
+        recipient_key: recipient_key.clone(),
     })
 }
 

@@ -108,6 +108,8 @@ pub(super) struct Filled {
     /// worker filled the envelope: worked out off the writing thread. `None` when the writer
     /// filled it and works it out itself.
     pub raw_edit: Option<super::texts::RawEdit>,
+    /// What the delivery ledger works out of the received message alone.
+    pub ledger: super::delivery::Ahead,
 }
 
 /// Fills in the envelope's thread, message and parent (the ids as stored, see
@@ -145,8 +147,18 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
         intent: p.envelope.intent_raw(),
     };
     let (headers, meta) = super::envelope_columns(&env, &cols);
+    let ledger = super::delivery::ahead(&super::delivery::NewMessage {
+        id: message,
+        parent,
+        received: true,
+        sender: &env.banner.from,
+        recipient: &env.banner.to,
+        intent: intent.as_ref(),
+        meta: &env.meta,
+    });
     Filled {
         raw_edit: None,
+        ledger,
         intent,
         canonical,
         headers,

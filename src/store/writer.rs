@@ -88,6 +88,28 @@ struct ThreadAcc {
     dirty: bool,
 }
 
+impl ThreadAcc {
+    /// `added` messages, with their context and participants.
+    fn note<'a>(
+        &mut self,
+        context: Option<&str>,
+        participants: impl IntoIterator<Item = &'a String>,
+        added: i64,
+    ) {
+        self.added += added;
+        self.left |= added < 0;
+        self.dirty = true;
+        if self.context.is_none() {
+            self.context = context.map(str::to_string);
+        }
+        for p in participants {
+            if !self.participants.contains(p) {
+                self.participants.push(p.clone());
+            }
+        }
+    }
+}
+
 /// The state of one import.
 pub(super) struct Run<'c> {
     conn: &'c Connection,
@@ -513,6 +535,7 @@ impl Run<'_> {
             &self.operator,
             &self.now,
             known,
+            Some(&filled.ledger),
         )?;
         self.insert.execute(params![
             message,
@@ -687,43 +710,31 @@ impl Run<'_> {
         participants: impl IntoIterator<Item = &'a String>,
         added: i64,
     ) -> Result<(), StoreError> {
-        if !self.threads.contains_key(id) {
-            self.conn
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO threads (id, context, created_at, last_activity)
-                     VALUES (?1, ?2, ?3, ?3)",
-                )?
-                .execute(params![id, context, self.now])?;
-            // Cached: an import of many threads prepared it once per thread.
-            let (ctx, parts): (Option<String>, String) = self
-                .conn
-                .prepare_cached("SELECT context, participants FROM threads WHERE id = ?1")?
-                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            let participants = serde_json::from_str(&parts).unwrap_or_default();
-            self.threads.insert(
-                id.to_string(),
-                ThreadAcc {
-                    context: ctx,
-                    participants,
-                    added: 0,
-                    left: false,
-                    dirty: false,
-                },
-            );
-        }
+        // Nearly always known: one look-up, not one to ask and one to change.
         if let Some(acc) = self.threads.get_mut(id) {
-            acc.added += added;
-            acc.left |= added < 0;
-            acc.dirty = true;
-            if acc.context.is_none() {
-                acc.context = context.map(str::to_string);
-            }
-            for p in participants {
-                if !acc.participants.contains(p) {
-                    acc.participants.push(p.clone());
-                }
-            }
+            acc.note(context, participants, added);
+            return Ok(());
         }
+        self.conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO threads (id, context, created_at, last_activity)
+                 VALUES (?1, ?2, ?3, ?3)",
+            )?
+            .execute(params![id, context, self.now])?;
+        // Cached: an import of many threads prepared it once per thread.
+        let (ctx, parts): (Option<String>, String) = self
+            .conn
+            .prepare_cached("SELECT context, participants FROM threads WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let mut acc = ThreadAcc {
+            context: ctx,
+            participants: serde_json::from_str(&parts).unwrap_or_default(),
+            added: 0,
+            left: false,
+            dirty: false,
+        };
+        acc.note(context, participants, added);
+        self.threads.insert(id.to_string(), acc);
         Ok(())
     }
 
