@@ -573,3 +573,39 @@ fn import_files_arrivals_by_the_operator_addresses_in_the_config() {
         "{rows:?}"
     );
 }
+
+/// The database is closed on a thread of its own while a large import's report is printed;
+/// the command returns only once it is closed (no log left beside it) and the report whole.
+#[test]
+fn a_large_import_prints_its_whole_report_and_returns_with_the_database_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let text: String = (0..300)
+        .map(|i| {
+            format!(
+                "[[A→B v1]]\nsession: s{}\nresponse: |\n  answer {i}\n[[END]]\n\n",
+                i % 7
+            )
+        })
+        .collect();
+    let r = run(&db, &["import", "-"], &text);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 301, "{}", r.stdout);
+    assert!(lines[..300].iter().all(|l| l.contains(": imported ")));
+    assert_eq!(lines[300], "<stdin>: 300 imported, 0 duplicate, 0 rejected");
+    let mut wal = db.clone().into_os_string();
+    wal.push("-wal");
+    assert!(!Path::new(&wal).exists(), "the log is removed on close");
+    // A second import of the same file into the same database, closed as cleanly.
+    let file = dir.path().join("in.txt");
+    std::fs::write(&file, &text).unwrap();
+    let r = run(&db, &["import", file.to_str().unwrap()], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.ends_with("300 duplicate, 0 rejected\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(!Path::new(&wal).exists());
+}

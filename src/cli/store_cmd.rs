@@ -177,11 +177,14 @@ pub fn import(
     fresh_ids: bool,
     operator: &[String],
 ) -> Result<u8, Failure> {
-    let mut store = open(db)?;
+    let mut opened = open(db)?;
     // What arrives is "addressed to me" or "to relay" by the config's addresses, as in the app.
-    store
+    opened
         .set_operator_addresses(operator)
         .map_err(store_failure)?;
+    let mut store = Some(opened);
+    // Joined when this returns, however it returns.
+    let mut closing = Closing(None);
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
     // A directory stands for its .crosstalk/.aict files, sorted.
@@ -221,8 +224,11 @@ pub fn import(
         let mut progress = Progress::new(size);
         // Mail (by extension, else by its first bytes) is decoded first.
         let path = (f.as_os_str() != "-").then_some(f.as_path());
+        let Some(open_store) = store.as_mut() else {
+            break;
+        };
         let result = crate::transport::mail_import::import_input(
-            &mut store,
+            open_store,
             &name,
             path,
             &mut reader,
@@ -232,7 +238,14 @@ pub fn import(
         );
         progress.finish();
         let (report, mail) = match result {
-            Ok(done) => done,
+            Ok(done) => {
+                if i + 1 == files.len() {
+                    // The last input is stored: the database is closed (the rest of the log
+                    // copied into it and the log removed) while the report is printed.
+                    closing.0 = store.take().map(|s| std::thread::spawn(move || drop(s)));
+                }
+                done
+            }
             Err(StoreError::Read { error, .. }) => {
                 let _ = out.flush();
                 // A directory is read for its envelope files; this one has none.
@@ -359,6 +372,17 @@ pub fn import(
         return Ok(EXIT_USAGE);
     }
     Ok(if ok { 0 } else { EXIT_INVALID })
+}
+
+/// A database being closed on a thread of its own; dropping this waits for it.
+struct Closing(Option<std::thread::JoinHandle<()>>);
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        if let Some(closing) = self.0.take() {
+            let _ = closing.join();
+        }
+    }
 }
 
 /// `crosstalk threads`: newest activity first.
