@@ -33,7 +33,7 @@ pub mod poll_panel;
 pub mod popup;
 pub mod privacy;
 pub mod queue;
-pub mod refit;
+mod refit;
 mod refresh;
 pub mod repairs;
 pub mod signing;

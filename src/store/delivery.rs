@@ -75,9 +75,12 @@ pub(crate) struct Ledger {
 /// The time of a message: the timestamp of its id when that is a ULID of a plausible time
 /// (after 2000, not in the future by more than a day), else `fallback`.
 pub fn message_time(id: &str, fallback: &str) -> String {
-    ulid_time(id)
-        .map(|t| format_time(&t))
-        .unwrap_or_else(|| fallback.to_string())
+    id_time(id).unwrap_or_else(|| fallback.to_string())
+}
+
+/// The time of a ULID message id of a plausible time, as stored (see [`message_time`]).
+fn id_time(id: &str) -> Option<String> {
+    ulid_time(id).map(|t| format_time(&t))
 }
 
 /// The timestamp in a ULID message id, when it is one and plausible.
@@ -159,7 +162,7 @@ pub(crate) fn ahead(m: &NewMessage<'_>) -> Ahead {
         None
     };
     Ahead {
-        id_time: ulid_time(m.id).map(|t| format_time(&t)),
+        id_time: id_time(m.id),
         recipient_key: address_key(m.recipient),
         sender_key: address_key(m.sender),
         waits: waits.map(|w| {

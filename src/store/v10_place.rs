@@ -106,13 +106,15 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Stored> {
     })
 }
 
-/// The stored message (id, thread) with text digest `base` answering `parent`, if any.
+/// The stored message (id, thread) with text digest `base` answering `parent`, if any;
+/// `key` is [`placed`] of the two (the caller has it already).
 pub(super) fn find(
     conn: &Connection,
     base: &str,
     parent: Option<&str>,
+    key: &str,
 ) -> Result<Option<(String, String)>, StoreError> {
-    let key = placed(base, parent);
+    debug_assert_eq!(key, placed(base, parent));
     let first = repeat(base, 1);
     let rows: Vec<Stored> = conn
         .prepare_cached(BY_DIGEST)?
@@ -122,7 +124,7 @@ pub(super) fn find(
     for s in &rows {
         // Stored under its place, or (before places counted) under its text, here.
         let d = s.digest.as_deref();
-        if d == Some(&key) || (d == Some(base) && here(s)) || (d == Some(&first) && here(s)) {
+        if d == Some(key) || (d == Some(base) && here(s)) || (d == Some(&first) && here(s)) {
             return Ok(Some((s.id.clone(), s.thread.clone())));
         }
     }
@@ -184,7 +186,7 @@ pub(super) fn first_of_session(
     conn: &Connection,
     base: &str,
 ) -> Result<Option<(String, String)>, StoreError> {
-    find(conn, base, None)
+    find(conn, base, None, &placed(base, None))
 }
 
 /// `id` and the messages it answers, nearest first, `max` at most.

@@ -168,7 +168,7 @@ impl Run<'_> {
     ) -> Result<Option<(String, String)>, StoreError> {
         let key = id_key(placed);
         if (self.stored_digests.as_ref()).is_none_or(|stored| stored.contains(&key)) {
-            if let Some(found) = v10_place::find(self.conn, base, parent)? {
+            if let Some(found) = v10_place::find(self.conn, base, parent, placed)? {
                 return Ok(Some(found));
             }
         }
