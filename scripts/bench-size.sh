@@ -25,15 +25,18 @@ input="$dir/transcript-100k.txt"
 "$gen" --envelopes 100000 --threads 5000 --seed 1 --out "$input"
 bytes=$(wc -c <"$input")
 
-# size DB: bytes of the database and its log after a checkpoint that empties the log.
+# size DB: bytes of the database and its log after a checkpoint that empties the log, with
+# the full-text index's file beside it (and its log) when there is one.
 size() {
     python3 - "$1" <<'PY'
 import os, sqlite3, sys
 path = sys.argv[1]
-conn = sqlite3.connect(path)
-conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-conn.close()
-print(sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p)))
+files = [p for p in (path, path + "-search") if os.path.exists(p)]
+for p in files:
+    conn = sqlite3.connect(p)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+print(sum(os.path.getsize(p + s) for p in files for s in ("", "-wal") if os.path.exists(p + s)))
 PY
 }
 
@@ -41,9 +44,15 @@ PY
 tables() {
     python3 - "$1" <<'PY'
 import sqlite3, sys
+import os
 conn = sqlite3.connect(sys.argv[1])
+stat = "SELECT name, pgsize FROM temp.stat"
+if os.path.exists(sys.argv[1] + "-search"):
+    conn.execute("ATTACH ? AS search", (sys.argv[1] + "-search",))
+    conn.execute("CREATE VIRTUAL TABLE temp.search_stat USING dbstat(search)")
+    stat += " UNION ALL SELECT name, pgsize FROM temp.search_stat"
 conn.execute("CREATE VIRTUAL TABLE temp.stat USING dbstat")
-rows = conn.execute("SELECT name, sum(pgsize) FROM temp.stat GROUP BY name ORDER BY 2 DESC")
+rows = conn.execute(f"SELECT name, sum(pgsize) FROM ({stat}) GROUP BY name ORDER BY 2 DESC")
 for name, size in rows:
     if size >= 100_000:
         print(f"| `{name}` | {size / 1e6:.1f} MB |")

@@ -377,14 +377,17 @@ fn export_replaces_nothing_it_was_not_told_to_and_never_the_database() {
     let r = run(&db, &["backup", "--force", db_arg]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("is the database itself"), "{}", r.stderr);
-    // Its log and journal, whether there or not yet, under any name that leads to them.
+    // Its log, journal and full-text index, whether there or not yet, under any name that
+    // leads to them.
     let link = dir.path().join("link.db");
     std::fs::hard_link(&db, &link).unwrap();
     let wal = format!("{db_arg}-wal");
+    let index = format!("{db_arg}-search");
     let journal = dir.path().join("sub/../a.db-journal");
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     for target in [
         wal.as_str(),
+        index.as_str(),
         journal.to_str().unwrap(),
         link.to_str().unwrap(),
     ] {

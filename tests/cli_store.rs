@@ -597,6 +597,12 @@ fn a_large_import_prints_its_whole_report_and_returns_with_the_database_closed()
     let mut wal = db.clone().into_os_string();
     wal.push("-wal");
     assert!(!Path::new(&wal).exists(), "the log is removed on close");
+    let mut index_wal = db.clone().into_os_string();
+    index_wal.push("-search-wal");
+    assert!(
+        !Path::new(&index_wal).exists(),
+        "the search index's log too"
+    );
     // A second import of the same file into the same database, closed as cleanly.
     let file = dir.path().join("in.txt");
     std::fs::write(&file, &text).unwrap();

@@ -42,10 +42,20 @@ fn import(store: &mut Store, text: &str) {
         .unwrap();
 }
 
-/// Every byte SQLite keeps for the database: the file, its log and its shared memory.
+/// Every byte SQLite keeps for the database: the file, its log and its shared memory, and the
+/// same of the full-text index's file beside it.
 fn all_bytes(path: &Path) -> Vec<u8> {
     let mut bytes = Vec::new();
-    for suffix in ["", "-wal", "-shm", "-journal"] {
+    for suffix in [
+        "",
+        "-wal",
+        "-shm",
+        "-journal",
+        "-search",
+        "-search-wal",
+        "-search-shm",
+        "-search-journal",
+    ] {
         let mut p = path.as_os_str().to_owned();
         p.push(suffix);
         if let Ok(b) = std::fs::read(PathBuf::from(p)) {
@@ -66,8 +76,28 @@ fn assert_consistent(path: &Path) {
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap();
     assert_eq!(ok, "ok");
-    c.execute_batch("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')")
-        .expect("the full-text index matches the messages");
+    let mut index = path.as_os_str().to_owned();
+    index.push("-search");
+    c.execute(
+        "ATTACH ?1 AS search",
+        [PathBuf::from(index).to_string_lossy()],
+    )
+    .unwrap();
+    c.execute_batch("INSERT INTO search.messages_fts(messages_fts) VALUES ('integrity-check')")
+        .expect("the full-text index is whole");
+    let rows = |sql: &str| -> Vec<i64> {
+        c.prepare(sql)
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(
+        rows("SELECT rowid FROM search.messages_fts ORDER BY rowid"),
+        rows("SELECT seq FROM messages ORDER BY seq"),
+        "the full-text index holds the messages stored, and no other"
+    );
     let wrong: i64 = c
         .query_row(
             "SELECT count(*) FROM threads t WHERE message_count <>

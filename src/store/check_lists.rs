@@ -270,7 +270,7 @@ mod tests {
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 11);
+        assert_eq!(version, crate::store::schema::SCHEMA_VERSION);
         // The migrating connection and a new one both read the new definitions.
         assert_eq!(writes_build_a_tree(&store.conn), Vec::<&str>::new());
         assert_eq!(

@@ -51,6 +51,7 @@ impl Checkpointer {
         let thread = std::thread::Builder::new()
             .name("checkpoint".into())
             .spawn(move || {
+                super::background::lower_priority();
                 let Ok(conn) = open(&path) else {
                     return;
                 };

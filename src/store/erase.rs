@@ -134,17 +134,22 @@ impl Store {
         };
         apply(&tx, target)?;
         tx.commit()?;
-        // The index is correct already; merging rewrites its segments without the erased
-        // words (the old segments' pages are zeroed as they are freed), and the checkpoint
-        // drops the old page images from the log. Both only tidy up, so another process
-        // holding the lock is not an error: the words go at its next merge and checkpoint.
-        let _ = self
-            .conn
-            .execute_batch("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')");
-        let _ = scrub_free_pages(&self.conn);
-        let _ = self
-            .conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        // The full-text index lets the erased messages go (search results leave them out
+        // already: a hit must join a stored message); merging rewrites its segments without
+        // their words (the old segments' pages are zeroed as they are freed), and the
+        // checkpoint drops the old page images from the logs. All of it only tidies up, so
+        // another process holding a lock is not an error: the words go at its next catching
+        // up, merge and checkpoint.
+        self.catch_up_search();
+        let (s, index) = (self.search, self.index_conn());
+        let _ = index.execute_batch(&format!(
+            "INSERT INTO {s}.messages_fts(messages_fts) VALUES ('optimize')"
+        ));
+        let _ = scrub_free_pages(&self.conn, "main");
+        let _ = scrub_free_pages(index, s);
+        for conn in [&self.conn, index] {
+            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
         Ok(Some(plan))
     }
 }
@@ -158,21 +163,26 @@ const SCRUB_ROW: i64 = 256 << 20;
 /// SQLite gives free pages out first: a table of zeros as large as they are takes them all,
 /// and dropping it (with `secure_delete` on) frees them again, zeroed. Tidying only, like the
 /// merge before it.
-fn scrub_free_pages(conn: &rusqlite::Connection) -> Result<(), StoreError> {
-    let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+fn scrub_free_pages(conn: &rusqlite::Connection, schema: &str) -> Result<(), StoreError> {
+    let free: i64 = conn.query_row(&format!("PRAGMA {schema}.freelist_count"), [], |r| r.get(0))?;
     if free == 0 {
         return Ok(());
     }
-    let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
-    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch("CREATE TABLE erase_scrub (zeros BLOB)")?;
+    let page: i64 = conn.query_row(&format!("PRAGMA {schema}.page_size"), [], |r| r.get(0))?;
+    // Deferred: its first statement locks only the file it writes (the index's connection
+    // has the database attached too).
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Deferred)?;
+    tx.execute_batch(&format!("CREATE TABLE {schema}.erase_scrub (zeros BLOB)"))?;
     let mut left = free * page;
     while left > 0 {
         let n = left.min(SCRUB_ROW);
-        tx.execute("INSERT INTO erase_scrub VALUES (zeroblob(?1))", [n])?;
+        tx.execute(
+            &format!("INSERT INTO {schema}.erase_scrub VALUES (zeroblob(?1))"),
+            [n],
+        )?;
         left -= n;
     }
-    tx.execute_batch("DROP TABLE erase_scrub")?;
+    tx.execute_batch(&format!("DROP TABLE {schema}.erase_scrub"))?;
     tx.commit()?;
     Ok(())
 }
@@ -446,7 +456,7 @@ mod tests {
         };
         assert!(holds(), "the dropped text is in the free pages before");
         conn.pragma_update(None, "secure_delete", "ON").unwrap();
-        scrub_free_pages(&conn).unwrap();
+        scrub_free_pages(&conn, "main").unwrap();
         assert!(!holds(), "the dropped text is gone after");
         let ok: String = conn
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))

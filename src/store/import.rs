@@ -200,6 +200,11 @@ impl Store {
             store.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
             let r = store.thread_kept(kept, opts, progress, commit, fresh_ids);
             store.conn.pragma_update(None, "wal_autocheckpoint", 1000)?;
+            if commit {
+                // What the indexer has not indexed yet (all of a small import, the last
+                // pieces of a large one) is searchable once the import returns.
+                store.catch_up_search();
+            }
             // Only after a large import: a small one (a paste, a POST to `serve`) leaves
             // the log to SQLite's own checkpoint every 1000 pages, since a checkpoint syncs
             // the database to disk and once per request it bounded `serve`.

@@ -10,6 +10,7 @@
 //! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
 
 mod alias;
+mod background;
 mod backup;
 mod browse;
 mod changes;
@@ -19,6 +20,7 @@ mod conflict;
 mod consent;
 mod cycle;
 mod delivery;
+mod digest_index;
 mod erase;
 mod fresh;
 mod hop;
@@ -39,6 +41,7 @@ mod relay_pii;
 mod reply;
 mod schema;
 mod search;
+mod search_index;
 mod texts;
 mod tree;
 mod v10_place;
@@ -235,6 +238,15 @@ pub struct Store {
     read_only: Option<String>,
     /// How long a write waits for another writer.
     busy_timeout: Duration,
+    /// The schema holding the full-text index this store searches: its own file
+    /// ([`search_index::SCHEMA`]); for a database read without migrating, the index inside an
+    /// older one (`main`), or one made in memory when the file is missing or behind (`temp`).
+    search: &'static str,
+    /// The connection that writes and reads the index of a database file: the database with
+    /// the index's file attached. Not `conn`, whose write transactions (`BEGIN IMMEDIATE`)
+    /// would take the index's lock too, and wait whenever another process indexes. `None` for
+    /// a database in memory or read-only, whose index `conn` holds.
+    index: Option<Connection>,
 }
 
 impl Store {
@@ -356,13 +368,26 @@ impl Store {
             });
         }
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Temporary tables (a search's snippets, an index made in memory) stay in memory.
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
         pii::register(&conn)?;
+        let search = if version < schema::SEARCH_APART {
+            "main"
+        } else if search_index::attach_for_reading(&conn, path)? {
+            search_index::SCHEMA
+        } else {
+            // Missing or behind, and this process may not bring it up to date: one in memory,
+            // made at the first search (a command that does not search never pays for it).
+            "temp"
+        };
         Ok(Store {
             conn,
             ids: IdGenerator::new(),
             path: path.to_path_buf(),
             read_only: Some(why),
             busy_timeout: BUSY_TIMEOUT,
+            search,
+            index: None,
         })
     }
 
@@ -403,13 +428,26 @@ impl Store {
         conn.pragma_update(None, "secure_delete", "FAST")?;
         schema::migrate(&conn, BUSY_TIMEOUT, path)?;
         pii::register(&conn)?;
-        Ok(Store {
+        let index = if path == Path::new(":memory:") {
+            search_index::attach(&conn, path)?;
+            None
+        } else {
+            Some(search_index::open(path, BUSY_TIMEOUT)?)
+        };
+        let store = Store {
             conn,
             ids: IdGenerator::new(),
             path: path.to_path_buf(),
             read_only: None,
             busy_timeout: BUSY_TIMEOUT,
-        })
+            search: search_index::SCHEMA,
+            index,
+        };
+        // Made from the messages when missing (the first opening after an upgrade), brought
+        // up to date when behind. Another process indexing meanwhile is no error: searches
+        // catch up too.
+        store.catch_up_search();
+        Ok(store)
     }
 
     /// How long this connection's writes wait for another writer before failing with
@@ -417,6 +455,9 @@ impl Store {
     /// must not block (a UI saving as the operator types) retries later instead.
     pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), StoreError> {
         self.conn.busy_timeout(timeout)?;
+        if let Some(index) = &self.index {
+            index.busy_timeout(timeout)?;
+        }
         self.busy_timeout = timeout;
         Ok(())
     }
@@ -622,14 +663,40 @@ fn url_path(path: &Path) -> String {
     out
 }
 
-/// Adds the messages stored after `seq` to the full-text index, in one statement.
-pub(crate) fn index_since(conn: &Connection, seq: i64) -> Result<(), StoreError> {
-    conn.execute(
-        "INSERT INTO messages_fts (rowid, body, context, participants)
-         SELECT seq, body, context, participants FROM messages WHERE seq > ?1",
-        [seq],
-    )?;
-    Ok(())
+impl Store {
+    /// The connection the full-text index is read and written through.
+    pub(crate) fn index_conn(&self) -> &Connection {
+        self.index.as_ref().unwrap_or(&self.conn)
+    }
+
+    /// Brings the full-text index up to the database (see `search_index`): the store's own
+    /// index file, or for a read-only store the index it made in memory. The changes applied
+    /// are then forgotten, without waiting for another writer (the next time will do).
+    pub(crate) fn catch_up_search(&self) {
+        let done = match (self.read_only.is_some(), self.search) {
+            (false, _) => search_index::catch_up(self.index_conn(), self.search),
+            (true, "temp") => self
+                .conn
+                .execute_batch(&search_index::create_sql("temp"))
+                .map_err(StoreError::from)
+                .and_then(|()| search_index::catch_up(&self.conn, "temp")),
+            (true, _) => return,
+        };
+        match done {
+            Ok(true) if self.read_only.is_none() => {
+                let waits = self.conn.busy_timeout(Duration::ZERO);
+                search_index::prune_changes(self.index_conn(), &self.conn, self.search);
+                if waits.is_ok() {
+                    let _ = self.conn.busy_timeout(self.busy_timeout);
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tracing::debug!(
+                "{}: search index not brought up to date: {e}",
+                self.path.display()
+            ),
+        }
+    }
 }
 
 /// The `headers` and `meta` columns of an envelope: its headers (a value that `cols` holds

@@ -108,9 +108,6 @@ impl Store {
         let (headers, meta) = super::envelope_columns(env, &cols);
         let participants = [env.banner.from.clone(), env.banner.to.clone()];
         let tx = self.begin_write()?;
-        let before: i64 = tx.query_row("SELECT coalesce(max(seq), 0) FROM messages", [], |r| {
-            r.get(0)
-        })?;
         tx.execute(
             "INSERT OR IGNORE INTO threads (id, context, created_at, last_activity)
              VALUES (?1, ?2, ?3, ?3)",
@@ -192,7 +189,6 @@ impl Store {
                 env.context()
             ],
         )?;
-        super::index_since(&tx, before)?;
         tx.commit()?;
         Ok(())
     }

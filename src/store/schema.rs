@@ -268,6 +268,37 @@ CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
 -- CHECK constraints as comparisons instead of IN lists, which SQLite checks by building a
 -- temporary B-tree for every row written. Done by store/check_lists.rs.
 "#,
+    r#"
+-- The full-text index in a file of its own beside the database, written by another connection
+-- (store/search_index.rs): made again there from the messages when first opened.
+DROP TRIGGER IF EXISTS messages_fts_delete;
+DROP TRIGGER IF EXISTS messages_fts_update;
+DROP TABLE IF EXISTS messages_fts;
+-- Which database the index is of: an index made for another (a file copied over this one) is
+-- made again.
+CREATE TABLE IF NOT EXISTS search_source (id TEXT NOT NULL);
+INSERT INTO search_source (id)
+    SELECT lower(hex(randomblob(16))) WHERE NOT EXISTS (SELECT 1 FROM search_source);
+-- Messages removed, or whose indexed text changed, since the index last caught up: noted in
+-- the transaction that changes them, applied to the index by the next catching up.
+CREATE TABLE IF NOT EXISTS search_changes (
+    n   INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS search_change_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO search_changes (seq) VALUES (old.seq);
+END;
+CREATE TRIGGER IF NOT EXISTS search_change_update AFTER UPDATE OF body, context, sender, recipient ON messages
+WHEN old.body IS NOT new.body OR old.context IS NOT new.context
+    OR old.sender IS NOT new.sender OR old.recipient IS NOT new.recipient
+BEGIN
+    INSERT INTO search_changes (seq) VALUES (old.seq);
+END;
+"#,
+    r#"
+-- The v1.0 digest unique only where there is one: an index of the messages that have one,
+-- instead of one with an entry for every message. Done by store/digest_index.rs.
+"#,
 ];
 
 /// Work a migration needs beyond its SQL, by the version it produces.
@@ -278,6 +309,7 @@ fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
         8 => ledger_in_rows(tx),
         10 => ids_in_one_case(tx),
         11 => super::check_lists::rewrite(tx),
+        DIGEST_WHERE_PRESENT => super::digest_index::where_present(tx),
         _ => Ok(()),
     }
 }
@@ -517,15 +549,24 @@ fn ledger_in_rows(tx: &Transaction) -> Result<(), StoreError> {
 const TEXTS_VERSION: i64 = 6;
 
 /// The last version whose migration frees much of the file: version 6 stored each text once,
-/// 7 made rows leaner, 8 moved the ledger into the message rows. Migrating from before it, the
-/// freed pages are given back to the file system afterwards.
-const COMPACTING_VERSION: i64 = 8;
+/// 7 made rows leaner, 8 moved the ledger into the message rows, 12 moved the full-text index
+/// to a file of its own. Migrating from before it, the freed pages are given back to the file
+/// system afterwards.
+const COMPACTING_VERSION: i64 = 12;
+
+/// The version whose migration makes the digest unique where present (see `digest_index`).
+pub const DIGEST_WHERE_PRESENT: i64 = 13;
+
+/// The version from which the full-text index is in a file of its own (see `search_index`);
+/// a database before it, read without migrating, has it inside.
+pub const SEARCH_APART: i64 = 12;
 
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// The oldest version this binary reads as it is, when it cannot migrate the database (the
-/// file is read-only): version 11 only rewrote CHECK constraints, which reading never meets.
+/// file is read-only): version 11 only rewrote CHECK constraints and 13 made an index partial,
+/// which reading never meets; before 12 the full-text index is read inside the database.
 pub const READABLE_FROM: i64 = 10;
 
 /// Refuses a database written by a newer crosstalk.
@@ -565,6 +606,19 @@ pub fn migrate(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), 
         let _ = conn.execute_batch("VACUUM");
     }
     Ok(())
+}
+
+/// Brings a fresh database to `version` exactly, as the binaries of that version made it.
+#[cfg(test)]
+pub(super) fn migrate_to(conn: &Connection, version: i64) {
+    for (i, sql) in MIGRATIONS.iter().enumerate().take(version as usize) {
+        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate).unwrap();
+        tx.execute_batch(sql).unwrap();
+        after(i as i64 + 1, &tx).unwrap();
+        tx.pragma_update(None, "user_version", i as i64 + 1)
+            .unwrap();
+        tx.commit().unwrap();
+    }
 }
 
 #[cfg(test)]

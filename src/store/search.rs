@@ -87,49 +87,97 @@ impl Store {
             });
         }
         let fts = fts.join(" ");
+        // Others' writes (another process, a path that does not search) are indexed first.
+        self.catch_up_search();
+        let (s, conn) = (self.search, self.index_conn());
 
         // Counting walks the word lists only (tens of nanoseconds a match).
-        let matches: i64 = self
-            .conn
-            .prepare_cached("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?1")?
+        let matches: i64 = conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM {s}.messages_fts WHERE messages_fts MATCH ?1"
+            ))?
             .query_row([&fts], |r| r.get(0))?;
         let matches = usize::try_from(matches).unwrap_or(0);
         // The oldest match still ranked: FTS5 reads matches newest first from the index and
         // stops there.
         let (oldest, ranked_newest) = if matches > RANKED_MATCHES {
-            let oldest: Option<i64> = self
-                .conn
-                .prepare_cached(
-                    "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1
-                     ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
-                )?
+            let oldest: Option<i64> = conn
+                .prepare_cached(&format!(
+                    "SELECT rowid FROM {s}.messages_fts WHERE messages_fts MATCH ?1
+                     ORDER BY rowid DESC LIMIT 1 OFFSET ?2"
+                ))?
                 .query_row(params![fts, RANKED_MATCHES as i64 - 1], |r| r.get(0))
                 .optional()?;
             (oldest.unwrap_or(0), Some(RANKED_MATCHES))
         } else {
             (0, None)
         };
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT m.id, m.thread_id, m.context,
-                    snippet(messages_fts, -1, '[', ']', '…', 12), bm25(messages_fts)
-             FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid
+        // A hit whose message is gone (removed since the index last caught up) is left out
+        // by the join.
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT m.seq, m.id, m.thread_id, m.context, bm25(messages_fts)
+             FROM {s}.messages_fts JOIN main.messages m ON m.seq = messages_fts.rowid
              WHERE messages_fts MATCH ?1 AND messages_fts.rowid >= ?2
-             ORDER BY bm25(messages_fts) LIMIT ?3",
-        )?;
+             ORDER BY bm25(messages_fts) LIMIT ?3"
+        ))?;
         let rows = stmt.query_map(params![fts, oldest, limit as i64], |r| {
-            Ok(SearchHit {
-                message: r.get(0)?,
-                thread: r.get(1)?,
-                context: r.get(2)?,
-                snippet: r.get(3)?,
-                rank: r.get(4)?,
-            })
+            Ok((
+                r.get::<_, i64>(0)?,
+                SearchHit {
+                    message: r.get(1)?,
+                    thread: r.get(2)?,
+                    context: r.get(3)?,
+                    snippet: String::new(),
+                    rank: r.get(4)?,
+                },
+            ))
         })?;
+        let found: Vec<(i64, SearchHit)> = rows.collect::<Result<_, _>>()?;
+        let mut snippets = self.snippets(&fts, found.iter().map(|(seq, _)| *seq))?;
         Ok(SearchResults {
-            hits: rows.collect::<Result<_, _>>()?,
+            hits: found
+                .into_iter()
+                .map(|(seq, mut hit)| {
+                    hit.snippet = snippets.remove(&seq).unwrap_or_default();
+                    hit
+                })
+                .collect(),
             matches,
             ranked_newest,
         })
+    }
+
+    /// The snippets of messages `seqs` for the FTS5 query `fts`: the matching text with the
+    /// matches in `[` `]`. The index holds no text, so FTS5 makes them from a table in memory
+    /// holding only these messages (a page of hits), as it would from a table holding all.
+    fn snippets(
+        &self,
+        fts: &str,
+        seqs: impl Iterator<Item = i64>,
+    ) -> Result<std::collections::HashMap<i64, String>, StoreError> {
+        let conn = self.index_conn();
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_snippets USING fts5(
+                 body, context, participants, tokenize = 'unicode61'
+             );
+             DELETE FROM temp.search_snippets;",
+        )?;
+        let mut add = conn.prepare_cached(
+            "INSERT INTO temp.search_snippets (rowid, body, context, participants)
+             SELECT seq, body, context, participants FROM main.messages WHERE seq = ?1",
+        )?;
+        for seq in seqs {
+            add.execute([seq])?;
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT rowid, snippet(search_snippets, -1, '[', ']', '…', 12)
+             FROM temp.search_snippets WHERE search_snippets MATCH ?1",
+        )?;
+        let snippets = stmt
+            .query_map([fts], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        conn.execute_batch("DELETE FROM temp.search_snippets")?;
+        Ok(snippets)
     }
 }
 

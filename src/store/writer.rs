@@ -23,6 +23,7 @@ use super::delivery::{ParentRow, ParentWait};
 use super::import::{ImportItem, Outcome};
 use super::prepare::{Prepared, fill};
 use super::receipt_id::ReceiptIds;
+use super::search_index::Indexer;
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
 use super::{conflict, cycle, fresh, v10_place};
 use crate::protocol::Intent;
@@ -117,8 +118,6 @@ pub(super) struct Run<'c> {
     pieces: Option<(Duration, &'c Path)>,
     /// When the current piece began.
     piece_started: Instant,
-    /// The largest message `seq` when the current piece began: its messages come after.
-    piece_first_seq: i64,
     /// The largest message `seq` this import committed last.
     last_seq: i64,
     paste_id: i64,
@@ -126,8 +125,10 @@ pub(super) struct Run<'c> {
     threads: HashMap<String, ThreadAcc>,
     pub items: Vec<ImportItem>,
     /// For each session met in this input, the message its last envelope was (stored, or
-    /// found stored): the next v1.0 envelope of the session answers it (see `v10_place`).
-    sessions: HashMap<String, String>,
+    /// found stored), and that message's thread: the next v1.0 envelope of the session
+    /// answers it (see `v10_place`). Its thread is kept as replies move (`rehome_replies`),
+    /// so that placing the next one needs no look-up.
+    sessions: HashMap<String, (String, String)>,
     /// Whether messages were stored before this import began (or by others since).
     had_messages: bool,
     /// When none were: the ids this import stored (as [`id_key`]s). A message id not in
@@ -154,6 +155,9 @@ pub(super) struct Run<'c> {
     /// Copies each committed piece into the database while the next is written; started at
     /// the first piece's end, so a paste of a few envelopes never starts it.
     checkpointer: Option<Checkpointer>,
+    /// Writes the full-text index of each committed piece while the next is written (see
+    /// `search_index`); started with the checkpointer.
+    indexer: Option<Indexer>,
     /// What the ledger reads of a parent, for the messages this piece stored: a reply nearly
     /// always follows its parent closely, and looking each parent up was 5 % of an import's
     /// time. Kept as this writer changes those rows (see `store_one`), and forgotten at every
@@ -179,7 +183,6 @@ impl<'c> Run<'c> {
             conn,
             pieces,
             piece_started: Instant::now(),
-            piece_first_seq: first_seq,
             last_seq: first_seq,
             paste_id,
             now,
@@ -197,6 +200,7 @@ impl<'c> Run<'c> {
             operator: super::delivery::operator_addresses(conn)?,
             trust: super::keys::Ledger::load(conn)?,
             checkpointer: None,
+            indexer: None,
             parents: HashMap::new(),
             insert: conn.prepare(INSERT_MESSAGE)?,
         })
@@ -267,6 +271,12 @@ impl Run<'_> {
         if let Some(c) = &self.checkpointer {
             c.committed();
         }
+        if self.indexer.is_none() {
+            self.indexer = Indexer::start(path, timeout);
+        }
+        if let Some(i) = &self.indexer {
+            i.committed();
+        }
         std::thread::sleep(PIECE_PAUSE);
         super::begin_immediate(self.conn, timeout, path)?;
         let now = max_seq(self.conn)?;
@@ -280,7 +290,6 @@ impl Run<'_> {
             self.threads.clear();
         }
         self.parents.clear();
-        self.piece_first_seq = now;
         self.last_seq = now;
         self.awaiting = awaiting(self.conn)?;
         self.trust = super::keys::Ledger::load(self.conn)?;
@@ -288,11 +297,10 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Completes the current piece: thread counts and participants, and the full-text index
-    /// of its messages. The caller commits.
+    /// Completes the current piece: thread counts and participants. The caller commits; the
+    /// full-text index of the piece is written by the [`Indexer`] (or after the import).
     pub fn end_piece(&mut self) -> Result<(), StoreError> {
         self.flush_threads()?;
-        super::index_since(self.conn, self.piece_first_seq)?;
         self.last_seq = max_seq(self.conn)?;
         Ok(())
     }
@@ -363,7 +371,7 @@ impl Run<'_> {
                                 self.conn, &s.id, p, raw, &canonical, &self.now,
                             )?;
                             let notes = self.trust.record(self.conn, seq, p, raw, &self.now)?;
-                            self.note_session(p.envelope.session(), &s.id);
+                            self.note_session(p.envelope.session(), &s.id, &s.thread);
                             let mut diagnostics = std::mem::take(&mut p.diagnostics);
                             diagnostics.extend(notes);
                             return Ok(Some(ImportItem {
@@ -455,7 +463,7 @@ impl Run<'_> {
             }
         };
         if let Some((id, thread)) = duplicate {
-            self.note_session(p.envelope.session(), &id);
+            self.note_session(p.envelope.session(), &id, &thread);
             return Ok(Some(ImportItem {
                 span: p.span,
                 outcome: Outcome::Duplicate,
@@ -643,7 +651,7 @@ impl Run<'_> {
         if let (Some(stored), Some(digest)) = (&mut self.stored_digests, &digest) {
             stored.insert(id_key(digest));
         }
-        self.note_session(p.envelope.session(), &message);
+        self.note_session(p.envelope.session(), &message, &thread);
         Ok(Some(ImportItem {
             span: p.span,
             outcome: Outcome::Imported,
@@ -685,6 +693,7 @@ impl Run<'_> {
             .collect::<Result<_, _>>()?;
         for (id, old) in &moving {
             super::texts::rehome(self.conn, id, thread)?;
+            self.session_message_moved(id, thread);
             // The old thread's count goes down (an emptied one is removed at the piece's end).
             self.touch_thread(old, None, [], -1)?;
             self.touch_thread(thread, None, [], 1)?;

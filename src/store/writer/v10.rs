@@ -67,7 +67,7 @@ impl Run<'_> {
     fn settle(&mut self, tail: v10_place::Tail) -> Result<(), StoreError> {
         let settled = tail.settle();
         for (mut prep, index, s) in settled.found {
-            self.note_session(prep.parsed.envelope.session(), &s.id);
+            self.note_session(prep.parsed.envelope.session(), &s.id, &s.thread);
             self.items[index] = ImportItem {
                 span: prep.parsed.span,
                 outcome: Outcome::Duplicate,
@@ -103,10 +103,10 @@ impl Run<'_> {
         let thread = match (env.thread_key(), parents_thread, &before) {
             (Some(t), _, _) => Some(t.into_owned()),
             (None, Some(t), _) => Some(t),
-            (None, None, Some(b)) => Some(b.thread.clone()),
+            (None, None, Some((_, t))) => Some(t.clone()),
             (None, None, None) => None,
         };
-        let parent = (env.parent_key().map(|p| p.into_owned())).or_else(|| before.map(|b| b.id));
+        let parent = (env.parent_key().map(|p| p.into_owned())).or_else(|| before.map(|b| b.0));
         Ok(Place { thread, parent })
     }
 
@@ -146,15 +146,21 @@ impl Run<'_> {
         Ok(v10_place::by_id(self.conn, id)?.is_some())
     }
 
-    /// The message the next v1.0 envelope of `session` answers: the one its last envelope in
-    /// this input was, else the session's latest.
-    fn before_in_session(&self, session: &str) -> Result<Option<v10_place::Stored>, StoreError> {
-        if let Some(id) = self.sessions.get(session) {
-            if let Some(found) = v10_place::by_id(self.conn, id)? {
-                return Ok(Some(found));
-            }
+    /// The message the next v1.0 envelope of `session` answers, with its thread: the one its
+    /// last envelope in this input was (known without a look-up), else the session's latest.
+    fn before_in_session(&self, session: &str) -> Result<Option<(String, String)>, StoreError> {
+        if let Some(last) = self.sessions.get(session) {
+            debug_assert_eq!(
+                v10_place::by_id(self.conn, &last.0)
+                    .ok()
+                    .flatten()
+                    .map(|s| (s.id, s.thread)),
+                Some(last.clone()),
+                "the last message of session {session} as stored"
+            );
+            return Ok(Some(last.clone()));
         }
-        v10_place::latest(self.conn, session)
+        Ok(v10_place::latest(self.conn, session)?.map(|s| (s.id, s.thread)))
     }
 
     /// The stored message (id, thread) a v1.0 envelope of text digest `base` answering
@@ -190,15 +196,30 @@ impl Run<'_> {
                 .is_some_and(|s| !self.sessions.contains_key(s) && !self.tails.contains_key(s))
     }
 
-    /// The envelope that was (or is stored as) `message` is the last of `session` so far.
-    pub(super) fn note_session(&mut self, session: Option<&str>, message: &str) {
+    /// The envelope that was (or is stored as) `message`, in `thread`, is the last of
+    /// `session` so far.
+    pub(super) fn note_session(&mut self, session: Option<&str>, message: &str, thread: &str) {
         if let Some(session) = session {
             match self.sessions.get_mut(session) {
-                Some(last) => message.clone_into(last),
-                None => {
-                    self.sessions
-                        .insert(session.to_string(), message.to_string());
+                Some(last) => {
+                    message.clone_into(&mut last.0);
+                    thread.clone_into(&mut last.1);
                 }
+                None => {
+                    self.sessions.insert(
+                        session.to_string(),
+                        (message.to_string(), thread.to_string()),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Message `id` moved to `thread`: a session's last message keeps up.
+    pub(super) fn session_message_moved(&mut self, id: &str, thread: &str) {
+        for last in self.sessions.values_mut() {
+            if last.0 == id {
+                thread.clone_into(&mut last.1);
             }
         }
     }
