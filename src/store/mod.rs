@@ -428,11 +428,20 @@ impl Store {
         conn.pragma_update(None, "secure_delete", "FAST")?;
         schema::migrate(&conn, BUSY_TIMEOUT, path)?;
         pii::register(&conn)?;
-        let index = if path == Path::new(":memory:") {
+        let (index, search) = if path == Path::new(":memory:") {
             search_index::attach(&conn, path)?;
-            None
+            (None, search_index::SCHEMA)
         } else {
-            Some(search_index::open(path, BUSY_TIMEOUT)?)
+            match search_index::open(path, BUSY_TIMEOUT) {
+                Ok(index) => (Some(index), search_index::SCHEMA),
+                Err(e) => {
+                    // No index file beside the database (its folder refuses a new file, say):
+                    // searched through one made in memory, for as long as the store is open.
+                    tracing::debug!("{}: search index kept in memory: {e}", path.display());
+                    conn.execute_batch(&search_index::create_sql("temp"))?;
+                    (None, "temp")
+                }
+            }
         };
         let store = Store {
             conn,
@@ -440,7 +449,7 @@ impl Store {
             path: path.to_path_buf(),
             read_only: None,
             busy_timeout: BUSY_TIMEOUT,
-            search: search_index::SCHEMA,
+            search,
             index,
         };
         // Made from the messages when missing (the first opening after an upgrade), brought
@@ -683,7 +692,8 @@ impl Store {
             (true, _) => return,
         };
         match done {
-            Ok(true) if self.read_only.is_none() => {
+            // Only the index file applies changes for everyone: one in memory leaves them.
+            Ok(true) if self.read_only.is_none() && self.search == search_index::SCHEMA => {
                 let waits = self.conn.busy_timeout(Duration::ZERO);
                 search_index::prune_changes(self.index_conn(), &self.conn, self.search);
                 if waits.is_ok() {

@@ -4,7 +4,12 @@
 //! import's writing thread also indexed every piece it stored: about a sixth of its time, on
 //! the one thread that sets the import's pace while the other core had time to spare. In a
 //! file of its own the index is written by another connection, on another thread, while the
-//! import goes on (see [`Indexer`]); a search reads both files through one connection.
+//! import goes on (see [`Indexer`]).
+//!
+//! A store has two connections: its own, which does not attach the index (its write
+//! transactions begin `IMMEDIATE`, which takes the lock of every attached file, and would wait
+//! whenever another process indexes), and the index's ([`open`]): the database with the index
+//! attached as [`SCHEMA`], which writes only the index and through which searches read both.
 //!
 //! The index is derived data, so it is kept right by catching up rather than by sharing the
 //! database's transactions ([`catch_up`]):

@@ -87,6 +87,28 @@ fn a_damaged_index_file_is_replaced() {
 }
 
 #[test]
+fn without_a_file_for_the_index_the_store_searches_one_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    // Something no index can be made in, under its name.
+    std::fs::create_dir(path_of(&db)).unwrap();
+    let (mut store, ids) = store_with(&db, &["Nofileword here."]);
+    assert_eq!(store.search, "temp");
+    assert_eq!(found(&store, "nofileword"), ids);
+    let thread = store.message(&ids[0]).unwrap().unwrap().thread;
+    let next = IdGenerator::new().next_id();
+    store
+        .import_text(
+            "<test>",
+            &envelope(&thread, &next, "Laterword too."),
+            &Options::default(),
+        )
+        .unwrap();
+    assert_eq!(found(&store, "laterword"), vec![next]);
+    assert!(store.search_index_check().unwrap());
+}
+
+#[test]
 fn the_index_of_another_database_is_not_read_as_this_ones() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
