@@ -177,18 +177,7 @@ pub fn target_problem(file: &Path, database: &Path, force: bool) -> Option<Targe
         (target.is_some() && resolved(a) == target)
             || inode(a).is_some_and(|i| inode(file) == Some(i))
     };
-    // The database's files: its own, and its full-text index's beside it.
-    let own = [
-        "",
-        "-wal",
-        "-shm",
-        "-journal",
-        "-search",
-        "-search-wal",
-        "-search-shm",
-        "-search-journal",
-    ]
-    .map(|suffix| crate::store::beside(database, suffix));
+    let own = crate::store::DATABASE_FILES.map(|suffix| crate::store::beside(database, suffix));
     if own.iter().any(|d| same(d)) {
         return Some(TargetProblem::Database);
     }

@@ -46,16 +46,7 @@ fn import(store: &mut Store, text: &str) {
 /// same of the full-text index's file beside it.
 fn all_bytes(path: &Path) -> Vec<u8> {
     let mut bytes = Vec::new();
-    for suffix in [
-        "",
-        "-wal",
-        "-shm",
-        "-journal",
-        "-search",
-        "-search-wal",
-        "-search-shm",
-        "-search-journal",
-    ] {
+    for suffix in crosstalk::store::DATABASE_FILES {
         let mut p = path.as_os_str().to_owned();
         p.push(suffix);
         if let Ok(b) = std::fs::read(PathBuf::from(p)) {

@@ -651,6 +651,20 @@ fn shm_exists(path: &Path) -> bool {
     beside(path, "-shm").exists() && beside(path, "-wal").exists()
 }
 
+/// Every file a database at `path` may have: `path` followed by each of these. SQLite's own
+/// beside the database (its log, shared memory and journal), the full-text index's file
+/// (`search_index`) and SQLite's own beside that.
+pub const DATABASE_FILES: [&str; 8] = [
+    "",
+    "-wal",
+    "-shm",
+    "-journal",
+    "-search",
+    "-search-wal",
+    "-search-shm",
+    "-search-journal",
+];
+
 /// The file SQLite keeps beside database `path` under `suffix` (`-wal`, `-shm`, `-journal`).
 pub fn beside(path: &Path, suffix: &str) -> std::path::PathBuf {
     let mut p = path.as_os_str().to_owned();
