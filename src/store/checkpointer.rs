@@ -18,83 +18,15 @@
 //! Only ever an optimization: when the second connection cannot be opened or a checkpoint
 //! fails, the log is copied at the end as before.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, SyncSender};
-use std::thread::JoinHandle;
+use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-/// The thread copying the log, woken after each committed piece.
-pub(super) struct Checkpointer {
-    wake: Option<SyncSender<()>>,
-    thread: Option<JoinHandle<()>>,
-    /// How many checkpoints have run (what a test waits for).
-    #[cfg_attr(not(test), allow(dead_code))]
-    done: Arc<AtomicU64>,
-}
+use super::background::Follower;
 
-impl Checkpointer {
-    /// Starts one for the database file at `path`; `None` for a database in memory (a second
-    /// connection would open another one) or when no thread can be started.
-    pub fn start(path: &Path) -> Option<Checkpointer> {
-        if path == Path::new(":memory:") || path.as_os_str().is_empty() {
-            return None;
-        }
-        let path: PathBuf = path.to_path_buf();
-        // Room for one wake-up: pieces committed while a checkpoint runs are all copied by
-        // the next one.
-        let (wake, woken) = mpsc::sync_channel::<()>(1);
-        let done = Arc::new(AtomicU64::new(0));
-        let counted = Arc::clone(&done);
-        let thread = std::thread::Builder::new()
-            .name("checkpoint".into())
-            .spawn(move || {
-                super::background::lower_priority();
-                let Ok(conn) = open(&path) else {
-                    return;
-                };
-                while woken.recv().is_ok() {
-                    if checkpoint(&conn).is_err() {
-                        return;
-                    }
-                    counted.fetch_add(1, Ordering::Release);
-                }
-            })
-            .ok()?;
-        Some(Checkpointer {
-            wake: Some(wake),
-            thread: Some(thread),
-            done,
-        })
-    }
-
-    /// After a piece is committed: copy it (at once, or after the checkpoint under way).
-    pub fn committed(&self) {
-        if let Some(wake) = &self.wake {
-            // Full: a checkpoint is due already. Gone: the thread stopped, the import's
-            // final checkpoint copies the log.
-            let _ = wake.try_send(());
-        }
-    }
-
-    /// How many checkpoints have run.
-    #[cfg(test)]
-    fn done(&self) -> u64 {
-        self.done.load(Ordering::Acquire)
-    }
-}
-
-impl Drop for Checkpointer {
-    /// Waits for the checkpoint under way, so that the import's own final one finds the log
-    /// as this one left it.
-    fn drop(&mut self) {
-        self.wake = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+/// Starts the thread copying the log, woken after each committed piece (see [`Follower`]).
+pub(super) fn start(path: &Path) -> Option<Follower> {
+    Follower::start("checkpoint", path, open, checkpoint)
 }
 
 /// The second connection: it only ever checkpoints, so it runs no migration and holds no
@@ -150,7 +82,7 @@ mod tests {
         conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .unwrap();
 
-        let c = Checkpointer::start(&path).expect("a file database");
+        let c = start(&path).expect("a file database");
         for n in 1..=8 {
             piece(&conn);
             c.committed();
@@ -176,6 +108,6 @@ mod tests {
 
     #[test]
     fn none_for_a_database_in_memory() {
-        assert!(Checkpointer::start(Path::new(":memory:")).is_none());
+        assert!(start(Path::new(":memory:")).is_none());
     }
 }

@@ -4,7 +4,7 @@
 //! import's writing thread also indexed every piece it stored: about a sixth of its time, on
 //! the one thread that sets the import's pace while the other core had time to spare. In a
 //! file of its own the index is written by another connection, on another thread, while the
-//! import goes on (see [`Indexer`]).
+//! import goes on (see [`indexer`]).
 //!
 //! A store has two connections: its own, which does not attach the index (its write
 //! transactions begin `IMMEDIATE`, which takes the lock of every attached file, and would wait
@@ -30,8 +30,6 @@
 //! so the file adds only what the index itself takes.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, SyncSender};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
@@ -336,60 +334,16 @@ impl super::Store {
     }
 }
 
-/// The thread that indexes a large import's pieces as they are committed, with a connection
-/// of its own, so that the importing thread does not.
-pub(super) struct Indexer {
-    wake: Option<SyncSender<()>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Indexer {
-    /// Starts one for the database file at `path`; `None` for a database in memory (another
-    /// connection would open another one) or when no thread can be started. Only ever an
-    /// optimization: what it has not indexed is indexed when the import is done.
-    pub fn start(path: &Path, busy_timeout: Duration) -> Option<Indexer> {
-        if path == Path::new(":memory:") || path.as_os_str().is_empty() {
-            return None;
-        }
-        let path = path.to_path_buf();
-        // Room for one wake-up: pieces committed while it indexes are all indexed next time.
-        let (wake, woken) = mpsc::sync_channel::<()>(1);
-        let thread = std::thread::Builder::new()
-            .name("search index".into())
-            .spawn(move || {
-                super::background::lower_priority();
-                let Ok(conn) = open(&path, busy_timeout) else {
-                    return;
-                };
-                while woken.recv().is_ok() {
-                    if catch_up(&conn, SCHEMA).is_err() {
-                        return;
-                    }
-                }
-            })
-            .ok()?;
-        Some(Indexer {
-            wake: Some(wake),
-            thread: Some(thread),
-        })
-    }
-
-    /// After a piece is committed: index it (at once, or after the piece being indexed).
-    pub fn committed(&self) {
-        if let Some(wake) = &self.wake {
-            let _ = wake.try_send(());
-        }
-    }
-}
-
-impl Drop for Indexer {
-    /// Waits for the piece being indexed.
-    fn drop(&mut self) {
-        self.wake = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+/// Starts the thread that indexes a large import's pieces as they are committed, with a
+/// connection of its own, so that the importing thread does not (see `background::Follower`).
+/// What it has not indexed is indexed when the import is done.
+pub(super) fn indexer(path: &Path, busy_timeout: Duration) -> Option<super::background::Follower> {
+    super::background::Follower::start(
+        "search index",
+        path,
+        move |path| open(path, busy_timeout),
+        |conn| catch_up(conn, SCHEMA).map(|_| ()),
+    )
 }
 
 /// A connection that reads the database at `path` and writes only its index (attached as

@@ -18,12 +18,11 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::checkpointer::Checkpointer;
+use super::background::Follower;
 use super::delivery::{ParentRow, ParentWait};
 use super::import::{ImportItem, Outcome};
 use super::prepare::{Prepared, fill};
 use super::receipt_id::ReceiptIds;
-use super::search_index::Indexer;
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
 use super::{conflict, cycle, fresh, v10_place};
 use crate::protocol::Intent;
@@ -120,6 +119,9 @@ pub(super) struct Run<'c> {
     piece_started: Instant,
     /// The largest message `seq` this import committed last.
     last_seq: i64,
+    /// SQLite's `data_version` after this import's last commit: another connection's commit
+    /// (a message added or removed) changes it.
+    data_version: i64,
     paste_id: i64,
     now: String,
     threads: HashMap<String, ThreadAcc>,
@@ -127,8 +129,9 @@ pub(super) struct Run<'c> {
     /// For each session met in this input, the message its last envelope was (stored, or
     /// found stored), and that message's thread: the next v1.0 envelope of the session
     /// answers it (see `v10_place`). Its thread is kept as replies move (`rehome_replies`),
-    /// so that placing the next one needs no look-up.
-    sessions: HashMap<String, (String, String)>,
+    /// so that placing the next one needs no look-up; `None` once another writer may have
+    /// changed it (the message is then read again).
+    sessions: HashMap<String, (String, Option<String>)>,
     /// Whether messages were stored before this import began (or by others since).
     had_messages: bool,
     /// When none were: the ids this import stored (as [`id_key`]s). A message id not in
@@ -154,10 +157,10 @@ pub(super) struct Run<'c> {
     trust: super::keys::Ledger,
     /// Copies each committed piece into the database while the next is written; started at
     /// the first piece's end, so a paste of a few envelopes never starts it.
-    checkpointer: Option<Checkpointer>,
+    checkpointer: Option<Follower>,
     /// Writes the full-text index of each committed piece while the next is written (see
     /// `search_index`); started with the checkpointer.
-    indexer: Option<Indexer>,
+    indexer: Option<Follower>,
     /// What the ledger reads of a parent, for the messages this piece stored: a reply nearly
     /// always follows its parent closely, and looking each parent up was 5 % of an import's
     /// time. Kept as this writer changes those rows (see `store_one`), and forgotten at every
@@ -184,6 +187,7 @@ impl<'c> Run<'c> {
             pieces,
             piece_started: Instant::now(),
             last_seq: first_seq,
+            data_version: data_version(conn)?,
             paste_id,
             now,
             threads: HashMap::new(),
@@ -228,6 +232,12 @@ impl Run<'_> {
     }
 }
 
+/// SQLite's count of the commits other connections made to the database (see
+/// [`Run::data_version`]).
+fn data_version(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+}
+
 /// The largest message `seq` stored (0 when none is).
 fn max_seq(conn: &Connection) -> Result<i64, StoreError> {
     Ok(
@@ -265,14 +275,15 @@ impl Run<'_> {
         }
         self.end_piece()?;
         self.conn.execute_batch("COMMIT")?;
+        self.data_version = data_version(self.conn)?;
         if self.checkpointer.is_none() {
-            self.checkpointer = Checkpointer::start(path);
+            self.checkpointer = super::checkpointer::start(path);
         }
         if let Some(c) = &self.checkpointer {
             c.committed();
         }
         if self.indexer.is_none() {
-            self.indexer = Indexer::start(path, timeout);
+            self.indexer = super::search_index::indexer(path, timeout);
         }
         if let Some(i) = &self.indexer {
             i.committed();
@@ -280,14 +291,16 @@ impl Run<'_> {
         std::thread::sleep(PIECE_PAUSE);
         super::begin_immediate(self.conn, timeout, path)?;
         let now = max_seq(self.conn)?;
-        if now != self.last_seq {
-            // Another writer stored messages meanwhile: ids not stored by this import may be
-            // stored now, and digests and parents must be looked up.
+        if now != self.last_seq || data_version(self.conn)? != self.data_version {
+            // Another writer stored or removed messages meanwhile: ids not stored by this
+            // import may be stored now, and digests and parents must be looked up.
             self.had_messages = true;
             self.stored_ids = None;
             self.stored_digests = None;
-            // And the threads' participants and contexts are read again.
+            // And the threads' participants and contexts are read again, as is what each
+            // session's last message is now.
             self.threads.clear();
+            self.forget_session_threads();
         }
         self.parents.clear();
         self.last_seq = now;
@@ -298,7 +311,8 @@ impl Run<'_> {
     }
 
     /// Completes the current piece: thread counts and participants. The caller commits; the
-    /// full-text index of the piece is written by the [`Indexer`] (or after the import).
+    /// full-text index of the piece is written by the search index's follower (or after the
+    /// import).
     pub fn end_piece(&mut self) -> Result<(), StoreError> {
         self.flush_threads()?;
         self.last_seq = max_seq(self.conn)?;
@@ -824,6 +838,68 @@ mod tests {
             .map(|i| format!("{:?}", i.outcome))
             .collect();
         (outcomes, GUESSES_TAKEN.with(|n| n.get()) - before)
+    }
+
+    /// A session's last message, known to the writer without a look-up, is read again when
+    /// another writer removed it between two pieces: the next envelope of the session
+    /// answers the session's latest message as it is then, not one that is gone.
+    #[test]
+    fn a_session_s_last_message_removed_between_pieces_is_not_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.db");
+        let mut store = super::super::Store::open(&path).unwrap();
+        // Two sessions in turn: the message removed is one session's last, not the newest
+        // stored, so only the database's count of others' commits tells.
+        let text: String = (0..4000)
+            .map(|i| v10("A", "B", ["s1", "s2"][i % 2], &format!("line {i}")))
+            .collect();
+        let other = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                let raw = rusqlite::Connection::open(&path).unwrap();
+                raw.busy_timeout(std::time::Duration::from_secs(30))
+                    .unwrap();
+                // Once the first piece is committed, the last message of the session whose
+                // envelope was not the last stored goes.
+                let count = |raw: &rusqlite::Connection| -> i64 {
+                    raw.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+                        .unwrap_or(0)
+                };
+                let start = std::time::Instant::now();
+                while count(&raw) == 0 && start.elapsed().as_secs() < 60 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                raw.query_row(
+                    "DELETE FROM messages WHERE seq = (SELECT max(seq) FROM messages
+                         WHERE session <> (SELECT session FROM messages ORDER BY seq DESC
+                                           LIMIT 1))
+                     RETURNING seq",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+                .unwrap()
+            }
+        });
+        let report = store
+            .import_text("t", &text, &crate::protocol::Options::default())
+            .unwrap();
+        let removed = other.join().unwrap();
+        assert_eq!(report.items.len(), 4000);
+        let (newest, orphans): (i64, i64) = store
+            .conn
+            .query_row(
+                "SELECT max(seq), (SELECT count(*) FROM messages m WHERE parent_id IS NOT NULL
+                     AND NOT EXISTS (SELECT 1 FROM messages p WHERE p.id = m.parent_id))
+                 FROM messages",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert!(
+            removed < newest,
+            "removed while the import went on: {removed} of {newest}"
+        );
+        assert_eq!(orphans, 0, "no envelope answers the removed message");
     }
 
     /// The worker fills v1.0 envelopes in ahead of the writer at the place it guesses; the

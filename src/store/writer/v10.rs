@@ -149,16 +149,25 @@ impl Run<'_> {
     /// The message the next v1.0 envelope of `session` answers, with its thread: the one its
     /// last envelope in this input was (known without a look-up), else the session's latest.
     fn before_in_session(&self, session: &str) -> Result<Option<(String, String)>, StoreError> {
-        if let Some(last) = self.sessions.get(session) {
-            debug_assert_eq!(
-                v10_place::by_id(self.conn, &last.0)
-                    .ok()
-                    .flatten()
-                    .map(|s| (s.id, s.thread)),
-                Some(last.clone()),
-                "the last message of session {session} as stored"
-            );
-            return Ok(Some(last.clone()));
+        match self.sessions.get(session) {
+            Some((id, Some(thread))) => {
+                debug_assert_eq!(
+                    v10_place::by_id(self.conn, id)
+                        .ok()
+                        .flatten()
+                        .map(|s| (s.id, s.thread)),
+                    Some((id.clone(), thread.clone())),
+                    "the last message of session {session} as stored"
+                );
+                return Ok(Some((id.clone(), thread.clone())));
+            }
+            // Another writer may have moved or removed it.
+            Some((id, None)) => {
+                if let Some(found) = v10_place::by_id(self.conn, id)? {
+                    return Ok(Some((found.id, found.thread)));
+                }
+            }
+            None => {}
         }
         Ok(v10_place::latest(self.conn, session)?.map(|s| (s.id, s.thread)))
     }
@@ -200,16 +209,11 @@ impl Run<'_> {
     /// `session` so far.
     pub(super) fn note_session(&mut self, session: Option<&str>, message: &str, thread: &str) {
         if let Some(session) = session {
+            let last = (message.to_string(), Some(thread.to_string()));
             match self.sessions.get_mut(session) {
-                Some(last) => {
-                    message.clone_into(&mut last.0);
-                    thread.clone_into(&mut last.1);
-                }
+                Some(known) => *known = last,
                 None => {
-                    self.sessions.insert(
-                        session.to_string(),
-                        (message.to_string(), thread.to_string()),
-                    );
+                    self.sessions.insert(session.to_string(), last);
                 }
             }
         }
@@ -219,8 +223,16 @@ impl Run<'_> {
     pub(super) fn session_message_moved(&mut self, id: &str, thread: &str) {
         for last in self.sessions.values_mut() {
             if last.0 == id {
-                thread.clone_into(&mut last.1);
+                last.1 = Some(thread.to_string());
             }
+        }
+    }
+
+    /// Another writer may have moved or removed the sessions' last messages: each is read
+    /// again when a v1.0 envelope of its session next needs it.
+    pub(super) fn forget_session_threads(&mut self) {
+        for last in self.sessions.values_mut() {
+            last.1 = None;
         }
     }
 }
