@@ -141,7 +141,7 @@ impl Store {
         // another process holding a lock is not an error: the words go at its next catching
         // up, merge and checkpoint.
         self.catch_up_search();
-        let (s, index) = (self.search, self.index_conn());
+        let (s, index) = self.searched();
         let _ = index.execute_batch(&format!(
             "INSERT INTO {s}.messages_fts(messages_fts) VALUES ('optimize')"
         ));

@@ -65,6 +65,7 @@ pub use schema::SCHEMA_VERSION;
 pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
 pub use tree::{ThreadOutline, TreeRow};
 
+use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -238,15 +239,30 @@ pub struct Store {
     read_only: Option<String>,
     /// How long a write waits for another writer.
     busy_timeout: Duration,
-    /// The schema holding the full-text index this store searches: its own file
-    /// ([`search_index::SCHEMA`]); for a database read without migrating, the index inside an
-    /// older one (`main`), or one made in memory when the file is missing or behind (`temp`).
-    search: &'static str,
+    /// The full-text index, found when first needed (a search, an import, an erasure): a
+    /// command that does none of these (`threads`, `show`, `export`) never opens it.
+    index: OnceCell<SearchIndex>,
+}
+
+/// Where a store's full-text index is.
+struct SearchIndex {
+    /// The schema holding it: its own file ([`search_index::SCHEMA`]); for a database read
+    /// without migrating, the index inside an older one (`main`), or one made in memory when
+    /// the file is missing or behind, or cannot be made (`temp`).
+    schema: &'static str,
     /// The connection that writes and reads the index of a database file: the database with
-    /// the index's file attached. Not `conn`, whose write transactions (`BEGIN IMMEDIATE`)
-    /// would take the index's lock too, and wait whenever another process indexes. `None` for
-    /// a database in memory or read-only, whose index `conn` holds.
-    index: Option<Connection>,
+    /// the index's file attached. Not the store's, whose write transactions (`BEGIN
+    /// IMMEDIATE`) would take the index's lock too, and wait whenever another process
+    /// indexes. `None` when the store's own connection holds the index (a database in
+    /// memory or read-only, an index in memory).
+    conn: Option<Connection>,
+}
+
+impl SearchIndex {
+    /// An index the store's own connection holds in `schema`.
+    fn within(schema: &'static str) -> OnceCell<SearchIndex> {
+        OnceCell::from(SearchIndex { schema, conn: None })
+    }
 }
 
 impl Store {
@@ -386,8 +402,7 @@ impl Store {
             path: path.to_path_buf(),
             read_only: Some(why),
             busy_timeout: BUSY_TIMEOUT,
-            search,
-            index: None,
+            index: SearchIndex::within(search),
         })
     }
 
@@ -428,35 +443,22 @@ impl Store {
         conn.pragma_update(None, "secure_delete", "FAST")?;
         schema::migrate(&conn, BUSY_TIMEOUT, path)?;
         pii::register(&conn)?;
-        let (index, search) = if path == Path::new(":memory:") {
+        let index = if path == Path::new(":memory:") {
             search_index::attach(&conn, path)?;
-            (None, search_index::SCHEMA)
+            SearchIndex::within(search_index::SCHEMA)
         } else {
-            match search_index::open(path, BUSY_TIMEOUT) {
-                Ok(index) => (Some(index), search_index::SCHEMA),
-                Err(e) => {
-                    // No index file beside the database (its folder refuses a new file, say):
-                    // searched through one made in memory, for as long as the store is open.
-                    tracing::debug!("{}: search index kept in memory: {e}", path.display());
-                    conn.execute_batch(&search_index::create_sql("temp"))?;
-                    (None, "temp")
-                }
-            }
+            // Opened when first needed; made from the messages then when missing (the first
+            // search after an upgrade), brought up to date when behind.
+            OnceCell::new()
         };
-        let store = Store {
+        Ok(Store {
             conn,
             ids: IdGenerator::new(),
             path: path.to_path_buf(),
             read_only: None,
             busy_timeout: BUSY_TIMEOUT,
-            search,
             index,
-        };
-        // Made from the messages when missing (the first opening after an upgrade), brought
-        // up to date when behind. Another process indexing meanwhile is no error: searches
-        // catch up too.
-        store.catch_up_search();
-        Ok(store)
+        })
     }
 
     /// How long this connection's writes wait for another writer before failing with
@@ -464,7 +466,7 @@ impl Store {
     /// must not block (a UI saving as the operator types) retries later instead.
     pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), StoreError> {
         self.conn.busy_timeout(timeout)?;
-        if let Some(index) = &self.index {
+        if let Some(index) = self.index.get().and_then(|i| i.conn.as_ref()) {
             index.busy_timeout(timeout)?;
         }
         self.busy_timeout = timeout;
@@ -687,17 +689,40 @@ fn url_path(path: &Path) -> String {
 }
 
 impl Store {
-    /// The connection the full-text index is read and written through.
-    pub(crate) fn index_conn(&self) -> &Connection {
-        self.index.as_ref().unwrap_or(&self.conn)
+    /// The full-text index: the schema holding it, and the connection it is read and written
+    /// through. A database file's is opened at the first call, with the index's file
+    /// attached; when no file can be made beside the database (its folder refuses a new
+    /// file, say), the store searches one made in memory for as long as it is open.
+    pub(crate) fn searched(&self) -> (&'static str, &Connection) {
+        let index = self.index.get_or_init(|| {
+            match search_index::open(&self.path, self.busy_timeout) {
+                Ok(conn) => SearchIndex {
+                    schema: search_index::SCHEMA,
+                    conn: Some(conn),
+                },
+                Err(e) => {
+                    tracing::debug!("{}: search index kept in memory: {e}", self.path.display());
+                    // Should even this fail, searching says so: its table is missing.
+                    if let Err(e) = self.conn.execute_batch(&search_index::create_sql("temp")) {
+                        tracing::debug!("{}: no search index in memory: {e}", self.path.display());
+                    }
+                    SearchIndex {
+                        schema: "temp",
+                        conn: None,
+                    }
+                }
+            }
+        });
+        (index.schema, index.conn.as_ref().unwrap_or(&self.conn))
     }
 
     /// Brings the full-text index up to the database (see `search_index`): the store's own
     /// index file, or for a read-only store the index it made in memory. The changes applied
     /// are then forgotten, without waiting for another writer (the next time will do).
     pub(crate) fn catch_up_search(&self) {
-        let done = match (self.read_only.is_some(), self.search) {
-            (false, _) => search_index::catch_up(self.index_conn(), self.search),
+        let (schema, index) = self.searched();
+        let done = match (self.read_only.is_some(), schema) {
+            (false, _) => search_index::catch_up(index, schema),
             (true, "temp") => self
                 .conn
                 .execute_batch(&search_index::create_sql("temp"))
@@ -707,9 +732,9 @@ impl Store {
         };
         match done {
             // Only the index file applies changes for everyone: one in memory leaves them.
-            Ok(true) if self.read_only.is_none() && self.search == search_index::SCHEMA => {
+            Ok(true) if self.read_only.is_none() && schema == search_index::SCHEMA => {
                 let waits = self.conn.busy_timeout(Duration::ZERO);
-                search_index::prune_changes(self.index_conn(), &self.conn, self.search);
+                search_index::prune_changes(index, &self.conn, schema);
                 if waits.is_ok() {
                     let _ = self.conn.busy_timeout(self.busy_timeout);
                 }

@@ -89,7 +89,7 @@ impl Store {
         let fts = fts.join(" ");
         // Others' writes (another process, a path that does not search) are indexed first.
         self.catch_up_search();
-        let (s, conn) = (self.search, self.index_conn());
+        let (s, conn) = self.searched();
 
         // Counting walks the word lists only (tens of nanoseconds a match).
         let matches: i64 = conn
@@ -155,7 +155,7 @@ impl Store {
         fts: &str,
         seqs: impl Iterator<Item = i64>,
     ) -> Result<std::collections::HashMap<i64, String>, StoreError> {
-        let conn = self.index_conn();
+        let (_, conn) = self.searched();
         conn.execute_batch(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_snippets USING fts5(
                  body, context, participants, tokenize = 'unicode61'

@@ -10,6 +10,8 @@
 //! transactions begin `IMMEDIATE`, which takes the lock of every attached file, and would wait
 //! whenever another process indexes), and the index's ([`open`]): the database with the index
 //! attached as [`SCHEMA`], which writes only the index and through which searches read both.
+//! The second is opened only when first needed (a search, an import, an erasure): most
+//! commands never read the index, and opening it took a fifth of their time.
 //!
 //! The index is derived data, so it is kept right by catching up rather than by sharing the
 //! database's transactions ([`catch_up`]):
@@ -292,7 +294,7 @@ impl super::Store {
     /// cost grows with the history).
     pub fn search_index_check(&self) -> Result<bool, StoreError> {
         self.catch_up_search();
-        let (s, conn) = (self.search, self.index_conn());
+        let (s, conn) = self.searched();
         if conn
             .execute(
                 &format!("INSERT INTO {s}.messages_fts(messages_fts) VALUES ('integrity-check')"),

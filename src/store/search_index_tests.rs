@@ -93,7 +93,7 @@ fn without_a_file_for_the_index_the_store_searches_one_in_memory() {
     // Something no index can be made in, under its name.
     std::fs::create_dir(path_of(&db)).unwrap();
     let (mut store, ids) = store_with(&db, &["Nofileword here."]);
-    assert_eq!(store.search, "temp");
+    assert_eq!(store.searched().0, "temp");
     assert_eq!(found(&store, "nofileword"), ids);
     let thread = store.message(&ids[0]).unwrap().unwrap().thread;
     let next = IdGenerator::new().next_id();
@@ -151,9 +151,14 @@ fn changes_made_while_the_index_was_not_attached_reach_it() {
     assert_eq!(indexed(&db, "gonewordalpha"), 1, "not applied yet");
 
     let mut store = Store::open(&db).unwrap();
+    assert_eq!(
+        indexed(&db, "gonewordalpha"),
+        1,
+        "opening alone applies nothing"
+    );
     for gone in ["gonewordalpha", "oldwordbeta", "lastwordgamma"] {
-        assert_eq!(indexed(&db, gone), 0, "{gone}");
         assert!(found(&store, gone).is_empty(), "{gone}");
+        assert_eq!(indexed(&db, gone), 0, "{gone}");
     }
     assert_eq!(found(&store, "newworddelta"), vec![ids[1].clone()]);
 
@@ -221,7 +226,7 @@ fn a_large_import_is_indexed_while_it_is_stored() {
         "pieces were indexed before the import ended: {seen:?} of {newest}"
     );
     let state: (i64, i64) = store
-        .index_conn()
+        .searched().1
         .query_row(
             "SELECT through_seq, (SELECT count(*) FROM search.messages_fts) FROM search.search_state",
             [],
@@ -245,14 +250,20 @@ fn a_database_read_without_its_index_searches_one_made_in_memory() {
 
     let store = Store::open_for_reading(&db).unwrap().unwrap();
     assert_eq!(found(&store, "readonlyword"), ids);
-    assert_eq!(store.search, "temp");
+    assert_eq!(store.searched().0, "temp");
     assert!(!path_of(&db).exists(), "reading makes no file");
 
-    // With its index there and current, that one is read.
+    // With its index there and current (made again by a search), that one is read.
     drop(store);
-    drop(Store::open(&db).unwrap());
+    let store = Store::open(&db).unwrap();
+    assert!(
+        !path_of(&db).exists(),
+        "opening alone leaves the index alone"
+    );
+    assert_eq!(found(&store, "readonlyword"), ids);
+    drop(store);
     let store = Store::open_for_reading(&db).unwrap().unwrap();
-    assert_eq!(store.search, SCHEMA);
+    assert_eq!(store.searched().0, SCHEMA);
     assert_eq!(found(&store, "readonlyword"), ids);
 }
 
@@ -280,7 +291,7 @@ fn an_older_database_read_without_migrating_searches_the_index_inside_it() {
     drop(raw);
 
     let store = Store::open_for_reading(&db).unwrap().unwrap();
-    assert_eq!(store.search, "main");
+    assert_eq!(store.searched().0, "main");
     let hits = store.search("olderschemaword", 5).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].message, ids[0]);
