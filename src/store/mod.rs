@@ -65,7 +65,7 @@ pub use schema::SCHEMA_VERSION;
 pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
 pub use tree::{ThreadOutline, TreeRow};
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -242,6 +242,20 @@ pub struct Store {
     /// The full-text index, found when first needed (a search, an import, an erasure): a
     /// command that does none of these (`threads`, `show`, `export`) never opens it.
     index: OnceCell<SearchIndex>,
+    /// Messages imported since the index last caught up through this store, indexed at the
+    /// next search or as the store closes (see `import_kept_with`).
+    unindexed: Cell<bool>,
+}
+
+/// A store that imported messages without indexing them indexes them as it closes, so that
+/// the index on disk is current for whoever opens the database next (a reader that may not
+/// write it would otherwise make one in memory).
+impl Drop for Store {
+    fn drop(&mut self) {
+        if self.unindexed.get() {
+            self.catch_up_search();
+        }
+    }
 }
 
 /// Where a store's full-text index is.
@@ -403,6 +417,7 @@ impl Store {
             read_only: Some(why),
             busy_timeout: BUSY_TIMEOUT,
             index: SearchIndex::within(search),
+            unindexed: Cell::new(false),
         })
     }
 
@@ -458,6 +473,7 @@ impl Store {
             read_only: None,
             busy_timeout: BUSY_TIMEOUT,
             index,
+            unindexed: Cell::new(false),
         })
     }
 
@@ -720,6 +736,7 @@ impl Store {
     /// index file, or for a read-only store the index it made in memory. The changes applied
     /// are then forgotten, without waiting for another writer (the next time will do).
     pub(crate) fn catch_up_search(&self) {
+        self.unindexed.set(false);
         let (schema, index) = self.searched();
         let done = match (self.read_only.is_some(), schema) {
             (false, _) => search_index::catch_up(index, schema),

@@ -75,6 +75,33 @@ fn a_missing_index_is_made_again_from_the_messages() {
 }
 
 #[test]
+fn a_small_import_is_indexed_at_the_next_search_or_as_the_store_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let (mut store, ids) = store_with(&db, &["Firstsmallword here."]);
+    assert!(!path_of(&db).exists(), "nothing indexed at the import");
+    assert_eq!(found(&store, "firstsmallword"), ids);
+
+    let thread = store.message(&ids[0]).unwrap().unwrap().thread;
+    let next = IdGenerator::new().next_id();
+    store
+        .import_text(
+            "<test>",
+            &envelope(&thread, &next, "Secondsmallword here."),
+            &Options::default(),
+        )
+        .unwrap();
+    assert_eq!(indexed(&db, "secondsmallword"), 0, "not at the import");
+    drop(store);
+    assert_eq!(indexed(&db, "secondsmallword"), 1, "as the store closed");
+
+    // A reader that may not write the index finds it current, and reads its file.
+    let store = Store::open_for_reading(&db).unwrap().unwrap();
+    assert_eq!(store.searched().0, SCHEMA);
+    assert_eq!(found(&store, "secondsmallword"), vec![next]);
+}
+
+#[test]
 fn a_damaged_index_file_is_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("c.db");
