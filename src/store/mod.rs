@@ -239,8 +239,9 @@ pub struct Store {
     read_only: Option<String>,
     /// How long a write waits for another writer.
     busy_timeout: Duration,
-    /// The full-text index, found when first needed (a search, an import, an erasure): a
-    /// command that does none of these (`threads`, `show`, `export`) never opens it.
+    /// The full-text index, found when first needed (a search, an erasure, the end of a
+    /// large import, the closing of a store that imported): a command that does none of
+    /// these (`threads`, `show`, `export`) never opens it.
     index: OnceCell<SearchIndex>,
     /// Messages imported since the index last caught up through this store, indexed at the
     /// next search or as the store closes (see `import_kept_with`).

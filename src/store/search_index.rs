@@ -10,8 +10,9 @@
 //! transactions begin `IMMEDIATE`, which takes the lock of every attached file, and would wait
 //! whenever another process indexes), and the index's ([`open`]): the database with the index
 //! attached as [`SCHEMA`], which writes only the index and through which searches read both.
-//! The second is opened only when first needed (a search, an import, an erasure): most
-//! commands never read the index, and opening it took a fifth of their time.
+//! The second is opened only when first needed (a search, an erasure, an import's indexing):
+//! most commands never read the index, and opening it took a fifth of their time. A small
+//! import (a paste, a POST to `serve`) is indexed at the next search, or as its store closes.
 //!
 //! The index is derived data, so it is kept right by catching up rather than by sharing the
 //! database's transactions ([`catch_up`]):
