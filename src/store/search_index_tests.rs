@@ -35,6 +35,16 @@ fn store_with(path: &Path, bodies: &[&str]) -> (Store, Vec<String>) {
     (store, made)
 }
 
+/// Imports one more message into the thread of stored message `beside`; its id.
+fn add_beside(store: &mut Store, beside: &str, body: &str) -> String {
+    let thread = store.message(beside).unwrap().unwrap().thread;
+    let id = IdGenerator::new().next_id();
+    store
+        .import_text("<test>", &envelope(&thread, &id, body), &Options::default())
+        .unwrap();
+    id
+}
+
 /// The messages a search for `word` finds.
 fn found(store: &Store, word: &str) -> Vec<String> {
     let mut ids: Vec<String> = store
@@ -82,15 +92,7 @@ fn a_small_import_is_indexed_at_the_next_search_or_as_the_store_closes() {
     assert!(!path_of(&db).exists(), "nothing indexed at the import");
     assert_eq!(found(&store, "firstsmallword"), ids);
 
-    let thread = store.message(&ids[0]).unwrap().unwrap().thread;
-    let next = IdGenerator::new().next_id();
-    store
-        .import_text(
-            "<test>",
-            &envelope(&thread, &next, "Secondsmallword here."),
-            &Options::default(),
-        )
-        .unwrap();
+    let next = add_beside(&mut store, &ids[0], "Secondsmallword here.");
     assert_eq!(indexed(&db, "secondsmallword"), 0, "not at the import");
     drop(store);
     assert_eq!(indexed(&db, "secondsmallword"), 1, "as the store closed");
@@ -122,15 +124,7 @@ fn without_a_file_for_the_index_the_store_searches_one_in_memory() {
     let (mut store, ids) = store_with(&db, &["Nofileword here."]);
     assert_eq!(store.searched().0, "temp");
     assert_eq!(found(&store, "nofileword"), ids);
-    let thread = store.message(&ids[0]).unwrap().unwrap().thread;
-    let next = IdGenerator::new().next_id();
-    store
-        .import_text(
-            "<test>",
-            &envelope(&thread, &next, "Laterword too."),
-            &Options::default(),
-        )
-        .unwrap();
+    let next = add_beside(&mut store, &ids[0], "Laterword too.");
     assert_eq!(found(&store, "laterword"), vec![next]);
     assert!(store.search_index_check().unwrap());
 }
@@ -191,15 +185,7 @@ fn changes_made_while_the_index_was_not_attached_reach_it() {
 
     // The newest message was removed: the next one stored takes its number, and the index
     // holds it under that number, with its own words only.
-    let thread = store.message(&ids[1]).unwrap().unwrap().thread;
-    let next = IdGenerator::new().next_id();
-    store
-        .import_text(
-            "<test>",
-            &envelope(&thread, &next, "Freshwordepsilon."),
-            &Options::default(),
-        )
-        .unwrap();
+    let next = add_beside(&mut store, &ids[1], "Freshwordepsilon.");
     assert_eq!(found(&store, "freshwordepsilon"), vec![next]);
     assert_eq!(indexed(&db, "lastwordgamma"), 0);
     let changes: i64 = store
