@@ -2,9 +2,9 @@
 //!
 //! An import's time is its writing thread's: the search index's writer (`search_index`) and
 //! the log's copier (`checkpointer`) only need to keep up, and the thread that parses the
-//! input feeds the writer. On two cores the four of them share the second one with the parser,
-//! and when the scheduler gave the background threads their equal turn the parser fell behind
-//! and the writer waited for it. Running them at a lower priority lets the parser go first;
+//! input feeds the writer. On two cores the writer has one, and the other three share the
+//! second: when the scheduler gave the background threads their equal turn the parser fell
+//! behind and the writer waited for it. Running them at a lower priority lets the parser go first;
 //! they still get every idle moment, and the import waits for what they have left at its end.
 
 use std::path::Path;

@@ -402,14 +402,11 @@ impl Store {
         // Temporary tables (a search's snippets, an index made in memory) stay in memory.
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         pii::register(&conn)?;
-        let search = if version < schema::SEARCH_APART {
-            "main"
-        } else if search_index::attach_for_reading(&conn, path)? {
-            search_index::SCHEMA
+        let index = if version < schema::SEARCH_APART {
+            SearchIndex::within("main")
         } else {
-            // Missing or behind, and this process may not bring it up to date: one in memory,
-            // made at the first search (a command that does not search never pays for it).
-            "temp"
+            // Found at the first search (see `searched`).
+            OnceCell::new()
         };
         Ok(Store {
             conn,
@@ -417,7 +414,7 @@ impl Store {
             path: path.to_path_buf(),
             read_only: Some(why),
             busy_timeout: BUSY_TIMEOUT,
-            index: SearchIndex::within(search),
+            index,
             unindexed: Cell::new(false),
         })
     }
@@ -707,30 +704,52 @@ fn url_path(path: &Path) -> String {
 
 impl Store {
     /// The full-text index: the schema holding it, and the connection it is read and written
-    /// through. A database file's is opened at the first call, with the index's file
-    /// attached; when no file can be made beside the database (its folder refuses a new
-    /// file, say), the store searches one made in memory for as long as it is open.
+    /// through. Found at the first call (see `find_index`).
     pub(crate) fn searched(&self) -> (&'static str, &Connection) {
-        let index = self.index.get_or_init(|| {
-            match search_index::open(&self.path, self.busy_timeout) {
-                Ok(conn) => SearchIndex {
-                    schema: search_index::SCHEMA,
-                    conn: Some(conn),
-                },
-                Err(e) => {
-                    tracing::debug!("{}: search index kept in memory: {e}", self.path.display());
-                    // Should even this fail, searching says so: its table is missing.
-                    if let Err(e) = self.conn.execute_batch(&search_index::create_sql("temp")) {
-                        tracing::debug!("{}: no search index in memory: {e}", self.path.display());
-                    }
-                    SearchIndex {
-                        schema: "temp",
-                        conn: None,
-                    }
-                }
-            }
-        });
+        let index = self.index.get_or_init(|| self.find_index());
         (index.schema, index.conn.as_ref().unwrap_or(&self.conn))
+    }
+
+    /// The index of a database file: its own file, attached to a connection of its own; for a
+    /// read-only store, attached to the store's connection when the file is there and current.
+    /// Otherwise (missing or behind and this process may not write it, or no file can be made
+    /// beside the database) one in memory, for as long as the store is open, made from the
+    /// messages by the next catching up.
+    fn find_index(&self) -> SearchIndex {
+        let why = if self.read_only.is_some() {
+            match search_index::attach_for_reading(&self.conn, &self.path) {
+                Ok(true) => {
+                    return SearchIndex {
+                        schema: search_index::SCHEMA,
+                        conn: None,
+                    };
+                }
+                Ok(false) => "missing or behind, and read-only".to_string(),
+                Err(e) => e.to_string(),
+            }
+        } else {
+            match search_index::open(&self.path, self.busy_timeout) {
+                Ok(conn) => {
+                    return SearchIndex {
+                        schema: search_index::SCHEMA,
+                        conn: Some(conn),
+                    };
+                }
+                Err(e) => e.to_string(),
+            }
+        };
+        tracing::debug!(
+            "{}: search index kept in memory: {why}",
+            self.path.display()
+        );
+        // Should even this fail, searching says so: its table is missing.
+        if let Err(e) = self.conn.execute_batch(&search_index::create_sql("temp")) {
+            tracing::debug!("{}: no search index in memory: {e}", self.path.display());
+        }
+        SearchIndex {
+            schema: "temp",
+            conn: None,
+        }
     }
 
     /// Brings the full-text index up to the database (see `search_index`): the store's own
@@ -739,16 +758,12 @@ impl Store {
     pub(crate) fn catch_up_search(&self) {
         self.unindexed.set(false);
         let (schema, index) = self.searched();
-        let done = match (self.read_only.is_some(), schema) {
-            (false, _) => search_index::catch_up(index, schema),
-            (true, "temp") => self
-                .conn
-                .execute_batch(&search_index::create_sql("temp"))
-                .map_err(StoreError::from)
-                .and_then(|()| search_index::catch_up(&self.conn, "temp")),
-            (true, _) => return,
-        };
-        match done {
+        // A read-only store may write only an index in memory: the file it reads is current
+        // (or it would not read it), and an older database's inside one cannot be written.
+        if self.read_only.is_some() && schema != "temp" {
+            return;
+        }
+        match search_index::catch_up(index, schema) {
             // Only the index file applies changes for everyone: one in memory leaves them.
             Ok(true) if self.read_only.is_none() && schema == search_index::SCHEMA => {
                 let waits = self.conn.busy_timeout(Duration::ZERO);

@@ -262,6 +262,10 @@ fn a_database_read_without_its_index_searches_one_made_in_memory() {
     std::fs::remove_file(path_of(&db)).unwrap();
 
     let store = Store::open_for_reading(&db).unwrap().unwrap();
+    assert!(
+        store.index.get().is_none(),
+        "looked for at the first search only"
+    );
     assert_eq!(found(&store, "readonlyword"), ids);
     assert_eq!(store.searched().0, "temp");
     assert!(!path_of(&db).exists(), "reading makes no file");
