@@ -208,6 +208,21 @@ impl Config {
         })
     }
 
+    /// Who the desk writes as when it writes in its own name (a reply with `r`, an ERROR
+    /// with `E`, a poll's E-TIMEOUTs and CLOSE): the operator's first address, else
+    /// `[compose] from`, else `human://` and the `[compose] user` (else the login name). Never
+    /// an AI that did not send what is written.
+    pub fn desk_address(&self) -> String {
+        (self.operator.addresses.iter().map(|a| a.trim()))
+            .chain(self.compose.from.as_deref().map(str::trim))
+            .find(|a| !a.is_empty())
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                let user = (self.compose.user.clone()).unwrap_or_else(crate::cli::default_user);
+                format!("human://{}", user.trim())
+            })
+    }
+
     /// The address book: the contacts, and the recipients whose copies are fenced.
     pub fn address_book(&self) -> crate::contacts::AddressBook {
         crate::contacts::AddressBook {

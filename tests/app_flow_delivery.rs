@@ -140,6 +140,11 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
         t.screen()
     );
     t.keys("ss");
+    // After the sections, the archived threads: none yet.
+    assert_eq!(t.app.list.state, StateFilter::Archived);
+    assert!(t.app.list.rows.is_empty());
+    assert!(t.screen().contains("[archived]"), "{}", t.screen());
+    t.keys("s");
     assert_eq!(t.app.list.state, StateFilter::All);
     assert_eq!(t.app.list.rows.len(), 2);
 }

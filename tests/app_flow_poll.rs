@@ -51,6 +51,7 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     let mut store = store_in(dir.path());
     let (thread, poll, reply, text) = two_of_three();
     store.import_text("t", &text, &Default::default()).unwrap();
+    support::replay_arrivals(&mut store, &text);
     let mut t = harness(store, 120, 40);
     t.app.fixed_now = at("2025-10-09T17:00:00Z");
     t.act(Action::Run(format!("open {poll}")));
@@ -114,8 +115,13 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
         .iter()
         .find(|m| m.intent.as_deref() == Some("ERROR"))
         .unwrap();
-    assert_eq!(error.envelope.banner.from, "gemini://g");
+    // Written by the desk (the operator's own name), for gemini, never as gemini.
+    assert_eq!(error.envelope.banner.from, "human://op");
     assert_eq!(error.envelope.user(), Some("system"));
+    assert_eq!(
+        error.envelope.meta_block("error").unwrap().get("Target"),
+        Some("gemini://g")
+    );
     assert_eq!(error.parent.as_deref(), Some(poll.as_str()));
     let meta = error.envelope.meta_block("error").unwrap();
     assert_eq!(meta.get("Code"), Some("E-TIMEOUT"));

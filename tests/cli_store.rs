@@ -556,7 +556,8 @@ fn import_files_arrivals_by_the_operator_addresses_in_the_config() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    // The POLL for the operator is theirs to answer; the others are to relay.
+    // The POLL for the operator is theirs to answer; the others are to relay, but for the
+    // question BROTHER answered in the same paste: it was evidently carried to BROTHER.
     assert!(
         rows.iter()
             .any(|(to, state)| to == "chatgpt://thread/xyz" && state.as_deref() == Some("to_me")),
@@ -564,9 +565,17 @@ fn import_files_arrivals_by_the_operator_addresses_in_the_config() {
     );
     assert!(
         rows.iter()
-            .any(|(to, state)| to == "BROTHER" && state.as_deref() == Some("to_relay")),
+            .any(|(to, state)| to == "BROTHER" && state.is_none()),
         "{rows:?}"
     );
+    let method: String = c
+        .query_row(
+            "SELECT relay_method FROM messages WHERE recipient = 'BROTHER'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(method, "inferred from BROTHER's reply");
     assert!(
         rows.iter()
             .any(|(to, state)| to == "CLAUDE" && state.as_deref() == Some("to_relay")),

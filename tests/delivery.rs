@@ -1,6 +1,8 @@
 //! The delivery ledger and the queue on temporary databases: to relay → relayed, addressed to
 //! the operator → answered, awaiting by intent (REQUEST, ACK, POLL with targets and quorum),
-//! missing parents marked and cleared, message times from ULIDs, the state filter of the
+//! missing parents marked and cleared, times as they arrived (never from ids), relays inferred
+//! from the replies they drew, a CLOSE and a HANDOFF ending waits, items settled by hand and
+//! threads archived, the state filter of the
 //! thread list, and the queue's sections and order.
 
 use crosstalk::protocol::IdGenerator;
@@ -270,28 +272,36 @@ fn a_missing_parent_is_marked_and_cleared_when_the_parent_arrives() {
 }
 
 #[test]
-fn sections_are_oldest_first_by_message_time_and_filters_pick_threads() {
+fn sections_are_oldest_first_by_arrival_whatever_the_ids_claim_and_filters_pick_threads() {
     let (_d, mut s) = store();
-    // ULIDs of three different days, imported newest first.
+    // ULIDs of three different days, imported newest first: each arrives when imported.
     let day = 86_400_000u64;
     let now = jiff::Timestamp::now().as_millisecond() as u64;
     let at = |ago: u64| ulid::Ulid::from_parts(now - ago * day, 7).to_string();
     let (t1, t2, t3) = (ids(1).remove(0), at(9), at(8));
     let (old, mid, new) = (at(3), at(2), at(1));
+    let before = jiff::Timestamp::now();
     import(&mut s, &env("A", "B", &t1, None, &new, "BROADCAST", ""));
     import(&mut s, &env("A", "B", &t2, None, &old, "BROADCAST", ""));
     import(&mut s, &env("A", "B", &t3, None, &mid, "BROADCAST", ""));
     assert_eq!(
         section(&s, Section::ToRelay),
-        [old.clone(), mid.clone(), new.clone()]
+        [new.clone(), old.clone(), mid.clone()]
     );
+    // Its time is when it arrived here, not the three days ago its id claims.
     let d = s.delivery(&old).unwrap().unwrap();
-    let expected = crosstalk::store::ulid_time(&old).unwrap();
+    let arrived: jiff::Timestamp = d.sent_at.parse().unwrap();
     assert!(
-        d.sent_at.starts_with(&expected.to_string()[..16]),
-        "{} {expected}",
-        d.sent_at
+        arrived
+            >= before
+                .checked_sub(jiff::SignedDuration::from_secs(1))
+                .unwrap(),
+        "{d:?}"
     );
+    let m = s.message(&old).unwrap().unwrap();
+    assert_eq!(m.arrived_at, d.sent_at);
+    let claimed: jiff::Timestamp = m.claimed_at.as_deref().unwrap().parse().unwrap();
+    assert_eq!(Some(claimed), crosstalk::store::ulid_time(&old));
     s.mark_relayed(&old, "OSC 52").unwrap();
     let relay = s
         .thread_rows_in("", StateFilter::Only(Section::ToRelay), 10)
@@ -302,12 +312,13 @@ fn sections_are_oldest_first_by_message_time_and_filters_pick_threads() {
     want.sort();
     assert_eq!(got, want);
     assert_eq!(s.thread_rows("", 10).unwrap().len(), 3);
-    // The filter cycles through every section and back.
+    // The filter cycles through every section, the archived threads, and back.
     let mut f = StateFilter::All;
-    for _ in 0..Section::ALL.len() {
+    for _ in 0..=Section::ALL.len() {
         f = f.next();
         assert_ne!(f, StateFilter::All);
     }
+    assert_eq!(f, StateFilter::Archived);
     assert_eq!(f.next(), StateFilter::All);
 }
 
@@ -584,4 +595,192 @@ fn a_later_http_delivery_is_the_relay_on_record() {
     assert!(!s.mark_delivered(&v[3], "http").unwrap());
     assert_eq!(how(&s, &v[3]), None);
     assert_eq!(state(&s, &v[3]).as_deref(), Some("to_me"));
+}
+
+/// What the ledger infers from what arrived: a message answered by its recipient's reply was
+/// carried (to relay no more, the relay told as inferred), in either order of arrival; the
+/// sender's own follow-up proves nothing.
+#[test]
+fn a_reply_from_the_other_side_shows_its_parent_was_carried() {
+    let (_d, mut s) = store();
+    let v = ids(5);
+    import(
+        &mut s,
+        &env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST", ""),
+    );
+    // Claude's own follow-up is no evidence that ChatGPT got it.
+    import(
+        &mut s,
+        &env(
+            "CLAUDE",
+            "CHATGPT",
+            &v[0],
+            Some(&v[1]),
+            &v[2],
+            "BROADCAST",
+            "",
+        ),
+    );
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
+    import(
+        &mut s,
+        &env(
+            "CHATGPT",
+            "CLAUDE",
+            &v[0],
+            Some(&v[1]),
+            &v[3],
+            "RESPOND",
+            "",
+        ),
+    );
+    let d = s.delivery(&v[1]).unwrap().unwrap();
+    assert_eq!(d.state, None, "carried and answered: {d:?}");
+    assert_eq!(
+        d.relayed.map(|r| r.1).as_deref(),
+        Some("inferred from CHATGPT's reply")
+    );
+    assert!(!section(&s, Section::ToRelay).contains(&v[1]));
+    // The reply first, its parent after: the same.
+    let w = ids(3);
+    import(
+        &mut s,
+        &env("GEMINI", "CLAUDE", &w[0], Some(&w[1]), &w[2], "RESPOND", ""),
+    );
+    import(
+        &mut s,
+        &env("CLAUDE", "GEMINI", &w[0], None, &w[1], "REQUEST", ""),
+    );
+    let d = s.delivery(&w[1]).unwrap().unwrap();
+    assert_eq!(d.state, None, "{d:?}");
+    assert_eq!(
+        d.relayed.map(|r| r.1).as_deref(),
+        Some("inferred from GEMINI's reply")
+    );
+}
+
+/// A CLOSE ends every wait of its thread, not only of the message it answers; a HANDOFF's
+/// wait ends once its new owner writes in the thread.
+#[test]
+fn a_close_ends_every_wait_of_its_thread_and_a_handoff_ends_when_its_owner_writes() {
+    let (_d, mut s) = store();
+    let v = ids(6);
+    let text = [
+        env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST", ""),
+        env(
+            "CLAUDE",
+            "CHATGPT",
+            &v[0],
+            Some(&v[1]),
+            &v[2],
+            "REQUEST",
+            "",
+        ),
+    ]
+    .concat();
+    import(&mut s, &text);
+    for m in [&v[1], &v[2]] {
+        s.mark_relayed(m, "file").unwrap();
+        assert_eq!(state(&s, m).as_deref(), Some("awaiting"));
+    }
+    import(
+        &mut s,
+        &env("CHATGPT", "CLAUDE", &v[0], Some(&v[2]), &v[3], "CLOSE", ""),
+    );
+    assert_eq!(state(&s, &v[1]), None, "the CLOSE ends the first wait too");
+    assert_eq!(state(&s, &v[2]), None);
+    assert!(section(&s, Section::Awaiting).is_empty());
+
+    let w = ids(4);
+    import(
+        &mut s,
+        &env("CLAUDE", "GEMINI", &w[0], None, &w[1], "HANDOFF", ""),
+    );
+    s.mark_relayed(&w[1], "file").unwrap();
+    assert_eq!(state(&s, &w[1]).as_deref(), Some("awaiting"));
+    // Someone else writing in the thread ends nothing; the new owner writing does, whatever
+    // message it answers.
+    import(
+        &mut s,
+        &env(
+            "CLAUDE",
+            "GEMINI",
+            &w[0],
+            Some(&w[1]),
+            &w[2],
+            "BROADCAST",
+            "",
+        ),
+    );
+    assert_eq!(state(&s, &w[1]).as_deref(), Some("awaiting"));
+    import(
+        &mut s,
+        &env("GEMINI", "CLAUDE", &w[0], Some(&w[2]), &w[3], "ACK", ""),
+    );
+    assert_eq!(state(&s, &w[1]), None, "its new owner wrote in the thread");
+}
+
+/// The operator settles any queue item by hand, and undoes it; archives a thread, which
+/// comes back when something new arrives in it.
+#[test]
+fn queue_items_are_settled_by_hand_and_threads_archived() {
+    let (_d, mut s) = store();
+    s.set_operator_addresses(&["human@desk".into()]).unwrap();
+    let v = ids(4);
+    import(
+        &mut s,
+        &env("CLAUDE", "human@desk", &v[0], None, &v[1], "REQUEST", ""),
+    );
+    assert_eq!(section(&s, Section::ToMe), [v[1].clone()]);
+    assert!(s.settle(&v[1], crosstalk::store::Settled::Done).unwrap());
+    assert!(
+        !s.settle(&v[1], crosstalk::store::Settled::Dismissed)
+            .unwrap(),
+        "once"
+    );
+    assert!(section(&s, Section::ToMe).is_empty());
+    let d = s.delivery(&v[1]).unwrap().unwrap();
+    assert_eq!(d.settled.map(|x| x.1).as_deref(), Some("done"));
+    assert_eq!(s.thread_rows("", 10).unwrap()[0].to_me, 0);
+    assert!(s.unsettle(&v[1]).unwrap());
+    assert_eq!(section(&s, Section::ToMe), [v[1].clone()]);
+    assert!(
+        s.settle(
+            "01ZZZZZZZZZZZZZZZZZZZZZZZZ",
+            crosstalk::store::Settled::Done
+        )
+        .is_err()
+    );
+
+    assert!(s.archive_thread(&v[0], true).unwrap());
+    assert!(
+        s.thread_rows("", 10).unwrap().is_empty(),
+        "archived: out of the list"
+    );
+    let archived = s.thread_rows_in("", StateFilter::Archived, 10).unwrap();
+    assert_eq!(archived.len(), 1);
+    assert!(archived[0].summary.archived_at.is_some());
+    // Its queue item stays: archiving hides a thread, it settles nothing.
+    assert_eq!(section(&s, Section::ToMe), [v[1].clone()]);
+    // Something new in it brings it back, as mail does.
+    import(
+        &mut s,
+        &env(
+            "CLAUDE",
+            "human@desk",
+            &v[0],
+            Some(&v[1]),
+            &v[2],
+            "BROADCAST",
+            "",
+        ),
+    );
+    assert_eq!(s.thread_rows("", 10).unwrap().len(), 1);
+    assert!(s.archive_thread(&v[0], true).unwrap());
+    assert!(s.archive_thread(&v[0], false).unwrap());
+    assert_eq!(s.thread_rows("", 10).unwrap().len(), 1);
+    assert!(
+        s.archive_thread("01ZZZZZZZZZZZZZZZZZZZZZZZZ", true)
+            .is_err()
+    );
 }

@@ -45,6 +45,28 @@ Either works; SQLITE is fine too.\nsig: none\n[[END]]\n"
     Poll { thread, poll, text }
 }
 
+/// Imports `text` as if each message arrived when its id says: the history these tests replay
+/// (a vote counts by when it arrived, not by its id).
+fn import_replayed(s: &mut Store, text: &str) {
+    s.import_text("<test>", text, &Default::default()).unwrap();
+    replay(s, text);
+}
+
+/// Records each message of `text` as arrived when its id says.
+fn replay(s: &mut Store, text: &str) {
+    for line in text.lines() {
+        if let Some(id) = line.strip_prefix("message: ") {
+            let at = crosstalk::store::ulid_time(id).expect("a ULID of a plausible time");
+            assert!(s.set_arrival(id, at).unwrap(), "{id} stored");
+        }
+    }
+}
+
+/// [`replay`] on the database file `db`.
+fn replay_in(db: &Path, text: &str) {
+    replay(&mut Store::open(db).unwrap(), text);
+}
+
 fn now() -> jiff::Timestamp {
     "2025-10-09T17:00:00Z".parse().unwrap()
 }
@@ -53,8 +75,7 @@ fn now() -> jiff::Timestamp {
 fn the_store_gathers_a_poll_and_its_replies() {
     let p = two_of_three("2025-10-09T18:00Z");
     let mut s = Store::open_in_memory().unwrap();
-    s.import_text("<test>", &p.text, &Default::default())
-        .unwrap();
+    import_replayed(&mut s, &p.text);
     let MessageMatch::One(m) = s.find_message(&p.poll[..20]).unwrap() else {
         panic!("prefix")
     };
@@ -83,9 +104,13 @@ fn the_store_gathers_a_poll_and_its_replies() {
     let view = s.poll_view(m, late).unwrap().unwrap();
     assert!(view.tally.expired);
     can_close(&view.tally).unwrap();
-    let closed = s.close_poll(&view).unwrap();
+    let closed = s.poll_closing(&view, "human://op");
+    s.file_closing(&closed).unwrap();
     assert_eq!(closed.errors.len(), 1);
-    assert_eq!(closed.errors[0].banner.from, "gemini://g");
+    // Written by the desk, naming the target it stands for.
+    assert_eq!(closed.errors[0].banner.from, "human://op");
+    let error = closed.errors[0].meta_block("error").unwrap();
+    assert_eq!(error.get("Target"), Some("gemini://g"));
     let thread = s.thread(&p.thread).unwrap().unwrap();
     assert_eq!(thread.messages.len(), 5);
     let stored = s
@@ -120,6 +145,7 @@ fn crosstalk_poll_tallies_and_closes() {
         &["import", dir.path().join("poll.txt").to_str().unwrap()],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
+    replay_in(&db, &p.text);
 
     let r = run(&db, &["poll", &p.poll[..16]]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -138,6 +164,7 @@ fn crosstalk_poll_tallies_and_closes() {
     assert!(
         row("claude://s/a")
             .split_whitespace()
+            .take(3)
             .eq(["claude://s/a", "yes", "SQLITE"]),
         "{}",
         r.stdout
@@ -145,11 +172,13 @@ fn crosstalk_poll_tallies_and_closes() {
     assert!(
         row("chatgpt://t/x")
             .split_whitespace()
+            .take(3)
             .eq(["chatgpt://t/x", "yes", "FILES"])
     );
     assert!(
         row("gemini://g")
             .split_whitespace()
+            .take(3)
             .eq(["gemini://g", "no", "-"])
     );
     assert!(
@@ -192,15 +221,15 @@ fn crosstalk_poll_tallies_and_closes() {
 
     let r = run(&db, &["poll", &p.poll, "--close"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stdout.contains("[[gemini://g→human://op v1]]"),
-        "{}",
-        r.stdout
-    );
+    // In the desk's name (no [operator] address nor [compose] from: the user's), never
+    // gemini's, which did not answer.
+    assert!(!r.stdout.contains("[[gemini://g→"), "{}", r.stdout);
+    assert!(r.stdout.contains("Target: gemini://g"), "{}", r.stdout);
     assert!(r.stdout.contains("Code: E-TIMEOUT"));
     assert!(r.stdout.contains("intent: CLOSE"));
     assert!(
-        r.stderr.contains("wrote 1 E-TIMEOUT error(s) and a CLOSE"),
+        r.stderr
+            .contains("wrote 1 E-TIMEOUT error(s) (records, kept in the thread) and a CLOSE"),
         "{}",
         r.stderr
     );
@@ -239,7 +268,7 @@ fn a_poll_still_running_is_not_closed() {
 fn the_demo_poll_reads_votes_from_the_first_body_line() {
     let mut s = Store::open_in_memory().unwrap();
     let text = include_str!("../assets/demo/03-sync-strategy-poll.crosstalk");
-    s.import_text("demo", text, &Default::default()).unwrap();
+    import_replayed(&mut s, text);
     let m = s.message("01KQYX38D45ABYWJSPYCKYR17K").unwrap().unwrap();
     let at: jiff::Timestamp = "2026-05-07T00:00:00Z".parse().unwrap();
     let t = s.poll_view(m, at).unwrap().unwrap().tally;
@@ -294,13 +323,14 @@ fn a_poll_without_a_deadline_is_closed_when_its_sender_ends_it() {
     let text = (p.text.replace("Deadline: X\n", "")).replace("Quorum: 2-of-3", "Quorum: 3-of-3");
     assert!(!text.contains("Deadline"));
     let mut s = Store::open_in_memory().unwrap();
-    s.import_text("<test>", &text, &Default::default()).unwrap();
+    import_replayed(&mut s, &text);
     let m = s.message(&p.poll).unwrap().unwrap();
     let waits = s.delivery(&m.id).unwrap().unwrap().awaiting_from;
     assert_eq!(waits, ["gemini://g"], "the third target is awaited");
     let view = s.poll_view(m, now()).unwrap().unwrap();
     can_close(&view.tally).expect("a poll without a deadline may be closed");
-    let closed = s.close_poll(&view).unwrap();
+    let closed = s.poll_closing(&view, "human://op");
+    s.file_closing(&closed).unwrap();
     assert!(closed.errors.is_empty(), "nobody timed out");
     assert_eq!(closed.result.intent_raw(), Some("CLOSE"));
     let m = s.message(&p.poll).unwrap().unwrap();
@@ -316,8 +346,7 @@ fn a_late_vote_ends_no_wait_the_tally_does_not_count() {
     // The second vote (16:20) comes after the deadline (16:15): one vote of the two needed.
     let p = two_of_three("2025-10-09T16:15Z");
     let mut s = Store::open_in_memory().unwrap();
-    s.import_text("<test>", &p.text, &Default::default())
-        .unwrap();
+    import_replayed(&mut s, &p.text);
     let m = s.message(&p.poll).unwrap().unwrap();
     let view = s.poll_view(m.clone(), now()).unwrap().unwrap();
     assert!(!view.tally.quorum_reached);
@@ -325,7 +354,8 @@ fn a_late_vote_ends_no_wait_the_tally_does_not_count() {
     let waits = s.delivery(&m.id).unwrap().unwrap();
     assert_eq!(waits.awaiting_from, ["chatgpt://t/x", "gemini://g"]);
     // Closed: nobody is awaited after it.
-    s.close_poll(&view).unwrap();
+    let closed = s.poll_closing(&view, "human://op");
+    s.file_closing(&closed).unwrap();
     assert!(s.delivery(&m.id).unwrap().unwrap().awaiting_from.is_empty());
 }
 
@@ -349,7 +379,7 @@ thread: {}\nparent: {}\nmessage: {third}\nintent: NACK\nbody: |\n  Not mine to d
         p.thread, p.poll
     );
     let mut s = Store::open_in_memory().unwrap();
-    s.import_text("<test>", &text, &Default::default()).unwrap();
+    import_replayed(&mut s, &text);
     let m = s.message(&p.poll).unwrap().unwrap();
     assert!(s.delivery(&m.id).unwrap().unwrap().awaiting_from.is_empty());
     let view = s.poll_view(m, now()).unwrap().unwrap();
@@ -359,8 +389,7 @@ thread: {}\nparent: {}\nmessage: {third}\nintent: NACK\nbody: |\n  Not mine to d
 
     // One target still silent: in reach while the poll runs, merely not reached once over.
     let mut s = Store::open_in_memory().unwrap();
-    s.import_text("<test>", &declined, &Default::default())
-        .unwrap();
+    import_replayed(&mut s, &declined);
     let m = s.message(&p.poll).unwrap().unwrap();
     let view = s.poll_view(m.clone(), now()).unwrap().unwrap();
     assert!(
@@ -369,13 +398,11 @@ thread: {}\nparent: {}\nmessage: {third}\nintent: NACK\nbody: |\n  Not mine to d
     );
     let p1 = two_of_three("2025-10-09T18:00Z");
     let mut s = Store::open_in_memory().unwrap();
-    s.import_text(
-        "<test>",
+    import_replayed(
+        &mut s,
         &p1.text
             .replace("intent: RESPOND\nbody", "intent: NACK\nbody"),
-        &Default::default(),
-    )
-    .unwrap();
+    );
     let m = s.message(&p1.poll).unwrap().unwrap();
     let view = s.poll_view(m.clone(), now()).unwrap().unwrap();
     assert!(
@@ -390,4 +417,124 @@ thread: {}\nparent: {}\nmessage: {third}\nintent: NACK\nbody: |\n  Not mine to d
         .unwrap();
     assert!(over.tally.quorum_out_of_reach && over.tally.expired);
     assert_eq!(poll::quorum_label(&over.tally).1, "not reached");
+}
+
+/// A vote counts by when it arrived, whatever its id says: an answer whose id claims a time
+/// after the deadline but that arrived before it counts; one whose id claims a time before it
+/// but that arrived after it is late.
+#[test]
+fn a_vote_counts_by_its_arrival_not_by_the_time_in_its_id() {
+    let p = two_of_three("2025-10-09T18:00Z");
+    let mut s = Store::open_in_memory().unwrap();
+    s.import_text("<test>", &p.text, &Default::default())
+        .unwrap();
+    let [claude, gpt] = ["claude://s/a", "chatgpt://t/x"].map(|from| {
+        let m = s.message(&p.poll).unwrap().unwrap();
+        let view = s.poll_view(m, now()).unwrap().unwrap();
+        let line = view
+            .tally
+            .targets
+            .iter()
+            .find(|l| l.target == from)
+            .unwrap()
+            .clone();
+        line.message.unwrap()
+    });
+    let at = |t: &str| t.parse::<jiff::Timestamp>().unwrap();
+    s.set_arrival(&p.poll, at("2025-10-09T16:00:00Z")).unwrap();
+    // Claude's id says 16:10, before the deadline; it arrived at 18:30, after it.
+    s.set_arrival(&claude, at("2025-10-09T18:30:00Z")).unwrap();
+    // ChatGPT's says 16:20 too; it arrived at 17:59.
+    s.set_arrival(&gpt, at("2025-10-09T17:59:00Z")).unwrap();
+    let m = s.message(&p.poll).unwrap().unwrap();
+    let view = s.poll_view(m, at("2025-10-09T19:00:00Z")).unwrap().unwrap();
+    let t = &view.tally;
+    assert_eq!(t.targets[0].standing, Standing::Late, "{:?}", t.targets[0]);
+    assert!(
+        t.targets[0].why.contains("arrived 2025-10-09 18:30"),
+        "{}",
+        t.targets[0].why
+    );
+    assert_eq!(t.targets[1].vote.as_deref(), Some("FILES"));
+    assert!(!t.quorum_reached);
+    // The POLL's wait agrees with its tally: Claude is still awaited.
+    let waits = s.delivery(&p.poll).unwrap().unwrap().awaiting_from;
+    assert_eq!(waits, ["claude://s/a", "gemini://g"]);
+}
+
+/// v1.0 answers to a POLL from its targets are each that target's answer to the POLL, not the
+/// answer to another target's answer, and the poll tallies both votes; the conversation
+/// imported again is all duplicates.
+#[test]
+fn v10_answers_from_a_polls_targets_answer_the_poll() {
+    let thread = id_at("2025-10-09T16:00:00Z", 61);
+    let poll = id_at("2025-10-09T16:00:00Z", 62);
+    let text = format!(
+        "[[CLAUDE→POLL v1]]\nuser: kalle\nsession: 2026-12-01T21Z s1\nthread: {thread}\n\
+message: {poll}\nintent: POLL\nmeta: routing\nTargets: [\"CHATGPT\", \"GEMINI\"]\n\
+body: |\n  Which date?\n  Options: DEC15 | DEC22 | ABSTAIN.\nsig: none\n[[END]]\n\n\
+[[CHATGPT→CLAUDE v1]]\nsession: 2026-12-01T21Z s1\nresponse: |\n  DEC15, clearly.\n[[END]]\n\n\
+[[GEMINI→CLAUDE v1]]\nsession: 2026-12-01T21Z s1\nresponse: |\n  I vote DEC22.\n[[END]]\n"
+    );
+    let mut s = Store::open_in_memory().unwrap();
+    s.import_text("<test>", &text, &Default::default()).unwrap();
+    let view = s.thread(&thread).unwrap().unwrap();
+    let answers: Vec<_> = view.messages.iter().filter(|m| m.id != poll).collect();
+    assert_eq!(answers.len(), 2);
+    for m in &answers {
+        assert_eq!(
+            m.parent.as_deref(),
+            Some(poll.as_str()),
+            "{}",
+            m.envelope.banner.from
+        );
+    }
+    let m = s.message(&poll).unwrap().unwrap();
+    let t = s.poll_view(m, now()).unwrap().unwrap().tally;
+    assert_eq!(t.counts[0], ("DEC15".to_string(), 1));
+    assert_eq!(t.counts[1], ("DEC22".to_string(), 1));
+    let again = s.import_text("<test>", &text, &Default::default()).unwrap();
+    assert_eq!(
+        again.count(crosstalk::store::Outcome::Imported),
+        0,
+        "{:?}",
+        again.items
+    );
+    // Two parties taking turns place each reply under the one before it, as always.
+    let conversation = "[[A→B v1]]\nsession: s2\nbody: |\n  one?\n[[END]]\n\
+[[B→A v1]]\nsession: s2\nresponse: |\n  two\n[[END]]\n\
+[[A→B v1]]\nsession: s2\nbody: |\n  three?\n[[END]]\n";
+    let r = s
+        .import_text("<t2>", conversation, &Default::default())
+        .unwrap();
+    let ids: Vec<String> = r.items.iter().filter_map(|i| i.message.clone()).collect();
+    assert_eq!(
+        s.message(&ids[1]).unwrap().unwrap().parent.as_deref(),
+        Some(ids[0].as_str())
+    );
+    assert_eq!(
+        s.message(&ids[2]).unwrap().unwrap().parent.as_deref(),
+        Some(ids[1].as_str())
+    );
+}
+
+/// Closing a poll writes records the operator need not send: they are no drafts.
+#[test]
+fn a_polls_timeouts_are_records_not_drafts() {
+    let p = two_of_three("2025-10-09T18:00Z");
+    let mut s = Store::open_in_memory().unwrap();
+    import_replayed(&mut s, &p.text);
+    let m = s.message(&p.poll).unwrap().unwrap();
+    let view = s
+        .poll_view(m, "2025-10-09T19:00:00Z".parse().unwrap())
+        .unwrap()
+        .unwrap();
+    let closed = s.poll_closing(&view, "human://op");
+    s.file_closing(&closed).unwrap();
+    // The CLOSE waits to be copied; the E-TIMEOUT is kept as a record.
+    assert_eq!(s.unsent_count().unwrap(), 1);
+    let error = closed.errors[0].message().unwrap();
+    let d = s.delivery(error).unwrap().unwrap();
+    assert_eq!(d.settled.map(|x| x.1).as_deref(), Some("recorded"));
+    assert_eq!(s.thread_rows("", 10).unwrap()[0].drafts, 1);
 }

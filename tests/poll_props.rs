@@ -56,6 +56,7 @@ fn reply() -> impl Strategy<Value = PollReply> {
                 .unwrap_or_default(),
             body: b.into(),
             time: secs.map(|s| jiff::Timestamp::from_second(1_700_000_000 + s).unwrap()),
+            by_desk: false,
         })
 }
 
@@ -90,6 +91,7 @@ proptest! {
                     meta: Vec::new(),
                     body: "A".into(),
                     time: Some(now),
+                    by_desk: false,
                 });
             }
             let after = tally(&p, &all, now).unwrap();
@@ -127,6 +129,7 @@ proptest! {
             meta: Vec::new(),
             body: vote.into(),
             time: Some(jiff::Timestamp::from_second(1_700_000_000 + secs).unwrap()),
+            by_desk: false,
         };
         let now = jiff::Timestamp::from_second(1_700_100_000).unwrap();
         // In either order given, the later one counts.
@@ -149,13 +152,84 @@ proptest! {
         let now = jiff::Timestamp::from_second(1_700_000_000).unwrap();
         if let Some(t) = tally(&p, &replies, now) {
             let ids = crosstalk::protocol::IdGenerator::new();
-            let _ = crosstalk::protocol::poll::timeout_envelopes(&p, &t, &ids);
-            let close = crosstalk::protocol::poll::result_envelope(&p, &t, &ids);
-            let text = crosstalk::protocol::render(&close);
-            let parsed = crosstalk::protocol::extract(&text, &crosstalk::protocol::Options::default());
-            prop_assert_eq!(parsed.envelopes.len(), 1);
+            let errors = crosstalk::protocol::poll::timeout_envelopes(&p, &t, &ids, "human://desk");
+            let close = crosstalk::protocol::poll::result_envelope(&p, &t, &ids, "human://desk");
+            // Whatever the targets are called, each envelope the close writes is one envelope.
+            for env in errors.iter().chain([&close]) {
+                let text = crosstalk::protocol::render(env);
+                let parsed = crosstalk::protocol::extract(&text, &crosstalk::protocol::Options::default());
+                prop_assert_eq!(parsed.envelopes.len(), 1, "{}", text);
+                prop_assert_eq!(&parsed.envelopes[0].envelope.banner.from, "human://desk");
+            }
             let _ = crosstalk::protocol::poll::summary_lines(&t);
             let _ = crosstalk::protocol::poll::time_left_label(&t);
         }
+    }
+}
+
+/// An option word as models write them (`DEC15`, `OPT2`).
+fn option_word() -> impl Strategy<Value = String> {
+    "[A-Z]{2,5}[0-9]{1,2}"
+}
+
+/// Prose without any option in it: words of letters alone, which no option (it holds a
+/// digit) spells in any case.
+fn prose() -> impl Strategy<Value = String> {
+    proptest::collection::vec("[a-z]{3,9}", 0..6).prop_map(|w| w.join(" "))
+}
+
+proptest! {
+    #[test]
+    fn options_written_in_prose_are_read_exactly(
+        options in proptest::collection::btree_set(option_word(), 2..5),
+        before in prose(),
+        after in prose(),
+        how in 0u8..4,
+    ) {
+        use crosstalk::protocol::poll::reading::read_options;
+        let options: Vec<String> = options.into_iter().collect();
+        let body = match how {
+            0 => format!("{before}\nOptions: {}.\n{after}", options.join(" | ")),
+            1 => format!("{before}. Options: {}\n{after}", options.join(", ")),
+            2 => format!(
+                "{before}\n**Options:**\n{}\n\n{after}",
+                options.iter().map(|o| format!("- {o}")).collect::<Vec<_>>().join("\n")
+            ),
+            _ => format!("{before}\n{}\n{after}", options.join(" | ")),
+        };
+        let read = read_options(&[], &body);
+        prop_assert_eq!(&read.options, &options, "{}", body);
+        prop_assert!(read.source.is_some());
+    }
+
+    #[test]
+    fn a_vote_is_the_option_named_first_and_always_an_option(
+        options in proptest::collection::btree_set(option_word(), 2..5),
+        pick in any::<proptest::sample::Index>(),
+        other in any::<proptest::sample::Index>(),
+        before in prose(),
+        after in prose(),
+        lower in any::<bool>(),
+        as_line in any::<bool>(),
+        noise in ".{0,80}",
+    ) {
+        use crosstalk::protocol::poll::reading::read_vote;
+        let options: Vec<String> = options.into_iter().collect();
+        let chosen = pick.get(&options).clone();
+        let second = other.get(&options).clone();
+        let written = if lower { chosen.to_lowercase() } else { chosen.clone() };
+        let body = if as_line {
+            format!("{before}.\nVote: {written}, not {second}\n{after}")
+        } else {
+            format!("{before} {written} over {second}. {after}")
+        };
+        let read = read_vote(&[], &body, &options);
+        prop_assert_eq!(read.vote.as_deref(), Some(chosen.as_str()), "{}", body);
+        // Whatever the text, a vote read is one of the options, spelled as the POLL does.
+        let any = read_vote(&[], &noise, &options);
+        if let Some(v) = any.vote {
+            prop_assert!(options.contains(&v), "{:?}", v);
+        }
+        prop_assert!(!any.why.is_empty());
     }
 }

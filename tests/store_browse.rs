@@ -94,7 +94,19 @@ fn unread_until_seen_and_markers() {
         &env.meta,
     )
     .is_some();
-    assert_eq!(rows[0].summary.awaiting_reply, awaits);
+    assert_eq!(
+        !s.delivery(id).unwrap().unwrap().awaiting_from.is_empty(),
+        awaits
+    );
+    // Bob's REQUEST answering Alice's shows hers was carried to him; it asks a question of
+    // its own, so hers still awaits its answer, and the thread does.
+    let alice = s.delivery("01KA0000000000000000000011").unwrap().unwrap();
+    assert_eq!(
+        alice.relayed.as_ref().map(|r| r.1.as_str()),
+        Some("inferred from Bob's reply")
+    );
+    assert_eq!(alice.state.as_deref(), Some("awaiting"));
+    assert!(rows[0].summary.awaiting_reply);
     assert!(
         !s.mark_copied("01KA0000000000000000000011").unwrap(),
         "received stays received"

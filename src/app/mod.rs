@@ -107,6 +107,20 @@ pub struct Settings {
     pub audit_by: Option<String>,
     /// Sign composed envelopes before copying them (`[signing]`).
     pub signing: crate::config::SigningConfig,
+    /// Who the desk writes as in its own name (`Config::desk_address`); empty: `human://`
+    /// and `user`.
+    pub desk: String,
+}
+
+impl Settings {
+    /// Who the desk writes as in its own name: a reply (`r`), an ERROR (`E`), a poll's close.
+    pub fn desk(&self) -> String {
+        if self.desk.trim().is_empty() {
+            format!("human://{}", self.user.trim())
+        } else {
+            self.desk.trim().to_string()
+        }
+    }
 }
 
 /// The whole state of the app.
@@ -529,10 +543,9 @@ impl App {
             .key_for(Scope::Browse, &Action::ToggleHeaders)
             .map(|k| k.to_string())
             .unwrap_or_else(|| "toggle_headers".into());
-        self.inspector.delivery_line = self
-            .delivery
-            .as_ref()
-            .map(|d| queue::delivery_text(d, self.now));
+        self.inspector.delivery_line = (self.current.as_ref())
+            .zip(self.delivery.as_ref())
+            .map(|(m, d)| queue::delivery_text(m, d, self.now));
         self.inspector.signature_line = self.signature.as_ref().map(|c| {
             let id = c.pkid.as_deref().map(safe_line_id).unwrap_or_default();
             let line = format!("{} {} {id}— {}", c.state.mark(), c.state.as_str(), c.detail);

@@ -31,8 +31,11 @@ impl PollPanel {
         if let Some(k) = &t.kind {
             about.push(format!("type {k}"));
         }
-        if !t.options.is_empty() {
-            about.push(format!("options {}", t.options.join(" | ")));
+        match (&t.options_from, t.options.is_empty()) {
+            (Some(from), false) => {
+                about.push(format!("options {} (from {from})", t.options.join(" | ")))
+            }
+            _ => about.push("no options found (votes count as written in Vote:)".into()),
         }
         if !about.is_empty() {
             out.push(about.join(" · "));
@@ -58,6 +61,8 @@ impl PollPanel {
                 super::text::truncate(&vote, 14),
                 l.at.as_deref().map(short_time).unwrap_or_default()
             ));
+            // Why its vote counted or not, under it.
+            out.push(format!("  ↳ {}", l.why));
         }
         out.push(String::new());
         if !t.counts.is_empty() {
@@ -141,12 +146,22 @@ impl App {
             self.popup = Some(Popup::Poll(Box::new(PollPanel { view })));
             return Ok(());
         }
-        let closed = self.store.close_poll(&view)?;
+        let mut closed = self.store.poll_closing(&view, &self.settings.desk());
+        // Signed like everything else the desk writes; a key that cannot be used stops it all
+        // before anything is stored.
+        for env in closed.errors.iter_mut().chain([&mut closed.result]) {
+            if let Err(why) = super::signing::sign_composed(&self.settings.signing, env) {
+                self.warn(format!("Poll not closed: {}.", safe_line(&why)));
+                return Ok(());
+            }
+        }
+        self.store.file_closing(&closed)?;
         self.popup = None;
         let result_id = closed.result.message().unwrap_or_default().to_string();
-        // The targets an ERROR was written for (one that cannot be a sender gets none).
+        // The targets an E-TIMEOUT was written for.
         let silent: Vec<String> = (closed.errors.iter())
-            .map(|e| safe_line(&e.banner.from).into_owned())
+            .filter_map(|e| e.meta_block("error").and_then(|m| m.get("Target")))
+            .map(|t| safe_line(t).into_owned())
             .collect();
         let written = if silent.is_empty() {
             "a CLOSE with the tally (no silent target)".to_string()

@@ -86,6 +86,7 @@ impl App {
         let what = match self.list.state {
             crate::store::StateFilter::All => "all threads".to_string(),
             crate::store::StateFilter::Only(s) => format!("threads with messages {}", s.title()),
+            crate::store::StateFilter::Archived => "archived threads".to_string(),
         };
         self.info(format!("Showing {what} ({}).", self.list.rows.len()));
         Ok(())
@@ -139,11 +140,15 @@ impl App {
     }
 }
 
-/// The inspector's delivery line: the message's time, what is left to do with it, and how it
-/// was relayed.
-pub fn delivery_text(d: &crate::store::Delivery, now: jiff::Timestamp) -> String {
-    use crate::app::text::{age, short_time};
-    // A time ahead of this clock (the sender's clock, or an id made up) is no age.
+/// The inspector's delivery line: when the message arrived (or was sent), the time it claims
+/// where that differs, what is left to do with it, and how it was relayed or settled.
+pub fn delivery_text(
+    m: &crate::store::StoredMessage,
+    d: &crate::store::Delivery,
+    now: jiff::Timestamp,
+) -> String {
+    use crate::app::text::{age, claim_time, relay_words, short_time};
+    // A time ahead of this clock (a clock set wrong, a history replayed) is no age.
     let ahead =
         (d.sent_at.parse::<jiff::Timestamp>()).is_ok_and(|t| t.as_second() > now.as_second() + 60);
     let when = if ahead {
@@ -151,7 +156,29 @@ pub fn delivery_text(d: &crate::store::Delivery, now: jiff::Timestamp) -> String
     } else {
         format!("{} ago", age(&d.sent_at, now))
     };
-    let mut parts = vec![format!("sent {} ({when})", short_time(&d.sent_at))];
+    let verb = match (m.direction.as_str(), m.status.as_str()) {
+        ("composed", "draft") => "written",
+        ("composed", _) => "sent",
+        _ => "received",
+    };
+    let mut head = format!("{verb} {} ({when})", short_time(&d.sent_at));
+    if m.direction == "composed" && m.status == "draft" {
+        head.push_str(", not sent yet");
+    }
+    let mut parts = vec![head];
+    if let Some(claim) = claim_of(m) {
+        let seen = d.sent_at.parse::<jiff::Timestamp>().ok();
+        if seen.is_some_and(|seen| crate::protocol::claim::differs(seen, &claim)) {
+            let source = match claim.source {
+                crate::protocol::claim::ClaimSource::MessageId => "",
+                crate::protocol::claim::ClaimSource::Session => " (its session)",
+            };
+            parts.push(format!(
+                "claims {}{source}",
+                claim_time(&claim.at, &d.sent_at)
+            ));
+        }
+    }
     match d.state.as_deref() {
         Some("to_relay") => parts.push("⇢ to relay (y)".into()),
         Some("to_me") => parts.push("✉ to you (r answers)".into()),
@@ -165,7 +192,13 @@ pub fn delivery_text(d: &crate::store::Delivery, now: jiff::Timestamp) -> String
         _ => {}
     }
     if let Some((at, how)) = &d.relayed {
-        parts.push(format!("relayed {} ago by {how}", age(at, now)));
+        parts.push(relay_words(at, how, now));
+    }
+    if let Some((at, how)) = &d.settled {
+        parts.push(match how.as_str() {
+            "recorded" => "a record of the desk's (needs no sending)".to_string(),
+            _ => format!("{how} by hand {} ago", age(at, now)),
+        });
     }
     if d.missing_parent {
         parts.push("⚠ its parent was never received (a missed relay)".into());
@@ -173,9 +206,46 @@ pub fn delivery_text(d: &crate::store::Delivery, now: jiff::Timestamp) -> String
     parts.join(" · ")
 }
 
+/// The time `m` claims for itself (its sender's id, else its session), for a received message:
+/// what the desk wrote itself claims nothing it did not see.
+fn claim_of(m: &crate::store::StoredMessage) -> Option<crate::protocol::claim::Claim> {
+    if m.direction == "composed" {
+        return None;
+    }
+    let id_time = m.claimed_at.as_deref().and_then(|t| t.parse().ok());
+    crate::protocol::claim::claim(id_time, m.envelope.session())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::StoredMessage;
+
+    fn message(
+        direction: &str,
+        status: &str,
+        claimed: Option<&str>,
+        session: &str,
+    ) -> StoredMessage {
+        let mut envelope = crate::protocol::Envelope::new("A", "B");
+        envelope.set_header("session", session);
+        StoredMessage {
+            id: "m".into(),
+            thread: "t".into(),
+            parent: None,
+            direction: direction.into(),
+            status: status.into(),
+            received_at: String::new(),
+            arrived_at: String::new(),
+            claimed_at: claimed.map(str::to_string),
+            intent: None,
+            envelope,
+            raw: String::new(),
+            canonical: String::new(),
+            diagnostics: serde_json::Value::Null,
+            depth: 0,
+        }
+    }
 
     /// A message whose time is ahead of this clock is not said to be "0s ago".
     #[test]
@@ -185,13 +255,47 @@ mod tests {
             sent_at: sent_at.into(),
             ..Default::default()
         };
+        let sent = message("composed", "awaiting_reply", None, "");
         assert_eq!(
-            delivery_text(&at("2026-11-24T11:58:00Z"), now),
+            delivery_text(&sent, &at("2026-11-24T11:58:00Z"), now),
             "sent 2026-11-24 11:58 (2m ago)"
         );
         assert_eq!(
-            delivery_text(&at("2026-11-24T13:05:00Z"), now),
+            delivery_text(&sent, &at("2026-11-24T13:05:00Z"), now),
             "sent 2026-11-24 13:05 (ahead of this clock)"
         );
+    }
+
+    /// A received message says when it arrived, and what its id or session claims only when
+    /// that differs by more than a minute.
+    #[test]
+    fn received_says_when_and_a_claim_beside_it_where_it_differs() {
+        let now: jiff::Timestamp = "2026-12-01T22:00:00Z".parse().unwrap();
+        let d = crate::store::Delivery {
+            sent_at: "2026-12-01T21:49:00Z".into(),
+            ..Default::default()
+        };
+        let m = message(
+            "received",
+            "received",
+            Some("2026-12-01T21:40:00Z"),
+            "2026-12-01T21Z x",
+        );
+        assert_eq!(
+            delivery_text(&m, &d, now),
+            "received 2026-12-01 21:49 (11m ago) · claims 21:40"
+        );
+        let close = message("received", "received", Some("2026-12-01T21:48:30Z"), "");
+        assert_eq!(
+            delivery_text(&close, &d, now),
+            "received 2026-12-01 21:49 (11m ago)"
+        );
+        let old = message("received", "received", Some("2024-10-06T23:42:00Z"), "");
+        assert!(delivery_text(&old, &d, now).ends_with("claims 2024-10-06 23:42"));
+        // A v1.0 envelope: its session claims the hour it began, no later than it arrived.
+        let v10 = message("received", "received", None, "2026-12-02T09Z abc");
+        assert!(delivery_text(&v10, &d, now).contains("claims 2026-12-02 09:00 (its session)"));
+        let fine = message("received", "received", None, "2026-12-01T16Z abc");
+        assert!(!delivery_text(&fine, &d, now).contains("claims"));
     }
 }

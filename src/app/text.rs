@@ -201,6 +201,26 @@ pub fn short_time(time: &str) -> String {
     }
 }
 
+/// How a relay is told: `relayed 3m ago by system clipboard`, or for one the ledger inferred
+/// from the reply it drew, `relayed 3m ago (inferred from CHATGPT's reply)`. As written in the
+/// ledger: callers make it safe for where they show it.
+pub fn relay_words(at: &str, how: &str, now: jiff::Timestamp) -> String {
+    if how.starts_with("inferred ") {
+        format!("relayed {} ago ({how})", age(at, now))
+    } else {
+        format!("relayed {} ago by {how}", age(at, now))
+    }
+}
+
+/// A claimed time beside one observed: `21:40` on the same day, else `2025-10-09 21:40`.
+pub fn claim_time(claimed: &jiff::Timestamp, seen: &str) -> String {
+    let full = claimed.strftime("%Y-%m-%d %H:%M").to_string();
+    match seen.get(..10) {
+        Some(day) if full.starts_with(day) => full[11..].to_string(),
+        _ => full,
+    }
+}
+
 /// What the status line adds when a text being relayed hides words in tag characters (see
 /// [`crate::protocol::hidden`]): passing on what the operator cannot see is worth a word at
 /// the moment it happens, whichever way the relay went.

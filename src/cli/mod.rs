@@ -511,7 +511,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             message,
             json,
             close,
-        } => poll_cmd::poll(db, &message, json, close),
+        } => poll_cmd::poll(db, &config, &message, json, close),
         Command::Export {
             thread,
             all,

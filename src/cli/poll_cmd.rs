@@ -12,7 +12,13 @@ use crate::store::PollView;
 
 /// Prints the tally of the POLL `id` (or the one message whose id starts with it). Exit 1
 /// when it names no POLL (or `--close` is refused), 2 on usage and I/O errors.
-pub fn poll(db: Option<&Path>, id: &str, as_json: bool, close: bool) -> Result<u8, Failure> {
+pub fn poll(
+    db: Option<&Path>,
+    config: &crate::config::Config,
+    id: &str,
+    as_json: bool,
+    close: bool,
+) -> Result<u8, Failure> {
     let mut store = store_cmd::open_existing(db)?;
     let err = |e: crate::store::StoreError| Failure::usage(e.to_string());
     let message = store_cmd::one_message(&store, id)?;
@@ -35,7 +41,15 @@ pub fn poll(db: Option<&Path>, id: &str, as_json: bool, close: bool) -> Result<u
                 message: format!("cannot close poll {mid}: {why}"),
             });
         }
-        let closed = store.close_poll(&view).map_err(err)?;
+        // Written in the desk's name, and signed when [signing] says so, as the app does.
+        let mut closed = store.poll_closing(&view, &config.desk_address());
+        for env in closed.errors.iter_mut().chain([&mut closed.result]) {
+            crate::app::signing::sign_composed(&config.signing, env).map_err(|why| Failure {
+                code: EXIT_INVALID,
+                message: format!("cannot close poll {mid}: {why}"),
+            })?;
+        }
+        store.file_closing(&closed).map_err(err)?;
         if as_json {
             let written: Vec<serde_json::Value> = closed
                 .errors
@@ -58,7 +72,7 @@ pub fn poll(db: Option<&Path>, id: &str, as_json: bool, close: bool) -> Result<u
                 let _ = writeln!(out);
             }
             eprintln!(
-                "crosstalk: wrote {} E-TIMEOUT error(s) and a CLOSE with the tally to thread {} (drafts: copy them from the app)",
+                "crosstalk: wrote {} E-TIMEOUT error(s) (records, kept in the thread) and a CLOSE with the tally to thread {} (a draft: copy it from the app, or from here)",
                 closed.errors.len(),
                 view.poll.thread
             );
@@ -100,15 +114,24 @@ fn table(view: &PollView) -> Vec<String> {
         .max()
         .unwrap_or(6)
         .max(6);
+    lines.push(match (&t.options_from, t.options.is_empty()) {
+        (Some(from), false) => format!(
+            "Options: {} (from {})",
+            sanitize_line(&t.options.join(" | ")),
+            sanitize_line(from)
+        ),
+        _ => "Options: none found (a Vote: counts as written)".to_string(),
+    });
     lines.push(format!("  {:<width$}  {:<10}  VOTE", "TARGET", "ANSWERED"));
     for l in &t.targets {
         let answered = l.standing.answered();
         let vote = sanitize_line(&l.vote_cell()).into_owned();
         lines.push(format!(
-            "  {:<width$}  {:<10}  {}",
+            "  {:<width$}  {:<10}  {}  ({})",
             sanitize_line(&l.target),
             answered,
-            vote
+            vote,
+            sanitize_line(&l.why)
         ));
     }
     let counts: Vec<String> = t

@@ -58,9 +58,8 @@ pub fn queue(
             }
             if let (Some(at), Some(how)) = (&r.relayed_at, &r.relay_method) {
                 line.push_str(&format!(
-                    "  [relayed {} ago by {}]",
-                    crate::app::text::age(at, now),
-                    sanitize_line(how)
+                    "  [{}]",
+                    sanitize_line(&crate::app::text::relay_words(at, how, now))
                 ));
             }
             let _ = writeln!(out, "{line}");

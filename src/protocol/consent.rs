@@ -452,8 +452,8 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
 }
 
 /// The consents whose withdrawal withdraws `g`'s, each with the time from which a withdrawal
-/// counts: its own from its grant, then each consent it was transferred from (one step per
-/// transfer; a cycle of transfers stops where it began).
+/// counts: its own from its grant, then each consent it was transferred from, from that one's
+/// grant (one step per transfer; a cycle of transfers stops where it began).
 fn withdrawn_with<'g>(
     g: &Grant,
     now: Timestamp,
@@ -466,8 +466,12 @@ fn withdrawn_with<'g>(
         if chain.iter().any(|(c, _)| *c == k) {
             break;
         }
-        from = in_force(&k).and_then(|o| o.original.clone());
-        chain.push((k, g.at.min(now)));
+        // A consent withdrawn takes what was transferred from it along, whenever the transfer
+        // was stated: from the original's own statement in force (a transfer made after the
+        // withdrawal took effect passed on nothing).
+        let original = in_force(&k);
+        from = original.and_then(|o| o.original.clone());
+        chain.push((k, original.map_or(g.at, |o| o.at).min(now)));
     }
     chain
 }

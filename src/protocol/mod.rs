@@ -16,6 +16,7 @@ pub mod audit;
 pub mod awaiting;
 mod borrowed;
 pub mod carry;
+pub mod claim;
 mod collapsed;
 pub mod consent;
 pub mod diagnostic;

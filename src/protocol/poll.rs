@@ -6,18 +6,17 @@
 //! - **Targets and quorum** are those of [`awaiting::expectation`]: `Targets:` of
 //!   `meta: routing`, else the banner's recipient; `Quorum:` of `meta: poll` (`2-of-3`, `2`,
 //!   `all`, `majority`, `any`), else every target.
-//! - **Options**: `Options:` of `meta: poll` (split on `|` or `,`), else the first body line
-//!   holding a `|` between at least two words (`SQLITE | FILES | ABSTAIN?`; a trailing `?` marks
-//!   an optional choice and is dropped; a label before a `:` is dropped).
-//! - **Replies** count only from a target (the sender compared as addresses are). An ACK or
-//!   any intent that is no answer ([`awaiting::is_answer`]) is ignored. A target's latest
-//!   answer (by time, then by order given) replaces its earlier ones, so a NACK after a vote
-//!   withdraws it. A response later than the deadline is marked late and does not count (a
-//!   NACK, ERROR or CLOSE after it still ends the target's turn).
-//! - **Vote** of a RESPOND (or a v1.0 reply without intent): `Vote:` of its `meta: poll`, else
-//!   the one option named as a whole word (any case) on its first body line; naming none or
-//!   several is "answered, no vote". When the poll lists options, a `Vote:` naming none of them
-//!   is no vote either; when it lists none, the `Vote:` value is counted as written.
+//! - **Options** and **votes** are read where models write them ([`reading`]): `Options:` of
+//!   `meta: poll`, an `Options:` line or list in the body, a line `A | B | C`; a reply's vote
+//!   is the option it names first (`Vote:` of its `meta: poll`, a `Vote:` line, else its first
+//!   sentence). Each reading says where it came from.
+//! - **Replies** count only from a target (the sender compared as addresses are), and an
+//!   E-TIMEOUT the desk itself wrote for a target at the deadline (its `meta: error` names the
+//!   `Target`). An ACK or any intent that is no answer ([`awaiting::is_answer`]) is ignored. A
+//!   target's latest answer (by arrival, then by order given) replaces its earlier ones, so a
+//!   NACK after a vote withdraws it. A response that arrived after the deadline is marked late
+//!   and does not count (a NACK, ERROR or CLOSE after it still ends the target's turn). Times
+//!   are those the desk saw, never those in ids a model wrote.
 //! - **Quorum reached** when as many targets responded (RESPOND, with a vote or not) as the
 //!   quorum needs. NACK, ERROR and CLOSE end a target's turn without responding. **Out of
 //!   reach** when it is not reached and the targets still silent (none once the deadline is
@@ -43,8 +42,10 @@ pub struct PollReply {
     pub meta: Vec<MetaBlock>,
     /// Its body.
     pub body: String,
-    /// When it was written, when known.
+    /// When it arrived at the desk (or, written there, was sent), when known.
     pub time: Option<Timestamp>,
+    /// Written by this desk (an E-TIMEOUT or the CLOSE of the poll), not received.
+    pub by_desk: bool,
 }
 
 /// Where a target stands.
@@ -78,6 +79,8 @@ pub struct TargetResult {
     pub at: Option<String>,
     /// That answer's message id.
     pub message: Option<String>,
+    /// Why it stands so: where its vote was read, why it is none, when it came late.
+    pub why: String,
 }
 
 /// The collated POLL.
@@ -89,6 +92,9 @@ pub struct Tally {
     pub targets: Vec<TargetResult>,
     /// The options offered, in order.
     pub options: Vec<String>,
+    /// Where they were read (`meta: poll Options`, `the body's Options: line (line 3)`);
+    /// `None` when the POLL lists none.
+    pub options_from: Option<String>,
     /// Votes per option (every option listed, then votes for unlisted values in order seen).
     pub counts: Vec<(String, usize)>,
     /// Responses the quorum needs.
@@ -116,92 +122,35 @@ pub struct Tally {
     pub closed_by: Option<String>,
 }
 
-/// A META entry of namespace `ns`, both matched in any case.
-fn meta_value<'m>(meta: &'m [MetaBlock], ns: &str, key: &str) -> Option<&'m str> {
-    meta.iter()
-        .filter(|m| m.namespace.trim().eq_ignore_ascii_case(ns))
-        .flat_map(|m| m.entries.iter())
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case(key))
-        .map(|(_, v)| v.trim())
-}
+use reading::meta_value;
 
-/// Whether `s` can be an option name: short, one word of letters, digits and `-_.+/`.
-fn is_option_word(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars().count() <= 40
-        && s.chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '/'))
-}
-
-/// Splits an options list on `sep`, or `None` when fewer than two parts read as options.
-fn split_options(line: &str, sep: char) -> Option<Vec<String>> {
-    let mut out: Vec<String> = Vec::new();
-    for part in line.split(sep) {
-        let word = part
-            .trim()
-            .trim_matches(|c| matches!(c, '*' | '`' | '"' | '\''))
-            .trim_end_matches('?')
-            .trim();
-        if !is_option_word(word) {
-            return None;
-        }
-        if !out.iter().any(|o| o.eq_ignore_ascii_case(word)) {
-            out.push(word.to_string());
-        }
-    }
-    (out.len() >= 2).then_some(out)
-}
-
-/// The options a POLL offers (see the module's rule).
+/// The options a POLL offers (see [`reading::read_options`]).
 pub fn options(poll: &Envelope) -> Vec<String> {
-    if let Some(v) = meta_value(&poll.meta, "poll", "Options") {
-        let sep = if v.contains('|') { '|' } else { ',' };
-        if let Some(o) = split_options(v, sep) {
-            return o;
-        }
-    }
-    let body = poll.body.as_deref().unwrap_or("");
-    for line in body.lines().filter(|l| l.contains('|')) {
-        let first_bar = line.find('|').unwrap_or(0);
-        let start = line[..first_bar].rfind(':').map(|i| i + 1).unwrap_or(0);
-        if let Some(o) = split_options(&line[start..], '|') {
-            return o;
-        }
-    }
-    Vec::new()
+    reading::read_options(&poll.meta, poll.body.as_deref().unwrap_or("")).options
 }
 
-/// The options named as whole words (any case) on `line`, each once, in `options` order.
-fn named_on(line: &str, options: &[String]) -> Vec<String> {
-    let words: Vec<String> = line
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '/')))
-        .map(|w| w.trim_end_matches('.').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect();
-    options
-        .iter()
-        .filter(|o| words.iter().any(|w| *w == o.to_lowercase()))
-        .cloned()
-        .collect()
-}
-
-/// The vote a RESPOND carries, by the module's rule.
+/// The vote a RESPOND carries (see [`reading::read_vote`]).
 pub fn vote_of(reply_meta: &[MetaBlock], body: &str, options: &[String]) -> Option<String> {
-    if let Some(v) = meta_value(reply_meta, "poll", "Vote").filter(|v| !v.is_empty()) {
-        if options.is_empty() {
-            return Some(v.chars().take(80).collect());
-        }
-        return options.iter().find(|o| o.eq_ignore_ascii_case(v)).cloned();
-    }
-    let named = named_on(super::model::first_line(body), options);
-    match named.as_slice() {
-        [one] => Some(one.clone()),
-        _ => None,
-    }
+    reading::read_vote(reply_meta, body, options).vote
+}
+
+/// Whether `r` is the E-TIMEOUT the desk wrote for `target` when the poll's deadline passed:
+/// an ERROR of this desk's own with `Code: E-TIMEOUT` and `Target:` naming it in its `meta:
+/// error`. Only the desk's own counts: a received one could be anybody's forgery.
+fn desk_timeout_for(r: &PollReply, target: &str) -> bool {
+    r.by_desk
+        && r.intent == Some(Intent::Error)
+        && meta_value(&r.meta, "error", "Code").is_some_and(|c| c.eq_ignore_ascii_case("E-TIMEOUT"))
+        && meta_value(&r.meta, "error", "Target").is_some_and(|t| same_party(t, target))
 }
 
 fn rfc3339(t: &Timestamp) -> String {
     t.to_string()
+}
+
+/// A time as a why says it: `2025-10-09 18:00 UTC`.
+fn short(t: &Timestamp) -> String {
+    t.strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 /// A POLL's `Deadline:` (of `meta: poll`) read as a time: a response after it is late, and
@@ -231,7 +180,8 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
         return None;
     }
     let exp = awaiting::expectation(intent.as_ref(), &poll.banner.to, &poll.meta)?;
-    let options = options(poll);
+    let read = reading::read_options(&poll.meta, poll.body.as_deref().unwrap_or(""));
+    let options = read.options;
     let deadline_raw = meta_value(&poll.meta, "poll", "Deadline")
         .filter(|d| !d.is_empty())
         .map(str::to_string);
@@ -249,11 +199,12 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
             answer: None,
             at: None,
             message: None,
+            why: String::new(),
         };
-        let answers = order
-            .iter()
-            .map(|&i| &replies[i])
-            .filter(|r| same_party(&r.sender, target) && awaiting::is_answer(r.intent.as_ref()));
+        let answers = order.iter().map(|&i| &replies[i]).filter(|r| {
+            (same_party(&r.sender, target) && awaiting::is_answer(r.intent.as_ref()))
+                || desk_timeout_for(r, target)
+        });
         let mut late = None;
         for r in answers {
             if is_late(r.intent.as_ref(), r.time, deadline) {
@@ -265,14 +216,23 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
             line.message = Some(r.id.clone());
             match r.intent {
                 None | Some(Intent::Respond) => {
-                    line.vote = vote_of(&r.meta, &r.body, &options);
+                    let vote = reading::read_vote(&r.meta, &r.body, &options);
+                    line.vote = vote.vote;
                     line.standing = if line.vote.is_some() {
                         Standing::Voted
                     } else {
                         Standing::NoVote
                     };
+                    line.why = vote.why;
                 }
-                _ => line.standing = Standing::Declined,
+                _ => {
+                    line.standing = Standing::Declined;
+                    line.why = if r.by_desk {
+                        "timed out: the desk's E-TIMEOUT at the deadline".into()
+                    } else {
+                        format!("answered {}", answer_label(r))
+                    };
+                }
             }
             break;
         }
@@ -282,6 +242,16 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
                 line.answer = Some(answer_label(r));
                 line.at = r.time.as_ref().map(rfc3339);
                 line.message = Some(r.id.clone());
+                line.why = format!(
+                    "arrived {}, after the deadline {}",
+                    r.time.as_ref().map(short).unwrap_or_default(),
+                    deadline.as_ref().map(short).unwrap_or_default()
+                );
+            } else {
+                line.why = match deadline {
+                    Some(d) if now > d => "no answer arrived before the deadline".into(),
+                    _ => "no answer yet".into(),
+                };
             }
         }
         if let Some(v) = &line.vote {
@@ -312,12 +282,16 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
     let open = if expired { 0 } else { silent.len() };
     let closed_by = replies
         .iter()
-        .find(|r| r.intent == Some(Intent::Close) && same_party(&r.sender, &poll.banner.from))
+        .find(|r| {
+            r.intent == Some(Intent::Close)
+                && (r.by_desk || same_party(&r.sender, &poll.banner.from))
+        })
         .map(|r| r.id.clone());
     Some(Tally {
         closed_by,
         kind: meta_value(&poll.meta, "poll", "Type").map(str::to_string),
         options,
+        options_from: read.source,
         needed: exp.needed,
         responded,
         quorum_reached: responded >= exp.needed,
@@ -421,6 +395,7 @@ fn human_span(d: SignedDuration) -> String {
 }
 
 mod close;
+pub mod reading;
 
 pub use close::{can_close, result_envelope, summary_lines, timeout_envelopes};
 

@@ -22,7 +22,7 @@ pub struct ThreadRow {
     pub to_me: usize,
     /// Messages whose parent was never received (missed relays).
     pub missing_parents: usize,
-    /// The time of the thread's newest message (its ULID's, else when stored).
+    /// When the thread's newest message arrived or was sent (see `Delivery::sent_at`).
     pub latest: Option<String>,
     /// Signatures that failed or whose key changed: the alarms the operator must not miss.
     pub signature_alarms: usize,
@@ -107,18 +107,25 @@ impl Store {
                 (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id)
                   + (SELECT count(*) FROM messages d INDEXED BY messages_status
                      WHERE d.status IN ('draft', 'awaiting_reply') AND d.status = 'draft'
-                       AND d.thread_id = t.id),
+                       AND d.thread_id = t.id AND {unsettled}),
                 (SELECT count(*) FROM messages d
                   WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_relay'),
                 (SELECT count(*) FROM messages d
                   WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_me'),
                 (SELECT count(*) FROM messages d INDEXED BY messages_thread_missing
                   WHERE d.thread_id = t.id AND d.missing_parent = 1),
-                {LATEST}
+                {LATEST}, {archived_at}
              FROM threads t
-             WHERE {condition} AND {state}
+             WHERE {condition} AND {state} AND {archived}
              ORDER BY t.last_activity DESC, t.id DESC LIMIT ?5",
-            state = state.condition()
+            state = state.condition(self.can_settle()),
+            unsettled = if self.can_settle() { "d.settled_at IS NULL" } else { "1" },
+            archived_at = if self.can_settle() { "t.archived_at" } else { "NULL" },
+            archived = match (state, self.can_settle()) {
+                (_, false) => "1",
+                (super::StateFilter::Archived, true) => "t.archived_at IS NOT NULL",
+                (_, true) => "t.archived_at IS NULL",
+            }
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(
@@ -135,6 +142,7 @@ impl Store {
                         last_activity: r.get(4)?,
                         awaiting_reply: awaiting_since.is_some(),
                         awaiting_since,
+                        archived_at: r.get(12)?,
                     },
                     unread: r.get(6)?,
                     drafts: r.get::<_, i64>(7)? as usize,
@@ -197,8 +205,9 @@ impl Store {
     pub fn mark_copied(&mut self, message: &str) -> Result<bool, StoreError> {
         self.write(|store| {
             let tx = store.begin_write()?;
+            // Sent now: its time is when it left the desk, not when it was filed.
             let n = tx.execute(
-                "UPDATE messages SET status = 'awaiting_reply', updated_at = ?2
+                "UPDATE messages SET status = 'awaiting_reply', updated_at = ?2, sent_at = ?2
                  WHERE id = ?1 AND direction = 'composed' AND status = 'draft'",
                 params![message, now()],
             )?;

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::import::hex;
 use super::prepare::{Filled, fill};
-use super::query::{MESSAGE_COLUMNS, message_from_row};
+use super::query::{MESSAGE_COLUMN_COUNT, MESSAGE_COLUMNS, message_from_row};
 use super::texts;
 use super::{Store, StoreError, StoredMessage};
 use crate::protocol::{self, Code, Diagnostic, Parsed};
@@ -37,7 +37,9 @@ pub(super) fn stored(conn: &Connection, id: &str) -> Result<Option<Stored>, Stor
     );
     let Some((m, context)) = conn
         .prepare_cached(&sql)?
-        .query_row([id], |r| Ok((message_from_row(r)?, r.get(24)?)))
+        .query_row([id], |r| {
+            Ok((message_from_row(r)?, r.get(MESSAGE_COLUMN_COUNT)?))
+        })
         .optional()?
     else {
         return Ok(None);

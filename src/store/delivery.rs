@@ -25,7 +25,9 @@ use crate::protocol::{Intent, MetaBlock};
 pub struct Delivery {
     /// `to_relay`, `to_me`, `awaiting`, or `None` when nothing is left to do.
     pub state: Option<String>,
-    /// The message's time (its ULID's, else when it was stored), RFC 3339.
+    /// When the message arrived at this desk (received), or was sent from it (composed:
+    /// copied or delivered; until then when it was filed), RFC 3339. Never the time a sender
+    /// wrote into its id: that is a claim (see `StoredMessage::claimed_at`).
     pub sent_at: String,
     /// When it was copied for its recipient, and how.
     pub relayed: Option<(String, String)>,
@@ -37,6 +39,8 @@ pub struct Delivery {
     pub missing_parent: bool,
     /// Addressed to the operator.
     pub to_me: bool,
+    /// When and how the operator settled it by hand (`done`, `dismissed`), if they did.
+    pub settled: Option<(String, String)>,
 }
 
 /// A message about to be stored, as the ledger needs it.
@@ -70,20 +74,35 @@ pub(crate) struct Ledger {
     /// Composed here, or received from one of the operator's addresses.
     by_operator: bool,
     received: bool,
+    /// Its banner sender, as addresses are compared, and as written.
+    sender_key: String,
+    sender: String,
+    /// It is a CLOSE: no further messages are expected in its thread.
+    pub closes: bool,
 }
 
-/// The time of a message: the timestamp of its id when that is a ULID of a plausible time
-/// (after 2000, not in the future by more than a day), else `fallback`.
-pub fn message_time(id: &str, fallback: &str) -> String {
-    id_time(id).unwrap_or_else(|| fallback.to_string())
+/// What a new message's arrival changed in the ledger (see [`Ledger::after_insert`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Arrival {
+    /// What became of the wait of the message it answers.
+    pub wait: ParentWait,
+    /// The message it answers was waiting to be relayed and is relayed now: its recipient's
+    /// side answered it, so it was evidently carried.
+    pub relayed_parent: bool,
+    /// Waits of other messages in its thread ended (a CLOSE, or the new owner of a HANDOFF
+    /// writing): what is known of their rows is stale.
+    pub thread_waits_ended: bool,
 }
 
-/// The time of a ULID message id of a plausible time, as stored (see [`message_time`]).
-fn id_time(id: &str) -> Option<String> {
-    ulid_time(id).map(|t| format_time(&t))
+/// How the ledger records a relay it inferred from `answerer`'s reply (`answerer` as its
+/// envelope names it; cut short, as a column shown in lists).
+pub(crate) fn inferred_relay(answerer: &str) -> String {
+    let name: String = answerer.trim().chars().take(60).collect();
+    format!("inferred from {name}'s reply")
 }
 
-/// The timestamp in a ULID message id, when it is one and plausible.
+/// The timestamp in a ULID message id, when it is one and of a plausible time (after 2000,
+/// not in the future by more than a day). What a sender claims, never what the desk acts on.
 pub fn ulid_time(id: &str) -> Option<jiff::Timestamp> {
     let ulid = ulid::Ulid::from_string(id.trim()).ok()?;
     let ms = i64::try_from(ulid.timestamp_ms()).ok()?;
@@ -91,13 +110,6 @@ pub fn ulid_time(id: &str) -> Option<jiff::Timestamp> {
     let earliest = jiff::Timestamp::from_second(946_684_800).ok()?;
     let latest = jiff::Timestamp::now().checked_add(jiff::SignedDuration::from_hours(24));
     (t >= earliest && latest.is_ok_and(|l| t <= l)).then_some(t)
-}
-
-/// RFC 3339 with six fraction digits, as every stored time (so they sort as text).
-fn format_time(t: &jiff::Timestamp) -> String {
-    jiff::fmt::temporal::DateTimePrinter::new()
-        .precision(Some(6))
-        .timestamp_to_string(t)
 }
 
 /// The operator's addresses as the ledger knows them (lower-cased).
@@ -113,9 +125,39 @@ pub(crate) fn address_key(a: &str) -> String {
     a.trim().to_lowercase()
 }
 
-/// What the ledger needs of a stored message that a new one answers: its seq, whether it
-/// awaits replies, whether it is addressed to the operator, and whether it is a POLL.
-pub(crate) type ParentRow = (i64, bool, bool, bool);
+/// What the ledger needs of a stored message that a new one answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParentRow {
+    pub seq: i64,
+    /// It awaits replies.
+    pub waits: bool,
+    /// It is addressed to the operator.
+    pub to_me: bool,
+    /// It is a POLL (its wait is counted again from its replies).
+    pub poll: bool,
+    /// Received for someone else and not relayed yet.
+    pub to_relay: bool,
+    /// Its banner sender, as addresses are compared.
+    pub sender_key: String,
+}
+
+/// The columns [`parent_row`] reads.
+pub(crate) const PARENT_COLUMNS: &str = "seq, awaiting_from IS NOT NULL, to_me, intent,
+    ledger_state IS NOT NULL AND ledger_state = 'to_relay', sender";
+
+/// A [`ParentRow`] read with [`PARENT_COLUMNS`].
+pub(crate) fn parent_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ParentRow> {
+    let intent: Option<String> = r.get(3)?;
+    let sender: String = r.get(5)?;
+    Ok(ParentRow {
+        seq: r.get(0)?,
+        waits: r.get(1)?,
+        to_me: r.get(2)?,
+        poll: intent.as_deref().map(Intent::parse) == Some(Intent::Poll),
+        to_relay: r.get(4)?,
+        sender_key: address_key(&sender),
+    })
+}
 
 /// What a new message's arrival did to the wait of the message it answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,8 +186,6 @@ pub(crate) fn prepare(
 /// (see `prepare::Filled`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Ahead {
-    /// The time in its id, when that is a plausible ULID (RFC 3339, as stored).
-    id_time: Option<String>,
     recipient_key: String,
     sender_key: String,
     /// Whom it awaits (a JSON array) and how many answers, when it awaits any.
@@ -162,7 +202,6 @@ pub(crate) fn ahead(m: &NewMessage<'_>) -> Ahead {
         None
     };
     Ahead {
-        id_time: id_time(m.id),
         recipient_key: address_key(m.recipient),
         sender_key: address_key(m.sender),
         waits: waits.map(|w| {
@@ -187,7 +226,6 @@ pub(crate) fn prepare_knowing(
 ) -> Result<Ledger, StoreError> {
     let worked_out;
     let Ahead {
-        id_time,
         recipient_key,
         sender_key,
         waits,
@@ -202,19 +240,16 @@ pub(crate) fn prepare_knowing(
     let parent = match m.parent {
         Some(_) if known.is_some() => known,
         Some(p) => conn
-            .prepare_cached(
-                "SELECT seq, awaiting_from IS NOT NULL, to_me, intent FROM messages WHERE id = ?1",
-            )?
-            .query_row([p], |r| {
-                let intent: Option<String> = r.get(3)?;
-                let poll = intent.as_deref().map(Intent::parse) == Some(Intent::Poll);
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, poll))
-            })
+            .prepare_cached(&format!(
+                "SELECT {PARENT_COLUMNS} FROM messages WHERE id = ?1"
+            ))?
+            .query_row([p], parent_row)
             .optional()?,
         None => None,
     };
     Ok(Ledger {
-        sent_at: id_time.clone().unwrap_or_else(|| stored_at.to_string()),
+        // When the desk saw it: what a model wrote into the id is no evidence of when.
+        sent_at: stored_at.to_string(),
         to_me,
         awaiting_from: waits.as_ref().map(|w| w.0.clone()),
         awaiting_needed: waits.as_ref().map(|w| w.1),
@@ -226,6 +261,9 @@ pub(crate) fn prepare_knowing(
         by_operator: !m.received || operator.contains(sender_key),
         received: m.received,
         recipient_key: recipient_key.clone(),
+        sender_key: sender_key.clone(),
+        sender: m.sender.to_string(),
+        closes: m.intent == Some(&Intent::Close),
     })
 }
 
@@ -244,58 +282,133 @@ impl Ledger {
         }
     }
 
-    /// What the message's arrival changes for the one it answers, once it is stored; says
-    /// what became of that one's wait.
+    /// What the message's arrival changes for the others, once it is stored as `seq` in
+    /// `thread`: the wait of the one it answers, whether that one was evidently relayed (a
+    /// received reply from another party than its sender answers it), and, for a CLOSE, every
+    /// wait of the thread (the spec: "no further messages expected"). With `handoffs`, a
+    /// HANDOFF of the thread addressed to this message's sender stops waiting: its new owner
+    /// writes in the thread (the caller passes it only for threads with such a wait, so an
+    /// import looks only where one may end).
     pub(crate) fn after_insert(
         &self,
         conn: &Connection,
         stored_at: &str,
-    ) -> Result<ParentWait, StoreError> {
-        let Some((parent_seq, parent_waits, parent_to_me, poll)) = &self.parent else {
-            return Ok(ParentWait::Unchanged);
+        thread: &str,
+        seq: i64,
+        handoffs: bool,
+    ) -> Result<Arrival, StoreError> {
+        let mut arrival = Arrival {
+            wait: ParentWait::Unchanged,
+            relayed_parent: false,
+            thread_waits_ended: false,
+        };
+        if self.closes {
+            let n = conn
+                .prepare_cached(
+                    "UPDATE messages SET awaiting_from = NULL, awaiting_needed = NULL
+                     WHERE thread_id = ?1 AND ledger_state IS NOT NULL
+                       AND ledger_state = 'awaiting' AND seq <> ?2",
+                )?
+                .execute(params![thread, seq])?;
+            arrival.thread_waits_ended = n > 0;
+        } else if handoffs {
+            let n = conn
+                .prepare_cached(
+                    "UPDATE messages SET awaiting_from = NULL, awaiting_needed = NULL
+                     WHERE thread_id = ?1 AND ledger_state IS NOT NULL
+                       AND ledger_state = 'awaiting' AND intent = 'HANDOFF'
+                       AND recipient_key = ?2 AND seq < ?3",
+                )?
+                .execute(params![thread, self.sender_key, seq])?;
+            arrival.thread_waits_ended = n > 0;
+        }
+        let Some(parent) = &self.parent else {
+            return Ok(arrival);
         };
         // A reply that is no answer changes no wait. An answer ends the wait of a message
         // awaiting one answer from anyone; only a POLL counts its targets again.
-        let mut wait = ParentWait::Unchanged;
-        if *parent_waits && self.answers {
-            if *poll {
-                recompute_awaiting(conn, *parent_seq)?;
-                wait = ParentWait::Recounted;
+        if parent.waits && self.answers && !self.closes {
+            if parent.poll {
+                recompute_awaiting(conn, parent.seq)?;
+                arrival.wait = ParentWait::Recounted;
             } else {
                 conn.prepare_cached(
                     "UPDATE messages SET awaiting_from = NULL, awaiting_needed = NULL
                      WHERE seq = ?1",
                 )?
-                .execute([parent_seq])?;
-                wait = ParentWait::Ended;
+                .execute([parent.seq])?;
+                arrival.wait = ParentWait::Ended;
             }
+        } else if parent.waits && self.closes {
+            arrival.wait = ParentWait::Ended;
         }
-        if *parent_to_me && self.by_operator {
+        if parent.to_me && self.by_operator {
             conn.prepare_cached(
                 "UPDATE messages SET answered_at = ?2 WHERE seq = ?1 AND answered_at IS NULL",
             )?
-            .execute(params![parent_seq, stored_at])?;
+            .execute(params![parent.seq, stored_at])?;
         }
-        Ok(wait)
+        if parent.to_relay && self.received && self.sender_key != parent.sender_key {
+            let n = conn
+                .prepare_cached(
+                    "UPDATE messages SET relayed_at = ?2, relay_method = ?3
+                     WHERE seq = ?1 AND relayed_at IS NULL",
+                )?
+                .execute(params![parent.seq, stored_at, inferred_relay(&self.sender)])?;
+            arrival.relayed_parent = n > 0;
+        }
+        Ok(arrival)
     }
 }
 
-/// A message arrived after replies naming it: those replies no longer miss their parent, and
-/// the message's own wait counts them.
-pub(crate) fn parent_arrived(conn: &Connection, seq: i64, id: &str) -> Result<(), StoreError> {
+/// A message arrived after replies naming it: those replies no longer miss their parent, the
+/// message's own wait counts them, and one received from another party than its sender shows
+/// it was carried already (see [`Ledger::after_insert`]).
+pub(crate) fn parent_arrived(
+    conn: &Connection,
+    seq: i64,
+    id: &str,
+    now: &str,
+) -> Result<(), StoreError> {
     conn.prepare_cached(
         "UPDATE messages SET missing_parent = 0 WHERE parent_id = ?1 AND missing_parent = 1",
     )?
     .execute([id])?;
+    let answerer: Option<String> = conn
+        .prepare_cached(
+            "SELECT r.sender FROM messages m JOIN messages r ON r.parent_id = m.id
+             WHERE m.seq = ?1 AND m.direction = 'received' AND m.to_me = 0
+               AND m.relayed_at IS NULL AND r.direction = 'received'
+               AND lower(trim(r.sender)) <> lower(trim(m.sender))
+             ORDER BY r.seq LIMIT 1",
+        )?
+        .query_row([seq], |r| r.get(0))
+        .optional()?;
+    if let Some(answerer) = answerer {
+        conn.prepare_cached(
+            "UPDATE messages SET relayed_at = ?2, relay_method = ?3
+             WHERE seq = ?1 AND relayed_at IS NULL",
+        )?
+        .execute(params![seq, now, inferred_relay(&answerer)])?;
+    }
     recompute_awaiting(conn, seq)
 }
 
 /// Computes again who message `seq` still awaits, from its intent and every stored reply.
 /// A composed message not copied yet awaits nothing.
 pub(crate) fn recompute_awaiting(conn: &Connection, seq: i64) -> Result<(), StoreError> {
-    let row: Option<(String, Option<String>, String, String, String, String)> = conn
+    /// What the wait is computed from: id, intent, recipient, meta, direction, status, and
+    /// whether something later in the thread ended it.
+    type Row = (String, Option<String>, String, String, String, String, bool);
+    let row: Option<Row> = conn
         .prepare_cached(
-            "SELECT id, intent, recipient, meta, direction, status FROM messages WHERE seq = ?1",
+            // A CLOSE later in its thread ends every wait there; a HANDOFF's ends once its
+            // new owner (its recipient) writes in the thread after it.
+            "SELECT m.id, m.intent, m.recipient, m.meta, m.direction, m.status,
+                    EXISTS (SELECT 1 FROM messages l WHERE l.thread_id = m.thread_id
+                        AND l.seq > m.seq AND (l.intent = 'CLOSE' OR (m.intent = 'HANDOFF'
+                            AND lower(trim(l.sender)) = m.recipient_key)))
+             FROM messages m WHERE m.seq = ?1",
         )?
         .query_row([seq], |r| {
             Ok((
@@ -305,13 +418,14 @@ pub(crate) fn recompute_awaiting(conn: &Connection, seq: i64) -> Result<(), Stor
                 r.get(3)?,
                 r.get(4)?,
                 r.get(5)?,
+                r.get(6)?,
             ))
         })
         .optional()?;
-    let Some((id, intent, recipient, meta, direction, status)) = row else {
+    let Some((id, intent, recipient, meta, direction, status, ended)) = row else {
         return Ok(());
     };
-    let waits = if direction == "composed" && status == "draft" {
+    let waits = if (direction == "composed" && status == "draft") || ended {
         None
     } else {
         let intent = intent.as_deref().map(Intent::parse);
@@ -346,30 +460,24 @@ fn outstanding_now(
     recipient: &str,
     deadline: Option<jiff::Timestamp>,
 ) -> Result<Option<awaiting::Outstanding>, StoreError> {
-    let rows: Vec<(String, Option<Intent>, String, String)> = conn
-        .prepare_cached(
-            "SELECT sender, intent, id, received_at FROM messages WHERE parent_id = ?1",
-        )?
+    let rows: Vec<(String, Option<Intent>, String)> = conn
+        .prepare_cached("SELECT sender, intent, sent_at FROM messages WHERE parent_id = ?1")?
         .query_map([id], |r| {
             let intent: Option<String> = r.get(1)?;
-            Ok((
-                r.get(0)?,
-                intent.as_deref().map(Intent::parse),
-                r.get(2)?,
-                r.get(3)?,
-            ))
+            Ok((r.get(0)?, intent.as_deref().map(Intent::parse), r.get(2)?))
         })?
         .collect::<Result<_, _>>()?;
     let replies: Vec<(String, Option<Intent>)> = rows
         .into_iter()
-        .filter(|(_, intent, reply, received)| {
-            // Only a POLL has a deadline; the time is read only then.
+        .filter(|(_, intent, arrived)| {
+            // Only a POLL has a deadline; the time is read only then. It is when the reply
+            // arrived, whatever its id says.
             deadline.is_none_or(|_| {
-                let time = crate::protocol::validate::parse_time(&message_time(reply, received));
+                let time = crate::protocol::validate::parse_time(arrived);
                 !crate::protocol::poll::is_late(intent.as_ref(), time, deadline)
             })
         })
-        .map(|(sender, intent, _, _)| (sender, intent))
+        .map(|(sender, intent, _)| (sender, intent))
         .collect();
     Ok(awaiting::outstanding(e, recipient, &replies))
 }
@@ -478,15 +586,52 @@ impl Store {
         })
     }
 
+    /// Records that message `id` arrived (or, composed, was sent) at `at`, not when it was
+    /// stored: for a demo or a test that replays a history whose times it knows. The times
+    /// shown and the deadlines judged follow; its thread keeps its place in the list (by when
+    /// the desk last stored something in it). Returns whether the message is stored.
+    pub fn set_arrival(&mut self, id: &str, at: jiff::Timestamp) -> Result<bool, StoreError> {
+        let id = crate::protocol::id::key(id).into_owned();
+        let at = jiff::fmt::temporal::DateTimePrinter::new()
+            .precision(Some(6))
+            .timestamp_to_string(&at);
+        self.write(|store| {
+            let tx = store.begin_write()?;
+            let n = tx.execute(
+                "UPDATE messages SET received_at = ?2, sent_at = ?2 WHERE id = ?1",
+                params![id, at],
+            )?;
+            // Whether it came before its POLL's deadline depends on when it arrived.
+            let parent: Option<i64> = tx
+                .query_row(
+                    "SELECT p.seq FROM messages m JOIN messages p ON p.id = m.parent_id
+                     WHERE m.id = ?1",
+                    [&id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(seq) = parent {
+                recompute_awaiting(&tx, seq)?;
+            }
+            tx.commit()?;
+            Ok(n > 0)
+        })
+    }
+
     /// The ledger of message `id` (its row's ledger columns).
     pub fn delivery(&self, id: &str) -> Result<Option<Delivery>, StoreError> {
         Ok(self
             .conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT ledger_state, sent_at, relayed_at, relay_method, awaiting_from,
-                        awaiting_needed, missing_parent, to_me
-                 FROM messages WHERE id = ?1",
-            )?
+                            awaiting_needed, missing_parent, to_me, {settled}
+                     FROM messages WHERE id = ?1",
+                settled = if self.can_settle() {
+                    "settled_at, settled_how"
+                } else {
+                    "NULL, NULL"
+                }
+            ))?
             .query_row([id], |r| {
                 let at: Option<String> = r.get(2)?;
                 let how: Option<String> = r.get(3)?;
@@ -501,6 +646,7 @@ impl Store {
                     awaiting_needed: r.get(5)?,
                     missing_parent: r.get(6)?,
                     to_me: r.get(7)?,
+                    settled: r.get::<_, Option<String>>(8)?.zip(r.get(9)?),
                 })
             })
             .optional()?)

@@ -192,7 +192,8 @@ mod tests {
         old.execute_batch(&format!(
             "INSERT INTO pastes SELECT * FROM new.pastes;
              INSERT INTO paste_pieces SELECT * FROM new.paste_pieces;
-             INSERT INTO threads SELECT * FROM new.threads;
+             INSERT INTO threads SELECT id, context, participants, message_count, created_at,
+            last_activity, seen_at FROM new.threads;
              INSERT INTO messages ({columns}) SELECT {columns} FROM new.messages;
              DETACH new;"
         ))

@@ -42,6 +42,7 @@ mod reply;
 mod schema;
 mod search;
 mod search_index;
+mod settle;
 mod texts;
 mod tree;
 mod v10_place;
@@ -50,7 +51,7 @@ mod writer;
 pub use backup::Backup;
 pub use browse::{Draft, DraftSave, DraftTaken, ThreadRow};
 pub use conflict::MessageVersion;
-pub use delivery::{Delivery, message_time, ulid_time};
+pub use delivery::{Delivery, ulid_time};
 pub use erase::{EraseTarget, Erasure};
 pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Waiting};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
@@ -63,6 +64,7 @@ pub use queue::{Queue, QueueRow, QueueSection, Section, StateFilter};
 pub use reply::reply_envelope;
 pub use schema::SCHEMA_VERSION;
 pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
+pub use settle::Settled;
 pub use tree::{ThreadOutline, TreeRow};
 
 use std::cell::{Cell, OnceCell};
@@ -144,6 +146,9 @@ pub enum StoreError {
     /// No message with this id.
     #[error("no message `{0}` in the database; `crosstalk threads` and `crosstalk show` list them")]
     NoMessage(String),
+    /// No thread with this id.
+    #[error("no thread `{0}` in the database; `crosstalk threads` lists them")]
+    NoThread(String),
     /// A write to a database that cannot be written.
     #[error(
         "{path}: the database is read-only ({why}); reading it works, but to change it make the file and its folder writable, or copy it somewhere writable and name the copy with --db",
@@ -246,6 +251,10 @@ pub struct Store {
     /// Messages imported since the index last caught up through this store, indexed at the
     /// next search or as the store closes (see `import_kept_with`).
     unindexed: Cell<bool>,
+    /// The schema version as read: [`SCHEMA_VERSION`] but for a database read without
+    /// migrating, whose queries leave out what its version has not got (see
+    /// [`Store::can_settle`]).
+    version: i64,
 }
 
 /// A store that imported messages without indexing them indexes them as it closes, so that
@@ -416,6 +425,7 @@ impl Store {
             busy_timeout: BUSY_TIMEOUT,
             index,
             unindexed: Cell::new(false),
+            version,
         })
     }
 
@@ -472,6 +482,7 @@ impl Store {
             busy_timeout: BUSY_TIMEOUT,
             index,
             unindexed: Cell::new(false),
+            version: SCHEMA_VERSION,
         })
     }
 
@@ -490,6 +501,13 @@ impl Store {
     /// Why the database cannot be written, when it was opened read-only.
     pub fn read_only(&self) -> Option<&str> {
         self.read_only.as_deref()
+    }
+
+    /// Whether the database keeps queue items settled by hand and archived threads: every
+    /// database this crosstalk writes does; one read without migrating from before
+    /// [`schema::OBSERVED`] has neither (its threads then read as none archived).
+    pub fn can_settle(&self) -> bool {
+        self.version >= schema::OBSERVED
     }
 
     /// The database file (`:memory:` for a database in memory).

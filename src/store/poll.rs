@@ -2,7 +2,7 @@
 //! tally in [`crate::protocol::poll`], and the envelopes that close a poll, stored in its
 //! thread like any composed message.
 
-use super::{Store, StoreError, StoredMessage, message_time};
+use super::{Store, StoreError, StoredMessage};
 use crate::protocol::poll::{self, PollReply, Tally};
 use crate::protocol::{Envelope, Intent};
 
@@ -65,8 +65,10 @@ impl Store {
             let Some(m) = self.message(&rid)? else {
                 continue;
             };
-            let time = crate::protocol::validate::parse_time(&message_time(&m.id, &m.received_at));
+            // When it arrived: a vote counts by what the desk saw, not the time in its id.
+            let time = crate::protocol::validate::parse_time(&m.arrived_at);
             replies.push(PollReply {
+                by_desk: m.direction == "composed",
                 intent: m.envelope.intent(),
                 sender: m.envelope.banner.from.clone(),
                 body: m.envelope.body.clone().unwrap_or_default(),
@@ -96,23 +98,46 @@ impl Store {
         )
     }
 
-    /// Closes the poll: stores (as composed drafts in its thread) an E-TIMEOUT ERROR for each
-    /// silent target and the CLOSE with the tally. The caller checks [`poll::can_close`].
-    pub fn close_poll(&mut self, view: &PollView) -> Result<ClosedPoll, StoreError> {
-        let errors = poll::timeout_envelopes(&view.poll.envelope, &view.tally, &self.ids);
-        let mut result = poll::result_envelope(&view.poll.envelope, &view.tally, &self.ids);
+    /// The envelopes that close the poll, written by the desk (`desk`, the operator's
+    /// address): an E-TIMEOUT ERROR for each silent target and the CLOSE with the tally, in
+    /// the stored POLL's thread, answering it. Nothing is stored: the caller signs them when
+    /// `[signing]` says so, then files them with [`Store::file_closing`]. The caller checks
+    /// [`poll::can_close`].
+    pub fn poll_closing(&self, view: &PollView, desk: &str) -> ClosedPoll {
+        let mut errors = poll::timeout_envelopes(&view.poll.envelope, &view.tally, &self.ids, desk);
+        let mut result = poll::result_envelope(&view.poll.envelope, &view.tally, &self.ids, desk);
         // The stored POLL's thread, whatever its envelope says (a fresh id or a v1.0 POLL).
         let fix = |env: &mut Envelope| {
             env.set_header("thread", view.poll.thread.as_str());
             env.set_header("parent", view.poll.id.as_str());
         };
-        let mut errors = errors;
         for e in &mut errors {
             fix(e);
-            self.store_composed(e, "draft")?;
         }
         fix(&mut result);
-        self.store_composed(&result, "draft")?;
-        Ok(ClosedPoll { errors, result })
+        ClosedPoll { errors, result }
+    }
+
+    /// Files the envelopes that close a poll in its thread: each E-TIMEOUT as a record (written
+    /// here, needing no sending, so not among the drafts; `y` still copies it), the CLOSE as a
+    /// composed message to be copied for all participants.
+    pub fn file_closing(&mut self, closed: &ClosedPoll) -> Result<(), StoreError> {
+        for e in &closed.errors {
+            self.store_composed(e, "draft")?;
+            if let Some(id) = e.message() {
+                self.settle(id, super::Settled::Recorded)?;
+            }
+        }
+        self.store_composed(&closed.result, "draft")?;
+        for env in closed.errors.iter().chain([&closed.result]) {
+            let signed = env
+                .sig
+                .as_deref()
+                .is_some_and(|s| !s.eq_ignore_ascii_case("none"));
+            if let (true, Some(id)) = (signed, env.message()) {
+                self.judge_message(id)?;
+            }
+        }
+        Ok(())
     }
 }

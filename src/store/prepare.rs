@@ -12,10 +12,11 @@
 //! in the input is stored as a new message (see [`Guesser`]), and fills the envelope in for
 //! that place; the writer takes the guess only when it places the envelope exactly there.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use super::import::CHUNK;
+use super::v10_place;
 use crate::protocol::{self, Diagnostic, Envelope, Extractor, Intent, Options, Parsed};
 
 /// Stored pieces handed to the worker and not yet extracted.
@@ -204,6 +205,9 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
     }
 }
 
+/// A message the guesser noted: its id, its thread and its parties.
+type Noted = (String, String, v10_place::Parties);
+
 /// Where the writer will place each v1.0 envelope, guessed from the input alone. The writer
 /// places an envelope naming no thread, message or parent under the last envelope of its
 /// session in the input (the session's latest stored message for the first), in that one's
@@ -215,14 +219,29 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
 /// guess costs the worker, which has time to spare, and the writer a comparison.
 pub(super) struct Guesser {
     receipt: super::receipt_id::ReceiptIds,
-    /// Per session, the message and thread its last envelope so far was stored as; `None`
-    /// when that is the writer's to find (its thread is a stored message's).
-    sessions: HashMap<String, Option<(String, String)>>,
+    /// Per session, the messages (id, thread, parties) its envelopes so far were stored as,
+    /// the last [`v10_place::LOOK_BACK`] of them, newest last: a v1.0 envelope answers the
+    /// newest, or one further back addressed to its sender (see `v10_place`). `None` when that
+    /// is the writer's to find (its thread is a stored message's).
+    sessions: HashMap<String, Option<VecDeque<Noted>>>,
     /// The index in the input of the next envelope.
     index: usize,
 }
 
 impl Guesser {
+    /// The envelope stored as `last` is its session's newest.
+    fn note(&mut self, session: &str, last: Noted) {
+        let recent = self
+            .sessions
+            .entry(session.to_string())
+            .or_insert_with(|| Some(VecDeque::new()))
+            .get_or_insert_with(VecDeque::new);
+        if recent.len() == v10_place::LOOK_BACK {
+            recent.pop_front();
+        }
+        recent.push_back(last);
+    }
+
     pub fn new(receipt: super::receipt_id::ReceiptIds) -> Guesser {
         Guesser {
             receipt,
@@ -245,8 +264,9 @@ impl Guesser {
             let ids = (
                 f.env.message_key().unwrap_or_default().into_owned(),
                 f.env.thread_key().unwrap_or_default().into_owned(),
+                v10_place::Parties::of(&f.env),
             );
-            self.sessions.insert(session.to_string(), Some(ids));
+            self.note(session, ids);
             return;
         }
         if prep.parsed.has_errors() {
@@ -263,8 +283,21 @@ impl Guesser {
             }
         };
         let message = self.receipt.id(index, "message");
+        let sender = super::delivery::address_key(&env.banner.from);
         let (thread, parent) = match self.sessions.get(session) {
-            Some(Some((last, thread))) => (thread.clone(), Some(last.clone())),
+            Some(Some(recent)) => {
+                let Some(latest) = recent.back() else {
+                    return;
+                };
+                // As the writer places it: the latest, unless that is a third party's.
+                let answered = match latest.2.answered_by(&sender) {
+                    true => latest,
+                    false => (recent.iter().rev())
+                        .find(|(_, _, parties)| parties.to.contains(&sender))
+                        .unwrap_or(latest),
+                };
+                (answered.1.clone(), Some(answered.0.clone()))
+            }
             Some(None) => return,
             // The first of its session in the input starts a thread, unless the database
             // holds the session already (then the writer finds it answers the latest stored).
@@ -273,8 +306,8 @@ impl Guesser {
         let mut filled = fill(&prep.parsed, &thread, &message, parent.as_deref());
         filled.raw_edit = Some(super::texts::raw_edit(&prep.raw, &filled.canonical));
         let placed = super::v10_place::placed(base, parent.as_deref());
-        self.sessions
-            .insert(session.to_string(), Some((message.clone(), thread.clone())));
+        let parties = v10_place::Parties::of(&filled.env);
+        self.note(session, (message.clone(), thread.clone(), parties));
         prep.guess = Some(Box::new(Guess {
             index,
             thread,

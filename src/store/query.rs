@@ -24,6 +24,8 @@ pub struct ThreadSummary {
     pub awaiting_reply: bool,
     /// Since when the oldest such message has waited (RFC 3339).
     pub awaiting_since: Option<String>,
+    /// When the operator archived it (the list leaves it out until something new arrives).
+    pub archived_at: Option<String>,
 }
 
 /// One stored message with its envelope.
@@ -40,8 +42,16 @@ pub struct StoredMessage {
     /// `draft`, `awaiting_reply`, `sent` (copied out, awaiting no reply), `answered` or
     /// `received`.
     pub status: String,
-    /// When it arrived or was composed (RFC 3339).
+    /// When it was stored: arrived, or filed by the operator (RFC 3339).
     pub received_at: String,
+    /// When it arrived at this desk (received), or was sent from it (composed: copied or
+    /// delivered; until then when it was filed), RFC 3339: the time every view shows and
+    /// every deadline is judged by.
+    pub arrived_at: String,
+    /// The time its sender claims for it: that of its message id when the sender wrote a
+    /// ULID of a plausible time (not one made here on receipt), RFC 3339. Shown beside
+    /// `arrived_at` where they differ (see `protocol::claim`), never acted on.
+    pub claimed_at: Option<String>,
     /// The normalized intent.
     pub intent: Option<String>,
     /// The envelope, ids filled in.
@@ -143,8 +153,13 @@ pub(super) const MESSAGE_COLUMNS: &str = concat!(
     "id, thread_id, parent_id, direction, ",
     status_sql!(),
     ", received_at, intent, sender, recipient, version, headers, meta, body, sig, hash, raw, \
-     canonical, diagnostics, raw_prefix, raw_suffix, user, session, context, intent_raw"
+     canonical, diagnostics, raw_prefix, raw_suffix, user, session, context, intent_raw, \
+     sent_at, ids_assigned"
 );
+
+/// How many columns [`MESSAGE_COLUMNS`] selects: a query selecting more after them reads
+/// those from this index on.
+pub(super) const MESSAGE_COLUMN_COUNT: usize = 26;
 
 /// A message row read with [`MESSAGE_COLUMNS`] (an error inside when its stored encodings
 /// cannot be read).
@@ -206,12 +221,21 @@ pub(super) fn message_from_row(r: &Row<'_>) -> rusqlite::Result<Result<StoredMes
         Ok(raw) => raw,
         Err(why) => return Ok(Err(StoreError::Damaged { id, why })),
     };
+    // An id made here on receipt claims nothing for its sender.
+    let assigned: bool = r.get(25)?;
+    let claimed_at = if assigned {
+        None
+    } else {
+        super::ulid_time(&id).map(|t| t.to_string())
+    };
     Ok(Ok(StoredMessage {
         thread: thread.to_string(),
         parent,
         direction: r.get(3)?,
         status: r.get(4)?,
         received_at: r.get(5)?,
+        arrived_at: r.get(24)?,
+        claimed_at,
         intent: r.get(6)?,
         envelope,
         raw,
@@ -274,7 +298,7 @@ impl Store {
         // Sized once from the stored count (a hint: the rows decide), rather than regrown and
         // copied a dozen times on the way to a few thousand messages.
         let mut messages = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(1 << 16));
-        let seq_column = MESSAGE_COLUMNS.split(',').count();
+        let seq_column = MESSAGE_COLUMN_COUNT;
         for m in stmt.query_map([id], |r| {
             Ok((r.get::<_, i64>(seq_column)?, message_from_row(r)?))
         })? {

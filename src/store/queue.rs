@@ -125,10 +125,12 @@ pub enum StateFilter {
     All,
     /// Threads with a message in this section.
     Only(Section),
+    /// Threads the operator archived (the others leave them out).
+    Archived,
 }
 
 impl StateFilter {
-    /// The next filter in the cycle: all, then each section.
+    /// The next filter in the cycle: all, then each section, then the archived threads.
     pub fn next(self) -> StateFilter {
         match self {
             StateFilter::All => StateFilter::Only(Section::ALL[0]),
@@ -136,16 +138,27 @@ impl StateFilter {
                 let i = Section::ALL.iter().position(|x| *x == s).unwrap_or(0);
                 Section::ALL
                     .get(i + 1)
-                    .map_or(StateFilter::All, |s| StateFilter::Only(*s))
+                    .map_or(StateFilter::Archived, |s| StateFilter::Only(*s))
             }
+            StateFilter::Archived => StateFilter::All,
+        }
+    }
+
+    /// How the list's title names the filter: `to relay`, `archived`; `None` for all.
+    pub fn title(self) -> Option<&'static str> {
+        match self {
+            StateFilter::All => None,
+            StateFilter::Only(s) => Some(s.title()),
+            StateFilter::Archived => Some("archived"),
         }
     }
 
     /// The SQL condition on thread `t` for this filter (a constant per filter, so each shape
-    /// stays in the statement cache).
-    pub(crate) fn condition(self) -> &'static str {
+    /// stays in the statement cache); `settle`: the database keeps settled items (see
+    /// `Store::can_settle`).
+    pub(crate) fn condition(self, settle: bool) -> &'static str {
         match self {
-            StateFilter::All => "1",
+            StateFilter::All | StateFilter::Archived => "1",
             StateFilter::Only(Section::ToRelay) => {
                 "EXISTS (SELECT 1 FROM messages d WHERE d.thread_id = t.id AND d.ledger_state = 'to_relay')"
             }
@@ -158,6 +171,14 @@ impl StateFilter {
             StateFilter::Only(Section::MissingParent) => {
                 "EXISTS (SELECT 1 FROM messages d INDEXED BY messages_thread_missing
                   WHERE d.thread_id = t.id AND d.missing_parent = 1)"
+            }
+            // Records the desk wrote (settled as such) are no drafts; a database read
+            // without migrating from before settling has none.
+            StateFilter::Only(Section::Drafts) if settle => {
+                "(EXISTS (SELECT 1 FROM drafts dr WHERE dr.thread_id = t.id)
+                  OR EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id
+                     AND m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'
+                     AND m.settled_at IS NULL))"
             }
             StateFilter::Only(Section::Drafts) => {
                 "(EXISTS (SELECT 1 FROM drafts dr WHERE dr.thread_id = t.id)
@@ -203,6 +224,16 @@ fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<QueueRow> {
 const UNSENT: &str = "m.status IN ('draft', 'awaiting_reply') AND m.status = 'draft'";
 
 impl Store {
+    /// The condition on message `m` that it was not settled by hand (the sections the
+    /// ledger's state keeps need none: a settled message has no state).
+    fn unsettled(&self) -> &'static str {
+        if self.can_settle() {
+            "m.settled_at IS NULL"
+        } else {
+            "1"
+        }
+    }
+
     /// The queue, at most `limit` rows per section, oldest first.
     pub fn queue(&self, limit: usize) -> Result<Queue, StoreError> {
         let limit = limit.min(i64::MAX as usize) as i64;
@@ -248,15 +279,18 @@ impl Store {
             .conn
             .prepare_cached(&format!(
                 "SELECT {ROW_COLUMNS} FROM messages m
-                 WHERE m.missing_parent = 1 ORDER BY m.sent_at, m.seq LIMIT ?1"
+                 WHERE m.missing_parent = 1 AND {unsettled} ORDER BY m.sent_at, m.seq LIMIT ?1",
+                unsettled = self.unsettled()
             ))?
             .query_map(params![limit], message_row)?
             .collect::<Result<Vec<_>, _>>()?;
         let count: i64 = self
             .conn
-            .prepare_cached(
-                "SELECT count(*) FROM (SELECT 1 FROM messages WHERE missing_parent = 1 LIMIT ?1)",
-            )?
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM (SELECT 1 FROM messages m
+                     WHERE missing_parent = 1 AND {} LIMIT ?1)",
+                self.unsettled()
+            ))?
             .query_row([COUNT_CAP as i64], |r| r.get(0))?;
         Ok((rows, count as usize))
     }
@@ -268,8 +302,9 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM messages m WHERE {UNSENT}
-                 ORDER BY m.sent_at LIMIT ?1"
+                "SELECT {ROW_COLUMNS} FROM messages m WHERE {UNSENT} AND {unsettled}
+                 ORDER BY m.sent_at LIMIT ?1",
+                unsettled = self.unsettled()
             ))?
             .query_map(params![limit], message_row)?
             .collect::<Result<_, _>>()?)
@@ -279,7 +314,10 @@ impl Store {
     pub fn unsent_count(&self) -> Result<usize, StoreError> {
         let n: i64 = self
             .conn
-            .prepare_cached(&format!("SELECT count(*) FROM messages m WHERE {UNSENT}"))?
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM messages m WHERE {UNSENT} AND {}",
+                self.unsettled()
+            ))?
             .query_row([], |r| r.get(0))?;
         Ok(n as usize)
     }

@@ -167,7 +167,8 @@ impl Store {
                 ledger.state(),
             ],
         )?;
-        ledger.after_insert(&tx, time)?;
+        let seq = tx.last_insert_rowid();
+        ledger.after_insert(&tx, time, thread, seq, true)?;
         let existing: String = tx.query_row(
             "SELECT participants FROM threads WHERE id = ?1",
             [thread],
@@ -181,7 +182,8 @@ impl Store {
         }
         tx.execute(
             "UPDATE threads SET message_count = message_count + 1, last_activity = ?2,
-                participants = ?3, context = coalesce(context, ?4) WHERE id = ?1",
+                participants = ?3, context = coalesce(context, ?4), archived_at = NULL
+             WHERE id = ?1",
             params![
                 thread,
                 time,

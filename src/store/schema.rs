@@ -299,6 +299,12 @@ END;
 -- The v1.0 digest unique only where there is one: an index of the messages that have one,
 -- instead of one with an entry for every message. Done by store/digest_index.rs.
 "#,
+    r#"
+-- What the desk observed, not what a model wrote: a message's ledger time (`sent_at`) is when
+-- it arrived here (received) or left here (composed: copied or delivered), no longer the time
+-- inside its id. Queue items the operator settled by hand (`settled_at`, `settled_how`: done
+-- or dismissed), and threads they archived (`archived_at`). Done by `observed` below.
+"#,
 ];
 
 /// Work a migration needs beyond its SQL, by the version it produces.
@@ -310,6 +316,7 @@ fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
         10 => ids_in_one_case(tx),
         11 => super::check_lists::rewrite(tx),
         DIGEST_WHERE_PRESENT => super::digest_index::where_present(tx),
+        OBSERVED => observed(tx),
         _ => Ok(()),
     }
 }
@@ -343,9 +350,9 @@ fn ids_in_one_case(tx: &Transaction) -> Result<(), StoreError> {
     tx.execute_batch(&format!(
         "DROP TRIGGER IF EXISTS messages_ledger_state;
          {trigger}
-         UPDATE messages SET ledger_state = {LEDGER_STATE}
-         WHERE ledger_state IS NOT {LEDGER_STATE};",
-        trigger = ledger_trigger()
+         UPDATE messages SET ledger_state = {LEDGER_STATE_10}
+         WHERE ledger_state IS NOT {LEDGER_STATE_10};",
+        trigger = ledger_trigger_10()
     ))?;
     super::id_case::normalize(tx)
 }
@@ -448,24 +455,76 @@ fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
 /// `delivery::Ledger::state` is the same rule for a message being stored.
 /// A message addressed to the operator is theirs to answer only when it asks for an answer
 /// (`Intent::expects_response`, as the `intent` column holds it; one without an intent may
-/// ask): a RESPOND, ACK or CLOSE for them is read, not answered.
+/// ask): a RESPOND, ACK or CLOSE for them is read, not answered. An item the operator
+/// settled by hand (done, or dismissed) is in no section.
 pub(crate) const LEDGER_STATE: &str = "CASE
+    WHEN settled_at IS NOT NULL THEN NULL
     WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
     WHEN to_me = 1 AND answered_at IS NULL
         AND (intent IS NULL OR intent IN ('REQUEST', 'POLL', 'ESCALATE', 'HANDOFF'))
         THEN 'to_me'
     WHEN awaiting_from IS NOT NULL THEN 'awaiting' END";
 
+/// [`LEDGER_STATE`] before items could be settled by hand: what the migrations to versions 8
+/// and 10 keep the state by (the columns that settle an item came with version 14).
+const LEDGER_STATE_10: &str = "CASE
+    WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
+    WHEN to_me = 1 AND answered_at IS NULL
+        AND (intent IS NULL OR intent IN ('REQUEST', 'POLL', 'ESCALATE', 'HANDOFF'))
+        THEN 'to_me'
+    WHEN awaiting_from IS NOT NULL THEN 'awaiting' END";
+
+/// The trigger that keeps `ledger_state` by [`LEDGER_STATE_10`] (versions 8 to 13).
+fn ledger_trigger_10() -> String {
+    format!(
+        "CREATE TRIGGER IF NOT EXISTS messages_ledger_state
+         AFTER UPDATE OF direction, to_me, relayed_at, answered_at, awaiting_from ON messages
+         BEGIN
+             UPDATE messages SET ledger_state = {LEDGER_STATE_10}
+             WHERE seq = new.seq AND ledger_state IS NOT {LEDGER_STATE_10};
+         END;"
+    )
+}
+
 /// The trigger that keeps `ledger_state` when the columns it follows change.
 fn ledger_trigger() -> String {
     format!(
         "CREATE TRIGGER IF NOT EXISTS messages_ledger_state
-         AFTER UPDATE OF direction, to_me, relayed_at, answered_at, awaiting_from ON messages
+         AFTER UPDATE OF direction, to_me, relayed_at, answered_at, awaiting_from, settled_at
+         ON messages
          BEGIN
              UPDATE messages SET ledger_state = {LEDGER_STATE}
              WHERE seq = new.seq AND ledger_state IS NOT {LEDGER_STATE};
          END;"
     )
+}
+
+/// Version 14: the ledger's time is the time observed here, items can be settled by hand and
+/// threads archived. Each step checks whether it is done, as a database whose version was set
+/// back by hand may have had it.
+fn observed(tx: &Transaction) -> Result<(), StoreError> {
+    // A composed message's row is filed as it is copied; one filed and copied later (a poll's
+    // close) takes its time again when copied (`Store::mark_copied`).
+    tx.execute_batch(
+        "UPDATE messages SET sent_at = received_at WHERE sent_at IS NOT received_at;",
+    )?;
+    if !has_column(tx, "messages", "settled_at")? {
+        tx.execute_batch(
+            "ALTER TABLE messages ADD COLUMN settled_at TEXT;
+             ALTER TABLE messages ADD COLUMN settled_how TEXT;",
+        )?;
+    }
+    if !has_column(tx, "threads", "archived_at")? {
+        tx.execute_batch("ALTER TABLE threads ADD COLUMN archived_at TEXT;")?;
+    }
+    tx.execute_batch(&format!(
+        "DROP TRIGGER IF EXISTS messages_ledger_state;
+         {trigger}
+         UPDATE messages SET ledger_state = {LEDGER_STATE}
+         WHERE ledger_state IS NOT {LEDGER_STATE};",
+        trigger = ledger_trigger()
+    ))?;
+    Ok(())
 }
 
 /// The ledger's columns of a message row. `ledger_state` is stored, not generated, so that an
@@ -532,11 +591,11 @@ fn ledger_in_rows(tx: &Transaction) -> Result<(), StoreError> {
              relay_method = CASE WHEN direction = 'received'
                  THEN 'an unrecorded way (before the ledger)' END
          WHERE sent_at = '';
-         UPDATE messages SET ledger_state = {LEDGER_STATE}
-         WHERE ledger_state IS NOT {LEDGER_STATE};
+         UPDATE messages SET ledger_state = {LEDGER_STATE_10}
+         WHERE ledger_state IS NOT {LEDGER_STATE_10};
          {trigger}
          {LEDGER_VIEW}",
-        trigger = ledger_trigger()
+        trigger = ledger_trigger_10()
     ))?;
     // A `response:` reply's signable portion says `response:` since this version: a verdict
     // judged on `body:` before may not hold.
@@ -556,6 +615,11 @@ const COMPACTING_VERSION: i64 = 12;
 
 /// The version whose migration makes the digest unique where present (see `digest_index`).
 pub const DIGEST_WHERE_PRESENT: i64 = 13;
+
+/// The version from which the ledger's time is the time observed here, queue items can be
+/// settled by hand and threads archived (see `observed`); a database before it, read without
+/// migrating, has neither of the last two.
+pub const OBSERVED: i64 = 14;
 
 /// The version from which the full-text index is in a file of its own (see `search_index`);
 /// a database before it, read without migrating, has it inside.

@@ -94,7 +94,8 @@ fn old_copy(new: &Store, path: &std::path::Path) {
     let values = columns.replace("updated_at", "coalesce(updated_at, received_at)");
     old.execute_batch(&format!(
         "INSERT INTO pastes SELECT * FROM new.pastes;
-         INSERT INTO threads SELECT * FROM new.threads;
+         INSERT INTO threads SELECT id, context, participants, message_count, created_at,
+            last_activity, seen_at FROM new.threads;
          INSERT INTO messages ({columns}, headers, canonical)
             SELECT {values}, '', '' FROM new.messages;
          INSERT INTO delivery (seq, thread_id, sent_at, recipient_key, received, to_me,

@@ -338,10 +338,12 @@ type Opt4 = (
 /// cannot be read keeps its texts whole, to be reported as damaged when read, as before.
 pub(crate) fn rewrite_texts(tx: &Transaction) -> Result<(), StoreError> {
     // The columns of `MESSAGE_COLUMNS`, with the texts left out so that the canonical text
-    // is rendered from the columns; then the full texts.
+    // is rendered from the columns (and the ledger's time, which this version has not got
+    // yet, as the time stored); then the full texts.
     let sql = "SELECT id, thread_id, parent_id, direction, status, received_at, intent, sender,
         recipient, version, headers, meta, body, sig, hash, NULL, NULL, diagnostics, NULL, NULL,
-        user, session, context, intent_raw, seq, raw, canonical_full FROM messages";
+        user, session, context, intent_raw, received_at, ids_assigned, seq, raw, canonical_full
+        FROM messages";
     let mut update = tx.prepare(
         "UPDATE messages SET headers = ?2, canonical = ?3, raw = ?4, raw_prefix = ?5,
             raw_suffix = ?6 WHERE seq = ?1",
@@ -349,9 +351,9 @@ pub(crate) fn rewrite_texts(tx: &Transaction) -> Result<(), StoreError> {
     let mut select = tx.prepare(sql)?;
     let mut rows = select.query([])?;
     while let Some(r) = rows.next()? {
-        let seq: i64 = r.get(24)?;
-        let raw: Option<String> = r.get(25)?;
-        let full: String = r.get(26)?;
+        let seq: i64 = r.get(26)?;
+        let raw: Option<String> = r.get(27)?;
+        let full: String = r.get(28)?;
         let headers: String = r.get(10)?;
         let received = raw.as_deref().unwrap_or(&full);
         match message_from_row(r)? {

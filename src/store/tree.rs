@@ -27,7 +27,8 @@ pub struct TreeRow {
     pub status: String,
     /// When it was stored.
     pub received_at: String,
-    /// The message's time (its ULID's, else when it was stored), from the delivery ledger.
+    /// When it arrived (received) or was sent (composed), from the delivery ledger: the time
+    /// a tree line shows (see `Delivery::sent_at`).
     pub sent_at: String,
     /// Its delivery state: `to_relay`, `to_me`, `awaiting`, or `None`.
     pub delivery: Option<String>,

@@ -12,14 +12,21 @@
 //! would answer the session's latest message). They are the stored messages they repeat when
 //! - the first of them repeats the session's first message: the conversation pasted again
 //!   from its start;
-//! - they repeat, word for word and in order, the session's last messages up to its latest
-//!   (its latest alone, or up to [`MAX_TAIL`] before it): its end pasted again, or the same
-//!   input imported again (a [`Tail`], held until the envelopes after the first tell; of two
-//!   ways to match, the longer is taken).
+//! - they repeat, word for word and in the order they arrived, the session's last messages up
+//!   to its latest (its latest alone, or up to [`MAX_TAIL`] before it): its end pasted again,
+//!   or the same input imported again (a [`Tail`], held until the envelopes after the first
+//!   tell; of two ways to match, the longer is taken).
 //!
 //! From there on, each envelope answers the one before it, found or stored, so a longer copy
 //! of a conversation finds every message it shares with the stored one and adds the rest.
 //! Anything else is new: a `Yes.` pasted alone after a newer question answers that question.
+//!
+//! Which message a v1.0 envelope answers: the latest of its session, unless that one is neither
+//! from its sender nor addressed to it — a third party's message, such as another target's
+//! answer to a POLL. It then answers the latest message of its session addressed to its
+//! sender (its recipient, or a POLL naming it among its targets), looking back
+//! [`LOOK_BACK`] messages; when none is, the latest after all. A conversation of two never
+//! meets the exception, so what it gives there is what it always gave.
 //!
 //! Databases written before places counted hold a digest of the text alone (the n-th repeat
 //! of a text in one input: of the text and `#n`); [`find`] recognizes those by the parent
@@ -35,6 +42,108 @@ use super::prepare::Prepared;
 /// How many messages before a session's latest a paste may begin and still be read as the
 /// session's end pasted again.
 pub(super) const MAX_TAIL: usize = 32;
+
+/// How many of a session's latest messages a v1.0 reply looks back over for the one
+/// addressed to its sender.
+pub(super) const LOOK_BACK: usize = 64;
+
+/// Who a message is from and for, as a v1.0 reply's place is decided by: its sender, and its
+/// recipient with, for a POLL, its targets; each as addresses are compared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Parties {
+    pub from: String,
+    pub to: Vec<String>,
+}
+
+impl Parties {
+    /// The parties of a message from `sender` to `recipient` with `intent` and `meta`.
+    pub fn new(
+        sender: &str,
+        recipient: &str,
+        intent: Option<&crate::protocol::Intent>,
+        meta: &[crate::protocol::MetaBlock],
+    ) -> Parties {
+        use crate::store::delivery::address_key;
+        let mut to = vec![address_key(recipient)];
+        if let Some(e) = crate::protocol::awaiting::expectation(intent, recipient, meta)
+            .filter(|_| intent == Some(&crate::protocol::Intent::Poll))
+        {
+            to.extend(e.targets.iter().map(|t| address_key(t)));
+        }
+        Parties {
+            from: address_key(sender),
+            to,
+        }
+    }
+
+    /// The parties of an envelope.
+    pub fn of(env: &crate::protocol::Envelope) -> Parties {
+        Parties::new(
+            &env.banner.from,
+            &env.banner.to,
+            env.intent().as_ref(),
+            &env.meta,
+        )
+    }
+
+    /// Whether a v1.0 reply from `sender` (as addresses are compared) answers this message,
+    /// the latest of its session, rather than one further back: it is from the sender, or
+    /// addressed to it.
+    pub fn answered_by(&self, sender: &str) -> bool {
+        self.from == sender || self.to.iter().any(|t| t == sender)
+    }
+}
+
+/// The latest message addressed to `sender` (as addresses are compared) among the last
+/// [`LOOK_BACK`] of `session` up to `latest`, the one a v1.0 reply from `sender` would follow,
+/// if any: what the reply answers when `latest` is a third party's (see the module's comment).
+/// Only the messages up to `latest` count, never those stored after it: the same
+/// conversation imported again then finds each reply where it found it the first time.
+pub(super) fn addressed_to(
+    conn: &Connection,
+    session: &str,
+    sender: &str,
+    latest: &str,
+) -> Result<Option<Stored>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, thread_id, parent_id, digest, sender, recipient, intent, meta FROM messages
+         WHERE session = ?1 AND seq <= (SELECT seq FROM messages WHERE id = ?3)
+         ORDER BY seq DESC LIMIT ?2",
+    )?;
+    let mut rows = stmt.query(params![session, LOOK_BACK as i64, latest])?;
+    while let Some(r) = rows.next()? {
+        let intent: Option<String> = r.get(6)?;
+        let intent = intent.as_deref().map(crate::protocol::Intent::parse);
+        let meta: String = r.get(7)?;
+        let parties = Parties::new(
+            &r.get::<_, String>(4)?,
+            &r.get::<_, String>(5)?,
+            intent.as_ref(),
+            &crate::store::delivery::meta_blocks(&meta),
+        );
+        if parties.to.iter().any(|t| t == sender) {
+            return Ok(Some(row(r)?));
+        }
+    }
+    Ok(None)
+}
+
+/// The parties of stored message `id`, when it is stored.
+pub(super) fn parties_of(conn: &Connection, id: &str) -> Result<Option<Parties>, StoreError> {
+    let found: Option<(String, String, Option<String>, String)> = conn
+        .prepare_cached("SELECT sender, recipient, intent, meta FROM messages WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .optional()?;
+    Ok(found.map(|(from, to, intent, meta)| {
+        let intent = intent.as_deref().map(crate::protocol::Intent::parse);
+        Parties::new(
+            &from,
+            &to,
+            intent.as_ref(),
+            &crate::store::delivery::meta_blocks(&meta),
+        )
+    }))
+}
 
 /// A stored message: its id, its thread, the message it answers and its digest.
 #[derive(Debug, Clone)]
@@ -189,27 +298,22 @@ pub(super) fn first_of_session(
     find(conn, base, None, &placed(base, None))
 }
 
-/// `id` and the messages it answers, nearest first, `max` at most.
-fn ancestors(conn: &Connection, id: &str, max: usize) -> Result<Vec<Stored>, StoreError> {
+/// The last `max` messages of `session`, newest first.
+fn session_end(conn: &Connection, session: &str, max: usize) -> Result<Vec<Stored>, StoreError> {
     Ok(conn
         .prepare_cached(
-            "WITH RECURSIVE up(id, depth) AS (
-                SELECT ?1, 0
-                UNION ALL
-                SELECT m.parent_id, up.depth + 1 FROM messages m JOIN up ON m.id = up.id
-                WHERE m.parent_id IS NOT NULL AND up.depth + 1 < ?2
-             )
-             SELECT m.id, m.thread_id, m.parent_id, m.digest FROM up
-             JOIN messages m ON m.id = up.id ORDER BY up.depth",
+            "SELECT id, thread_id, parent_id, digest FROM messages WHERE session = ?1
+             ORDER BY seq DESC LIMIT ?2",
         )?
-        .query_map(params![id, max as i64], row)?
+        .query_map(params![session, max as i64], row)?
         .collect::<Result<_, _>>()?)
 }
 
 /// Envelopes of a session that open an input, held while they may be the session's last
 /// messages pasted again: nothing is stored for them until that is known.
 pub(super) struct Tail {
-    /// The session's latest message when the tail began, then the messages before it.
+    /// The session's latest message when the tail began, then the messages before it in the
+    /// order they arrived (a POLL's answers are its siblings, yet one after the other here).
     chain: Vec<Stored>,
     /// The alignments still possible: the first held envelope is `chain[j]`.
     alive: Vec<usize>,
@@ -229,15 +333,15 @@ pub(super) struct Settled {
 }
 
 impl Tail {
-    /// A tail beginning with `first` (text digest `base`) when that text is the session's
-    /// latest message `latest` or one of the [`MAX_TAIL`] before it.
+    /// A tail beginning with `first` (text digest `base`) when that text is the latest
+    /// message of `session` or one of the [`MAX_TAIL`] before it.
     pub fn start(
         conn: &Connection,
-        latest: &str,
+        session: &str,
         base: &str,
         first: (Prepared, usize),
     ) -> Result<Option<Tail>, StoreError> {
-        let chain = ancestors(conn, latest, MAX_TAIL + 1)?;
+        let chain = session_end(conn, session, MAX_TAIL + 1)?;
         let mut alive: Vec<usize> = (0..chain.len())
             .filter(|&j| has_text(&chain[j], base))
             .collect();

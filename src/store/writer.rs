@@ -127,11 +127,11 @@ pub(super) struct Run<'c> {
     threads: HashMap<String, ThreadAcc>,
     pub items: Vec<ImportItem>,
     /// For each session met in this input, the message its last envelope was (stored, or
-    /// found stored), and that message's thread: the next v1.0 envelope of the session
-    /// answers it (see `v10_place`). Its thread is kept as replies move (`rehome_replies`),
-    /// so that placing the next one needs no look-up; `None` once another writer may have
-    /// changed it (the message is then read again).
-    sessions: HashMap<String, (String, Option<String>)>,
+    /// found stored), that message's thread and its parties: the next v1.0 envelope of the
+    /// session answers it, unless it is a third party's (see `v10_place`). Its thread is kept
+    /// as replies move (`rehome_replies`), so that placing the next one needs no look-up;
+    /// `None` once another writer may have changed it (the message is then read again).
+    sessions: HashMap<String, v10::SessionLast>,
     /// Whether messages were stored before this import began (or by others since).
     had_messages: bool,
     /// When none were: the ids this import stored (as [`id_key`]s). A message id not in
@@ -166,6 +166,9 @@ pub(super) struct Run<'c> {
     /// time. Kept as this writer changes those rows (see `store_one`), and forgotten at every
     /// piece's end, as another writer may change them between two pieces.
     parents: HashMap<String, ParentRow>,
+    /// Threads holding a HANDOFF that waits for its new owner to write (see
+    /// `Ledger::after_insert`): read at every piece's start, kept as this writer stores them.
+    handoffs: HashSet<String>,
     /// [`INSERT_MESSAGE`], prepared once: taking it from the connection's statement cache
     /// hashed and compared its 600 characters on the way out and again on the way back, for
     /// every envelope.
@@ -206,6 +209,7 @@ impl<'c> Run<'c> {
             checkpointer: None,
             indexer: None,
             parents: HashMap::new(),
+            handoffs: waiting_handoffs(conn)?,
             insert: conn.prepare(INSERT_MESSAGE)?,
         })
     }
@@ -262,6 +266,23 @@ fn awaiting(conn: &Connection) -> Result<HashSet<String>, StoreError> {
         .collect::<Result<_, _>>()?)
 }
 
+/// The threads holding a HANDOFF that still waits: a handful, off the ledger's index of
+/// waiting messages.
+fn waiting_handoffs(conn: &Connection) -> Result<HashSet<String>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT DISTINCT thread_id FROM messages
+             WHERE ledger_state IS NOT NULL AND ledger_state = 'awaiting' AND intent = 'HANDOFF'",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Whether a message stored with `intent` (waiting, with `waits`) is a HANDOFF that waits.
+fn handoff_waits(intent: Option<&Intent>, waits: bool) -> bool {
+    waits && intent == Some(&Intent::Handoff)
+}
+
 impl Run<'_> {
     /// After an envelope: when the piece has held the database for [`PIECE_TIME`], commits
     /// it, pauses for [`PIECE_PAUSE`] so that a waiting writer gets the lock, and begins the
@@ -305,6 +326,7 @@ impl Run<'_> {
         self.parents.clear();
         self.last_seq = now;
         self.awaiting = awaiting(self.conn)?;
+        self.handoffs = waiting_handoffs(self.conn)?;
         self.trust = super::keys::Ledger::load(self.conn)?;
         self.piece_started = Instant::now();
         Ok(())
@@ -385,7 +407,7 @@ impl Run<'_> {
                                 self.conn, &s.id, p, raw, &canonical, &self.now,
                             )?;
                             let notes = self.trust.record(self.conn, seq, p, raw, &self.now)?;
-                            self.note_session(p.envelope.session(), &s.id, &s.thread);
+                            self.note_session(&p.envelope, &s.id, &s.thread);
                             let mut diagnostics = std::mem::take(&mut p.diagnostics);
                             diagnostics.extend(notes);
                             return Ok(Some(ImportItem {
@@ -447,7 +469,7 @@ impl Run<'_> {
                 // The first of its session in this input, answering the session's latest
                 // message: it may begin the session's end pasted again, which only the
                 // envelopes after it tell.
-                if let (None, true, Some(latest), Some(session)) = (
+                if let (None, true, Some(_), Some(session)) = (
                     &found,
                     may_hold && self.opens_session(&p.envelope),
                     parent,
@@ -461,7 +483,7 @@ impl Run<'_> {
                         guess: None,
                     };
                     if let Some(tail) =
-                        v10_place::Tail::start(self.conn, latest, &base, (first, index))?
+                        v10_place::Tail::start(self.conn, session, &base, (first, index))?
                     {
                         if tail.may_grow() {
                             self.tails.insert(session.to_string(), tail);
@@ -477,7 +499,7 @@ impl Run<'_> {
             }
         };
         if let Some((id, thread)) = duplicate {
-            self.note_session(p.envelope.session(), &id, &thread);
+            self.note_session(&p.envelope, &id, &thread);
             return Ok(Some(ImportItem {
                 span: p.span,
                 outcome: Outcome::Duplicate,
@@ -540,7 +562,7 @@ impl Run<'_> {
             Some(edit) => std::borrow::Cow::Borrowed(edit),
             None => std::borrow::Cow::Owned(super::texts::raw_edit(raw, &filled.canonical)),
         };
-        let known = parent.as_deref().and_then(|p| self.parents.get(p).copied());
+        let known = parent.as_deref().and_then(|p| self.parents.get(p).cloned());
         // As the ledger reads it back from the stored intent.
         let poll = filled.intent.as_ref().map(|i| Intent::parse(i.as_str())) == Some(Intent::Poll);
         let ledger = super::delivery::prepare_knowing(
@@ -595,21 +617,41 @@ impl Run<'_> {
             ledger.state(),
         ])?;
         let seq = self.conn.last_insert_rowid();
-        let wait = ledger.after_insert(self.conn, &self.now)?;
+        let handoffs = self.handoffs.contains(&thread);
+        let arrival = ledger.after_insert(self.conn, &self.now, &thread, seq, handoffs)?;
+        if arrival.thread_waits_ended {
+            // Waits of other messages of the thread ended: their rows are read again.
+            self.parents.clear();
+        }
         if let Some(parent) = &parent {
-            match wait {
+            match arrival.wait {
                 ParentWait::Unchanged => {}
                 ParentWait::Ended => {
                     if let Some(row) = self.parents.get_mut(parent) {
-                        row.1 = false;
+                        row.waits = false;
                     }
                 }
                 ParentWait::Recounted => {
                     self.parents.remove(parent);
                 }
             }
+            if arrival.relayed_parent {
+                if let Some(row) = self.parents.get_mut(parent) {
+                    row.to_relay = false;
+                }
+            }
         }
-        let mut row = Some((seq, ledger.awaiting_from.is_some(), ledger.to_me, poll));
+        if handoff_waits(filled.intent.as_ref(), ledger.awaiting_from.is_some()) {
+            self.handoffs.insert(thread.clone());
+        }
+        let mut row = Some(ParentRow {
+            seq,
+            waits: ledger.awaiting_from.is_some(),
+            to_me: ledger.to_me,
+            poll,
+            to_relay: ledger.state() == Some("to_relay"),
+            sender_key: super::delivery::address_key(&env.banner.from),
+        });
         // Only an answer (a RESPOND, NACK, ERROR or CLOSE, not an ACK) answers, as the ledger
         // counts it.
         if let Some(parent) = parent.as_ref().filter(|_| ledger.answers) {
@@ -649,7 +691,7 @@ impl Run<'_> {
                 }
             }
             self.rehome_replies(&message, &thread)?;
-            super::delivery::parent_arrived(self.conn, seq, &message)?;
+            super::delivery::parent_arrived(self.conn, seq, &message, &self.now)?;
             // Its wait was counted again from those replies: read when asked.
             row = None;
         }
@@ -665,7 +707,7 @@ impl Run<'_> {
         if let (Some(stored), Some(digest)) = (&mut self.stored_digests, &digest) {
             stored.insert(id_key(digest));
         }
-        self.note_session(p.envelope.session(), &message, &thread);
+        self.note_session(&p.envelope, &message, &thread);
         Ok(Some(ImportItem {
             span: p.span,
             outcome: Outcome::Imported,
@@ -769,8 +811,11 @@ impl Run<'_> {
         for (id, acc) in self.threads.iter_mut().filter(|(_, a)| a.dirty) {
             self.conn
                 .prepare_cached(
+                    // A message arriving in an archived thread brings it back, as mail does.
                     "UPDATE threads SET message_count = message_count + ?2, participants = ?3,
-                        context = coalesce(context, ?4), last_activity = ?5 WHERE id = ?1",
+                        context = coalesce(context, ?4), last_activity = ?5,
+                        archived_at = CASE WHEN ?2 > 0 THEN NULL ELSE archived_at END
+                     WHERE id = ?1",
                 )?
                 .execute(params![
                     id,

@@ -141,6 +141,12 @@ pub fn seed_at(store: &mut Store, now: jiff::Timestamp) -> anyhow::Result<()> {
             .iter()
             .filter_map(|i| i.message.as_deref())
             .collect();
+        // The demo replays a history: each message arrived when its (moved) id says.
+        for id in &ids {
+            if let Some(at) = crate::store::ulid_time(id) {
+                store.set_arrival(id, at)?;
+            }
+        }
         let keep = if LEFT_TO_RELAY.contains(name) {
             ids.len().saturating_sub(1)
         } else {

@@ -78,7 +78,10 @@ fn row_text(app: &App, section: Section, r: &QueueRow) -> String {
         }
     }
     if let (Some(at), Some(how)) = (&r.relayed_at, &r.relay_method) {
-        text.push_str(&format!("  · relayed {} ago by {how}", age(at, app.now)));
+        text.push_str(&format!(
+            "  · {}",
+            crate::app::text::relay_words(at, how, app.now)
+        ));
     }
     if r.unsent_draft {
         text.push_str("  · being composed");

@@ -14,9 +14,9 @@ use crate::app::{App, Pane};
 /// Draws the list.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let list = &app.list;
-    let state = match list.state {
-        crate::store::StateFilter::All => String::new(),
-        crate::store::StateFilter::Only(s) => format!(" [{}]", s.title()),
+    let state = match list.state.title() {
+        None => String::new(),
+        Some(t) => format!(" [{t}]"),
     };
     let title = if list.filtering || !list.filter.is_empty() {
         // Inside the corners, after the head, with room for the cursor and a space; in a

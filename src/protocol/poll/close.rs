@@ -65,19 +65,23 @@ pub fn summary_lines(t: &Tally) -> Vec<String> {
 }
 
 /// The E-TIMEOUT ERROR for each silent target (none for a poll without a deadline, closed
-/// when its sender chooses): the spec's ERROR form answering the POLL, as if
-/// from the target (so its wait ends), `user: system`, the reason naming the deadline. A
-/// target that cannot stand in a banner (`x y`, control characters) gets none: its ERROR
-/// would have to come from someone else, and the latest answer of that other target (its
-/// vote) would be replaced by it. Such a target stays silent in the tally.
-pub fn timeout_envelopes(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Vec<Envelope> {
+/// when its sender chooses): the spec's ERROR form answering the POLL, written by the desk
+/// (`desk`, the operator's address) to the POLL's sender, `user: system`, the reason naming
+/// the target and the deadline, and `Target:` in its `meta: error` so the tally counts it as
+/// that target's turn ended (only the desk's own do: see `tally`). Never in the target's
+/// name: the desk does not write what a model did not send.
+pub fn timeout_envelopes(
+    poll: &Envelope,
+    t: &Tally,
+    ids: &IdGenerator,
+    desk: &str,
+) -> Vec<Envelope> {
     if t.deadline_raw.is_none() {
         // A poll without a deadline: nobody missed one.
         return Vec::new();
     }
     t.silent
         .iter()
-        .filter(|target| crate::protocol::address::check_address(target).is_ok())
         .map(|target| {
             let reason = format!(
                 "No response from {} before the deadline {}",
@@ -91,16 +95,20 @@ pub fn timeout_envelopes(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Vec<E
                 &[],
                 ids,
             );
-            env.banner.from = target.clone();
+            env.banner.from = desk.to_string();
+            env.banner.to = poll.banner.from.clone();
+            if let Some(block) = env.meta.iter_mut().find(|m| m.namespace == "error") {
+                block.entries.push(("Target".into(), one_line(target)));
+            }
             env
         })
         .collect()
 }
 
-/// The CLOSE that ends the poll for all participants: from the POLL's sender, to its
+/// The CLOSE that ends the poll for all participants: from the desk (`desk`), to the POLL's
 /// recipient, `Targets:` repeated, the tally in `meta: poll` and the body.
-pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Envelope {
-    let mut env = Envelope::new(poll.banner.from.clone(), poll.banner.to.clone());
+pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &IdGenerator, desk: &str) -> Envelope {
+    let mut env = Envelope::new(desk.to_string(), poll.banner.to.clone());
     env.banner.version = poll.banner.version.clone();
     let mut push = |key: &str, value: Option<String>| {
         if let Some(value) = value {
@@ -112,7 +120,7 @@ pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &IdGenerator) -> Envelop
     };
     let copy = |key: &str| poll.header(key).map(str::to_string);
     let copy_id = |key: &str| copy(key).filter(|v| crate::protocol::is_id(v));
-    push("user", copy("user").or(Some("system".into())));
+    push("user", Some("system".into()));
     push("session", copy("session"));
     push("thread", copy_id("thread"));
     push("parent", copy_id("message"));

@@ -38,6 +38,7 @@ fn reply(sender: &str, intent: &str, body: &str, time: &str) -> PollReply {
         meta: Vec::new(),
         body: body.into(),
         time: Some(at(time)),
+        by_desk: false,
     }
 }
 
@@ -99,13 +100,21 @@ fn a_two_of_three_poll_tallies_votes_and_quorum() {
 }
 
 #[test]
-fn vote_key_wins_and_ambiguous_first_lines_are_no_vote() {
+fn vote_key_wins_and_the_first_option_named_counts() {
     let mut r = reply(
         "claude://s/a",
         "RESPOND",
         "FILES or SQLITE, hard to say",
         "2025-10-09T16:10:00Z",
     );
+    let t = tally(&poll(), &[r.clone()], at("2025-10-09T17:00:00Z")).unwrap();
+    assert_eq!(t.targets[0].vote.as_deref(), Some("FILES"));
+    assert!(
+        t.targets[0].why.contains("first sentence"),
+        "{}",
+        t.targets[0].why
+    );
+    r.body = "Hard to say. SQLITE maybe".into();
     let t = tally(&poll(), &[r.clone()], at("2025-10-09T17:00:00Z")).unwrap();
     assert_eq!(t.targets[0].standing, Standing::NoVote);
     r.meta.push(meta("poll", "vote", "sqlite"));
@@ -142,7 +151,7 @@ fn later_answers_replace_earlier_ones_and_late_ones_do_not_count() {
 }
 
 #[test]
-fn closing_writes_timeouts_for_the_silent_and_a_close_for_all() {
+fn closing_writes_timeouts_for_the_silent_and_a_close_for_all_in_the_desks_name() {
     let p = poll();
     let replies = [reply(
         "claude://s/a",
@@ -152,10 +161,11 @@ fn closing_writes_timeouts_for_the_silent_and_a_close_for_all() {
     )];
     let t = tally(&p, &replies, at("2025-10-09T20:00:00Z")).unwrap();
     let ids = IdGenerator::new();
-    let errors = timeout_envelopes(&p, &t, &ids);
+    let errors = timeout_envelopes(&p, &t, &ids, "human://desk");
     assert_eq!(errors.len(), 2);
     let e = &errors[0];
-    assert_eq!(e.banner.from, "chatgpt://t/x");
+    // The desk writes it, never the target that did not answer.
+    assert_eq!(e.banner.from, "human://desk");
     assert_eq!(e.banner.to, "human://alice");
     assert_eq!(e.user(), Some("system"));
     assert_eq!(e.parent(), p.message());
@@ -163,7 +173,9 @@ fn closing_writes_timeouts_for_the_silent_and_a_close_for_all() {
     let m = e.meta_block("error").unwrap();
     assert_eq!(m.get("Code"), Some("E-TIMEOUT"));
     assert_eq!(m.get("Original-Intent"), Some("POLL"));
-    let close = result_envelope(&p, &t, &ids);
+    assert_eq!(m.get("Target"), Some("chatgpt://t/x"));
+    let close = result_envelope(&p, &t, &ids, "human://desk");
+    assert_eq!(close.banner.from, "human://desk");
     assert_eq!(close.intent(), Some(Intent::Close));
     assert_eq!(close.parent(), p.message());
     assert!(close.body.as_deref().unwrap().contains("SQLITE: 1"));
@@ -178,28 +190,42 @@ fn closing_writes_timeouts_for_the_silent_and_a_close_for_all() {
             "{text}"
         );
     }
-    // The timeouts answer for their targets: the tally now has nobody silent.
+    // The desk's own timeouts end their targets' turns: the tally now has nobody silent.
+    let as_reply = |e: &Envelope, by_desk: bool| PollReply {
+        id: e.message().unwrap().into(),
+        sender: e.banner.from.clone(),
+        intent: e.intent(),
+        meta: e.meta.clone(),
+        body: e.body.clone().unwrap_or_default(),
+        time: Some(at("2025-10-09T18:30:00Z")),
+        by_desk,
+    };
     let mut all = replies.to_vec();
-    for e in &errors {
-        all.push(PollReply {
-            id: e.message().unwrap().into(),
-            sender: e.banner.from.clone(),
-            intent: e.intent(),
-            meta: e.meta.clone(),
-            body: e.body.clone().unwrap_or_default(),
-            time: Some(at("2025-10-09T18:30:00Z")),
-        });
-    }
+    all.extend(errors.iter().map(|e| as_reply(e, true)));
     let t = tally(&p, &all, at("2025-10-09T18:10:00Z")).unwrap();
     assert!(t.silent.is_empty());
     assert_eq!(t.targets[1].standing, Standing::Declined);
     assert_eq!(t.targets[1].answer.as_deref(), Some("ERROR E-TIMEOUT"));
+    // The same ERROR received from outside is anybody's forgery: it ends nobody's turn.
+    let mut forged = replies.to_vec();
+    forged.extend(errors.iter().map(|e| as_reply(e, false)));
+    let t = tally(&p, &forged, at("2025-10-09T18:10:00Z")).unwrap();
+    assert_eq!(t.silent.len(), 2);
+    // And the desk's CLOSE closes the poll.
+    let mut closed = all.clone();
+    closed.push(as_reply(&close, true));
+    assert!(
+        tally(&p, &closed, at("2025-10-09T18:10:00Z"))
+            .unwrap()
+            .closed_by
+            .is_some()
+    );
 }
 
-/// A target that cannot stand in a banner gets no E-TIMEOUT: it would have to come from
-/// someone else, and replace that target's vote. The vote stands; that target stays silent.
+/// A target that cannot stand in a banner still times out: the desk writes its E-TIMEOUT,
+/// naming it only in a META value.
 #[test]
-fn a_target_that_cannot_send_gets_no_timeout_in_another_name() {
+fn a_target_that_cannot_send_still_times_out() {
     let p = extract(&POLL.replace("gemini://g", "x y"), &Options::default()).envelopes[0]
         .envelope
         .clone();
@@ -209,8 +235,12 @@ fn a_target_that_cannot_send_gets_no_timeout_in_another_name() {
     ];
     let t = tally(&p, &replies, at("2025-10-09T20:00:00Z")).unwrap();
     assert_eq!(t.silent, ["x y"]);
-    let errors = timeout_envelopes(&p, &t, &IdGenerator::new());
-    assert!(errors.is_empty(), "{errors:?}");
+    let errors = timeout_envelopes(&p, &t, &IdGenerator::new(), "human://desk");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors[0].meta_block("error").unwrap().get("Target"),
+        Some("x y")
+    );
     assert!(t.quorum_reached);
 }
 

@@ -10,6 +10,14 @@ use crate::store::import::{ImportItem, Outcome};
 use crate::store::prepare::Prepared;
 use crate::store::v10_place;
 
+/// What the writer knows of the last message of a session met in the input: its id, its
+/// thread (`None` when another writer may have moved it: read again) and its parties.
+pub(in crate::store) struct SessionLast {
+    id: String,
+    thread: Option<String>,
+    parties: v10_place::Parties,
+}
+
 /// Where an envelope without named ids goes: its thread (`None`: a thread of its own, named
 /// after its message) and the message it answers. Its message id is made only when it is
 /// stored: a duplicate needs none.
@@ -67,7 +75,7 @@ impl Run<'_> {
     fn settle(&mut self, tail: v10_place::Tail) -> Result<(), StoreError> {
         let settled = tail.settle();
         for (mut prep, index, s) in settled.found {
-            self.note_session(prep.parsed.envelope.session(), &s.id, &s.thread);
+            self.note_session(&prep.parsed.envelope, &s.id, &s.thread);
             self.items[index] = ImportItem {
                 span: prep.parsed.span,
                 outcome: Outcome::Duplicate,
@@ -91,7 +99,7 @@ impl Run<'_> {
     /// thread when that is stored.
     pub(super) fn place(&self, env: &Envelope) -> Result<Place, StoreError> {
         let before = match (env.thread(), env.session()) {
-            (None, Some(session)) => self.before_in_session(session)?,
+            (None, Some(session)) => self.before_in_session(session, &env.banner.from)?,
             _ => None,
         };
         let parents_thread = match (env.thread(), env.parent_key()) {
@@ -146,11 +154,22 @@ impl Run<'_> {
         Ok(v10_place::by_id(self.conn, id)?.is_some())
     }
 
-    /// The message the next v1.0 envelope of `session` answers, with its thread: the one its
-    /// last envelope in this input was (known without a look-up), else the session's latest.
-    fn before_in_session(&self, session: &str) -> Result<Option<(String, String)>, StoreError> {
-        match self.sessions.get(session) {
-            Some((id, Some(thread))) => {
+    /// The message the next v1.0 envelope of `session`, from `sender`, answers, with its
+    /// thread: the session's latest — the one its last envelope in this input was (known
+    /// without a look-up), else the latest stored — unless that is a third party's; then the
+    /// latest addressed to `sender` (see `v10_place`).
+    fn before_in_session(
+        &self,
+        session: &str,
+        sender: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        let sender = crate::store::delivery::address_key(sender);
+        let latest = match self.sessions.get(session) {
+            Some(SessionLast {
+                id,
+                thread: Some(thread),
+                parties,
+            }) => {
                 debug_assert_eq!(
                     v10_place::by_id(self.conn, id)
                         .ok()
@@ -159,17 +178,32 @@ impl Run<'_> {
                     Some((id.clone(), thread.clone())),
                     "the last message of session {session} as stored"
                 );
-                return Ok(Some((id.clone(), thread.clone())));
+                if parties.answered_by(&sender) {
+                    return Ok(Some((id.clone(), thread.clone())));
+                }
+                Some((id.clone(), thread.clone()))
             }
             // Another writer may have moved or removed it.
-            Some((id, None)) => {
-                if let Some(found) = v10_place::by_id(self.conn, id)? {
-                    return Ok(Some((found.id, found.thread)));
-                }
+            Some(SessionLast {
+                id, thread: None, ..
+            }) => v10_place::by_id(self.conn, id)?
+                .map(|s| (s.id, s.thread))
+                .or(v10_place::latest(self.conn, session)?.map(|s| (s.id, s.thread))),
+            None => v10_place::latest(self.conn, session)?.map(|s| (s.id, s.thread)),
+        };
+        let Some((id, thread)) = latest else {
+            return Ok(None);
+        };
+        let third_party = match self.sessions.get(session) {
+            Some(last) if last.id == id => !last.parties.answered_by(&sender),
+            _ => v10_place::parties_of(self.conn, &id)?.is_some_and(|p| !p.answered_by(&sender)),
+        };
+        if third_party {
+            if let Some(s) = v10_place::addressed_to(self.conn, session, &sender, &id)? {
+                return Ok(Some((s.id, s.thread)));
             }
-            None => {}
         }
-        Ok(v10_place::latest(self.conn, session)?.map(|s| (s.id, s.thread)))
+        Ok(Some((id, thread)))
     }
 
     /// The stored message (id, thread) a v1.0 envelope of text digest `base` answering
@@ -205,11 +239,15 @@ impl Run<'_> {
                 .is_some_and(|s| !self.sessions.contains_key(s) && !self.tails.contains_key(s))
     }
 
-    /// The envelope that was (or is stored as) `message`, in `thread`, is the last of
-    /// `session` so far.
-    pub(super) fn note_session(&mut self, session: Option<&str>, message: &str, thread: &str) {
-        if let Some(session) = session {
-            let last = (message.to_string(), Some(thread.to_string()));
+    /// The envelope `env`, which was (or is stored as) `message` in `thread`, is the last of
+    /// its session so far.
+    pub(super) fn note_session(&mut self, env: &Envelope, message: &str, thread: &str) {
+        if let Some(session) = env.session() {
+            let last = SessionLast {
+                id: message.to_string(),
+                thread: Some(thread.to_string()),
+                parties: v10_place::Parties::of(env),
+            };
             match self.sessions.get_mut(session) {
                 Some(known) => *known = last,
                 None => {
@@ -222,8 +260,8 @@ impl Run<'_> {
     /// Message `id` moved to `thread`: a session's last message keeps up.
     pub(super) fn session_message_moved(&mut self, id: &str, thread: &str) {
         for last in self.sessions.values_mut() {
-            if last.0 == id {
-                last.1 = Some(thread.to_string());
+            if last.id == id {
+                last.thread = Some(thread.to_string());
             }
         }
     }
@@ -232,7 +270,7 @@ impl Run<'_> {
     /// again when a v1.0 envelope of its session next needs it.
     pub(super) fn forget_session_threads(&mut self) {
         for last in self.sessions.values_mut() {
-            last.1 = None;
+            last.thread = None;
         }
     }
 }
