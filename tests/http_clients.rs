@@ -9,7 +9,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use http::{GUARDED, Server};
+use http::{GUARDED, Peer, Server, answer};
 
 /// Runs `python3 -c SCRIPT ARGS…`; its standard output, or a panic with its error.
 fn python(script: &str, args: &[&str]) -> String {
@@ -178,4 +178,159 @@ fn a_refused_body_is_read_no_longer_than_its_deadline_and_no_further_than_the_bo
     let (answer, open) = send_then_read(server.addr, &head(100_000_000), b"");
     assert_eq!(http::parse_answer(&answer).status, 413);
     assert!(open < Duration::from_secs(5), "open {open:?}");
+}
+
+/// `crosstalk send URL FILE EXTRA…` on `db`: exit status, stdout, stderr.
+fn send(
+    db: &std::path::Path,
+    url: &str,
+    file: &std::path::Path,
+    extra: &[&str],
+) -> (i32, String, String) {
+    let out = http::crosstalk()
+        .arg("--db")
+        .arg(db)
+        .args(["send", url])
+        .arg(file)
+        .args(extra)
+        .output()
+        .expect("run crosstalk send");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn envelope_file(dir: &std::path::Path, body: &str) -> (String, std::path::PathBuf) {
+    let (id, text) = http::envelope(&crosstalk::protocol::IdGenerator::new(), body);
+    let file = dir.join(format!("{id}.crosstalk"));
+    std::fs::write(&file, text).unwrap();
+    (id, file)
+}
+
+/// A real `serve` whose rate the client is over answers 429 with `Retry-After: 3`; `send`
+/// says so, waits, posts again and is delivered.
+#[test]
+fn send_waits_out_a_429_from_serve_and_is_delivered() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        &dir.path().join("srv.db"),
+        &["--rate-per-minute", "20", "--burst", "1"],
+    );
+    // The one request the burst allows.
+    let (_, text) = http::envelope(&crosstalk::protocol::IdGenerator::new(), "first");
+    assert_eq!(http::post(server.addr, http::PLAIN, &[], &text).status, 200);
+    let (id, file) = envelope_file(dir.path(), "second");
+    let cli = dir.path().join("cli.db");
+    let (code, out, err) = send(&cli, &server.url, &file, &["--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("answered 429 (too many requests) and asks to wait 3 s; posting again in 3 s (try 2, 27 s of --retry-for left)"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["status"].as_u64(), v["tries"].as_u64()),
+        (Some(200), Some(2))
+    );
+    assert_eq!(v["waited_seconds"].as_f64(), Some(3.0));
+    // Only the last answer is recorded: the message relayed, its ACK stored, no E-RATE.
+    let store = crosstalk::store::Store::open(&cli).unwrap();
+    assert_eq!(
+        store.delivery(&id).unwrap().unwrap().relayed.unwrap().1,
+        "http"
+    );
+    let thread = store.message(&id).unwrap().unwrap().thread;
+    let thread = store.thread(&thread).unwrap().unwrap();
+    let intents: Vec<_> = thread.messages.iter().map(|m| m.intent.clone()).collect();
+    assert_eq!(intents, [Some("REQUEST".into()), Some("ACK".into())]);
+    assert_eq!(server.stop(), 0);
+}
+
+/// A 429 without `Retry-After` is tried again after a second; one with an HTTP-date after
+/// the time it names.
+#[test]
+fn send_backs_off_without_retry_after_and_waits_until_a_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let peer = Peer::start(vec![
+        answer("429 Too Many Requests"),
+        Box::new(|| {
+            let at = std::time::SystemTime::now() + Duration::from_secs(2);
+            format!(
+                "429 Too Many Requests\r\nRetry-After: {}",
+                httpdate::fmt_http_date(at)
+            )
+        }),
+        answer("200 OK"),
+    ]);
+    let (_, file) = envelope_file(dir.path(), "hello");
+    let (code, out, err) = send(&dir.path().join("cli.db"), &peer.url, &file, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(peer.requests(), 3);
+    assert!(
+        err.contains("answered 429 (too many requests) without saying how long to wait; posting again in 1 s (try 2"),
+        "{err}"
+    );
+    // The date is 1 or 2 s away by the time it is read (it is in whole seconds).
+    assert!(err.contains("and asks to wait "), "{err}");
+    assert!(err.contains("(try 3, "), "{err}");
+    assert!(out.starts_with("delivered "), "{out}");
+}
+
+#[test]
+fn send_gives_up_on_a_peer_that_keeps_answering_429() {
+    let dir = tempfile::tempdir().unwrap();
+    let peer = Peer::start(vec![answer("429 Too Many Requests\r\nRetry-After: 1")]);
+    let (id, file) = envelope_file(dir.path(), "hello");
+    let cli = dir.path().join("cli.db");
+    let (code, out, err) = send(&cli, &peer.url, &file, &["--retry-for", "2"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(peer.requests(), 3);
+    assert_eq!(err.matches("posting again in 1 s").count(), 2, "{err}");
+    assert!(
+        err.contains("still answered 429 (too many requests) after 3 tries and 2 s of waiting and asks to wait 1 s (until "),
+        "{err}"
+    );
+    assert!(
+        err.contains("more than --retry-for 2 allows; the envelope is stored: `crosstalk send` it again later, or with a longer --retry-for"),
+        "{err}"
+    );
+    assert!(out.starts_with("refused "), "{out}");
+    let store = crosstalk::store::Store::open(&cli).unwrap();
+    assert_eq!(store.delivery(&id).unwrap().unwrap().relayed, None);
+}
+
+/// A wait asked for beyond `--retry-for` is not waited at all: `send` says until when the
+/// peer asked it to wait and how to allow it.
+#[test]
+fn a_wait_past_retry_for_gives_up_at_once_and_says_until_when() {
+    let dir = tempfile::tempdir().unwrap();
+    let peer = Peer::start(vec![answer("429 Too Many Requests\r\nRetry-After: 120")]);
+    let (_, file) = envelope_file(dir.path(), "hello");
+    let cli = dir.path().join("cli.db");
+    let (code, out, err) = send(&cli, &peer.url, &file, &["--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(peer.requests(), 1);
+    assert!(
+        err.contains("answered 429 (too many requests) and asks to wait 120 s (until "),
+        "{err}"
+    );
+    assert!(
+        err.contains("longer than --retry-for 30 allows; the envelope is stored: `crosstalk send` it again then, or with --retry-for 120"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["status"].as_u64(), v["tries"].as_u64()),
+        (Some(429), Some(1))
+    );
+    let at: jiff::Timestamp = v["retry_at"].as_str().unwrap().parse().unwrap();
+    let ahead = at.duration_since(jiff::Timestamp::now()).as_secs();
+    assert!((100..=121).contains(&ahead), "{ahead}");
+    // With nothing to wait allowed, the first answer stands.
+    let peer = Peer::start(vec![answer("429 Too Many Requests")]);
+    let (code, _, err) = send(&cli, &peer.url, &file, &["--retry-for", "0"]);
+    assert_eq!((code, peer.requests()), (1, 1), "{err}");
+    assert!(err.contains("--retry-for 0 allows"), "{err}");
 }

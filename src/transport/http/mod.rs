@@ -7,7 +7,8 @@
 //! - [`server`] is `crosstalk serve`: tokio + hyper + axum, with its limits, and a single
 //!   writer thread that owns the store; [`linger`] reads what is left of a body it answered
 //!   early, so the client gets to read the answer.
-//! - [`client`] posts an envelope (blocking) and [`deliver`] records what came of it.
+//! - [`client`] posts an envelope (blocking), [`retry`] posts it again when the peer asks to
+//!   be sent again later, and [`deliver`] records what came of it.
 
 pub mod client;
 pub mod deliver;
@@ -15,6 +16,7 @@ pub mod hop;
 pub mod linger;
 pub mod rate;
 pub mod receive;
+pub mod retry;
 pub mod server;
 
 /// The path envelopes are posted to.
