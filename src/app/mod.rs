@@ -107,6 +107,8 @@ pub struct Settings {
     pub audit_by: Option<String>,
     /// Sign composed envelopes before copying them (`[signing]`).
     pub signing: crate::config::SigningConfig,
+    /// How long a delivery over HTTP waits out a peer that asks to be sent again (`[send]`).
+    pub send: crate::config::SendConfig,
 }
 
 /// The whole state of the app.

@@ -134,6 +134,7 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         copy_on_import: config.relay.copy_on_import,
         audit_by: config.audit_name(),
         signing: config.signing.clone(),
+        send: config.send.clone(),
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);
