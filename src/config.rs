@@ -56,6 +56,9 @@ pub struct Config {
     /// `crosstalk serve`: the HTTP binding's receiving end.
     #[serde(default)]
     pub serve: ServeConfig,
+    /// `crosstalk send` and the app's HTTP delivery: how long to wait out a busy peer.
+    #[serde(default)]
+    pub send: SendConfig,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -166,6 +169,25 @@ impl Default for ServeConfig {
             rate_per_minute: 600,
             burst: 60,
         }
+    }
+}
+
+/// `[send]`: posting envelopes over HTTP (`crosstalk send`, and the app's delivery to a
+/// contact with `delivery = "http"`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SendConfig {
+    /// Seconds a post may wait in all for a peer that answers 429 (or 503) and asks to be
+    /// sent again later (`Retry-After`); 0: its first answer stands.
+    pub retry_for: u64,
+}
+
+impl Default for SendConfig {
+    fn default() -> Self {
+        // Long enough for a few tries of a rate limit that asks for seconds (`serve`'s
+        // default asks for 1 s), short enough for a command someone waits on; a peer that
+        // asks for a minute is given up on at once, and says when to send again.
+        SendConfig { retry_for: 30 }
     }
 }
 

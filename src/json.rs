@@ -13,9 +13,10 @@ use crate::protocol::{Diagnostic, Envelope, Parsed};
 use crate::store::StoredMessage;
 
 /// One envelope as `parse --json` prints it: the spec's fields flat (absent ones `null`),
-/// every header and META block in order, the span and the diagnostics.
-pub fn envelope(p: &Parsed) -> Value {
-    let mut v = fields(&p.envelope, p.intent().map(|i| i.to_string()));
+/// every header and META block in order, the span and the diagnostics. `intent` is its
+/// intent as read in its input ([`crate::protocol::Sessions`]).
+pub fn envelope(p: &Parsed, intent: Option<&crate::protocol::Intent>) -> Value {
+    let mut v = fields(&p.envelope, intent.map(|i| i.to_string()));
     v["span"] = json!(p.span);
     v["collapsed"] = json!(p.collapsed);
     v["reply_form"] = json!(p.reply_form);
@@ -69,8 +70,12 @@ fn fields(e: &Envelope, intent: Option<String>) -> Value {
 /// The whole `parse --json` object, as `parse --json` writes it piece by piece.
 #[cfg(test)]
 pub fn extraction(ex: &crate::protocol::Extraction) -> Value {
+    let mut sessions = crate::protocol::Sessions::default();
+    let envelopes: Vec<Value> = (ex.envelopes.iter())
+        .map(|p| envelope(p, sessions.intent(p).as_ref()))
+        .collect();
     json!({
-        "envelopes": ex.envelopes.iter().map(envelope).collect::<Vec<_>>(),
+        "envelopes": envelopes,
         "diagnostics": ex.diagnostics,
     })
 }

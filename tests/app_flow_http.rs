@@ -174,3 +174,65 @@ fn the_hop_delivers_over_http_to_a_contact_that_takes_it() {
     assert_eq!(d.relayed.unwrap().1, "http");
     assert_eq!(server.stop(), 0);
 }
+
+/// A peer that asks to be sent again later is waited out on the post's thread, as `send`
+/// waits it out: `y` returns at once, the status line says what is waited for, then what
+/// came of the post; a wait past `[send] retry_for` is given up at once and said so.
+#[test]
+fn a_peer_that_asks_to_wait_is_waited_out_off_the_ui_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let peer = http::Peer::start(vec![
+        http::answer("429 Too Many Requests\r\nRetry-After: 1"),
+        http::answer("200 OK"),
+    ]);
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    t.app.contacts.contacts.push(contact(&peer.url, None));
+    let (id, text) = http::envelope(&IdGenerator::new(), "Relay me when you can.");
+    t.act(Action::Paste(text));
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    let start = Instant::now();
+    t.keys("y");
+    assert!(
+        start.elapsed() < Duration::from_millis(500),
+        "y waited on the network"
+    );
+    let mut said = Vec::new();
+    while t.app.delivering() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+        t.act(Action::Tick);
+        said.push(t.app.status.1.clone());
+    }
+    assert!(
+        said.iter()
+            .any(|s| s == "CHATGPT answered 429 over HTTP: posting again in 1 s, as it asks…"),
+        "{said:?}"
+    );
+    assert_eq!(t.app.status.1, "Delivered to CHATGPT over HTTP: 200");
+    assert_eq!(peer.requests(), 2);
+    assert_eq!(
+        t.app
+            .store
+            .delivery(&id)
+            .unwrap()
+            .unwrap()
+            .relayed
+            .unwrap()
+            .1,
+        "http"
+    );
+
+    let peer = http::Peer::start(vec![http::answer(
+        "429 Too Many Requests\r\nRetry-After: 600",
+    )]);
+    t.app.contacts.contacts[0] = contact(&peer.url, None);
+    let (_, text) = http::envelope(&IdGenerator::new(), "And me.");
+    t.act(Action::Paste(text));
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    t.keys("y");
+    let status = settle(&mut t);
+    assert_eq!(
+        status,
+        "Refused by CHATGPT over HTTP: status 429 without an ERROR envelope (it asks to wait 600 s; y posts it again)"
+    );
+    assert_eq!(peer.requests(), 1);
+}

@@ -624,3 +624,59 @@ fn a_large_import_prints_its_whole_report_and_returns_with_the_database_closed()
     );
     assert!(!Path::new(&wal).exists());
 }
+
+/// A `body:` without `intent:` answers the envelope before it in its session: `parse --json`
+/// reads it so from the text alone, as `import` stores it (`intent: RESPOND`), and the first
+/// of each session, which answers nothing in the text, has no intent in either.
+#[test]
+fn parse_and_import_read_a_body_without_intent_alike() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("h.db");
+    let v10 = |from: &str, to: &str, session: &str, body: &str| {
+        format!(
+            "[[{from}→{to} v1]]\nuser: kalle\nsession: {session}\nbody: |\n  {body}\nsig: none\n[[END]]\n\n"
+        )
+    };
+    let text = [
+        v10("CLAUDE", "GEMINI", "2025-10-09T16Z s1", "Which one?"),
+        v10("GEMINI", "CLAUDE", "2025-10-09T16Z s1", "The first."),
+        v10("CLAUDE", "GEMINI", "2025-10-09T17Z s2", "Another question."),
+        v10("GEMINI", "CLAUDE", "2025-10-09T16Z s1", "And why."),
+    ]
+    .concat();
+    let parsed = json_of(&run(&db, &["parse", "--json", "-"], &text));
+    let read: Vec<Value> = (parsed["envelopes"].as_array().expect("envelopes").iter())
+        .map(|e| e["intent"].clone())
+        .collect();
+    assert_eq!(
+        read,
+        [Value::Null, json!("RESPOND"), Value::Null, json!("RESPOND")]
+    );
+    let r = run(&db, &["import", "--json", "-"], &text);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let report = json_of(&r);
+    let stored: Vec<Value> = (report[0]["items"].as_array().expect("items").iter())
+        .map(|item| {
+            let show = json_of(&run(
+                &db,
+                &["show", item["thread"].as_str().unwrap(), "--json"],
+                "",
+            ));
+            let messages = show["messages"].as_array().expect("messages");
+            let m = messages
+                .iter()
+                .find(|m| m["message"] == item["message"])
+                .expect("the item's message");
+            m["intent"].clone()
+        })
+        .collect();
+    assert_eq!(stored, read);
+    // The human form says why.
+    let human = run(&db, &["parse", "-"], &text).stdout;
+    assert!(
+        human.contains(
+            "(intent RESPOND: a `body:` answering the envelope before it in its session)"
+        ),
+        "{human}"
+    );
+}

@@ -107,6 +107,8 @@ pub struct Settings {
     pub audit_by: Option<String>,
     /// Sign composed envelopes before copying them (`[signing]`).
     pub signing: crate::config::SigningConfig,
+    /// How long a delivery over HTTP waits out a peer that asks to be sent again (`[send]`).
+    pub send: crate::config::SendConfig,
     /// Who the desk writes as in its own name (`Config::desk_address`); empty: `human://`
     /// and `user`.
     pub desk: String,

@@ -2,7 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use clap::Args;
 
@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
 use crate::store::Outcome;
-use crate::transport::http::{client, deliver, server};
+use crate::transport::http::{client, deliver, retry, server};
 
 /// `crosstalk serve`'s flags; each overrides its `[serve]` key.
 #[derive(Debug, Args)]
@@ -59,6 +59,11 @@ pub struct SendArgs {
     /// Seconds to wait for the answer.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     timeout: u64,
+    /// Seconds to wait in all for a peer that answers 429 (or 503) and asks to be sent again
+    /// later (`Retry-After`), posting again after each wait; 0: its first answer stands
+    /// [default: [send] retry_for, 30].
+    #[arg(long, value_name = "SECONDS")]
+    retry_for: Option<u64>,
     /// Print JSON: what was sent and what came back.
     #[arg(long)]
     json: bool,
@@ -127,8 +132,12 @@ pub fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, 
 
 /// `crosstalk send`: stores the envelope (as `import` does), posts it, records the answer.
 ///
+/// A peer that answers 429 (or 503 with `Retry-After`) is posted to again after the wait it
+/// asks for, within `--retry-for` in all, each wait said on standard error; only the last
+/// answer is recorded.
+///
 /// Exit 0 when the peer acknowledged it; 1 when the envelope is invalid (not sent) or the
-/// peer refused it; 2 when there was no answer.
+/// peer refused it (a peer still asking to wait included); 2 when there was no answer.
 pub fn send(
     db: Option<&Path>,
     config: &Config,
@@ -205,22 +214,41 @@ pub fn send(
         .map_err(store_failure)?
         .ok_or_else(|| Failure::usage(format!("message {id} vanished from the database")))?;
     let token = args.token.or_else(env_token);
-    let response = client::post(
+    let policy = retry::Policy {
+        wait_at_most: Duration::from_secs(args.retry_for.unwrap_or(config.send.retry_for)),
+    };
+    let retried = retry::post(
         &url,
         &stored.carried(),
         token.as_deref(),
         Duration::from_secs(args.timeout.max(1)),
+        &policy,
+        |wait| eprintln!("crosstalk: {}", waiting_line(&url, wait)),
     )
     .map_err(|e| {
         Failure::usage(format!(
             "{e}; the envelope is stored, `send` it again later"
         ))
     })?;
+    let response = &retried.response;
     let delivered =
-        deliver::record(&mut store, &id, &url, &response, opts).map_err(store_failure)?;
+        deliver::record(&mut store, &id, &url, response, opts).map_err(store_failure)?;
     let mut out = Stdout::new();
     if args.json {
-        print_json(&mut out, &delivered)?;
+        print_json(
+            &mut out,
+            &Sent {
+                delivered: &delivered,
+                tries: retried.tries,
+                waited_seconds: retried.waited.as_secs_f64(),
+                retry_at: match retried.gave_up {
+                    Some(
+                        retry::GaveUp::TooLong { until, .. } | retry::GaveUp::Spent { until, .. },
+                    ) => until.and_then(rfc3339),
+                    None => None,
+                },
+            },
+        )?;
     } else {
         use std::io::Write;
         let _ = writeln!(
@@ -246,5 +274,124 @@ pub fn send(
         }
     }
     out.finish()?;
+    if let Some(gave_up) = &retried.gave_up {
+        eprintln!(
+            "crosstalk: {}",
+            gave_up_line(&url, response.status, &retried, gave_up, &policy)
+        );
+    }
     Ok(if delivered.accepted { 0 } else { EXIT_INVALID })
+}
+
+/// What `send --json` prints: the delivery, and what it took to get its answer.
+#[derive(serde::Serialize)]
+struct Sent<'a> {
+    #[serde(flatten)]
+    delivered: &'a deliver::Delivered,
+    /// How many times it was posted.
+    tries: u32,
+    /// How long was waited between the tries.
+    waited_seconds: f64,
+    /// When the peer asked to be sent again, when that was past what `--retry-for` allowed
+    /// (RFC 3339, UTC).
+    retry_at: Option<String>,
+}
+
+/// A time as RFC 3339 in UTC, to the second.
+fn rfc3339(t: SystemTime) -> Option<String> {
+    let t = jiff::Timestamp::try_from(t).ok()?;
+    Some(t.round(jiff::Unit::Second).ok()?.to_string())
+}
+
+/// A time to send again, for people: the local time, with its date when not today.
+fn local_time(t: SystemTime) -> Option<String> {
+    let at = jiff::Timestamp::try_from(t)
+        .ok()?
+        .to_zoned(jiff::tz::TimeZone::system());
+    let today = jiff::Zoned::now()
+        .with_time_zone(at.time_zone().clone())
+        .date();
+    Some(if at.date() == today {
+        at.strftime("%H:%M:%S").to_string()
+    } else {
+        at.strftime("%Y-%m-%d %H:%M:%S").to_string()
+    })
+}
+
+/// A duration for people, in whole seconds (the unit `Retry-After` counts in).
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64().ceil() as u64;
+    format!("{s} s")
+}
+
+fn what(status: u16) -> &'static str {
+    match status {
+        429 => "429 (too many requests)",
+        503 => "503 (unavailable)",
+        _ => "an answer to send again later",
+    }
+}
+
+/// The line said before each wait.
+fn waiting_line(url: &str, w: &retry::Wait) -> String {
+    let asked = match w.asked {
+        Some(asked) => format!("and asks to wait {}", seconds(asked)),
+        None => "without saying how long to wait".into(),
+    };
+    format!(
+        "{} answered {} {asked}; posting again in {} (try {}, {} of --retry-for left)",
+        sanitize_line(url),
+        what(w.status),
+        seconds(w.wait),
+        w.next_try,
+        seconds(w.left),
+    )
+}
+
+/// What happened when the last answer still asked to be sent again, and what to do.
+fn gave_up_line(
+    url: &str,
+    status: u16,
+    retried: &retry::Retried,
+    gave_up: &retry::GaveUp,
+    policy: &retry::Policy,
+) -> String {
+    let url = sanitize_line(url);
+    let allowed = policy.wait_at_most.as_secs();
+    let until = |until: Option<SystemTime>| {
+        until
+            .and_then(local_time)
+            .map(|t| format!(" (until {t})"))
+            .unwrap_or_default()
+    };
+    match *gave_up {
+        retry::GaveUp::TooLong { asked, until: at } => format!(
+            "not delivered: {url} answered {} and asks to wait {}{}, longer than --retry-for {allowed} allows; the envelope is stored: `crosstalk send` it again then, or with --retry-for {}",
+            what(status),
+            seconds(asked),
+            until(at),
+            asked.as_secs_f64().ceil() as u64,
+        ),
+        retry::GaveUp::Spent {
+            waited,
+            asked,
+            until: at,
+        } => {
+            let answered = match retried.tries {
+                1 => format!("answered {}", what(status)),
+                n => format!(
+                    "still answered {} after {n} tries and {} of waiting",
+                    what(status),
+                    seconds(waited)
+                ),
+            };
+            let asks = match asked {
+                Some(asked) => format!(" and asks to wait {}{}", seconds(asked), until(at)),
+                None => String::new(),
+            };
+            format!(
+                "not delivered: {url} {answered}{asks}, more than --retry-for {allowed} allows; the envelope is stored: `crosstalk send` it again later, or with a longer --retry-for"
+            )
+        }
+    }
 }

@@ -31,8 +31,10 @@ pub fn parse(file: Option<&Path>, as_json: bool, opts: &Options) -> Result<u8, F
             sanitize_line(&d.to_string())
         );
     }
+    let mut sessions = protocol::Sessions::default();
     for (i, p) in ex.envelopes.iter().enumerate() {
-        let _ = human(&mut out, &inp.name, i + 1, p);
+        let intent = sessions.intent(p);
+        let _ = human(&mut out, &inp.name, i + 1, p, intent.as_ref());
     }
     out.finish()?;
     Ok(status(ex.error_count() == 0 && !ex.envelopes.is_empty()))
@@ -72,11 +74,13 @@ fn write_json(out: &mut impl Write, inp: &Input, opts: &Options) -> serde_json::
     json::write_at(out, &serde_json::to_value(&outside)?, 1)?;
     out.write_all(b",\n  \"envelopes\": [").map_err(io)?;
     let mut written = 0usize;
+    let mut sessions = protocol::Sessions::default();
     for p in Extractor::new(&inp.text, opts.clone()) {
         errors += p.diagnostics.iter().filter(|d| d.is_error()).count();
         let sep: &[u8] = if written == 0 { b"\n    " } else { b",\n    " };
         out.write_all(sep).map_err(io)?;
-        json::write_at(out, &json::envelope(&p), 2)?;
+        let intent = sessions.intent(&p);
+        json::write_at(out, &json::envelope(&p, intent.as_ref()), 2)?;
         written += 1;
     }
     let end: &[u8] = if written == 0 {
@@ -105,9 +109,16 @@ fn outside_diagnostics(text: &str, opts: &Options) -> (usize, Vec<Diagnostic>) {
     (n, found.into_iter().flat_map(|f| f.1).collect())
 }
 
-/// One envelope for people: banner, headers, META, body, signature, then diagnostics.
-/// Every value passes through `sanitize`: it came from someone else's text.
-fn human(out: &mut impl Write, name: &str, n: usize, p: &Parsed) -> std::io::Result<()> {
+/// One envelope for people: banner, headers, META, body, signature, then diagnostics;
+/// `intent` as read in its input. Every value passes through `sanitize`: it came from
+/// someone else's text.
+fn human(
+    out: &mut impl Write,
+    name: &str,
+    n: usize,
+    p: &Parsed,
+    intent: Option<&protocol::Intent>,
+) -> std::io::Result<()> {
     let e = &p.envelope;
     let s = |v: &str| sanitize_line(v).into_owned();
     let verdict = if p.has_errors() { "INVALID" } else { "ok" };
@@ -123,8 +134,15 @@ fn human(out: &mut impl Write, name: &str, n: usize, p: &Parsed) -> std::io::Res
     for h in &e.headers {
         writeln!(out, "  {}: {}", s(&h.key), s(&h.value))?;
     }
-    if let (Some(i), None) = (p.intent(), e.intent_raw()) {
-        writeln!(out, "  (intent {i}: a v1.0 `response:` reply)")?;
+    if let (Some(i), None) = (intent, e.intent_raw()) {
+        let why = if p.reply_form {
+            "a v1.0 `response:` reply"
+        } else if e.parent().is_some() {
+            "a `body:` answering its `parent`"
+        } else {
+            "a `body:` answering the envelope before it in its session"
+        };
+        writeln!(out, "  (intent {i}: {why})")?;
     }
     for m in &e.meta {
         writeln!(out, "  meta: {}", s(&m.namespace))?;

@@ -11,6 +11,7 @@
 
 pub mod ack;
 pub mod address;
+pub mod answers;
 pub mod attachments;
 pub mod audit;
 pub mod awaiting;
@@ -41,6 +42,7 @@ mod spare;
 pub mod trust;
 pub mod validate;
 
+pub use answers::{Sessions, placed_by_session};
 pub(crate) use borrowed::ParsedRef;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use id::{IdGenerator, check_id, fill_ids, is_id, timestamp_ms};
@@ -174,9 +176,9 @@ impl Parsed {
     }
 
     /// The normalized intent once the reader knows whether the envelope answers a message:
-    /// a `body:` without `intent:` is a reply when it names a parent or when its session
-    /// already has a message (which only the store knows), and is read as RESPOND, like
-    /// the v1.0 `response:` form.
+    /// a `body:` without `intent:` is a reply when it names a parent or when an earlier
+    /// envelope of its session is there to answer (the rule is [`answers`]'s), and is read
+    /// as RESPOND, like the v1.0 `response:` form.
     pub fn intent_answering(&self, answers: bool) -> Option<Intent> {
         self.envelope.intent().or_else(|| {
             (self.reply_form || (answers && self.envelope.body.is_some()))

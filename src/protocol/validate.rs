@@ -220,10 +220,11 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
     }
     let session = value(SESSION);
     if intent_raw.is_none() && env.body.is_some() && !p.reply_form {
+        // `protocol::answers`' rule.
         let why = if parent.is_some() {
             "it names a `parent`, so it was read as RESPOND"
-        } else if session.is_some() {
-            "it is read as RESPOND when its session already has a message, else as having no intent"
+        } else if session.is_some() && first[THREAD].is_none() {
+            "it is read as RESPOND when an envelope of its session comes before it (in this text, or stored), else as having no intent"
         } else {
             "it answers nothing it names, so it has no intent"
         };

@@ -129,8 +129,9 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
     if let Some(parent) = parent {
         set("parent", parent);
     }
-    // A body without `intent:` answers the message it is placed under (named, or its
-    // session's latest), like a v1.0 `response:` reply.
+    // A body without `intent:` answers the message it is placed under (named, or the one
+    // before it in its session), like a v1.0 `response:` reply: `protocol::answers`' rule,
+    // with the store's messages counted too.
     let intent = p.intent_answering(parent.is_some());
     if env.intent_raw().is_none() && intent == Some(Intent::Respond) {
         // A reply without an intent: say so in the envelope, as ids are filled on receipt.

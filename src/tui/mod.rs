@@ -134,6 +134,7 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         copy_on_import: config.relay.copy_on_import,
         audit_by: config.audit_name(),
         signing: config.signing.clone(),
+        send: config.send.clone(),
         desk: config.desk_address(),
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());

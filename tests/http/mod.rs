@@ -239,3 +239,76 @@ pub fn envelope(ids: &IdGenerator, body: &str) -> (String, String) {
     e.sig = Some("none".into());
     (id, render(&e))
 }
+
+/// A peer on loopback that reads each request whole, then answers it with the next of
+/// `answers` (`STATUS` and header lines; the last again once they run out) and closes.
+pub struct Peer {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Peer {
+    /// Starts answering on an ephemeral port.
+    pub fn start(answers: Vec<Box<dyn Fn() -> String + Send>>) -> Peer {
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = std::sync::Arc::clone(&requests);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { continue };
+                let n = count.fetch_add(1, Ordering::SeqCst);
+                read_request(&mut conn);
+                let head = answers[n.min(answers.len() - 1)]();
+                let body = "slow down\n";
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 {head}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Peer { url, requests }
+    }
+
+    /// How many requests it has answered (or is answering).
+    pub fn requests(&self) -> usize {
+        self.requests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Reads a request's head and its `Content-Length` body.
+pub fn read_request(conn: &mut TcpStream) {
+    conn.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 8192];
+    let body_at = loop {
+        if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        match conn.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&seen[..body_at]).to_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while seen.len() < body_at + length {
+        match conn.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// An answer that is always `head`.
+pub fn answer(head: &'static str) -> Box<dyn Fn() -> String + Send> {
+    Box::new(move || head.to_string())
+}

@@ -98,9 +98,10 @@ impl Run<'_> {
     /// the first of a session starts a thread. One naming its parent joins the parent's
     /// thread when that is stored.
     pub(super) fn place(&self, env: &Envelope) -> Result<Place, StoreError> {
-        let before = match (env.thread(), env.session()) {
-            (None, Some(session)) => self.before_in_session(session, &env.banner.from)?,
-            _ => None,
+        // The rule `parse` reads the text by too (see `protocol::answers`).
+        let before = match crate::protocol::placed_by_session(env) {
+            Some(session) => self.before_in_session(session, &env.banner.from)?,
+            None => None,
         };
         let parents_thread = match (env.thread(), env.parent_key()) {
             (None, Some(parent)) => self

@@ -16,6 +16,8 @@ pub struct Response {
     pub status: u16,
     /// The body (an ACK or ERROR envelope from a crosstalk peer).
     pub body: String,
+    /// The `Retry-After` header as sent, when there was one (see [`super::retry`]).
+    pub retry_after: Option<String>,
 }
 
 /// Why nothing was answered.
@@ -107,6 +109,11 @@ pub fn post_to(
     }
     let mut response = request.send(text).map_err(|e| failed(e.to_string()))?;
     let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     // Bytes that are not UTF-8 read as U+FFFD: an answer that is not text is still the
     // peer's answer, and its status says whether the envelope was taken.
     let body = response
@@ -120,7 +127,11 @@ pub fn post_to(
             ))
         })?;
     let body = String::from_utf8_lossy(&body).into_owned();
-    Ok(Response { status, body })
+    Ok(Response {
+        status,
+        body,
+        retry_after,
+    })
 }
 
 #[cfg(test)]

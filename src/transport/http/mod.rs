@@ -5,14 +5,18 @@
 //! - [`receive`] decides, synchronously and over a [`crate::store::Store`], what a request's
 //!   body becomes: stored and acknowledged, or refused with which ERROR.
 //! - [`server`] is `crosstalk serve`: tokio + hyper + axum, with its limits, and a single
-//!   writer thread that owns the store.
-//! - [`client`] posts an envelope (blocking) and [`deliver`] records what came of it.
+//!   writer thread that owns the store; [`linger`] reads what is left of a body it answered
+//!   early, so the client gets to read the answer.
+//! - [`client`] posts an envelope (blocking), [`retry`] posts it again when the peer asks to
+//!   be sent again later, and [`deliver`] records what came of it.
 
 pub mod client;
 pub mod deliver;
 pub mod hop;
+pub mod linger;
 pub mod rate;
 pub mod receive;
+pub mod retry;
 pub mod server;
 
 /// The path envelopes are posted to.

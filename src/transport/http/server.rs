@@ -33,6 +33,7 @@ use tokio::sync::{Semaphore, oneshot};
 use tower::ServiceExt;
 
 use super::hop::{HOP_PATH, NEXT_PATH, json_refusal};
+use super::linger;
 use super::receive::{Answer, Desk, refusal};
 use super::{RECEIVE_PATH, is_plain_utf8};
 use crate::protocol::IdGenerator;
@@ -366,34 +367,42 @@ async fn handle(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let answer = match admit(&s, kind, peer, &headers, body).await {
-        Ok(body) => process(&s, kind, peer, body).await,
-        Err(refused) => refused,
+    // One deadline for the body, whether it is read or, after an early answer, thrown away.
+    let deadline = tokio::time::Instant::now() + s.request_timeout;
+    let (answer, unread) = match admit(&s, kind, peer, &headers) {
+        Err(refused) => (refused, Some((body, 0))),
+        Ok(()) => match read_body(&s, kind, body, deadline).await {
+            Ok(body) => (process(&s, kind, peer, body).await, None),
+            Err((refused, unread)) => (refused, unread),
+        },
     };
     if answer.status == 200 {
         s.acknowledged.fetch_add(1, Ordering::Relaxed);
     } else {
         s.refused.fetch_add(1, Ordering::Relaxed);
     }
-    respond(&s, answer)
+    let mut response = respond(&s, answer);
+    if let Some((body, read)) = unread {
+        // Answered before the body was read through: the connection ends with this answer,
+        // and the rest of the body is read first, so that the client gets to read the
+        // answer (see `linger`).
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        if linger::worth_it(declared_length(&headers), read) {
+            tokio::spawn(async move {
+                let how = linger::discard(body, deadline).await;
+                tracing::debug!("serve: the rest of a refused body from {peer}: {how:?}");
+            });
+        }
+    }
+    response
 }
 
-/// The checks before the body is handed to the store, cheapest first: rate, token, content
-/// type, declared length; then the body, read within the size and time limits.
-async fn admit(
-    s: &Shared,
-    kind: Kind,
-    peer: SocketAddr,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Bytes, Answer> {
-    let refuse = |status, code, reason: &str| {
-        if kind.json() {
-            json_refusal(status, code, reason)
-        } else {
-            refusal(s.desk.as_deref(), status, code, reason, &s.ids)
-        }
-    };
+/// The checks on a request's head, cheapest first: rate, token, content type, declared
+/// length. The body is read only when they pass.
+fn admit(s: &Shared, kind: Kind, peer: SocketAddr, headers: &HeaderMap) -> Result<(), Answer> {
+    let refuse = |status, code, reason: &str| refuse(s, kind, status, code, reason);
     if !s.rate.allow(peer.ip(), Instant::now()) {
         return Err(refuse(
             429,
@@ -450,33 +459,71 @@ async fn admit(
             "Send the envelope without a content coding (no `Content-Encoding`, or `identity`)",
         ));
     }
-    let too_large = || {
-        refuse(
-            413,
-            "E-TOO-LARGE",
-            &format!(
-                "The body exceeds the {} bytes this desk accepts",
-                s.max_body
-            ),
-        )
-    };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > s.max_body as u64) {
-        return Err(too_large());
+    if declared_length(headers).is_some_and(|n| n > s.max_body as u64) {
+        return Err(too_large(s, kind));
     }
-    match tokio::time::timeout(s.request_timeout, read_limited(body, s.max_body)).await {
-        Err(_) => Err(refuse(
-            408,
-            "E-TIMEOUT",
-            "The body did not arrive in time; send it again",
+    Ok(())
+}
+
+/// The body, read within the size limit by `deadline`; else the refusal, with the rest of a
+/// body cut off past the limit (and how much of it was read) to be thrown away.
+async fn read_body(
+    s: &Shared,
+    kind: Kind,
+    body: Body,
+    deadline: tokio::time::Instant,
+) -> Result<Bytes, (Answer, Option<(Body, u64)>)> {
+    match tokio::time::timeout_at(deadline, read_limited(body, s.max_body)).await {
+        // A client too slow for its deadline (or whose body broke off, below) is not read
+        // any further: its connection closes with the answer.
+        Err(_) => Err((
+            refuse(
+                s,
+                kind,
+                408,
+                "E-TIMEOUT",
+                "The body did not arrive in time; send it again",
+            ),
+            None,
         )),
-        Ok(Err(ReadError::TooLarge)) => Err(too_large()),
-        Ok(Err(ReadError::Broken)) => Err(refuse(400, "E-FORMAT", "The body could not be read")),
+        Ok(Err(ReadError::TooLarge(rest, read))) => Err((too_large(s, kind), Some((rest, read)))),
+        Ok(Err(ReadError::Broken)) => Err((
+            refuse(s, kind, 400, "E-FORMAT", "The body could not be read"),
+            None,
+        )),
         Ok(Ok(body)) => Ok(body),
     }
+}
+
+/// A refusal as the endpoint answers one: an ERROR envelope, or JSON to a companion.
+fn refuse(s: &Shared, kind: Kind, status: u16, code: &str, reason: &str) -> Answer {
+    if kind.json() {
+        json_refusal(status, code, reason)
+    } else {
+        refusal(s.desk.as_deref(), status, code, reason, &s.ids)
+    }
+}
+
+/// The 413 for a body past `max_body`.
+fn too_large(s: &Shared, kind: Kind) -> Answer {
+    refuse(
+        s,
+        kind,
+        413,
+        "E-TOO-LARGE",
+        &format!(
+            "The body exceeds the {} bytes this desk accepts",
+            s.max_body
+        ),
+    )
+}
+
+/// The request's `Content-Length`, when it has a valid one.
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
 }
 
 /// Hands the body to the writer and waits for its answer.
@@ -507,7 +554,8 @@ async fn process(s: &Shared, kind: Kind, peer: SocketAddr, body: Bytes) -> Answe
 }
 
 enum ReadError {
-    TooLarge,
+    /// Past the limit: the rest of the body, and how much of it was read.
+    TooLarge(Body, u64),
     Broken,
 }
 
@@ -519,7 +567,8 @@ async fn read_limited(mut body: Body, limit: usize) -> Result<Bytes, ReadError> 
         let frame = frame.map_err(|_| ReadError::Broken)?;
         if let Ok(data) = frame.into_data() {
             if buf.len() + data.len() > limit {
-                return Err(ReadError::TooLarge);
+                let read = (buf.len() + data.len()) as u64;
+                return Err(ReadError::TooLarge(body, read));
             }
             buf.extend_from_slice(&data);
         }
