@@ -9,6 +9,7 @@ pub mod file;
 pub mod flowed;
 pub mod http;
 pub mod mail;
+pub mod mail_html;
 pub mod mail_import;
 pub mod mail_sniff;
 pub mod mail_utf8;
