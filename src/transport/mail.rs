@@ -1,11 +1,12 @@
 //! The e-mail binding: envelopes in mail bodies, in and out.
 //!
 //! In: `.eml` files and mbox mailboxes are decoded (MIME parts, quoted-printable, base64,
-//! character sets) by `mail-parser`; the text/plain parts are searched for envelopes, the
-//! text/html ones only when a message has no text part (tags stripped), and text
-//! attachments too (an envelope mailed as a `.crosstalk` file). What goes on to the normal
-//! import is [`gateway_text`]: each envelope found, with a `meta: email` block added when that
-//! changes nothing a signature covers (the rule is in docs/PROTOCOL.md, "E-mail").
+//! character sets) by `mail-parser` and read part by part (`mail_parts`): the text/plain
+//! parts, the text/html ones as the lines a mail client shows when a message has no text
+//! part, text attachments (an envelope mailed as a `.crosstalk` file), and messages forwarded
+//! as attachments. What goes on to the normal import is [`gateway_text`]: each envelope
+//! found, with a `meta: email` block added when that changes nothing a signature covers (the
+//! rule is in docs/PROTOCOL.md, "E-mail").
 //!
 //! Out: [`build`] writes one RFC 5322 message per envelope (`mail-builder`): the subject the
 //! spec names, a Message-ID derived from the envelope's message id (so exporting twice gives
@@ -18,11 +19,11 @@ use std::io::{self, Write};
 
 use mail_builder::MessageBuilder;
 use mail_builder::headers::address::Address;
-use mail_parser::{MessageParser, MimeHeaders};
 use sha2::{Digest, Sha256};
 
 use crate::protocol::{self, MetaBlock, Options};
 
+pub use super::mail_parts::{Note, decode};
 pub use super::mail_sniff::sniff;
 
 /// What kind of mail an input holds.
@@ -63,10 +64,37 @@ pub struct Mail {
     pub headers: MailHeaders,
     /// The text searched for envelopes: its text parts, one after another.
     pub text: String,
-    /// The first of those parts holding bytes that are not UTF-8 where it says it is UTF-8
-    /// (counted from 1), and the line and column of its text where they are (see
-    /// `mail_utf8`): mail-parser read them as U+FFFD.
-    pub not_utf8: Option<(usize, (u32, u32))>,
+    /// What was not read as its sender's client showed it (see [`Note`]).
+    pub notes: Vec<Note>,
+    /// The messages forwarded in it as attachments (`message/rfc822`), each read as a mail
+    /// of its own: its envelopes carry its headers, not the forward's.
+    pub forwarded: Vec<Mail>,
+}
+
+impl Mail {
+    /// This mail and every message forwarded in it, depth first, each with its name in a
+    /// report: `mail N` for the `n`th mail (counted from 1) of an input, then `mail N,
+    /// forwarded message 1`, `mail N, forwarded message 1.2` (the second forwarded in the
+    /// first), ….
+    pub fn each(&self, n: usize) -> Vec<(String, &Mail)> {
+        let mut out = Vec::new();
+        let mut stack = vec![(format!("mail {n}"), None::<String>, self)];
+        while let Some((name, path, mail)) = stack.pop() {
+            for (i, inner) in mail.forwarded.iter().enumerate().rev() {
+                let path = match &path {
+                    Some(p) => format!("{p}.{}", i + 1),
+                    None => (i + 1).to_string(),
+                };
+                stack.push((
+                    format!("mail {n}, forwarded message {path}"),
+                    Some(path),
+                    inner,
+                ));
+            }
+            out.push((name, mail));
+        }
+        out
+    }
 }
 
 /// Every mail of an input.
@@ -80,104 +108,9 @@ pub fn read_mails(bytes: &[u8], kind: MailKind) -> Vec<Mail> {
     }
 }
 
-/// Decodes one mail. Something mail-parser cannot read at all is taken as plain text, so an
-/// envelope in it is still found.
-pub fn decode(raw: &[u8]) -> Mail {
-    let Some(msg) = MessageParser::default().parse(raw) else {
-        let (text, not_utf8) = crate::protocol::decode(raw);
-        return Mail {
-            headers: MailHeaders::default(),
-            text: text.into_owned(),
-            not_utf8: not_utf8.map(|d| (1, (d.line, d.column))),
-        };
-    };
-    // One line, no control characters, and no `[[` that would read as a banner once the
-    // value is written into an envelope.
-    let one_line = |s: &str| -> Option<String> {
-        let s: String = s
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-        (!s.is_empty()).then(|| no_double_brackets(&s))
-    };
-    let ids = |v: &mail_parser::HeaderValue<'_>| {
-        v.as_text_list()
-            .and_then(|l| l.last())
-            .and_then(|s| one_line(s))
-    };
-    let from = msg.from().and_then(|a| a.first()).and_then(|a| {
-        let addr = a.address().unwrap_or_default();
-        match a.name() {
-            Some(n) if !addr.is_empty() => one_line(&format!("{n} <{addr}>")),
-            Some(n) => one_line(n),
-            None => one_line(addr),
-        }
-    });
-    let headers = MailHeaders {
-        message_id: msg.message_id().and_then(one_line),
-        in_reply_to: ids(msg.in_reply_to()),
-        subject: msg.subject().and_then(one_line),
-        from,
-        date: msg.date().map(|d| d.to_rfc3339()),
-    };
-    // Text the sender's client flowed (RFC 3676) is read as the lines it was given.
-    let unflowed = |part: &mail_parser::MessagePart<'_>, text: &str| -> String {
-        let params = part
-            .content_type()
-            .and_then(|ct| ct.attributes())
-            .unwrap_or_default()
-            .iter()
-            .map(|a| (a.name.as_ref(), a.value.as_ref()));
-        match super::flowed::Flowed::from_params(params) {
-            Some(how) if !part.is_text_html() => super::flowed::unflow(text, how),
-            _ => text.to_string(),
-        }
-    };
-    let mut not_utf8 = None;
-    // Only a text mail-parser read with U+FFFD can have held bytes that are not UTF-8: the
-    // others' parts are not decoded a second time.
-    let mut note = |part: &mail_parser::MessagePart<'_>, text: &str, n: usize| {
-        if not_utf8.is_none() && text.contains('\u{FFFD}') {
-            not_utf8 = super::mail_utf8::first_invalid(msg.raw_message(), part).map(|at| (n, at));
-        }
-    };
-    let mut parts: Vec<String> = Vec::new();
-    for i in 0..msg.text_body_count() {
-        let Some(text) = msg.body_text(i) else {
-            continue;
-        };
-        parts.push(match u32::try_from(i).ok().and_then(|i| msg.text_part(i)) {
-            Some(part) => {
-                note(part, &text, parts.len() + 1);
-                unflowed(part, &text)
-            }
-            None => text.into_owned(),
-        });
-    }
-    // Envelopes sent as text files (`.crosstalk`, `.aict`, `text/plain`) are read too.
-    for part in msg.attachments() {
-        let text_file = part.attachment_name().is_some_and(|n| {
-            let n = n.to_ascii_lowercase();
-            n.ends_with(".crosstalk") || n.ends_with(".aict") || n.ends_with(".txt")
-        });
-        if (part.is_text() && !part.is_text_html()) || text_file {
-            if let Some(t) = part.text_contents() {
-                note(part, t, parts.len() + 1);
-                parts.push(unflowed(part, t));
-            }
-        }
-    }
-    Mail {
-        headers,
-        text: parts.join("\n"),
-        not_utf8,
-    }
-}
-
 /// `s` with a space between any two `[` (or `]`) in a row. Replacing `[[` once is not
 /// enough: in `[[[` it leaves a `[[` behind.
-fn no_double_brackets(s: &str) -> String {
+pub(super) fn no_double_brackets(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut prev = None;
     for c in s.chars() {
@@ -229,7 +162,10 @@ pub fn gateway_text(
     stored: &dyn Fn(&str) -> Option<Option<MetaBlock>>,
 ) -> String {
     let mut out = String::new();
-    for mail in mails {
+    let all = mails
+        .iter()
+        .flat_map(|m| m.each(0).into_iter().map(|(_, m)| m));
+    for mail in all {
         let ex = protocol::extract(&mail.text, opts);
         for p in &ex.envelopes {
             if !out.is_empty() {
@@ -530,7 +466,7 @@ mod tests {
             text: mail
                 .text
                 .replace("sig: none", "sig: ed25519:pkid=k;sig=AAAA"),
-            not_utf8: None,
+            ..Mail::default()
         };
         let text = gateway_text(&[signed], &Options::default(), &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
@@ -539,7 +475,7 @@ mod tests {
         let near = Mail {
             headers: mail.headers.clone(),
             text: mail.text.clone(),
-            not_utf8: None,
+            ..Mail::default()
         };
         let limit = protocol::extract(&near.text, &Options::default()).envelopes[0]
             .byte_range
