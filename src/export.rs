@@ -256,16 +256,12 @@ pub fn render(t: &ThreadView, format: Format) -> String {
     }
 }
 
-/// The thread's envelopes as mail: one message for a lone envelope in [`Format::Eml`], else
-/// an mbox. Mail is ASCII throughout (headers encoded, bodies 7bit, quoted-printable or
-/// base64), so it is text.
+/// The thread's envelopes as mail, threaded by References up to its root: one message for a
+/// lone envelope in [`Format::Eml`], else an mbox. Mail is ASCII throughout (headers encoded,
+/// bodies 7bit, quoted-printable or base64), so it is text.
 fn mail(t: &ThreadView, format: Format) -> String {
     use crate::transport::mail::{Outgoing, build, write_mbox};
-    let outgoing: Vec<Outgoing<'_>> = t
-        .messages
-        .iter()
-        .map(|m| Outgoing::of(m, t.context.as_deref()))
-        .collect();
+    let outgoing = Outgoing::thread(t);
     if let (Format::Eml, [one]) = (format, outgoing.as_slice()) {
         return String::from_utf8_lossy(&build(one)).into_owned();
     }

@@ -1,9 +1,11 @@
 //! Property tests of the transports: an envelope mailed out and read back is the same
-//! envelope; a mail's hostile headers (encoded words hiding line breaks, markers, controls)
-//! reach the envelope only as one plain line each; any bytes read as mail never panic; file
-//! names made from hostile ids stay plain names inside the directory; an attachment entry
-//! of any text is read without a panic; text that only looks like mail at a glance (prose
-//! opening with `From `, `Re:`, `Subject:`) is imported exactly as `parse` reads it.
+//! envelope, and forwarded as an attachment or sent as HTML it is too; exported mail names
+//! each message's ancestors up to its thread's root; a mail's hostile headers (encoded words
+//! hiding line breaks, markers, controls) reach the envelope only as one plain line each; any
+//! bytes read as mail never panic; file names made from hostile ids stay plain names inside
+//! the directory; an attachment entry of any text is read without a panic; text that only
+//! looks like mail at a glance (prose opening with `From `, `Re:`, `Subject:`) is imported
+//! exactly as `parse` reads it.
 
 use crosstalk::protocol::attachments::{self, Check};
 use crosstalk::protocol::render::nfc;
@@ -11,7 +13,8 @@ use crosstalk::protocol::{self, Options};
 use crosstalk::store::{Outcome, Store};
 use crosstalk::transport::file::{file_stem, write_split};
 use crosstalk::transport::mail::{
-    MailKind, NAMESPACE, Outgoing, build, gateway_text, meta_block, read_mails, sniff, write_mbox,
+    MailKind, NAMESPACE, Outgoing, REFERENCES_KEPT, build, gateway_text, meta_block, read_mails,
+    sniff, write_mbox,
 };
 use crosstalk::transport::mail_import::import_input;
 use proptest::prelude::*;
@@ -202,6 +205,7 @@ proptest! {
             .map(|(i, t)| Outgoing {
                 message: &ids[i],
                 parent: (i > 0).then(|| ids[i - 1].as_str()),
+                references: ids[..i].iter().map(String::as_str).collect(),
                 context: Some(&context),
                 intent: Some("REQUEST"),
                 from: "ALICE",
@@ -292,6 +296,68 @@ proptest! {
         prop_assert_eq!(block.and_then(|b| b.get("Message-ID")), Some("<orig@mail.example>"));
     }
 
+    /// A thread of any shape exported as a mailbox: read back by mail-parser, each mail's
+    /// In-Reply-To is its parent's Message-ID and its References its ancestors' up to the
+    /// root, oldest first: all of them, or the root and the nearest ones past
+    /// `REFERENCES_KEPT`.
+    #[test]
+    fn exported_mail_names_its_ancestors_up_to_the_root(
+        picks in prop::collection::vec((any::<bool>(), any::<prop::sample::Index>()), 0..45),
+    ) {
+        // Each message answers the one before it (a chain, for depth) or any earlier one.
+        let parents: Vec<Option<usize>> = std::iter::once(None)
+            .chain(picks.iter().enumerate().map(|(i, (chain, pick))| {
+                Some(if *chain { i } else { pick.index(i + 1) })
+            }))
+            .collect();
+        let id = |i: usize| format!("01K00000000000000000000{i:03}");
+        let text: String = parents
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let parent = p.map_or(String::new(), |p| format!("parent: {}\n", id(p)));
+                format!(
+                    "[[A→B v1.1]]\nthread: {}\n{parent}message: {}\nintent: REQUEST\n\
+                     body: |\n  {i}\nsig: none\n[[END]]\n\n",
+                    id(0),
+                    id(i)
+                )
+            })
+            .collect();
+        let mut store = Store::open_in_memory().unwrap();
+        store.import_text("<test>", &text, &Options::default()).unwrap();
+        let t = store.thread(&id(0)).unwrap().unwrap();
+        let mut mbox = Vec::new();
+        crosstalk::export::write_thread(&t, crosstalk::export::Format::Mbox, &mut mbox).unwrap();
+        let read: Vec<_> = mail_parser::mailbox::mbox::MessageIterator::new(&mbox[..])
+            .filter_map(Result::ok)
+            .collect();
+        prop_assert_eq!(read.len(), parents.len());
+        let mid = |i: usize| crosstalk::transport::mail::message_id_for(&id(i));
+        for m in &read {
+            let msg = mail_parser::MessageParser::default().parse(m.contents()).unwrap();
+            let me = msg.message_id().unwrap().to_string();
+            let i = (0..parents.len()).find(|&i| mid(i) == me).unwrap();
+            let mut ancestors = Vec::new();
+            let mut at = parents[i];
+            while let Some(p) = at {
+                ancestors.insert(0, mid(p));
+                at = parents[p];
+            }
+            if ancestors.len() > REFERENCES_KEPT {
+                ancestors.drain(1..ancestors.len() + 1 - REFERENCES_KEPT);
+            }
+            let refs: Vec<String> = msg
+                .references()
+                .as_text_list()
+                .map(|l| l.iter().map(|s| s.to_string()).collect())
+                .unwrap_or_default();
+            prop_assert_eq!(&refs, &ancestors, "message {}", i);
+            let reply_to = msg.in_reply_to().as_text().map(str::to_string);
+            prop_assert_eq!(reply_to, parents[i].map(mid), "message {}", i);
+        }
+    }
+
     /// Whatever a mail's headers hold once decoded, the envelope in its body reads back
     /// unchanged but for one `meta: email` block, whose every value is one line with no
     /// control character and no `[[`: a header cannot end the envelope, open another one,
@@ -355,6 +421,7 @@ proptest! {
         let o = Outgoing {
             message: "01K00000000000000000000001",
             parent: Some("01K00000000000000000000000"),
+            references: vec!["01K00000000000000000000000"],
             context: Some(&context),
             intent: Some(&intent),
             from: &from,

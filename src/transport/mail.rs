@@ -8,21 +8,18 @@
 //! found, with a `meta: email` block added when that changes nothing a signature covers (the
 //! rule is in docs/PROTOCOL.md, "E-mail").
 //!
-//! Out: [`build`] writes one RFC 5322 message per envelope (`mail-builder`): the subject the
+//! Out (`mail_out`): [`build`] writes one RFC 5322 message per envelope: the subject the
 //! spec names, a Message-ID derived from the envelope's message id (so exporting twice gives
-//! the same mail and replies thread in mail clients through In-Reply-To/References), and the
-//! whole envelope as a UTF-8 text/plain body in 7bit, quoted-printable or base64, whichever
-//! carries it unchanged. Several messages go into one file as an mboxrd mailbox
-//! ([`write_mbox`]).
+//! the same mail, and importing it adds nothing), In-Reply-To and References naming its
+//! ancestors so that mail clients thread the conversation, and the whole envelope as a UTF-8
+//! text/plain body in 7bit, quoted-printable or base64, whichever carries it unchanged.
+//! Several messages go into one file as an mboxrd mailbox ([`write_mbox`]).
 
-use std::io::{self, Write};
-
-use mail_builder::MessageBuilder;
-use mail_builder::headers::address::Address;
 use sha2::{Digest, Sha256};
 
 use crate::protocol::{self, MetaBlock, Options};
 
+pub use super::mail_out::{Outgoing, REFERENCES_KEPT, build, write_mbox};
 pub use super::mail_parts::{Note, decode};
 pub use super::mail_sniff::sniff;
 
@@ -40,7 +37,7 @@ pub const NAMESPACE: &str = crate::protocol::EMAIL_NAMESPACE;
 
 /// The domain of the Message-IDs crosstalk derives. `.invalid` is reserved (RFC 2606): it
 /// can never collide with a real mail domain.
-const ID_DOMAIN: &str = "crosstalk.invalid";
+pub(super) const ID_DOMAIN: &str = "crosstalk.invalid";
 
 /// The headers of a mail the gateway keeps, each a single line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -231,180 +228,9 @@ pub fn message_id_for(id: &str) -> String {
     }
 }
 
-/// What a mail is made from.
-#[derive(Debug, Clone)]
-pub struct Outgoing<'a> {
-    /// The envelope's message id.
-    pub message: &'a str,
-    /// Its parent's message id.
-    pub parent: Option<&'a str>,
-    /// The thread's context.
-    pub context: Option<&'a str>,
-    /// The intent.
-    pub intent: Option<&'a str>,
-    /// The banner's sender and recipient.
-    pub from: &'a str,
-    /// The banner's recipient.
-    pub to: &'a str,
-    /// Seconds since the epoch for the Date header.
-    pub date: i64,
-    /// The complete envelope.
-    pub envelope: std::borrow::Cow<'a, str>,
-}
-
-impl<'a> Outgoing<'a> {
-    /// A stored message's mail.
-    pub fn of(m: &'a crate::store::StoredMessage, context: Option<&'a str>) -> Self {
-        let date = m
-            .received_at
-            .parse::<jiff::Timestamp>()
-            .map(|t| t.as_second())
-            .unwrap_or(0);
-        Outgoing {
-            message: &m.id,
-            parent: m.parent.as_deref(),
-            context,
-            intent: m.intent.as_deref(),
-            from: &m.envelope.banner.from,
-            to: &m.envelope.banner.to,
-            date,
-            envelope: m.carried().into(),
-        }
-    }
-}
-
-/// Header text made safe: one line, no control characters.
-fn header_text(s: &str) -> String {
-    // A control character becomes a space; bidi controls and invisible characters (which a
-    // mail client would show reordered, or not at all) are left out.
-    s.chars()
-        .filter_map(|c| match c {
-            c if c.is_control() => Some(' '),
-            c if crate::sanitize::is_unsafe(c) => None,
-            c => Some(c),
-        })
-        .collect::<String>()
-        .trim()
-        .to_string()
-}
-
-/// A banner name as a mail address: an `email:` address or a plain `user@host` is used as
-/// it is; anything else becomes the display name of a reserved, undeliverable address.
-fn address(name: &str) -> Address<'static> {
-    let name = header_text(name);
-    let bare = name.strip_prefix("email:").unwrap_or(&name);
-    let bare = bare.split('?').next().unwrap_or(bare);
-    let looks = bare.split_once('@').is_some_and(|(u, h)| {
-        !u.is_empty()
-            && h.contains('.')
-            && bare
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"@.-_+".contains(&b))
-    });
-    if looks {
-        Address::new_address(None::<String>, bare.to_string())
-    } else {
-        Address::new_address(Some(name), format!("crosstalk@{ID_DOMAIN}"))
-    }
-}
-
-/// One mail for one envelope, CRLF line endings.
-pub fn build(o: &Outgoing<'_>) -> Vec<u8> {
-    // A context or intent with nothing printable is as good as none.
-    let part = |v: Option<&str>, none: &str| {
-        Some(header_text(v.unwrap_or_default()))
-            .filter(|t| !t.is_empty())
-            .unwrap_or_else(|| none.to_string())
-    };
-    let subject = format!(
-        "[AI Crosstalk] {} - {}",
-        part(o.context, "(no context)"),
-        part(o.intent, "(no intent)")
-    );
-    let mut b = MessageBuilder::new()
-        .from(address(o.from))
-        .to(address(o.to))
-        .subject(subject)
-        .message_id(message_id_for(o.message))
-        .date(o.date);
-    if let Some(p) = o.parent {
-        b = b
-            .in_reply_to(message_id_for(p))
-            .references(message_id_for(p));
-    }
-    let mut body = o.envelope.to_string();
-    if !body.ends_with('\n') {
-        body.push('\n');
-    }
-    b.text_body(body).write_to_vec().unwrap_or_default()
-}
-
-/// Writes `mails` as an mboxrd mailbox: each after a `From ` line, lines of its own that
-/// start with `>*From ` quoted with one more `>`, LF line endings, a blank line after each.
-pub fn write_mbox<'a>(
-    mails: impl IntoIterator<Item = (&'a Outgoing<'a>, Vec<u8>)>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    for (o, mail) in mails {
-        let when = jiff::Timestamp::from_second(o.date)
-            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
-            .strftime("%a %b %e %H:%M:%S %Y");
-        writeln!(out, "From crosstalk@{ID_DOMAIN} {when}")?;
-        let text = String::from_utf8_lossy(&mail);
-        for line in text.split('\n') {
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            if line.trim_start_matches('>').starts_with("From ") {
-                out.write_all(b">")?;
-            }
-            out.write_all(line.as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const ENV: &str = "[[ALICE→BOB v1.1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3D3M6A4M3WQX8G1ZQ0S7M\ncontext: plans\nintent: REQUEST\nbody: |\n  From here on, caf\u{e9}?\n  = sign =20 and a long line ";
-
-    fn env() -> String {
-        format!("{ENV}{}\nsig: none\n[[END]]\n", "x".repeat(200))
-    }
-
-    fn outgoing(e: &str) -> Outgoing<'_> {
-        Outgoing {
-            message: "01J9J3D3M6A4M3WQX8G1ZQ0S7M",
-            parent: Some("01J9J3D3M6A4M3WQX8G1ZQ0S7K"),
-            context: Some("plans"),
-            intent: Some("REQUEST"),
-            from: "ALICE",
-            to: "email:bob@example.com",
-            date: 1_700_000_000,
-            envelope: e.into(),
-        }
-    }
-
-    #[test]
-    fn a_context_or_intent_with_nothing_printable_is_named_as_missing() {
-        let e = env();
-        let mut o = outgoing(&e);
-        o.context = Some(" \u{7}\r\n ");
-        o.intent = Some("");
-        let text = String::from_utf8(build(&o)).unwrap();
-        assert!(
-            text.contains("Subject: [AI Crosstalk] (no context) - (no intent)\r\n"),
-            "{text}"
-        );
-        // Bidi controls and invisible characters are left out of the subject.
-        o.context = Some("pl\u{202e}an\u{200b}s");
-        let text = String::from_utf8(build(&o)).unwrap();
-        assert!(
-            text.contains("Subject: [AI Crosstalk] plans - (no intent)\r\n"),
-            "{text}"
-        );
-    }
 
     #[test]
     fn runs_of_brackets_are_broken_up_whatever_their_length() {
@@ -412,35 +238,6 @@ mod tests {
         assert_eq!(no_double_brackets("[[A→B v1]]"), "[ [A→B v1] ]");
         assert_eq!(no_double_brackets("[x] [y]"), "[x] [y]");
         assert_eq!(no_double_brackets("][]["), "][][");
-    }
-
-    #[test]
-    fn a_built_mail_threads_and_decodes_to_the_envelope() {
-        let e = env();
-        let raw = build(&outgoing(&e));
-        let text = String::from_utf8(raw.clone()).unwrap();
-        assert!(
-            text.contains("Subject: [AI Crosstalk] plans - REQUEST\r\n"),
-            "{text}"
-        );
-        assert!(text.contains("Message-ID: <01J9J3D3M6A4M3WQX8G1ZQ0S7M@crosstalk.invalid>"));
-        assert!(text.contains("In-Reply-To: <01J9J3D3M6A4M3WQX8G1ZQ0S7K@crosstalk.invalid>"));
-        assert!(text.contains("To: <bob@example.com>"), "{text}");
-        assert_eq!(
-            build(&outgoing(&e)),
-            raw,
-            "the same envelope gives the same mail"
-        );
-        assert_eq!(sniff(None, &raw), Some(MailKind::Eml));
-        let mail = decode(&raw);
-        assert_eq!(mail.text.replace("\r\n", "\n"), e);
-        assert_eq!(
-            mail.headers.message_id.as_deref(),
-            Some("01J9J3D3M6A4M3WQX8G1ZQ0S7M@crosstalk.invalid")
-        );
-        // Made from this envelope: nothing to add.
-        let text = gateway_text(&[mail], &Options::default(), &|_| None);
-        assert!(!text.contains("meta: email"), "{text}");
     }
 
     #[test]
@@ -488,20 +285,5 @@ mod tests {
         let text = gateway_text(&[near], &opts, &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
         assert!(!protocol::extract(&text, &opts).envelopes[0].has_errors());
-    }
-
-    #[test]
-    fn mbox_quotes_from_lines_and_reads_back() {
-        let e = env();
-        let o = outgoing(&e);
-        let mut out = Vec::new();
-        write_mbox([(&o, build(&o)), (&o, build(&o))], &mut out).unwrap();
-        assert_eq!(sniff(None, &out), Some(MailKind::Mbox));
-        let mails = read_mails(&out, MailKind::Mbox);
-        assert_eq!(mails.len(), 2);
-        for m in mails {
-            // The blank line before the next `From ` line is the mailbox's, not the body's.
-            assert_eq!(m.text.replace("\r\n", "\n").trim_end(), e.trim_end());
-        }
     }
 }

@@ -11,6 +11,7 @@ pub mod http;
 pub mod mail;
 pub mod mail_html;
 pub mod mail_import;
+pub mod mail_out;
 pub mod mail_parts;
 pub mod mail_sniff;
 pub mod mail_utf8;
