@@ -1,7 +1,8 @@
 //! `export --format eml|mbox` through the real binary, read back by mail software nobody here
 //! wrote (Python's `email` and `mailbox` packages): each message's Date, Message-ID,
-//! In-Reply-To and References as mail clients thread by them, and a mailbox Python reads and
-//! writes again that imports as the same envelopes.
+//! In-Reply-To and References as mail clients thread by them, a thread of several messages
+//! never written as one `.eml`, and a mailbox Python reads and writes again that imports as
+//! the same envelopes.
 
 mod common;
 
@@ -296,4 +297,92 @@ fn a_deep_thread_references_its_root_and_nearest_ancestors() {
         .collect();
     assert_eq!(refs, want);
     assert_eq!(last["in_reply_to"], mid(&id(28)));
+}
+
+#[test]
+fn a_thread_of_several_messages_is_never_one_eml() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    thread(&db, jiff::Timestamp::now());
+    let hint = "use `--split DIR` for one .eml per message, or `--format mbox`";
+    let said = format!("thread {THREAD} has 5 messages, and an .eml file holds one message");
+    // Standard output: nothing written, and why.
+    let r = run(&db, &["export", THREAD, "--format", "eml"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(r.stderr.contains(&said), "{}", r.stderr);
+    assert!(r.stderr.contains(hint), "{}", r.stderr);
+    // A file: by format or by name, nothing written.
+    let eml = dir.path().join("t.eml");
+    for args in [
+        vec!["export", THREAD, "-o", eml.to_str().unwrap()],
+        vec![
+            "export",
+            THREAD,
+            "--format",
+            "eml",
+            "-o",
+            eml.to_str().unwrap(),
+        ],
+        vec!["export", "--all", "--format", "eml"],
+    ] {
+        let r = run(&db, &args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stdout);
+        assert!(r.stderr.contains(hint), "{args:?}: {}", r.stderr);
+        assert!(!eml.exists(), "{args:?}");
+    }
+    // A mailbox never goes under an .eml name either.
+    let r = run(
+        &db,
+        &[
+            "export",
+            THREAD,
+            "--format",
+            "mbox",
+            "-o",
+            eml.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("name the file .mbox"), "{}", r.stderr);
+    assert!(!eml.exists());
+    // Mail to a file named .mbox is a mailbox, whichever mail format was asked for.
+    let mbox = dir.path().join("t.mbox");
+    let r = run(
+        &db,
+        &[
+            "export",
+            THREAD,
+            "--format",
+            "eml",
+            "-o",
+            mbox.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let text = std::fs::read_to_string(&mbox).unwrap();
+    assert_eq!(
+        text.matches("\nFrom crosstalk@crosstalk.invalid ").count() + 1,
+        5
+    );
+}
+
+#[test]
+fn a_thread_of_one_message_is_one_eml_on_standard_output_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("o.db");
+    import(&db, &env(THREAD, None, "alone"));
+    let r = run(&db, &["export", THREAD, "--format", "eml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.starts_with("From "), "{}", r.stdout);
+    let file = dir.path().join("one.eml");
+    std::fs::write(&file, &r.stdout).unwrap();
+    let read: Value = serde_json::from_str(&python(HEADERS, &[file.to_str().unwrap()])).unwrap();
+    assert_eq!(read[0]["message_id"], mid(THREAD));
+    assert_eq!(read[0]["in_reply_to"], Value::Null);
+    assert_eq!(read[0]["references"], serde_json::json!([]));
+    // The whole database, when it holds that one message.
+    let r = run(&db, &["export", "--all", "--format", "eml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains(&format!("Message-ID: {}", mid(THREAD))));
 }
