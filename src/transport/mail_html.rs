@@ -27,6 +27,7 @@
 //!   reach the envelope).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use html5ever::TokenizerResult;
 use html5ever::tendril::StrTendril;
@@ -106,7 +107,10 @@ struct Open {
     name: String,
     /// Elements of the same name opened inside it and not closed yet.
     nested: usize,
-    space: Option<Space>,
+    /// How its content is shown, its own or what it inherits: what is inside is read in
+    /// the same time however deep the elements nest (a hostile part nests a hundred
+    /// thousand).
+    space: Space,
     hidden: bool,
 }
 
@@ -117,6 +121,9 @@ struct Layout {
     /// A collapsed space waits to be written before the next character on this line.
     space: bool,
     open: Vec<Open>,
+    /// How many of `open` have each name: an end tag of an element that is not open is
+    /// passed over without a search through them.
+    named: HashMap<String, usize>,
     /// Inside `<head>`, whose content is not shown.
     in_head: bool,
     /// The raw-text element (`style`, `script`, `title`) whose content is being skipped.
@@ -246,9 +253,10 @@ impl Layout {
                 self.open.push(Open {
                     name: name.to_string(),
                     nested: 0,
-                    space,
-                    hidden,
+                    space: space.unwrap_or(self.mode()),
+                    hidden: hidden || self.hidden(),
                 });
+                *self.named.entry(name.to_string()).or_default() += 1;
             } else if let Some(top) = self.open.last_mut().filter(|o| o.name == name) {
                 top.nested += 1;
             }
@@ -277,27 +285,35 @@ impl Layout {
             // `</br>` is read as `<br>` by browsers.
             self.end_line();
         }
-        // The element closed, with what it holds that was left open.
+        // The element closed, with what it holds that was left open: each element is closed
+        // once, so the search costs no more than the opening did.
+        if self.named.get(name).is_none_or(|n| *n == 0) {
+            return;
+        }
         if let Some(at) = self.open.iter().rposition(|o| o.name == name) {
             let last = at + 1 == self.open.len();
             match &mut self.open[at] {
                 o if last && o.nested > 0 => o.nested -= 1,
-                _ => self.open.truncate(at),
+                _ => {
+                    for closed in self.open.drain(at..) {
+                        if let Some(n) = self.named.get_mut(&closed.name) {
+                            *n -= 1;
+                        }
+                    }
+                }
             }
         }
     }
 
     fn hidden(&self) -> bool {
-        self.open.iter().any(|o| o.hidden)
+        self.open.last().is_some_and(|o| o.hidden)
     }
 
     fn mode(&self) -> Space {
         if self.plaintext {
             return Space::Pre;
         }
-        (self.open.iter().rev())
-            .find_map(|o| o.space)
-            .unwrap_or(Space::Normal)
+        self.open.last().map_or(Space::Normal, |o| o.space)
     }
 
     fn text(&mut self, text: &str) {
@@ -492,5 +508,24 @@ mod tests {
         );
         let long = "é".repeat(100_000);
         assert_eq!(to_text(&format!("<p>{long}</p>")), format!("{long}\n"));
+    }
+
+    #[test]
+    fn deep_nesting_is_read_in_linear_time() {
+        // Each text inside reads how it is shown from the innermost element alone, and end
+        // tags of elements not open are not searched for: read a level at a time, this took
+        // minutes.
+        let depth = 200_000;
+        let mut html = "<span style=\"white-space:pre\">a".repeat(depth);
+        html.push_str(&"</b>x".repeat(depth));
+        html.push_str(&"</span>".repeat(depth));
+        html.push_str("<p>after</p>");
+        let text = to_text(&html);
+        assert!(text.starts_with("aaa"), "{}", &text[..20]);
+        assert!(
+            text.ends_with("xx\nafter\n"),
+            "{}",
+            &text[text.len() - 20..]
+        );
     }
 }
