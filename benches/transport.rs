@@ -58,6 +58,7 @@ fn mbox(n: usize) -> Vec<u8> {
         .map(|(i, (id, text))| Outgoing {
             message: id,
             parent: (i > 0).then(|| env[i - 1].0.as_str()),
+            references: (i > 0).then(|| env[i - 1].0.as_str()).into_iter().collect(),
             context: Some("bench"),
             intent: Some("REQUEST"),
             from: "ALICE",

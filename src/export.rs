@@ -23,17 +23,21 @@ pub enum Format {
     Json,
     /// A readable transcript.
     Markdown,
-    /// One e-mail per envelope (RFC 5322, threaded by Message-ID): a single envelope is
-    /// written as one message, several as an mbox.
+    /// One e-mail message (RFC 5322; Message-ID, In-Reply-To and References thread it in
+    /// mail clients), for a thread of one message. An .eml holds one message, so a thread of
+    /// several is refused, on standard output too, and nothing is written: `--split DIR`
+    /// writes one .eml per message, `mbox` one mailbox. To a FILE named .mbox: a mailbox.
+    // (The refusal is `ExportError::NotOneMessage`; this text is also `--help`'s.)
     Eml,
-    /// One e-mail per envelope in an mboxrd mailbox, however many there are.
+    /// Every message as an e-mail in one mboxrd mailbox, threaded as `eml` is, however many
+    /// there are: what notmuch, mutt and Thunderbird read as one folder.
     Mbox,
 }
 
 impl Format {
     /// The format a file name asks for: `.json` → JSON, `.md`/`.markdown` → markdown,
-    /// `.eml` → e-mail, `.mbox` → mailbox, anything else (`.crosstalk`, `.aict`, `.txt`,
-    /// none) → envelopes.
+    /// `.eml` → e-mail, `.mbox`/`.mbx` → mailbox, anything else (`.crosstalk`, `.aict`,
+    /// `.txt`, none) → envelopes.
     pub fn from_path(path: &Path) -> Format {
         let ext = path
             .extension()
@@ -43,7 +47,7 @@ impl Format {
             Some("json") => Format::Json,
             Some("md" | "markdown") => Format::Markdown,
             Some("eml") => Format::Eml,
-            Some("mbox") => Format::Mbox,
+            Some("mbox" | "mbx") => Format::Mbox,
             _ => Format::Crosstalk,
         }
     }
@@ -78,6 +82,36 @@ pub enum ExportError {
     /// Writing the output failed.
     #[error("{0}")]
     Write(#[from] io::Error),
+    /// E-mail asked for as one message (`eml`) for what is not one message: a thread of
+    /// several, or every thread. Nothing is written: an `.eml` file that held a mailbox would
+    /// be read as one message by mail clients, its `From ` lines and all.
+    #[error(
+        "{}, and an .eml file holds one message",
+        match (thread, messages) {
+            (Some(t), n) => format!("thread {t} has {n} messages"),
+            (None, 0) => "the database holds no message".to_string(),
+            (None, _) => "every thread holds more than one message".to_string(),
+        }
+    )]
+    NotOneMessage {
+        /// The thread, or `None` for every thread.
+        thread: Option<String>,
+        /// Its messages (for every thread: 0, or 2 when there are more than one).
+        messages: usize,
+    },
+}
+
+/// The format mail is written in to `output`: a file named `.mbox` (or `.mbx`) is a mailbox
+/// even when `eml` was asked for, since that name says what it holds; anything else as
+/// asked. `None` when `format` is `mbox` and the name is `.eml`: a mailbox never goes under
+/// a name that says it is one message.
+pub fn for_output(format: Format, output: Option<&Path>) -> Option<Format> {
+    let named = output.map(Format::from_path);
+    match (format, named) {
+        (Format::Eml, Some(Format::Mbox)) => Some(Format::Mbox),
+        (Format::Mbox, Some(Format::Eml)) => None,
+        (f, _) => Some(f),
+    }
 }
 
 /// Writes every thread in the database to `out` in `format`, oldest thread first:
@@ -90,6 +124,9 @@ pub fn write_all(
     out: &mut dyn Write,
 ) -> Result<Written, ExportError> {
     let mut written = Written::default();
+    if format == Format::Eml {
+        only_one_message(store)?;
+    }
     if format == Format::Json {
         out.write_all(b"[")?;
     }
@@ -120,8 +157,8 @@ pub fn write_all(
                 }
                 out.write_all(markdown(&t).as_bytes())?;
             }
-            // A whole database is always a mailbox.
-            Format::Eml | Format::Mbox => out.write_all(mail(&t, Format::Mbox).as_bytes())?,
+            Format::Eml => out.write_all(mail(&t, Format::Eml).as_bytes())?,
+            Format::Mbox => out.write_all(mail(&t, Format::Mbox).as_bytes())?,
         }
         written.threads += 1;
         written.messages += t.messages.len();
@@ -201,12 +238,39 @@ pub fn write_file(
     Ok(written)
 }
 
-/// Writes one thread in `format`.
+/// Refuses, before anything is written, to write every thread as one `.eml` message unless
+/// the database holds exactly one message. Threads are read only until a second message is
+/// found.
+fn only_one_message(store: &Store) -> Result<(), ExportError> {
+    let mut messages = 0;
+    for id in store.thread_ids()? {
+        messages += store.thread(&id)?.map_or(0, |t| t.messages.len());
+        if messages > 1 {
+            break;
+        }
+    }
+    match messages {
+        1 => Ok(()),
+        n => Err(ExportError::NotOneMessage {
+            thread: None,
+            messages: n.min(2),
+        }),
+    }
+}
+
+/// Writes one thread in `format`; as `eml` only a thread of one message (see
+/// [`ExportError::NotOneMessage`]), refused before anything is written.
 pub fn write_thread(
     t: &ThreadView,
     format: Format,
     out: &mut dyn Write,
 ) -> Result<Written, ExportError> {
+    if format == Format::Eml && t.messages.len() != 1 {
+        return Err(ExportError::NotOneMessage {
+            thread: Some(t.id.clone()),
+            messages: t.messages.len(),
+        });
+    }
     out.write_all(render(t, format).as_bytes())?;
     out.flush()?;
     Ok(Written {
@@ -240,8 +304,8 @@ pub fn thread_json(t: &ThreadView) -> Value {
     })
 }
 
-/// The thread in `format`.
-pub fn render(t: &ThreadView, format: Format) -> String {
+/// The thread in `format` (as [`Format::Eml`], one message: [`write_thread`] refuses more).
+fn render(t: &ThreadView, format: Format) -> String {
     match format {
         Format::Crosstalk => t.exported_text(),
         Format::Json => {
@@ -256,16 +320,13 @@ pub fn render(t: &ThreadView, format: Format) -> String {
     }
 }
 
-/// The thread's envelopes as mail: one message for a lone envelope in [`Format::Eml`], else
-/// an mbox. Mail is ASCII throughout (headers encoded, bodies 7bit, quoted-printable or
-/// base64), so it is text.
+/// The thread's envelopes as mail, threaded by References up to its root: the message
+/// alone in [`Format::Eml`] (its callers see to it that there is one), else an mbox. Mail is
+/// ASCII throughout (headers encoded, bodies 7bit, quoted-printable or base64), so it is
+/// text.
 fn mail(t: &ThreadView, format: Format) -> String {
     use crate::transport::mail::{Outgoing, build, write_mbox};
-    let outgoing: Vec<Outgoing<'_>> = t
-        .messages
-        .iter()
-        .map(|m| Outgoing::of(m, t.context.as_deref()))
-        .collect();
+    let outgoing = Outgoing::thread(t);
     if let (Format::Eml, [one]) = (format, outgoing.as_slice()) {
         return String::from_utf8_lossy(&build(one)).into_owned();
     }

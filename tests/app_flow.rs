@@ -1007,6 +1007,23 @@ fn export_expands_home_picks_the_format_tab_completes_and_open_takes_a_prefix() 
     t.keys(":export ~/exports/kyoto.md\n");
     let md = std::fs::read_to_string(home.join("exports/kyoto.md")).unwrap();
     assert!(md.starts_with("# Kyoto"), "{md}");
+    // An .eml name is one message: a thread of several is not written, and the status says
+    // what to do; a .mbox name gets a mailbox of them all.
+    assert!(count > 1);
+    t.keys(":export ~/exports/kyoto.eml\n");
+    assert!(!home.join("exports/kyoto.eml").exists());
+    assert!(
+        t.app.status.1.contains("an .eml file holds one message")
+            && t.app.status.1.contains("Export to a .mbox file"),
+        "{:?}",
+        t.app.status
+    );
+    t.keys(":export ~/exports/kyoto.mbox\n");
+    let mbox = std::fs::read_to_string(home.join("exports/kyoto.mbox")).unwrap();
+    assert_eq!(
+        mbox.matches("From crosstalk@crosstalk.invalid ").count(),
+        count
+    );
     match old_home {
         Some(h) => unsafe { std::env::set_var("HOME", h) },
         None => unsafe { std::env::remove_var("HOME") },

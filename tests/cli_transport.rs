@@ -199,19 +199,122 @@ fn mail_read_as_mail_is_said_so_by_import_parse_and_check() {
     assert!(!plain.stderr.contains("read as mail"), "{}", plain.stderr);
 }
 
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mail")
+        .join(name)
+}
+
+/// `parse --json`'s first envelope of `file`, without the gateway's `meta: email` block (and
+/// the lines it spans, which the block makes longer), and that block.
+fn parsed(db: &Path, file: &Path) -> (Value, Value) {
+    let r = run(db, &["parse", "--json", file.to_str().unwrap()], "");
+    assert_eq!(r.code, 0, "{}: {}{}", file.display(), r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let mut e = v["envelopes"][0].clone();
+    let meta = e["meta"].take();
+    e["span"].take();
+    (e, meta)
+}
+
+/// `plain.crosstalk`'s envelope as the mail clients that write only HTML send it (Outlook's
+/// Word HTML in quoted-printable, Gmail's and Apple Mail's one `<div>` per line, Thunderbird's
+/// `<br>` lines and its `<pre>`), and forwarded as an attachment (base64 `message/rfc822`
+/// holding plain text and HTML alternatives): `parse`, `fmt`, `check` and `import` all read
+/// the plain text's envelope, its body's lines and indentation, entities decoded.
 #[test]
-fn html_only_mail_is_read_with_tags_stripped() {
+fn html_only_and_forwarded_mail_give_the_plain_texts_envelope() {
+    let dir = tempfile::tempdir().unwrap();
+    let (want, _) = parsed(&dir.path().join("p.db"), &fixture("plain.crosstalk"));
+    assert_eq!(
+        want["body"],
+        "Please check the <config> & the port.\n\nSteps:\n  1. open the file\n  2. set port = 8080"
+    );
+    let plain_fmt = run(
+        &dir.path().join("p.db"),
+        &["fmt", fixture("plain.crosstalk").to_str().unwrap()],
+        "",
+    );
+    for (name, message_id) in [
+        (
+            "outlook",
+            "<AM0PR01MB12340A@AM0PR01MB1234.eurprd01.prod.outlook.com>",
+        ),
+        ("gmail", "<CAF3x8yZ1+abc@mail.gmail.com>"),
+        (
+            "apple_mail",
+            "<4F1C2B3A-1D2E-4F5A-9B8C-7D6E5F4A3B2C@example.com>",
+        ),
+        (
+            "thunderbird_br",
+            "<0d5e7a9c-1b2f-4c3d-8e9f-a0b1c2d3e4f5@example.com>",
+        ),
+        (
+            "thunderbird_pre",
+            "<1d5e7a9c-1b2f-4c3d-8e9f-a0b1c2d3e4f5@example.com>",
+        ),
+        // The block names the mail that carried the envelope, not the forward.
+        ("forwarded_as_attachment", "<orig-7@mail.example>"),
+    ] {
+        let file = fixture(&format!("{name}.eml"));
+        let f = file.to_str().unwrap();
+        let db = dir.path().join(format!("{name}.db"));
+        let (got, meta) = parsed(&db, &file);
+        assert_eq!(got, want, "{name}");
+        assert_eq!(meta[0]["namespace"], "email", "{name}: {meta}");
+        assert_eq!(meta[0]["entries"][0][1], message_id, "{name}: {meta}");
+        let fmt = run(&db, &["fmt", f], "");
+        assert_eq!(fmt.code, 0, "{name}: {}", fmt.stderr);
+        let without_block = |t: &str| {
+            let (head, rest) = t.split_once("\nmeta: email\n").unwrap_or((t, ""));
+            let rest = rest.split_once("\n\n").map_or("", |(_, r)| r);
+            format!("{head}{rest}")
+        };
+        assert_eq!(without_block(&fmt.stdout), plain_fmt.stdout, "{name}");
+        let check = run(&db, &["check", f], "");
+        assert!(
+            check.stdout.contains("1 envelope, 0 errors, 0 warnings"),
+            "{name}: {}",
+            check.stdout
+        );
+        let import = run(&db, &["import", f], "");
+        assert!(
+            import.stdout.contains("1 imported"),
+            "{name}: {}",
+            import.stdout
+        );
+        let m = &run_show(&db, "01K0000000000000000000000H")["messages"][0];
+        assert_eq!(m["body"], want["body"], "{name}");
+    }
+}
+
+fn run_show(db: &Path, thread: &str) -> Value {
+    let r = run(db, &["show", thread, "--json"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
+/// An HTML part holding the envelope on one line, with no markup between its lines: read as
+/// a one-line envelope, and said so by every command, naming the part.
+#[test]
+fn an_html_envelope_without_lines_is_said_to_have_lost_them() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.db");
-    let e = env("01K0000000000000000000000D", None, "in html", "");
-    let html = e.lines().collect::<Vec<_>>().join("<br>\r\n");
-    let mail = format!(
-        "From: a@example.com\r\nSubject: x\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html><body><p>{html}</p></body></html>\r\n"
-    );
-    let f = dir.path().join("h.eml");
-    std::fs::write(&f, mail).unwrap();
-    let r = run(&db, &["import", f.to_str().unwrap()], "");
-    assert!(r.stdout.contains("1 imported"), "{}{}", r.stdout, r.stderr);
+    let file = fixture("html_one_line.eml");
+    let f = file.to_str().unwrap();
+    let said = "mail 1, text part 1 (HTML): an envelope stands on one line";
+    for cmd in ["parse", "fmt", "check", "import"] {
+        let r = run(&db, &[cmd, f], "");
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(all.contains(said), "{cmd}: {all}");
+        assert!(
+            all.contains("[html-lines-lost]") || cmd == "import",
+            "{cmd}: {all}"
+        );
+    }
+    let json = run(&db, &["import", "--json", f], "");
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v[0]["diagnostics"][0]["code"], "html-lines-lost", "{v:#}");
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! Property tests of the transports: an envelope mailed out and read back is the same
-//! envelope; a mail's hostile headers (encoded words hiding line breaks, markers, controls)
-//! reach the envelope only as one plain line each; any bytes read as mail never panic; file
-//! names made from hostile ids stay plain names inside the directory; an attachment entry
-//! of any text is read without a panic; text that only looks like mail at a glance (prose
-//! opening with `From `, `Re:`, `Subject:`) is imported exactly as `parse` reads it.
+//! envelope, and forwarded as an attachment or sent as HTML it is too; exported mail names
+//! each message's ancestors up to its thread's root; a mail's hostile headers (encoded words
+//! hiding line breaks, markers, controls) reach the envelope only as one plain line each; any
+//! bytes read as mail never panic; file names made from hostile ids stay plain names inside
+//! the directory; an attachment entry of any text is read without a panic; text that only
+//! looks like mail at a glance (prose opening with `From `, `Re:`, `Subject:`) is imported
+//! exactly as `parse` reads it.
 
 use crosstalk::protocol::attachments::{self, Check};
 use crosstalk::protocol::render::nfc;
@@ -11,7 +13,8 @@ use crosstalk::protocol::{self, Options};
 use crosstalk::store::{Outcome, Store};
 use crosstalk::transport::file::{file_stem, write_split};
 use crosstalk::transport::mail::{
-    MailKind, NAMESPACE, Outgoing, build, gateway_text, meta_block, read_mails, sniff, write_mbox,
+    MailKind, NAMESPACE, Outgoing, REFERENCES_KEPT, build, gateway_text, meta_block, read_mails,
+    sniff, write_mbox,
 };
 use crosstalk::transport::mail_import::import_input;
 use proptest::prelude::*;
@@ -77,6 +80,42 @@ fn envelope(i: usize, context: &str, body: &str) -> String {
     }
     text.push_str("sig: none\n[[END]]\n");
     text
+}
+
+/// `s` with `&`, `<` and `>` written as HTML writes them.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// `bytes` in quoted-printable: line breaks kept, every byte but letters and digits as `=XX`,
+/// lines cut with soft breaks.
+fn quoted_printable(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut column = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            continue;
+        }
+        if b == b'\n' {
+            out.extend_from_slice(b"\r\n");
+            column = 0;
+            continue;
+        }
+        if column >= 70 {
+            out.extend_from_slice(b"=\r\n");
+            column = 0;
+        }
+        if b.is_ascii_alphanumeric() {
+            out.push(b);
+            column += 1;
+        } else {
+            out.extend(format!("={b:02X}").bytes());
+            column += 3;
+        }
+    }
+    out
 }
 
 /// Lines a person writes above a paste that look like mail at a glance: a `From ` line, a
@@ -166,6 +205,7 @@ proptest! {
             .map(|(i, t)| Outgoing {
                 message: &ids[i],
                 parent: (i > 0).then(|| ids[i - 1].as_str()),
+                references: ids[..i].iter().map(String::as_str).collect(),
                 context: Some(&context),
                 intent: Some("REQUEST"),
                 from: "ALICE",
@@ -189,6 +229,133 @@ proptest! {
             .map(|p| p.envelope)
             .collect();
         prop_assert_eq!(got, want);
+    }
+
+    /// An envelope forwarded as an attachment (`message/rfc822`), a forward of a forward up
+    /// to four deep, each in 7bit, base64 or quoted-printable, the original as plain text or
+    /// as HTML the way clients write it (one `<div>` per line, spaces as `&nbsp;`, tabs in
+    /// Apple Mail's tab spans; or `<pre>`): the envelope read is the one sent, with the
+    /// original mail's headers in its `meta: email` block.
+    #[test]
+    fn forwarded_and_html_mail_reads_back_the_envelope(
+        body in body(),
+        layers in prop::collection::vec(0..3usize, 0..5),
+        html in 0..3u8,
+    ) {
+        let opts = Options::default();
+        let text = envelope(1, "forwarded", &body);
+        let want = protocol::extract(&text, &opts).envelopes.remove(0).envelope;
+        let (kind, part) = match html {
+            0 => ("text/plain", text.clone()),
+            1 => ("text/html", text.lines().map(|l| match l {
+                "" => "<div><br></div>".to_string(),
+                l => format!("<div>{}</div>", escape(l)
+                    .replace(' ', "&nbsp;")
+                    .replace('\t', "<span class=\"Apple-tab-span\" style=\"white-space:pre\">\t</span>")),
+            }).collect::<String>()),
+            _ => ("text/html", format!("<html><body><pre>\n{}</pre></body></html>", escape(&text))),
+        };
+        let mut mail = format!(
+            "From: Kalle <kalle@example.com>\r\nSubject: relay\r\nMessage-ID: <orig@mail.example>\r\n\
+             MIME-Version: 1.0\r\nContent-Type: {kind}; charset=utf-8\r\n\
+             Content-Transfer-Encoding: 8bit\r\n\r\n{}",
+            part.replace('\n', "\r\n")
+        )
+        .into_bytes();
+        for (n, encoding) in layers.iter().enumerate() {
+            let (name, inner) = match encoding {
+                0 => ("8bit", mail.clone()),
+                1 => {
+                    use base64::Engine;
+                    let b = base64::engine::general_purpose::STANDARD.encode(&mail);
+                    ("base64", b.as_bytes().chunks(76).collect::<Vec<_>>().join(&b"\r\n"[..]))
+                }
+                _ => ("quoted-printable", quoted_printable(&mail)),
+            };
+            let mut outer = format!(
+                "From: Ops <ops@example.com>\r\nSubject: Fwd: relay\r\nMessage-ID: <fwd{n}@mail.example>\r\n\
+                 MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b{n}\"\r\n\r\n\
+                 --b{n}\r\nContent-Type: text/plain\r\n\r\nForwarded.\r\n--b{n}\r\n\
+                 Content-Type: message/rfc822\r\nContent-Transfer-Encoding: {name}\r\n\
+                 Content-Disposition: attachment; filename=\"relay.eml\"\r\n\r\n"
+            )
+            .into_bytes();
+            outer.extend(inner);
+            outer.extend(format!("\r\n--b{n}--\r\n").bytes());
+            mail = outer;
+        }
+        let mails = read_mails(&mail, MailKind::Eml);
+        let out = gateway_text(&mails, &opts, &|_| None);
+        let got = protocol::extract(&out, &opts);
+        prop_assert_eq!(got.envelopes.len(), 1, "{}", out);
+        let env = &got.envelopes[0].envelope;
+        prop_assert_eq!(&env.banner, &want.banner);
+        prop_assert_eq!(&env.headers, &want.headers);
+        prop_assert_eq!(&env.body, &want.body);
+        let block = env.meta_block(NAMESPACE);
+        prop_assert_eq!(block.and_then(|b| b.get("Message-ID")), Some("<orig@mail.example>"));
+    }
+
+    /// A thread of any shape exported as a mailbox: read back by mail-parser, each mail's
+    /// In-Reply-To is its parent's Message-ID and its References its ancestors' up to the
+    /// root, oldest first: all of them, or the root and the nearest ones past
+    /// `REFERENCES_KEPT`.
+    #[test]
+    fn exported_mail_names_its_ancestors_up_to_the_root(
+        picks in prop::collection::vec((any::<bool>(), any::<prop::sample::Index>()), 0..45),
+    ) {
+        // Each message answers the one before it (a chain, for depth) or any earlier one.
+        let parents: Vec<Option<usize>> = std::iter::once(None)
+            .chain(picks.iter().enumerate().map(|(i, (chain, pick))| {
+                Some(if *chain { i } else { pick.index(i + 1) })
+            }))
+            .collect();
+        let id = |i: usize| format!("01K00000000000000000000{i:03}");
+        let text: String = parents
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let parent = p.map_or(String::new(), |p| format!("parent: {}\n", id(p)));
+                format!(
+                    "[[A→B v1.1]]\nthread: {}\n{parent}message: {}\nintent: REQUEST\n\
+                     body: |\n  {i}\nsig: none\n[[END]]\n\n",
+                    id(0),
+                    id(i)
+                )
+            })
+            .collect();
+        let mut store = Store::open_in_memory().unwrap();
+        store.import_text("<test>", &text, &Options::default()).unwrap();
+        let t = store.thread(&id(0)).unwrap().unwrap();
+        let mut mbox = Vec::new();
+        crosstalk::export::write_thread(&t, crosstalk::export::Format::Mbox, &mut mbox).unwrap();
+        let read: Vec<_> = mail_parser::mailbox::mbox::MessageIterator::new(&mbox[..])
+            .filter_map(Result::ok)
+            .collect();
+        prop_assert_eq!(read.len(), parents.len());
+        let mid = |i: usize| crosstalk::transport::mail::message_id_for(&id(i));
+        for m in &read {
+            let msg = mail_parser::MessageParser::default().parse(m.contents()).unwrap();
+            let me = msg.message_id().unwrap().to_string();
+            let i = (0..parents.len()).find(|&i| mid(i) == me).unwrap();
+            let mut ancestors = Vec::new();
+            let mut at = parents[i];
+            while let Some(p) = at {
+                ancestors.insert(0, mid(p));
+                at = parents[p];
+            }
+            if ancestors.len() > REFERENCES_KEPT {
+                ancestors.drain(1..ancestors.len() + 1 - REFERENCES_KEPT);
+            }
+            let refs: Vec<String> = msg
+                .references()
+                .as_text_list()
+                .map(|l| l.iter().map(|s| s.to_string()).collect())
+                .unwrap_or_default();
+            prop_assert_eq!(&refs, &ancestors, "message {}", i);
+            let reply_to = msg.in_reply_to().as_text().map(str::to_string);
+            prop_assert_eq!(reply_to, parents[i].map(mid), "message {}", i);
+        }
     }
 
     /// Whatever a mail's headers hold once decoded, the envelope in its body reads back
@@ -254,6 +421,7 @@ proptest! {
         let o = Outgoing {
             message: "01K00000000000000000000001",
             parent: Some("01K00000000000000000000000"),
+            references: vec!["01K00000000000000000000000"],
             context: Some(&context),
             intent: Some(&intent),
             from: &from,
@@ -304,7 +472,8 @@ proptest! {
     }
 
     /// Any bytes, read as an `.eml` or as a mailbox, decode without a panic, and the
-    /// envelopes found in them are imported text like any other.
+    /// envelopes found in them are imported text like any other: a multipart mail, and a
+    /// forwarded HTML mail, with bytes overwritten anywhere.
     #[test]
     fn any_bytes_read_as_mail_never_panic(
         bytes in prop_oneof![
@@ -315,6 +484,27 @@ proptest! {
                      Content-Type: multipart/mixed; boundary=\"zz\"\n\n--zz\n\
                      Content-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\n{}\n--zz--\n",
                     envelope(1, "c", &b)
+                )
+                .into_bytes();
+                for (at, byte) in cuts {
+                    if !m.is_empty() {
+                        let at = at % m.len();
+                        m[at] = byte;
+                    }
+                }
+                m
+            }),
+            // A forward holding an HTML-only mail, then bytes overwritten.
+            (body(), prop::collection::vec((0usize..700, any::<u8>()), 0..12)).prop_map(|(b, cuts)| {
+                let html: String = envelope(1, "c", &b)
+                    .lines()
+                    .map(|l| format!("<div>{}</div>", l.replace(' ', "&nbsp;")))
+                    .collect();
+                let mut m = format!(
+                    "From: a@b\nSubject: f\nContent-Type: multipart/mixed; boundary=\"zz\"\n\n\
+                     --zz\nContent-Type: message/rfc822\n\nFrom: c@d\nMessage-ID: <i@d>\n\
+                     Content-Type: text/html; charset=utf-8\n\n<html><head><style>p{{}}</style></head>\
+                     <body><pre>{html}</pre><p style=\"white-space:pre\">{html}</body></html>\n--zz--\n"
                 )
                 .into_bytes();
                 for (at, byte) in cuts {

@@ -137,7 +137,8 @@ impl App {
     }
 
     /// `:export FILE`: the open thread to FILE (`~` is home), in the format its extension
-    /// asks for (`.json`, `.md`, else envelopes); `:export-all FILE`: every thread, a
+    /// asks for (`.json`, `.md`, `.mbox`, `.eml` for a thread of one message, else
+    /// envelopes); `:export-all FILE`: every thread, a
     /// backup that `:import` or `crosstalk import` restores when written as envelopes.
     /// `:export FILE` (`all`: `:export-all`); `force` (`:export!`) replaces an existing file.
     fn export(&mut self, arg: &str, all: bool, force: bool) -> anyhow::Result<()> {
@@ -180,6 +181,9 @@ impl App {
                 format.name()
             )),
             Err(export::ExportError::Store(e)) => return Err(e.into()),
+            Err(e @ export::ExportError::NotOneMessage { .. }) => self.warn(format!(
+                "Not written: {e}. Export to a .mbox file for one mailbox, or run `crosstalk export --split DIR --format eml` for one .eml per message."
+            )),
             Err(export::ExportError::Write(e)) => self.error(format!(
                 "Not written: cannot write {shown}: {e}. Check that the directory exists and is writable."
             )),

@@ -13,17 +13,17 @@ pub struct Input {
     pub name: String,
     /// The text, invalid UTF-8 replaced; for mail, the envelopes its messages hold.
     pub text: String,
-    /// Set when bytes had to be replaced.
-    pub utf8: Option<Diagnostic>,
+    /// What reading it found before any envelope, in order: bytes that had to be replaced
+    /// (the first place only); for mail, every part not read as its sender's client showed
+    /// it (see `transport::mail_parts::Note`).
+    pub decoding: Vec<Diagnostic>,
 }
 
 impl Input {
-    /// Finds the envelopes, with the UTF-8 finding (if any) among the diagnostics.
+    /// Finds the envelopes, with what reading the input found first among the diagnostics.
     pub fn extract(&self, opts: &Options) -> Extraction {
         let mut ex = protocol::extract(&self.text, opts);
-        if let Some(d) = &self.utf8 {
-            ex.diagnostics.insert(0, d.clone());
-        }
+        ex.diagnostics.splice(0..0, self.decoding.iter().cloned());
         ex
     }
 }
@@ -58,8 +58,7 @@ pub fn read_envelopes(
     Ok(Input {
         name: note.decoded_name,
         text: decoded.text,
-        // The first message's text that is not UTF-8, as a text input reports its first.
-        utf8: decoded.diagnostics.into_iter().next(),
+        decoding: decoded.diagnostics,
     })
 }
 
@@ -82,14 +81,14 @@ fn text(name: String, bytes: Vec<u8>) -> Input {
         Ok(text) => Input {
             name,
             text,
-            utf8: None,
+            decoding: Vec::new(),
         },
         Err(e) => {
             let (text, utf8) = protocol::decode(e.as_bytes());
             Input {
                 name,
                 text: text.into_owned(),
-                utf8,
+                decoding: utf8.into_iter().collect(),
             }
         }
     }

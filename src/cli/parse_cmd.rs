@@ -61,9 +61,7 @@ fn parse_json(inp: &Input, opts: &Options) -> Result<u8, Failure> {
 /// no errors.
 fn write_json(out: &mut impl Write, inp: &Input, opts: &Options) -> serde_json::Result<bool> {
     let (found, mut outside) = outside_diagnostics(&inp.text, opts);
-    if let Some(d) = &inp.utf8 {
-        outside.insert(0, d.clone());
-    }
+    outside.splice(0..0, inp.decoding.iter().cloned());
     if found == 0 {
         outside.push(protocol::no_envelope());
     }
@@ -453,9 +451,7 @@ pub fn check(
             None => {
                 let inp = input::read_envelopes(Some(f), opts, store)?;
                 let (n, mut diags) = check_text(&inp.text, opts, store);
-                if let Some(d) = inp.utf8 {
-                    diags.insert(0, d);
-                }
+                diags.splice(0..0, inp.decoding);
                 (inp.name, n, diags)
             }
         };
@@ -543,7 +539,7 @@ mod tests {
         Input {
             name: "<test>".into(),
             text: text.into(),
-            utf8: None,
+            decoding: Vec::new(),
         }
     }
 

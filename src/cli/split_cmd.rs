@@ -43,14 +43,21 @@ pub fn split(
             v
         }
     };
+    // Each mail names its ancestors up to the thread's root, as the mailbox does.
     let items = threads.iter().flat_map(|t| {
-        t.messages.iter().map(move |m| {
-            let content = if ext == "eml" {
-                build(&Outgoing::of(m, t.context.as_deref()))
-            } else {
-                let mut c = m.exported().trim_end().to_string();
-                c.push('\n');
-                c.into_bytes()
+        let mails = if ext == "eml" {
+            Outgoing::thread(t)
+        } else {
+            Vec::new()
+        };
+        t.messages.iter().enumerate().map(move |(i, m)| {
+            let content = match mails.get(i) {
+                Some(o) => build(o),
+                None => {
+                    let mut c = m.exported().trim_end().to_string();
+                    c.push('\n');
+                    c.into_bytes()
+                }
             };
             (m.id.clone(), content)
         })

@@ -522,6 +522,11 @@ pub fn export(
     let format = format
         .or(output.map(export::Format::from_path))
         .unwrap_or(export::Format::Crosstalk);
+    let Some(format) = export::for_output(format, output) else {
+        return Err(Failure::usage(
+            "an .eml file holds one message, not a mailbox: name the file .mbox, or drop --format mbox to write one message",
+        ));
+    };
     let one = match thread {
         Some(id) if !all => Some(load_thread(&store, id)?),
         _ => None,
@@ -552,6 +557,9 @@ pub fn export(
 fn export_failure(e: export::ExportError, to: &str) -> Failure {
     match e {
         export::ExportError::Store(e) => store_failure(e),
+        e @ export::ExportError::NotOneMessage { .. } => Failure::usage(format!(
+            "{e}; nothing written: use `--split DIR` for one .eml per message, or `--format mbox` (or `-o FILE.mbox`) for one mailbox"
+        )),
         export::ExportError::Write(e) => Failure::usage(format!(
             "cannot write {to}: {e} (check that the directory exists and is writable, and that the disk has room)"
         )),

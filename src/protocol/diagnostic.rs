@@ -136,6 +136,13 @@ codes! {
     LoneBanner = "lone-banner", Warning;
     /// Bytes that are not UTF-8 were replaced with U+FFFD.
     InvalidUtf8 = "invalid-utf8", Warning;
+    /// A mail's HTML part held an envelope without line structure (no `<br>`, `<p>`, `<div>`
+    /// or `<pre>` between its lines): it was read as a one-line envelope, its body's line
+    /// breaks lost.
+    HtmlLinesLost = "html-lines-lost", Warning;
+    /// A message forwarded inside forwarded messages deeper than the gateway reads: what it
+    /// holds was not searched for envelopes.
+    MailTooDeep = "mail-too-deep", Warning;
     /// A `sig:` value in neither the `ed25519:` nor the detached JWS form.
     UnknownSigFormat = "unknown-sig-format", Warning;
     /// A line between a signature's `sig:` and `[[END]]` other than `hash:`: it is outside

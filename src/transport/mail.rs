@@ -1,28 +1,26 @@
 //! The e-mail binding: envelopes in mail bodies, in and out.
 //!
 //! In: `.eml` files and mbox mailboxes are decoded (MIME parts, quoted-printable, base64,
-//! character sets) by `mail-parser`; the text/plain parts are searched for envelopes, the
-//! text/html ones only when a message has no text part (tags stripped), and text
-//! attachments too (an envelope mailed as a `.crosstalk` file). What goes on to the normal
-//! import is [`gateway_text`]: each envelope found, with a `meta: email` block added when that
-//! changes nothing a signature covers (the rule is in docs/PROTOCOL.md, "E-mail").
+//! character sets) by `mail-parser` and read part by part (`mail_parts`): the text/plain
+//! parts, the text/html ones as the lines a mail client shows when a message has no text
+//! part, text attachments (an envelope mailed as a `.crosstalk` file), and messages forwarded
+//! as attachments. What goes on to the normal import is [`gateway_text`]: each envelope
+//! found, with a `meta: email` block added when that changes nothing a signature covers (the
+//! rule is in docs/PROTOCOL.md, "E-mail").
 //!
-//! Out: [`build`] writes one RFC 5322 message per envelope (`mail-builder`): the subject the
+//! Out (`mail_out`): [`build`] writes one RFC 5322 message per envelope: the subject the
 //! spec names, a Message-ID derived from the envelope's message id (so exporting twice gives
-//! the same mail and replies thread in mail clients through In-Reply-To/References), and the
-//! whole envelope as a UTF-8 text/plain body in 7bit, quoted-printable or base64, whichever
-//! carries it unchanged. Several messages go into one file as an mboxrd mailbox
-//! ([`write_mbox`]).
+//! the same mail, and importing it adds nothing), In-Reply-To and References naming its
+//! ancestors so that mail clients thread the conversation, and the whole envelope as a UTF-8
+//! text/plain body in 7bit, quoted-printable or base64, whichever carries it unchanged.
+//! Several messages go into one file as an mboxrd mailbox ([`write_mbox`]).
 
-use std::io::{self, Write};
-
-use mail_builder::MessageBuilder;
-use mail_builder::headers::address::Address;
-use mail_parser::{MessageParser, MimeHeaders};
 use sha2::{Digest, Sha256};
 
 use crate::protocol::{self, MetaBlock, Options};
 
+pub use super::mail_out::{Outgoing, REFERENCES_KEPT, build, write_mbox};
+pub use super::mail_parts::{Note, decode};
 pub use super::mail_sniff::sniff;
 
 /// What kind of mail an input holds.
@@ -39,7 +37,7 @@ pub const NAMESPACE: &str = crate::protocol::EMAIL_NAMESPACE;
 
 /// The domain of the Message-IDs crosstalk derives. `.invalid` is reserved (RFC 2606): it
 /// can never collide with a real mail domain.
-const ID_DOMAIN: &str = "crosstalk.invalid";
+pub(super) const ID_DOMAIN: &str = "crosstalk.invalid";
 
 /// The headers of a mail the gateway keeps, each a single line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,10 +61,37 @@ pub struct Mail {
     pub headers: MailHeaders,
     /// The text searched for envelopes: its text parts, one after another.
     pub text: String,
-    /// The first of those parts holding bytes that are not UTF-8 where it says it is UTF-8
-    /// (counted from 1), and the line and column of its text where they are (see
-    /// `mail_utf8`): mail-parser read them as U+FFFD.
-    pub not_utf8: Option<(usize, (u32, u32))>,
+    /// What was not read as its sender's client showed it (see [`Note`]).
+    pub notes: Vec<Note>,
+    /// The messages forwarded in it as attachments (`message/rfc822`), each read as a mail
+    /// of its own: its envelopes carry its headers, not the forward's.
+    pub forwarded: Vec<Mail>,
+}
+
+impl Mail {
+    /// This mail and every message forwarded in it, depth first, each with its name in a
+    /// report: `mail N` for the `n`th mail (counted from 1) of an input, then `mail N,
+    /// forwarded message 1`, `mail N, forwarded message 1.2` (the second forwarded in the
+    /// first), ….
+    pub fn each(&self, n: usize) -> Vec<(String, &Mail)> {
+        let mut out = Vec::new();
+        let mut stack = vec![(format!("mail {n}"), None::<String>, self)];
+        while let Some((name, path, mail)) = stack.pop() {
+            for (i, inner) in mail.forwarded.iter().enumerate().rev() {
+                let path = match &path {
+                    Some(p) => format!("{p}.{}", i + 1),
+                    None => (i + 1).to_string(),
+                };
+                stack.push((
+                    format!("mail {n}, forwarded message {path}"),
+                    Some(path),
+                    inner,
+                ));
+            }
+            out.push((name, mail));
+        }
+        out
+    }
 }
 
 /// Every mail of an input.
@@ -80,104 +105,9 @@ pub fn read_mails(bytes: &[u8], kind: MailKind) -> Vec<Mail> {
     }
 }
 
-/// Decodes one mail. Something mail-parser cannot read at all is taken as plain text, so an
-/// envelope in it is still found.
-pub fn decode(raw: &[u8]) -> Mail {
-    let Some(msg) = MessageParser::default().parse(raw) else {
-        let (text, not_utf8) = crate::protocol::decode(raw);
-        return Mail {
-            headers: MailHeaders::default(),
-            text: text.into_owned(),
-            not_utf8: not_utf8.map(|d| (1, (d.line, d.column))),
-        };
-    };
-    // One line, no control characters, and no `[[` that would read as a banner once the
-    // value is written into an envelope.
-    let one_line = |s: &str| -> Option<String> {
-        let s: String = s
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-        (!s.is_empty()).then(|| no_double_brackets(&s))
-    };
-    let ids = |v: &mail_parser::HeaderValue<'_>| {
-        v.as_text_list()
-            .and_then(|l| l.last())
-            .and_then(|s| one_line(s))
-    };
-    let from = msg.from().and_then(|a| a.first()).and_then(|a| {
-        let addr = a.address().unwrap_or_default();
-        match a.name() {
-            Some(n) if !addr.is_empty() => one_line(&format!("{n} <{addr}>")),
-            Some(n) => one_line(n),
-            None => one_line(addr),
-        }
-    });
-    let headers = MailHeaders {
-        message_id: msg.message_id().and_then(one_line),
-        in_reply_to: ids(msg.in_reply_to()),
-        subject: msg.subject().and_then(one_line),
-        from,
-        date: msg.date().map(|d| d.to_rfc3339()),
-    };
-    // Text the sender's client flowed (RFC 3676) is read as the lines it was given.
-    let unflowed = |part: &mail_parser::MessagePart<'_>, text: &str| -> String {
-        let params = part
-            .content_type()
-            .and_then(|ct| ct.attributes())
-            .unwrap_or_default()
-            .iter()
-            .map(|a| (a.name.as_ref(), a.value.as_ref()));
-        match super::flowed::Flowed::from_params(params) {
-            Some(how) if !part.is_text_html() => super::flowed::unflow(text, how),
-            _ => text.to_string(),
-        }
-    };
-    let mut not_utf8 = None;
-    // Only a text mail-parser read with U+FFFD can have held bytes that are not UTF-8: the
-    // others' parts are not decoded a second time.
-    let mut note = |part: &mail_parser::MessagePart<'_>, text: &str, n: usize| {
-        if not_utf8.is_none() && text.contains('\u{FFFD}') {
-            not_utf8 = super::mail_utf8::first_invalid(msg.raw_message(), part).map(|at| (n, at));
-        }
-    };
-    let mut parts: Vec<String> = Vec::new();
-    for i in 0..msg.text_body_count() {
-        let Some(text) = msg.body_text(i) else {
-            continue;
-        };
-        parts.push(match u32::try_from(i).ok().and_then(|i| msg.text_part(i)) {
-            Some(part) => {
-                note(part, &text, parts.len() + 1);
-                unflowed(part, &text)
-            }
-            None => text.into_owned(),
-        });
-    }
-    // Envelopes sent as text files (`.crosstalk`, `.aict`, `text/plain`) are read too.
-    for part in msg.attachments() {
-        let text_file = part.attachment_name().is_some_and(|n| {
-            let n = n.to_ascii_lowercase();
-            n.ends_with(".crosstalk") || n.ends_with(".aict") || n.ends_with(".txt")
-        });
-        if (part.is_text() && !part.is_text_html()) || text_file {
-            if let Some(t) = part.text_contents() {
-                note(part, t, parts.len() + 1);
-                parts.push(unflowed(part, t));
-            }
-        }
-    }
-    Mail {
-        headers,
-        text: parts.join("\n"),
-        not_utf8,
-    }
-}
-
 /// `s` with a space between any two `[` (or `]`) in a row. Replacing `[[` once is not
 /// enough: in `[[[` it leaves a `[[` behind.
-fn no_double_brackets(s: &str) -> String {
+pub(super) fn no_double_brackets(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut prev = None;
     for c in s.chars() {
@@ -229,7 +159,10 @@ pub fn gateway_text(
     stored: &dyn Fn(&str) -> Option<Option<MetaBlock>>,
 ) -> String {
     let mut out = String::new();
-    for mail in mails {
+    let all = mails
+        .iter()
+        .flat_map(|m| m.each(0).into_iter().map(|(_, m)| m));
+    for mail in all {
         let ex = protocol::extract(&mail.text, opts);
         for p in &ex.envelopes {
             if !out.is_empty() {
@@ -295,180 +228,9 @@ pub fn message_id_for(id: &str) -> String {
     }
 }
 
-/// What a mail is made from.
-#[derive(Debug, Clone)]
-pub struct Outgoing<'a> {
-    /// The envelope's message id.
-    pub message: &'a str,
-    /// Its parent's message id.
-    pub parent: Option<&'a str>,
-    /// The thread's context.
-    pub context: Option<&'a str>,
-    /// The intent.
-    pub intent: Option<&'a str>,
-    /// The banner's sender and recipient.
-    pub from: &'a str,
-    /// The banner's recipient.
-    pub to: &'a str,
-    /// Seconds since the epoch for the Date header.
-    pub date: i64,
-    /// The complete envelope.
-    pub envelope: std::borrow::Cow<'a, str>,
-}
-
-impl<'a> Outgoing<'a> {
-    /// A stored message's mail.
-    pub fn of(m: &'a crate::store::StoredMessage, context: Option<&'a str>) -> Self {
-        let date = m
-            .received_at
-            .parse::<jiff::Timestamp>()
-            .map(|t| t.as_second())
-            .unwrap_or(0);
-        Outgoing {
-            message: &m.id,
-            parent: m.parent.as_deref(),
-            context,
-            intent: m.intent.as_deref(),
-            from: &m.envelope.banner.from,
-            to: &m.envelope.banner.to,
-            date,
-            envelope: m.carried().into(),
-        }
-    }
-}
-
-/// Header text made safe: one line, no control characters.
-fn header_text(s: &str) -> String {
-    // A control character becomes a space; bidi controls and invisible characters (which a
-    // mail client would show reordered, or not at all) are left out.
-    s.chars()
-        .filter_map(|c| match c {
-            c if c.is_control() => Some(' '),
-            c if crate::sanitize::is_unsafe(c) => None,
-            c => Some(c),
-        })
-        .collect::<String>()
-        .trim()
-        .to_string()
-}
-
-/// A banner name as a mail address: an `email:` address or a plain `user@host` is used as
-/// it is; anything else becomes the display name of a reserved, undeliverable address.
-fn address(name: &str) -> Address<'static> {
-    let name = header_text(name);
-    let bare = name.strip_prefix("email:").unwrap_or(&name);
-    let bare = bare.split('?').next().unwrap_or(bare);
-    let looks = bare.split_once('@').is_some_and(|(u, h)| {
-        !u.is_empty()
-            && h.contains('.')
-            && bare
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"@.-_+".contains(&b))
-    });
-    if looks {
-        Address::new_address(None::<String>, bare.to_string())
-    } else {
-        Address::new_address(Some(name), format!("crosstalk@{ID_DOMAIN}"))
-    }
-}
-
-/// One mail for one envelope, CRLF line endings.
-pub fn build(o: &Outgoing<'_>) -> Vec<u8> {
-    // A context or intent with nothing printable is as good as none.
-    let part = |v: Option<&str>, none: &str| {
-        Some(header_text(v.unwrap_or_default()))
-            .filter(|t| !t.is_empty())
-            .unwrap_or_else(|| none.to_string())
-    };
-    let subject = format!(
-        "[AI Crosstalk] {} - {}",
-        part(o.context, "(no context)"),
-        part(o.intent, "(no intent)")
-    );
-    let mut b = MessageBuilder::new()
-        .from(address(o.from))
-        .to(address(o.to))
-        .subject(subject)
-        .message_id(message_id_for(o.message))
-        .date(o.date);
-    if let Some(p) = o.parent {
-        b = b
-            .in_reply_to(message_id_for(p))
-            .references(message_id_for(p));
-    }
-    let mut body = o.envelope.to_string();
-    if !body.ends_with('\n') {
-        body.push('\n');
-    }
-    b.text_body(body).write_to_vec().unwrap_or_default()
-}
-
-/// Writes `mails` as an mboxrd mailbox: each after a `From ` line, lines of its own that
-/// start with `>*From ` quoted with one more `>`, LF line endings, a blank line after each.
-pub fn write_mbox<'a>(
-    mails: impl IntoIterator<Item = (&'a Outgoing<'a>, Vec<u8>)>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    for (o, mail) in mails {
-        let when = jiff::Timestamp::from_second(o.date)
-            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
-            .strftime("%a %b %e %H:%M:%S %Y");
-        writeln!(out, "From crosstalk@{ID_DOMAIN} {when}")?;
-        let text = String::from_utf8_lossy(&mail);
-        for line in text.split('\n') {
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            if line.trim_start_matches('>').starts_with("From ") {
-                out.write_all(b">")?;
-            }
-            out.write_all(line.as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const ENV: &str = "[[ALICE→BOB v1.1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3D3M6A4M3WQX8G1ZQ0S7M\ncontext: plans\nintent: REQUEST\nbody: |\n  From here on, caf\u{e9}?\n  = sign =20 and a long line ";
-
-    fn env() -> String {
-        format!("{ENV}{}\nsig: none\n[[END]]\n", "x".repeat(200))
-    }
-
-    fn outgoing(e: &str) -> Outgoing<'_> {
-        Outgoing {
-            message: "01J9J3D3M6A4M3WQX8G1ZQ0S7M",
-            parent: Some("01J9J3D3M6A4M3WQX8G1ZQ0S7K"),
-            context: Some("plans"),
-            intent: Some("REQUEST"),
-            from: "ALICE",
-            to: "email:bob@example.com",
-            date: 1_700_000_000,
-            envelope: e.into(),
-        }
-    }
-
-    #[test]
-    fn a_context_or_intent_with_nothing_printable_is_named_as_missing() {
-        let e = env();
-        let mut o = outgoing(&e);
-        o.context = Some(" \u{7}\r\n ");
-        o.intent = Some("");
-        let text = String::from_utf8(build(&o)).unwrap();
-        assert!(
-            text.contains("Subject: [AI Crosstalk] (no context) - (no intent)\r\n"),
-            "{text}"
-        );
-        // Bidi controls and invisible characters are left out of the subject.
-        o.context = Some("pl\u{202e}an\u{200b}s");
-        let text = String::from_utf8(build(&o)).unwrap();
-        assert!(
-            text.contains("Subject: [AI Crosstalk] plans - (no intent)\r\n"),
-            "{text}"
-        );
-    }
 
     #[test]
     fn runs_of_brackets_are_broken_up_whatever_their_length() {
@@ -476,35 +238,6 @@ mod tests {
         assert_eq!(no_double_brackets("[[A→B v1]]"), "[ [A→B v1] ]");
         assert_eq!(no_double_brackets("[x] [y]"), "[x] [y]");
         assert_eq!(no_double_brackets("][]["), "][][");
-    }
-
-    #[test]
-    fn a_built_mail_threads_and_decodes_to_the_envelope() {
-        let e = env();
-        let raw = build(&outgoing(&e));
-        let text = String::from_utf8(raw.clone()).unwrap();
-        assert!(
-            text.contains("Subject: [AI Crosstalk] plans - REQUEST\r\n"),
-            "{text}"
-        );
-        assert!(text.contains("Message-ID: <01J9J3D3M6A4M3WQX8G1ZQ0S7M@crosstalk.invalid>"));
-        assert!(text.contains("In-Reply-To: <01J9J3D3M6A4M3WQX8G1ZQ0S7K@crosstalk.invalid>"));
-        assert!(text.contains("To: <bob@example.com>"), "{text}");
-        assert_eq!(
-            build(&outgoing(&e)),
-            raw,
-            "the same envelope gives the same mail"
-        );
-        assert_eq!(sniff(None, &raw), Some(MailKind::Eml));
-        let mail = decode(&raw);
-        assert_eq!(mail.text.replace("\r\n", "\n"), e);
-        assert_eq!(
-            mail.headers.message_id.as_deref(),
-            Some("01J9J3D3M6A4M3WQX8G1ZQ0S7M@crosstalk.invalid")
-        );
-        // Made from this envelope: nothing to add.
-        let text = gateway_text(&[mail], &Options::default(), &|_| None);
-        assert!(!text.contains("meta: email"), "{text}");
     }
 
     #[test]
@@ -530,7 +263,7 @@ mod tests {
             text: mail
                 .text
                 .replace("sig: none", "sig: ed25519:pkid=k;sig=AAAA"),
-            not_utf8: None,
+            ..Mail::default()
         };
         let text = gateway_text(&[signed], &Options::default(), &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
@@ -539,7 +272,7 @@ mod tests {
         let near = Mail {
             headers: mail.headers.clone(),
             text: mail.text.clone(),
-            not_utf8: None,
+            ..Mail::default()
         };
         let limit = protocol::extract(&near.text, &Options::default()).envelopes[0]
             .byte_range
@@ -552,20 +285,5 @@ mod tests {
         let text = gateway_text(&[near], &opts, &|_| None);
         assert!(!text.contains("meta: email"), "{text}");
         assert!(!protocol::extract(&text, &opts).envelopes[0].has_errors());
-    }
-
-    #[test]
-    fn mbox_quotes_from_lines_and_reads_back() {
-        let e = env();
-        let o = outgoing(&e);
-        let mut out = Vec::new();
-        write_mbox([(&o, build(&o)), (&o, build(&o))], &mut out).unwrap();
-        assert_eq!(sniff(None, &out), Some(MailKind::Mbox));
-        let mails = read_mails(&out, MailKind::Mbox);
-        assert_eq!(mails.len(), 2);
-        for m in mails {
-            // The blank line before the next `From ` line is the mailbox's, not the body's.
-            assert_eq!(m.text.replace("\r\n", "\n").trim_end(), e.trim_end());
-        }
     }
 }

@@ -22,8 +22,9 @@ pub struct Decoded {
     pub messages: usize,
     /// The envelopes its messages hold, one after another (see [`mail::gateway_text`]).
     pub text: String,
-    /// A warning for each message whose text holds bytes that are not UTF-8 where it says
-    /// it is (see `mail_utf8`).
+    /// A warning for each thing in its messages not read as their senders' clients showed
+    /// it: text that is not the UTF-8 it says it is (see `mail_utf8`), an HTML part whose
+    /// envelope has no line structure, messages forwarded too deep (see `mail_parts::Note`).
     pub diagnostics: Vec<crate::protocol::Diagnostic>,
 }
 
@@ -99,10 +100,8 @@ pub fn decode(
 ) -> Decoded {
     let mails = mail::read_mails(bytes, kind);
     let diagnostics = (mails.iter().enumerate())
-        .filter_map(|(i, m)| {
-            let (part, at) = m.not_utf8?;
-            Some(super::mail_utf8::diagnostic(i + 1, part, at))
-        })
+        .flat_map(|(i, m)| m.each(i + 1))
+        .flat_map(|(name, m)| m.notes.iter().map(move |n| n.diagnostic(&name)))
         .collect();
     Decoded {
         kind,

@@ -21,8 +21,8 @@ pub fn sniff(path: Option<&Path>, head: &[u8]) -> Option<MailKind> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match ext.as_deref() {
-        // `export --format eml` writes several messages as an mbox, whatever the name: one
-        // read as a single message would keep its `>From ` quoting.
+        // Earlier versions of `export --format eml` wrote several messages as an mbox under
+        // an `.eml` name: one read as a single message would keep its `>From ` quoting.
         Some("eml") if mail_kind(head) == Some(MailKind::Mbox) => Some(MailKind::Mbox),
         Some("eml") => Some(MailKind::Eml),
         Some("mbox" | "mbx") => Some(MailKind::Mbox),
@@ -329,7 +329,7 @@ mod tests {
         assert_eq!(sniff(Some(Path::new("a.crosstalk")), mbox), None);
         assert_eq!(sniff(Some(Path::new("a.txt")), mbox), Some(MailKind::Mbox));
         assert_eq!(sniff(None, mbox), Some(MailKind::Mbox));
-        // Several messages exported with `--format eml` are an mbox under an `.eml` name.
+        // Several messages exported by an earlier `--format eml`: an mbox under an `.eml` name.
         assert_eq!(
             sniff(Some(Path::new("all.eml")), mbox),
             Some(MailKind::Mbox)

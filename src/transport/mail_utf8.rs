@@ -36,15 +36,16 @@ pub fn first_invalid(raw: &[u8], part: &MessagePart<'_>) -> Option<(u32, u32)> {
     Some((d.line, d.column))
 }
 
-/// The warning for mail `mail` of an input (counted from 1), whose text part `part` (counted
-/// from 1, among those searched for envelopes) stops being UTF-8 at `at`.
-pub fn diagnostic(mail: usize, part: usize, at: (u32, u32)) -> Diagnostic {
+/// The warning for the mail named `mail` (`mail 2`, `mail 1, forwarded message 1`), whose
+/// text part `part` (counted from 1, among those searched for envelopes) stops being UTF-8
+/// at `at`.
+pub fn diagnostic(mail: &str, part: usize, at: (u32, u32)) -> Diagnostic {
     Diagnostic::new(
         Code::InvalidUtf8,
         1,
         1,
         format!(
-            "mail {mail}, text part {part}, line {}, column {} of its text: bytes that are not \
+            "{mail}, text part {part}, line {}, column {} of its text: bytes that are not \
              UTF-8 (as the part says it is, or names no character set) were read as U+FFFD; \
              the mail is kept as received (`crosstalk pastes`)",
             at.0, at.1
