@@ -498,6 +498,58 @@ fn too_small_then_big_enough_again() {
     assert_eq!(t.format("#{pane_width}x#{pane_height}"), "80x24");
 }
 
+/// The real terminal shrinks (120×40 to 80×24, as when a window is tiled) with a thread near
+/// the end of the list and the last message of a long thread selected: both panes scroll to
+/// keep them in sight at once, without a key.
+#[test]
+fn a_resize_keeps_the_selected_thread_and_message_in_sight() {
+    let Some(t) = Term::new() else { return };
+    let g = crosstalk::protocol::IdGenerator::new();
+    let env = |thread: &str, parent: Option<&str>, id: &str, context: &str, body: &str| {
+        let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
+        format!(
+            "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: {thread}\n{parent}message: {id}\n\
+             context: {context}\nintent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+        )
+    };
+    let (long, mut parent, mut text) = (g.next_id(), None::<String>, String::new());
+    for i in 0..40 {
+        let id = g.next_id();
+        let body = format!("message {i}");
+        text.push_str(&env(&long, parent.as_deref(), &id, "long thread", &body));
+        parent = Some(id);
+    }
+    for i in 0..40 {
+        let (thread, id) = (g.next_id(), g.next_id());
+        text.push_str(&env(
+            &thread,
+            None,
+            &id,
+            &format!("short thread {i}"),
+            "one",
+        ));
+    }
+    let file = t.path("threads.crosstalk");
+    std::fs::write(&file, text).unwrap();
+    t.import(&[&file]);
+    t.start(120, 40, &[]);
+    t.wait_for("short thread 39");
+    // The long thread is the oldest, the list's last row; Enter opens it on its last message.
+    t.type_text("G");
+    t.keys(&["Enter"]);
+    t.wait_until("the long thread open", |s| {
+        has_row(s, &["REQUEST", "message 39"])
+    });
+    t.tmux(&["resize-window", "-t", "ct", "-x", "80", "-y", "24"]);
+    t.wait_until("the app drawn at 80×24", |s| {
+        s.lines().count() <= 24 && s.contains("Threads")
+    });
+    let s = t.wait_until("the selection in sight at 80×24", |s| {
+        has_row(s, &["REQUEST", "message 39"]) && has_row(s, &["long thread", "40"])
+    });
+    assert!(!has_row(&s, &["REQUEST", "message 20"]), "{s}");
+}
+
 #[test]
 fn a_body_written_small_fills_its_box_once_the_terminal_grows() {
     let Some(t) = Term::new() else { return };

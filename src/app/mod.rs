@@ -20,6 +20,7 @@ pub mod help;
 mod history;
 mod hop;
 pub mod http_delivery;
+mod in_view;
 pub mod inspector;
 pub mod keymap;
 pub mod landing;
@@ -359,6 +360,7 @@ impl App {
                 self.error(format!("{e:#}"));
             }
         }
+        self.keep_in_view();
         self.messages.note(&self.status, self.now);
     }
 
