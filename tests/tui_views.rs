@@ -91,15 +91,19 @@ fn help_wraps_long_descriptions_and_scrolls_to_the_end() {
             inside(&next, border + 1, column).trim().is_empty() && next[column] != ' ',
             "{w}x{h}: {s}"
         );
-        // Up to the popup's right border.
+        // Up to the popup's right border, over every continuation line.
         let right = |l: &[char]| column + l[column..].iter().position(|c| *c == '│').unwrap();
-        let described = format!(
-            "{} {}",
-            inside(&first, column, right(&first)).trim_end(),
-            inside(&next, column, right(&next)).trim_end()
-        );
+        let mut described = inside(&first, column, right(&first)).trim_end().to_string();
+        for l in &lines[at + 1..] {
+            let l = chars(l);
+            if !inside(&l, border + 1, column).trim().is_empty() || l.get(column) == Some(&' ') {
+                break;
+            }
+            described.push(' ');
+            described.push_str(inside(&l, column, right(&l)).trim_end());
+        }
         assert!(
-            described.ends_with("else envelopes)"),
+            described.ends_with(".eml, .mbox, else envelopes"),
             "{w}x{h}: {described}"
         );
         // The last command is on screen.
