@@ -1464,3 +1464,56 @@ fn a_message_cut_at_80_columns_is_read_whole_in_messages() {
     t.key(KeyCode::End, NONE);
     assert!(t.screen().contains(":nosuch29`"), "{}", t.screen());
 }
+
+/// The status line speaks of what is on screen: a message about an action stays while the
+/// operator stays where it happened (another pane of the same message), and goes once another
+/// message or thread is selected or another view opens, errors as well; an action that moves
+/// says its own message; `:messages` keeps everything that was said.
+#[test]
+fn a_status_message_goes_when_the_operator_moves_on() {
+    let mut t = harness(demo_store(), 120, 40);
+    t.key(KeyCode::Enter, NONE);
+    t.keys("y");
+    let copied = t.app.status.1.clone();
+    assert!(copied.contains("OSC 52"), "{copied}");
+    t.key(KeyCode::Tab, NONE);
+    assert_eq!(t.app.focus, Pane::Inspector);
+    assert_eq!(t.app.status.1, copied, "the same message, in another pane");
+    t.key(KeyCode::Esc, NONE);
+    t.keys("k");
+    assert_eq!(t.app.status.1, "", "another message is selected");
+    assert!(!t.screen().contains("OSC 52"), "{}", t.screen());
+
+    t.keys(":bogus\n");
+    assert_eq!(t.app.status.0, crosstalk::app::Level::Error);
+    t.key(KeyCode::Tab, NONE);
+    assert!(
+        t.app.status.1.starts_with("Unknown command"),
+        "an error stays put"
+    );
+    t.key(KeyCode::Esc, NONE);
+    t.key(KeyCode::Esc, NONE);
+    assert_eq!(t.app.focus, Pane::List);
+    t.keys("j");
+    assert_eq!(t.app.status.1, "", "another thread is selected");
+
+    // A view opened clears the line; closing it says nothing either.
+    t.keys("y");
+    assert!(!t.app.status.1.is_empty());
+    t.keys("?");
+    assert_eq!(t.app.status.1, "", "help opened");
+    t.key(KeyCode::Esc, NONE);
+
+    // Moving with something to say: the new message stands.
+    t.keys("s");
+    assert!(
+        t.app.status.1.starts_with("Showing threads"),
+        "{:?}",
+        t.app.status
+    );
+
+    t.keys(":messages\n");
+    let s = t.screen();
+    assert!(s.contains("Unknown command `:bogus`"), "{s}");
+    assert!(s.contains("Showing threads"), "{s}");
+}

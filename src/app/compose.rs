@@ -319,7 +319,7 @@ impl App {
         if primer.is_none() && self.deliver_over_http(&message, &thread, &text, &to) {
             let status = self.status.clone();
             self.reveal(&thread, Some(&message))?;
-            self.status = status;
+            self.set_status(status);
             return Ok(());
         }
         let copied = match primer {
@@ -343,11 +343,11 @@ impl App {
             self.recount_drafts()?;
             self.reveal(&thread, Some(&message))?;
             let waits = self.store.delivery(&message).ok().flatten();
-            self.status = (level, format!("{line}; {}", awaits_text(waits.as_ref())));
+            self.set_status((level, format!("{line}; {}", awaits_text(waits.as_ref()))));
         } else {
             let why = self.status.clone();
             self.reveal(&thread, Some(&message))?;
-            self.status = why;
+            self.set_status(why);
         }
         Ok(())
     }
@@ -381,7 +381,7 @@ impl App {
         if let Some(note) = super::text::hidden_note(&text)
             && self.status.0 != Level::Error
         {
-            self.status = (Level::Warn, format!("{}; {note}", self.status.1));
+            self.set_status((Level::Warn, format!("{}; {note}", self.status.1)));
         }
         Ok(())
     }
@@ -421,7 +421,7 @@ impl App {
                 } else {
                     ""
                 };
-                self.status = (level, format!("{line}; {relayed}{hop}"));
+                self.set_status((level, format!("{line}; {relayed}{hop}")));
                 return Ok(());
             }
             let waiting = match self.store.mark_copied(&m.id) {
@@ -436,10 +436,10 @@ impl App {
                     }
                     // Copied all the same; the wait for a reply is recorded on a tick.
                     self.pending_copied.push(m.id.clone());
-                    self.status = (
+                    self.set_status((
                         Level::Warn,
                         format!("{line}; awaiting reply (recorded once the database is free)"),
-                    );
+                    ));
                     return Ok(());
                 }
             };
@@ -450,14 +450,14 @@ impl App {
             } else {
                 None
             };
-            self.status = (
+            self.set_status((
                 level,
                 if waiting {
                     format!("{line}; {}", awaits_text(waits.as_ref()))
                 } else {
                     line
                 },
-            );
+            ));
             if waiting {
                 let thread = m.thread.clone();
                 self.reveal(&thread, Some(&m.id))?;
@@ -500,10 +500,10 @@ impl App {
                 1 => "1 envelope".to_string(),
                 n => format!("{n} envelopes"),
             };
-            self.status = (
+            self.set_status((
                 level,
                 format!("{line} ({n}; not recorded as relayed: y on a message records it)"),
-            );
+            ));
         }
         Ok(())
     }

@@ -122,14 +122,14 @@ impl App {
                         safe_line(&done.summary())
                     );
                     let _ = self.reveal(&d.thread, Some(&d.message));
-                    self.status = (
+                    self.set_status((
                         if done.accepted {
                             Level::Info
                         } else {
                             Level::Error
                         },
                         line,
-                    );
+                    ));
                 }
                 // The database is busy: recorded on a later tick.
                 Err(e) if e.is_busy() => still.push(d),

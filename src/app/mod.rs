@@ -38,6 +38,7 @@ mod refit;
 mod refresh;
 pub mod repairs;
 pub mod signing;
+mod status;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
@@ -136,8 +137,11 @@ pub struct App {
     pub composer: Option<Composer>,
     /// The open popup.
     pub popup: Option<Popup>,
-    /// The status line.
+    /// The status line (set through `set_status`, which counts what is said).
     pub status: (Level, String),
+    /// How many messages the status line was given, so that one action's message is told
+    /// apart from a message left by an earlier one (see `status`).
+    said: u64,
     /// What the status line said, for `:messages`.
     pub messages: messages::MessageLog,
     /// The terminal size.
@@ -230,6 +234,7 @@ impl App {
             composer: None,
             popup: None,
             status: (Level::Info, String::new()),
+            said: 0,
             messages: messages::MessageLog::default(),
             size,
             quit: false,
@@ -285,6 +290,9 @@ impl App {
                 newest.display()
             ));
         }
+        // What the app says as it starts is kept too: the first action may move on and clear
+        // the line before `update` would note it.
+        app.messages.note(&app.status, app.now);
         Ok(app)
     }
 
@@ -348,6 +356,7 @@ impl App {
     /// Applies one action. Failures become the status line; the app goes on.
     pub fn update(&mut self, action: Action) {
         self.now = self.fixed_now.unwrap_or_else(jiff::Timestamp::now);
+        let (before, said) = (self.place(), self.said);
         if let Err(e) = self.apply(action) {
             tracing::warn!("action failed: {e:#}");
             if pending::is_busy(&e) {
@@ -361,6 +370,7 @@ impl App {
             }
         }
         self.keep_in_view();
+        self.clear_stale_status(&before, said);
         self.messages.note(&self.status, self.now);
     }
 
@@ -459,17 +469,17 @@ impl App {
 
     /// Sets an informational status.
     pub fn info(&mut self, s: impl Into<String>) {
-        self.status = (Level::Info, s.into());
+        self.set_status((Level::Info, s.into()));
     }
 
     /// Sets a warning status.
     pub fn warn(&mut self, s: impl Into<String>) {
-        self.status = (Level::Warn, s.into());
+        self.set_status((Level::Warn, s.into()));
     }
 
     /// Sets an error status.
     pub fn error(&mut self, s: impl Into<String>) {
-        self.status = (Level::Error, s.into());
+        self.set_status((Level::Error, s.into()));
     }
 
     /// The screen regions at the current size.
