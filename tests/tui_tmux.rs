@@ -481,6 +481,17 @@ fn escape_sequences_in_a_body_are_shown_not_obeyed() {
     check("canonical");
 }
 
+/// `--demo` runs on a database made at start-up: its seeded draft is not one "kept from
+/// before", as it is after a real database is opened again.
+#[test]
+fn the_demo_does_not_claim_drafts_kept_from_before() {
+    let Some(t) = Term::new() else { return };
+    t.start(100, 30, &["--demo"]);
+    let s = t.wait_for("draft(s) not sent yet: D lists them.");
+    assert!(!s.contains("kept from before"), "{s}");
+    assert!(s.contains("demo (throwaway database)"), "{s}");
+}
+
 #[test]
 fn too_small_then_big_enough_again() {
     let Some(t) = Term::new() else { return };

@@ -276,8 +276,12 @@ impl App {
             app.info("Empty database. Paste an envelope (or press p), n for a new one, ? for help; try `crosstalk --demo`.");
         } else {
             let drafts = app.drafts;
-            if drafts > 0 {
+            // "From before" only of a database file, which an earlier run may have left them
+            // in: a database in memory (the demo's) is as new as this run, its drafts seeded.
+            if drafts > 0 && app.settings.db_path.is_some() {
                 app.info(format!("{drafts} draft(s) kept from before: D lists them."));
+            } else if drafts > 0 {
+                app.info(format!("{drafts} draft(s) not sent yet: D lists them."));
             }
         }
         // Drafts an earlier run wrote beside the database because it was busy when the app
