@@ -290,6 +290,19 @@ fn the_composer_undoes_and_redoes() {
         drafts.iter().any(|d| d.form.contains(r#""body":"""#)),
         "{drafts:?}"
     );
+    // The body back from $EDITOR is a step too.
+    t.keys("mine");
+    t.act(Action::EditedBody("from the editor\n".into()));
+    assert_eq!(body(&t), "from the editor");
+    t.ctrl('z');
+    assert_eq!(body(&t), "mine");
+    assert!(
+        t.app.status.1.starts_with("Undid the $EDITOR edit"),
+        "{:?}",
+        t.app.status
+    );
+    t.ctrl('r');
+    assert_eq!(body(&t), "from the editor");
 }
 
 /// The search finds while a word is still being typed: its last word matches the words it

@@ -5,6 +5,7 @@ use anyhow::Context as _;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::composer::{Composer, Field, Form};
+use super::composer_steps::Stepped;
 use super::pending::PendingDraft;
 use super::{Action, App, Level, strip_controls};
 use crate::store::{Draft, DraftSave, DraftTaken};
@@ -85,14 +86,9 @@ impl App {
                 self.save_draft(false)?;
             }
             Action::Undo | Action::Redo => {
-                let changed = c.focused_box().is_some_and(|b| match action {
-                    Action::Undo => b.undo(),
-                    _ => b.redo(),
-                });
-                if changed {
-                    c.validate();
-                    self.save_draft(false)?;
-                }
+                let redo = action == Action::Redo;
+                let stepped = c.step(redo);
+                self.stepped(stepped, redo)?;
             }
             Action::SaveDraft => self.save_draft(true)?,
             Action::Attach => self.prompt_attach(),
@@ -148,6 +144,63 @@ impl App {
                 self.save_draft(false)?;
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// After an undo (`redo`: a redo) in the composer: the draft saved, and a whole step
+    /// (a redaction, `$EDITOR`, an attachment) named on the status line, or why it waits.
+    fn stepped(&mut self, stepped: Stepped, redo: bool) -> anyhow::Result<()> {
+        let keymap = &self.keymap;
+        let key = |a: &Action| {
+            keymap
+                .key_for(super::keymap::Scope::Composer, a)
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| a.to_string())
+        };
+        let (undo, redo_key, next) = (
+            key(&Action::Undo),
+            key(&Action::Redo),
+            key(&Action::NextField),
+        );
+        match stepped {
+            Stepped::Nothing => {}
+            Stepped::Typing => self.save_draft(false)?,
+            Stepped::Replacement(what, fields) => {
+                self.save_draft(false)?;
+                let boxes = fields.iter().map(|f| box_name(*f)).collect::<Vec<_>>();
+                let line = if redo {
+                    format!("Redid {what} ({}); {undo} undoes it.", boxes.join(" and "))
+                } else {
+                    format!(
+                        "Undid {what}: {} as before it; {} redoes it.",
+                        match boxes.as_slice() {
+                            [one] => format!("{one} is"),
+                            all => format!("{} are", all.join(" and ")),
+                        },
+                        redo_key
+                    )
+                };
+                self.info(line);
+            }
+            Stepped::Blocked(what, field) => {
+                let mut what = what.to_string();
+                if let Some(first) = what.get(..1) {
+                    what.replace_range(..1, &first.to_uppercase());
+                }
+                let line = if redo {
+                    format!(
+                        "{what} is not redone: {} was changed since it was undone.",
+                        box_name(field)
+                    )
+                } else {
+                    format!(
+                        "{what} is not undone yet: {} was changed after it; {undo} there first ({next} goes to it).",
+                        box_name(field)
+                    )
+                };
+                self.warn(line);
+            }
         }
         Ok(())
     }
@@ -572,5 +625,17 @@ fn awaits_text(d: Option<&crate::store::Delivery>) -> String {
             super::text::safe_line(&d.awaiting_from.join(", "))
         ),
         _ => "sent; its intent awaits no reply".to_string(),
+    }
+}
+
+/// A box as the status line names it.
+fn box_name(field: Field) -> &'static str {
+    match field {
+        Field::Body => "the body",
+        Field::Meta => "META",
+        Field::From => "from",
+        Field::To => "to",
+        Field::Context => "context",
+        Field::Intent => "the intent",
     }
 }

@@ -13,6 +13,7 @@ mod browse;
 pub mod command_line;
 mod compose;
 pub mod composer;
+pub mod composer_steps;
 mod conversation;
 pub mod erase;
 pub mod error_reply;
@@ -427,7 +428,7 @@ impl App {
             Action::EditedBody(text) => {
                 if let Some(c) = self.composer.as_mut() {
                     let (clean, removed) = strip_controls(&text);
-                    c.set_body(&clean);
+                    c.set_body("the $EDITOR edit", &clean);
                     let replaced = clean.matches('\u{FFFD}').count();
                     // Said every time: a failure said before must not stay on the line.
                     if removed > 0 {
