@@ -1530,3 +1530,46 @@ fn a_status_message_goes_when_the_operator_moves_on() {
     assert!(s.contains("Unknown command `:bogus`"), "{s}");
     assert!(s.contains("Showing threads"), "{s}");
 }
+
+/// In the composer ↑ and ↓ go by the rows the body shows, wrapped between words, and keep
+/// the column a run of them started from across a shorter line; Shift selects as it goes.
+#[test]
+fn the_composer_moves_up_and_down_by_wrapped_rows() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("n");
+    let first = format!("{}kalle@example.com end", "word ".repeat(14));
+    t.keys(&first);
+    let at = |t: &support::Harness| {
+        let c = t.app.composer.as_ref().unwrap().body.cursor();
+        (c.0, c.1)
+    };
+    assert_eq!(at(&t), (0, 91));
+    // The box is 78 wide: the address begins the second row, 21 cells before the end.
+    t.key(KeyCode::Up, NONE);
+    assert_eq!(
+        at(&t),
+        (0, 21),
+        "the same cell one row up, in the same line"
+    );
+    t.key(KeyCode::Down, NONE);
+    assert_eq!(at(&t), (0, 91));
+    t.key(KeyCode::Enter, NONE);
+    t.keys("ab");
+    t.key(KeyCode::Enter, NONE);
+    t.keys("a third line, long enough");
+    t.key(KeyCode::Up, NONE);
+    assert_eq!(at(&t), (1, 2), "the short line's end");
+    t.key(KeyCode::Up, NONE);
+    assert_eq!(at(&t), (0, 91), "as near the column as the row reaches");
+    t.key(KeyCode::Down, NONE);
+    t.key(KeyCode::Down, NONE);
+    assert_eq!(at(&t), (2, 25));
+    // Shift+↑ selects from where it was.
+    t.key(KeyCode::Up, KeyModifiers::SHIFT);
+    let c = t.app.composer.as_ref().unwrap();
+    assert_eq!(c.body.selection_range(), Some(((1, 2), (2, 25))));
+    // A page up from the bottom reaches the first row.
+    t.key(KeyCode::Down, NONE);
+    t.key(KeyCode::PageUp, NONE);
+    assert_eq!(at(&t).0, 0);
+}

@@ -5,6 +5,7 @@ use anyhow::Context as _;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::composer::{Composer, Field, Form};
+use super::composer_layout::ComposerAreas;
 use super::composer_steps::Stepped;
 use super::pending::PendingDraft;
 use super::{Action, App, Level, strip_controls};
@@ -62,9 +63,14 @@ impl App {
     }
 
     pub(super) fn composer_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let size = self.size;
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
         };
+        // A run of vertical moves aims for the cell it started from; anything else ends it.
+        if !matches!(&action, Action::Input(ev) if vertical_rows(ev, 1).is_some()) {
+            c.goal = None;
+        }
         match action {
             Action::Back => {
                 let empty = c.form.body.trim().is_empty() && c.form.meta.trim().is_empty();
@@ -133,6 +139,22 @@ impl App {
                     && matches!(ev.code, KeyCode::Char('m') | KeyCode::Char('j'))
                     && single_line
                 {
+                    return Ok(());
+                } else if let Some((rows, select)) = (!single_line)
+                    .then(|| {
+                        let (_, height) = ComposerAreas::new(size, c).text_size(c.focus);
+                        vertical_rows(&ev, height.saturating_sub(1).max(1))
+                    })
+                    .flatten()
+                {
+                    // Up and down go by the rows the box shows, wrapped between words, not by
+                    // the lines of the text (see `editor_rows`).
+                    let (width, _) = ComposerAreas::new(size, c).text_size(c.focus);
+                    let goal = c.goal;
+                    if let Some(b) = c.focused_box() {
+                        let goal = super::editor_rows::move_rows(b, width, rows, goal, select);
+                        c.goal = Some(goal);
+                    }
                     return Ok(());
                 } else {
                     let changed = c.focused_box().map(|b| b.input(ev)).unwrap_or(false);
@@ -638,4 +660,24 @@ fn box_name(field: Field) -> &'static str {
         Field::Context => "context",
         Field::Intent => "the intent",
     }
+}
+
+/// The rows a key moves the cursor of a multi-line box by, `page` for a page, and whether
+/// it extends the selection (Shift): the vertical moves of the editor widget (↑ ↓, C-p C-n,
+/// PgUp PgDn, M-v C-v), which the composer makes on wrapped rows itself.
+fn vertical_rows(ev: &ratatui::crossterm::event::KeyEvent, page: usize) -> Option<(isize, bool)> {
+    let m = ev.modifiers;
+    let (ctrl, alt) = (
+        m.contains(KeyModifiers::CONTROL),
+        m.contains(KeyModifiers::ALT),
+    );
+    let page = page as isize;
+    let rows = match (ev.code, ctrl, alt) {
+        (KeyCode::Up, false, false) | (KeyCode::Char('p'), true, false) => -1,
+        (KeyCode::Down, false, false) | (KeyCode::Char('n'), true, false) => 1,
+        (KeyCode::PageUp, false, false) | (KeyCode::Char('v'), false, true) => -page,
+        (KeyCode::PageDown, false, false) | (KeyCode::Char('v'), true, false) => page,
+        _ => return None,
+    };
+    Some((rows, m.contains(KeyModifiers::SHIFT)))
 }

@@ -4,7 +4,7 @@
 //! The fields are kept as typed in a [`Form`], which is what a draft saves, so a draft comes
 //! back exactly as it was left even when it does not parse yet.
 
-use ratatui_textarea::{TextArea, WrapMode};
+use ratatui_textarea::TextArea;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::{self, Diagnostic, Envelope, Intent, MetaBlock};
@@ -235,6 +235,12 @@ pub struct Composer {
     pub pii_confirmed: Option<String>,
     /// Whole-box replacements (redaction, `$EDITOR`, attachments) as undo and redo steps.
     pub steps: super::composer_steps::Steps,
+    /// The first row the body box shows (see `editor_rows`: the app scrolls it).
+    pub body_top: usize,
+    /// The first row the META box shows.
+    pub meta_top: usize,
+    /// The cell a run of vertical moves started from, which each of them aims for.
+    pub goal: Option<usize>,
 }
 
 /// A multi-line box (the body, META) holding `text`, its cursor at the end.
@@ -253,9 +259,8 @@ fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
     };
     let mut t = TextArea::new(lines);
     t.set_cursor_line_style(ratatui::style::Style::default());
-    if !single_line {
-        t.set_wrap_mode(WrapMode::WordOrGlyph);
-    }
+    // No wrap mode: the multi-line boxes are laid out and drawn by `editor_rows` and
+    // `ui::editor`, which wrap between words.
     t
 }
 
@@ -281,6 +286,9 @@ impl Composer {
             primer: None,
             pii_confirmed: None,
             steps: Default::default(),
+            body_top: 0,
+            meta_top: 0,
+            goal: None,
         };
         c.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
         c.body.move_cursor(ratatui_textarea::CursorMove::End);

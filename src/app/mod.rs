@@ -13,8 +13,10 @@ mod browse;
 pub mod command_line;
 mod compose;
 pub mod composer;
+pub mod composer_layout;
 pub mod composer_steps;
 mod conversation;
+pub mod editor_rows;
 pub mod erase;
 pub mod error_reply;
 pub mod help;
@@ -503,14 +505,10 @@ impl App {
         t.selected_index().map(|i| t.outline.rows[i].id.as_str())
     }
 
-    /// After a resize: the composer's multi-line boxes and the paste box show as much of
-    /// their text as their new size holds (see `refit`).
+    /// After a resize: the paste box shows as much of its text as its new size holds (see
+    /// `refit`; the composer's boxes are scrolled with the rest, in `in_view`).
     fn refit_text_boxes(&mut self) {
         let width = self.size.width;
-        if let Some(c) = self.composer.as_mut() {
-            refit::refit(&mut c.body, width);
-            refit::refit(&mut c.meta, width);
-        }
         if let Some(popup::Popup::PasteBox { text, .. }) = self.popup.as_mut() {
             refit::refit(text, width);
         }
