@@ -1573,3 +1573,153 @@ fn the_composer_moves_up_and_down_by_wrapped_rows() {
     t.key(KeyCode::PageUp, NONE);
     assert_eq!(at(&t).0, 0);
 }
+
+/// Quitting remembers the open thread, the selected message, the filters and the focus;
+/// the next start on the same database reopens them. A thread erased meanwhile leaves the
+/// list as a fresh start shows it, without a word; another database has its own place.
+#[test]
+fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let place = dir.path().join("state").join("last-place.json");
+    let mut store = Store::open(&db).unwrap();
+    for (thread, context) in [
+        ("01KB0000000000000000000001", "alpha plan"),
+        ("01KB0000000000000000000002", "beta plan"),
+        ("01KB0000000000000000000003", "gamma"),
+    ] {
+        let text = format!(
+            "[[CLAUDE→CHATGPT v1]]\nuser: u\nthread: {thread}\nmessage: {thread}\ncontext: {context}\nintent: REQUEST\nbody: |\n  first of {context}\nsig: none\n[[END]]\n\
+             [[CHATGPT→CLAUDE v1]]\nuser: u\nthread: {thread}\nparent: {thread}\nmessage: {thread}Z\ncontext: {context}\nintent: RESPOND\nbody: |\n  second of {context}\nsig: none\n[[END]]\n"
+        );
+        let text = text.replace(&format!("{thread}Z"), &thread.replace("0000000", "0000001"));
+        store.import_text("t", &text, &Default::default()).unwrap();
+    }
+    drop(store);
+    let start = |place: &std::path::Path| {
+        let mut t = support::harness_unstarted(&db, 120, 40);
+        t.app.settings.place_file = Some(place.to_path_buf());
+        t.app.start();
+        t
+    };
+    let mut t = start(&place);
+    // The newest thread, its last message: a fresh start.
+    assert_eq!(t.app.list.selected_id(), Some("01KB0000000000000000000003"));
+    t.keys("fplan\n");
+    t.keys("j");
+    t.keys("k");
+    t.key(KeyCode::Tab, NONE);
+    let (thread, message) = (
+        t.app.tree.as_ref().unwrap().outline.id.clone(),
+        t.app.selected_id().unwrap().to_string(),
+    );
+    assert_eq!(thread, "01KB0000000000000000000002");
+    assert_eq!(message, thread, "the first message, not the thread's last");
+    t.app.finish(Duration::from_millis(10));
+
+    let t = start(&place);
+    assert_eq!(t.app.list.filter, "plan");
+    assert_eq!(t.app.list.rows.len(), 2);
+    assert_eq!(t.app.tree.as_ref().unwrap().outline.id, thread);
+    assert_eq!(t.app.selected_id(), Some(message.as_str()));
+    assert_eq!(t.app.focus, Pane::Inspector);
+    let s = t.screen();
+    assert!(
+        s.contains("filter: plan") && s.contains("first of beta plan"),
+        "{s}"
+    );
+
+    // The state filter too.
+    let mut t = start(&place);
+    t.key(KeyCode::Esc, NONE);
+    t.key(KeyCode::Esc, NONE);
+    t.key(KeyCode::Esc, NONE);
+    t.keys("s");
+    let state = t.app.list.state;
+    assert_ne!(state, crosstalk::store::StateFilter::All);
+    t.app.finish(Duration::from_millis(10));
+    let t = start(&place);
+    assert_eq!(t.app.list.state, state);
+    assert!(t.screen().contains(" of 3"), "{}", t.screen());
+
+    // Erased meanwhile: the list as at any start, and no word about it.
+    let mut t = start(&place);
+    t.keys("s");
+    while t.app.list.state != crosstalk::store::StateFilter::All {
+        t.keys("s");
+    }
+    t.keys("gj");
+    let gone = t.app.list.selected_id().unwrap().to_string();
+    t.app.finish(Duration::from_millis(10));
+    drop(t);
+    let mut store = Store::open(&db).unwrap();
+    store
+        .erase(&crosstalk::store::EraseTarget::Thread(gone.clone()))
+        .unwrap();
+    drop(store);
+    let t = start(&place);
+    assert_eq!(t.app.list.selected_id(), Some("01KB0000000000000000000003"));
+    assert_eq!(t.app.focus, Pane::List);
+    assert!(!t.app.status.1.contains(&gone), "{:?}", t.app.status);
+    assert_eq!(t.app.status.0, crosstalk::app::Level::Info);
+
+    // Without a place file (the demo) nothing is remembered.
+    let mut t = support::harness_unstarted(&db, 120, 40);
+    t.app.start();
+    t.keys("fgamma\n");
+    t.app.finish(Duration::from_millis(10));
+    let t = start(&place);
+    assert_eq!(t.app.list.filter, "");
+}
+
+/// `[watch] on_start` starts the clipboard watch with the app; where no clipboard can be
+/// read the status line says so, as `W` does, naming the setting.
+#[test]
+fn watch_on_start_starts_the_watch_or_says_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = support::harness_unstarted(&db, 120, 40);
+    t.app.watch_config.on_start = true;
+    t.app.start();
+    assert!(!t.app.watching());
+    assert_eq!(t.app.status.0, crosstalk::app::Level::Error);
+    assert!(
+        t.app
+            .status
+            .1
+            .starts_with("Cannot watch the clipboard: no clipboard reachable")
+            && t.app.status.1.ends_with("([watch] on_start)"),
+        "{:?}",
+        t.app.status
+    );
+    drop(t);
+
+    // A clipboard read by a command: watched from the start, and what it holds imported.
+    let clip = dir.path().join("clipboard.txt");
+    std::fs::write(&clip, "").unwrap();
+    let mut t = support::harness_unstarted(&db, 120, 40);
+    t.app.clipboard = crosstalk::clipboard::Clipboard::new(
+        crosstalk::clipboard::ClipboardConfig {
+            paste_command: Some(format!("cat {}", clip.display())),
+            ..Default::default()
+        },
+        crosstalk::clipboard::Env::default(),
+        dir.path().to_path_buf(),
+    );
+    t.app.watch_config.on_start = true;
+    t.app.watch_config.interval_ms = 50;
+    t.app.start();
+    assert!(t.app.watching(), "{:?}", t.app.status);
+    // What the clipboard holds at the watch's first look is not new: copied after it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !t.app.status.1.starts_with("Watching the clipboard") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        t.act(Action::Tick);
+    }
+    std::fs::write(&clip, request()).unwrap();
+    while t.app.list.rows.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        t.act(Action::Tick);
+    }
+    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
+}

@@ -1177,3 +1177,96 @@ fn a_message_cut_at_80_by_24_is_read_whole_with_messages() {
     t.type_text("q");
     assert_eq!(t.wait_exit(), 0);
 }
+
+/// An envelope of its own thread, `context` naming it and its body `body`.
+fn thread_text(thread: &str, context: &str, body: &str) -> String {
+    format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: u\nthread: {thread}\nmessage: {thread}\ncontext: {context}\n\
+         intent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+    )
+}
+
+/// `[watch] on_start`: with no clipboard to read the app says so as it opens; with one (a
+/// paste command) it watches from the start and imports what is copied. Quitting remembers
+/// the open thread, the selected message and the filter, and the next start reopens them.
+#[test]
+fn the_app_watches_from_the_start_and_reopens_where_it_quit() {
+    let Some(t) = Term::new() else { return };
+    let file = t.path("threads.crosstalk");
+    let mut text = thread_text("01KB0000000000000000000001", "alpha plan", "first of alpha");
+    text.push_str(&thread_text(
+        "01KB0000000000000000000002",
+        "beta plan",
+        "first of beta",
+    ));
+    text.push_str(&thread_text(
+        "01KB0000000000000000000003",
+        "gamma",
+        "first of gamma",
+    ));
+    std::fs::write(&file, text).unwrap();
+    t.import(&[&file]);
+
+    std::fs::write(t.path("config.toml"), "[watch]\non_start = true\n").unwrap();
+    t.start(100, 30, &[]);
+    t.wait_for("Cannot watch the clipboard: no clipboard reachable");
+    let s = t.wait_for("([watch] on_start)");
+    assert!(!s.contains("◉ watching"), "{s}");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+
+    let clip = t.path("clipboard.txt");
+    std::fs::write(&clip, "").unwrap();
+    std::fs::write(
+        t.path("config.toml"),
+        format!(
+            "[watch]\non_start = true\ninterval_ms = 50\n[clipboard]\npaste_command = {}\n",
+            toml_string(&format!("cat {}", sh_quote(clip.to_str().unwrap())))
+        ),
+    )
+    .unwrap();
+    t.restart(&[]);
+    t.wait_for("Watching the clipboard (every 50 ms)");
+    t.wait_for("◉ watching");
+    std::fs::write(
+        &clip,
+        thread_text(
+            "01KB0000000000000000000004",
+            "watched delta",
+            "copied in a chat",
+        ),
+    )
+    .unwrap();
+    t.wait_for("watched delta");
+
+    // The filter, a thread opened from it, the inspector focused; then quit.
+    t.type_text("fplan");
+    t.keys(&["Enter"]);
+    t.wait_until("a plan thread open", |s| {
+        s.contains("first of") && s.contains("filter: plan")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("▶ Threads");
+    t.type_text("j");
+    t.wait_for("first of alpha");
+    t.keys(&["Tab", "Tab"]);
+    let s = t.wait_until("the other plan thread open", |s| {
+        s.contains("first of alpha") && s.contains("▶ Envelope")
+    });
+    assert!(s.contains("filter: plan"), "{s}");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+    let state = std::fs::read_to_string(t.path("state/crosstalk/last-place.json")).unwrap();
+    assert!(state.contains("01KB0000000000000000000001"), "{state}");
+
+    t.restart(&[]);
+    let s = t.wait_until("the last place reopened", |s| {
+        s.contains("filter: plan") && s.contains("first of alpha") && s.contains("▶ Envelope")
+    });
+    assert!(!s.contains("gamma"), "the filter hides the others:\n{s}");
+}
+
+/// `s` as a TOML basic string.
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}

@@ -40,6 +40,7 @@ pub mod queue;
 mod refit;
 mod refresh;
 pub mod repairs;
+pub mod resume;
 pub mod signing;
 mod status;
 pub mod text;
@@ -112,6 +113,9 @@ pub struct Settings {
     pub audit_by: Option<String>,
     /// Sign composed envelopes before copying them (`[signing]`).
     pub signing: crate::config::SigningConfig,
+    /// Where the app remembers the thread and filters it had when it quit, to reopen them
+    /// (`None`: not remembered, as for the demo; see `resume`).
+    pub place_file: Option<std::path::PathBuf>,
 }
 
 /// The whole state of the app.
@@ -316,13 +320,31 @@ impl App {
             || matches!(&self.popup, Some(Popup::Conversation(c)) if c.context.is_some())
     }
 
-    /// Opens the selected thread in the tree pane. The runtime calls it right after the first
-    /// frame, so the list is on screen before the newest thread (possibly a very long one)
-    /// is read.
+    /// Opens the thread the app had open when it last quit on this database, with its filters
+    /// (see `resume`), else the selected one, in the tree pane; then starts watching the
+    /// clipboard when `[watch] on_start` asks for it. The runtime calls it right after the
+    /// first frame, so the list is on screen before the thread (possibly a very long one) is
+    /// read.
     pub fn start(&mut self) {
-        if let Err(e) = self.open_selected_thread(false) {
-            self.error(format!("{e:#}"));
+        let reopened = self.reopen_place().unwrap_or_else(|e| {
+            tracing::warn!("the last place is not reopened: {e:#}");
+            false
+        });
+        if !reopened {
+            if let Err(e) = self.open_selected_thread(false) {
+                self.error(format!("{e:#}"));
+            }
         }
+        self.keep_in_view();
+        if self.watch_config.on_start && !self.watching() {
+            self.toggle_watch();
+            if !self.watching() {
+                // Said as `W` says it, naming the setting that asked.
+                let why = self.status.1.clone();
+                self.error(format!("{why} ([watch] on_start)"));
+            }
+        }
+        self.messages.note(&self.status, self.now);
     }
 
     /// The key scope in force.

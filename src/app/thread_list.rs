@@ -90,6 +90,17 @@ impl ThreadList {
         Ok(())
     }
 
+    /// Fetches more rows until thread `id` is among them, the list ends, or `most` rows are
+    /// fetched.
+    pub fn fetch_until(&mut self, id: &str, most: usize, store: &Store) -> Result<(), StoreError> {
+        while self.more && self.rows.len() < most && !self.rows.iter().any(|r| r.summary.id == id) {
+            let want = self.rows.len() + PAGE;
+            self.rows = store.thread_rows_in(&self.filter, self.state, want)?;
+            self.more = self.rows.len() == want;
+        }
+        Ok(())
+    }
+
     /// Selects the thread `id` when it is among the rows.
     pub fn select_id(&mut self, id: &str) {
         if let Some(i) = self.rows.iter().position(|r| r.summary.id == id) {

@@ -134,6 +134,9 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         copy_on_import: config.relay.copy_on_import,
         audit_by: config.audit_name(),
         signing: config.signing.clone(),
+        // A throwaway database has no place to come back to.
+        place_file: (!launch.demo)
+            .then(|| crate::config::state_dir().join(crate::app::resume::FILE)),
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);
