@@ -348,6 +348,15 @@ pub fn data_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// The platform state directory (`$XDG_STATE_HOME/crosstalk` on Linux, usually
+/// `~/.local/state/crosstalk`): what the app remembers between runs that is neither data nor
+/// configuration (where it was when it quit). The data directory where a platform has none.
+pub fn state_dir() -> PathBuf {
+    directories::ProjectDirs::from("", "", "crosstalk")
+        .and_then(|d| d.state_dir().map(Path::to_path_buf))
+        .unwrap_or_else(data_dir)
+}
+
 /// Loads the configuration: `explicit` (the `--config` flag) or `$CROSSTALK_CONFIG` must
 /// exist; the default file may be absent.
 pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {

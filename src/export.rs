@@ -34,22 +34,46 @@ pub enum Format {
     Mbox,
 }
 
+/// The file extensions that choose a format (`:export FILE`, `export -o FILE`), compared
+/// without regard to case; any other name writes envelopes ([`Format::Crosstalk`]). The one
+/// table the choice, help and the messages that name the formats are made from.
+pub const EXTENSIONS: &[(&str, Format)] = &[
+    ("json", Format::Json),
+    ("md", Format::Markdown),
+    ("markdown", Format::Markdown),
+    ("eml", Format::Eml),
+    ("mbox", Format::Mbox),
+    ("mbx", Format::Mbox),
+];
+
 impl Format {
-    /// The format a file name asks for: `.json` → JSON, `.md`/`.markdown` → markdown,
-    /// `.eml` → e-mail, `.mbox`/`.mbx` → mailbox, anything else (`.crosstalk`, `.aict`,
-    /// `.txt`, none) → envelopes.
+    /// The format a file name asks for (see [`EXTENSIONS`]): `.json` → JSON, `.md` or
+    /// `.markdown` → markdown, `.eml` → e-mail, `.mbox`/`.mbx` → mailbox, anything else
+    /// (`.crosstalk`, `.aict`, `.txt`, none) → envelopes.
     pub fn from_path(path: &Path) -> Format {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
-        match ext.as_deref() {
-            Some("json") => Format::Json,
-            Some("md" | "markdown") => Format::Markdown,
-            Some("eml") => Format::Eml,
-            Some("mbox" | "mbx") => Format::Mbox,
-            _ => Format::Crosstalk,
+        EXTENSIONS
+            .iter()
+            .find(|(e, _)| ext.as_deref() == Some(*e))
+            .map_or(Format::Crosstalk, |(_, f)| *f)
+    }
+
+    /// The extensions and what any other name gets, as help says it:
+    /// "`.json`, `.md`/`.markdown`, `.eml`, `.mbox`, else envelopes".
+    pub fn by_extension() -> String {
+        let mut groups: Vec<(Format, Vec<String>)> = Vec::new();
+        for (ext, format) in EXTENSIONS {
+            match groups.iter_mut().find(|(f, _)| f == format) {
+                Some((_, exts)) => exts.push(format!(".{ext}")),
+                None => groups.push((*format, vec![format!(".{ext}")])),
+            }
         }
+        let mut parts: Vec<String> = groups.into_iter().map(|(_, e)| e.join("/")).collect();
+        parts.push("else envelopes".into());
+        parts.join(", ")
     }
 
     /// The format's name, as `--format` takes it.
@@ -391,4 +415,34 @@ fn markdown(t: &ThreadView) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A format added to the enum gets an extension here, so `:export` and help know it.
+    #[test]
+    fn every_format_has_an_extension_and_the_extension_chooses_it() {
+        use clap::ValueEnum as _;
+        for f in Format::value_variants() {
+            assert!(
+                *f == Format::Crosstalk || EXTENSIONS.iter().any(|(_, g)| g == f),
+                "{} has no extension in EXTENSIONS",
+                f.name()
+            );
+        }
+        for (ext, f) in EXTENSIONS {
+            let upper = format!("thread.{}", ext.to_ascii_uppercase());
+            assert_eq!(Format::from_path(Path::new(&upper)), *f, "{upper}");
+        }
+        assert_eq!(
+            Format::from_path(Path::new("backup.txt")),
+            Format::Crosstalk
+        );
+        assert_eq!(
+            Format::by_extension(),
+            ".json, .md/.markdown, .eml, .mbox, else envelopes"
+        );
+    }
 }

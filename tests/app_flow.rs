@@ -290,6 +290,19 @@ fn the_composer_undoes_and_redoes() {
         drafts.iter().any(|d| d.form.contains(r#""body":"""#)),
         "{drafts:?}"
     );
+    // The body back from $EDITOR is a step too.
+    t.keys("mine");
+    t.act(Action::EditedBody("from the editor\n".into()));
+    assert_eq!(body(&t), "from the editor");
+    t.ctrl('z');
+    assert_eq!(body(&t), "mine");
+    assert!(
+        t.app.status.1.starts_with("Undid the $EDITOR edit"),
+        "{:?}",
+        t.app.status
+    );
+    t.ctrl('r');
+    assert_eq!(body(&t), "from the editor");
 }
 
 /// The search finds while a word is still being typed: its last word matches the words it
@@ -1480,4 +1493,250 @@ fn a_message_cut_at_80_columns_is_read_whole_in_messages() {
     assert!(!screen.contains(":nosuch29`"), "{screen}");
     t.key(KeyCode::End, NONE);
     assert!(t.screen().contains(":nosuch29`"), "{}", t.screen());
+}
+
+/// The status line speaks of what is on screen: a message about an action stays while the
+/// operator stays where it happened (another pane of the same message), and goes once another
+/// message or thread is selected or another view opens, errors as well; an action that moves
+/// says its own message; `:messages` keeps everything that was said.
+#[test]
+fn a_status_message_goes_when_the_operator_moves_on() {
+    let mut t = harness(demo_store(), 120, 40);
+    t.key(KeyCode::Enter, NONE);
+    t.keys("y");
+    let copied = t.app.status.1.clone();
+    assert!(copied.contains("OSC 52"), "{copied}");
+    t.key(KeyCode::Tab, NONE);
+    assert_eq!(t.app.focus, Pane::Inspector);
+    assert_eq!(t.app.status.1, copied, "the same message, in another pane");
+    t.key(KeyCode::Esc, NONE);
+    t.keys("k");
+    assert_eq!(t.app.status.1, "", "another message is selected");
+    assert!(!t.screen().contains("OSC 52"), "{}", t.screen());
+
+    t.keys(":bogus\n");
+    assert_eq!(t.app.status.0, crosstalk::app::Level::Error);
+    t.key(KeyCode::Tab, NONE);
+    assert!(
+        t.app.status.1.starts_with("Unknown command"),
+        "an error stays put"
+    );
+    t.key(KeyCode::Esc, NONE);
+    t.key(KeyCode::Esc, NONE);
+    assert_eq!(t.app.focus, Pane::List);
+    t.keys("j");
+    assert_eq!(t.app.status.1, "", "another thread is selected");
+
+    // A view opened clears the line; closing it says nothing either.
+    t.keys("y");
+    assert!(!t.app.status.1.is_empty());
+    t.keys("?");
+    assert_eq!(t.app.status.1, "", "help opened");
+    t.key(KeyCode::Esc, NONE);
+
+    // Moving with something to say: the new message stands.
+    t.keys("s");
+    assert!(
+        t.app.status.1.starts_with("Showing threads"),
+        "{:?}",
+        t.app.status
+    );
+
+    t.keys(":messages\n");
+    let s = t.screen();
+    assert!(s.contains("Unknown command `:bogus`"), "{s}");
+    assert!(s.contains("Showing threads"), "{s}");
+}
+
+/// In the composer ↑ and ↓ go by the rows the body shows, wrapped between words, and keep
+/// the column a run of them started from across a shorter line; Shift selects as it goes.
+#[test]
+fn the_composer_moves_up_and_down_by_wrapped_rows() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("n");
+    let first = format!("{}kalle@example.com end", "word ".repeat(14));
+    t.keys(&first);
+    let at = |t: &support::Harness| {
+        let c = t.app.composer.as_ref().unwrap().body.cursor();
+        (c.0, c.1)
+    };
+    assert_eq!(at(&t), (0, 91));
+    // The box is 78 wide: the address begins the second row, 21 cells before the end.
+    t.key(KeyCode::Up, NONE);
+    assert_eq!(
+        at(&t),
+        (0, 21),
+        "the same cell one row up, in the same line"
+    );
+    t.key(KeyCode::Down, NONE);
+    assert_eq!(at(&t), (0, 91));
+    t.key(KeyCode::Enter, NONE);
+    t.keys("ab");
+    t.key(KeyCode::Enter, NONE);
+    t.keys("a third line, long enough");
+    t.key(KeyCode::Up, NONE);
+    assert_eq!(at(&t), (1, 2), "the short line's end");
+    t.key(KeyCode::Up, NONE);
+    assert_eq!(at(&t), (0, 91), "as near the column as the row reaches");
+    t.key(KeyCode::Down, NONE);
+    t.key(KeyCode::Down, NONE);
+    assert_eq!(at(&t), (2, 25));
+    // Shift+↑ selects from where it was.
+    t.key(KeyCode::Up, KeyModifiers::SHIFT);
+    let c = t.app.composer.as_ref().unwrap();
+    assert_eq!(c.body.selection_range(), Some(((1, 2), (2, 25))));
+    // A page up from the bottom reaches the first row.
+    t.key(KeyCode::Down, NONE);
+    t.key(KeyCode::PageUp, NONE);
+    assert_eq!(at(&t).0, 0);
+}
+
+/// Quitting remembers the open thread, the selected message, the filters and the focus;
+/// the next start on the same database reopens them. A thread erased meanwhile leaves the
+/// list as a fresh start shows it, without a word; another database has its own place.
+#[test]
+fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let place = dir.path().join("state").join("last-place.json");
+    let mut store = Store::open(&db).unwrap();
+    for (thread, context) in [
+        ("01KB0000000000000000000001", "alpha plan"),
+        ("01KB0000000000000000000002", "beta plan"),
+        ("01KB0000000000000000000003", "gamma"),
+    ] {
+        let text = format!(
+            "[[CLAUDE→CHATGPT v1]]\nuser: u\nthread: {thread}\nmessage: {thread}\ncontext: {context}\nintent: REQUEST\nbody: |\n  first of {context}\nsig: none\n[[END]]\n\
+             [[CHATGPT→CLAUDE v1]]\nuser: u\nthread: {thread}\nparent: {thread}\nmessage: {thread}Z\ncontext: {context}\nintent: RESPOND\nbody: |\n  second of {context}\nsig: none\n[[END]]\n"
+        );
+        let text = text.replace(&format!("{thread}Z"), &thread.replace("0000000", "0000001"));
+        store.import_text("t", &text, &Default::default()).unwrap();
+    }
+    drop(store);
+    let start = |place: &std::path::Path| {
+        let mut t = support::harness_unstarted(&db, 120, 40);
+        t.app.settings.place_file = Some(place.to_path_buf());
+        t.app.start();
+        t
+    };
+    let mut t = start(&place);
+    // The newest thread, its last message: a fresh start.
+    assert_eq!(t.app.list.selected_id(), Some("01KB0000000000000000000003"));
+    t.keys("fplan\n");
+    t.keys("j");
+    t.keys("k");
+    t.key(KeyCode::Tab, NONE);
+    let (thread, message) = (
+        t.app.tree.as_ref().unwrap().outline.id.clone(),
+        t.app.selected_id().unwrap().to_string(),
+    );
+    assert_eq!(thread, "01KB0000000000000000000002");
+    assert_eq!(message, thread, "the first message, not the thread's last");
+    t.app.finish(Duration::from_millis(10));
+
+    let t = start(&place);
+    assert_eq!(t.app.list.filter, "plan");
+    assert_eq!(t.app.list.rows.len(), 2);
+    assert_eq!(t.app.tree.as_ref().unwrap().outline.id, thread);
+    assert_eq!(t.app.selected_id(), Some(message.as_str()));
+    assert_eq!(t.app.focus, Pane::Inspector);
+    let s = t.screen();
+    assert!(
+        s.contains("filter: plan") && s.contains("first of beta plan"),
+        "{s}"
+    );
+
+    // The state filter too.
+    let mut t = start(&place);
+    t.key(KeyCode::Esc, NONE);
+    t.key(KeyCode::Esc, NONE);
+    t.key(KeyCode::Esc, NONE);
+    t.keys("s");
+    let state = t.app.list.state;
+    assert_ne!(state, crosstalk::store::StateFilter::All);
+    t.app.finish(Duration::from_millis(10));
+    let t = start(&place);
+    assert_eq!(t.app.list.state, state);
+    assert!(t.screen().contains(" of 3"), "{}", t.screen());
+
+    // Erased meanwhile: the list as at any start, and no word about it.
+    let mut t = start(&place);
+    t.keys("s");
+    while t.app.list.state != crosstalk::store::StateFilter::All {
+        t.keys("s");
+    }
+    t.keys("gj");
+    let gone = t.app.list.selected_id().unwrap().to_string();
+    t.app.finish(Duration::from_millis(10));
+    drop(t);
+    let mut store = Store::open(&db).unwrap();
+    store
+        .erase(&crosstalk::store::EraseTarget::Thread(gone.clone()))
+        .unwrap();
+    drop(store);
+    let t = start(&place);
+    assert_eq!(t.app.list.selected_id(), Some("01KB0000000000000000000003"));
+    assert_eq!(t.app.focus, Pane::List);
+    assert!(!t.app.status.1.contains(&gone), "{:?}", t.app.status);
+    assert_eq!(t.app.status.0, crosstalk::app::Level::Info);
+
+    // Without a place file (the demo) nothing is remembered.
+    let mut t = support::harness_unstarted(&db, 120, 40);
+    t.app.start();
+    t.keys("fgamma\n");
+    t.app.finish(Duration::from_millis(10));
+    let t = start(&place);
+    assert_eq!(t.app.list.filter, "");
+}
+
+/// `[watch] on_start` starts the clipboard watch with the app; where no clipboard can be
+/// read the status line says so, as `W` does, naming the setting.
+#[test]
+fn watch_on_start_starts_the_watch_or_says_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut t = support::harness_unstarted(&db, 120, 40);
+    t.app.watch_config.on_start = true;
+    t.app.start();
+    assert!(!t.app.watching());
+    assert_eq!(t.app.status.0, crosstalk::app::Level::Error);
+    assert!(
+        t.app
+            .status
+            .1
+            .starts_with("Cannot watch the clipboard: no clipboard reachable")
+            && t.app.status.1.ends_with("([watch] on_start)"),
+        "{:?}",
+        t.app.status
+    );
+    drop(t);
+
+    // A clipboard read by a command: watched from the start, and what it holds imported.
+    let clip = dir.path().join("clipboard.txt");
+    std::fs::write(&clip, "").unwrap();
+    let mut t = support::harness_unstarted(&db, 120, 40);
+    t.app.clipboard = crosstalk::clipboard::Clipboard::new(
+        crosstalk::clipboard::ClipboardConfig {
+            paste_command: Some(format!("cat {}", clip.display())),
+            ..Default::default()
+        },
+        crosstalk::clipboard::Env::default(),
+        dir.path().to_path_buf(),
+    );
+    t.app.watch_config.on_start = true;
+    t.app.watch_config.interval_ms = 50;
+    t.app.start();
+    assert!(t.app.watching(), "{:?}", t.app.status);
+    // What the clipboard holds at the watch's first look is not new: copied after it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !t.app.status.1.starts_with("Watching the clipboard") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        t.act(Action::Tick);
+    }
+    std::fs::write(&clip, request()).unwrap();
+    while t.app.list.rows.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        t.act(Action::Tick);
+    }
+    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
 }

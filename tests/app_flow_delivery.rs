@@ -127,12 +127,32 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     assert_eq!(t.app.list.state, StateFilter::Only(Section::ToRelay));
     assert_eq!(t.app.list.rows.len(), 1);
     assert_eq!(t.app.list.rows[0].summary.id, v[0]);
-    assert!(t.screen().contains("Threads [to relay]"), "{}", t.screen());
+    // The title says how many of all threads the filter shows.
+    assert!(
+        t.screen().contains("Threads [to relay] 1 of 2 "),
+        "{}",
+        t.screen()
+    );
+    assert!(t.app.status.1.contains("(1 of 2)"), "{:?}", t.app.status);
     t.keys("s");
     assert_eq!(t.app.list.rows.len(), 1);
     assert_eq!(t.app.list.rows[0].summary.id, v[2]);
-    assert!(t.screen().contains("[addressed to me]"));
-    t.keys("ss");
+    assert!(t.screen().contains("Threads [addressed to me] 1 of 2 "));
+    // In the narrow list of 80 columns the counts stay whole, the state's name is cut.
+    t.act(crosstalk::app::Action::Resize(80, 24));
+    let top = t.screen().lines().nth(1).unwrap_or_default().to_string();
+    assert!(top.contains(" [addressed to …] 1 of 2 "), "{top}");
+    t.act(crosstalk::app::Action::Resize(120, 30));
+    // With the text filter too, what both let through.
+    t.keys("s");
+    t.keys("fzzz");
+    let top = t.screen().lines().nth(1).unwrap_or_default().to_string();
+    assert!(
+        top.contains("[awaiting reply] 0 of 2") && top.contains("filter: zzz"),
+        "{top}"
+    );
+    t.key(KeyCode::Esc, NONE);
+    t.keys("s");
     assert!(t.app.list.rows.is_empty());
     assert!(
         t.screen().contains("No thread in this state"),

@@ -104,7 +104,7 @@ fn first_copy_warning(privacy: &str, own: Option<&str>) -> Option<String> {
     t.key(KeyCode::Enter, NONE);
     reply_with_email(&mut t);
     if let Some(meta) = own {
-        t.app.composer.as_mut().unwrap().set_meta(meta);
+        t.app.composer.as_mut().unwrap().set_meta("the META", meta);
     }
     let copies = t.copies().len();
     t.ctrl('y');
@@ -345,4 +345,84 @@ fn consent_expiry_is_judged_on_the_apps_clock() {
         "{:?}",
         t.app.status
     );
+}
+
+/// `M-r` is one step of undo: `C-z` brings back the body and the META it had (no
+/// `PII: redacted`), `C-r` redacts again; what was typed after it is undone first, from
+/// either box; a box changed since holds the redaction until that change is undone; the
+/// draft saved is what the screen shows.
+#[test]
+fn a_redaction_is_undone_and_redone_as_one_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 120, 40);
+    let v = ids(2);
+    t.act(crosstalk::app::Action::Paste(request(&v[0], &v[1], "")));
+    t.key(KeyCode::Enter, NONE);
+    reply_with_email(&mut t);
+    let form = |t: &support::Harness| {
+        let c = t.app.composer.as_ref().unwrap();
+        (c.form.body.clone(), c.form.meta.clone())
+    };
+    let typed = form(&t);
+    assert_eq!(typed.0, "Write to ada@example.org today.");
+    let alt = |t: &mut support::Harness, c| t.key(KeyCode::Char(c), KeyModifiers::ALT);
+
+    alt(&mut t, 'r');
+    let redacted = form(&t);
+    assert_eq!(redacted.0, "Write to [EMAIL] today.");
+    assert!(redacted.1.contains("PII: redacted"), "{}", redacted.1);
+    t.ctrl('z');
+    assert_eq!(form(&t), typed, "body and META back as typed");
+    assert!(
+        t.app.status.1.starts_with("Undid the redaction"),
+        "{:?}",
+        t.app.status
+    );
+    // Undo goes on into what was typed before it.
+    t.ctrl('z');
+    assert_eq!(form(&t).0, "Write to ada@example.org today");
+    t.ctrl('r');
+    t.ctrl('r');
+    assert_eq!(form(&t), redacted, "redone: body and header");
+    let draft = t.app.store.drafts().unwrap();
+    assert!(draft[0].form.contains("[EMAIL]"), "{draft:?}");
+    t.ctrl('z');
+    let draft = t.app.store.drafts().unwrap();
+    assert!(draft[0].form.contains("ada@example.org"), "{draft:?}");
+    assert!(!draft[0].form.contains("PII: redacted"), "{draft:?}");
+
+    // Typed after the redaction: undone first, then the redaction, from the META box too.
+    t.ctrl('r');
+    t.keys(" Thanks");
+    t.key(KeyCode::Tab, NONE);
+    for _ in 0..4 {
+        t.key(KeyCode::Tab, NONE);
+    }
+    assert_eq!(
+        t.app.composer.as_ref().unwrap().focus,
+        crosstalk::app::composer::Field::Meta
+    );
+    t.ctrl('z');
+    assert_eq!(
+        form(&t).0,
+        "Write to [EMAIL] today. Thanks",
+        "the body was typed in after it: the redaction waits"
+    );
+    assert!(
+        t.app.status.1.contains("the body was changed after it"),
+        "{:?}",
+        t.app.status
+    );
+    t.key(KeyCode::Tab, NONE);
+    for _ in 0..7 {
+        t.ctrl('z');
+    }
+    assert_eq!(
+        form(&t),
+        redacted,
+        "what was typed after the redaction is undone"
+    );
+    t.ctrl('z');
+    assert_eq!(form(&t), typed, "then the redaction");
+    assert!(t.screen().contains("ada@example.org"), "{}", t.screen());
 }

@@ -124,3 +124,86 @@ fn a_paste_into_the_new_conversations_context_lands_there() {
         .expect("the composer on the first envelope");
     assert_eq!(c.form.context, "budget plan");
 }
+
+/// A database of `threads` one-message threads (`thread 0` … , the last imported the newest)
+/// and one more thread of `messages` messages, each answering the one before (`message 0` …).
+fn long_lists(threads: usize, messages: usize) -> crosstalk::store::Store {
+    let mut store = crosstalk::store::Store::open_in_memory().unwrap();
+    let g = crosstalk::protocol::IdGenerator::new();
+    let env = |thread: &str, parent: Option<&str>, id: &str, context: &str, body: &str| {
+        let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
+        format!(
+            "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: {thread}\n{parent}message: {id}\n\
+             context: {context}\nintent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+        )
+    };
+    let long = g.next_id();
+    let mut text = String::new();
+    let mut parent: Option<String> = None;
+    for i in 0..messages {
+        let id = g.next_id();
+        text.push_str(&env(
+            &long,
+            parent.as_deref(),
+            &id,
+            "long thread",
+            &format!("message {i}"),
+        ));
+        parent = Some(id);
+    }
+    for i in 0..threads {
+        let (thread, id) = (g.next_id(), g.next_id());
+        text.push_str(&env(&thread, None, &id, &format!("thread {i}"), "one"));
+    }
+    store.import_text("t", &text, &Default::default()).unwrap();
+    store
+}
+
+/// The rows drawn inside a pane's borders (its area as the app lays it out).
+fn inside(t: &Harness, pane: ratatui::layout::Rect) -> String {
+    let buf = t.buffer();
+    let mut out = String::new();
+    for y in pane.y + 1..pane.y + pane.height.saturating_sub(1) {
+        for x in pane.x + 1..pane.x + pane.width.saturating_sub(1) {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether the thread list's rows and the tree's rows show `thread` and `message`.
+fn in_sight(t: &Harness, thread: &str, message: &str) -> bool {
+    let areas = t.app.areas();
+    inside(t, areas.list).contains(thread) && inside(t, areas.tree).contains(message)
+}
+
+/// Shrinking the terminal (120×40 to 80×24) keeps the selected thread and the selected
+/// message in sight: the panes scroll to them, not only on the next move.
+#[test]
+fn a_resize_keeps_the_selected_thread_and_message_in_sight() {
+    let mut t = harness(long_lists(40, 40), 120, 40);
+    // The long thread is the oldest: the last row of the list. Its last message is selected
+    // when it opens.
+    t.keys("G");
+    t.key(KeyCode::Enter, NONE);
+    assert!(in_sight(&t, "long thread", "message 39"), "{}", t.screen());
+    t.act(crosstalk::app::Action::Resize(80, 24));
+    assert!(
+        in_sight(&t, "long thread", "message 39"),
+        "the selected thread and message are in sight:\n{}",
+        t.screen()
+    );
+    // And back: a taller pane shows the rows above the selection again, none empty below.
+    t.act(crosstalk::app::Action::Resize(120, 40));
+    assert!(in_sight(&t, "thread 10", "message 28"), "{}", t.screen());
+    assert!(in_sight(&t, "long thread", "message 39"), "{}", t.screen());
+
+    // A message in the middle, selected at 80×24 near the bottom, stays in sight at a
+    // smaller height too.
+    t.act(crosstalk::app::Action::Resize(80, 24));
+    t.keys("g");
+    t.keys(&"j".repeat(20));
+    t.act(crosstalk::app::Action::Resize(80, 20));
+    assert!(in_sight(&t, "long thread", "message 20"), "{}", t.screen());
+}

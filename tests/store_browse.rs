@@ -65,6 +65,34 @@ fn rows_filter_by_words_literally() {
     assert_eq!(ids(T2), [T2]);
 }
 
+/// The counts behind the state filter's "3 of 12" are the rows it lists, whatever the
+/// filter words and the state, and the number of all threads.
+#[test]
+fn thread_counts_are_the_rows_listed() {
+    use crosstalk::store::{Section, StateFilter};
+    let s = store();
+    let mut states = vec![StateFilter::All];
+    states.extend(Section::ALL.map(StateFilter::Only));
+    for state in states {
+        for f in [
+            "",
+            "100%",
+            "rate limiter",
+            "snake_case",
+            "carol",
+            "rate_100",
+            "nothing",
+        ] {
+            let rows = s.thread_rows_in(f, state, usize::MAX >> 1).unwrap().len();
+            assert_eq!(
+                s.thread_counts(f, state).unwrap(),
+                (rows, 2),
+                "{state:?} {f:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn unread_until_seen_and_markers() {
     let mut s = store();

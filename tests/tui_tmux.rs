@@ -481,6 +481,17 @@ fn escape_sequences_in_a_body_are_shown_not_obeyed() {
     check("canonical");
 }
 
+/// `--demo` runs on a database made at start-up: its seeded draft is not one "kept from
+/// before", as it is after a real database is opened again.
+#[test]
+fn the_demo_does_not_claim_drafts_kept_from_before() {
+    let Some(t) = Term::new() else { return };
+    t.start(100, 30, &["--demo"]);
+    let s = t.wait_for("draft(s) not sent yet: D lists them.");
+    assert!(!s.contains("kept from before"), "{s}");
+    assert!(s.contains("demo (throwaway database)"), "{s}");
+}
+
 #[test]
 fn too_small_then_big_enough_again() {
     let Some(t) = Term::new() else { return };
@@ -496,6 +507,58 @@ fn too_small_then_big_enough_again() {
     });
     assert!(s.contains("Kyoto trip"), "{s}");
     assert_eq!(t.format("#{pane_width}x#{pane_height}"), "80x24");
+}
+
+/// The real terminal shrinks (120×40 to 80×24, as when a window is tiled) with a thread near
+/// the end of the list and the last message of a long thread selected: both panes scroll to
+/// keep them in sight at once, without a key.
+#[test]
+fn a_resize_keeps_the_selected_thread_and_message_in_sight() {
+    let Some(t) = Term::new() else { return };
+    let g = crosstalk::protocol::IdGenerator::new();
+    let env = |thread: &str, parent: Option<&str>, id: &str, context: &str, body: &str| {
+        let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
+        format!(
+            "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: {thread}\n{parent}message: {id}\n\
+             context: {context}\nintent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+        )
+    };
+    let (long, mut parent, mut text) = (g.next_id(), None::<String>, String::new());
+    for i in 0..40 {
+        let id = g.next_id();
+        let body = format!("message {i}");
+        text.push_str(&env(&long, parent.as_deref(), &id, "long thread", &body));
+        parent = Some(id);
+    }
+    for i in 0..40 {
+        let (thread, id) = (g.next_id(), g.next_id());
+        text.push_str(&env(
+            &thread,
+            None,
+            &id,
+            &format!("short thread {i}"),
+            "one",
+        ));
+    }
+    let file = t.path("threads.crosstalk");
+    std::fs::write(&file, text).unwrap();
+    t.import(&[&file]);
+    t.start(120, 40, &[]);
+    t.wait_for("short thread 39");
+    // The long thread is the oldest, the list's last row; Enter opens it on its last message.
+    t.type_text("G");
+    t.keys(&["Enter"]);
+    t.wait_until("the long thread open", |s| {
+        has_row(s, &["REQUEST", "message 39"])
+    });
+    t.tmux(&["resize-window", "-t", "ct", "-x", "80", "-y", "24"]);
+    t.wait_until("the app drawn at 80×24", |s| {
+        s.lines().count() <= 24 && s.contains("Threads")
+    });
+    let s = t.wait_until("the selection in sight at 80×24", |s| {
+        has_row(s, &["REQUEST", "message 39"]) && has_row(s, &["long thread", "40"])
+    });
+    assert!(!has_row(&s, &["REQUEST", "message 20"]), "{s}");
 }
 
 #[test]
@@ -1113,4 +1176,97 @@ fn a_message_cut_at_80_by_24_is_read_whole_with_messages() {
     t.wait_gone("Messages —");
     t.type_text("q");
     assert_eq!(t.wait_exit(), 0);
+}
+
+/// An envelope of its own thread, `context` naming it and its body `body`.
+fn thread_text(thread: &str, context: &str, body: &str) -> String {
+    format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: u\nthread: {thread}\nmessage: {thread}\ncontext: {context}\n\
+         intent: REQUEST\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+    )
+}
+
+/// `[watch] on_start`: with no clipboard to read the app says so as it opens; with one (a
+/// paste command) it watches from the start and imports what is copied. Quitting remembers
+/// the open thread, the selected message and the filter, and the next start reopens them.
+#[test]
+fn the_app_watches_from_the_start_and_reopens_where_it_quit() {
+    let Some(t) = Term::new() else { return };
+    let file = t.path("threads.crosstalk");
+    let mut text = thread_text("01KB0000000000000000000001", "alpha plan", "first of alpha");
+    text.push_str(&thread_text(
+        "01KB0000000000000000000002",
+        "beta plan",
+        "first of beta",
+    ));
+    text.push_str(&thread_text(
+        "01KB0000000000000000000003",
+        "gamma",
+        "first of gamma",
+    ));
+    std::fs::write(&file, text).unwrap();
+    t.import(&[&file]);
+
+    std::fs::write(t.path("config.toml"), "[watch]\non_start = true\n").unwrap();
+    t.start(100, 30, &[]);
+    t.wait_for("Cannot watch the clipboard: no clipboard reachable");
+    let s = t.wait_for("([watch] on_start)");
+    assert!(!s.contains("◉ watching"), "{s}");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+
+    let clip = t.path("clipboard.txt");
+    std::fs::write(&clip, "").unwrap();
+    std::fs::write(
+        t.path("config.toml"),
+        format!(
+            "[watch]\non_start = true\ninterval_ms = 50\n[clipboard]\npaste_command = {}\n",
+            toml_string(&format!("cat {}", sh_quote(clip.to_str().unwrap())))
+        ),
+    )
+    .unwrap();
+    t.restart(&[]);
+    t.wait_for("Watching the clipboard (every 50 ms)");
+    t.wait_for("◉ watching");
+    std::fs::write(
+        &clip,
+        thread_text(
+            "01KB0000000000000000000004",
+            "watched delta",
+            "copied in a chat",
+        ),
+    )
+    .unwrap();
+    t.wait_for("watched delta");
+
+    // The filter, a thread opened from it, the inspector focused; then quit.
+    t.type_text("fplan");
+    t.keys(&["Enter"]);
+    t.wait_until("a plan thread open", |s| {
+        s.contains("first of") && s.contains("filter: plan")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("▶ Threads");
+    t.type_text("j");
+    t.wait_for("first of alpha");
+    t.keys(&["Tab", "Tab"]);
+    let s = t.wait_until("the other plan thread open", |s| {
+        s.contains("first of alpha") && s.contains("▶ Envelope")
+    });
+    assert!(s.contains("filter: plan"), "{s}");
+    t.type_text("q");
+    assert_eq!(t.wait_exit(), 0);
+    let state = std::fs::read_to_string(t.path("state/crosstalk/last-place.json")).unwrap();
+    assert!(state.contains("01KB0000000000000000000001"), "{state}");
+
+    t.restart(&[]);
+    let s = t.wait_until("the last place reopened", |s| {
+        s.contains("filter: plan") && s.contains("first of alpha") && s.contains("▶ Envelope")
+    });
+    assert!(!s.contains("gamma"), "the filter hides the others:\n{s}");
+}
+
+/// `s` as a TOML basic string.
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }

@@ -91,15 +91,19 @@ fn help_wraps_long_descriptions_and_scrolls_to_the_end() {
             inside(&next, border + 1, column).trim().is_empty() && next[column] != ' ',
             "{w}x{h}: {s}"
         );
-        // Up to the popup's right border.
+        // Up to the popup's right border, over every continuation line.
         let right = |l: &[char]| column + l[column..].iter().position(|c| *c == '│').unwrap();
-        let described = format!(
-            "{} {}",
-            inside(&first, column, right(&first)).trim_end(),
-            inside(&next, column, right(&next)).trim_end()
-        );
+        let mut described = inside(&first, column, right(&first)).trim_end().to_string();
+        for l in &lines[at + 1..] {
+            let l = chars(l);
+            if !inside(&l, border + 1, column).trim().is_empty() || l.get(column) == Some(&' ') {
+                break;
+            }
+            described.push(' ');
+            described.push_str(inside(&l, column, right(&l)).trim_end());
+        }
         assert!(
-            described.ends_with("else envelopes)"),
+            described.ends_with(".eml, .mbox, else envelopes"),
             "{w}x{h}: {described}"
         );
         // The last command is on screen.
@@ -308,4 +312,66 @@ fn long_inputs_keep_their_end_and_the_cursor_in_sight() {
     t.keys(&format!(":export {}/commandend", "dir".repeat(40)));
     let s = t.screen();
     assert!(s.contains("commandend▏"), "{s}");
+}
+
+/// The cells of the composer's body box: (text of each row, the cursor's cell if drawn).
+fn body_box(t: &support::Harness) -> (Vec<String>, Option<(u16, u16)>) {
+    let c = t.app.composer.as_ref().unwrap();
+    let area = crosstalk::app::composer_layout::ComposerAreas::new(t.app.size, c).body;
+    let buf = t.buffer();
+    let (mut rows, mut cursor) = (Vec::new(), None);
+    for y in area.y + 1..area.y + area.height - 1 {
+        let mut row = String::new();
+        for x in area.x + 1..area.x + area.width - 1 {
+            let cell = &buf[(x, y)];
+            row.push_str(cell.symbol());
+            if cell.modifier.contains(ratatui::style::Modifier::REVERSED) {
+                cursor = Some((x - area.x - 1, y - area.y - 1));
+            }
+        }
+        rows.push(row.trim_end().to_string());
+    }
+    (rows, cursor)
+}
+
+/// The body breaks between words only: an e-mail address, a time and a question mark stay
+/// with their word (the editor widget's own wrap split them), no row starts with the space
+/// it broke at, and the cursor shows at the end of a full row, on the row after it.
+#[test]
+fn the_composer_body_breaks_between_words_and_shows_its_cursor() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("n");
+    // 78 columns inside the box: the address starts at column 70 and does not fit.
+    let text = format!(
+        "{}kalle@example.com at 10:30, is that ok?",
+        "word ".repeat(14)
+    );
+    t.keys(&text);
+    let (rows, cursor) = body_box(&t);
+    assert_eq!(rows[0], "word ".repeat(14).trim_end(), "{rows:?}");
+    assert_eq!(
+        rows[1], "kalle@example.com at 10:30, is that ok?",
+        "{rows:?}"
+    );
+    assert_eq!(cursor, Some((39, 1)), "after the last character");
+    // A row exactly full: the cursor past its end is on the next row, not off the box.
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    t.keys(&"y".repeat(78));
+    let (rows, cursor) = body_box(&t);
+    assert_eq!(rows[2], "y".repeat(78), "{rows:?}");
+    assert_eq!(rows[3], "", "{rows:?}");
+    assert_eq!(cursor, Some((0, 3)));
+    // Up goes by rows: to the full row, then to the start of the address's row, where
+    // typing inserts.
+    t.key(KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(body_box(&t).1, Some((0, 2)));
+    t.key(KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(body_box(&t).1, Some((0, 1)));
+    t.keys("X");
+    let (rows, cursor) = body_box(&t);
+    assert_eq!(
+        rows[1], "Xkalle@example.com at 10:30, is that ok?",
+        "{rows:?}"
+    );
+    assert_eq!(cursor, Some((1, 1)));
 }

@@ -65,8 +65,7 @@ impl App {
             &name,
             entry_value(guess_mime(&name), &name, size, &bytes),
         );
-        c.set_meta(&meta_text(&env.meta));
-        c.validate();
+        c.set_meta("the attachment", &meta_text(&env.meta));
         if self.inspector.attachments_dir.is_none() {
             self.inspector.attachments_dir = path.parent().map(|p| p.to_path_buf());
         }

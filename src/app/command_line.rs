@@ -137,8 +137,7 @@ impl App {
     }
 
     /// `:export FILE`: the open thread to FILE (`~` is home), in the format its extension
-    /// asks for (`.json`, `.md`, `.mbox`, `.eml` for a thread of one message, else
-    /// envelopes); `:export-all FILE`: every thread, a
+    /// asks for (see [`export::EXTENSIONS`]); `:export-all FILE`: every thread, a
     /// backup that `:import` or `crosstalk import` restores when written as envelopes.
     /// `:export FILE` (`all`: `:export-all`); `force` (`:export!`) replaces an existing file.
     fn export(&mut self, arg: &str, all: bool, force: bool) -> anyhow::Result<()> {
@@ -198,9 +197,10 @@ pub(super) const ID_CANDIDATES: usize = 8;
 /// What a command that takes an argument says when typed without one (`:export` alone):
 /// the command is known, so "unknown command" would mislead; this says what to add.
 fn needs_argument(cmd: &str) -> Option<String> {
+    let formats = format!(" ({})", export::Format::by_extension());
     let (what, usage, note) = match cmd {
         "export" | "export-all" | "export!" | "export-all!" => {
-            ("a file name", "FILE", " (.json, .md, else envelopes)")
+            ("a file name", "FILE", formats.as_str())
         }
         "import" | "read" => (
             "a file name",
@@ -399,7 +399,9 @@ mod tests {
     fn commands_typed_without_their_argument_say_what_they_need() {
         assert_eq!(
             needs_argument("export").as_deref(),
-            Some("`:export` needs a file name: `:export FILE` (.json, .md, else envelopes).")
+            Some(
+                "`:export` needs a file name: `:export FILE` (.json, .md/.markdown, .eml, .mbox, else envelopes)."
+            )
         );
         for cmd in ["export-all", "import", "read", "attach"] {
             let m = needs_argument(cmd).unwrap_or_default();

@@ -5,6 +5,8 @@ use anyhow::Context as _;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::composer::{Composer, Field, Form};
+use super::composer_layout::ComposerAreas;
+use super::composer_steps::Stepped;
 use super::pending::PendingDraft;
 use super::{Action, App, Level, strip_controls};
 use crate::store::{Draft, DraftSave, DraftTaken};
@@ -61,9 +63,14 @@ impl App {
     }
 
     pub(super) fn composer_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let size = self.size;
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
         };
+        // A run of vertical moves aims for the cell it started from; anything else ends it.
+        if !matches!(&action, Action::Input(ev) if vertical_rows(ev, 1).is_some()) {
+            c.goal = None;
+        }
         match action {
             Action::Back => {
                 let empty = c.form.body.trim().is_empty() && c.form.meta.trim().is_empty();
@@ -85,14 +92,9 @@ impl App {
                 self.save_draft(false)?;
             }
             Action::Undo | Action::Redo => {
-                let changed = c.focused_box().is_some_and(|b| match action {
-                    Action::Undo => b.undo(),
-                    _ => b.redo(),
-                });
-                if changed {
-                    c.validate();
-                    self.save_draft(false)?;
-                }
+                let redo = action == Action::Redo;
+                let stepped = c.step(redo);
+                self.stepped(stepped, redo)?;
             }
             Action::SaveDraft => self.save_draft(true)?,
             Action::Attach => self.prompt_attach(),
@@ -138,6 +140,22 @@ impl App {
                     && single_line
                 {
                     return Ok(());
+                } else if let Some((rows, select)) = (!single_line)
+                    .then(|| {
+                        let (_, height) = ComposerAreas::new(size, c).text_size(c.focus);
+                        vertical_rows(&ev, height.saturating_sub(1).max(1))
+                    })
+                    .flatten()
+                {
+                    // Up and down go by the rows the box shows, wrapped between words, not by
+                    // the lines of the text (see `editor_rows`).
+                    let (width, _) = ComposerAreas::new(size, c).text_size(c.focus);
+                    let goal = c.goal;
+                    if let Some(b) = c.focused_box() {
+                        let goal = super::editor_rows::move_rows(b, width, rows, goal, select);
+                        c.goal = Some(goal);
+                    }
+                    return Ok(());
                 } else {
                     let changed = c.focused_box().map(|b| b.input(ev)).unwrap_or(false);
                     if !changed {
@@ -148,6 +166,63 @@ impl App {
                 self.save_draft(false)?;
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// After an undo (`redo`: a redo) in the composer: the draft saved, and a whole step
+    /// (a redaction, `$EDITOR`, an attachment) named on the status line, or why it waits.
+    fn stepped(&mut self, stepped: Stepped, redo: bool) -> anyhow::Result<()> {
+        let keymap = &self.keymap;
+        let key = |a: &Action| {
+            keymap
+                .key_for(super::keymap::Scope::Composer, a)
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| a.to_string())
+        };
+        let (undo, redo_key, next) = (
+            key(&Action::Undo),
+            key(&Action::Redo),
+            key(&Action::NextField),
+        );
+        match stepped {
+            Stepped::Nothing => {}
+            Stepped::Typing => self.save_draft(false)?,
+            Stepped::Replacement(what, fields) => {
+                self.save_draft(false)?;
+                let boxes = fields.iter().map(|f| box_name(*f)).collect::<Vec<_>>();
+                let line = if redo {
+                    format!("Redid {what} ({}); {undo} undoes it.", boxes.join(" and "))
+                } else {
+                    format!(
+                        "Undid {what}: {} as before it; {} redoes it.",
+                        match boxes.as_slice() {
+                            [one] => format!("{one} is"),
+                            all => format!("{} are", all.join(" and ")),
+                        },
+                        redo_key
+                    )
+                };
+                self.info(line);
+            }
+            Stepped::Blocked(what, field) => {
+                let mut what = what.to_string();
+                if let Some(first) = what.get(..1) {
+                    what.replace_range(..1, &first.to_uppercase());
+                }
+                let line = if redo {
+                    format!(
+                        "{what} is not redone: {} was changed since it was undone.",
+                        box_name(field)
+                    )
+                } else {
+                    format!(
+                        "{what} is not undone yet: {} was changed after it; {undo} there first ({next} goes to it).",
+                        box_name(field)
+                    )
+                };
+                self.warn(line);
+            }
         }
         Ok(())
     }
@@ -319,7 +394,7 @@ impl App {
         if primer.is_none() && self.deliver_over_http(&message, &thread, &text, &to) {
             let status = self.status.clone();
             self.reveal(&thread, Some(&message))?;
-            self.status = status;
+            self.set_status(status);
             return Ok(());
         }
         let copied = match primer {
@@ -343,11 +418,11 @@ impl App {
             self.recount_drafts()?;
             self.reveal(&thread, Some(&message))?;
             let waits = self.store.delivery(&message).ok().flatten();
-            self.status = (level, format!("{line}; {}", awaits_text(waits.as_ref())));
+            self.set_status((level, format!("{line}; {}", awaits_text(waits.as_ref()))));
         } else {
             let why = self.status.clone();
             self.reveal(&thread, Some(&message))?;
-            self.status = why;
+            self.set_status(why);
         }
         Ok(())
     }
@@ -381,7 +456,7 @@ impl App {
         if let Some(note) = super::text::hidden_note(&text)
             && self.status.0 != Level::Error
         {
-            self.status = (Level::Warn, format!("{}; {note}", self.status.1));
+            self.set_status((Level::Warn, format!("{}; {note}", self.status.1)));
         }
         Ok(())
     }
@@ -421,7 +496,7 @@ impl App {
                 } else {
                     ""
                 };
-                self.status = (level, format!("{line}; {relayed}{hop}"));
+                self.set_status((level, format!("{line}; {relayed}{hop}")));
                 return Ok(());
             }
             let waiting = match self.store.mark_copied(&m.id) {
@@ -436,10 +511,10 @@ impl App {
                     }
                     // Copied all the same; the wait for a reply is recorded on a tick.
                     self.pending_copied.push(m.id.clone());
-                    self.status = (
+                    self.set_status((
                         Level::Warn,
                         format!("{line}; awaiting reply (recorded once the database is free)"),
-                    );
+                    ));
                     return Ok(());
                 }
             };
@@ -450,14 +525,14 @@ impl App {
             } else {
                 None
             };
-            self.status = (
+            self.set_status((
                 level,
                 if waiting {
                     format!("{line}; {}", awaits_text(waits.as_ref()))
                 } else {
                     line
                 },
-            );
+            ));
             if waiting {
                 let thread = m.thread.clone();
                 self.reveal(&thread, Some(&m.id))?;
@@ -500,10 +575,10 @@ impl App {
                 1 => "1 envelope".to_string(),
                 n => format!("{n} envelopes"),
             };
-            self.status = (
+            self.set_status((
                 level,
                 format!("{line} ({n}; not recorded as relayed: y on a message records it)"),
-            );
+            ));
         }
         Ok(())
     }
@@ -573,4 +648,36 @@ fn awaits_text(d: Option<&crate::store::Delivery>) -> String {
         ),
         _ => "sent; its intent awaits no reply".to_string(),
     }
+}
+
+/// A box as the status line names it.
+fn box_name(field: Field) -> &'static str {
+    match field {
+        Field::Body => "the body",
+        Field::Meta => "META",
+        Field::From => "from",
+        Field::To => "to",
+        Field::Context => "context",
+        Field::Intent => "the intent",
+    }
+}
+
+/// The rows a key moves the cursor of a multi-line box by, `page` for a page, and whether
+/// it extends the selection (Shift): the vertical moves of the editor widget (↑ ↓, C-p C-n,
+/// PgUp PgDn, M-v C-v), which the composer makes on wrapped rows itself.
+fn vertical_rows(ev: &ratatui::crossterm::event::KeyEvent, page: usize) -> Option<(isize, bool)> {
+    let m = ev.modifiers;
+    let (ctrl, alt) = (
+        m.contains(KeyModifiers::CONTROL),
+        m.contains(KeyModifiers::ALT),
+    );
+    let page = page as isize;
+    let rows = match (ev.code, ctrl, alt) {
+        (KeyCode::Up, false, false) | (KeyCode::Char('p'), true, false) => -1,
+        (KeyCode::Down, false, false) | (KeyCode::Char('n'), true, false) => 1,
+        (KeyCode::PageUp, false, false) | (KeyCode::Char('v'), false, true) => -page,
+        (KeyCode::PageDown, false, false) | (KeyCode::Char('v'), true, false) => page,
+        _ => return None,
+    };
+    Some((rows, m.contains(KeyModifiers::SHIFT)))
 }

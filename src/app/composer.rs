@@ -4,7 +4,7 @@
 //! The fields are kept as typed in a [`Form`], which is what a draft saves, so a draft comes
 //! back exactly as it was left even when it does not parse yet.
 
-use ratatui_textarea::{TextArea, WrapMode};
+use ratatui_textarea::TextArea;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::{self, Diagnostic, Envelope, Intent, MetaBlock};
@@ -233,6 +233,22 @@ pub struct Composer {
     /// The envelope text a first C-y was warned about (personal data without consent): a
     /// second C-y on the same text copies it.
     pub pii_confirmed: Option<String>,
+    /// Whole-box replacements (redaction, `$EDITOR`, attachments) as undo and redo steps.
+    pub steps: super::composer_steps::Steps,
+    /// The first row the body box shows (see `editor_rows`: the app scrolls it).
+    pub body_top: usize,
+    /// The first row the META box shows.
+    pub meta_top: usize,
+    /// The cell a run of vertical moves started from, which each of them aims for.
+    pub goal: Option<usize>,
+}
+
+/// A multi-line box (the body, META) holding `text`, its cursor at the end.
+pub fn multi_line_box(text: &str) -> TextArea<'static> {
+    let mut t = boxed(text, false);
+    t.move_cursor(ratatui_textarea::CursorMove::Bottom);
+    t.move_cursor(ratatui_textarea::CursorMove::End);
+    t
 }
 
 fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
@@ -243,9 +259,8 @@ fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
     };
     let mut t = TextArea::new(lines);
     t.set_cursor_line_style(ratatui::style::Style::default());
-    if !single_line {
-        t.set_wrap_mode(WrapMode::WordOrGlyph);
-    }
+    // No wrap mode: the multi-line boxes are laid out and drawn by `editor_rows` and
+    // `ui::editor`, which wrap between words.
     t
 }
 
@@ -270,6 +285,10 @@ impl Composer {
             book: Default::default(),
             primer: None,
             pii_confirmed: None,
+            steps: Default::default(),
+            body_top: 0,
+            meta_top: 0,
+            goal: None,
         };
         c.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
         c.body.move_cursor(ratatui_textarea::CursorMove::End);
@@ -296,14 +315,7 @@ impl Composer {
 
     /// The text box that has the focus (none for the intent picker).
     pub fn focused_box(&mut self) -> Option<&mut TextArea<'static>> {
-        match self.focus {
-            Field::Body => Some(&mut self.body),
-            Field::From => Some(&mut self.from),
-            Field::To => Some(&mut self.to),
-            Field::Context => Some(&mut self.context),
-            Field::Meta => Some(&mut self.meta),
-            Field::Intent => None,
-        }
+        self.text_box(self.focus)
     }
 
     /// The envelope the fields make, contact names resolved to their addresses, and what is
@@ -418,22 +430,15 @@ impl Composer {
         self.validate();
     }
 
-    /// Replaces the META text (after a redaction set `PII:`).
-    pub fn set_meta(&mut self, text: &str) {
-        self.meta = boxed(text, false);
-        self.meta.move_cursor(ratatui_textarea::CursorMove::Bottom);
-        self.meta.move_cursor(ratatui_textarea::CursorMove::End);
-        self.validate();
+    /// Replaces the META text as a step undo takes back (an attachment's entry).
+    pub fn set_meta(&mut self, what: &'static str, text: &str) {
+        self.replace(what, None, Some(text));
     }
 
-    /// Replaces the body (after `$EDITOR`).
-    pub fn set_body(&mut self, text: &str) {
+    /// Replaces the body as a step undo takes back (the text back from `$EDITOR`).
+    pub fn set_body(&mut self, what: &'static str, text: &str) {
         let text = text.strip_suffix('\n').unwrap_or(text);
-        self.body = boxed(text, false);
-        self.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
-        self.body.move_cursor(ratatui_textarea::CursorMove::End);
-        self.set_focus(Field::Body);
-        self.validate();
+        self.replace(what, Some(text), None);
     }
 }
 

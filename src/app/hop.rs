@@ -38,7 +38,7 @@ impl App {
             )),
             Taken::Ready(line) => {
                 if let Some(line) = line {
-                    self.status = (Level::Info, format!("{line}. {arrived}"));
+                    self.set_status((Level::Info, format!("{line}. {arrived}")));
                 }
             }
             Taken::Waiting { n, first } => self.error(format!(
@@ -89,7 +89,7 @@ impl App {
                 0 => "that was the last".to_string(),
                 n => format!("> puts up the next ({n} left, for {})", self.hop_target(0)?),
             };
-            self.status = (Level::Info, format!("{line}; {more}."));
+            self.set_status((Level::Info, format!("{line}; {more}.")));
             self.ring();
         }
         Ok(())

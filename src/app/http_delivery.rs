@@ -175,14 +175,14 @@ impl App {
                         line.push_str(&send_again(gave_up));
                     }
                     let _ = self.reveal(&d.thread, Some(&d.message));
-                    self.status = (
+                    self.set_status((
                         if done.accepted {
                             Level::Info
                         } else {
                             Level::Error
                         },
                         line,
-                    );
+                    ));
                 }
                 // The database is busy: recorded on a later tick.
                 Err(e) if e.is_busy() => still.push(d),

@@ -255,6 +255,10 @@ impl fmt::Display for Key {
     }
 }
 
+/// Where [`COMMANDS`] names the export formats: help puts the formats of
+/// [`crate::export::EXTENSIONS`] there, so the list cannot drift from what `:export` writes.
+pub const FORMATS: &str = "{formats}";
+
 /// The `:` commands, for help.
 pub const COMMANDS: &[(&str, &str)] = &[
     (":messages", "what the status line said, whole, newest last"),
@@ -262,13 +266,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         ":import FILE",
         "preview and import a file (~ is home; Tab completes)",
     ),
-    (
-        ":export FILE",
-        "write the open thread (.json, .md, else envelopes)",
-    ),
+    (":export FILE", "write the open thread as {formats}"),
     (
         ":export-all FILE",
-        "write every thread: a backup (.json, .md, else envelopes)",
+        "write every thread, a backup: {formats}",
     ),
     (":export! FILE", "the same, replacing FILE if it exists"),
     (
@@ -616,8 +617,9 @@ impl Keymap {
             rows.push((String::new(), String::new()));
         }
         rows.push((String::new(), "Commands (:)".into()));
+        let formats = crate::export::Format::by_extension();
         for (c, d) in COMMANDS {
-            rows.push((c.to_string(), d.to_string()));
+            rows.push((c.to_string(), d.replace(FORMATS, &formats)));
         }
         rows
     }
@@ -638,6 +640,22 @@ mod tests {
 
     fn ev(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, mods)
+    }
+
+    /// Help's `:export` rows name every format the command writes, from its own table.
+    #[test]
+    fn help_names_every_export_format() {
+        let rows = Keymap::default().help_rows();
+        for cmd in [":export FILE", ":export-all FILE"] {
+            let (_, what) = rows.iter().find(|(k, _)| k == cmd).expect(cmd);
+            for (ext, _) in crate::export::EXTENSIONS {
+                assert!(what.contains(&format!(".{ext}")), "{cmd}: {what}");
+            }
+            assert!(
+                what.contains("else envelopes") && !what.contains(FORMATS),
+                "{what}"
+            );
+        }
     }
 
     #[test]

@@ -13,13 +13,17 @@ mod browse;
 pub mod command_line;
 mod compose;
 pub mod composer;
+pub mod composer_layout;
+pub mod composer_steps;
 mod conversation;
+pub mod editor_rows;
 pub mod erase;
 pub mod error_reply;
 pub mod help;
 mod history;
 mod hop;
 pub mod http_delivery;
+mod in_view;
 pub mod inspector;
 pub mod keymap;
 pub mod landing;
@@ -36,7 +40,9 @@ pub mod queue;
 mod refit;
 mod refresh;
 pub mod repairs;
+pub mod resume;
 pub mod signing;
+mod status;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
@@ -112,6 +118,9 @@ pub struct Settings {
     /// Who the desk writes as in its own name (`Config::desk_address`); empty: `human://`
     /// and `user`.
     pub desk: String,
+    /// Where the app remembers the thread and filters it had when it quit, to reopen them
+    /// (`None`: not remembered, as for the demo; see `resume`).
+    pub place_file: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -151,8 +160,11 @@ pub struct App {
     pub composer: Option<Composer>,
     /// The open popup.
     pub popup: Option<Popup>,
-    /// The status line.
+    /// The status line (set through `set_status`, which counts what is said).
     pub status: (Level, String),
+    /// How many messages the status line was given, so that one action's message is told
+    /// apart from a message left by an earlier one (see `status`).
+    said: u64,
     /// What the status line said, for `:messages`.
     pub messages: messages::MessageLog,
     /// The terminal size.
@@ -245,6 +257,7 @@ impl App {
             composer: None,
             popup: None,
             status: (Level::Info, String::new()),
+            said: 0,
             messages: messages::MessageLog::default(),
             size,
             quit: false,
@@ -286,8 +299,12 @@ impl App {
             app.info("Empty database. Paste an envelope (or press p), n for a new one, ? for help; try `crosstalk --demo`.");
         } else {
             let drafts = app.drafts;
-            if drafts > 0 {
+            // "From before" only of a database file, which an earlier run may have left them
+            // in: a database in memory (the demo's) is as new as this run, its drafts seeded.
+            if drafts > 0 && app.settings.db_path.is_some() {
                 app.info(format!("{drafts} draft(s) kept from before: D lists them."));
+            } else if drafts > 0 {
+                app.info(format!("{drafts} draft(s) not sent yet: D lists them."));
             }
         }
         // Drafts an earlier run wrote beside the database because it was busy when the app
@@ -300,6 +317,9 @@ impl App {
                 newest.display()
             ));
         }
+        // What the app says as it starts is kept too: the first action may move on and clear
+        // the line before `update` would note it.
+        app.messages.note(&app.status, app.now);
         Ok(app)
     }
 
@@ -316,13 +336,31 @@ impl App {
             || matches!(&self.popup, Some(Popup::Conversation(c)) if c.context.is_some())
     }
 
-    /// Opens the selected thread in the tree pane. The runtime calls it right after the first
-    /// frame, so the list is on screen before the newest thread (possibly a very long one)
-    /// is read.
+    /// Opens the thread the app had open when it last quit on this database, with its filters
+    /// (see `resume`), else the selected one, in the tree pane; then starts watching the
+    /// clipboard when `[watch] on_start` asks for it. The runtime calls it right after the
+    /// first frame, so the list is on screen before the thread (possibly a very long one) is
+    /// read.
     pub fn start(&mut self) {
-        if let Err(e) = self.open_selected_thread(false) {
-            self.error(format!("{e:#}"));
+        let reopened = self.reopen_place().unwrap_or_else(|e| {
+            tracing::warn!("the last place is not reopened: {e:#}");
+            false
+        });
+        if !reopened {
+            if let Err(e) = self.open_selected_thread(false) {
+                self.error(format!("{e:#}"));
+            }
         }
+        self.keep_in_view();
+        if self.watch_config.on_start && !self.watching() {
+            self.toggle_watch();
+            if !self.watching() {
+                // Said as `W` says it, naming the setting that asked.
+                let why = self.status.1.clone();
+                self.error(format!("{why} ([watch] on_start)"));
+            }
+        }
+        self.messages.note(&self.status, self.now);
     }
 
     /// The key scope in force.
@@ -363,6 +401,7 @@ impl App {
     /// Applies one action. Failures become the status line; the app goes on.
     pub fn update(&mut self, action: Action) {
         self.now = self.fixed_now.unwrap_or_else(jiff::Timestamp::now);
+        let (before, said) = (self.place(), self.said);
         if let Err(e) = self.apply(action) {
             tracing::warn!("action failed: {e:#}");
             if pending::is_busy(&e) {
@@ -375,6 +414,8 @@ impl App {
                 self.error(format!("{e:#}"));
             }
         }
+        self.keep_in_view();
+        self.clear_stale_status(&before, said);
         self.messages.note(&self.status, self.now);
     }
 
@@ -427,7 +468,7 @@ impl App {
             Action::EditedBody(text) => {
                 if let Some(c) = self.composer.as_mut() {
                     let (clean, removed) = strip_controls(&text);
-                    c.set_body(&clean);
+                    c.set_body("the $EDITOR edit", &clean);
                     let replaced = clean.matches('\u{FFFD}').count();
                     // Said every time: a failure said before must not stay on the line.
                     if removed > 0 {
@@ -473,17 +514,17 @@ impl App {
 
     /// Sets an informational status.
     pub fn info(&mut self, s: impl Into<String>) {
-        self.status = (Level::Info, s.into());
+        self.set_status((Level::Info, s.into()));
     }
 
     /// Sets a warning status.
     pub fn warn(&mut self, s: impl Into<String>) {
-        self.status = (Level::Warn, s.into());
+        self.set_status((Level::Warn, s.into()));
     }
 
     /// Sets an error status.
     pub fn error(&mut self, s: impl Into<String>) {
-        self.status = (Level::Error, s.into());
+        self.set_status((Level::Error, s.into()));
     }
 
     /// The screen regions at the current size.
@@ -502,14 +543,10 @@ impl App {
         t.selected_index().map(|i| t.outline.rows[i].id.as_str())
     }
 
-    /// After a resize: the composer's multi-line boxes and the paste box show as much of
-    /// their text as their new size holds (see `refit`).
+    /// After a resize: the paste box shows as much of its text as its new size holds (see
+    /// `refit`; the composer's boxes are scrolled with the rest, in `in_view`).
     fn refit_text_boxes(&mut self) {
         let width = self.size.width;
-        if let Some(c) = self.composer.as_mut() {
-            refit::refit(&mut c.body, width);
-            refit::refit(&mut c.meta, width);
-        }
         if let Some(popup::Popup::PasteBox { text, .. }) = self.popup.as_mut() {
             refit::refit(text, width);
         }

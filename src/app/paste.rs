@@ -174,7 +174,7 @@ impl App {
         };
         if !stored {
             // Still not taken: the preview says so; the status line keeps what it said.
-            self.status = status;
+            self.set_status(status);
         }
         Ok(stored)
     }

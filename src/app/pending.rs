@@ -266,10 +266,12 @@ impl App {
         }
     }
 
-    /// Before the app ends: drafts still pending get a bounded wait for the database, then
-    /// go to files; an unsaved paste goes to a file. Returns what the operator must be told
+    /// Before the app ends: where it was is remembered for the next start (see `resume`);
+    /// drafts still pending get a bounded wait for the database, then go to files; an
+    /// unsaved paste goes to a file. Returns what the operator must be told
     /// (printed after the terminal is restored).
     pub fn finish(&mut self, wait: Duration) -> Vec<String> {
+        self.remember_place();
         let mut notes = Vec::new();
         if !self.pending_drafts.is_empty() {
             // One wait for all of them, not one per draft.

@@ -67,6 +67,6 @@ impl App {
     /// The runtime's answer: the command's exit status on the status line.
     pub(super) fn piped(&mut self, ok: bool, line: String) {
         let level = if ok { Level::Info } else { Level::Warn };
-        self.status = (level, line);
+        self.set_status((level, line));
     }
 }

@@ -182,10 +182,10 @@ impl App {
         self.focus = Pane::Tree;
         match copied {
             Some((level, line)) => {
-                self.status = (
+                self.set_status((
                     level,
                     format!("Poll closed: wrote {written}; the CLOSE {line}; y copies each ERROR."),
-                )
+                ));
             }
             None => {
                 let why = self.status.1.clone();

@@ -53,9 +53,9 @@ impl App {
             self.info("No personal data found in the body (e-mail, phone, IBAN, card numbers).");
             return Ok(());
         }
-        c.set_body(&redacted);
+        // One step: undo puts back the body and the `PII:` header together.
         let meta = set_pii(&c.form.meta, "redacted");
-        c.set_meta(&meta);
+        c.replace("the redaction", Some(&redacted), Some(&meta));
         self.save_draft(false)?;
         self.info(format!(
             "Redacted {}; meta: privacy says PII: redacted.",

@@ -88,7 +88,11 @@ impl App {
             crate::store::StateFilter::Only(s) => format!("threads with messages {}", s.title()),
             crate::store::StateFilter::Archived => "archived threads".to_string(),
         };
-        self.info(format!("Showing {what} ({}).", self.list.rows.len()));
+        let shown = match self.list.counts {
+            Some((shown, all)) => format!("{shown} of {all}"),
+            None => self.list.rows.len().to_string(),
+        };
+        self.info(format!("Showing {what} ({shown})."));
         Ok(())
     }
 

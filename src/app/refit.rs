@@ -1,4 +1,5 @@
-//! Text boxes after the terminal's size changed.
+//! The paste box after the terminal's size changed (the composer's boxes are laid out and
+//! scrolled by `editor_rows`, which needs no refit).
 //!
 //! The editor widget scrolls a box only to keep its cursor in sight. Made taller, a box
 //! scrolled down kept its first row: the rows below the text's last line stayed empty while

@@ -24,6 +24,9 @@ pub struct ThreadList {
     pub filtering: bool,
     /// Only threads with a message in this delivery state (`s` cycles it).
     pub state: StateFilter,
+    /// With a state filter: how many threads it lists and how many there are ("3 of 12"),
+    /// counted whole, however many rows are fetched.
+    pub counts: Option<(usize, usize)>,
 }
 
 impl ThreadList {
@@ -37,7 +40,7 @@ impl ThreadList {
         self.selected = keep
             .and_then(|id| self.rows.iter().position(|r| r.summary.id == id))
             .unwrap_or(0);
-        Ok(())
+        self.count(store)
     }
 
     /// Fetches the first page for a new filter and selects its first row.
@@ -46,6 +49,16 @@ impl ThreadList {
         self.more = self.rows.len() == PAGE;
         self.selected = 0;
         self.offset = 0;
+        self.count(store)
+    }
+
+    /// Counts what the state filter shows, when one is on (the counts are read with the rows,
+    /// so the title never disagrees with them).
+    fn count(&mut self, store: &Store) -> Result<(), StoreError> {
+        self.counts = match self.state {
+            StateFilter::All => None,
+            _ => Some(store.thread_counts(&self.filter, self.state)?),
+        };
         Ok(())
     }
 
@@ -74,6 +87,17 @@ impl ThreadList {
             self.more = false;
         }
         self.selected = self.rows.len().saturating_sub(1);
+        Ok(())
+    }
+
+    /// Fetches more rows until thread `id` is among them, the list ends, or `most` rows are
+    /// fetched.
+    pub fn fetch_until(&mut self, id: &str, most: usize, store: &Store) -> Result<(), StoreError> {
+        while self.more && self.rows.len() < most && !self.rows.iter().any(|r| r.summary.id == id) {
+            let want = self.rows.len() + PAGE;
+            self.rows = store.thread_rows_in(&self.filter, self.state, want)?;
+            self.more = self.rows.len() == want;
+        }
         Ok(())
     }
 

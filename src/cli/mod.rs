@@ -191,8 +191,8 @@ enum Command {
         /// Every thread, oldest first.
         #[arg(long)]
         all: bool,
-        /// Output format [default: from the --output file's extension (.json, .md, .eml,
-        /// .mbox), else crosstalk].
+        /// Output format [default: from the --output file's extension (.json, .md/.markdown,
+        /// .eml, .mbox), else crosstalk].
         #[arg(long, value_enum)]
         format: Option<export::Format>,
         /// Write to FILE (made with 0600 permissions) instead of standard output. An existing

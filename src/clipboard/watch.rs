@@ -37,6 +37,9 @@ pub struct WatchConfig {
     pub interval_ms: u64,
     /// Ring the terminal bell when an envelope arrives or an invalid one is found.
     pub bell: bool,
+    /// The app starts watching as it opens, as if `W` were pressed (`crosstalk watch`
+    /// always watches).
+    pub on_start: bool,
 }
 
 impl Default for WatchConfig {
@@ -44,6 +47,7 @@ impl Default for WatchConfig {
         WatchConfig {
             interval_ms: 100,
             bell: false,
+            on_start: false,
         }
     }
 }
@@ -543,7 +547,7 @@ mod tests {
     fn the_interval_has_a_floor() {
         let c = WatchConfig {
             interval_ms: 1,
-            bell: false,
+            ..WatchConfig::default()
         };
         assert_eq!(c.interval(), Duration::from_millis(MIN_INTERVAL_MS));
     }

@@ -68,34 +68,8 @@ impl Store {
         state: super::StateFilter,
         limit: usize,
     ) -> Result<Vec<ThreadRow>, StoreError> {
-        // Up to four words, each matched with LIKE; the filter is typed a key at a time, so
-        // a fixed statement shape keeps it in the prepared-statement cache. Without a filter
-        // the rows come straight off the activity index, stopping at `limit`.
-        let words: Vec<String> = filter
-            .split_whitespace()
-            .take(4)
-            .map(|w| {
-                let mut pattern = String::from("%");
-                for c in w.chars() {
-                    if matches!(c, '\\' | '%' | '_') {
-                        pattern.push('\\');
-                    }
-                    pattern.push(c);
-                }
-                pattern.push('%');
-                pattern
-            })
-            .collect();
+        let (words, condition) = filter_condition(filter);
         let word = |i: usize| words.get(i).cloned().unwrap_or_else(|| "%".into());
-        let haystack = "(coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)";
-        let condition = if words.is_empty() {
-            "?1 = ?2 AND ?3 = ?4".to_string()
-        } else {
-            (1..=4)
-                .map(|i| format!("{haystack} LIKE ?{i} ESCAPE '\\'"))
-                .collect::<Vec<_>>()
-                .join(" AND ")
-        };
         // Each marker is read off the ledger's index by thread and state (`LATEST` one seek
         // per state), or a partial one for missing parents: "awaiting since" follows the
         // intent registry (see `protocol::awaiting`).
@@ -121,11 +95,7 @@ impl Store {
             state = state.condition(self.can_settle()),
             unsettled = if self.can_settle() { "d.settled_at IS NULL" } else { "1" },
             archived_at = if self.can_settle() { "t.archived_at" } else { "NULL" },
-            archived = match (state, self.can_settle()) {
-                (_, false) => "1",
-                (super::StateFilter::Archived, true) => "t.archived_at IS NOT NULL",
-                (_, true) => "t.archived_at IS NULL",
-            }
+            archived = self.archived_condition(state),
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(
@@ -162,6 +132,41 @@ impl Store {
             row.signature_alarms = alarms.get(&row.summary.id).copied().unwrap_or(0);
         }
         Ok(rows)
+    }
+
+    /// How many threads [`Store::thread_rows_in`] lists for `filter` and `state` (all of them,
+    /// however many it is asked for), and how many threads there are: the state filter's
+    /// "3 of 12".
+    pub fn thread_counts(
+        &self,
+        filter: &str,
+        state: super::StateFilter,
+    ) -> Result<(usize, usize), StoreError> {
+        let (words, condition) = filter_condition(filter);
+        let word = |i: usize| words.get(i).cloned().unwrap_or_else(|| "%".into());
+        let sql = format!(
+            "SELECT (SELECT count(*) FROM threads t WHERE {condition} AND {state} AND {archived}),
+                    (SELECT count(*) FROM threads)",
+            state = state.condition(self.can_settle()),
+            archived = self.archived_condition(state),
+        );
+        let (shown, all): (i64, i64) = self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row(params![word(0), word(1), word(2), word(3)], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        Ok((shown as usize, all as usize))
+    }
+
+    /// The condition on thread `t` that it is shown under `state`: archived threads only
+    /// under [`StateFilter::Archived`](super::StateFilter::Archived), the others elsewhere.
+    fn archived_condition(&self, state: super::StateFilter) -> &'static str {
+        match (state, self.can_settle()) {
+            (_, false) => "1",
+            (super::StateFilter::Archived, true) => "t.archived_at IS NOT NULL",
+            (_, true) => "t.archived_at IS NULL",
+        }
     }
 
     /// Caps SQLite's page cache at `kib` KiB. Imports want a large one (see `Store::open`);
@@ -417,6 +422,38 @@ impl Store {
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// The words of a thread filter as LIKE patterns (up to four), and the SQL condition on
+/// thread `t` that matches them as `?1` to `?4`. The filter is typed a key at a time, so a
+/// fixed statement shape keeps it in the prepared-statement cache; without words the
+/// condition is always true and the rows come straight off the activity index.
+fn filter_condition(filter: &str) -> (Vec<String>, String) {
+    let words: Vec<String> = filter
+        .split_whitespace()
+        .take(4)
+        .map(|w| {
+            let mut pattern = String::from("%");
+            for c in w.chars() {
+                if matches!(c, '\\' | '%' | '_') {
+                    pattern.push('\\');
+                }
+                pattern.push(c);
+            }
+            pattern.push('%');
+            pattern
+        })
+        .collect();
+    let haystack = "(coalesce(t.context, '') || ' ' || t.participants || ' ' || t.id)";
+    let condition = if words.is_empty() {
+        "?1 = ?2 AND ?3 = ?4".to_string()
+    } else {
+        (1..=4)
+            .map(|i| format!("{haystack} LIKE ?{i} ESCAPE '\\'"))
+            .collect::<Vec<_>>()
+            .join(" AND ")
+    };
+    (words, condition)
 }
 
 #[cfg(test)]

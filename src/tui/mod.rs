@@ -136,6 +136,9 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         signing: config.signing.clone(),
         send: config.send.clone(),
         desk: config.desk_address(),
+        // A throwaway database has no place to come back to.
+        place_file: (!launch.demo)
+            .then(|| crate::config::state_dir().join(crate::app::resume::FILE)),
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);

@@ -17,7 +17,7 @@ pub fn title(app: &App, frame: &mut Frame, area: Rect) {
         (false, 1) => "1 thread".to_string(),
         (false, _) => format!("{n} threads"),
     };
-    let filter = if app.list.filter.is_empty() {
+    let filter = if app.list.filter.is_empty() && app.list.counts.is_none() {
         String::new()
     } else {
         " (filtered)".to_string()

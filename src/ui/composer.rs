@@ -11,17 +11,13 @@ use ratatui_textarea::TextArea;
 use super::{bars, theme};
 use crate::app::App;
 use crate::app::composer::{Composer, Field};
+use crate::app::composer_layout::ComposerAreas;
 use crate::app::text::{CONTINUED, safe, safe_line, short_time, soft_wrap, truncate};
 
 /// Draws the composer over the whole screen.
 pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
-    let [title, main, hints, status] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(8),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
+    let areas = ComposerAreas::new(area, c);
+    let (title, hints, status) = (areas.title, areas.hints, areas.status);
     let what = match &c.replying_to {
         Some(r) => format!(" Reply to {}", safe_line(r)),
         None => " New envelope".to_string(),
@@ -55,17 +51,8 @@ pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
         ])),
         title,
     );
-    let (form_area, preview_area) = if main.width >= 110 {
-        let [a, b] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
-            .areas(main);
-        (a, b)
-    } else {
-        let [a, b] =
-            Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(main);
-        (a, b)
-    };
-    form(c, frame, form_area);
-    preview(c, frame, preview_area);
+    form(c, &areas, frame);
+    preview(c, frame, areas.preview);
     bars::hints_and_status(app, frame, hints, status);
 }
 
@@ -85,34 +72,17 @@ fn one_line(frame: &mut Frame, area: Rect, name: &str, t: &TextArea<'static>, on
     frame.render_widget(t, r);
 }
 
-/// The META block's height in a form of `height` rows: its lines (up to six) and borders.
-/// Below the four rows of fields, a block the operator is not typing in takes at most a third
-/// of what is left, so that the body keeps lines to write in at 80×24 (an ERROR reply's
-/// `meta: error` block is five lines); focused, it takes what it needs, the body keeping one.
-fn meta_height(c: &Composer, height: u16) -> u16 {
-    let wanted = (c.meta.lines().len() as u16 + 2).clamp(3, 8);
-    let room = height.saturating_sub(4);
-    let most = if c.focus == Field::Meta {
-        room.saturating_sub(3)
-    } else {
-        room / 3
-    };
-    wanted.min(most.max(3))
-}
-
-fn form(c: &Composer, frame: &mut Frame, area: Rect) {
-    let meta_h = meta_height(c, area.height);
-    let [row1, row2, row3, ids, meta, body] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Length(meta_h),
-        Constraint::Min(3),
-    ])
-    .areas(area);
-    let [from, to] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(row1);
+fn form(c: &Composer, areas: &ComposerAreas, frame: &mut Frame) {
+    let area = areas.form;
+    let (from, to, row2, row3, ids, meta, body) = (
+        areas.from,
+        areas.to,
+        areas.intent,
+        areas.context,
+        areas.ids,
+        areas.meta,
+        areas.body,
+    );
     one_line(frame, from, " from", &c.from, c.focus == Field::From);
     one_line(frame, to, " to", &c.to, c.focus == Field::To);
     let on = c.focus == Field::Intent;
@@ -158,7 +128,16 @@ fn form(c: &Composer, frame: &mut Frame, area: Rect) {
     };
     let meta_on = c.focus == Field::Meta;
     let lines = c.meta.lines().len();
-    let title = if lines + 2 > meta_h as usize {
+    let (meta_w, meta_h) = areas.text_size(Field::Meta);
+    let hidden = crate::app::editor_rows::layout(
+        c.meta.lines(),
+        meta_w,
+        crate::app::editor_rows::cursor(&c.meta),
+    )
+    .rows
+    .len()
+        > meta_h;
+    let title = if hidden {
         format!(" META ({lines} lines; Tab to it shows them) ")
     } else {
         " META (C-t adds routing / privacy) ".to_string()
@@ -166,12 +145,12 @@ fn form(c: &Composer, frame: &mut Frame, area: Rect) {
     let b = block(&title, meta_on);
     let inner = b.inner(meta);
     frame.render_widget(b, meta);
-    frame.render_widget(&c.meta, inner);
+    super::editor::render(&c.meta, c.meta_top, meta_on, frame, inner);
     let body_on = c.focus == Field::Body;
     let b = block(" body (C-e opens $EDITOR) ", body_on);
     let inner = b.inner(body);
     frame.render_widget(b, body);
-    frame.render_widget(&c.body, inner);
+    super::editor::render(&c.body, c.body_top, body_on, frame, inner);
 }
 
 fn preview(c: &Composer, frame: &mut Frame, area: Rect) {

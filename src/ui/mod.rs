@@ -5,6 +5,7 @@
 mod bars;
 mod composer;
 mod conversation;
+mod editor;
 mod inspector;
 mod keys;
 mod poll;

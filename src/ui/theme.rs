@@ -15,6 +15,12 @@ pub const FOCUS_TITLE: Style = Style::new()
     .add_modifier(Modifier::BOLD);
 /// The selected row.
 pub const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED);
+/// The cursor of the composer's body and META boxes.
+pub const CURSOR: Style = Style::new().add_modifier(Modifier::REVERSED);
+/// Text selected in the composer's boxes: underlined too, so it shows without colour.
+pub const SELECTION: Style = Style::new()
+    .bg(Color::LightBlue)
+    .add_modifier(Modifier::UNDERLINED);
 /// Secondary text (times, counts).
 pub const DIM: Style = Style::new().fg(Color::DarkGray);
 /// Section titles.

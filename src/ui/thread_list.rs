@@ -14,10 +14,7 @@ use crate::app::{App, Pane};
 /// Draws the list.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let list = &app.list;
-    let state = match list.state.title() {
-        None => String::new(),
-        Some(t) => format!(" [{t}]"),
-    };
+    let state = state_part(list, None);
     let title = if list.filtering || !list.filter.is_empty() {
         // Inside the corners, after the head, with room for the cursor and a space; in a
         // narrow pane (80 columns) the head leaves out "Threads" to give the filter room.
@@ -34,7 +31,16 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             Span::raw(" "),
         ])
     } else {
-        Line::from(format!(" Threads{state} "))
+        let full = format!(" Threads{state} ");
+        if width(&full) + 2 <= area.width as usize {
+            Line::from(full)
+        } else {
+            // A narrow pane (80 columns) leaves out "Threads" and shortens the state's name;
+            // the counts stay whole.
+            let counts = state_part(list, Some(0));
+            let room = (area.width as usize).saturating_sub(width(&counts) + 4);
+            Line::from(format!("{} ", state_part(list, Some(room))))
+        }
     };
     frame.render_widget(pane_block(title, focused(app, Pane::List)), area);
     let body = inner(area);
@@ -126,4 +132,23 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// The state filter's part of the list title: ` [to relay] 3 of 12`, how many threads it
+/// lists of all there are; empty without a state filter. With `name_room`, the state's name
+/// is cut to that many cells (`Some(0)`: no name, to measure the rest).
+fn state_part(list: &crate::app::thread_list::ThreadList, name_room: Option<usize>) -> String {
+    let Some(title) = list.state.title() else {
+        return String::new();
+    };
+    let name = match name_room {
+        Some(0) => String::new(),
+        Some(room) => truncate(title, room),
+        None => title.to_string(),
+    };
+    let counts = match list.counts {
+        Some((shown, all)) => format!(" {shown} of {all}"),
+        None => String::new(),
+    };
+    format!(" [{name}]{counts}")
 }

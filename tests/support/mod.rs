@@ -47,7 +47,19 @@ pub fn harness_on(db: &std::path::Path, w: u16, h: u16) -> Harness {
     harness_named(Store::open(db).unwrap(), Some(db.to_path_buf()), w, h)
 }
 
+/// [`harness_on`], the app not started yet: a test sets what the runtime would (where the
+/// last place is remembered, `[watch]`), then calls `app.start()`.
+pub fn harness_unstarted(db: &std::path::Path, w: u16, h: u16) -> Harness {
+    build(Store::open(db).unwrap(), Some(db.to_path_buf()), w, h)
+}
+
 fn harness_named(store: Store, db_path: Option<std::path::PathBuf>, w: u16, h: u16) -> Harness {
+    let mut t = build(store, db_path, w, h);
+    t.app.start();
+    t
+}
+
+fn build(store: Store, db_path: Option<std::path::PathBuf>, w: u16, h: u16) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let env = Env {
         terminal: true,
@@ -76,7 +88,6 @@ fn harness_named(store: Store, db_path: Option<std::path::PathBuf>, w: u16, h: u
     // Long before anything in the database: every age reads 0s, so screens are stable.
     app.fixed_now = Some("2000-01-01T00:00:00Z".parse().unwrap());
     app.now = app.fixed_now.unwrap();
-    app.start();
     Harness {
         app,
         dir,

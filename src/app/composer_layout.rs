@@ -1,0 +1,119 @@
+//! Where each part of the composer is, for a terminal size: the view draws into these
+//! areas, and the app moves the cursor and scrolls the body and META boxes over the same
+//! ones, so a vertical move and what is drawn cannot disagree about a box's width.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use super::composer::{Composer, Field};
+use super::editor_rows;
+
+/// The composer's regions (the META and body boxes include their borders).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ComposerAreas {
+    /// What is composed, and whether the draft is saved.
+    pub title: Rect,
+    /// The header form and the two boxes.
+    pub form: Rect,
+    /// The envelope as it will be copied.
+    pub preview: Rect,
+    /// Key hints.
+    pub hints: Rect,
+    /// The status line.
+    pub status: Rect,
+    /// The sender field.
+    pub from: Rect,
+    /// The recipient field.
+    pub to: Rect,
+    /// The intent picker.
+    pub intent: Rect,
+    /// The context field.
+    pub context: Rect,
+    /// The ids line.
+    pub ids: Rect,
+    /// The META box.
+    pub meta: Rect,
+    /// The body box.
+    pub body: Rect,
+}
+
+impl ComposerAreas {
+    /// The regions of the composer `c` in a `size` terminal.
+    pub fn new(size: Rect, c: &Composer) -> ComposerAreas {
+        let [title, main, hints, status] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(8),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(size);
+        let (form, preview) = if main.width >= 110 {
+            let [a, b] =
+                Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                    .areas(main);
+            (a, b)
+        } else {
+            let [a, b] = Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)])
+                .areas(main);
+            (a, b)
+        };
+        let meta_h = meta_height(c, form);
+        let [row1, intent, context, ids, meta, body] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Length(meta_h),
+            Constraint::Min(3),
+        ])
+        .areas(form);
+        let [from, to] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(row1);
+        ComposerAreas {
+            title,
+            form,
+            preview,
+            hints,
+            status,
+            from,
+            to,
+            intent,
+            context,
+            ids,
+            meta,
+            body,
+        }
+    }
+
+    /// The inside (columns, rows) of the box of `field`: the body's or META's.
+    pub fn text_size(&self, field: Field) -> (usize, usize) {
+        let r = match field {
+            Field::Meta => self.meta,
+            _ => self.body,
+        };
+        (
+            super::layout::inner_width(r) as usize,
+            super::layout::inner_height(r),
+        )
+    }
+}
+
+/// The META box's height in a form of `form`'s size: its rows (up to six) and borders.
+/// Below the four rows of fields, a block the operator is not typing in takes at most a
+/// third of what is left, so that the body keeps lines to write in at 80×24 (an ERROR
+/// reply's `meta: error` block is five lines); focused, it takes what it needs, the body
+/// keeping one.
+fn meta_height(c: &Composer, form: Rect) -> u16 {
+    let width = super::layout::inner_width(form) as usize;
+    let rows = editor_rows::layout(c.meta.lines(), width, editor_rows::cursor(&c.meta))
+        .rows
+        .len();
+    let wanted = (rows.min(usize::from(u16::MAX)) as u16 + 2).clamp(3, 8);
+    let room = form.height.saturating_sub(4);
+    let most = if c.focus == Field::Meta {
+        room.saturating_sub(3)
+    } else {
+        room / 3
+    };
+    wanted.min(most.max(3))
+}
