@@ -442,7 +442,7 @@ mod tests {
         );
         assert_eq!(
             Format::by_extension(),
-            ".json, .md/.markdown, .eml, .mbox, else envelopes"
+            ".json, .md/.markdown, .eml, .mbox/.mbx, else envelopes"
         );
     }
 }

@@ -454,3 +454,146 @@ fn has_versioned_banner(line: &str) -> bool {
     }
     false
 }
+
+prop_compose! {
+    /// An envelope with ids, as the desk stores it: v1.1, a routing block or none, a body of
+    /// words and blank lines.
+    fn stored_envelope()(
+        from in "[A-Z]{2,8}", to in "[A-Z]{2,8}",
+        thread in id(), message in id(),
+        context in word(),
+        intent in prop_oneof![Just("REQUEST"), Just("RESPOND"), Just("BROADCAST")],
+        priority in proptest::option::of(prop_oneof![Just("high"), Just("low")]),
+        body in proptest::collection::vec(prop_oneof![4 => word(), 1 => Just(String::new())], 1..5),
+    ) -> Envelope {
+        let mut e = Envelope::new(from, to);
+        for (k, v) in [("user", "kalle".to_string()), ("session", "2026-12-01T21Z abc".into()),
+            ("thread", thread), ("message", message), ("context", context), ("intent", intent.into())] {
+            e.headers.push(Header { key: k.into(), value: v });
+        }
+        if let Some(p) = priority {
+            e.meta.push(MetaBlock { namespace: "routing".into(), entries: vec![("X-Priority".into(), p.into())] });
+        }
+        // A body with some text: blank lines only would be no body to change.
+        let mut lines = body;
+        lines.insert(0, "hello".into());
+        e.body = Some(lines.join("\n"));
+        e.sig = Some("none".into());
+        e
+    }
+}
+
+/// What a transport does to an envelope's text on the way, one step.
+fn carried(text: &str, how: u8) -> String {
+    match how % 8 {
+        // A mail gateway's record of the mail it came in.
+        0 => text.replacen(
+            "body: |",
+            "meta: email\nMessage-ID: <a1@mail.example>\nSubject: [AI Crosstalk] hi\nbody: |",
+            1,
+        ),
+        1 => text.replace('\n', "\r\n"),
+        // A terminal's paste: LF as CR, and so CR LF as CR CR.
+        2 => text.replace('\n', "\r"),
+        3 => text.lines().map(|l| format!("> {l}\n")).collect(),
+        4 => format!("Here it is:\n```text\n{}\n```\nThanks.\n", text.trim_end()),
+        5 => format!("\n\n{text}"),
+        // CR LF through a terminal's paste: CR CR.
+        6 => text.replace("\r\n", "\n").replace('\n', "\r\r"),
+        // A relay's audit hop.
+        _ => {
+            let ex = extract(text, &Options::default());
+            match ex.envelopes.into_iter().next() {
+                Some(p) => {
+                    let mut env = p.envelope;
+                    append_hop(
+                        &mut env,
+                        &Relay {
+                            by: "desk",
+                            received_at: "2026-12-01T21:00:00Z",
+                            now: jiff::Timestamp::UNIX_EPOCH,
+                        },
+                    );
+                    crosstalk::protocol::render(&env)
+                }
+                None => text.to_string(),
+            }
+        }
+    }
+}
+
+/// `steps` of [`carried`] in the order transports meet an envelope: a gateway's or relay's
+/// block, a quote or fence around it, then the line ends of the last copy.
+fn in_transport_order(mut steps: Vec<u8>) -> Vec<u8> {
+    steps.sort_by_key(|s| match s % 8 {
+        0 | 7 => 0,
+        3..=5 => 1,
+        _ => 2,
+    });
+    steps
+}
+
+/// The outcome of importing `text` into `store`: its one envelope's.
+fn outcome(store: &mut crosstalk::store::Store, text: &str) -> crosstalk::store::Outcome {
+    let r = store
+        .import_text("<copy>", text, &Options::default())
+        .unwrap();
+    assert_eq!(r.items.len(), 1, "{text:?}: {:?}", r.items);
+    r.items[0].outcome
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases() / 4))]
+
+    /// Whatever transports do to a stored envelope on the way — a gateway's block, audit hops,
+    /// CR LF or CR line ends, a terminal's paste, a quote, a fence, blank lines — the copy
+    /// imports as the message it is: a duplicate, never a conflicting version.
+    #[test]
+    fn a_copy_carried_any_way_is_the_same_message(
+        env in stored_envelope(),
+        steps in proptest::collection::vec(0u8..8, 1..4),
+    ) {
+        use crosstalk::store::Outcome;
+        let mut store = crosstalk::store::Store::open_in_memory().unwrap();
+        let text = crosstalk::protocol::render(&env);
+        prop_assert_eq!(outcome(&mut store, &text), Outcome::Imported);
+        let steps = in_transport_order(steps);
+        let mut copy = text.clone();
+        for s in &steps {
+            copy = carried(&copy, *s);
+        }
+        prop_assert_eq!(outcome(&mut store, &copy), Outcome::Duplicate, "{:?}", copy);
+        let id = env.message().unwrap();
+        prop_assert_eq!(store.version_count(id).unwrap(), 0);
+        // And the other way round: the carried copy first, the plain text after.
+        let mut other = crosstalk::store::Store::open_in_memory().unwrap();
+        prop_assert_eq!(outcome(&mut other, &copy), Outcome::Imported, "{:?}", copy);
+        prop_assert_eq!(outcome(&mut other, &text), Outcome::Duplicate);
+    }
+
+    /// A change of meaning under a stored id is still a conflict, however it was carried.
+    #[test]
+    fn a_change_of_meaning_under_a_stored_id_is_a_conflict(
+        env in stored_envelope(),
+        steps in proptest::collection::vec(0u8..8, 0..3),
+        change in 0u8..4,
+        word in "[a-z]{3,8}",
+    ) {
+        use crosstalk::store::Outcome;
+        let mut store = crosstalk::store::Store::open_in_memory().unwrap();
+        prop_assert_eq!(outcome(&mut store, &crosstalk::protocol::render(&env)), Outcome::Imported);
+        let mut changed = env.clone();
+        match change {
+            0 => changed.body = Some(format!("{} {word}", changed.body.clone().unwrap_or_default())),
+            1 => changed.set_header("context", format!("{word} else")),
+            2 => changed.set_header("intent", "CLOSE"),
+            _ => changed.banner.to = format!("{}X", changed.banner.to),
+        }
+        let mut copy = crosstalk::protocol::render(&changed);
+        let steps = in_transport_order(steps);
+        for s in &steps {
+            copy = carried(&copy, *s);
+        }
+        prop_assert_eq!(outcome(&mut store, &copy), Outcome::Conflict, "{:?}", copy);
+    }
+}

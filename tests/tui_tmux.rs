@@ -163,6 +163,37 @@ fn bracketed_paste_with_carriage_returns_imports_cleanly() {
     }
 }
 
+/// A text whose lines end in CR LF (copied on Windows, or from a mail) arrives through a
+/// bracketed paste as CR CR: it stores the body its sender wrote, not one with a blank line
+/// before every line, and is the same message as the copy imported from a file.
+#[test]
+fn a_crlf_text_pasted_stores_the_body_its_sender_wrote() {
+    let Some(t) = Term::new() else { return };
+    let lf = "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nsession: 2026-12-01T21Z abc\n\
+thread: 01KBBQ0000000000000000CR01\nmessage: 01KBBQ0000000000000000CR02\ncontext: line ends\n\
+intent: REQUEST\nbody: |\n  First line.\n\n  Third line, after a blank one.\nsig: none\n[[END]]\n";
+    t.start(120, 40, &[]);
+    t.wait_for("No threads yet.");
+    t.paste(&lf.replace('\n', "\r\n"), false);
+    t.wait_for("Paste: 1 envelope");
+    t.keys(&["Enter"]);
+    t.wait_for("Imported 1");
+    let (_, show) = t.only_thread();
+    let m = &show["messages"][0];
+    assert_eq!(
+        m["body"], "First line.\n\nThird line, after a blank one.",
+        "{m}"
+    );
+    assert_eq!(m["diagnostics"], serde_json::json!([]), "{m}");
+    // The same envelope from a file with LF line ends is the message stored, not a conflict.
+    let file = t.path("lf.crosstalk");
+    std::fs::write(&file, lf).unwrap();
+    let report = t.cli_json(&["import", file.to_str().unwrap()]);
+    assert_eq!(report[0]["items"][0]["outcome"], "duplicate", "{report}");
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+}
+
 /// The same CR line breaks, pasted into the composer's body, should stay line breaks.
 #[test]
 fn bracketed_paste_into_the_body_keeps_line_breaks() {

@@ -174,7 +174,7 @@ fn a_relayed_envelope_with_an_audit_hop_still_verifies() {
     t.import(&[&file]);
     t.start(120, 60, &[]);
     t.wait_for("carry this on");
-    t.wait_for("⇢ to relay (y)");
+    t.wait_for("⇢ to relay");
     t.keys(&["y"]);
     let copied = t.wait_buffer("the relayed copy", |b| b.contains("carry this on"));
     let s = t.wait_for("audit hop");

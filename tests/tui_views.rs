@@ -103,7 +103,7 @@ fn help_wraps_long_descriptions_and_scrolls_to_the_end() {
             described.push_str(inside(&l, column, right(&l)).trim_end());
         }
         assert!(
-            described.ends_with(".eml, .mbox, else envelopes"),
+            described.ends_with(".eml, .mbox/.mbx, else envelopes"),
             "{w}x{h}: {described}"
         );
         // The last command is on screen.

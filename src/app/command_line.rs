@@ -400,7 +400,7 @@ mod tests {
         assert_eq!(
             needs_argument("export").as_deref(),
             Some(
-                "`:export` needs a file name: `:export FILE` (.json, .md/.markdown, .eml, .mbox, else envelopes)."
+                "`:export` needs a file name: `:export FILE` (.json, .md/.markdown, .eml, .mbox/.mbx, else envelopes)."
             )
         );
         for cmd in ["export-all", "import", "read", "attach"] {

@@ -420,12 +420,15 @@ impl App {
     }
 
     fn apply(&mut self, action: Action) -> anyhow::Result<()> {
-        // Terminals send a paste's line breaks as CR (xterm, VTE, tmux): make them newlines
-        // before anything reads the text.
+        // Terminals send a paste's line breaks as CR (xterm, VTE, tmux), and a text whose
+        // lines ended in CR LF as CR CR: made the lines the sender wrote before anything reads
+        // the text (see `protocol::line_ends`).
         let action = match action {
-            Action::Paste(t) if t.contains('\r') => {
-                Action::Paste(t.replace("\r\n", "\n").replace('\r', "\n"))
-            }
+            Action::Paste(t) if t.contains('\r') => Action::Paste(
+                crate::protocol::line_ends::normalize_owned(t)
+                    .replace("\r\n", "\n")
+                    .replace('\r', "\n"),
+            ),
             a => a,
         };
         // Nor does the mouse act on a screen that shows nothing (see `key_action`).

@@ -75,6 +75,8 @@ pub(super) fn tallies(
         let mut carry: Vec<u8> = Vec::new();
         let mut utf8 = true;
         let mut eof = false;
+        // How the input's lines end, read off its first block (see `protocol::line_ends`).
+        let mut line_ends: Option<protocol::line_ends::Rewriter> = None;
         while !eof && utf8 {
             for (index, t, bytes) in done_rx.try_iter() {
                 results[index] = Some(t);
@@ -90,7 +92,12 @@ pub(super) fn tallies(
             // endless line costs no more than any other.
             let (mut from, mut looked) = (0, 0);
             let cut = loop {
+                let before = buf.len();
                 eof = fill(&mut reader, &mut buf, block)?;
+                let rewriter = line_ends.get_or_insert_with(|| {
+                    protocol::line_ends::Rewriter::new(protocol::line_ends::detect(&buf[before..]))
+                });
+                rewriter.bytes(&mut buf[before..]);
                 if eof {
                     break buf.len();
                 }

@@ -76,18 +76,20 @@ fn read_bytes(path: Option<&Path>) -> Result<(String, Vec<u8>), Failure> {
 }
 
 /// `bytes` as text: valid UTF-8 (the usual case) without a copy, else with replacements.
+/// Its lines are read as `import` reads them: a text without LF by its CRs (see
+/// `protocol::line_ends`).
 fn text(name: String, bytes: Vec<u8>) -> Input {
     match String::from_utf8(bytes) {
         Ok(text) => Input {
             name,
-            text,
+            text: protocol::line_ends::normalize_owned(text),
             decoding: Vec::new(),
         },
         Err(e) => {
             let (text, utf8) = protocol::decode(e.as_bytes());
             Input {
                 name,
-                text: text.into_owned(),
+                text: protocol::line_ends::normalize_owned(text.into_owned()),
                 decoding: utf8.into_iter().collect(),
             }
         }

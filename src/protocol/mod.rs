@@ -29,7 +29,9 @@ pub mod hidden;
 pub mod id;
 pub mod intent;
 pub mod keys;
+pub mod line_ends;
 mod lines;
+pub mod meaning;
 pub mod model;
 mod parse;
 pub mod pii;
@@ -308,6 +310,9 @@ impl Extraction {
 /// Adds a `no-envelope` error when there is none, so callers can report "nothing found" the
 /// same way as any other problem.
 pub fn extract(input: &str, opts: &Options) -> Extraction {
+    // A text without LF (a terminal's paste, CR line ends) is read by its CRs (see
+    // `line_ends`): byte for byte in place, so spans are those of `input`.
+    let input = &*line_ends::normalize(input);
     let mut ex = Extractor::new(input, opts.clone());
     let mut envelopes = Vec::new();
     for p in ex.by_ref() {

@@ -258,17 +258,55 @@ impl Store {
             return Ok(None);
         };
         let canonical = canonical_of(p, &s);
-        Ok((!same_content(&canonical, &s.canonical)
-            && !signs_stored(&s.canonical, &canonical)
-            && !signs_stored(&canonical, &s.canonical))
-        .then(|| diagnostic(p.span.start_line, &s, None)))
+        Ok((compare(&s.canonical, &canonical) == Copy::Other)
+            .then(|| diagnostic(p.span.start_line, &s, None)))
     }
 }
 
-/// Whether two canonical texts of one message id say the same: equal, or equal once their
-/// audit hops are left out (a copy that went through more relays is the same message).
-pub(super) fn same_content(a: &str, b: &str) -> bool {
-    a == b || protocol::audit::same_but_hops(a, b)
+/// What a copy under a stored message id is to the stored message, by their canonical texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Copy {
+    /// The same message: the same text, or the same meaning once what transports add or
+    /// change is left out (`protocol::meaning`), or the same with the signature a chat window
+    /// dropped on the way. Nothing is stored.
+    Same,
+    /// The same message, signed now ([`signs_stored`]): the stored text takes the signature.
+    SignsStored,
+    /// Something else under the same id: a conflicting version.
+    Other,
+}
+
+/// What the copy whose canonical text is `incoming` is to the stored message `stored`.
+pub(super) fn compare(stored: &str, incoming: &str) -> Copy {
+    if stored == incoming {
+        return Copy::Same;
+    }
+    if signs_stored(stored, incoming) {
+        return Copy::SignsStored;
+    }
+    let read = |t: &str| {
+        let ex = protocol::extract(t, &protocol::Options::default());
+        match <[protocol::Parsed; 1]>::try_from(ex.envelopes) {
+            Ok([p]) => Some(p.envelope),
+            Err(_) => None,
+        }
+    };
+    let (Some(a), Some(b)) = (read(stored), read(incoming)) else {
+        return Copy::Other;
+    };
+    let unsigned = |e: &protocol::Envelope| {
+        e.sig
+            .as_deref()
+            .is_none_or(|s| s.trim().is_empty() || s.trim().eq_ignore_ascii_case("none"))
+    };
+    let lost_signature = unsigned(&b) && !unsigned(&a);
+    if protocol::meaning::same_meaning(&a, &b)
+        || (lost_signature && protocol::meaning::same_but_signature(&a, &b))
+    {
+        Copy::Same
+    } else {
+        Copy::Other
+    }
 }
 
 /// The `sig:` value of a canonical text and the text without its `sig:` line and the

@@ -287,11 +287,14 @@ mod tests {
         assert_eq!(stored.raw, answer);
         assert!(store.message(&lower(ANSWER)).unwrap().is_some());
 
-        // Imported again as written: a duplicate. In the other case: the same id with other
-        // text, kept as a version of it and reported.
+        // Imported again as written: a duplicate. With its ids in the other case: the same
+        // message still (ids mean what they name, in either case), no conflicting version.
         assert_eq!(outcome(&mut store, &answer), Outcome::Duplicate);
         let ask_lower = envelope(&lower(THREAD), None, &lower(ASK), "Which port?");
-        assert_eq!(outcome(&mut store, &ask_lower), Outcome::Conflict);
+        assert_eq!(outcome(&mut store, &ask_lower), Outcome::Duplicate);
+        assert_eq!(store.version_count(ASK).unwrap(), 0);
+        let ask_changed = envelope(&lower(THREAD), None, &lower(ASK), "Which host?");
+        assert_eq!(outcome(&mut store, &ask_changed), Outcome::Conflict);
         assert_eq!(
             column(&store, "SELECT count(*) FROM messages WHERE ?1 = ?1", ""),
             2

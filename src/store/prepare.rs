@@ -338,6 +338,8 @@ pub(super) fn run(
     let mut carry = String::new();
     let mut first_line = 1u32;
     let mut done = 0u64;
+    // How the input's lines end, read off its first piece (see `protocol::line_ends`).
+    let mut line_ends: Option<protocol::line_ends::Rewriter> = None;
     while let Ok(piece) = pieces.recv() {
         let last = piece.last;
         let chunk = match piece.text() {
@@ -347,6 +349,10 @@ pub(super) fn run(
                 return;
             }
         };
+        let rewriter = line_ends.get_or_insert_with(|| {
+            protocol::line_ends::Rewriter::new(protocol::line_ends::detect(chunk.as_bytes()))
+        });
+        let chunk = rewriter.piece(chunk);
         if carry.is_empty() {
             carry = chunk;
         } else {

@@ -398,9 +398,8 @@ impl Run<'_> {
                     None => (None, None),
                     Some(s) => {
                         let canonical = conflict::candidate(p, filled.as_ref(), &s);
-                        if canonical != s.canonical
-                            && conflict::signs_stored(&s.canonical, &canonical)
-                        {
+                        let copy = conflict::compare(&s.canonical, &canonical);
+                        if copy == conflict::Copy::SignsStored {
                             // The same message, signed now: its text takes the signature and
                             // the signature is judged like any other.
                             let seq = conflict::add_signature(
@@ -418,11 +417,9 @@ impl Run<'_> {
                                 diagnostics,
                             }));
                         }
-                        // A copy that lost the stored message's signature on the way (a
-                        // chat dropped the line) is the same message: a duplicate.
-                        if !conflict::same_content(&canonical, &s.canonical)
-                            && !conflict::signs_stored(&canonical, &s.canonical)
-                        {
+                        // A copy changed on the way (a gateway's block, hops, whitespace, a
+                        // signature a chat dropped) is the same message: a duplicate.
+                        if copy == conflict::Copy::Other {
                             // Same id, other content: kept beside the stored message, and
                             // reported as the error it is.
                             let diagnostics =
