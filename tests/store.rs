@@ -1619,6 +1619,45 @@ fn search_finds_bodies_and_contexts_best_first_with_snippets() {
     assert!(store.search("   ", 10).unwrap().is_empty());
 }
 
+/// The text of a conflicting version (another text pasted under a stored id) is found too,
+/// marked as that version; an erased message takes its versions out of the results.
+#[test]
+fn search_finds_conflicting_versions_marked_as_such() {
+    let (_db, mut store, v) = search_fixture();
+    let other = format!(
+        "[[CLAUDE→CHATGPT v1]]\nthread: {}\nmessage: {}\ncontext: incident review\n\
+         intent: REQUEST\nbody: |\n  The cutover of the ledger happened at dawn.\nsig: none\n[[END]]\n",
+        v[0], v[1]
+    );
+    let r = import(&mut store, &other);
+    assert_eq!(r.count(Outcome::Conflict), 1, "{r:#?}");
+    let hits = store.search("cutover", 10).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:#?}");
+    assert_eq!(hits[0].message, v[1]);
+    assert_eq!(hits[0].version, Some(1));
+    assert!(
+        hits[0].snippet.contains("[cutover]"),
+        "{:?}",
+        hits[0].snippet
+    );
+    // The stored text's hits come first and say they are the stored text.
+    let hits = store.search("backfill", 10).unwrap();
+    assert!(hits.iter().all(|h| h.version.is_none()), "{hits:#?}");
+    // A second version is found as the second, also in a search as typed.
+    let third = other.replace("cutover of the ledger", "cutover of the archive");
+    assert_eq!(import(&mut store, &third).count(Outcome::Conflict), 1);
+    let r = store.search_as_typed("cutov", 10).unwrap();
+    let mut versions: Vec<Option<usize>> = r.hits.iter().map(|h| h.version).collect();
+    versions.sort();
+    assert_eq!(versions, [Some(1), Some(2)]);
+    assert_eq!(r.matches, 2);
+    // Erased with its message, a version is found no more.
+    store
+        .erase(&crosstalk::store::EraseTarget::Message(v[1].clone()))
+        .unwrap();
+    assert!(store.search("cutover", 10).unwrap().is_empty());
+}
+
 #[test]
 fn search_does_not_interpret_fts_syntax() {
     let (_db, store, _) = search_fixture();

@@ -381,6 +381,10 @@ impl App {
                         self.popup = None;
                         self.reveal(&hit.thread, Some(&hit.message))?;
                         self.focus = super::Pane::Inspector;
+                        // A conflicting version found: that text on screen.
+                        if let Some(n) = hit.version {
+                            self.show_found_version(&hit.message, n)?;
+                        }
                     }
                 }
                 _ => {}

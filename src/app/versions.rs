@@ -85,6 +85,19 @@ impl App {
         Ok(())
     }
 
+    /// After a search found conflicting version `k` of message `id` (now selected): that text
+    /// on screen, as `V` would show it.
+    pub(super) fn show_found_version(&mut self, id: &str, k: usize) -> anyhow::Result<()> {
+        if self.selected_id() == Some(id) && self.show_version(id, k)? {
+            self.info(format!(
+                "Found in conflicting version {k} of {} (the stored message is unchanged).",
+                self.inspector.versions
+            ));
+            self.refresh_inspector();
+        }
+        Ok(())
+    }
+
     /// Shows text `k` of message `id` (0 the stored one, n its n-th conflicting version) with
     /// the notes that say which it is and what differs. Returns whether there was such a text.
     fn show_version(&mut self, id: &str, k: usize) -> anyhow::Result<bool> {

@@ -590,9 +590,14 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
         return Ok(found);
     }
     for h in &hits {
+        // The text of a conflicting version kept beside the message says so.
+        let version = h
+            .version
+            .map(|n| format!("  (conflicting version {n})"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{}  {}  {}  {}",
+            "{}  {}  {}  {}{version}",
             h.thread,
             h.message,
             sanitize_line(h.context.as_deref().unwrap_or("")),

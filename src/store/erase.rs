@@ -134,6 +134,9 @@ impl Store {
         };
         apply(&tx, target)?;
         tx.commit()?;
+        // The conflicting versions searched in memory go too, whatever was erased: the next
+        // search reads the versions left.
+        self.forget_version_search();
         // The full-text index lets the erased messages go (search results leave them out
         // already: a hit must join a stored message); merging rewrites its segments without
         // their words (the old segments' pages are zeroed as they are freed), and the

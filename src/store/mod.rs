@@ -251,6 +251,9 @@ pub struct Store {
     /// Messages imported since the index last caught up through this store, indexed at the
     /// next search or as the store closes (see `import_kept_with`).
     unindexed: Cell<bool>,
+    /// How far the conflicting versions are searchable (see `search::version_hits`): the
+    /// newest version's `seq` put in the table in memory, and how many versions there were.
+    versions_searched: Cell<(i64, i64)>,
     /// The schema version as read: [`SCHEMA_VERSION`] but for a database read without
     /// migrating, whose queries leave out what its version has not got (see
     /// [`Store::can_settle`]).
@@ -425,6 +428,7 @@ impl Store {
             busy_timeout: BUSY_TIMEOUT,
             index,
             unindexed: Cell::new(false),
+            versions_searched: Cell::new((0, 0)),
             version,
         })
     }
@@ -482,6 +486,7 @@ impl Store {
             busy_timeout: BUSY_TIMEOUT,
             index,
             unindexed: Cell::new(false),
+            versions_searched: Cell::new((0, 0)),
             version: SCHEMA_VERSION,
         })
     }

@@ -38,8 +38,11 @@ pub struct SearchHit {
     pub context: Option<String>,
     /// Matching text with the matches in `[` `]`.
     pub snippet: String,
-    /// BM25 rank (lower is better).
+    /// BM25 rank (lower is better), among hits of its kind.
     pub rank: f64,
+    /// When the text found is a conflicting version of the message (another text pasted
+    /// under its id, kept beside it), which one: 1 for the first. `None`: the stored text.
+    pub version: Option<usize>,
 }
 
 /// The results of one search, with what was ranked to find them.
@@ -129,22 +132,115 @@ impl Store {
                     context: r.get(3)?,
                     snippet: String::new(),
                     rank: r.get(4)?,
+                    version: None,
                 },
             ))
         })?;
         let found: Vec<(i64, SearchHit)> = rows.collect::<Result<_, _>>()?;
         let mut snippets = self.snippets(&fts, found.iter().map(|(seq, _)| *seq))?;
+        let mut hits: Vec<SearchHit> = found
+            .into_iter()
+            .map(|(seq, mut hit)| {
+                hit.snippet = snippets.remove(&seq).unwrap_or_default();
+                hit
+            })
+            .collect();
+        // The texts of conflicting versions, after the stored texts: they are found too,
+        // marked as what they are.
+        let (versions, version_matches) =
+            self.version_hits(&fts, limit.saturating_sub(hits.len()))?;
+        hits.extend(versions);
         Ok(SearchResults {
-            hits: found
-                .into_iter()
-                .map(|(seq, mut hit)| {
-                    hit.snippet = snippets.remove(&seq).unwrap_or_default();
-                    hit
-                })
-                .collect(),
-            matches,
+            hits,
+            matches: matches + version_matches,
             ranked_newest,
         })
+    }
+
+    /// Drops the conflicting versions' table in memory (see [`Store::version_hits`]), so no
+    /// erased text stays in this process's memory; the next search makes it again.
+    pub(super) fn forget_version_search(&self) {
+        if let Some(index) = self.index.get() {
+            let conn = index.conn.as_ref().unwrap_or(&self.conn);
+            let _ = conn.execute_batch("DROP TABLE IF EXISTS temp.version_search");
+        }
+        self.versions_searched.set((0, 0));
+    }
+
+    /// The best `limit` conflicting versions matching the FTS5 query `fts`, and how many
+    /// match. Versions are few (a text pasted under an id stored with another), so they are
+    /// searched in a table in memory, brought up to the stored versions at each search (made
+    /// again when versions went away: an erasure).
+    fn version_hits(&self, fts: &str, limit: usize) -> Result<(Vec<SearchHit>, usize), StoreError> {
+        let (_, conn) = self.searched();
+        let (newest, count): (i64, i64) = conn
+            .prepare_cached("SELECT coalesce(max(seq), 0), count(*) FROM main.message_versions")?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        if count == 0 {
+            return Ok((Vec::new(), 0));
+        }
+        let (through, held) = self.versions_searched.get();
+        if newest < through || count < held || through == 0 {
+            conn.execute_batch(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.version_search USING fts5(
+                     body, context, tokenize = 'unicode61'
+                 );
+                 DELETE FROM temp.version_search;",
+            )?;
+            self.versions_searched.set((0, 0));
+        }
+        let (through, _) = self.versions_searched.get();
+        if newest > through {
+            let texts: Vec<(i64, String)> = conn
+                .prepare_cached("SELECT seq, canonical FROM main.message_versions WHERE seq > ?1")?
+                .query_map([through], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let mut add = conn.prepare_cached(
+                "INSERT INTO temp.version_search (rowid, body, context) VALUES (?1, ?2, ?3)",
+            )?;
+            for (seq, canonical) in &texts {
+                let read =
+                    crate::protocol::extract(canonical, &crate::protocol::Options::default());
+                let env = read.envelopes.first().map(|p| &p.envelope);
+                add.execute(params![
+                    seq,
+                    env.and_then(|e| e.body.as_deref()).unwrap_or(canonical),
+                    env.and_then(|e| e.context())
+                ])?;
+            }
+            self.versions_searched.set((newest, count));
+        }
+        let matches: i64 = conn
+            .prepare_cached(
+                "SELECT count(*) FROM temp.version_search s
+                 JOIN main.message_versions v ON v.seq = s.rowid
+                 WHERE version_search MATCH ?1",
+            )?
+            .query_row([fts], |r| r.get(0))?;
+        let hits = conn
+            .prepare_cached(
+                "SELECT v.message_id, m.thread_id, m.context,
+                        snippet(version_search, -1, '[', ']', '…', 12), bm25(version_search),
+                        (SELECT count(*) FROM main.message_versions o
+                          WHERE o.message_id = v.message_id AND o.seq <= v.seq)
+                 FROM temp.version_search s
+                 JOIN main.message_versions v ON v.seq = s.rowid
+                 JOIN main.messages m ON m.id = v.message_id
+                 WHERE version_search MATCH ?1
+                 ORDER BY bm25(version_search) LIMIT ?2",
+            )?
+            .query_map(params![fts, limit as i64], |r| {
+                Ok(SearchHit {
+                    message: r.get(0)?,
+                    thread: r.get(1)?,
+                    context: r.get(2)?,
+                    snippet: r.get(3)?,
+                    rank: r.get(4)?,
+                    version: Some(r.get::<_, i64>(5)? as usize),
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok((hits, usize::try_from(matches).unwrap_or(0)))
     }
 
     /// The snippets of messages `seqs` for the FTS5 query `fts`: the matching text with the

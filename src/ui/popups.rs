@@ -461,6 +461,10 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
             if let Some(label) = label {
                 prefix = format!("{label}{prefix}");
             }
+            // The text of a conflicting version, not the stored one: said first.
+            if let Some(n) = h.version {
+                prefix = format!("✗ version {n} · {prefix}");
+            }
             // The hit stays in view however long the line.
             let room = w.saturating_sub(width(&prefix));
             // A hit in the context takes half the row at most: the body's start follows it.
