@@ -340,3 +340,64 @@ fn the_error_composer_at_80_by_24_keeps_room_for_the_body() {
         assert!(s.contains(entry), "{entry}:\n{s}");
     }
 }
+
+/// `M` on a reply the desk placed (marked ≈), then `M` on the message it answers, moves it;
+/// `Esc` between the two leaves it; a reply whose envelope names its parent is not moved.
+#[test]
+fn m_moves_a_reply_the_desk_placed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    let text = "[[CLAUDE→CHATGPT v1]]\nsession: s9\nintent: REQUEST\nbody: |\n  First question?\n[[END]]\n\
+[[CLAUDE→CHATGPT v1]]\nsession: s9\nintent: REQUEST\nbody: |\n  Second question?\n[[END]]\n\
+[[CHATGPT→CLAUDE v1]]\nsession: s9\nresponse: |\n  The answer to the first.\n[[END]]\n";
+    let r = store.import_text("t", text, &Default::default()).unwrap();
+    let ids: Vec<String> = r.items.iter().filter_map(|i| i.message.clone()).collect();
+    let mut t = harness(store, 120, 40);
+    t.act(Action::Run(format!("open {}", ids[2])));
+    assert!(t.screen().contains("≈ "), "{}", t.screen());
+    assert!(t.screen().contains("placed by the desk"), "{}", t.screen());
+    t.keys("M");
+    assert!(
+        t.app.status.1.contains("Moving this reply"),
+        "{:?}",
+        t.app.status
+    );
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.moving.is_none());
+    assert_eq!(
+        t.app
+            .store
+            .message(&ids[2])
+            .unwrap()
+            .unwrap()
+            .parent
+            .as_deref(),
+        Some(ids[1].as_str())
+    );
+    t.keys("M");
+    // The first question: the thread's root (the thread is named after it).
+    t.app.focus = crosstalk::app::Pane::Tree;
+    t.keys("g");
+    assert_eq!(t.app.selected_id(), Some(ids[0].as_str()));
+    t.keys("M");
+    assert!(t.app.status.1.contains("Moved"), "{:?}", t.app.status);
+    assert_eq!(
+        t.app
+            .store
+            .message(&ids[2])
+            .unwrap()
+            .unwrap()
+            .parent
+            .as_deref(),
+        Some(ids[0].as_str())
+    );
+    assert_eq!(t.app.selected_id(), Some(ids[2].as_str()));
+    // The first question names no parent and was placed by nobody: not movable.
+    t.keys("g");
+    t.keys("M");
+    assert!(
+        t.app.status.1.contains("only a reply the desk placed"),
+        "{:?}",
+        t.app.status
+    );
+}

@@ -538,3 +538,71 @@ fn a_polls_timeouts_are_records_not_drafts() {
     assert_eq!(d.settled.map(|x| x.1).as_deref(), Some("recorded"));
     assert_eq!(s.thread_rows("", 10).unwrap()[0].drafts, 1);
 }
+
+/// A reply the desk placed (a v1.0 reply names no parent) can be moved by the operator to
+/// the message it answers: its text's `parent:`, its thread and the waits follow, and the same
+/// conversation imported again is still all duplicates. A parent an envelope names itself
+/// stays.
+#[test]
+fn a_reply_the_desk_placed_can_be_moved_and_one_its_sender_placed_cannot() {
+    let mut s = Store::open_in_memory().unwrap();
+    // Claude asks twice; ChatGPT's v1.0 answer to the first arrives after the second.
+    let text = "[[CLAUDE→CHATGPT v1]]\nsession: s9\nintent: REQUEST\nbody: |\n  First question?\n[[END]]\n\
+[[CLAUDE→CHATGPT v1]]\nsession: s9\nintent: REQUEST\nbody: |\n  Second question?\n[[END]]\n\
+[[CHATGPT→CLAUDE v1]]\nsession: s9\nresponse: |\n  The answer to the first.\n[[END]]\n";
+    let r = s.import_text("<t>", text, &Default::default()).unwrap();
+    let ids: Vec<String> = r.items.iter().filter_map(|i| i.message.clone()).collect();
+    let (first, second, answer) = (&ids[0], &ids[1], &ids[2]);
+    let stored = s.message(answer).unwrap().unwrap();
+    assert_eq!(
+        stored.parent.as_deref(),
+        Some(second.as_str()),
+        "placed under the latest"
+    );
+    assert!(s.parent_inferred(answer).unwrap());
+    let tree = s.thread_outline(&stored.thread).unwrap().unwrap();
+    assert!(tree.rows.iter().find(|r| &r.id == answer).unwrap().inferred);
+    assert!(s.move_reply(answer, first).unwrap().is_ok());
+    let moved = s.message(answer).unwrap().unwrap();
+    assert_eq!(moved.parent.as_deref(), Some(first.as_str()));
+    assert!(
+        moved.canonical.contains(&format!("parent: {first}\n")),
+        "{}",
+        moved.canonical
+    );
+    assert_eq!(moved.raw, stored.raw, "the text as received stays");
+    // The first question is answered now, the second awaits again.
+    assert!(s.delivery(first).unwrap().unwrap().awaiting_from.is_empty());
+    assert!(
+        !s.delivery(second)
+            .unwrap()
+            .unwrap()
+            .awaiting_from
+            .is_empty()
+    );
+    assert_eq!(
+        s.move_reply(answer, first).unwrap(),
+        Err(crosstalk::store::MoveRefused::Already)
+    );
+    assert_eq!(
+        s.move_reply(first, answer).unwrap(),
+        Err(crosstalk::store::MoveRefused::Named),
+        "the first message was placed by nobody"
+    );
+    let again = s.import_text("<t>", text, &Default::default()).unwrap();
+    assert_eq!(
+        again.count(crosstalk::store::Outcome::Imported),
+        0,
+        "{:?}",
+        again.items
+    );
+
+    // A parent the envelope names is its sender's word.
+    let p = two_of_three("2999-01-01T00:00Z");
+    import_replayed(&mut s, &p.text);
+    let reply = s.poll_replies(&p.poll).unwrap()[0].id.clone();
+    assert_eq!(
+        s.move_reply(&reply, first).unwrap(),
+        Err(crosstalk::store::MoveRefused::Named)
+    );
+}

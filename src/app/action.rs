@@ -100,6 +100,9 @@ pub enum Action {
     Erase,
     /// Inspector: show the message's next conflicting version (the stored one after the last).
     NextVersion,
+    /// Move a reply the desk placed (a v1.0 reply, filed under its session's latest): on the
+    /// reply, then on the message it answers.
+    MoveReply,
     /// Paste preview: import, giving envelopes whose ids are not valid fresh ones.
     ImportFreshIds,
     /// Paste preview: edit the paste in `$EDITOR`, then preview the edited text.
@@ -200,6 +203,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     ),
     (Action::Erase, "erase", "erase thread / message"),
     (Action::NextVersion, "next_version", "conflicting versions"),
+    (
+        Action::MoveReply,
+        "move_reply",
+        "move a reply the desk placed (≈): then on the message it answers",
+    ),
     (
         Action::ImportFreshIds,
         "import_fresh_ids",

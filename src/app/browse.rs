@@ -44,6 +44,10 @@ impl App {
                 Pane::Tree => self.focus = Pane::Inspector,
                 Pane::Inspector => {}
             },
+            Action::Back if self.moving.is_some() => {
+                self.moving = None;
+                self.info("Not moved.");
+            }
             Action::Back => {
                 if self.list.filtering || !self.list.filter.is_empty() && self.focus == Pane::List {
                     self.list.filtering = false;
@@ -118,6 +122,7 @@ impl App {
                 self.refresh_inspector();
             }
             Action::NextVersion => self.next_version()?,
+            Action::MoveReply => self.move_reply()?,
             Action::Pipe => self.prompt_pipe(false),
             Action::PipeThread => self.prompt_pipe(true),
             Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),

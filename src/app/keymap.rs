@@ -316,6 +316,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "D", Action::Drafts),
     (Scope::Browse, "X", Action::Erase),
     (Scope::Browse, "V", Action::NextVersion),
+    (Scope::Browse, "M", Action::MoveReply),
     (Scope::Browse, "W", Action::ToggleWatch),
     (Scope::Browse, "N", Action::NewConversation),
     (Scope::Browse, "ctrl-c", Action::Quit),

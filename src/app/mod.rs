@@ -33,6 +33,7 @@ pub mod messages;
 mod paste;
 pub mod pending;
 pub mod pipe;
+mod placement;
 pub mod poll_panel;
 pub mod popup;
 pub mod privacy;
@@ -204,6 +205,9 @@ pub struct App {
     pub signature: Option<crate::store::SignatureCheck>,
     /// How the last copy left the app (the copy chain's report), for the relay ledger.
     pub last_copy: Option<crate::clipboard::Method>,
+    /// A reply the desk placed that the operator is moving (`M` on it; `M` on the message it
+    /// answers places it, `Esc` leaves it where it was).
+    pub moving: Option<String>,
     /// The database's `data_version` when the screen was last read: another process's
     /// commit changes it, and the tick then reads the screen again (see `refresh`).
     pub data_version: Option<i64>,
@@ -276,6 +280,7 @@ impl App {
             delivery: None,
             signature: None,
             last_copy: None,
+            moving: None,
             data_version: None,
             watch: None,
             watch_config: Default::default(),

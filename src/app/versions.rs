@@ -34,6 +34,16 @@ impl App {
     /// Notes every text of the message shows: its conflicts, its original id.
     fn base_notes(&self, id: &str) -> Vec<String> {
         let mut notes = Vec::new();
+        if self.store.parent_inferred(id).unwrap_or(false) {
+            let key = self
+                .keymap
+                .key_for(super::keymap::Scope::Browse, &super::Action::MoveReply)
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| "move_reply".into());
+            notes.push(format!(
+                "≈ placed by the desk under its session's latest message (its envelope names no parent) — {key} moves it"
+            ));
+        }
         if let Ok(Some(alias)) = self.store.alias_of(id) {
             notes.push(format!(
                 "ⓘ originally {} (not a valid id; given a fresh one on import)",

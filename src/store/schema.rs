@@ -303,7 +303,9 @@ END;
 -- What the desk observed, not what a model wrote: a message's ledger time (`sent_at`) is when
 -- it arrived here (received) or left here (composed: copied or delivered), no longer the time
 -- inside its id. Queue items the operator settled by hand (`settled_at`, `settled_how`: done
--- or dismissed), and threads they archived (`archived_at`). Done by `observed` below.
+-- or dismissed), threads they archived (`archived_at`), and whether the message a received
+-- envelope answers was inferred by the desk (`parent_inferred`: a v1.0 reply placed by its
+-- session) rather than named by it. Done by `observed` below.
 "#,
 ];
 
@@ -516,6 +518,16 @@ fn observed(tx: &Transaction) -> Result<(), StoreError> {
     }
     if !has_column(tx, "threads", "archived_at")? {
         tx.execute_batch("ALTER TABLE threads ADD COLUMN archived_at TEXT;")?;
+    }
+    if !has_column(tx, "messages", "parent_inferred")? {
+        // Stored before it was kept: a v1.0 envelope (stored with a digest) answering a
+        // message had its place inferred from its session, unless it named its parent, which
+        // only its text as received would tell; that rare case reads as inferred too.
+        tx.execute_batch(
+            "ALTER TABLE messages ADD COLUMN parent_inferred INTEGER NOT NULL DEFAULT 0;
+             UPDATE messages SET parent_inferred = 1
+             WHERE digest IS NOT NULL AND parent_id IS NOT NULL AND direction = 'received';",
+        )?;
     }
     tx.execute_batch(&format!(
         "DROP TRIGGER IF EXISTS messages_ledger_state;

@@ -13,9 +13,10 @@
 //! character (see [`encode_headers`]).
 //!
 //! Columns named here are never changed after the insert, except `sig`, `hash`, `raw` and
-//! `canonical` together (a signature added to a stored message), and `thread_id` together
-//! with `headers` (a reply moved to its parent's thread, see [`rehome`]), so what is left
-//! out can always be taken back from them.
+//! `canonical` together (a signature added to a stored message), `thread_id` together
+//! with `headers` (a reply moved to its parent's thread, see [`rehome`]), and `parent_id`
+//! and `thread_id` with `headers`, `canonical` and `raw` (a reply the desk placed, moved by
+//! the operator: `placement`), so what is left out can always be taken back from them.
 
 use std::fmt;
 

@@ -32,6 +32,9 @@ pub struct TreeRow {
     pub sent_at: String,
     /// Its delivery state: `to_relay`, `to_me`, `awaiting`, or `None`.
     pub delivery: Option<String>,
+    /// The desk placed it: a v1.0 reply named no parent and answers its session's latest
+    /// message (see `v10_place`); the operator may move it (`Store::move_reply`).
+    pub inferred: bool,
     /// Its parent was never received (a missed relay).
     pub missing_parent: bool,
     /// Its signature's verdict (`verified`, `unknown`, `bad`, `changed`); `None` unsigned.
@@ -65,15 +68,24 @@ impl Store {
             return Ok(None);
         };
         // The first line is cut in SQL: a long body is never copied out of SQLite whole.
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT m.id, m.parent_id, m.intent, m.sender, m.recipient,
+        let sql = format!(
+            concat!(
+                "SELECT m.id, m.parent_id, m.intent, m.sender, m.recipient,
                     substr(ltrim(coalesce(m.body, ''), char(10, 13, 32, 9)), 1, 400), ",
-            super::query::status_sql!(),
-            ", m.received_at, m.sent_at, m.ledger_state, m.missing_parent, s.state,
-                    crosstalk_pii(m.body), m.seq
+                super::query::status_sql!(),
+                ", m.received_at, m.sent_at, m.ledger_state, m.missing_parent, s.state,
+                    crosstalk_pii(m.body), m.seq, {inferred}
              FROM messages m LEFT JOIN signatures s ON s.seq = m.seq
              WHERE m.thread_id = ?1"
-        ))?;
+            ),
+            // A database read without migrating from before it was kept: none is marked.
+            inferred = if self.can_settle() {
+                "m.parent_inferred"
+            } else {
+                "0"
+            }
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt
             .query_map([id], |r| {
                 let head: String = r.get(5)?;
@@ -94,6 +106,7 @@ impl Store {
                         received_at: r.get(7)?,
                         sent_at: r.get(8)?,
                         delivery: r.get(9)?,
+                        inferred: r.get(14)?,
                         missing_parent: r.get(10)?,
                         signature: r.get(11)?,
                         pii: r.get(12)?,

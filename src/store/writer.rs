@@ -44,10 +44,10 @@ const INSERT_MESSAGE: &str = "INSERT INTO messages (id, thread_id, parent_id, pa
         status, sender, recipient, version, user, session, context, intent, intent_raw,
         body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
         digest, ids_assigned, received_at, sent_at, recipient_key, to_me,
-        awaiting_from, awaiting_needed, missing_parent, ledger_state)
+        awaiting_from, awaiting_needed, missing_parent, ledger_state, parent_inferred)
      VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11,
         ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,
-        ?27, ?28, ?29, ?30, ?31)";
+        ?27, ?28, ?29, ?30, ?31, ?32)";
 
 /// The in-memory sets' hasher: their keys are [`id_key`]s, hashes already, so each is its own
 /// hash instead of being hashed a second time with SipHash on every look-up.
@@ -612,6 +612,8 @@ impl Run<'_> {
             ledger.awaiting_needed,
             ledger.missing_parent,
             ledger.state(),
+            // The desk placed it (its session's), the envelope named no parent.
+            parent.is_some() && p.envelope.parent().is_none(),
         ])?;
         let seq = self.conn.last_insert_rowid();
         let handoffs = self.handoffs.contains(&thread);

@@ -51,8 +51,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 String::new()
             };
+            // ≈: its place was inferred (a v1.0 reply filed under its session's latest); ⇄
+            // while the operator moves it.
+            let placed = if app.moving.as_deref() == Some(m.id.as_str()) {
+                "⇄ "
+            } else if m.inferred {
+                "≈ "
+            } else {
+                ""
+            };
             let status = format!(
-                "{}{}",
+                "{placed}{}{}",
                 if m.missing_parent { "⚠ " } else { "" },
                 match (m.status.as_str(), m.delivery.as_deref()) {
                     ("draft", _) => "✎ ",
