@@ -223,6 +223,7 @@ mod tests {
             received_at: String::new(),
             sent_at: String::new(),
             delivery: None,
+            inferred: false,
             missing_parent: false,
             signature: None,
             pii: None,
