@@ -349,3 +349,64 @@ fn withdraws_consent(entries: &[(String, String)]) -> bool {
         .find(|(k, _)| k == "Type")
         .is_none_or(|(_, v)| v.trim().eq_ignore_ascii_case("consent"))
 }
+
+/// An `Expires` value as models and hands write them: times of every form, impossible dates,
+/// words, nothing, years out of range, and anything at all.
+fn expires_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (0i64..1440).prop_map(|m| format!("2026-12-01T{:02}:{:02}Z", m / 60, m % 60)),
+        (0i64..1440).prop_map(|m| format!("2026-12-01T{:02}:{:02}:00+00:00", m / 60, m % 60)),
+        (1i64..29).prop_map(|d| format!("2026-12-{d:02}")),
+        (0i64..24).prop_map(|h| format!("2026-12-01T{h:02}Z")),
+        Just("2025-13-45".to_string()),
+        Just("2026-02-30T00:00Z".to_string()),
+        Just("soon".to_string()),
+        Just(String::new()),
+        Just("  ".to_string()),
+        Just("10000-01-01T00:00Z".to_string()),
+        Just("+10000-01-01T00:00Z".to_string()),
+        ".{0,24}",
+    ]
+}
+
+proptest! {
+    /// For any `Expires` value, an explicit grant is in force only when the value reads as an
+    /// instant after the clock: a limit that cannot be read never becomes no limit.
+    #[test]
+    fn a_grant_is_in_force_only_when_its_expires_reads_as_a_later_instant(
+        expires in expires_value(),
+        clock in 0i64..1440,
+    ) {
+        let now: Timestamp = format!("2026-12-01T{:02}:{:02}:30Z", clock / 60, clock % 60)
+            .parse()
+            .unwrap();
+        let meta = [MetaBlock {
+            namespace: "privacy".into(),
+            entries: vec![
+                ("Consent".into(), "explicit_yes".into()),
+                ("Expires".into(), expires.clone()),
+            ],
+        }];
+        let at: Timestamp = "2026-12-01T00:00:00Z".parse().unwrap();
+        let l = ledger(
+            [Statement {
+                thread: "t",
+                message: "m",
+                time: at,
+                received: at,
+                intent: Some(&Intent::Request),
+                meta: &meta,
+                verified: false,
+            }],
+            now,
+        );
+        let r = &l.records[0];
+        let reads = crosstalk::protocol::validate::parse_time(&expires);
+        let in_force = r.state == State::Granted && r.allows_pii();
+        prop_assert_eq!(in_force, reads.is_some_and(|t| t > now), "{:?} → {:?}", expires, r.state);
+        if reads.is_none() {
+            prop_assert_eq!(r.state, State::NotUnderstood);
+            prop_assert!(r.why_not_pii().contains("Expires"));
+        }
+    }
+}

@@ -49,6 +49,7 @@ fn record_json(r: &Record) -> Value {
         "explicit": r.explicit,
         "since": time(&r.since),
         "expires": r.expires.as_ref().map(time),
+        "unreadable_expires": r.unreadable_expires,
         "revoked_at": r.revoked.as_ref().map(|(t, _)| time(t)),
         "revoked_by": r.revoked.as_ref().map(|(_, m)| m),
         "scope": r.scope,
@@ -101,8 +102,11 @@ fn print_lines(out: &mut Stdout, ledger: &Ledger) {
             Some(id) => sanitize_line(id).into_owned(),
             None => format!("(thread {})", short(&r.threads[0])),
         };
-        let kind = match r.state {
-            State::NotUnderstood => format!("Consent `{}`", sanitize_line(&r.kind)),
+        let kind = match (&r.state, &r.unreadable_expires) {
+            (State::NotUnderstood, Some(e)) => {
+                format!("{}, Expires `{}`", sanitize_line(&r.kind), sanitize_line(e))
+            }
+            (State::NotUnderstood, None) => format!("Consent `{}`", sanitize_line(&r.kind)),
             _ => sanitize_line(&r.kind).into_owned(),
         };
         let mut line = format!(
@@ -127,6 +131,11 @@ fn print_lines(out: &mut Stdout, ledger: &Ledger) {
         let threads: Vec<String> = r.threads.iter().map(|t| short(t)).collect();
         line.push_str(&format!("  [threads {}]", threads.join(" ")));
         match r.state {
+            State::NotUnderstood if r.unreadable_expires.is_some() => {
+                line.push_str(
+                    "  (its Expires is no time: a limit that cannot be read is no consent, none is in force)",
+                );
+            }
             State::NotUnderstood => {
                 line.push_str("  (neither a grant nor a refusal: no consent is in force)");
             }

@@ -319,8 +319,16 @@ pub fn import(
                 .unwrap_or_default();
             let _ = writeln!(out, "{at}:{}: {what}{id}{thread}", item.span.start_line);
             // Trust alarms are said even for an envelope imported fine: a changed key or a
-            // revocation without effect is what the operator must act on.
-            for d in (item.diagnostics.iter()).filter(|d| crate::store::is_trust_alarm(d.code)) {
+            // revocation without effect is what the operator must act on; so is a consent
+            // that grants nothing because its value or its limit cannot be read.
+            let alarm = |d: &&crate::protocol::Diagnostic| {
+                crate::store::is_trust_alarm(d.code)
+                    || matches!(
+                        d.code,
+                        crate::protocol::Code::BadExpires | crate::protocol::Code::UnknownConsent
+                    )
+            };
+            for d in item.diagnostics.iter().filter(alarm) {
                 let _ = writeln!(out, "  {at}:{}", sanitize_line(&d.to_string()));
             }
             if matches!(item.outcome, Outcome::Rejected | Outcome::Conflict) {

@@ -97,6 +97,10 @@ pub struct Record {
     pub since: Timestamp,
     /// When it expires, if it says.
     pub expires: Option<Timestamp>,
+    /// Its `Expires` as written, when that does not read as a time (`soon`, `2026-02-30`, an
+    /// empty value): a limit that cannot be read is never taken for no limit, so the consent
+    /// is not understood.
+    pub unreadable_expires: Option<String>,
     /// When it was withdrawn, and by which message.
     pub revoked: Option<(Timestamp, String)>,
     /// `Scope`, `Jurisdiction` as written.
@@ -122,10 +126,16 @@ impl Record {
             State::Granted => "was transferred from one that is not explicit (personal data \
                                needs explicit consent)"
                 .to_string(),
-            State::NotUnderstood => format!(
-                "is not understood (`Consent: {}`)",
-                crate::sanitize::sanitize_line(&self.kind)
-            ),
+            State::NotUnderstood => match &self.unreadable_expires {
+                Some(e) => format!(
+                    "is not understood (`Expires: {}` is no time, and a limit that cannot be read is no consent)",
+                    crate::sanitize::sanitize_line(e)
+                ),
+                None => format!(
+                    "is not understood (`Consent: {}`)",
+                    crate::sanitize::sanitize_line(&self.kind)
+                ),
+            },
             s => format!("is {}", s.as_str()),
         }
     }
@@ -257,6 +267,8 @@ struct Grant {
     written: String,
     at: Timestamp,
     expires: Option<Timestamp>,
+    /// `Expires` as written when it does not read as a time.
+    unreadable_expires: Option<String>,
     scope: Option<String>,
     jurisdiction: Option<String>,
     original: Option<String>,
@@ -296,6 +308,10 @@ fn grant(s: &Statement<'_>) -> Option<Grant> {
         .filter(|(k, _)| k == "Consent")
         .all(|(_, v)| v.trim() == written.trim());
     let reading = value::read(written).ok().filter(|_| agreed);
+    // An `Expires` that is there but reads as no time (empty too) limits the consent to
+    // nobody knows when: not understood, never "no limit".
+    let written_expires = privacy.get("Expires");
+    let expires = written_expires.and_then(parse_time);
     let key = match non_empty(privacy.get("Consent-ID")) {
         Some(id) => Key::Id(id),
         None => Key::Thread(s.thread.to_string()),
@@ -308,7 +324,10 @@ fn grant(s: &Statement<'_>) -> Option<Grant> {
         // cannot take effect after it reached this desk, or a grant dated ahead would
         // outlast every REVOKE received before that date.
         at: reading.and_then(|r| r.at).unwrap_or(s.time).min(s.received),
-        expires: privacy.get("Expires").and_then(parse_time),
+        expires,
+        unreadable_expires: written_expires
+            .filter(|_| expires.is_none())
+            .map(|e| e.trim().to_string()),
         scope: non_empty(privacy.get("Scope")),
         jurisdiction: non_empty(privacy.get("Jurisdiction")),
         original: non_empty(privacy.get("Original-Consent-ID")),
@@ -406,6 +425,7 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
         let state = match g.reading {
             _ if revoked.is_some() => State::Revoked,
             None => State::NotUnderstood,
+            Some(r) if r.kind.grants() && g.unreadable_expires.is_some() => State::NotUnderstood,
             Some(r) if !r.kind.grants() => State::Denied,
             Some(_) if g.expires.is_some_and(|e| e <= now) => State::Expired,
             Some(_) => State::Granted,
@@ -419,6 +439,7 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
             explicit: explicit(g, &in_force),
             since: g.at,
             expires: g.expires,
+            unreadable_expires: g.unreadable_expires.clone(),
             revoked,
             scope: g.scope.clone(),
             jurisdiction: g.jurisdiction.clone(),

@@ -376,7 +376,7 @@ pub(super) fn meta_value_finding(
             None => Some((
                 Code::BadExpires,
                 format!(
-                    "Expires `{value}` is not an ISO 8601 time; write it like 2025-10-10T16:00Z"
+                    "Expires `{value}` is not an ISO 8601 time, and a limit that cannot be read is no consent: none is in force until it is stated again; write it like 2025-10-10T16:00Z"
                 ),
             )),
             Some(t) if opts.now.is_some_and(|now| t < now) => Some((
