@@ -784,3 +784,80 @@ fn queue_items_are_settled_by_hand_and_threads_archived() {
             .is_err()
     );
 }
+
+/// The sections a message is said to be in are those the queue lists it under: one, two (a
+/// reply to relay whose parent never came), none (settled, or needing nothing), a filed
+/// envelope never copied among the drafts; no such message is `None`.
+#[test]
+fn a_messages_sections_are_those_the_queue_lists_it_under() {
+    let (_d, mut s) = store();
+    s.set_operator_addresses(&["human@desk".into()]).unwrap();
+    let v = ids(8);
+    let text = [
+        env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST", ""),
+        env("CLAUDE", "human@desk", &v[2], None, &v[3], "REQUEST", ""),
+        env(
+            "CHATGPT",
+            "GEMINI",
+            &v[4],
+            Some(&v[7]),
+            &v[5],
+            "RESPOND",
+            "",
+        ),
+        env("CLAUDE", "human@desk", &v[2], Some(&v[3]), &v[6], "ACK", ""),
+    ]
+    .concat();
+    import(&mut s, &text);
+    let filed = s.new_id();
+    let draft = env(
+        "human@desk",
+        "CLAUDE",
+        &v[2],
+        Some(&v[3]),
+        &filed,
+        "RESPOND",
+        "",
+    );
+    let parsed = crosstalk::protocol::extract(&draft, &Default::default());
+    s.file_composed(&parsed.envelopes[0].envelope).unwrap();
+    let listed = |s: &Store, id: &str| -> Vec<Section> {
+        let q = s.queue(100).unwrap();
+        (q.sections.iter())
+            .filter(|x| x.rows.iter().any(|r| r.message == id))
+            .map(|x| x.section)
+            .collect()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for id in [&v[1], &v[3], &v[5], &v[6], &filed] {
+        let sections = s.queue_sections(id).unwrap().unwrap();
+        assert_eq!(sections, listed(&s, id), "{id}");
+        seen.insert(sections.len());
+    }
+    assert_eq!(
+        s.queue_sections(&v[5]).unwrap().unwrap(),
+        [Section::ToRelay, Section::MissingParent]
+    );
+    assert_eq!(
+        s.queue_sections(&filed).unwrap().unwrap(),
+        [Section::Drafts]
+    );
+    assert_eq!(seen, [0, 1, 2].into(), "an ACK for me is in none");
+    // Settled, in none; undone, back in both.
+    s.settle(&v[5], crosstalk::store::Settled::Dismissed)
+        .unwrap();
+    assert_eq!(s.queue_sections(&v[5]).unwrap().unwrap(), []);
+    assert_eq!(listed(&s, &v[5]), []);
+    s.settle(&filed, crosstalk::store::Settled::Dismissed)
+        .unwrap();
+    assert_eq!(s.queue_sections(&filed).unwrap().unwrap(), []);
+    assert!(s.unsent_messages(10).unwrap().is_empty());
+    s.unsettle(&v[5]).unwrap();
+    assert_eq!(s.queue_sections(&v[5]).unwrap().unwrap().len(), 2);
+    // Any case of an id, as ids are compared; no message, `None`.
+    assert!(s.queue_sections(&v[1].to_lowercase()).unwrap().is_some());
+    assert_eq!(
+        s.queue_sections("01ZZZZZZZZZZZZZZZZZZZZZZZZ").unwrap(),
+        None
+    );
+}

@@ -1,7 +1,9 @@
 //! The delivery ledger in the real binary, in tmux: an envelope to relay is copied with `y`
 //! and shown relayed; a REQUEST then awaits its answer, an ACK does not, a POLL awaits each of
 //! its targets; a reply whose parent never arrived is marked in the tree and the list; the
-//! queue (`Q`) opens its rows; `crosstalk queue --json` reports the same.
+//! queue (`Q`) opens its rows; `crosstalk queue --json` reports the same. In the queue `d`
+//! marks a row done, `u` brings it back and `x` dismisses it; in the list `a` archives a
+//! thread and `U` brings it back, each checked with the CLI.
 //!
 //! Same sandbox as tests/tui_tmux.rs (its own tmux server and temporary HOME/XDG folders; the
 //! copy goes out as OSC 52 into tmux's paste buffer). `CROSSTALK_SKIP_TMUX=1` skips it.
@@ -164,4 +166,87 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     .unwrap();
     t.cli(&["import", t.path("late.crosstalk").to_str().unwrap()]);
     assert!(section(&queue(&t), "missing_parent").is_empty());
+}
+
+/// The thread ids `crosstalk threads` lists (`archived`: with `--archived`).
+fn thread_ids(t: &Term, archived: bool) -> Vec<String> {
+    let mut args = vec!["threads"];
+    if archived {
+        args.push("--archived");
+    }
+    t.cli_json(&args)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn settling_in_the_queue_and_archiving_a_thread_in_the_real_binary() {
+    let Some(t) = term() else { return };
+    let (first, second) = (ulid(20, 1), ulid(10, 2));
+    // Two threads, each with an envelope to relay; the second imported last, so it is the
+    // newest and the list's first row.
+    for (name, id, intent) in [("a", &first, "REQUEST"), ("b", &second, "BROADCAST")] {
+        let file = t.path(&format!("{name}.crosstalk"));
+        std::fs::write(&file, env("CLAUDE", "CHATGPT", id, None, id, intent, "")).unwrap();
+        t.cli(&["import", file.to_str().unwrap()]);
+    }
+    assert_eq!(
+        section(&queue(&t), "to_relay"),
+        [first.clone(), second.clone()]
+    );
+
+    t.start(120, 40, &[]);
+    t.wait_for("Threads");
+    // `d` marks the first row done: it leaves at once, and the line says how to undo it.
+    t.keys(&["Q"]);
+    t.wait_for("to relay (2)");
+    t.keys(&["d"]);
+    let s = t.wait_for("to relay (1)");
+    assert!(
+        tmux::status_line(&s).starts_with("Marked done: REQUEST CLAUDE→CHATGPT")
+            && s.contains("u undoes."),
+        "{s}"
+    );
+    assert_eq!(
+        section(&queue(&t), "to_relay"),
+        std::slice::from_ref(&second)
+    );
+    // `u` brings it back, selected; `x` then dismisses it.
+    t.keys(&["u"]);
+    t.wait_for("Back under to relay: REQUEST");
+    t.wait_for("to relay (2)");
+    t.keys(&["x"]);
+    t.wait_for("Dismissed: REQUEST");
+    t.wait_for("to relay (1)");
+    assert_eq!(
+        section(&queue(&t), "to_relay"),
+        std::slice::from_ref(&second)
+    );
+    let undone = t.cli_json(&["queue", "undo", &first]);
+    assert_eq!(undone["changed"], true, "settled by the app: {undone}");
+    t.cli(&["queue", "dismiss", &first]);
+
+    // In the list, `a` archives the selected (newest) thread; its queue item stays.
+    t.keys(&["Escape"]);
+    t.wait_gone("to relay (1)");
+    t.keys(&["a"]);
+    let s = t.wait_for("Archived “ctx BROADCAST”");
+    assert!(
+        tmux::status_line(&s).contains("U undoes; s cycles to the archived threads"),
+        "{s}"
+    );
+    assert_eq!(thread_ids(&t, false), std::slice::from_ref(&first));
+    assert_eq!(thread_ids(&t, true), std::slice::from_ref(&second));
+    assert_eq!(
+        section(&queue(&t), "to_relay"),
+        std::slice::from_ref(&second)
+    );
+    // `U` brings it back.
+    t.keys(&["U"]);
+    t.wait_for("“ctx BROADCAST” is back in the thread list");
+    assert!(thread_ids(&t, true).is_empty());
+    assert_eq!(thread_ids(&t, false).len(), 2);
 }

@@ -78,7 +78,9 @@ pub enum Action {
     Redact,
     /// Composer: add a META block template (routing, then privacy).
     MetaTemplate,
-    /// Composer: undo the last change to the focused text box.
+    /// Undo: in the composer the last change to the focused text box; in the queue the
+    /// last item settled (again and again, newest first); in the thread list the last
+    /// archiving (or bringing back). One name, so `[keys.*]` binds undo alike everywhere.
     Undo,
     /// Composer: redo what undo took back.
     Redo,
@@ -126,6 +128,14 @@ pub enum Action {
     Keys,
     /// Put the next envelope of a several-envelope copy on the clipboard for its recipient.
     RelayNext,
+    /// Queue: the selected item is done by other means than the desk saw (carried,
+    /// answered, its answer got): it leaves the queue.
+    Done,
+    /// Queue: the selected item needs nothing more (not to be relayed, answered or chased).
+    Dismiss,
+    /// Thread list: archive the selected thread (it leaves the list until something new
+    /// arrives in it), or bring an archived one back.
+    Archive,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -248,6 +258,9 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         "relay_next",
         "put the next copied envelope up for its recipient",
     ),
+    (Action::Done, "done", "mark done"),
+    (Action::Dismiss, "dismiss", "dismiss"),
+    (Action::Archive, "archive", "archive / bring back"),
 ];
 
 impl Action {

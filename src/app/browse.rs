@@ -139,6 +139,8 @@ impl App {
             Action::CycleStateFilter => self.cycle_state_filter()?,
             Action::ToggleWatch => self.toggle_watch(),
             Action::RelayNext => self.relay_next()?,
+            Action::Archive => self.toggle_archive()?,
+            Action::Undo => self.undo_archive()?,
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::ErrorReply => self.pick_error_code(),
@@ -304,6 +306,18 @@ impl App {
         if !self.list.rows.iter().any(|r| r.summary.id == id) {
             self.list.filter.clear();
             self.list.refilter(&self.store)?;
+        }
+        // An archived thread is listed only with the archived threads: shown there, so the
+        // list's selection is the thread open in the tree.
+        if !self.list.rows.iter().any(|r| r.summary.id == id)
+            && self.store.archived_at(id)?.is_some()
+        {
+            self.list.state = crate::store::StateFilter::Archived;
+            self.list.refilter(&self.store)?;
+            let back = self.key_name(super::keymap::Scope::Browse, &Action::Archive);
+            self.info(format!(
+                "This thread is archived (shown with the archived threads): {back} brings it back."
+            ));
         }
         self.list.select_id(id);
         self.load_thread(id, message)?;

@@ -134,7 +134,7 @@ impl Scope {
             Scope::Help => &[Down, Back],
             Scope::Prompt => &[Open, Down, Back],
             Scope::Confirm => &[Erase, Back],
-            Scope::Queue => &[Open, Down, Up, Back],
+            Scope::Queue => &[Open, Done, Dismiss, Undo, Down, Back],
             Scope::Poll => &[ClosePoll, Back],
             Scope::Picker => &[Open, Down, Up, Back],
         }
@@ -328,8 +328,16 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Poll, "c", Action::ClosePoll),
     (Scope::Browse, "K", Action::Keys),
     (Scope::Browse, ">", Action::RelayNext),
+    // As mail clients archive (aerc, Thunderbird: `a`); `U` undoes, `u` being the parent.
+    (Scope::Browse, "a", Action::Archive),
+    (Scope::Browse, "U", Action::Undo),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
+    // `d` as mutt's delete takes a row out of the index, `x` as drafts discard, `u` as
+    // mutt's undelete.
+    (Scope::Queue, "d", Action::Done),
+    (Scope::Queue, "x delete", Action::Dismiss),
+    (Scope::Queue, "u", Action::Undo),
     (Scope::Filter, "enter", Action::Open),
     (Scope::Filter, "esc", Action::Back),
     (Scope::Filter, "down ctrl-n", Action::Down),
@@ -859,5 +867,50 @@ mod tests {
         assert_eq!(Key::parse("C-s").unwrap().to_string(), "C-s");
         assert_eq!(Key::parse("f5").unwrap().to_string(), "F5");
         assert!(Key::parse("f99").is_none());
+    }
+
+    /// No default takes a key another default, or a list move, of its scope has: a row
+    /// written later would silently win, and the key the operator knew would change meaning.
+    #[test]
+    fn no_default_key_shadows_another() {
+        let mut seen = std::collections::HashMap::new();
+        let moves = Scope::LISTS.iter().flat_map(|scope| {
+            (super::super::list_move::MOVES.iter()).map(move |(keys, action)| (scope, keys, action))
+        });
+        let own = DEFAULTS
+            .iter()
+            .map(|(scope, keys, action)| (scope, keys, action));
+        for (scope, keys, action) in moves.chain(own) {
+            for k in keys.split(' ') {
+                let key = Key::parse(k).unwrap();
+                if let Some(old) = seen.insert((*scope, key), action.clone()) {
+                    panic!("{k} in {}: {old} and {action}", scope.name());
+                }
+            }
+        }
+    }
+
+    /// Settling in the queue and archiving in the list have their keys in help, under the
+    /// scope they act in.
+    #[test]
+    fn settling_and_archiving_keys_are_in_help() {
+        let km = Keymap::default();
+        let key = |scope, action| km.key_for(scope, &action).map(|k| k.to_string());
+        assert_eq!(key(Scope::Queue, Action::Done).as_deref(), Some("d"));
+        assert_eq!(key(Scope::Queue, Action::Dismiss).as_deref(), Some("x"));
+        assert_eq!(key(Scope::Queue, Action::Undo).as_deref(), Some("u"));
+        assert_eq!(key(Scope::Browse, Action::Archive).as_deref(), Some("a"));
+        assert_eq!(key(Scope::Browse, Action::Undo).as_deref(), Some("U"));
+        // `u` still jumps to the parent in the list.
+        assert_eq!(key(Scope::Browse, Action::Parent).as_deref(), Some("u"));
+        let help = km.help_rows();
+        let queue = (help.iter())
+            .position(|(_, what)| what == Scope::Queue.title())
+            .unwrap();
+        for row in [("d", "mark done"), ("x Del", "dismiss"), ("u", "undo")] {
+            let at = (help.iter()).position(|(k, w)| (k.as_str(), w.as_str()) == row);
+            assert!(at.is_some_and(|at| at > queue), "{row:?}: {help:?}");
+        }
+        assert!(help.contains(&("a".into(), "archive / bring back".into())));
     }
 }

@@ -69,9 +69,14 @@ pub fn drafts_area(size: Rect) -> Rect {
     centered(size, 90, 16)
 }
 
-/// The queue popup (`Q`).
+/// The queue popup (`Q`): above the hint and status lines, which say what settling a row
+/// did and how to undo it (a long status takes the hint line too).
 pub fn queue_area(size: Rect) -> Rect {
-    centered(size, 110, 30)
+    let above = Rect {
+        height: size.height.saturating_sub(2),
+        ..size
+    };
+    centered(above, 110, 30)
 }
 
 /// A picker of `rows` rows: the error codes after `E`, the contacts after `N` (at most 12

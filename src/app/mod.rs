@@ -42,6 +42,7 @@ mod refit;
 mod refresh;
 pub mod repairs;
 pub mod resume;
+pub mod settle;
 pub mod signing;
 mod status;
 pub mod text;
@@ -227,6 +228,10 @@ pub struct App {
     pub contacts: crate::contacts::AddressBook,
     /// Posts to contacts that take envelopes over HTTP, until their answers are recorded.
     pub http_sends: Vec<http_delivery::InFlight>,
+    /// Queue items settled in this run, newest last: `u` in the queue brings them back.
+    pub queue_undo: Vec<settle::SettledHere>,
+    /// Threads archived or brought back in this run, newest last: `U` undoes them.
+    pub archive_undo: Vec<settle::ArchivedHere>,
 }
 
 impl App {
@@ -289,6 +294,8 @@ impl App {
             relay_pii_confirmed: None,
             contacts,
             http_sends: Vec::new(),
+            queue_undo: Vec::new(),
+            archive_undo: Vec::new(),
         };
         app.data_version = app.store.data_version().ok();
         // The ledger's "addressed to me" follows the config; a busy database keeps the

@@ -426,7 +426,7 @@ impl App {
                 Action::Discard => {
                     let Some(d) = drafts.get(*selected) else {
                         self.warn(
-                            "This envelope is filed in its thread, not being composed: Enter shows it there, where y copies it and X erases it.",
+                            "This envelope is filed in its thread, not being composed: Enter shows it there, where y copies it and X erases it; x in the queue (Q) dismisses it.",
                         );
                         return Ok(());
                     };

@@ -37,7 +37,7 @@ impl App {
         Ok(())
     }
 
-    /// Keys in the queue: move, open a row, close.
+    /// Keys in the queue: move, open a row, settle it or undo that (see `settle`), close.
     pub(super) fn queue_action(&mut self, action: Action) -> anyhow::Result<()> {
         let Some(Popup::Queue(view)) = self.popup.as_mut() else {
             return Ok(());
@@ -72,6 +72,9 @@ impl App {
                 self.reveal(&row.thread, Some(&row.message))?;
                 self.focus = Pane::Tree;
             }
+            Action::Done => return self.settle_selected(crate::store::Settled::Done),
+            Action::Dismiss => return self.settle_selected(crate::store::Settled::Dismissed),
+            Action::Undo => return self.undo_settle(),
             _ => {}
         }
         Ok(())

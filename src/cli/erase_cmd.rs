@@ -157,7 +157,7 @@ fn message_id(store: &Store, id: &str) -> Result<String, Failure> {
 
 /// Whether `id` (whole or its first characters, in either case) is a draft's: a draft is
 /// saved under the message id it will be filed with, so the id is easily taken for one.
-fn is_draft(store: &Store, id: &str) -> Result<bool, Failure> {
+pub(super) fn is_draft(store: &Store, id: &str) -> Result<bool, Failure> {
     let id = id.trim();
     let drafts = store.drafts().map_err(store_failure)?;
     Ok(!id.is_empty()

@@ -11,6 +11,7 @@ macro_rules! out {
     };
 }
 
+mod archive_cmd;
 mod attachments_cmd;
 mod backup_cmd;
 mod check_db;
@@ -147,7 +148,7 @@ enum Command {
         fresh_ids: bool,
     },
     /// List threads, newest activity first (standard error says when there are more than
-    /// `--limit`).
+    /// `--limit`, and how many archived threads are left out).
     Threads {
         /// Print JSON.
         #[arg(long)]
@@ -155,6 +156,21 @@ enum Command {
         /// How many threads.
         #[arg(long, default_value_t = 50)]
         limit: usize,
+        /// List the archived threads instead (`crosstalk archive`), newest activity first.
+        #[arg(long)]
+        archived: bool,
+    },
+    /// Archive a thread: it leaves the thread list (the app's and `threads`) until something
+    /// new arrives in it; its queue items stay. `--undo` brings it back.
+    Archive {
+        /// Thread id (or the first characters of one).
+        thread: String,
+        /// Bring the archived thread back instead.
+        #[arg(long)]
+        undo: bool,
+        /// Print JSON: the thread, whether it is archived now, and whether that changed.
+        #[arg(long)]
+        json: bool,
     },
     /// Every consent the stored envelopes state (`meta: privacy`) and where it stands:
     /// granted, denied, expired, revoked (by a verified REVOKE) or not understood. Exit 1 when a
@@ -166,14 +182,18 @@ enum Command {
         json: bool,
     },
     /// What is left to do: envelopes to relay, addressed to you, awaiting a reply, missing
-    /// their parent, and drafts; oldest first in each section.
+    /// their parent, and drafts; oldest first in each section. `queue done|dismiss ID`
+    /// settles one by hand, `queue undo ID` brings it back.
     Queue {
-        /// Print JSON.
-        #[arg(long)]
+        #[command(subcommand)]
+        what: Option<queue_cmd::QueueCmd>,
+        /// Print JSON (after `done`, `dismiss`, `undo`: the message, whether it changed, how
+        /// it is settled and the sections it is in now).
+        #[arg(long, global = true)]
         json: bool,
-        /// How many rows per section.
-        #[arg(long, default_value_t = 50)]
-        limit: usize,
+        /// How many rows per section [default: 50].
+        #[arg(long)]
+        limit: Option<usize>,
     },
     /// Show one thread as a tree.
     Show {
@@ -501,11 +521,30 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             token,
         } => companion::companion(&url, token, json, &config, opts),
         Command::Watch { json, .. } => watch_cmd::watch(db, json, &config, opts),
-        Command::Threads { json, limit } => store_cmd::threads(db, limit, json),
+        Command::Threads {
+            json,
+            limit,
+            archived,
+        } => store_cmd::threads(db, limit, archived, json),
+        Command::Archive { thread, undo, json } => archive_cmd::archive(db, &thread, undo, json),
         Command::Consent { json } => consent_cmd::consent(db, json),
-        Command::Queue { json, limit } => {
-            queue_cmd::queue(db, &config.operator.addresses, limit, json)
-        }
+        Command::Queue {
+            what: Some(_),
+            limit: Some(_),
+            ..
+        } => Err(Failure::usage(
+            "--limit is for listing the queue; `queue done`, `dismiss` and `undo` take an id only",
+        )),
+        Command::Queue {
+            what: Some(what),
+            json,
+            ..
+        } => queue_cmd::settle(db, &config.operator.addresses, &what, json),
+        Command::Queue {
+            what: None,
+            json,
+            limit,
+        } => queue_cmd::queue(db, &config.operator.addresses, limit.unwrap_or(50), json),
         Command::Show { thread, json } => store_cmd::show(db, &thread, json),
         Command::Poll {
             message,

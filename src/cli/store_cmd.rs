@@ -394,12 +394,26 @@ impl Drop for Closing {
 }
 
 /// `crosstalk threads`: newest activity first.
-pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Failure> {
+pub fn threads(
+    db: Option<&Path>,
+    limit: usize,
+    archived: bool,
+    as_json: bool,
+) -> Result<u8, Failure> {
+    use crate::store::StateFilter;
     let store = open_existing(db)?;
+    let state = if archived {
+        StateFilter::Archived
+    } else {
+        StateFilter::All
+    };
     // One more than shown says whether the list was cut.
-    let mut threads = store
-        .threads(limit.saturating_add(1))
-        .map_err(store_failure)?;
+    let mut threads: Vec<_> = store
+        .thread_rows_in("", state, limit.saturating_add(1))
+        .map_err(store_failure)?
+        .into_iter()
+        .map(|r| r.summary)
+        .collect();
     let cut = threads.len() > limit;
     if cut {
         threads.truncate(limit);
@@ -408,6 +422,21 @@ pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Fai
             n => format!("the {n} threads"),
         };
         eprintln!("{n} with the newest activity shown, and more stored; --limit N shows more");
+    }
+    // Archived threads are left out as the app's list leaves them out: said, so that a
+    // thread not listed is not taken for one lost.
+    let left_out = if archived {
+        0
+    } else {
+        let (listed, all) = store
+            .thread_counts("", StateFilter::All)
+            .map_err(store_failure)?;
+        all.saturating_sub(listed)
+    };
+    match left_out {
+        0 => {}
+        1 => eprintln!("1 archived thread not listed; --archived lists it"),
+        n => eprintln!("{n} archived threads not listed; --archived lists them"),
     }
     let mut out = Stdout::new();
     if as_json {
@@ -421,9 +450,12 @@ pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Fai
         } else {
             ""
         };
+        let since = t.archived_at.as_deref().map_or(String::new(), |at| {
+            format!("  [archived {}]", sanitize_line(&short_time(at)))
+        });
         let _ = writeln!(
             out,
-            "{}  {:>4} msgs  {}  {}  {}{waiting}",
+            "{}  {:>4} msgs  {}  {}  {}{waiting}{since}",
             t.id,
             t.message_count,
             short_time(&t.last_activity),
@@ -431,7 +463,17 @@ pub fn threads(db: Option<&Path>, limit: usize, as_json: bool) -> Result<u8, Fai
             sanitize_line(&t.participants.join(", ")),
         );
     }
-    if threads.is_empty() && !cut {
+    if threads.is_empty() && archived && !cut {
+        let _ = writeln!(
+            out,
+            "no archived threads (`crosstalk archive THREAD` archives one)"
+        );
+    } else if threads.is_empty() && left_out > 0 && !cut {
+        let _ = writeln!(
+            out,
+            "no threads listed: every thread is archived (`crosstalk threads --archived` lists them)"
+        );
+    } else if threads.is_empty() && !cut {
         let _ = writeln!(
             out,
             "no threads yet: `crosstalk import FILE` or paste into `crosstalk import -`"

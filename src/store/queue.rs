@@ -322,6 +322,38 @@ impl Store {
         Ok(n as usize)
     }
 
+    /// The sections message `id` is in now, in [`Section::ALL`] order: none when it needs
+    /// nothing (or was settled by hand); `None` when there is no such message. Read with the
+    /// sections' own conditions, so what a command reports after settling or undoing is what
+    /// the queue lists.
+    pub fn queue_sections(&self, id: &str) -> Result<Option<Vec<Section>>, StoreError> {
+        use rusqlite::OptionalExtension;
+        let id = crate::protocol::id::key(id);
+        let found: Option<(Option<String>, bool, bool)> = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT m.ledger_state, m.missing_parent = 1 AND {unsettled},
+                        {UNSENT} AND {unsettled}
+                 FROM messages m WHERE m.id = ?1",
+                unsettled = self.unsettled()
+            ))?
+            .query_row([&*id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()?;
+        let Some((state, missing, unsent)) = found else {
+            return Ok(None);
+        };
+        Ok(Some(
+            Section::ALL
+                .into_iter()
+                .filter(|s| match s {
+                    Section::MissingParent => missing,
+                    Section::Drafts => unsent,
+                    s => s.state().is_some() && s.state() == state.as_deref(),
+                })
+                .collect(),
+        ))
+    }
+
     /// Drafts being composed, and composed messages never copied.
     fn draft_rows(&self, limit: i64) -> Result<(Vec<QueueRow>, usize), StoreError> {
         let mut rows = self.unsent_messages(limit as usize)?;

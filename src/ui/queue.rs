@@ -1,5 +1,6 @@
 //! The queue popup: one heading per section with its count, then its rows oldest first —
-//! age, intent, from→to, the first body line, and who is awaited or how it was relayed.
+//! age, intent, from→to, the first body line, and who is awaited or how it was relayed. The
+//! title names the keys that open, settle and undo, as bound.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::theme;
 use crate::app::App;
+use crate::app::keymap::Scope;
 use crate::app::queue::QueueView;
 use crate::app::text::{age, safe_line, truncate};
 use crate::store::{QueueRow, Section};
@@ -19,7 +21,7 @@ pub fn render(app: &App, view: &QueueView, frame: &mut Frame, size: Rect) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme::FOCUS_BORDER)
-        .title(" Queue — Enter opens, j/k move, Esc closes ");
+        .title(title(app));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let w = inner.width as usize;
@@ -59,6 +61,26 @@ pub fn render(app: &App, view: &QueueView, frame: &mut Frame, size: Rect) {
         .map(|(l, _)| l)
         .collect();
     frame.render_widget(Paragraph::new(shown), inner);
+}
+
+/// The title names the queue's own keys as bound (a config may move them): open, settle,
+/// undo, close.
+fn title(app: &App) -> String {
+    use crate::app::Action;
+    let words = [
+        (Action::Open, "opens"),
+        (Action::Done, "marks done"),
+        (Action::Dismiss, "dismisses"),
+        (Action::Undo, "undoes"),
+        (Action::Back, "closes"),
+    ];
+    let keys: Vec<String> = (words.iter())
+        .filter_map(|(a, what)| {
+            let key = app.keymap.key_for(Scope::Queue, a)?;
+            Some(format!("{key} {what}"))
+        })
+        .collect();
+    format!(" Queue — {} ", keys.join(", "))
 }
 
 /// One row as text, safe to print.
