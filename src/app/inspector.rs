@@ -180,7 +180,7 @@ impl Inspector {
                 .iter()
                 .position(|r| r.key.starts_with("stored "))
                 .map_or(2.min(self.rows.len()), |i| i + 1);
-            for (i, part) in wrap(&safe_line(line), width as usize)
+            for (i, part) in super::text::wrap_parts(&safe_line(line), " · ", width as usize)
                 .into_iter()
                 .enumerate()
             {

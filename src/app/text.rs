@@ -79,6 +79,44 @@ pub fn tail(s: &str, max: usize) -> String {
     std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
 
+/// A line of parts joined by `sep` (the inspector's delivery line: `received … · claims … ·
+/// ⇢ to relay`), wrapped to `max` cells between parts where it can: each part stays whole on
+/// one row when it fits one, so a row never ends halfway through `relayed 3m ago by …`. A part
+/// wider than a row is wrapped as [`wrap`] does.
+pub fn wrap_parts(line: &str, sep: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    if width(line) <= max {
+        return vec![line.to_string()];
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for part in line.split(sep) {
+        let joined = if cur.is_empty() {
+            part.to_string()
+        } else {
+            format!("{cur}{sep}{part}")
+        };
+        if width(&joined) <= max {
+            cur = joined;
+            continue;
+        }
+        if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        if width(part) <= max {
+            cur = part.to_string();
+        } else {
+            let mut rows = wrap(part, max);
+            cur = rows.pop().unwrap_or_default();
+            out.extend(rows);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// Wraps one line (no newlines) to `max` cells: at spaces where it can, inside a word when a
 /// word alone is too long. Always returns at least one (possibly empty) line.
 pub fn wrap(line: &str, max: usize) -> Vec<String> {
@@ -240,6 +278,25 @@ pub fn hidden_note(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_stay_whole_on_a_row_when_they_fit_one() {
+        let line = "received 2026-12-01 23:39 (20s ago) · claims 2025-11-23 01:22 · ⇢ to relay (y) · relayed 0s ago by OSC 52";
+        let rows = wrap_parts(line, " · ", 40);
+        assert_eq!(
+            rows,
+            [
+                "received 2026-12-01 23:39 (20s ago)",
+                "claims 2025-11-23 01:22 · ⇢ to relay (y)",
+                "relayed 0s ago by OSC 52",
+            ]
+        );
+        assert!(rows.iter().all(|r| width(r) <= 40));
+        // A part wider than a row is wrapped inside.
+        let long = wrap_parts("a · bbbb bbbb bbbb bbbb · c", " · ", 9);
+        assert!(long.iter().all(|r| width(r) <= 9), "{long:?}");
+        assert_eq!(wrap_parts("short", " · ", 40), ["short"]);
+    }
 
     #[test]
     fn short_ids_keep_their_first_characters() {
