@@ -107,6 +107,7 @@ impl App {
         let env = if code == NACK {
             crate::store::reply_envelope(
                 &original,
+                &self.settings.desk(),
                 Some(NACK),
                 "Refused.",
                 &self.settings.user,
