@@ -229,6 +229,59 @@ fn r_writes_as_the_desk_to_the_sender() {
     assert_eq!(c.form.parent.as_deref(), Some(sent.id.as_str()));
 }
 
+/// `E` writes the ERROR (and the NACK) as the desk to the message's sender; so does the
+/// paste preview's `E-FORMAT` for a broken envelope.
+#[test]
+fn e_writes_as_the_desk_to_the_sender() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    store.set_operator_addresses(&["kalle".into()]).unwrap();
+    let mut t = harness(store, 120, 40);
+    t.app.settings.desk = "kalle".into();
+    let [relayed, ..] = desk_thread(&mut t);
+    t.act(Action::Run(format!("open {relayed}")));
+    // E-ROUTE, the first code.
+    t.keys("E\n");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.intent, "ERROR");
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "CLAUDE")
+    );
+    assert_eq!(c.form.parent.as_deref(), Some(relayed.as_str()));
+    assert!(c.form.meta.contains("Code: E-ROUTE"), "{}", c.form.meta);
+    t.ctrl('y');
+    let copied = t.copies().pop().unwrap();
+    assert!(copied.starts_with("[[kalle→CLAUDE v1]]\n"), "{copied}");
+    // The NACK, the last choice.
+    t.act(Action::Run(format!("open {relayed}")));
+    t.keys("E");
+    t.keys(&"j".repeat(12));
+    t.keys("\n");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.intent, "NACK");
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "CLAUDE")
+    );
+    t.key(KeyCode::Esc, NONE);
+
+    // A broken paste: E-FORMAT from the desk to its sender, not from its recipient.
+    let id = "01KAQ4W5J8Z000000000000M09";
+    t.act(Action::Paste(format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: {id}\nparent: {id}\nmessage: {id}\n\
+         intent: REQUEST\nbody: |\n  Answering myself?\nsig: none\n[[END]]\n"
+    )));
+    t.keys("E");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.intent, "ERROR");
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "CLAUDE")
+    );
+    assert!(c.form.meta.contains("Code: E-FORMAT"), "{}", c.form.meta);
+}
+
 #[test]
 fn drafts_are_saved_as_typed_and_come_back_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
