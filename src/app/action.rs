@@ -123,6 +123,9 @@ pub enum Action {
     Keys,
     /// Put the next envelope of a several-envelope copy on the clipboard for its recipient.
     RelayNext,
+    /// Open the envelope the clipboard watch brought for the operator while they were in the
+    /// composer or a popup.
+    JumpToArrival,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -239,6 +242,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::RelayNext,
         "relay_next",
         "put the next copied envelope up for its recipient",
+    ),
+    (
+        Action::JumpToArrival,
+        "jump_to_arrival",
+        "open what the watch brought for you meanwhile",
     ),
 ];
 

@@ -134,6 +134,7 @@ impl App {
             Action::CycleStateFilter => self.cycle_state_filter()?,
             Action::ToggleWatch => self.toggle_watch(),
             Action::RelayNext => self.relay_next()?,
+            Action::JumpToArrival => self.jump_to_arrival()?,
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::ErrorReply => self.pick_error_code(),

@@ -327,6 +327,7 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Poll, "c", Action::ClosePoll),
     (Scope::Browse, "K", Action::Keys),
     (Scope::Browse, ">", Action::RelayNext),
+    (Scope::Browse, "a", Action::JumpToArrival),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
     (Scope::Filter, "enter", Action::Open),
