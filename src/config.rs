@@ -235,12 +235,21 @@ impl Config {
     /// `[compose] from`, else `human://` and the `[compose] user` (else the login name). Never
     /// an AI that did not send what is written.
     pub fn desk_address(&self) -> String {
+        self.desk_address_as(None)
+    }
+
+    /// [`Config::desk_address`], with `user` (a `--user` on the command line) before
+    /// `[compose] user` in the last resort: a desk known by no address is the human who
+    /// writes.
+    pub fn desk_address_as(&self, user: Option<&str>) -> String {
         (self.operator.addresses.iter().map(|a| a.trim()))
             .chain(self.compose.from.as_deref().map(str::trim))
             .find(|a| !a.is_empty())
             .map(str::to_string)
             .unwrap_or_else(|| {
-                let user = (self.compose.user.clone()).unwrap_or_else(crate::cli::default_user);
+                let user = (user.map(str::to_string))
+                    .or_else(|| self.compose.user.clone())
+                    .unwrap_or_else(crate::cli::default_user);
                 format!("human://{}", user.trim())
             })
     }

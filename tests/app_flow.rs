@@ -116,8 +116,9 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     assert!(t.app.composer.is_none(), "{:?}", t.app.status);
     let copied = t.copies().pop().expect("a copy");
     let env = &original.envelope;
+    // The desk answers the sender in its own name (the harness's desk is `human://op`).
     assert!(
-        copied.starts_with(&format!("[[{}→{} ", env.banner.to, env.banner.from)),
+        copied.starts_with(&format!("[[human://op→{} ", env.banner.from)),
         "{copied}"
     );
     assert!(copied.contains(&format!("parent: {}", original.id)));
@@ -135,8 +136,8 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     assert!(!t.app.list.rows[0].summary.awaiting_reply);
     // The answer arrives: an envelope naming the sent one as parent.
     let answer = format!(
-        "[[{}→{} v1.1]]\nuser: x\nthread: {}\nparent: {}\nmessage: 01KZZZZZZZZZZZZZZZZZZZZZZZ\nintent: RESPOND\nbody: |\n  thanks\n[[END]]\n",
-        env.banner.from, env.banner.to, sent.thread, sent.id
+        "[[{}→human://op v1.1]]\nuser: x\nthread: {}\nparent: {}\nmessage: 01KZZZZZZZZZZZZZZZZZZZZZZZ\nintent: RESPOND\nbody: |\n  thanks\n[[END]]\n",
+        env.banner.from, sent.thread, sent.id
     );
     t.act(Action::Paste(answer));
     assert!(t.screen().contains("joins"), "{}", t.screen());
@@ -144,6 +145,141 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     let stored = t.app.store.message(&sent.id).unwrap().unwrap();
     assert_eq!(stored.status, "answered");
     assert!(!t.app.list.rows[0].summary.awaiting_reply);
+}
+
+/// A relay between two AIs (CLAUDE→CHATGPT, kept here) and one envelope of each kind for the
+/// operator (`kalle`): the ids of (the relayed REQUEST, a REQUEST for kalle, a RESPOND for
+/// kalle, a CLOSE for kalle), all in one thread.
+fn desk_thread(t: &mut support::Harness) -> [String; 4] {
+    let thread = "01KAQ4W5J8Z000000000000T01";
+    let m = |n: u8| format!("01KAQ4W5J8Z000000000000M{n:02}");
+    let env = |(from, to): (&str, &str), n: u8, intent: &str| {
+        format!(
+            "[[{from}→{to} v1]]\nuser: kalle\nsession: 2025-10-09T16Z abc123\nthread: {thread}\n\
+             message: {}\ncontext: cache choice\nintent: {intent}\nbody: |\n  {intent} from {from}\n\
+             sig: none\n[[END]]\n",
+            m(n)
+        )
+    };
+    let text = [
+        env(("CLAUDE", "CHATGPT"), 1, "REQUEST"),
+        env(("GEMINI", "kalle"), 2, "REQUEST"),
+        env(("GEMINI", "kalle"), 3, "RESPOND"),
+        env(("CLAUDE", "KALLE"), 4, "CLOSE"),
+    ]
+    .concat();
+    t.act(Action::Paste(text));
+    t.key(KeyCode::Enter, NONE);
+    [m(1), m(2), m(3), m(4)]
+}
+
+/// `r` writes as the operator (the desk, `[operator] addresses`), to the message's sender:
+/// never as the AI the message was for. RESPOND answers what asks, ACK what only tells; a
+/// follow-up to the operator's own reply goes on to its recipient.
+#[test]
+fn r_writes_as_the_desk_to_the_sender() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    store.set_operator_addresses(&["kalle".into()]).unwrap();
+    let mut t = harness(store, 120, 40);
+    t.app.settings.desk = "kalle".into();
+    let [relayed, request, respond, close] = desk_thread(&mut t);
+    let mut sent = None;
+    for (id, to, intent) in [
+        (&relayed, "CLAUDE", "RESPOND"),
+        (&request, "GEMINI", "RESPOND"),
+        (&respond, "GEMINI", "ACK"),
+        (&close, "CLAUDE", "ACK"),
+    ] {
+        t.act(Action::Run(format!("open {id}")));
+        assert_eq!(t.app.selected_id(), Some(id.as_str()));
+        t.keys("r");
+        let c = t.app.composer.as_ref().expect("the composer");
+        assert_eq!(
+            (c.form.from.as_str(), c.form.to.as_str()),
+            ("kalle", to),
+            "reply to {id}"
+        );
+        assert_eq!(c.form.intent, intent, "reply to {id}");
+        assert_eq!(c.form.parent.as_deref(), Some(id.as_str()));
+        assert_eq!(c.form.user, "op", "the [compose] user");
+        assert_eq!(c.form.context, "cache choice");
+        if id == &relayed {
+            t.keys("Redis.");
+            t.ctrl('y');
+            assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+            let copied = t.copies().pop().unwrap();
+            assert!(copied.starts_with("[[kalle→CLAUDE v1]]\n"), "{copied}");
+            sent = t.app.selected_message().cloned();
+        } else {
+            t.key(KeyCode::Esc, NONE);
+        }
+    }
+    // The reply sent to CLAUDE, followed up: on to CLAUDE, asking.
+    let sent = sent.expect("the reply sent");
+    assert_eq!(sent.direction, "composed");
+    t.act(Action::Run(format!("open {}", sent.id)));
+    t.keys("r");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "CLAUDE")
+    );
+    assert_eq!(c.form.intent, "REQUEST");
+    assert_eq!(c.form.parent.as_deref(), Some(sent.id.as_str()));
+}
+
+/// `E` writes the ERROR (and the NACK) as the desk to the message's sender; so does the
+/// paste preview's `E-FORMAT` for a broken envelope.
+#[test]
+fn e_writes_as_the_desk_to_the_sender() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = store_in(dir.path());
+    store.set_operator_addresses(&["kalle".into()]).unwrap();
+    let mut t = harness(store, 120, 40);
+    t.app.settings.desk = "kalle".into();
+    let [relayed, ..] = desk_thread(&mut t);
+    t.act(Action::Run(format!("open {relayed}")));
+    // E-ROUTE, the first code.
+    t.keys("E\n");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.intent, "ERROR");
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "CLAUDE")
+    );
+    assert_eq!(c.form.parent.as_deref(), Some(relayed.as_str()));
+    assert!(c.form.meta.contains("Code: E-ROUTE"), "{}", c.form.meta);
+    t.ctrl('y');
+    let copied = t.copies().pop().unwrap();
+    assert!(copied.starts_with("[[kalle→CLAUDE v1]]\n"), "{copied}");
+    // The NACK, the last choice.
+    t.act(Action::Run(format!("open {relayed}")));
+    t.keys("E");
+    t.keys(&"j".repeat(12));
+    t.keys("\n");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.intent, "NACK");
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "CLAUDE")
+    );
+    t.key(KeyCode::Esc, NONE);
+
+    // A broken paste: E-FORMAT from the desk to its sender, not from its recipient.
+    let id = "01KAQ4W5J8Z000000000000M09";
+    t.act(Action::Paste(format!(
+        "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: {id}\nparent: {id}\nmessage: {id}\n\
+         intent: REQUEST\nbody: |\n  Answering myself?\nsig: none\n[[END]]\n"
+    )));
+    t.keys("E");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.intent, "ERROR");
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "CLAUDE")
+    );
+    assert!(c.form.meta.contains("Code: E-FORMAT"), "{}", c.form.meta);
 }
 
 #[test]

@@ -292,3 +292,221 @@ fn the_demo_poll_tallies_as_its_close_says() {
         "{tally:?}"
     );
 }
+
+/// An envelope with the time `at` in its id (`n` tells apart ids of one time).
+fn id_at(at: &str, n: u128) -> String {
+    let ms = at.parse::<jiff::Timestamp>().unwrap().as_millisecond() as u64;
+    ulid::Ulid::from_parts(ms, n).to_string()
+}
+
+/// An app over a database whose operator is `kalle` (the desk), with one thread for someone
+/// else already selected, watching the clipboard `file`.
+fn watching(dir: &std::path::Path, file: &std::path::Path) -> (support::Harness, String) {
+    let mut store = store_in(dir);
+    store.set_operator_addresses(&["kalle".into()]).unwrap();
+    let mut t = harness(store, 120, 40);
+    t.app.settings.desk = "kalle".into();
+    let v = ids(2);
+    t.act(Action::Paste(env(
+        "CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST",
+    )));
+    t.key(KeyCode::Enter, NONE);
+    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    support::watch_file(&mut t, file);
+    (t, v[1].clone())
+}
+
+/// A watched copy holding an envelope for the operator selects it, as a paste selects what
+/// it added: the status line names it and `r` answers it, as the desk, to its sender. Of
+/// several in one copy, the newest for the operator is the one, wherever it stands.
+#[test]
+fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clipboard.txt");
+    let (mut t, _) = watching(dir.path(), &clip);
+    let v = ids(2);
+    support::copy_watched(
+        &mut t,
+        &clip,
+        &format!(
+            "Gemini says:\n{}",
+            env("GEMINI", "KALLE", &v[0], None, &v[1], "REQUEST")
+        ),
+        &v[1],
+    );
+    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    let status = &t.app.status.1;
+    assert!(
+        status.contains("1 new message(s) imported")
+            && status.contains("Selected, for you: REQUEST GEMINI→KALLE")
+            && status.contains("(r answers it)"),
+        "{status}"
+    );
+    t.keys("r");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.parent.as_deref(), Some(v[1].as_str()));
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "GEMINI")
+    );
+    assert_eq!(c.form.intent, "RESPOND");
+    t.key(KeyCode::Esc, NONE);
+
+    // Three in one copy: the newest for kalle first, then one for CHATGPT, then an older one
+    // for kalle. The newest for kalle is selected, not the last in the copy.
+    let thread = id_at("2025-10-09T16:00:00Z", 1);
+    let (newest, other, older) = (
+        id_at("2025-10-09T16:30:00Z", 2),
+        id_at("2025-10-09T16:40:00Z", 3),
+        id_at("2025-10-09T16:10:00Z", 4),
+    );
+    let copy = [
+        env("CLAUDE", "kalle", &thread, None, &newest, "RESPOND"),
+        env("CLAUDE", "CHATGPT", &thread, None, &other, "REQUEST"),
+        env("GEMINI", "kalle", &thread, None, &older, "REQUEST"),
+    ]
+    .join("\n");
+    support::copy_watched(&mut t, &clip, &copy, &older);
+    assert_eq!(
+        t.app.selected_id(),
+        Some(newest.as_str()),
+        "{:?}",
+        t.app.status
+    );
+    t.keys("r");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.parent.as_deref(), Some(newest.as_str()));
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "CLAUDE")
+    );
+    // A RESPOND is acknowledged.
+    assert_eq!(c.form.intent, "ACK");
+
+    // A copy with nothing for the operator leaves the selection alone.
+    t.key(KeyCode::Esc, NONE);
+    let before = t.app.selected_id().map(str::to_string);
+    let w = ids(2);
+    support::copy_watched(
+        &mut t,
+        &clip,
+        &env("CLAUDE", "CHATGPT", &w[0], None, &w[1], "REQUEST"),
+        &w[1],
+    );
+    assert_eq!(t.app.selected_id().map(str::to_string), before);
+}
+
+/// While the operator types in the composer or has a popup open, a watched envelope for them
+/// (or one the hop puts up for someone else) does not move the selection: the status line
+/// names it and `a` opens it, named again as they leave.
+#[test]
+fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clipboard.txt");
+    let (mut t, first) = watching(dir.path(), &clip);
+    t.app.settings.copy_on_import = true;
+
+    // In the composer, answering the first message.
+    t.keys("r");
+    t.keys("Half a repl");
+    let v = ids(2);
+    support::copy_watched(
+        &mut t,
+        &clip,
+        &env("GEMINI", "kalle", &v[0], None, &v[1], "REQUEST"),
+        &v[1],
+    );
+    let c = t.app.composer.as_ref().expect("still composing");
+    assert_eq!(c.form.parent.as_deref(), Some(first.as_str()));
+    assert!(c.form.body.contains("Half a repl"), "{}", c.form.body);
+    assert_eq!(t.app.selected_id(), Some(first.as_str()));
+    let status = &t.app.status.1;
+    assert!(
+        status.contains("Arrived for you: REQUEST GEMINI→kalle") && status.contains("(J opens it"),
+        "{status}"
+    );
+    // Typing goes on into the body, `J` included.
+    t.keys("y J");
+    assert!(
+        t.app
+            .composer
+            .as_ref()
+            .unwrap()
+            .form
+            .body
+            .ends_with("Half a reply J")
+    );
+
+    // The hop puts an envelope for someone else up, and still leaves the selection alone.
+    let w = ids(2);
+    support::copy_watched(
+        &mut t,
+        &clip,
+        &env("CLAUDE", "GEMINI", &w[0], None, &w[1], "REQUEST"),
+        &w[1],
+    );
+    assert!(
+        t.app.status.1.contains("Ready for GEMINI"),
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.app.selected_id(), Some(first.as_str()));
+
+    // Leaving the composer names the arrival again after what leaving said.
+    t.key(KeyCode::Esc, NONE);
+    assert!(t.app.composer.is_none());
+    assert_eq!(t.app.selected_id(), Some(first.as_str()));
+    let status = &t.app.status.1;
+    assert!(
+        status.contains("Arrived for you meanwhile: REQUEST GEMINI→kalle")
+            && status.contains("(J opens it)"),
+        "{status}"
+    );
+    t.keys("J");
+    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert!(
+        t.app.status.1.contains("(r answers it)"),
+        "{:?}",
+        t.app.status
+    );
+    t.keys("r");
+    let c = t.app.composer.as_ref().expect("the composer");
+    assert_eq!(c.form.parent.as_deref(), Some(v[1].as_str()));
+    assert_eq!(
+        (c.form.from.as_str(), c.form.to.as_str()),
+        ("kalle", "GEMINI")
+    );
+    t.key(KeyCode::Esc, NONE);
+    // Used: `a` has nothing more to open.
+    t.keys("J");
+    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert!(
+        t.app.status.1.starts_with("Nothing arrived for you"),
+        "{:?}",
+        t.app.status
+    );
+
+    // The help screen open: the same.
+    t.keys("?");
+    assert!(t.app.popup.is_some());
+    let x = ids(2);
+    support::copy_watched(
+        &mut t,
+        &clip,
+        &env("CHATGPT", "kalle", &x[0], None, &x[1], "BROADCAST"),
+        &x[1],
+    );
+    assert!(t.app.popup.is_some());
+    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    t.key(KeyCode::Esc, NONE);
+    assert!(
+        t.app
+            .status
+            .1
+            .contains("Arrived for you meanwhile: BROADCAST CHATGPT→kalle"),
+        "{:?}",
+        t.app.status
+    );
+    t.keys("J");
+    assert_eq!(t.app.selected_id(), Some(x[1].as_str()));
+}

@@ -187,16 +187,25 @@ fn import_threads_show_search_reply() {
     );
     assert_eq!(run(&db, &["search", "zebra"], "").code, 1);
 
-    // Reply to the POLL: RESPOND, direction swapped, thread/session/context kept.
+    // Reply to the POLL: RESPOND from the desk to its sender, thread/session/context kept.
+    // A desk with no address of its own is the human who writes (`--user`).
     let r = run(
         &db,
-        &["reply", "01J9J3DBC4N7P2Q3R5S7T9V1V2", "--body", "SQLITE"],
+        &[
+            "reply",
+            "01J9J3DBC4N7P2Q3R5S7T9V1V2",
+            "--body",
+            "SQLITE",
+            "--user",
+            "mira",
+        ],
         "",
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let parsed = json_of(&run(&db, &["parse", "--json"], &r.stdout));
     let e = &parsed["envelopes"][0];
-    assert_eq!(e["from"], "chatgpt://thread/xyz");
+    assert_eq!(e["from"], "human://mira");
+    assert_eq!(e["user"], "mira");
     assert_eq!(e["to"], "claude://session/abc");
     assert_eq!(e["intent"], "RESPOND");
     assert_eq!(e["parent"], "01J9J3DBC4N7P2Q3R5S7T9V1V2");
@@ -223,13 +232,32 @@ fn import_threads_show_search_reply() {
 
     assert_eq!(run(&db, &["reply", "01NOPE", "--body", "x"], "").code, 1);
     assert_eq!(run(&db, &["show", "01NOPE"], "").code, 1);
-    // The first characters of an id will do, as for `show` and `poll`.
-    let by_prefix = run(&db, &["reply", "01J9J3DBC4N7", "--body", "again"], "");
+    // The first characters of an id will do, as for `show` and `poll`. With `[operator]
+    // addresses` the desk writes as the first of them, whoever the user is.
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[operator]\naddresses = [\"kalle@desk\", \"other\"]\n[compose]\nfrom = \"CHATGPT\"\n",
+    )
+    .unwrap();
+    let db_arg = db.to_str().unwrap();
+    let by_prefix = common::run_env(
+        &["--db", db_arg, "reply", "01J9J3DBC4N7", "--body", "again"],
+        "",
+        &[("CROSSTALK_CONFIG", config.to_str().unwrap())],
+    );
     assert_eq!(by_prefix.code, 0, "{}", by_prefix.stderr);
     assert!(
         by_prefix
             .stdout
             .contains("parent: 01J9J3DBC4N7P2Q3R5S7T9V1V2"),
+        "{}",
+        by_prefix.stdout
+    );
+    assert!(
+        by_prefix
+            .stdout
+            .starts_with("[[kalle@desk→claude://session/abc "),
         "{}",
         by_prefix.stdout
     );

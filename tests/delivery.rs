@@ -100,7 +100,8 @@ fn addressed_to_me_until_the_operator_composes_a_reply_case_insensitively() {
     assert!(section(&s, Section::ToRelay).is_empty());
     // Not something to relay: `y` on it records nothing.
     assert!(!s.mark_relayed(&v[1], "OSC 52").unwrap());
-    s.create_reply(&v[1], None, "Done.", "kalle").unwrap();
+    s.create_reply(&v[1], "human@desk", None, "Done.", "kalle")
+        .unwrap();
     assert_eq!(state(&s, &v[1]), None);
     assert!(section(&s, Section::ToMe).is_empty());
     // A draft filed and never copied is listed under drafts.
@@ -390,7 +391,7 @@ proptest::proptest! {
                     s.mark_relayed(&stored[n % stored.len()], "test").unwrap();
                 }
                 Event::Reply(n, copied) if !stored.is_empty() => {
-                    let reply = s.create_reply(&stored[n % stored.len()], None, "ok", "kalle")
+                    let reply = s.create_reply(&stored[n % stored.len()], "human@desk", None, "ok", "kalle")
                         .unwrap();
                     if copied {
                         s.mark_copied(&reply.id).unwrap();

@@ -1298,10 +1298,11 @@ fn a_draft_reply_carries_the_headers_of_a_reply() {
         ("POLL", "RESPOND"),
         ("ESCALATE", "RESPOND"),
         ("HANDOFF", "RESPOND"),
-        ("RESPOND", "REQUEST"),
-        ("BROADCAST", "REQUEST"),
-        ("ACK", "REQUEST"),
-        ("CLOSE", "REQUEST"),
+        // What only tells is acknowledged, not answered with a question.
+        ("RESPOND", "ACK"),
+        ("BROADCAST", "ACK"),
+        ("ACK", "ACK"),
+        ("CLOSE", "ACK"),
     ];
     for (intent, expected) in cases {
         let v = ids(2);
@@ -1319,7 +1320,9 @@ fn a_draft_reply_carries_the_headers_of_a_reply() {
         );
         assert_eq!(r.count(Outcome::Imported), 1, "{intent}: {r:#?}");
         let original = store.message(m).unwrap().unwrap();
-        let draft = store.create_reply(m, None, "my answer", "mira").unwrap();
+        let draft = store
+            .create_reply(m, "human://mira", None, "my answer", "mira")
+            .unwrap();
 
         assert_eq!(draft.direction, "composed", "{intent}");
         assert_eq!(draft.status, "draft", "{intent}");
@@ -1329,7 +1332,8 @@ fn a_draft_reply_carries_the_headers_of_a_reply() {
         assert_eq!(draft.parent.as_deref(), Some(m.as_str()));
         assert_eq!(draft.intent.as_deref(), Some(expected), "reply to {intent}");
         let e = &draft.envelope;
-        assert_eq!(e.banner.from, "CHATGPT");
+        // The desk writes, to the sender: never as CHATGPT, which did not write it.
+        assert_eq!(e.banner.from, "human://mira");
         assert_eq!(e.banner.to, "claude://session/abc");
         assert_eq!(e.banner.version, original.envelope.banner.version);
         assert_eq!(e.thread(), Some(t.as_str()));
@@ -1354,24 +1358,24 @@ fn a_draft_reply_carries_the_headers_of_a_reply() {
             .find(|s| &s.id == t)
             .unwrap();
         assert_eq!(summary.message_count, 2);
-        assert!(summary.participants.contains(&"CHATGPT".to_string()));
+        assert!(summary.participants.contains(&"human://mira".to_string()));
     }
 
     // An explicit intent wins; an unknown parent is an error.
     let v = ids(2);
     import(&mut store, &v11(CC, &v[0], None, &v[1], "REQUEST", "q"));
     let d = store
-        .create_reply(&v[1], Some("ACK"), "ok", "kalle")
+        .create_reply(&v[1], "kalle", Some("ACK"), "ok", "kalle")
         .unwrap();
     assert_eq!(d.intent.as_deref(), Some("ACK"));
     assert!(matches!(
-        store.create_reply("01J9J3D3M6A4M3WQX8G1ZQ0S7K", None, "x", "kalle"),
+        store.create_reply("01J9J3D3M6A4M3WQX8G1ZQ0S7K", "kalle", None, "x", "kalle"),
         Err(StoreError::NoMessage(_))
     ));
 }
 
 /// A follow-up to the operator's own message goes the same way, in the operator's name, and
-/// asks: it is not an answer written as the other party.
+/// asks: it is not an answer written as the other party, nor one to the desk itself.
 #[test]
 fn a_follow_up_to_ones_own_message_keeps_its_direction() {
     let db = Db::new();
@@ -1379,24 +1383,24 @@ fn a_follow_up_to_ones_own_message_keeps_its_direction() {
     let v = ids(2);
     import(&mut store, &v11(CC, &v[0], None, &v[1], "REQUEST", "q"));
     let mine = store
-        .create_reply(&v[1], None, "an answer", "kalle")
+        .create_reply(&v[1], "kalle", None, "an answer", "kalle")
         .unwrap();
     assert_eq!(
         (
             mine.envelope.banner.from.as_str(),
             mine.envelope.banner.to.as_str()
         ),
-        ("CHATGPT", "CLAUDE")
+        ("kalle", "CLAUDE")
     );
     let follow_up = store
-        .create_reply(&mine.id, None, "and more", "kalle")
+        .create_reply(&mine.id, "kalle", None, "and more", "kalle")
         .unwrap();
     assert_eq!(
         (
             follow_up.envelope.banner.from.as_str(),
             follow_up.envelope.banner.to.as_str()
         ),
-        ("CHATGPT", "CLAUDE")
+        ("kalle", "CLAUDE")
     );
     assert_eq!(follow_up.intent.as_deref(), Some("REQUEST"));
     assert_eq!(follow_up.parent.as_deref(), Some(mine.id.as_str()));
@@ -1412,7 +1416,7 @@ fn a_draft_reply_to_a_v10_message_continues_its_session() {
         r.items[0].thread.clone().unwrap(),
     );
     let draft = store
-        .create_reply(&m, None, "crosstalk", "brother")
+        .create_reply(&m, "BROTHER", None, "crosstalk", "brother")
         .unwrap();
     assert_eq!(
         draft.intent.as_deref(),
@@ -1422,7 +1426,8 @@ fn a_draft_reply_to_a_v10_message_continues_its_session() {
     assert_eq!(draft.thread, t);
     assert_eq!(draft.envelope.session(), Some(SESSION));
     assert_eq!(draft.envelope.context(), Some("naming"));
-    assert_eq!(draft.envelope.banner.from, "CHATGPT");
+    assert_eq!(draft.envelope.banner.from, "BROTHER");
+    assert_eq!(draft.envelope.banner.to, "CLAUDE");
 }
 
 #[test]
@@ -1443,7 +1448,9 @@ fn an_awaited_message_is_answered_when_its_reply_arrives() {
     assert!(awaiting(&store, t));
     let summary = store.threads(10).unwrap().remove(0);
     assert!(summary.awaiting_since.is_some());
-    let draft = store.create_reply(a, None, "Reviewed.", "kalle").unwrap();
+    let draft = store
+        .create_reply(a, "kalle", None, "Reviewed.", "kalle")
+        .unwrap();
     assert_eq!(draft.status, "draft");
     // The operator's reply answers it; the reply (a RESPOND) awaits nothing itself.
     assert!(!awaiting(&store, t));
@@ -1482,7 +1489,9 @@ fn an_awaited_message_is_answered_by_a_v10_reply_in_its_session() {
         r.items[0].message.clone().unwrap(),
         r.items[0].thread.clone().unwrap(),
     );
-    let draft = store.create_reply(&m, None, "crosstalk?", "kalle").unwrap();
+    let draft = store
+        .create_reply(&m, "kalle", None, "crosstalk?", "kalle")
+        .unwrap();
     db.raw()
         .execute(
             "UPDATE messages SET status = 'awaiting_reply' WHERE id = ?1",

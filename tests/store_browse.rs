@@ -103,7 +103,7 @@ fn unread_until_seen_and_markers() {
     assert!(!row(T1).unread && row(T2).unread);
     // A draft in T1, then sent and copied: awaiting.
     let original = s.message("01KA0000000000000000000012").unwrap().unwrap();
-    let env = crosstalk::store::reply_envelope(&original, None, "hi", "op", s.new_id());
+    let env = crosstalk::store::reply_envelope(&original, "op", None, "hi", "op", s.new_id());
     s.save_draft(&env, "text", "{}").unwrap();
     let rows = s.thread_rows("", 10).unwrap();
     assert_eq!(rows.iter().find(|r| r.summary.id == T1).unwrap().drafts, 1);

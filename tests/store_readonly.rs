@@ -58,7 +58,7 @@ fn assert_reads_but_refuses_writes(path: &Path, thread: &str) {
         store.mark_seen(thread),
         store.delete_draft("x"),
         store
-            .create_reply(&view.messages[0].id, None, "reply", "kalle")
+            .create_reply(&view.messages[0].id, "kalle", None, "reply", "kalle")
             .map(|_| ()),
         store
             .erase(&crosstalk::store::EraseTarget::Thread(thread.to_string()))

@@ -280,6 +280,11 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
     let original = &ids[0];
     assert_eq!(show["messages"][0]["from"], "CLAUDE");
     assert_eq!(show["messages"][0]["to"], "CHATGPT");
+    std::fs::write(
+        t.path("config.toml"),
+        "[operator]\naddresses = [\"kalle\"]\n",
+    )
+    .unwrap();
 
     t.start(120, 40, &[]);
     t.wait_for("naming — 3 messages");
@@ -292,7 +297,8 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
     t.type_text("r");
     let s = t.wait_for("Reply to");
     assert!(s.contains(&format!("parent: {original}")), "{s}");
-    assert!(s.contains("[[CHATGPT→CLAUDE v1]]"), "{s}");
+    // The desk answers CLAUDE in its own name, not as CHATGPT.
+    assert!(s.contains("[[kalle→CLAUDE v1]]"), "{s}");
     t.type_text("Tabs win, clearly.");
     t.wait_until("the typed body in the preview", |s| {
         s.contains("  Tabs win, clearly.")
@@ -300,7 +306,7 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
 
     t.keys(&["C-y"]);
     let copied = t.wait_buffer("the reply", |b| b.contains("Tabs win, clearly."));
-    assert!(copied.starts_with("[[CHATGPT→CLAUDE v1]]\n"), "{copied:?}");
+    assert!(copied.starts_with("[[kalle→CLAUDE v1]]\n"), "{copied:?}");
     assert!(
         copied.contains(&format!("\nparent: {original}\n")),
         "{copied:?}"
@@ -330,7 +336,7 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
         "the inspector shows the copied reply:\n{s}"
     );
     assert!(
-        has_row(&s, &["CHATGPT→CLAUDE", "Tabs win, clearly."]),
+        has_row(&s, &["kalle→CLAUDE", "Tabs win, clearly."]),
         "the tree shows the reply:\n{s}"
     );
 
@@ -346,7 +352,7 @@ fn reply_is_saved_copied_and_awaits_an_answer() {
     // Copied out, and awaiting no reply: it answers.
     assert_eq!(reply["status"], "sent", "{reply}");
     assert_eq!(reply["parent"], original.as_str(), "{reply}");
-    assert_eq!(reply["from"], "CHATGPT");
+    assert_eq!(reply["from"], "kalle");
     assert_eq!(reply["to"], "CLAUDE");
     assert_eq!(reply["body"], "Tabs win, clearly.");
 }

@@ -132,6 +132,51 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
     assert_eq!(t.wait_exit(), 0);
 }
 
+/// In the live relay, an envelope a window copies for the operator is selected as the watch
+/// (on from the start) imports it: `r` then answers that envelope (its parent), written by
+/// the desk (`[operator] addresses`) to its sender — not the envelope selected before, and
+/// not in the name of the AI it was relayed to.
+#[test]
+fn a_watched_envelope_for_the_operator_is_what_r_answers() {
+    let Some(x) = Xvfb::start() else { return };
+    let Some(mut t) = Term::new() else { return };
+    std::fs::write(
+        t.path("config.toml"),
+        "[operator]\naddresses = [\"kalle\"]\n[relay]\ncopy_on_import = true\n\
+         [watch]\ninterval_ms = 100\non_start = true\n",
+    )
+    .unwrap();
+    t.app_env.push(("DISPLAY".into(), x.display.clone()));
+    // Wide enough that the status line shows every word of what it says.
+    t.start(220, 40, &[]);
+    t.wait_for("Watching the clipboard");
+
+    // CLAUDE → CHATGPT, put up for CHATGPT and selected.
+    let first = envelope("CLAUDE", "CHATGPT", 1, None, "Which cache should we use?");
+    hop(&x, &t, &first, "Which cache should we use?", "CHATGPT");
+
+    // CHATGPT answers Kalle: left on the clipboard, and selected.
+    let to_me = envelope(
+        "CHATGPT",
+        "kalle",
+        2,
+        Some(1),
+        "Redis, Kalle; shall I write it up?",
+    );
+    x.copy(&format!("For Kalle:\n\n{to_me}\n"));
+    let s = t.wait_for("Selected, for you: REQUEST CHATGPT→kalle");
+    assert!(s.contains("the envelope is addressed to you"), "{s}");
+    t.keys(&["r"]);
+    let s = t.wait_for("Reply to");
+    assert!(s.contains(&format!("parent: {PREFIX}2")), "{s}");
+    assert!(s.contains("[[kalle→CHATGPT v1]]"), "{s}");
+    assert!(s.contains("intent: RESPOND"), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_gone("Reply to");
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+}
+
 /// `crosstalk watch` (the command, no app) makes the same hop: the recipient's text on the
 /// clipboard, fenced and after the preamble as the contact says, recorded as relayed; an
 /// envelope addressed to the operator and a copy of two leave the clipboard alone; its own

@@ -119,6 +119,11 @@ fn a_poll_written_in_prose_is_tallied_and_closed_after_its_deadline() {
 #[test]
 fn a_broken_paste_is_answered_with_e_format() {
     let Some(t) = Term::new() else { return };
+    std::fs::write(
+        t.path("config.toml"),
+        "[operator]\naddresses = [\"kalle\"]\n",
+    )
+    .unwrap();
     t.start(120, 36, &[]);
     t.wait_for("Empty database");
     let broken = format!(
@@ -131,7 +136,8 @@ fn a_broken_paste_is_answered_with_e_format() {
     t.wait_for("E-FORMAT reply to CLAUDE");
     t.keys(&["C-y"]);
     let copied = t.wait_buffer("the ERROR", |b| b.contains("Code: E-FORMAT"));
-    assert!(copied.starts_with("[[CHATGPT→CLAUDE v1]]"), "{copied}");
+    // From the desk, which read the paste, to the sender: never as CHATGPT.
+    assert!(copied.starts_with("[[kalle→CLAUDE v1]]"), "{copied}");
     assert!(copied.contains("[self-parent]"), "{copied}");
     let ex = crosstalk::protocol::extract(&copied, &Default::default());
     assert!(ex.envelopes[0].diagnostics.iter().all(|d| !d.is_error()));

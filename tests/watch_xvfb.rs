@@ -7,7 +7,8 @@
 //! copy (`y`) is never imported again — by the app, nor by a `crosstalk watch` running beside
 //! it.
 //!
-//! Without Xvfb or xclip the tests print a note and pass (CI installs both: `.ci/run`).
+//! Without Xvfb or xclip the tests fail saying so (CI installs both: `.ci/run`);
+//! `CROSSTALK_SKIP_XVFB=1` skips them.
 
 mod tmux;
 

@@ -136,6 +136,9 @@ pub enum Action {
     /// Thread list: archive the selected thread (it leaves the list until something new
     /// arrives in it), or bring an archived one back.
     Archive,
+    /// Open the envelope the clipboard watch brought for the operator while they were in the
+    /// composer or a popup.
+    JumpToArrival,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -261,6 +264,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Done, "done", "mark done"),
     (Action::Dismiss, "dismiss", "dismiss"),
     (Action::Archive, "archive", "archive / bring back"),
+    (
+        Action::JumpToArrival,
+        "jump_to_arrival",
+        "open what the watch brought for you meanwhile",
+    ),
 ];
 
 impl Action {

@@ -141,6 +141,7 @@ impl App {
             Action::RelayNext => self.relay_next()?,
             Action::Archive => self.toggle_archive()?,
             Action::Undo => self.undo_archive()?,
+            Action::JumpToArrival => self.jump_to_arrival()?,
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::ErrorReply => self.pick_error_code(),

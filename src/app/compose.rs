@@ -38,7 +38,12 @@ impl App {
         if let Some(draft) = self.store.drafts_for(&original.id)?.into_iter().next() {
             return self.resume_draft(&draft);
         }
-        let form = Form::reply(&original, &self.settings.user, self.store.new_id());
+        let form = Form::reply(
+            &original,
+            &self.settings.desk(),
+            &self.settings.user,
+            self.store.new_id(),
+        );
         self.composer = Some(Composer::new(form, Some(title)).with_book(self.contacts.clone()));
         self.info("Reply: type the body; C-y saves and copies, Esc keeps the draft.");
         Ok(())

@@ -81,9 +81,10 @@ pub struct Form {
 }
 
 impl Form {
-    /// The form of a reply to `original` (see `store::reply_envelope` for the rules).
-    pub fn reply(original: &StoredMessage, user: &str, message_id: String) -> Form {
-        let env = crate::store::reply_envelope(original, None, "", user, message_id);
+    /// The form of the desk's reply to `original` (see `store::reply_envelope` for the
+    /// rules).
+    pub fn reply(original: &StoredMessage, desk: &str, user: &str, message_id: String) -> Form {
+        let env = crate::store::reply_envelope(original, desk, None, "", user, message_id);
         Form::from_envelope(&env)
     }
 

@@ -2,12 +2,14 @@
 //! and opens the composer on the spec's ERROR envelope answering it (`user: system`, the
 //! parent, `meta: error` with Code, Reason and Original-Intent), sent and stored like any
 //! reply. In the paste preview, `E` answers a broken envelope with E-FORMAT, its diagnostics
-//! as the body.
+//! as the body. Either is written by the desk (`Settings::desk`) to the message's sender, as
+//! `r` writes: the desk found the fault, and the message's recipient did not say so.
 
 use super::composer::{Composer, Form};
 use super::popup::Popup;
 use super::text::{headline, safe_line};
 use super::{Action, App};
+use crate::protocol::address::check_address;
 use crate::protocol::error_envelope::{ERROR_CODES, error_envelope};
 use crate::protocol::{Envelope, IdGenerator, MetaBlock, is_id};
 
@@ -104,9 +106,11 @@ impl App {
             self.warn("That message is gone (erased meanwhile).");
             return Ok(());
         };
+        let desk = self.settings.desk();
         let env = if code == NACK {
             crate::store::reply_envelope(
                 &original,
+                &desk,
                 Some(NACK),
                 "Refused.",
                 &self.settings.user,
@@ -120,6 +124,15 @@ impl App {
                 &[],
                 &IdGenerator::new(),
             );
+            // The desk says it could not handle the message, to whoever sent it (as a reply
+            // would go): §8's swap would sign it with the name of the recipient, an AI that
+            // may never have seen it.
+            let parties = crate::store::reply_parties(&original, &desk);
+            env.banner.from = parties.from;
+            env.banner.to = match check_address(&parties.to) {
+                Ok(()) => parties.to,
+                Err(_) => "UNKNOWN".into(),
+            };
             // The stored thread and id, whatever the envelope said (a fresh id, v1.0).
             env.set_header("thread", original.thread.as_str());
             env.set_header("parent", original.id.as_str());
@@ -180,6 +193,9 @@ impl App {
             &parsed.diagnostics,
             &IdGenerator::new(),
         );
+        // From the desk, which read the paste, to the envelope's sender (or UNKNOWN when its
+        // banner does not name one that is valid), never in the name of its recipient.
+        env.banner.from = self.settings.desk();
         // A reply needs a thread: the original's when it named a valid one, else a new one.
         let thread = parsed
             .envelope

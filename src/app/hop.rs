@@ -25,17 +25,23 @@ pub(super) enum Taken {
 
 impl App {
     /// After the watch imported a clipboard text: relays it, or says why not, first on the
-    /// status line (a narrow terminal cuts its end); `arrived` is what the import said.
+    /// status line (a narrow terminal cuts its end); `arrived` is what the import said,
+    /// `landed` where the envelope for the operator went (see `arrival`).
     pub(super) fn hop_after_watch(
         &mut self,
         report: &ImportReport,
         arrived: &str,
+        landed: Option<&str>,
     ) -> anyhow::Result<()> {
         match self.take_hop(report)? {
             Taken::Nothing => return Ok(()),
-            Taken::Refused(why) => self.error(format!(
-                "Clipboard left unchanged: {why}. Check what you copied before pasting it anywhere."
-            )),
+            Taken::Refused(why) => {
+                // Where the envelope for the operator went (selected, or waiting for `J`).
+                let landed = landed.map(|l| format!(" {l}.")).unwrap_or_default();
+                self.error(format!(
+                    "Clipboard left unchanged: {why}. Check what you copied before pasting it anywhere.{landed}"
+                ))
+            }
             Taken::Ready(line) => {
                 if let Some(line) = line {
                     self.set_status((Level::Info, format!("{line}. {arrived}")));
@@ -119,8 +125,19 @@ impl App {
             .unwrap_or_default())
     }
 
-    /// Copies message `id` for its recipient and records it relayed; selects it. Returns the
-    /// status line, or `None` when nothing was copied (the status line says why).
+    /// Selects message `id` of `thread` just put up, so `y` copies it again — unless the
+    /// operator is in the composer or a popup, which a watched copy must not pull the
+    /// selection out from under (see `arrival`).
+    fn select_put_up(&mut self, thread: &str, id: &str) -> anyhow::Result<()> {
+        if self.busy_elsewhere() {
+            return Ok(());
+        }
+        self.reveal(thread, Some(id))
+    }
+
+    /// Copies message `id` for its recipient and records it relayed; selects it (see
+    /// `select_put_up`). Returns the status line, or `None` when nothing was copied (the
+    /// status line says why).
     fn put_up(&mut self, id: &str) -> anyhow::Result<Option<String>> {
         let Some(m) = self.store.message(id)? else {
             return Ok(None);
@@ -131,7 +148,7 @@ impl App {
         let (posted, _) = self.relay_text(&m)?;
         if self.deliver_over_http(id, &m.thread, &posted, &to) {
             let thread = m.thread.clone();
-            self.reveal(&thread, Some(id))?;
+            self.select_put_up(&thread, id)?;
             return Ok(Some(format!(
                 "Delivering to {} over HTTP",
                 super::text::safe_line(&to)
@@ -145,7 +162,7 @@ impl App {
         };
         let relayed = self.record_relay(id)?;
         let thread = m.thread.clone();
-        self.reveal(&thread, Some(id))?;
+        self.select_put_up(&thread, id)?;
         let first = if preamble { ", its preamble first" } else { "" };
         // Short: the status line is read at a glance between two windows, and the copy's
         // method is in the inspector's delivery line.

@@ -331,6 +331,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     // As mail clients archive (aerc, Thunderbird: `a`); `U` undoes, `u` being the parent.
     (Scope::Browse, "a", Action::Archive),
     (Scope::Browse, "U", Action::Undo),
+    // What the watch brought for the operator while they were busy: `J`ump to it.
+    (Scope::Browse, "J", Action::JumpToArrival),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
     // `d` as mutt's delete takes a row out of the index, `x` as drafts discard, `u` as

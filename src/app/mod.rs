@@ -7,6 +7,7 @@
 //! operator pasted or typed was saved before the step that failed.
 
 pub mod action;
+pub mod arrival;
 mod attach;
 pub mod attachment_rows;
 mod browse;
@@ -220,6 +221,9 @@ pub struct App {
     pub watch_waiting: Vec<String>,
     /// Envelopes of one clipboard copy still to put up for their recipients, one per `>`.
     pub hop_next: Vec<String>,
+    /// An envelope for the operator the watch brought while they were busy elsewhere (the
+    /// composer, a popup): `J` opens it (see `arrival`).
+    pub arrival: Option<arrival::Arrival>,
     /// The received message (or `thread ID`) a first `y` (`Y`) was warned about (personal data
     /// without explicit consent, see `Store::pii_held`): a second `y` (`Y`) right after copies
     /// it; any other action forgets it.
@@ -291,6 +295,7 @@ impl App {
             watch_config: Default::default(),
             watch_waiting: Vec::new(),
             hop_next: Vec::new(),
+            arrival: None,
             relay_pii_confirmed: None,
             contacts,
             http_sends: Vec::new(),
@@ -414,6 +419,7 @@ impl App {
     pub fn update(&mut self, action: Action) {
         self.now = self.fixed_now.unwrap_or_else(jiff::Timestamp::now);
         let (before, said) = (self.place(), self.said);
+        let was_busy = self.busy_elsewhere();
         if let Err(e) = self.apply(action) {
             tracing::warn!("action failed: {e:#}");
             if pending::is_busy(&e) {
@@ -428,6 +434,7 @@ impl App {
         }
         self.keep_in_view();
         self.clear_stale_status(&before, said);
+        self.remind_arrival(was_busy);
         self.messages.note(&self.status, self.now);
     }
 

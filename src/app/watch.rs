@@ -1,8 +1,9 @@
 //! `W`: the app watches the clipboard. A thread of its own reads it (see
 //! [`crate::clipboard::watch`]), so the draw loop never waits on a clipboard owner; each tick
 //! takes what the thread found and imports it through the same store path as a paste, then
-//! reads the screen again keeping the selection. Copies the app made itself never come back
-//! as new input: the clipboard handle remembers their digests.
+//! reads the screen again keeping the selection — unless the copy brought an envelope for the
+//! operator, which is then selected (see `arrival`). Copies the app made itself never come
+//! back as new input: the clipboard handle remembers their digests.
 
 use std::io::Write as _;
 
@@ -93,13 +94,6 @@ impl App {
             }
         };
         let arrival = Arrival::of(&report);
-        if arrival.rejected > 0 {
-            self.error(arrival.line());
-        } else if arrival.imported > 0 {
-            self.info(arrival.line());
-        } else {
-            self.warn(arrival.line());
-        }
         if !self.settings.copy_on_import && arrival.is_news() && self.watch_config.bell {
             let _ = self
                 .terminal_out
@@ -110,10 +104,27 @@ impl App {
             tracing::debug!("screen not read again after a clipboard import: {e:#}");
             self.stale = true;
         }
+        // The envelope for the operator is selected (or waits for its key), so that what the
+        // status line names is what `r` answers.
+        let landed = self.land_watched(&report).unwrap_or_else(|e| {
+            tracing::debug!("the envelope for the operator not selected: {e:#}");
+            None
+        });
+        let line = match &landed {
+            Some(note) => format!("{}. {note}", arrival.line()),
+            None => arrival.line(),
+        };
+        if arrival.rejected > 0 {
+            self.error(line.clone());
+        } else if arrival.imported > 0 {
+            self.info(line.clone());
+        } else {
+            self.warn(line.clone());
+        }
         if self.settings.copy_on_import {
             // The hop: the copy goes straight back up for its recipient, or the status line
             // says loudly why not (and rings itself).
-            if let Err(e) = self.hop_after_watch(&report, &arrival.line()) {
+            if let Err(e) = self.hop_after_watch(&report, &line, landed.as_deref()) {
                 self.error(format!("Not relayed: {e:#}"));
             }
         }

@@ -243,11 +243,14 @@ enum Command {
         limit: usize,
     },
     /// Save a draft reply to a message (headers filled in) and print it; the app lists it
-    /// under `D` and files it as a message when it is copied.
+    /// under `D` and files it as a message when it is copied. It is written by the desk
+    /// (the first `[operator] addresses`, else `[compose] from`, else `human://` and the
+    /// user) to the message's sender.
     Reply {
         /// Id of the message to answer.
         message: String,
-        /// Intent [default: RESPOND to REQUEST/POLL/ESCALATE/HANDOFF, else REQUEST].
+        /// Intent [default: RESPOND to REQUEST/POLL/ESCALATE/HANDOFF or no intent, else ACK;
+        /// REQUEST following up one's own message].
         #[arg(long)]
         intent: Option<String>,
         /// The body text, or `-` to read it from standard input.
@@ -578,6 +581,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         } => store_cmd::reply(
             db,
             &message,
+            &config.desk_address_as(user.as_deref()),
             intent.as_deref(),
             body.as_deref(),
             (user.as_deref(), config.compose.user.as_deref()),

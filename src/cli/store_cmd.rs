@@ -681,11 +681,13 @@ pub(super) fn one_message(store: &Store, id: &str) -> Result<crate::store::Store
 
 /// `crosstalk reply`: a draft reply (headers filled in), saved as a draft — in the app's
 /// drafts list (`D`) and the thread's ✎, not yet a message of the thread — and printed.
-/// The app files it as a message when the operator copies it (C-y). The user header is
-/// `--user` (checked as an option), else the config's `[compose] user`, as for `new`.
+/// The app files it as a message when the operator copies it (C-y). It is from `desk`
+/// (`Config::desk_address_as`), as the app's `r` writes. The user header is `--user`
+/// (checked as an option), else the config's `[compose] user`, as for `new`.
 pub fn reply(
     db: Option<&Path>,
     message: &str,
+    desk: &str,
     intent: Option<&str>,
     body: Option<&str>,
     (user, configured_user): (Option<&str>, Option<&str>),
@@ -703,7 +705,7 @@ pub fn reply(
     let user = input::user(user, configured_user);
     let mut store = open_existing(db)?;
     let original = one_message(&store, message)?;
-    let env = crate::store::reply_envelope(&original, intent, &body, &user, store.new_id());
+    let env = crate::store::reply_envelope(&original, desk, intent, &body, &user, store.new_id());
     let text = crate::protocol::render(&env);
     // Checked as `new` checks what it writes: what is wrong is said now, not when the app
     // refuses to copy the draft.

@@ -140,6 +140,19 @@ impl Intent {
             Intent::Request | Intent::Poll | Intent::Escalate | Intent::Handoff
         )
     }
+
+    /// The intent the desk's reply to a message of intent `original` starts with: RESPOND
+    /// to one that asks for an answer ([`Intent::expects_response`]; a message without an
+    /// intent, as v1.0 writes them, asks too), ACK to any other. A RESPOND, BROADCAST or
+    /// CLOSE is acknowledged: answering it with a REQUEST would ask its sender a question
+    /// nobody put.
+    pub fn reply_preset(original: Option<&Intent>) -> Intent {
+        if original.is_none_or(Intent::expects_response) {
+            Intent::Respond
+        } else {
+            Intent::Ack
+        }
+    }
 }
 
 impl fmt::Display for Intent {
@@ -172,5 +185,28 @@ mod tests {
         );
         assert!(Intent::Poll.expects_response());
         assert!(!Intent::Ack.expects_response());
+    }
+
+    #[test]
+    fn a_reply_answers_what_asks_and_acknowledges_the_rest() {
+        for asks in ["REQUEST", "question", "POLL", "ESCALATE", "HANDOFF"] {
+            let i = Intent::parse(asks);
+            assert_eq!(Intent::reply_preset(Some(&i)), Intent::Respond, "{asks}");
+        }
+        for told in [
+            "RESPOND",
+            "ACK",
+            "NACK",
+            "ERROR",
+            "BROADCAST",
+            "REVOKE",
+            "CLOSE",
+            "X-CUSTOM",
+        ] {
+            let i = Intent::parse(told);
+            assert_eq!(Intent::reply_preset(Some(&i)), Intent::Ack, "{told}");
+        }
+        // v1.0 without an intent asks.
+        assert_eq!(Intent::reply_preset(None), Intent::Respond);
     }
 }

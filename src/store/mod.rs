@@ -63,7 +63,7 @@ pub use placement::MoveRefused;
 pub use poll::{ClosedPoll, MessageMatch, PollView};
 pub use query::{StoredMessage, ThreadSummary, ThreadView};
 pub use queue::{Queue, QueueRow, QueueSection, Section, StateFilter};
-pub use reply::reply_envelope;
+pub use reply::{ReplyParties, reply_envelope, reply_parties};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
 pub use settle::Settled;

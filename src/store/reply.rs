@@ -5,27 +5,57 @@ use rusqlite::params;
 use super::{Store, StoreError, StoredMessage, now};
 use crate::protocol::{self, Envelope, Intent};
 
-/// The envelope that replies to `original`: direction swapped; thread, session and context
-/// kept; `parent` = the original's id; a new message id; RESPOND when the original asked for
-/// an answer (REQUEST, POLL, ESCALATE, HANDOFF), otherwise REQUEST unless `intent` says.
-/// A follow-up to a message the operator composed keeps its direction (and asks, as its
-/// default intent): swapping it would write the operator's next envelope in the other
-/// party's name.
+/// Who the desk's reply to `original` is from and to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyParties {
+    /// The desk: the operator writes in their own name (see `Config::desk_address`).
+    pub from: String,
+    /// The other party: the message's sender, or for a follow-up its recipient.
+    pub to: String,
+    /// Whether `original` is the desk's own message, which the reply follows up.
+    pub follow_up: bool,
+}
+
+/// Who a reply the desk writes to `original` goes between. Always from `desk`: a reply
+/// with `r` (or an ERROR with `E`) is the operator's, and writing it as the message's
+/// recipient would put words in the mouth of an AI that never sent them (the banner is what
+/// the next window reads as the author). To the message's sender; but a message the desk
+/// wrote itself — composed here, or received from the desk's own address (sent from
+/// elsewhere and copied back in) — is followed up: the reply goes on to its recipient,
+/// rather than from the desk to the desk.
+pub fn reply_parties(original: &StoredMessage, desk: &str) -> ReplyParties {
+    let o = &original.envelope;
+    let desk = desk.trim();
+    let key = super::delivery::address_key;
+    let follow_up = original.direction == "composed" || key(&o.banner.from) == key(desk);
+    ReplyParties {
+        from: desk.to_string(),
+        to: if follow_up {
+            o.banner.to.clone()
+        } else {
+            o.banner.from.clone()
+        },
+        follow_up,
+    }
+}
+
+/// The envelope that replies to `original`, written by `desk` (see [`reply_parties`] for
+/// whom it goes to); thread, session and context kept; `parent` = the original's id; a new
+/// message id; `user` as given (the `[compose] user`). Without an `intent`, it follows the
+/// message: RESPOND to one that asks for an answer, ACK to one that does not
+/// ([`Intent::reply_preset`]). A follow-up to the desk's own message asks again (REQUEST):
+/// acknowledging or answering oneself says nothing.
 pub fn reply_envelope(
     original: &StoredMessage,
+    desk: &str,
     intent: Option<&str>,
     body: &str,
     user: &str,
     message_id: String,
 ) -> Envelope {
     let o = &original.envelope;
-    let own = original.direction == "composed";
-    let (from, to) = if own {
-        (o.banner.from.clone(), o.banner.to.clone())
-    } else {
-        (o.banner.to.clone(), o.banner.from.clone())
-    };
-    let mut env = Envelope::new(from, to);
+    let parties = reply_parties(original, desk);
+    let mut env = Envelope::new(parties.from, parties.to);
     env.banner.version = o.banner.version.clone();
     env.set_header("user", user);
     if let Some(s) = o.session() {
@@ -37,21 +67,24 @@ pub fn reply_envelope(
     if let Some(c) = o.context() {
         env.set_header("context", c);
     }
-    let default = match original.intent.as_deref().map(Intent::parse) {
-        Some(i) if i.expects_response() && !own => "RESPOND",
-        _ => "REQUEST",
+    let default = if parties.follow_up {
+        Intent::Request
+    } else {
+        Intent::reply_preset(original.intent.as_deref().map(Intent::parse).as_ref())
     };
-    env.set_header("intent", intent.unwrap_or(default));
+    env.set_header("intent", intent.unwrap_or(default.as_str()));
     env.body = Some(body.to_string());
     env.sig = Some("none".into());
     env
 }
 
 impl Store {
-    /// Stores a draft reply to message `parent` and returns it.
+    /// Stores a draft reply by `desk` to message `parent` (see [`reply_envelope`]) and
+    /// returns it.
     pub fn create_reply(
         &mut self,
         parent: &str,
+        desk: &str,
         intent: Option<&str>,
         body: &str,
         user: &str,
@@ -59,7 +92,7 @@ impl Store {
         let original = self
             .message(parent)?
             .ok_or_else(|| StoreError::NoMessage(parent.to_string()))?;
-        let env = reply_envelope(&original, intent, body, user, self.ids.next_id());
+        let env = reply_envelope(&original, desk, intent, body, user, self.ids.next_id());
         self.store_composed(&env, "draft")?;
         let id = env.message_key().unwrap_or_default().into_owned();
         self.message(&id)?.ok_or(StoreError::NoMessage(id))
@@ -193,5 +226,125 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DESK: &str = "human://kalle";
+
+    /// A stored message `from`→`to` of `intent` (`None`: written without one, as v1.0 does),
+    /// received or composed.
+    fn message(from: &str, to: &str, intent: Option<&str>, direction: &str) -> StoredMessage {
+        let mut envelope = Envelope::new(from, to);
+        envelope.banner.version = "v1.1".into();
+        envelope.set_header("session", "2025-10-09T16Z abc123");
+        envelope.set_header("context", "review");
+        if let Some(i) = intent {
+            envelope.set_header("intent", i);
+        }
+        StoredMessage {
+            id: "01J9J3DBC4N7P2Q3R5S7T9V1V2".into(),
+            thread: "01J9J3D3M6A4M3WQX8G1ZQ0S7K".into(),
+            parent: None,
+            direction: direction.into(),
+            status: "received".into(),
+            received_at: String::new(),
+            arrived_at: String::new(),
+            claimed_at: None,
+            intent: intent.map(|i| Intent::parse(i).to_string()),
+            envelope,
+            raw: String::new(),
+            canonical: String::new(),
+            diagnostics: serde_json::Value::Null,
+            depth: 0,
+        }
+    }
+
+    fn reply(m: &StoredMessage) -> Envelope {
+        reply_envelope(
+            m,
+            DESK,
+            None,
+            "b",
+            "kalle",
+            "01J9J3DBC4N7P2Q3R5S7T9V1V3".into(),
+        )
+    }
+
+    fn banner(e: &Envelope) -> (&str, &str) {
+        (e.banner.from.as_str(), e.banner.to.as_str())
+    }
+
+    /// A message relayed between two AIs, or addressed to the desk: the reply is the desk's,
+    /// to the sender, never in the name of the message's recipient.
+    #[test]
+    fn a_reply_is_from_the_desk_to_the_sender() {
+        for to in ["CHATGPT", DESK, "HUMAN://Kalle"] {
+            let m = message("CLAUDE", to, Some("REQUEST"), "received");
+            let e = reply(&m);
+            assert_eq!(banner(&e), (DESK, "CLAUDE"), "to {to}");
+            assert_eq!(e.user(), Some("kalle"));
+            assert_eq!(e.parent(), Some(m.id.as_str()));
+            assert_eq!(e.thread(), Some(m.thread.as_str()));
+            assert_eq!(e.session(), m.envelope.session());
+            assert_eq!(e.context(), Some("review"));
+            assert_eq!(e.banner.version, "v1.1");
+            assert!(!reply_parties(&m, DESK).follow_up);
+        }
+    }
+
+    /// The intent follows the message: RESPOND to what asks, ACK to what only tells.
+    #[test]
+    fn the_intent_answers_what_asks_and_acknowledges_the_rest() {
+        let cases = [
+            (Some("REQUEST"), "RESPOND"),
+            (Some("question"), "RESPOND"),
+            (Some("POLL"), "RESPOND"),
+            (Some("ESCALATE"), "RESPOND"),
+            (Some("HANDOFF"), "RESPOND"),
+            (None, "RESPOND"),
+            (Some("RESPOND"), "ACK"),
+            (Some("ACK"), "ACK"),
+            (Some("NACK"), "ACK"),
+            (Some("ERROR"), "ACK"),
+            (Some("BROADCAST"), "ACK"),
+            (Some("REVOKE"), "ACK"),
+            (Some("CLOSE"), "ACK"),
+            (Some("X-CUSTOM"), "ACK"),
+        ];
+        for (intent, expected) in cases {
+            let m = message("CLAUDE", "CHATGPT", intent, "received");
+            assert_eq!(
+                reply(&m).intent_raw(),
+                Some(expected),
+                "reply to {intent:?}"
+            );
+        }
+        // An intent given wins.
+        let m = message("CLAUDE", "CHATGPT", Some("REQUEST"), "received");
+        let e = reply_envelope(&m, DESK, Some("NACK"), "", "kalle", "x".into());
+        assert_eq!(e.intent_raw(), Some("NACK"));
+    }
+
+    /// The desk's own message — composed here, or received from the desk's address — is
+    /// followed up: on to its recipient, still in the desk's name, asking again.
+    #[test]
+    fn a_follow_up_to_the_desks_own_message_goes_on_to_its_recipient() {
+        for (from, direction) in [
+            (DESK, "composed"),
+            // A draft written as another party (before replies were the desk's): the desk
+            // writes the follow-up all the same.
+            ("CHATGPT", "composed"),
+            (" HUMAN://kalle ", "received"),
+        ] {
+            let m = message(from, "CLAUDE", Some("RESPOND"), direction);
+            let e = reply(&m);
+            assert_eq!(banner(&e), (DESK, "CLAUDE"), "{from} {direction}");
+            assert_eq!(e.intent_raw(), Some("REQUEST"), "{from} {direction}");
+            assert!(reply_parties(&m, DESK).follow_up);
+        }
     }
 }

@@ -160,6 +160,7 @@ pub fn seed_at(store: &mut Store, now: jiff::Timestamp) -> anyhow::Result<()> {
             if let Some(error) = report.items.get(4).and_then(|i| i.message.as_deref()) {
                 store.create_reply(
                     error,
+                    OPERATOR[0],
                     Some("RESPOND"),
                     "Noted: we go ahead with the three answers we have.",
                     "kalle",

@@ -135,7 +135,12 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         audit_by: config.audit_name(),
         signing: config.signing.clone(),
         send: config.send.clone(),
-        desk: config.desk_address(),
+        // The demo's desk is its own operator too.
+        desk: if launch.demo {
+            demo::OPERATOR[0].to_string()
+        } else {
+            config.desk_address()
+        },
         // A throwaway database has no place to come back to.
         place_file: (!launch.demo)
             .then(|| crate::config::state_dir().join(crate::app::resume::FILE)),

@@ -194,3 +194,50 @@ impl Harness {
             .collect()
     }
 }
+
+/// The app's clipboard read from `file` (with `cat`, as `[clipboard] paste_command` reads
+/// one), copies still going as OSC 52 into the sink; `W` starts the watch, and this returns
+/// once its first look is done (what `file` holds then is not new).
+pub fn watch_file(t: &mut Harness, file: &std::path::Path) {
+    if !file.exists() {
+        std::fs::write(file, "").unwrap();
+    }
+    t.app.clipboard = Clipboard::new(
+        ClipboardConfig {
+            paste_command: Some(format!("cat '{}'", file.display())),
+            ..Default::default()
+        },
+        Env {
+            terminal: true,
+            ..Env::default()
+        },
+        t.dir.path().to_path_buf(),
+    );
+    t.app.watch_config.interval_ms = 50;
+    t.act(Action::ToggleWatch);
+    assert!(t.app.watching(), "{:?}", t.app.status);
+    let status = |a: &App| a.status.1.starts_with("Watching the clipboard");
+    tick_until(t, "the watch's first look", status);
+}
+
+/// Ticks (as the runtime does between key presses) until `done` holds, at most 10 s.
+pub fn tick_until(t: &mut Harness, what: &str, done: impl Fn(&App) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !done(&t.app) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what} did not happen within 10 s; status: {:?}",
+            t.app.status
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        t.act(Action::Tick);
+    }
+}
+
+/// Copies `text` to the clipboard the watch reads (`file`, see [`watch_file`]) and ticks
+/// until message `id` is stored.
+pub fn copy_watched(t: &mut Harness, file: &std::path::Path, text: &str, id: &str) {
+    std::fs::write(file, text).unwrap();
+    let stored = |a: &App| a.store.message(id).ok().flatten().is_some();
+    tick_until(t, &format!("the import of {id}"), stored);
+}
