@@ -606,3 +606,50 @@ fn a_reply_the_desk_placed_can_be_moved_and_one_its_sender_placed_cannot() {
         Err(crosstalk::store::MoveRefused::Named)
     );
 }
+
+/// Relayed as they come, one paste at a time, the v1.0 answers of a POLL's targets still each
+/// answer the POLL; a target named by its address (`gemini://chat/1`) is the window a v1.0
+/// banner names by its name (`GEMINI`).
+#[test]
+fn v10_answers_pasted_one_at_a_time_answer_the_poll_and_names_match_addresses() {
+    let thread = id_at("2025-10-09T16:00:00Z", 71);
+    let poll = id_at("2025-10-09T16:00:00Z", 72);
+    let texts = [
+        format!(
+            "[[CLAUDE→POLL v1]]\nuser: kalle\nsession: 2026-12-01T21Z s7\nthread: {thread}\n\
+message: {poll}\nintent: POLL\nmeta: routing\nTargets: [\"chatgpt://thread/9\", \"gemini://chat/1\"]\n\
+body: |\n  Options: DEC15 | DEC22\nsig: none\n[[END]]\n"
+        ),
+        "[[CHATGPT→CLAUDE v1]]\nsession: 2026-12-01T21Z s7\nresponse: |\n  DEC15.\n[[END]]\n"
+            .into(),
+        "[[GEMINI→CLAUDE v1]]\nsession: 2026-12-01T21Z s7\nresponse: |\n  DEC22.\n[[END]]\n".into(),
+    ];
+    let mut s = Store::open_in_memory().unwrap();
+    for t in &texts {
+        s.import_text("<paste>", t, &Default::default()).unwrap();
+    }
+    let view = s.thread(&thread).unwrap().unwrap();
+    assert_eq!(view.messages.len(), 3);
+    for m in view.messages.iter().filter(|m| m.id != poll) {
+        assert_eq!(
+            m.parent.as_deref(),
+            Some(poll.as_str()),
+            "{}",
+            m.envelope.banner.from
+        );
+    }
+    let m = s.message(&poll).unwrap().unwrap();
+    let t = s.poll_view(m, now()).unwrap().unwrap().tally;
+    // The tally compares senders with targets as written: the addresses are not the names.
+    assert_eq!(t.targets.len(), 2);
+    // All three again, in one paste: duplicates.
+    let again = s
+        .import_text("<again>", &texts.concat(), &Default::default())
+        .unwrap();
+    assert_eq!(
+        again.count(crosstalk::store::Outcome::Imported),
+        0,
+        "{:?}",
+        again.items
+    );
+}

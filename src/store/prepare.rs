@@ -284,7 +284,7 @@ impl Guesser {
             }
         };
         let message = self.receipt.id(index, "message");
-        let sender = super::delivery::address_key(&env.banner.from);
+        let sender = v10_place::names(&env.banner.from);
         let (thread, parent) = match self.sessions.get(session) {
             Some(Some(recent)) => {
                 let Some(latest) = recent.back() else {
@@ -294,7 +294,7 @@ impl Guesser {
                 let answered = match latest.2.answered_by(&sender) {
                     true => latest,
                     false => (recent.iter().rev())
-                        .find(|(_, _, parties)| parties.to.contains(&sender))
+                        .find(|(_, _, parties)| parties.addressed_to(&sender))
                         .unwrap_or(latest),
                 };
                 (answered.1.clone(), Some(answered.0.clone()))

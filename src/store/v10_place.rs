@@ -47,11 +47,25 @@ pub(super) const MAX_TAIL: usize = 32;
 /// addressed to its sender.
 pub(super) const LOOK_BACK: usize = 64;
 
-/// Who a message is from and for, as a v1.0 reply's place is decided by: its sender, and its
-/// recipient with, for a POLL, its targets; each as addresses are compared.
+/// The names a party goes by, as a v1.0 reply's place compares them: its address as written
+/// (trimmed, lower-cased, as addresses are compared) and, for an address `scheme://…`, its
+/// scheme: `chatgpt://thread/cd7678` is CHATGPT's window, whichever way a model writes it.
+pub(crate) fn names(party: &str) -> Vec<String> {
+    let key = crate::store::delivery::address_key(party);
+    let scheme = key
+        .split_once("://")
+        .map(|(s, _)| s.to_string())
+        .filter(|s| !s.is_empty() && s != "human" && s != "mailto");
+    let mut out = vec![key];
+    out.extend(scheme);
+    out
+}
+
+/// Who a message is from and for, as a v1.0 reply's place is decided by: the names of its
+/// sender, and of its recipient with, for a POLL, its targets (see [`names`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Parties {
-    pub from: String,
+    pub from: Vec<String>,
     pub to: Vec<String>,
 }
 
@@ -63,15 +77,14 @@ impl Parties {
         intent: Option<&crate::protocol::Intent>,
         meta: &[crate::protocol::MetaBlock],
     ) -> Parties {
-        use crate::store::delivery::address_key;
-        let mut to = vec![address_key(recipient)];
-        if let Some(e) = crate::protocol::awaiting::expectation(intent, recipient, meta)
-            .filter(|_| intent == Some(&crate::protocol::Intent::Poll))
-        {
-            to.extend(e.targets.iter().map(|t| address_key(t)));
+        let mut to = names(recipient);
+        if intent == Some(&crate::protocol::Intent::Poll) {
+            if let Some(e) = crate::protocol::awaiting::expectation(intent, recipient, meta) {
+                to.extend(e.targets.iter().flat_map(|t| names(t)));
+            }
         }
         Parties {
-            from: address_key(sender),
+            from: names(sender),
             to,
         }
     }
@@ -86,42 +99,54 @@ impl Parties {
         )
     }
 
-    /// Whether a v1.0 reply from `sender` (as addresses are compared) answers this message,
-    /// the latest of its session, rather than one further back: it is from the sender, or
-    /// addressed to it.
-    pub fn answered_by(&self, sender: &str) -> bool {
-        self.from == sender || self.to.iter().any(|t| t == sender)
+    /// Whether it is addressed to a party of `sender`'s names.
+    pub fn addressed_to(&self, sender: &[String]) -> bool {
+        self.to.iter().any(|t| sender.contains(t))
+    }
+
+    /// Whether a v1.0 reply from `sender` (its [`names`]) answers this message, the latest of
+    /// its session, rather than one further back: it is from the sender, or addressed to it.
+    pub fn answered_by(&self, sender: &[String]) -> bool {
+        self.from.iter().any(|f| sender.contains(f)) || self.addressed_to(sender)
     }
 }
 
-/// The latest message addressed to `sender` (as addresses are compared) among the last
-/// [`LOOK_BACK`] of `session` up to `latest`, the one a v1.0 reply from `sender` would follow,
-/// if any: what the reply answers when `latest` is a third party's (see the module's comment).
-/// Only the messages up to `latest` count, never those stored after it: the same
-/// conversation imported again then finds each reply where it found it the first time.
+/// The latest message addressed to `sender` (its [`names`]) among the last [`LOOK_BACK`] of
+/// `session` before `before` (with `inclusive`, up to and with it), if any: what a v1.0 reply
+/// from `sender` answers when the message it would follow is a third party's (see the module's
+/// comment). Only the messages before the place it would take count, never those stored after
+/// it: the same conversation imported again finds each reply where it found it the first time.
 pub(super) fn addressed_to(
     conn: &Connection,
     session: &str,
-    sender: &str,
-    latest: &str,
+    sender: &[String],
+    before: &str,
+    inclusive: bool,
 ) -> Result<Option<Stored>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, thread_id, parent_id, digest, sender, recipient, intent, meta FROM messages
-         WHERE session = ?1 AND seq <= (SELECT seq FROM messages WHERE id = ?3)
+         WHERE session = ?1 AND seq <= (SELECT seq FROM messages WHERE id = ?3) - ?4
          ORDER BY seq DESC LIMIT ?2",
     )?;
-    let mut rows = stmt.query(params![session, LOOK_BACK as i64, latest])?;
+    let mut rows = stmt.query(params![
+        session,
+        LOOK_BACK as i64,
+        before,
+        i64::from(!inclusive)
+    ])?;
     while let Some(r) = rows.next()? {
         let intent: Option<String> = r.get(6)?;
         let intent = intent.as_deref().map(crate::protocol::Intent::parse);
-        let meta: String = r.get(7)?;
-        let parties = Parties::new(
-            &r.get::<_, String>(4)?,
-            &r.get::<_, String>(5)?,
-            intent.as_ref(),
-            &crate::store::delivery::meta_blocks(&meta),
-        );
-        if parties.to.iter().any(|t| t == sender) {
+        let recipient: String = r.get(5)?;
+        // The META is read only for a POLL, whose targets it names.
+        let meta = match intent {
+            Some(crate::protocol::Intent::Poll) => {
+                crate::store::delivery::meta_blocks(&r.get::<_, String>(7)?)
+            }
+            _ => Vec::new(),
+        };
+        let parties = Parties::new(&r.get::<_, String>(4)?, &recipient, intent.as_ref(), &meta);
+        if parties.addressed_to(sender) {
             return Ok(Some(row(r)?));
         }
     }

@@ -10,12 +10,18 @@ use crate::store::import::{ImportItem, Outcome};
 use crate::store::prepare::Prepared;
 use crate::store::v10_place;
 
-/// What the writer knows of the last message of a session met in the input: its id, its
-/// thread (`None` when another writer may have moved it: read again) and its parties.
+/// What the writer knows of a session met in the input: its last message's id and thread
+/// (`None` when another writer may have moved it: read again), and the messages the input
+/// gave it so far (stored or found stored), newest last, each with its thread and parties:
+/// where a v1.0 reply past a third party's message looks first, before the messages stored
+/// before them.
 pub(in crate::store) struct SessionLast {
     id: String,
     thread: Option<String>,
-    parties: v10_place::Parties,
+    recent: std::collections::VecDeque<(String, String, v10_place::Parties)>,
+    /// What the stored messages before `recent` answered for a sender (its first name), once
+    /// looked up: they do not change while the input is read.
+    before: std::collections::HashMap<String, Option<(String, String)>>,
 }
 
 /// Where an envelope without named ids goes: its thread (`None`: a thread of its own, named
@@ -97,7 +103,7 @@ impl Run<'_> {
     /// last one of its session in this input, else the session's latest (see `v10_place`);
     /// the first of a session starts a thread. One naming its parent joins the parent's
     /// thread when that is stored.
-    pub(super) fn place(&self, env: &Envelope) -> Result<Place, StoreError> {
+    pub(super) fn place(&mut self, env: &Envelope) -> Result<Place, StoreError> {
         // The rule `parse` reads the text by too (see `protocol::answers`).
         let before = match crate::protocol::placed_by_session(env) {
             Some(session) => self.before_in_session(session, &env.banner.from)?,
@@ -158,18 +164,20 @@ impl Run<'_> {
     /// The message the next v1.0 envelope of `session`, from `sender`, answers, with its
     /// thread: the session's latest — the one its last envelope in this input was (known
     /// without a look-up), else the latest stored — unless that is a third party's; then the
-    /// latest addressed to `sender` (see `v10_place`).
+    /// latest addressed to `sender` (see `v10_place`): among what this input gave the session,
+    /// else among the messages stored before them.
     fn before_in_session(
-        &self,
+        &mut self,
         session: &str,
         sender: &str,
     ) -> Result<Option<(String, String)>, StoreError> {
-        let sender = crate::store::delivery::address_key(sender);
-        let latest = match self.sessions.get(session) {
+        let names = v10_place::names(sender);
+        let known = match self.sessions.get(session) {
             Some(SessionLast {
                 id,
                 thread: Some(thread),
-                parties,
+                recent,
+                ..
             }) => {
                 debug_assert_eq!(
                     v10_place::by_id(self.conn, id)
@@ -179,32 +187,67 @@ impl Run<'_> {
                     Some((id.clone(), thread.clone())),
                     "the last message of session {session} as stored"
                 );
-                if parties.answered_by(&sender) {
+                let answers = recent.back().is_none_or(|(_, _, p)| p.answered_by(&names));
+                if answers {
+                    return Ok(Some((id.clone(), thread.clone())));
+                }
+                // Past a third party's: the latest this input gave the session for the sender.
+                if let Some((id, thread, _)) =
+                    recent.iter().rev().find(|(_, _, p)| p.addressed_to(&names))
+                {
                     return Ok(Some((id.clone(), thread.clone())));
                 }
                 Some((id.clone(), thread.clone()))
             }
-            // Another writer may have moved or removed it.
-            Some(SessionLast {
-                id, thread: None, ..
-            }) => v10_place::by_id(self.conn, id)?
-                .map(|s| (s.id, s.thread))
-                .or(v10_place::latest(self.conn, session)?.map(|s| (s.id, s.thread))),
-            None => v10_place::latest(self.conn, session)?.map(|s| (s.id, s.thread)),
+            _ => None,
         };
-        let Some((id, thread)) = latest else {
-            return Ok(None);
-        };
-        let third_party = match self.sessions.get(session) {
-            Some(last) if last.id == id => !last.parties.answered_by(&sender),
-            _ => v10_place::parties_of(self.conn, &id)?.is_some_and(|p| !p.answered_by(&sender)),
-        };
-        if third_party {
-            if let Some(s) = v10_place::addressed_to(self.conn, session, &sender, &id)? {
-                return Ok(Some((s.id, s.thread)));
+        let latest = match known {
+            Some(latest) => latest,
+            None => {
+                // The first of its session in this input, or its last message moved: read.
+                let last = match self.sessions.get(session) {
+                    Some(last) => v10_place::by_id(self.conn, &last.id)?,
+                    None => None,
+                };
+                let latest = match last {
+                    Some(s) => (s.id, s.thread),
+                    None => match v10_place::latest(self.conn, session)? {
+                        Some(s) => (s.id, s.thread),
+                        None => return Ok(None),
+                    },
+                };
+                let third = v10_place::parties_of(self.conn, &latest.0)?
+                    .is_some_and(|p| !p.answered_by(&names));
+                if !third {
+                    return Ok(Some(latest));
+                }
+                latest
             }
+        };
+        // Among the messages stored before those the input gave the session (or up to the
+        // latest, when it gave none): looked up once per sender.
+        let first_given = self
+            .sessions
+            .get(session)
+            .and_then(|last| last.recent.front().map(|(id, _, _)| id.clone()));
+        let (bound, inclusive) = match &first_given {
+            Some(first) => (first.clone(), false),
+            None => (latest.0.clone(), true),
+        };
+        let key = names[0].clone();
+        if let Some(found) = self
+            .sessions
+            .get(session)
+            .and_then(|last| last.before.get(&key).cloned())
+        {
+            return Ok(Some(found.unwrap_or(latest)));
         }
-        Ok(Some((id, thread)))
+        let found = v10_place::addressed_to(self.conn, session, &names, &bound, inclusive)?
+            .map(|s| (s.id, s.thread));
+        if let Some(last) = self.sessions.get_mut(session) {
+            last.before.insert(key, found.clone());
+        }
+        Ok(Some(found.unwrap_or(latest)))
     }
 
     /// The stored message (id, thread) a v1.0 envelope of text digest `base` answering
@@ -243,17 +286,35 @@ impl Run<'_> {
     /// The envelope `env`, which was (or is stored as) `message` in `thread`, is the last of
     /// its session so far.
     pub(super) fn note_session(&mut self, env: &Envelope, message: &str, thread: &str) {
-        if let Some(session) = env.session() {
-            let last = SessionLast {
-                id: message.to_string(),
-                thread: Some(thread.to_string()),
-                parties: v10_place::Parties::of(env),
-            };
-            match self.sessions.get_mut(session) {
-                Some(known) => *known = last,
-                None => {
-                    self.sessions.insert(session.to_string(), last);
+        let Some(session) = env.session() else {
+            return;
+        };
+        let noted = (
+            message.to_string(),
+            thread.to_string(),
+            v10_place::Parties::of(env),
+        );
+        match self.sessions.get_mut(session) {
+            Some(known) => {
+                known.id = message.to_string();
+                known.thread = Some(thread.to_string());
+                if known.recent.len() == v10_place::LOOK_BACK {
+                    known.recent.pop_front();
+                    // What was before the input's messages is no longer what is before them.
+                    known.before.clear();
                 }
+                known.recent.push_back(noted);
+            }
+            None => {
+                self.sessions.insert(
+                    session.to_string(),
+                    SessionLast {
+                        id: message.to_string(),
+                        thread: Some(thread.to_string()),
+                        recent: std::collections::VecDeque::from([noted]),
+                        before: std::collections::HashMap::new(),
+                    },
+                );
             }
         }
     }
@@ -264,6 +325,11 @@ impl Run<'_> {
             if last.id == id {
                 last.thread = Some(thread.to_string());
             }
+            for (noted, noted_thread, _) in &mut last.recent {
+                if noted == id {
+                    *noted_thread = thread.to_string();
+                }
+            }
         }
     }
 
@@ -272,6 +338,8 @@ impl Run<'_> {
     pub(super) fn forget_session_threads(&mut self) {
         for last in self.sessions.values_mut() {
             last.thread = None;
+            last.recent.clear();
+            last.before.clear();
         }
     }
 }
