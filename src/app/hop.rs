@@ -169,6 +169,7 @@ impl App {
             book: &self.contacts,
             audit_by: self.settings.audit_by.as_deref(),
             now: self.now,
+            primer: false,
         };
         Ok(self.store.for_recipient(m, &carrier)?)
     }
