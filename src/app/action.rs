@@ -121,7 +121,8 @@ pub enum Action {
     ErrorReply,
     /// The trust store: every key, its state, and a key change waiting for a decision.
     Keys,
-    /// Put the next envelope of a several-envelope copy on the clipboard for its recipient.
+    /// Put up what waits next: a POLL for its next target, or the next envelope of a
+    /// several-envelope copy for its recipient.
     RelayNext,
 
     /// Text typed into whatever has the text focus (not bindable).
@@ -238,7 +239,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::RelayNext,
         "relay_next",
-        "put the next copied envelope up for its recipient",
+        "put up the next: a POLL's next target, a copy's next envelope",
     ),
 ];
 

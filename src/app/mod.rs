@@ -213,8 +213,9 @@ pub struct App {
     pub watch_config: crate::clipboard::watch::WatchConfig,
     /// Watched text the database did not take yet (busy), offered again on the tick.
     pub watch_waiting: Vec<String>,
-    /// Envelopes of one clipboard copy still to put up for their recipients, one per `>`.
-    pub hop_next: Vec<String>,
+    /// Copies still to put up, one per `>`: a POLL's next targets, the envelopes of one
+    /// clipboard copy for their recipients.
+    pub hop_next: Vec<crate::store::Waiting>,
     /// The received message (or `thread ID`) a first `y` (`Y`) was warned about (personal data
     /// without explicit consent, see `Store::pii_held`): a second `y` (`Y`) right after copies
     /// it; any other action forgets it.
