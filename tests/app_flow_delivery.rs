@@ -510,3 +510,183 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     t.keys("J");
     assert_eq!(t.app.selected_id(), Some(x[1].as_str()));
 }
+
+/// The address book of the POLL flows: ChatGPT's window collapses newlines (fenced) and
+/// gets a preamble first; Claude's and Gemini's get the envelope as it is.
+fn three_windows() -> crosstalk::contacts::AddressBook {
+    use crosstalk::contacts::{AddressBook, Contact};
+    AddressBook {
+        contacts: vec![
+            Contact {
+                name: "CHATGPT".into(),
+                address: Some("chatgpt://t/x".into()),
+                fence: true,
+                preamble: Some("You are in a poll relayed by Kalle.".into()),
+                ..Default::default()
+            },
+            Contact {
+                name: "CLAUDE".into(),
+                address: Some("claude://s/a".into()),
+                ..Default::default()
+            },
+        ],
+        fenced_recipients: Vec::new(),
+    }
+}
+
+const THREE_TARGETS: &str = "meta: routing\nTargets: [claude://s/a, chatgpt://t/x, gemini://g]\n";
+
+/// A received POLL for three targets.
+fn poll_for_three(thread: &str, id: &str) -> String {
+    format!(
+        "[[mistral://m→POLL v1]]\nuser: kalle\nthread: {thread}\nmessage: {id}\n\
+         context: cache poll\nintent: POLL\n{THREE_TARGETS}body: |\n  REDIS | MEMCACHED?\n\
+         sig: none\n[[END]]\n"
+    )
+}
+
+/// `y` on a POLL puts it up for its first target and `>` for each next one, each copy made
+/// for its window (ChatGPT's fenced, after its preamble the first time it gets anything) with
+/// this desk's audit hop; the inspector and the queue say how far it went, and it is relayed
+/// once every target had it. A second POLL to the same windows comes without the preamble.
+#[test]
+fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 140, 40);
+    t.app.contacts = three_windows();
+    t.app.settings.audit_by = Some("desk-kalle".into());
+    let v = ids(4);
+    t.act(Action::Paste(poll_for_three(&v[0], &v[1])));
+    t.key(KeyCode::Enter, NONE);
+    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    t.keys("y");
+    let copy = t.copies().pop().unwrap();
+    assert!(copy.starts_with("[[mistral://m→POLL v1]]\n"), "{copy}");
+    let status = t.app.status.1.clone();
+    assert!(
+        status.contains("POLL for claude://s/a (1 of 3): paste it there")
+            && status.contains("> puts it up for chatgpt://t/x next"),
+        "{status}"
+    );
+    let line = t.app.inspector.delivery_line.clone().unwrap();
+    assert!(line.contains("⇢ to relay"), "{line}");
+    assert!(
+        line.contains("relayed to 1 of 3 targets (not yet: chatgpt://t/x, gemini://g)"),
+        "{line}"
+    );
+
+    // ChatGPT's window: fenced, after its preamble.
+    t.keys(">");
+    let copy = t.copies().pop().unwrap();
+    assert!(
+        copy.starts_with("You are in a poll relayed by Kalle.\n\n```\n[[mistral://m→POLL v1]]\n"),
+        "{copy}"
+    );
+    assert!(copy.ends_with("[[END]]\n```\n"), "{copy}");
+    let status = t.app.status.1.clone();
+    assert!(
+        status.contains("POLL for chatgpt://t/x (2 of 3): paste it there, its preamble first")
+            && status.contains("> puts it up for gemini://g next"),
+        "{status}"
+    );
+    t.keys("Q");
+    assert!(
+        t.screen().contains("relayed to 2 of 3 targets"),
+        "{}",
+        t.screen()
+    );
+    t.key(KeyCode::Esc, NONE);
+
+    // Gemini's: the last; the POLL is relayed now, and awaits its answers.
+    t.keys(">");
+    let copy = t.copies().pop().unwrap();
+    assert!(copy.starts_with("[[mistral://m→POLL v1]]\n"), "{copy}");
+    let status = t.app.status.1.clone();
+    assert!(
+        status.contains("POLL for gemini://g (3 of 3)")
+            && status.contains("that was its last target"),
+        "{status}"
+    );
+    // Each copy carries the hop of this desk.
+    for copy in t.copies() {
+        assert!(copy.contains("meta: audit\nReceived-At: "), "{copy}");
+        assert!(copy.contains("Received-By: desk-kalle"), "{copy}");
+    }
+    let d = t.app.store.delivery(&v[1]).unwrap().unwrap();
+    assert_eq!(d.state.as_deref(), Some("awaiting"), "{d:?}");
+    let line = t.app.inspector.delivery_line.clone().unwrap();
+    assert!(
+        line.contains("relayed to all 3 targets, the last 0s ago by OSC 52"),
+        "{line}"
+    );
+    assert_eq!(t.copies().len(), 3);
+    t.keys(">");
+    assert!(
+        t.app.status.1.starts_with("Nothing waits"),
+        "{:?}",
+        t.app.status
+    );
+    assert_eq!(t.copies().len(), 3);
+
+    // The next POLL to the same windows: ChatGPT's had one, so no preamble now.
+    t.act(Action::Paste(poll_for_three(&v[2], &v[3])));
+    t.key(KeyCode::Enter, NONE);
+    t.keys("y>");
+    let copy = t.copies().pop().unwrap();
+    assert!(copy.starts_with("```\n[[mistral://m→POLL v1]]\n"), "{copy}");
+}
+
+/// C-y on a POLL composed here: the same round, first target at once, `>` for the others;
+/// the POLL awaits every target's answer, and the inspector says whom it was copied for.
+#[test]
+fn c_y_on_a_composed_poll_copies_it_for_each_target_in_turn() {
+    let mut t = harness(Store::open_in_memory().unwrap(), 140, 40);
+    t.app.contacts = three_windows();
+    t.keys("n");
+    t.keys("REDIS | MEMCACHED?");
+    t.key(KeyCode::Tab, NONE);
+    t.keys("human://op\nPOLL\n");
+    // The intent picker: POLL is the fifth, four steps on from REQUEST.
+    for _ in 0..4 {
+        t.key(KeyCode::Right, NONE);
+    }
+    t.key(KeyCode::Enter, NONE);
+    t.keys("cache poll");
+    t.ctrl('t');
+    t.keys("\nTargets: [claude://s/a, chatgpt://t/x, gemini://g]");
+    t.ctrl('y');
+    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    let copy = t.copies().pop().unwrap();
+    assert!(copy.starts_with("[[human://op→POLL v1]]\n"), "{copy}");
+    let status = t.app.status.1.clone();
+    assert!(
+        status.contains("POLL for claude://s/a (1 of 3)")
+            && status.contains("> puts it up for chatgpt://t/x next")
+            && status.contains("awaiting reply from claude://s/a, chatgpt://t/x, gemini://g"),
+        "{status}"
+    );
+    let id = t.app.selected_id().unwrap().to_string();
+    let line = t.app.inspector.delivery_line.clone().unwrap();
+    assert!(
+        line.contains("copied for 1 of 3 targets (not yet: chatgpt://t/x, gemini://g)"),
+        "{line}"
+    );
+    t.keys(">");
+    let copy = t.copies().pop().unwrap();
+    assert!(
+        copy.starts_with("You are in a poll relayed by Kalle.\n\n```\n[[human://op→POLL v1]]"),
+        "{copy}"
+    );
+    t.keys(">");
+    assert!(
+        t.copies()
+            .pop()
+            .unwrap()
+            .starts_with("[[human://op→POLL v1]]")
+    );
+    let d = t.app.store.delivery(&id).unwrap().unwrap();
+    assert_eq!(d.awaiting_from.len(), 3, "{d:?}");
+    assert!(d.targets.iter().all(|t| t.relayed.is_some()), "{d:?}");
+    let line = t.app.inspector.delivery_line.clone().unwrap();
+    assert!(line.contains("copied for all 3 targets"), "{line}");
+}

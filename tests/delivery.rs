@@ -862,3 +862,237 @@ fn a_messages_sections_are_those_the_queue_lists_it_under() {
         None
     );
 }
+
+/// The META of a POLL to three windows.
+const THREE_TARGETS: &str =
+    "meta: routing\nTargets: [\"claude://s/a\", \"chatgpt://t/x\", \"gemini://g\"]\n";
+
+/// Who of `id`'s targets it went to, and how.
+fn carried(s: &Store, id: &str) -> Vec<(String, Option<String>)> {
+    s.delivery(id)
+        .unwrap()
+        .unwrap()
+        .targets
+        .into_iter()
+        .map(|t| (t.target, t.relayed.map(|r| r.1)))
+        .collect()
+}
+
+/// A POLL goes to each of its targets: it is relayed once it went to every one of them, each
+/// copy recorded with its own method; a second copy to a target changes nothing, and a party
+/// that is no target is no copy of it.
+#[test]
+fn a_poll_is_relayed_once_it_went_to_every_target() {
+    let (_d, mut s) = store();
+    s.set_operator_addresses(&["human@desk".into()]).unwrap();
+    let v = ids(2);
+    import(
+        &mut s,
+        &env("CLAUDE", "POLL", &v[0], None, &v[1], "POLL", THREE_TARGETS),
+    );
+    assert_eq!(
+        s.waiting_for(&v[1])
+            .unwrap()
+            .iter()
+            .map(|w| w.to.as_str())
+            .collect::<Vec<_>>(),
+        ["claude://s/a", "chatgpt://t/x", "gemini://g"]
+    );
+    let r = s.mark_relayed_to(&v[1], "claude://s/a", "OSC 52").unwrap();
+    assert!(r.newly);
+    assert_eq!(r.carried.map(|c| (c.to, c.of)), Some((1, 3)));
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
+    // The same window again, a stranger: nothing new.
+    assert!(
+        !s.mark_relayed_to(&v[1], "CLAUDE://s/a", "file")
+            .unwrap()
+            .newly
+    );
+    assert!(!s.mark_relayed_to(&v[1], "mistral", "file").unwrap().newly);
+    s.mark_relayed_to(&v[1], "chatgpt://t/x", "system clipboard")
+        .unwrap();
+    // The queue says how far it went.
+    let q = s.queue(10).unwrap();
+    let row = q.rows().find(|(_, r)| r.message == v[1]).unwrap();
+    assert_eq!(row.0, Section::ToRelay);
+    assert_eq!(row.1.carried.map(|c| (c.to, c.of)), Some((2, 3)));
+    // What is left for `>`: the one window that has not had it.
+    let left: Vec<String> = s
+        .waiting_for(&v[1])
+        .unwrap()
+        .into_iter()
+        .map(|w| w.to)
+        .collect();
+    assert_eq!(left, ["gemini://g"]);
+    let r = s.mark_relayed_to(&v[1], "gemini://g", "OSC 52").unwrap();
+    assert_eq!(r.carried.map(|c| (c.to, c.of)), Some((3, 3)));
+    let d = s.delivery(&v[1]).unwrap().unwrap();
+    assert_ne!(d.state.as_deref(), Some("to_relay"), "{d:?}");
+    assert_eq!(d.relayed.map(|r| r.1).as_deref(), Some("OSC 52"));
+    assert_eq!(
+        carried(&s, &v[1]),
+        [
+            ("claude://s/a".to_string(), Some("OSC 52".to_string())),
+            (
+                "chatgpt://t/x".to_string(),
+                Some("system clipboard".to_string())
+            ),
+            ("gemini://g".to_string(), Some("OSC 52".to_string())),
+        ]
+    );
+    // Every window had it: carried anew, it goes to all of them again.
+    assert_eq!(s.waiting_for(&v[1]).unwrap().len(), 3);
+    // Any other message goes to its recipient, once, as before.
+    let w = ids(2);
+    import(
+        &mut s,
+        &env(
+            "CLAUDE",
+            "CHATGPT",
+            &w[0],
+            None,
+            &w[1],
+            "REQUEST",
+            THREE_TARGETS,
+        ),
+    );
+    let to: Vec<String> = s
+        .waiting_for(&w[1])
+        .unwrap()
+        .into_iter()
+        .map(|w| w.to)
+        .collect();
+    assert_eq!(to, ["CHATGPT"]);
+    let r = s.mark_relayed_to(&w[1], "whoever", "OSC 52").unwrap();
+    assert!(r.newly && r.carried.is_none());
+    assert!(s.delivery(&w[1]).unwrap().unwrap().targets.is_empty());
+}
+
+/// A reply to a POLL shows that its sender's window had the POLL, and no other: the POLL
+/// stays to relay for the targets that did not answer, in either order of arrival. A reply
+/// from a party it does not target shows nothing.
+#[test]
+fn an_answer_to_a_poll_shows_only_its_target_had_it() {
+    let (_d, mut s) = store();
+    let v = ids(5);
+    import(
+        &mut s,
+        &env("CLAUDE", "POLL", &v[0], None, &v[1], "POLL", THREE_TARGETS),
+    );
+    let answer = |from: &str, id: &str| env(from, "CLAUDE", &v[0], Some(&v[1]), id, "RESPOND", "");
+    import(&mut s, &answer("CHATGPT://t/x", &v[2]));
+    import(&mut s, &answer("mistral://m", &v[3]));
+    assert_eq!(state(&s, &v[1]).as_deref(), Some("to_relay"));
+    assert_eq!(
+        carried(&s, &v[1]),
+        [
+            ("claude://s/a".to_string(), None),
+            (
+                "chatgpt://t/x".to_string(),
+                Some("inferred from CHATGPT://t/x's reply".to_string())
+            ),
+            ("gemini://g".to_string(), None),
+        ]
+    );
+    // Its sender is no window it goes to; the two left are carried by hand.
+    let left: Vec<String> = s
+        .waiting_for(&v[1])
+        .unwrap()
+        .into_iter()
+        .map(|w| w.to)
+        .collect();
+    assert_eq!(left, ["claude://s/a", "gemini://g"]);
+    s.mark_relayed_to(&v[1], "claude://s/a", "OSC 52").unwrap();
+    import(&mut s, &answer("gemini://g", &v[4]));
+    let d = s.delivery(&v[1]).unwrap().unwrap();
+    assert_eq!(
+        d.relayed.map(|r| r.1).as_deref(),
+        Some("inferred from gemini://g's reply")
+    );
+    assert_ne!(d.state.as_deref(), Some("to_relay"));
+
+    // The answers first, the POLL after: the same.
+    let w = ids(4);
+    let answer = |from: &str, id: &str| env(from, "GEMINI", &w[0], Some(&w[1]), id, "RESPOND", "");
+    import(&mut s, &answer("claude://s/a", &w[2]));
+    import(&mut s, &answer("gemini://g", &w[3]));
+    import(
+        &mut s,
+        &env(
+            "gemini://g",
+            "POLL",
+            &w[0],
+            None,
+            &w[1],
+            "POLL",
+            THREE_TARGETS,
+        ),
+    );
+    // Its sender's own answer shows nothing: Gemini wrote it, and its window is no target.
+    assert_eq!(state(&s, &w[1]).as_deref(), Some("to_relay"));
+    assert_eq!(
+        carried(&s, &w[1])
+            .iter()
+            .map(|(t, how)| (t.as_str(), how.is_some()))
+            .collect::<Vec<_>>(),
+        [("claude://s/a", true), ("chatgpt://t/x", false)]
+    );
+}
+
+/// The first envelope a window gets comes with its contact's preamble: a POLL put up for a
+/// target counts as carried to that target's window, not to the banner's `POLL`.
+#[test]
+fn a_poll_put_up_for_a_target_counts_as_carried_to_its_window() {
+    use crosstalk::contacts::{AddressBook, Contact};
+    use crosstalk::store::{Carrier, Hop};
+    let (_d, mut s) = store();
+    let book = AddressBook {
+        contacts: vec![Contact {
+            name: "CHATGPT".into(),
+            address: Some("chatgpt://t/x".into()),
+            fence: true,
+            preamble: Some("Answer in envelopes.".into()),
+            ..Default::default()
+        }],
+        fenced_recipients: Vec::new(),
+    };
+    let carrier = Carrier::now(&book, None);
+    let v = ids(4);
+    import(
+        &mut s,
+        &env("CLAUDE", "POLL", &v[0], None, &v[1], "POLL", THREE_TARGETS),
+    );
+    let Some(Hop::Relay { ready, next }) = s.put_up_text(&v[1], &carrier).unwrap() else {
+        panic!("not put up");
+    };
+    assert_eq!(ready.to, "claude://s/a");
+    assert_eq!(ready.turn.map(|t| (t.n, t.of)), Some((1, 3)));
+    assert!(!ready.fenced && !ready.preamble, "{ready:?}");
+    assert_eq!(
+        next.iter().map(|w| w.to.as_str()).collect::<Vec<_>>(),
+        ["chatgpt://t/x", "gemini://g"]
+    );
+    // ChatGPT's window by its address: fenced, after its preamble.
+    let Some(Hop::Relay { ready, next }) =
+        s.put_up_to(&v[1], Some("chatgpt://t/x"), &carrier).unwrap()
+    else {
+        panic!("not put up");
+    };
+    assert!(next.is_empty());
+    assert_eq!(ready.turn.map(|t| (t.n, t.of)), Some((2, 3)));
+    assert!(ready.fenced && ready.preamble, "{ready:?}");
+    assert!(
+        ready
+            .text
+            .starts_with("Answer in envelopes.\n\n```\n[[CLAUDE→POLL v1]]")
+    );
+    s.mark_relayed_to(&v[1], "chatgpt://t/x", "OSC 52").unwrap();
+    // The next envelope for that window comes without it.
+    import(
+        &mut s,
+        &env("CLAUDE", "chatgpt://t/x", &v[2], None, &v[3], "REQUEST", ""),
+    );
+    let m = s.message(&v[3]).unwrap().unwrap();
+    let ready = s.for_recipient(&m, &carrier).unwrap();
+    assert!(ready.fenced && !ready.preamble, "{ready:?}");
+}

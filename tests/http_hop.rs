@@ -79,7 +79,7 @@ fn one_envelope_for_someone_else_comes_back_ready_and_recorded() {
     let (id, text) = envelope(&ids, "CLAUDE", "CHATGPT", "Which cache?");
     let copied = format!("Sure! Here it is:\n\n{text}\nAnything else?\n");
     let a = answer(&f.desk.hop("127.0.0.1:9", copied.as_bytes(), true));
-    let Hop::Relay { ready } = &a.hop else {
+    let Hop::Relay { ready, .. } = &a.hop else {
         panic!("{a:?}")
     };
     assert!(a.carried);
@@ -104,7 +104,7 @@ fn one_envelope_for_someone_else_comes_back_ready_and_recorded() {
     assert_eq!(a.hop, Hop::Nothing);
     let (_, text) = envelope(&ids, "CLAUDE", "CHATGPT", "Second.");
     let a = answer(&f.desk.hop("p", text.as_bytes(), true));
-    let Hop::Relay { ready } = &a.hop else {
+    let Hop::Relay { ready, .. } = &a.hop else {
         panic!("{a:?}")
     };
     assert!(!ready.preamble && ready.text.starts_with("```\n[[CLAUDE→CHATGPT v1]]"));
@@ -147,7 +147,7 @@ fn several_wait_and_are_put_up_one_by_one() {
     assert_eq!(relayed_by(&f.path, &a_id), None);
     for (id, to) in [(&a_id, "GEMINI"), (&b_id, "CHATGPT")] {
         let got = answer(&f.desk.put_up(id.as_bytes()));
-        let Hop::Relay { ready } = &got.hop else {
+        let Hop::Relay { ready, .. } = &got.hop else {
             panic!("{got:?}")
         };
         assert_eq!(ready.to, to);

@@ -102,7 +102,9 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     assert_eq!(section(&q, "missing_parent"), std::slice::from_ref(&orphan));
     assert!(t.cli(&["queue"]).contains("to relay (4)"));
 
-    t.start(160, 40, &[]);
+    // Wide enough that the inspector's delivery line is one row, also when the time an id
+    // claims is on another day (just after midnight) and is told with its date.
+    t.start(200, 40, &[]);
     t.wait_for("Threads");
     // The list marks the missed relay.
     t.wait_for("⚠1");
@@ -129,13 +131,28 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     t.wait_buffer("the ACK", |b| b.contains(&format!("message: {ack}")));
     let s = t.wait_for("relayed (OSC 52)");
     assert!(!s.contains("⏳ awaiting"), "{s}");
-    // The POLL awaits each of its targets.
+    // The POLL goes to each of its targets, `y` for the first and `>` for the next, and
+    // then awaits each of them.
     t.keys(&["Q"]);
     t.wait_for("to relay (2)");
     t.keys(&["Enter"]);
     t.wait_for("POLL body");
     t.keys(&["y"]);
     t.wait_buffer("the POLL", |b| b.contains(&format!("message: {poll}")));
+    let s = t.wait_for("POLL for CLAUDE (1 of 2)");
+    assert!(s.contains("> puts it up for CHATGPT next"), "{s}");
+    assert!(
+        s.contains("relayed to 1 of 2 targets (not yet: CHATGPT)"),
+        "{s}"
+    );
+    t.keys(&[">"]);
+    t.wait_for("POLL for CHATGPT (2 of 2)");
+    assert_eq!(
+        t.buffer_names().len(),
+        4,
+        "one copy each: {:?}",
+        t.buffer_names()
+    );
     let s = t.wait_for("awaiting CLAUDE, CHATGPT");
     assert!(s.contains("(2 answers needed)"), "{s}");
     // The queue now: the REQUEST and the POLL await; the ACK is nowhere.

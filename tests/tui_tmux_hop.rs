@@ -7,6 +7,9 @@
 //! contact says, CHATGPT's preamble before the first envelope it gets and not the second; an
 //! invalid copy and a copy of two envelopes leave the clipboard alone and are announced, and
 //! `>` puts the two up one after the other; the app's own copies are never imported again.
+//!
+//! A POLL goes to three windows, one copy each: pasted into the app (OSC 52 copies read back
+//! from tmux), and copied under `crosstalk watch` (its Enter on a terminal of its own).
 
 mod http;
 mod tmux;
@@ -353,4 +356,150 @@ fn interrupt(watch: &mut std::process::Child) {
         assert!(start.elapsed() < WAIT, "watch did not end on SIGINT");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Three windows a POLL goes to: ChatGPT's collapses newlines (fenced) and gets a preamble
+/// before the first envelope; Claude's and Gemini's get the envelope as it is.
+const POLL_CONFIG: &str = "[operator]\naddresses = [\"kalle\"]\n[relay]\ncopy_on_import = true\n\
+    [watch]\ninterval_ms = 100\n\n\
+    [[contacts]]\nname = \"CHATGPT\"\naddress = \"chatgpt://t/x\"\nfence = true\n\
+    preamble = \"You are one of three voters.\"\n\n\
+    [[contacts]]\nname = \"CLAUDE\"\naddress = \"claude://s/a\"\n";
+
+/// A POLL from a fourth model to `claude://s/a`, `chatgpt://t/x` and `gemini://g`.
+fn poll_for_three(n: u8) -> String {
+    format!(
+        "[[mistral://m→POLL v1]]\nuser: kalle\nthread: {PREFIX}{n}\nmessage: {PREFIX}{n}\n\
+         context: cache poll\nintent: POLL\nmeta: routing\n\
+         Targets: [\"claude://s/a\", \"chatgpt://t/x\", \"gemini://g\"]\n\
+         body: |\n  Which cache? REDIS | MEMCACHED\nsig: none\n[[END]]\n"
+    )
+}
+
+/// What each of the three windows gets, in turn: Claude's the envelope, ChatGPT's the
+/// preamble and the envelope fenced, Gemini's the envelope.
+fn check_the_three_copies(copies: &[String]) {
+    assert!(
+        copies[0].starts_with("[[mistral://m→POLL v1]]\n"),
+        "{}",
+        copies[0]
+    );
+    assert!(
+        copies[1].starts_with("You are one of three voters.\n\n```\n[[mistral://m→POLL v1]]\n"),
+        "{}",
+        copies[1]
+    );
+    assert!(
+        copies[1].trim_end().ends_with("[[END]]\n```"),
+        "{}",
+        copies[1]
+    );
+    assert!(
+        copies[2].starts_with("[[mistral://m→POLL v1]]\n"),
+        "{}",
+        copies[2]
+    );
+    for c in copies {
+        assert!(c.contains("Which cache? REDIS | MEMCACHED"), "{c}");
+    }
+}
+
+/// A POLL pasted into the app with `copy_on_import` goes up for its first target at once and
+/// `>` puts it up for each next one; the ledger has it relayed once all three had it.
+#[test]
+fn a_pasted_poll_goes_to_its_three_targets_with_gt() {
+    let Some(t) = Term::new() else { return };
+    std::fs::write(t.path("config.toml"), POLL_CONFIG).unwrap();
+    t.start(160, 40, &[]);
+    t.wait_for("Empty database");
+    let poll = poll_for_three(1);
+    t.paste(&poll, true);
+    t.wait_for("Paste: 1 envelope");
+    t.keys(&["Enter"]);
+    let mut copies = vec![t.wait_buffer("Claude's copy", |b| b.contains("REDIS | MEMCACHED"))];
+    let s = t.wait_for("POLL for claude://s/a (1 of 3)");
+    assert!(s.contains("> puts it up for chatgpt://t/x next"), "{s}");
+    assert!(s.contains("relayed to 1 of 3 targets"), "{s}");
+    t.keys(&[">"]);
+    copies.push(t.wait_buffer("ChatGPT's copy", |b| b.starts_with("You are one")));
+    let s = t.wait_for("POLL for chatgpt://t/x (2 of 3)");
+    assert!(s.contains("its preamble first"), "{s}");
+    assert!(s.contains("> puts it up for gemini://g next"), "{s}");
+    t.keys(&[">"]);
+    // Gemini's copy is Claude's text again: told apart by the status line, which follows it.
+    t.wait_for("that was its last target");
+    assert_eq!(t.buffer_names().len(), 3, "{:?}", t.buffer_names());
+    copies.push(t.buffer().unwrap());
+    check_the_three_copies(&copies);
+    t.wait_for("POLL for gemini://g (3 of 3)");
+    // Stored once, relayed: one row per window, each by OSC 52.
+    assert_eq!(count(&t.db, "SELECT count(*) FROM messages"), 1);
+    assert_eq!(
+        count(
+            &t.db,
+            "SELECT count(*) FROM messages WHERE relayed_at IS NOT NULL"
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &t.db,
+            "SELECT count(*) FROM message_relays WHERE relay_method = 'OSC 52'"
+        ),
+        3
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.wait_exit(), 0);
+}
+
+/// `crosstalk watch` on a terminal of its own makes the same round: a copied POLL goes up for
+/// its first target, and Enter puts it up for each next one, each as its window gets it.
+#[test]
+fn the_watch_command_puts_a_poll_up_for_each_target_with_enter() {
+    let Some(x) = Xvfb::start() else { return };
+    let Some(mut t) = Term::new() else { return };
+    std::fs::write(t.path("config.toml"), POLL_CONFIG).unwrap();
+    t.app_env.push(("DISPLAY".into(), x.display.clone()));
+    t.start(160, 30, &["watch"]);
+    t.wait_for("Ctrl-C stops");
+    let copied = format!(
+        "A poll for you three:\n\n{}\nVote soon.\n",
+        poll_for_three(2)
+    );
+    x.copy(&copied);
+    let mut copies = vec![x.clipboard_until("Claude's copy", |c| {
+        c != copied && c.contains("REDIS | MEMCACHED")
+    })];
+    let s = t.wait_for("POLL for claude://s/a (1 of 3): paste it there");
+    assert!(s.contains("Enter puts it up for chatgpt://t/x next"), "{s}");
+    t.keys(&["Enter"]);
+    copies.push(x.clipboard_until("ChatGPT's copy", |c| c.starts_with("You are one")));
+    t.wait_for(
+        "POLL for chatgpt://t/x (2 of 3): paste it there, its preamble first; Enter puts it up for gemini://g next",
+    );
+    t.keys(&["Enter"]);
+    t.wait_for("POLL for gemini://g (3 of 3): paste it there; that was its last target");
+    copies.push(x.clipboard_until("Gemini's copy", |c| c.starts_with("[[mistral")));
+    check_the_three_copies(&copies);
+    assert_eq!(
+        count(
+            &t.db,
+            "SELECT count(*) FROM message_relays WHERE relay_method = 'system clipboard'"
+        ),
+        3
+    );
+    assert_eq!(
+        count(
+            &t.db,
+            "SELECT count(*) FROM messages WHERE relayed_at IS NOT NULL"
+        ),
+        1
+    );
+    // SIGINT, as Ctrl-C sends it, to the watch alone (not to the shell that reports it).
+    let pid = t.app_pid().to_string();
+    std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert_eq!(t.wait_exit(), 0);
 }

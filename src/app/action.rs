@@ -126,7 +126,8 @@ pub enum Action {
     ErrorReply,
     /// The trust store: every key, its state, and a key change waiting for a decision.
     Keys,
-    /// Put the next envelope of a several-envelope copy on the clipboard for its recipient.
+    /// Put up what waits next: a POLL for its next target, or the next envelope of a
+    /// several-envelope copy for its recipient.
     RelayNext,
     /// Queue: the selected item is done by other means than the desk saw (carried,
     /// answered, its answer got): it leaves the queue.
@@ -259,7 +260,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::RelayNext,
         "relay_next",
-        "put the next copied envelope up for its recipient",
+        "put up the next: a POLL's next target, a copy's next envelope",
     ),
     (Action::Done, "done", "mark done"),
     (Action::Dismiss, "dismiss", "dismiss"),

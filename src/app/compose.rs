@@ -394,6 +394,15 @@ impl App {
         }
         self.composer = None;
         self.drafts_changed()?;
+        // A POLL goes to each of its targets' windows, one copy after another, each as the
+        // hop makes it (fence, preamble or primer).
+        if self.store.fanout(&message)?.is_some() {
+            self.put_up_poll(&message, primer.is_some())?;
+            let status = self.status.clone();
+            self.reveal(&thread, Some(&message))?;
+            self.set_status(status);
+            return Ok(());
+        }
         // A contact that takes envelopes over HTTP gets it posted (the primer is for chat
         // windows: a first envelope with one is copied).
         if primer.is_none() && self.deliver_over_http(&message, &thread, &text, &to) {
@@ -455,6 +464,11 @@ impl App {
         let warning = held.map(|why| format!("Not copied: {why}. y again copies it anyway."));
         if self.held_back(m.id.clone(), warning) {
             return Ok(());
+        }
+        // A POLL for others goes to each of its targets' windows, one copy after another.
+        let to_me = self.delivery.as_ref().is_some_and(|d| d.to_me);
+        if !to_me && self.store.fanout(&m.id)?.is_some() {
+            return self.put_up_poll(&m.id, false);
         }
         let (text, hop) = self.relay_text(&m)?;
         self.relay_message(&m, &text, hop)?;

@@ -4,12 +4,16 @@
 //! relayed. The operator switches window and pastes. When crosstalk cannot vouch for the copy
 //! (invalid, conflicting, addressed to the operator, one of several) the clipboard is left as
 //! it was and the status line says why, in red, with the bell when configured.
+//!
+//! A POLL goes to each of its targets' windows: it is put up for the first, and `>` puts it up
+//! for each next one in turn, each copy made for its window (see `store::fanout`). `y` on a
+//! POLL and C-y on one composed here start the same round.
 
 use std::io::Write as _;
 
 use super::App;
 use super::Level;
-use crate::store::{Carrier, ForRecipient, HopDecision, ImportReport, StoredMessage};
+use crate::store::{Carrier, ForRecipient, HopDecision, ImportReport, StoredMessage, Waiting};
 
 /// What [`App::take_hop`] did.
 pub(super) enum Taken {
@@ -64,41 +68,106 @@ impl App {
             HopDecision::Refuse(why) => Taken::Refused(why),
             HopDecision::Relay(id) => match self.pii_refusal(&id)? {
                 Some(why) => Taken::Refused(why),
-                None => Taken::Ready(self.put_up(&id)?),
+                None => Taken::Ready(self.put_up_first(&id, false)?),
             },
             HopDecision::Several(ids) => {
                 let n = ids.len();
-                self.hop_next = ids;
+                for id in &ids {
+                    let waiting = self.store.waiting_for(id)?;
+                    self.hop_next.extend(waiting);
+                }
                 Taken::Waiting {
                     n,
-                    first: self.hop_target(0)?,
+                    first: self.hop_target(0),
                 }
             }
         })
     }
 
-    /// `>`: puts up the next envelope of a several-envelope copy.
+    /// `y` on a POLL for someone else, C-y on one composed here (`primer`: the first envelope
+    /// of a new conversation, which every window gets after the primer): puts it up for the
+    /// first of its targets it did not go to yet, the others waiting for `>`; says so.
+    pub(super) fn put_up_poll(&mut self, id: &str, primer: bool) -> anyhow::Result<()> {
+        let composed = (self.store.message(id)?).is_some_and(|m| m.direction == "composed");
+        if let Some(line) = self.put_up_first(id, primer)? {
+            // Copied out, one composed here waits for its targets (one relayed did before).
+            let line = match self.store.delivery(id)? {
+                Some(d) if composed && !d.awaiting_from.is_empty() => format!(
+                    "{line}; awaiting reply from {}",
+                    super::text::safe_line(&d.awaiting_from.join(", "))
+                ),
+                _ => line,
+            };
+            self.set_status((Level::Info, format!("{line}.")));
+        }
+        Ok(())
+    }
+
+    /// Puts message `id` up for the first window it still goes to (a POLL's first target it
+    /// did not go to yet, else its recipient) and keeps the others first in line for `>`.
+    /// Returns the status line, `None` when nothing was copied (the status line says why).
+    fn put_up_first(&mut self, id: &str, primer: bool) -> anyhow::Result<Option<String>> {
+        let mut waiting = self.store.waiting_for(id)?;
+        if waiting.is_empty() {
+            return Ok(None);
+        }
+        let first = waiting.remove(0);
+        // Its other windows come next, before what an earlier copy left waiting; a round
+        // of the same message begun before is replaced.
+        self.hop_next.retain(|w| w.message != id);
+        self.hop_next.splice(0..0, waiting);
+        let Some(line) = self.put_up(&first, primer)? else {
+            self.hop_next.retain(|w| w.message != id);
+            return Ok(None);
+        };
+        Ok(Some(match self.next_words(id) {
+            Some(more) => format!("{line}; {more}"),
+            None => line,
+        }))
+    }
+
+    /// `>`: puts up what waits next: a POLL for its next target, or the next envelope of a
+    /// several-envelope copy.
     pub(super) fn relay_next(&mut self) -> anyhow::Result<()> {
         if self.hop_next.is_empty() {
-            self.info("Nothing waits to be put up: > follows a copy that held several envelopes.");
+            self.info(
+                "Nothing waits to be put up: > follows a POLL put up for its first target, or a copy that held several envelopes.",
+            );
             return Ok(());
         }
-        let id = self.hop_next.remove(0);
-        let left = self.hop_next.len();
-        if let Some(why) = self.pii_refusal(&id)? {
+        let next = self.hop_next.remove(0);
+        if let Some(why) = self.pii_refusal(&next.message)? {
             self.error(format!("Not put up: {why}."));
             self.ring();
             return Ok(());
         }
-        if let Some(line) = self.put_up(&id)? {
-            let more = match left {
-                0 => "that was the last".to_string(),
-                n => format!("> puts up the next ({n} left, for {})", self.hop_target(0)?),
-            };
+        if let Some(line) = self.put_up(&next, false)? {
+            let more =
+                (self.next_words(&next.message)).unwrap_or_else(|| "that was the last".into());
             self.set_status((Level::Info, format!("{line}; {more}.")));
             self.ring();
         }
         Ok(())
+    }
+
+    /// What `>` does next, after message `just` was put up: the same message for its next
+    /// target, or the next envelope; `None` when nothing waits and `just` is no POLL (a POLL
+    /// says its round is over).
+    fn next_words(&self, just: &str) -> Option<String> {
+        match self.hop_next.first() {
+            Some(w) if w.message == just => Some(format!(
+                "> puts it up for {} next",
+                super::text::safe_line(&w.to)
+            )),
+            Some(_) => Some(format!(
+                "> puts up the next ({} left, for {})",
+                self.hop_next.len(),
+                self.hop_target(0)
+            )),
+            None => (self.store.fanout(just).ok().flatten())
+                .filter(|t| t.len() > 1)
+                .map(|_| "that was its last target".to_string()),
+        }
     }
 
     /// Why message `id` may not be put up for its recipient without the operator: personal
@@ -113,16 +182,11 @@ impl App {
             .map(|why| format!("{why}; y copies it after a warning")))
     }
 
-    /// The recipient of the `i`-th envelope waiting, for the status line.
-    fn hop_target(&self, i: usize) -> anyhow::Result<String> {
-        let Some(id) = self.hop_next.get(i) else {
-            return Ok(String::new());
-        };
-        Ok(self
-            .store
-            .message(id)?
-            .map(|m| super::text::safe_line(&m.envelope.banner.to).into_owned())
-            .unwrap_or_default())
+    /// The window the `i`-th copy waiting goes to, for the status line.
+    fn hop_target(&self, i: usize) -> String {
+        (self.hop_next.get(i))
+            .map(|w| super::text::safe_line(&w.to).into_owned())
+            .unwrap_or_default()
     }
 
     /// Selects message `id` of `thread` just put up, so `y` copies it again — unless the
@@ -135,59 +199,93 @@ impl App {
         self.reveal(thread, Some(id))
     }
 
-    /// Copies message `id` for its recipient and records it relayed; selects it (see
-    /// `select_put_up`). Returns the status line, or `None` when nothing was copied (the
-    /// status line says why).
-    fn put_up(&mut self, id: &str) -> anyhow::Result<Option<String>> {
+    /// Copies message `w.message` for the window of `w.to` and records that it went there;
+    /// selects it. Returns the status line, or `None` when nothing was copied (the status
+    /// line says why).
+    fn put_up(&mut self, w: &Waiting, primer: bool) -> anyhow::Result<Option<String>> {
+        let (id, to) = (w.message.as_str(), w.to.as_str());
         let Some(m) = self.store.message(id)? else {
             return Ok(None);
         };
-        let to = m.envelope.banner.to.clone();
         // A contact that takes envelopes over HTTP gets it posted, as `y` posts it: the
-        // answer is recorded when it comes back (see `http_delivery`).
+        // answer is recorded when it comes back (see `http_delivery`). The primer is for
+        // chat windows: a first envelope with one is copied.
         let (posted, _) = self.relay_text(&m)?;
-        if self.deliver_over_http(id, &m.thread, &posted, &to) {
+        if !primer && self.deliver_over_http(id, &m.thread, &posted, to) {
             let thread = m.thread.clone();
             self.select_put_up(&thread, id)?;
             return Ok(Some(format!(
                 "Delivering to {} over HTTP",
-                super::text::safe_line(&to)
+                super::text::safe_line(to)
             )));
         }
-        let ready = self.recipient_text(&m)?;
-        let preamble = ready.preamble;
+        let ready = self.target_text(&m, to, primer)?;
         // Already fenced as the contact wants: copied as it is.
         let Some(_) = self.copy_text(&ready.text, "") else {
             return Ok(None);
         };
-        let relayed = self.record_relay(id)?;
+        let relayed = self.record_relay_to(id, to)?;
+        if m.direction == "composed" {
+            self.copied_out(id)?;
+        }
         let thread = m.thread.clone();
         self.select_put_up(&thread, id)?;
-        let first = if preamble { ", its preamble first" } else { "" };
+        let first = match (ready.preamble, primer) {
+            (true, true) => ", the primer first",
+            (true, false) => ", its preamble first",
+            _ => "",
+        };
         // Short: the status line is read at a glance between two windows, and the copy's
         // method is in the inspector's delivery line.
-        let how = if relayed.is_some() {
-            ""
-        } else {
-            " (already relayed before)"
+        let how = match (relayed, ready.turn) {
+            (true, _) => "",
+            (false, Some(_)) => " (it had it before)",
+            (false, None) if m.direction == "composed" => "",
+            (false, None) => " (already relayed before)",
         };
         let hidden = super::text::hidden_note(&ready.text)
             .map(|note| format!("; {note}"))
             .unwrap_or_default();
-        Ok(Some(format!(
-            "Ready for {}: paste it there{first}{how}{hidden}",
-            super::text::safe_line(&to)
-        )))
+        let to = super::text::safe_line(to);
+        let head = match ready.turn {
+            Some(t) => format!("POLL for {to} ({} of {})", t.n, t.of),
+            None => format!("Ready for {to}"),
+        };
+        Ok(Some(format!("{head}: paste it there{first}{how}{hidden}")))
     }
 
-    /// The text a recipient's window gets (see [`crate::store::Store::for_recipient`]).
-    fn recipient_text(&self, m: &StoredMessage) -> anyhow::Result<ForRecipient> {
+    /// A composed message just copied out: from now on it awaits what its intent asks (when
+    /// the database is busy, recorded on a tick).
+    fn copied_out(&mut self, id: &str) -> anyhow::Result<()> {
+        match self.store.mark_copied(id) {
+            Ok(true) => self.recount_drafts(),
+            Ok(false) => Ok(()),
+            Err(e) => {
+                let e = anyhow::Error::from(e);
+                if !super::pending::is_busy(&e) {
+                    return Err(e);
+                }
+                self.pending_copied.push(id.to_string());
+                Ok(())
+            }
+        }
+    }
+
+    /// The text the window of `to` gets of `m` (see [`crate::store::Store::for_target`]);
+    /// with `primer`, after the primer.
+    fn target_text(
+        &self,
+        m: &StoredMessage,
+        to: &str,
+        primer: bool,
+    ) -> anyhow::Result<ForRecipient> {
         let carrier = Carrier {
             book: &self.contacts,
             audit_by: self.settings.audit_by.as_deref(),
             now: self.now,
+            primer,
         };
-        Ok(self.store.for_recipient(m, &carrier)?)
+        Ok(self.store.for_target(m, to, &carrier)?)
     }
 
     /// The bell, when `[watch] bell` asks for it.

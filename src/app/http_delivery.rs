@@ -32,6 +32,8 @@ enum Posting {
 /// A post under way, or answered and not yet recorded (the database was busy).
 pub struct InFlight {
     message: String,
+    /// The window it was posted for (its recipient, or one of a POLL's targets).
+    to: String,
     thread: String,
     /// The contact's name, for the status line.
     name: String,
@@ -91,6 +93,7 @@ impl App {
         self.info(format!("Delivering to {} over HTTP…", safe_line(&name)));
         self.http_sends.push(InFlight {
             message: id.to_string(),
+            to: to.to_string(),
             thread: thread.to_string(),
             name,
             url,
@@ -159,7 +162,8 @@ impl App {
                 continue;
             };
             let opts = self.settings.options.clone();
-            match deliver::record(&mut self.store, &d.message, &d.url, response, &opts) {
+            let to = Some(d.to.as_str());
+            match deliver::record_to(&mut self.store, &d.message, to, &d.url, response, &opts) {
                 Ok(done) => {
                     let mut line = format!(
                         "{} {} over HTTP: {}",

@@ -219,8 +219,9 @@ pub struct App {
     pub watch_config: crate::clipboard::watch::WatchConfig,
     /// Watched text the database did not take yet (busy), offered again on the tick.
     pub watch_waiting: Vec<String>,
-    /// Envelopes of one clipboard copy still to put up for their recipients, one per `>`.
-    pub hop_next: Vec<String>,
+    /// Copies still to put up, one per `>`: a POLL's next targets, the envelopes of one
+    /// clipboard copy for their recipients.
+    pub hop_next: Vec<crate::store::Waiting>,
     /// An envelope for the operator the watch brought while they were busy elsewhere (the
     /// composer, a popup): `J` opens it (see `arrival`).
     pub arrival: Option<arrival::Arrival>,

@@ -108,6 +108,26 @@ impl App {
         if !self.store.mark_relayed(id, &method.to_string())? {
             return Ok(None);
         }
+        self.relay_recorded(id)?;
+        Ok(Some(format!("relayed ({method})")))
+    }
+
+    /// After message `id` was copied for the window of `to` (its recipient, or one of a
+    /// POLL's targets): records that it went there, and how. Returns whether the ledger took
+    /// anything new (it was waiting to be relayed; that target had not had it).
+    pub(super) fn record_relay_to(&mut self, id: &str, to: &str) -> anyhow::Result<bool> {
+        let Some(method) = self.last_copy else {
+            return Ok(false);
+        };
+        if !(self.store.mark_relayed_to(id, to, &method.to_string())?).newly {
+            return Ok(false);
+        }
+        self.relay_recorded(id)?;
+        Ok(true)
+    }
+
+    /// The ledger changed for message `id`: what shows it is read again.
+    fn relay_recorded(&mut self, id: &str) -> anyhow::Result<()> {
         self.delivery = self.store.delivery(id)?;
         self.list.reload(&self.store)?;
         // The thread is read again for its markers (a conflicting version on show stays
@@ -115,7 +135,7 @@ impl App {
         if let Some(t) = self.tree.as_ref().map(|t| t.outline.id.clone()) {
             self.load_thread(&t, Some(id))?;
         }
-        Ok(Some(format!("relayed ({method})")))
+        Ok(())
     }
 
     /// The text a copy of stored message `m` carries (see [`crate::store::Store::relay_text`]).
@@ -198,8 +218,12 @@ pub fn delivery_text(
         }
         _ => {}
     }
-    if let Some((at, how)) = &d.relayed {
-        parts.push(relay_words(at, how, now));
+    let carried = crate::store::Carried::of_targets(&d.targets);
+    match &d.relayed {
+        // A POLL goes to each of its targets: how far it went.
+        _ if carried.of > 1 && carried.to > 0 => parts.push(targets_words(m, d, carried, now)),
+        Some((at, how)) => parts.push(relay_words(at, how, now)),
+        None => {}
     }
     if let Some((at, how)) = &d.settled {
         parts.push(match how.as_str() {
@@ -211,6 +235,49 @@ pub fn delivery_text(
         parts.push("⚠ its parent was never received (a missed relay)".into());
     }
     parts.join(" · ")
+}
+
+/// How far a POLL went to its targets (`carried`, some at least): "relayed to 2 of 3 targets
+/// (not yet: gemini://g)", "relayed to all 3 targets, the last 2m ago by OSC 52"; for one
+/// composed here, "copied for …".
+fn targets_words(
+    m: &crate::store::StoredMessage,
+    d: &crate::store::Delivery,
+    carried: crate::store::Carried,
+    now: jiff::Timestamp,
+) -> String {
+    let verb = if m.direction == "composed" {
+        "copied for"
+    } else {
+        "relayed to"
+    };
+    if carried.to < carried.of {
+        let left: Vec<&str> = (d.targets.iter())
+            .filter(|t| t.relayed.is_none())
+            .map(|t| t.target.as_str())
+            .collect();
+        // Relayed as a whole (before its targets were counted, or delivered in one go).
+        if let Some((at, how)) = d.relayed.as_ref().filter(|_| m.direction != "composed") {
+            return crate::app::text::relay_words(at, how, now);
+        }
+        return format!(
+            "{verb} {} of {} targets (not yet: {})",
+            carried.to,
+            carried.of,
+            left.join(", ")
+        );
+    }
+    let last = (d.targets.iter())
+        .filter_map(|t| t.relayed.as_ref())
+        .max_by(|a, b| a.0.cmp(&b.0));
+    match last {
+        Some((at, how)) => {
+            let when = crate::app::text::relay_words(at, how, now);
+            let when = when.strip_prefix("relayed ").unwrap_or(&when);
+            format!("{verb} all {} targets, the last {when}", carried.of)
+        }
+        None => format!("{verb} all {} targets", carried.of),
+    }
 }
 
 /// The time `m` claims for itself (its sender's id, else its session), for a received message:

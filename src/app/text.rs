@@ -250,6 +250,17 @@ pub fn relay_words(at: &str, how: &str, now: jiff::Timestamp) -> String {
     }
 }
 
+/// A POLL carried to some of its targets, as a queue row says it: "relayed to 2 of 3
+/// targets" (to relay: received for others), "copied for 2 of 3 targets" (awaiting: composed
+/// here, the only POLL that awaits before it went to every target).
+pub fn carried_words(section: crate::store::Section, c: crate::store::Carried) -> String {
+    let verb = match section {
+        crate::store::Section::ToRelay => "relayed to",
+        _ => "copied for",
+    };
+    format!("{verb} {} of {} targets", c.to, c.of)
+}
+
 /// A claimed time beside one observed: `21:40` on the same day, else `2025-10-09 21:40`.
 pub fn claim_time(claimed: &jiff::Timestamp, seen: &str) -> String {
     let full = claimed.strftime("%Y-%m-%d %H:%M").to_string();

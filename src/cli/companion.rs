@@ -31,8 +31,9 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 
 /// What came of sending one copy.
 enum Sent {
-    /// The desk answered the hop.
-    Answered(HopAnswer),
+    /// The desk answered the hop (boxed: an answer holds the recipient's whole text and the
+    /// other windows it goes to, the other variants a line).
+    Answered(Box<HopAnswer>),
     /// No answer, or one that says to send again later (busy, rate, shutting down): spool.
     Later(String),
     /// The desk will not take it as it is (too large, not text); not sent again.
@@ -182,7 +183,7 @@ impl Desk {
         };
         match response.status {
             200 => match serde_json::from_str::<HopAnswer>(&response.body) {
-                Ok(a) => Sent::Answered(a),
+                Ok(a) => Sent::Answered(Box::new(a)),
                 Err(e) => Sent::Refused(format!(
                     "the answer is not a desk's hop answer ({e}); is {} a crosstalk serve?",
                     self.hop
@@ -198,7 +199,7 @@ impl Desk {
 /// Puts a relayed text on the clipboard (the desk has recorded it), or says why not.
 /// Returns whether a hop was made.
 fn act(w: &mut Watching, answer: &HopAnswer) -> Result<bool, Failure> {
-    let copied = w.carry(&answer.hop, |_, _| Ok(()))?;
+    let copied = w.carry(&answer.hop, |_, _, _| Ok(()))?;
     w.tell(
         answer.arrival.as_ref(),
         Some(&answer.hop),

@@ -62,7 +62,10 @@ pub fn queue(
                 }
                 line.push(']');
             }
-            if let (Some(at), Some(how)) = (&r.relayed_at, &r.relay_method) {
+            if let Some(c) = r.carried.filter(|c| c.partial() && r.relayed_at.is_none()) {
+                let words = crate::app::text::carried_words(s.section, c);
+                line.push_str(&format!("  [{words}]"));
+            } else if let (Some(at), Some(how)) = (&r.relayed_at, &r.relay_method) {
                 line.push_str(&format!(
                     "  [{}]",
                     sanitize_line(&crate::app::text::relay_words(at, how, now))

@@ -45,7 +45,7 @@ pub fn watch(
     let hop_on = config.relay.copy_on_import;
     // A relay to a contact that takes envelopes over HTTP is posted to it, not copied.
     let posted = |store: &mut crate::store::Store, hop: &Hop| match hop {
-        Hop::Relay { ready } => super::watch_http::post_hop(
+        Hop::Relay { ready, .. } => super::watch_http::post_hop(
             store,
             &book,
             ready,
@@ -80,16 +80,18 @@ pub fn watch(
                     continue;
                 };
                 let carrier = Carrier::now(&book, audit_by.as_deref());
+                // For the window it waited for: a POLL's next target.
                 let hop = store
-                    .put_up_text(&next.message, &carrier)
+                    .put_up_to(&next.message, Some(&next.to), &carrier)
                     .map_err(|e| Failure::usage(e.to_string()))?
                     .unwrap_or(Hop::Nothing);
                 if let Some(posted) = posted(&mut store, &hop)? {
                     w.tell_posted(None, &posted)?;
                     continue;
                 }
-                let copied =
-                    w.carry(&hop, |id, method| store.mark_relayed(id, method).map(drop))?;
+                let copied = w.carry(&hop, |id, to, method| {
+                    store.mark_relayed_to(id, to, method).map(drop)
+                })?;
                 w.tell(None, Some(&hop), copied.as_deref())?;
                 continue;
             }
@@ -119,12 +121,18 @@ pub fn watch(
             Some(hop) => posted(&mut store, hop)?,
             None => None,
         } {
-            // Posted, not copied: the clipboard is left as it is.
+            // Posted, not copied: the clipboard is left as it is; a POLL's other targets
+            // still wait for Enter.
+            if let Some(hop) = &hop {
+                w.wait_for_next(hop);
+            }
             w.tell_posted(Some(&arrival), &posted)?;
             continue;
         }
         let copied = match &hop {
-            Some(hop) => w.carry(hop, |id, method| store.mark_relayed(id, method).map(drop))?,
+            Some(hop) => w.carry(hop, |id, to, method| {
+                store.mark_relayed_to(id, to, method).map(drop)
+            })?,
             None => None,
         };
         w.tell(Some(&arrival), hop.as_ref(), copied.as_deref())?;
@@ -253,15 +261,24 @@ impl Watching {
         self.waiting.insert(0, first);
     }
 
-    /// Acts on `hop`: a relay's text goes on the clipboard and `relayed(id, method)` records
-    /// it; several wait for Enter; a refusal rings. Returns how the text was copied.
+    /// Puts the other windows a relayed message goes to (a POLL's other targets) first in
+    /// what waits for Enter.
+    pub(super) fn wait_for_next(&mut self, hop: &Hop) {
+        if let Hop::Relay { next, .. } = hop {
+            self.waiting.splice(0..0, next.iter().cloned());
+        }
+    }
+
+    /// Acts on `hop`: a relay's text goes on the clipboard and `relayed(id, to, method)`
+    /// records it (the other windows it goes to wait for Enter); several wait for Enter; a
+    /// refusal rings. Returns how the text was copied.
     pub(super) fn carry(
         &mut self,
         hop: &Hop,
-        relayed: impl FnOnce(&str, &str) -> Result<(), crate::store::StoreError>,
+        relayed: impl FnOnce(&str, &str, &str) -> Result<(), crate::store::StoreError>,
     ) -> Result<Option<String>, Failure> {
         match hop {
-            Hop::Relay { ready } => {
+            Hop::Relay { ready, .. } => {
                 let report = self
                     .clipboard
                     .copy(&ready.text, &mut std::io::stdout())
@@ -269,7 +286,9 @@ impl Watching {
                         Failure::usage(format!("not copied for {}: {e}", sanitize_line(&ready.to)))
                     })?;
                 let method = report.method.to_string();
-                relayed(&ready.message, &method).map_err(|e| Failure::usage(e.to_string()))?;
+                relayed(&ready.message, &ready.to, &method)
+                    .map_err(|e| Failure::usage(e.to_string()))?;
+                self.wait_for_next(hop);
                 self.ring();
                 Ok(Some(method))
             }
@@ -311,7 +330,7 @@ impl Watching {
         } else {
             let lines = [
                 told.arrival.map(Arrival::line),
-                told.hop.and_then(|h| hop_line(h, told.waiting)),
+                told.hop.and_then(|h| hop_line(h, &self.waiting)),
                 told.posted.map(|p| p.line.clone()),
             ];
             for line in lines.into_iter().flatten() {
@@ -380,26 +399,42 @@ struct Told<'a> {
     waiting: usize,
 }
 
-/// What the operator is told of a hop (before sanitizing: a reason may quote the envelope).
-pub(super) fn hop_line(hop: &Hop, waiting: usize) -> Option<String> {
+/// What the operator is told of a hop (before sanitizing: a reason may quote the envelope),
+/// with what still `waiting` for Enter.
+pub(super) fn hop_line(hop: &Hop, waiting: &[Waiting]) -> Option<String> {
     Some(match hop {
-        Hop::Relay { ready } => {
+        Hop::Relay { ready, .. } => {
             let first = if ready.preamble {
                 ", its preamble first"
             } else {
                 ""
             };
-            let more = match waiting {
-                0 => String::new(),
-                n => format!("; Enter puts up the next ({n} left)"),
+            let more = match waiting.first() {
+                Some(w) if w.message == ready.message => {
+                    format!("; Enter puts it up for {} next", w.to)
+                }
+                Some(_) => format!("; Enter puts up the next ({} left)", waiting.len()),
+                None if ready.turn.is_some() => "; that was its last target".to_string(),
+                None => String::new(),
             };
-            format!("Ready for {}: paste it there{first}{more}", ready.to)
+            match ready.turn {
+                Some(t) => format!(
+                    "POLL for {} ({} of {}): paste it there{first}{more}",
+                    ready.to, t.n, t.of
+                ),
+                None => format!("Ready for {}: paste it there{first}{more}", ready.to),
+            }
         }
-        Hop::Several { waiting } => format!(
-            "Clipboard left unchanged: {} envelopes for others in one copy. Enter puts up the first (for {}), then the next.",
-            waiting.len(),
-            waiting.first().map(|w| w.to.as_str()).unwrap_or("")
-        ),
+        Hop::Several { waiting } => {
+            // A POLL waits once per target: the envelopes are counted once each.
+            let mut envelopes: Vec<&str> = waiting.iter().map(|w| w.message.as_str()).collect();
+            envelopes.dedup();
+            format!(
+                "Clipboard left unchanged: {} envelopes for others in one copy. Enter puts up the first (for {}), then the next.",
+                envelopes.len(),
+                waiting.first().map(|w| w.to.as_str()).unwrap_or("")
+            )
+        }
         Hop::Refuse { reason } => format!(
             "Clipboard left unchanged: {reason}. Check what you copied before pasting it anywhere."
         ),

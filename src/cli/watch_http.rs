@@ -54,7 +54,8 @@ pub(super) fn post_hop(
     let posted = match client::post(url, &text, contact.token.as_deref(), POST_TIMEOUT) {
         Ok(response) => {
             let done =
-                deliver::record(store, &ready.message, url, &response, opts).map_err(failed)?;
+                deliver::record_to(store, &ready.message, Some(&ready.to), url, &response, opts)
+                    .map_err(failed)?;
             let verb = if done.accepted {
                 "Delivered to"
             } else {

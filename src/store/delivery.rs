@@ -41,6 +41,9 @@ pub struct Delivery {
     pub to_me: bool,
     /// When and how the operator settled it by hand (`done`, `dismissed`), if they did.
     pub settled: Option<(String, String)>,
+    /// For a POLL: each window it goes to, and when and how it was carried there (see
+    /// `fanout`). Empty for any other message.
+    pub targets: Vec<super::TargetRelay>,
 }
 
 /// A message about to be stored, as the ledger needs it.
@@ -303,11 +306,14 @@ impl Ledger {
             thread_waits_ended: false,
         };
         if self.closes {
+            // Those still to relay too: a POLL not carried to every target yet waits for
+            // its answers all the same (see `fanout`).
             let n = conn
                 .prepare_cached(
                     "UPDATE messages SET awaiting_from = NULL, awaiting_needed = NULL
                      WHERE thread_id = ?1 AND ledger_state IS NOT NULL
-                       AND ledger_state = 'awaiting' AND seq <> ?2",
+                       AND ledger_state IN ('awaiting', 'to_relay')
+                       AND awaiting_from IS NOT NULL AND seq <> ?2",
                 )?
                 .execute(params![thread, seq])?;
             arrival.thread_waits_ended = n > 0;
@@ -349,6 +355,12 @@ impl Ledger {
             .execute(params![parent.seq, stored_at])?;
         }
         if parent.to_relay && self.received && self.sender_key != parent.sender_key {
+            // A POLL goes to each target's window: the reply shows only its sender's had it.
+            if parent.poll {
+                let relayed = super::fanout::inferred(conn, parent.seq, &self.sender, stored_at)?;
+                arrival.relayed_parent = relayed == Some(true);
+                return Ok(arrival);
+            }
             let n = conn
                 .prepare_cached(
                     "UPDATE messages SET relayed_at = ?2, relay_method = ?3
@@ -374,6 +386,22 @@ pub(crate) fn parent_arrived(
         "UPDATE messages SET missing_parent = 0 WHERE parent_id = ?1 AND missing_parent = 1",
     )?
     .execute([id])?;
+    if poll_to_relay(conn, seq)? {
+        // A POLL: each of its targets that answered had it, and only those.
+        let answerers: Vec<String> = conn
+            .prepare_cached(
+                "SELECT r.sender FROM messages m JOIN messages r ON r.parent_id = m.id
+                 WHERE m.seq = ?1 AND r.direction = 'received'
+                   AND lower(trim(r.sender)) <> lower(trim(m.sender))
+                 ORDER BY r.seq",
+            )?
+            .query_map([seq], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for answerer in answerers {
+            super::fanout::inferred(conn, seq, &answerer, now)?;
+        }
+        return recompute_awaiting(conn, seq);
+    }
     let answerer: Option<String> = conn
         .prepare_cached(
             "SELECT r.sender FROM messages m JOIN messages r ON r.parent_id = m.id
@@ -392,6 +420,18 @@ pub(crate) fn parent_arrived(
         .execute(params![seq, now, inferred_relay(&answerer)])?;
     }
     recompute_awaiting(conn, seq)
+}
+
+/// Whether message `seq` is a POLL received for someone else and not relayed yet.
+fn poll_to_relay(conn: &Connection, seq: i64) -> Result<bool, StoreError> {
+    let found: Option<i64> = conn
+        .prepare_cached(
+            "SELECT 1 FROM messages WHERE seq = ?1 AND intent = 'POLL'
+               AND direction = 'received' AND to_me = 0 AND relayed_at IS NULL",
+        )?
+        .query_row([seq], |r| r.get(0))
+        .optional()?;
+    Ok(found.is_some())
 }
 
 /// Computes again who message `seq` still awaits, from its intent and every stored reply.
@@ -618,13 +658,14 @@ impl Store {
         })
     }
 
-    /// The ledger of message `id` (its row's ledger columns).
+    /// The ledger of message `id` (its row's ledger columns; a POLL's relays per target).
     pub fn delivery(&self, id: &str) -> Result<Option<Delivery>, StoreError> {
-        Ok(self
+        let mut found = self
             .conn
             .prepare_cached(&format!(
                 "SELECT ledger_state, sent_at, relayed_at, relay_method, awaiting_from,
-                            awaiting_needed, missing_parent, to_me, {settled}
+                            awaiting_needed, missing_parent, to_me, {settled}, seq,
+                            intent IS NOT NULL AND intent = 'POLL'
                      FROM messages WHERE id = ?1",
                 settled = if self.can_settle() {
                     "settled_at, settled_how"
@@ -636,7 +677,7 @@ impl Store {
                 let at: Option<String> = r.get(2)?;
                 let how: Option<String> = r.get(3)?;
                 let from: Option<String> = r.get(4)?;
-                Ok(Delivery {
+                let delivery = Delivery {
                     state: r.get(0)?,
                     sent_at: r.get(1)?,
                     relayed: at.zip(how),
@@ -647,8 +688,16 @@ impl Store {
                     missing_parent: r.get(6)?,
                     to_me: r.get(7)?,
                     settled: r.get::<_, Option<String>>(8)?.zip(r.get(9)?),
-                })
+                    targets: Vec::new(),
+                };
+                let poll: bool = r.get(11)?;
+                Ok((delivery, poll.then_some(r.get::<_, i64>(10)).transpose()?))
             })
-            .optional()?)
+            .optional()?;
+        if let Some((delivery, Some(seq))) = found.as_mut() {
+            let rows = self.keeps_target_relays();
+            delivery.targets = super::fanout::read(&self.conn, *seq, rows)?.unwrap_or_default();
+        }
+        Ok(found.map(|(d, _)| d))
     }
 }

@@ -4,6 +4,10 @@
 //! Only one new envelope, valid, for someone else is relayed by itself. Anything else leaves
 //! the clipboard as the operator copied it, with the reason said loudly: the operator must
 //! not paste something crosstalk did not vouch for without noticing.
+//!
+//! A POLL goes to each of its targets' windows (see `fanout`): it is put up for the first
+//! target it did not go to yet, and waits to be put up for each of the others in turn, each
+//! copy made for its window (fence, preamble, audit hop) as any relay is.
 
 use rusqlite::OptionalExtension;
 
@@ -29,6 +33,13 @@ const ADDRESSED_BEFORE: &str = "SELECT 1 FROM messages
     WHERE (relayed_at IS NOT NULL OR direction = 'composed')
       AND recipient_key = lower(?1) AND id <> ?2
       AND (relayed_at IS NOT NULL OR (direction = 'composed' AND status <> 'draft'))
+    LIMIT 1";
+
+/// Whether a POLL other than message ?2 was carried to target ?1 (as addresses are compared):
+/// a POLL's copies go to its targets, not to its banner's recipient (see `fanout`).
+const TARGET_BEFORE: &str = "SELECT 1 FROM message_relays
+    WHERE target_key = ?1
+      AND seq <> coalesce((SELECT seq FROM messages WHERE id = ?2), -1)
     LIMIT 1";
 
 impl Store {
@@ -121,6 +132,15 @@ impl Store {
             .prepare_cached(ADDRESSED_BEFORE)?
             .query_row(rusqlite::params![recipient, except], |r| r.get(0))
             .optional()?;
+        if found.is_some() || !self.keeps_target_relays() {
+            return Ok(found.is_some());
+        }
+        let key = super::delivery::address_key(recipient);
+        let found: Option<i64> = self
+            .conn
+            .prepare_cached(TARGET_BEFORE)?
+            .query_row(rusqlite::params![key, except], |r| r.get(0))
+            .optional()?;
         Ok(found.is_some())
     }
 }
@@ -137,6 +157,10 @@ pub struct Carrier<'a> {
     pub audit_by: Option<&'a str>,
     /// The time a hop says the envelope was passed on.
     pub now: jiff::Timestamp,
+    /// The primer goes before the envelope (after the contact's preamble), whether or not the
+    /// window had one before: the first envelope of a new conversation (`N`), which teaches
+    /// every window it goes to.
+    pub primer: bool,
 }
 
 impl<'a> Carrier<'a> {
@@ -146,8 +170,18 @@ impl<'a> Carrier<'a> {
             book,
             audit_by,
             now: jiff::Timestamp::now(),
+            primer: false,
         }
     }
+}
+
+/// Which of a POLL's targets a copy is for, when it has several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Turn {
+    /// The target's place among them, from 1, in the order the POLL lists them.
+    pub n: usize,
+    /// How many targets the POLL goes to.
+    pub of: usize,
 }
 
 /// The text a recipient's window gets, and how it was made.
@@ -165,6 +199,9 @@ pub struct ForRecipient {
     pub preamble: bool,
     /// Whether this desk's `meta: audit` hop was added.
     pub audit: bool,
+    /// For a POLL to several targets: which one this copy is for (`to` names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<Turn>,
 }
 
 impl Store {
@@ -213,32 +250,58 @@ impl Store {
         m: &super::StoredMessage,
         carrier: &Carrier<'_>,
     ) -> Result<ForRecipient, StoreError> {
+        self.for_target(m, &m.envelope.banner.to, carrier)
+    }
+
+    /// What the window of `to` gets of `m` (its recipient, or one of a POLL's targets): as
+    /// [`Store::for_recipient`], by `to`'s contact (matched by name or address) and what was
+    /// carried to `to` before.
+    pub fn for_target(
+        &self,
+        m: &super::StoredMessage,
+        to: &str,
+        carrier: &Carrier<'_>,
+    ) -> Result<ForRecipient, StoreError> {
         let (envelope, audit) = self.relay_text_and_hop(m, carrier.audit_by, carrier.now)?;
-        let to = m.envelope.banner.to.clone();
-        let fenced = carrier.book.fenced(&to);
-        let preamble = (carrier.book.find(&to))
-            .and_then(|c| c.preamble.as_deref())
-            .filter(|p| !p.trim().is_empty());
-        let preamble = match preamble {
-            Some(p) if !self.addressed_before(&to, &m.id)? => Some(p),
-            _ => None,
+        let contact = carrier.book.find(to);
+        let fenced = carrier.book.fenced(to);
+        let first = if carrier.primer {
+            Some(crate::primer::primer_prefix(contact))
+        } else {
+            let preamble =
+                (contact.and_then(|c| c.preamble.as_deref())).filter(|p| !p.trim().is_empty());
+            match preamble {
+                Some(p) if !self.addressed_before(to, &m.id)? => Some(p.to_string()),
+                _ => None,
+            }
         };
         let body = if fenced {
             crate::contacts::fence(&envelope)
         } else {
             envelope
         };
-        let text = match preamble {
+        let text = match &first {
             Some(p) => format!("{}\n\n{body}", p.trim_end()),
             None => body,
         };
+        let turn = match self.fanout(&m.id)? {
+            Some(targets) if targets.len() > 1 => (targets.iter())
+                .position(|t| crate::protocol::awaiting::same_party(&t.target, to))
+                .map(|i| Turn {
+                    n: i + 1,
+                    of: targets.len(),
+                }),
+            _ => None,
+        };
         Ok(ForRecipient {
             message: m.id.clone(),
-            to,
+            to: to.to_string(),
             text,
             fenced,
-            preamble: preamble.is_some(),
+            // The primer starts with the preamble, when the contact has one.
+            preamble: first.is_some(),
             audit,
+            turn,
         })
     }
 }
@@ -261,6 +324,10 @@ pub enum Hop {
     Relay {
         /// The envelope as its recipient's window gets it.
         ready: ForRecipient,
+        /// The same message for the other windows it goes to (a POLL's other targets), each
+        /// put up on request after this one.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        next: Vec<Waiting>,
     },
     /// Several envelopes for others: leave the clipboard alone; each is put up on request.
     Several {
@@ -290,10 +357,7 @@ impl Store {
             HopDecision::Several(ids) => {
                 let mut waiting = Vec::with_capacity(ids.len());
                 for id in ids {
-                    let to = (self.message(&id)?)
-                        .map(|m| m.envelope.banner.to)
-                        .unwrap_or_default();
-                    waiting.push(Waiting { message: id, to });
+                    waiting.extend(self.waiting_for(&id)?);
                 }
                 Hop::Several { waiting }
             }
@@ -303,8 +367,19 @@ impl Store {
     }
 
     /// Message `id` ready for its recipient, when it is stored and for someone else; a
-    /// refusal saying why not otherwise, `None` when no such message is stored.
+    /// refusal saying why not otherwise, `None` when no such message is stored. A POLL is
+    /// ready for the first of its targets it did not go to yet, the others in `next`.
     pub fn put_up_text(&self, id: &str, carrier: &Carrier<'_>) -> Result<Option<Hop>, StoreError> {
+        self.put_up_to(id, None, carrier)
+    }
+
+    /// [`Store::put_up_text`] for the window of `to` (one of a POLL's targets) when given.
+    pub fn put_up_to(
+        &self,
+        id: &str,
+        to: Option<&str>,
+        carrier: &Carrier<'_>,
+    ) -> Result<Option<Hop>, StoreError> {
         let Some(m) = self.message(id)? else {
             return Ok(None);
         };
@@ -318,8 +393,20 @@ impl Store {
                 reason: format!("{why}; copy it by hand if it may go"),
             }));
         }
+        let (to, next) = match to {
+            Some(to) => (to.to_string(), Vec::new()),
+            None => {
+                let mut waiting = self.waiting_for(id)?.into_iter();
+                let first = waiting.next().map(|w| w.to);
+                (
+                    first.unwrap_or_else(|| m.envelope.banner.to.clone()),
+                    waiting.collect(),
+                )
+            }
+        };
         Ok(Some(Hop::Relay {
-            ready: self.for_recipient(&m, carrier)?,
+            ready: self.for_target(&m, &to, carrier)?,
+            next,
         }))
     }
 }
@@ -341,6 +428,19 @@ mod tests {
             .unwrap();
         assert!(
             plan.iter().any(|l| l.contains("INDEX messages_carried")),
+            "{plan:#?}"
+        );
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {TARGET_BEFORE}"))
+            .unwrap()
+            .query_map(["x", "y"], |r| r.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|l| l.contains("INDEX message_relays_target")),
             "{plan:#?}"
         );
     }

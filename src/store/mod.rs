@@ -22,6 +22,7 @@ mod cycle;
 mod delivery;
 mod digest_index;
 mod erase;
+mod fanout;
 mod fresh;
 mod hop;
 mod id_case;
@@ -54,7 +55,8 @@ pub use browse::{Draft, DraftSave, DraftTaken, ThreadRow};
 pub use conflict::MessageVersion;
 pub use delivery::{Delivery, ulid_time};
 pub use erase::{EraseTarget, Erasure};
-pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Waiting};
+pub use fanout::{Carried, RelayedTo, TargetRelay};
+pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Turn, Waiting};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use keys::{Added, KeyRow, KeySource, SignatureCheck, is_trust_alarm};
 pub use lookup::{IdMatches, MessageLabel};
@@ -515,6 +517,13 @@ impl Store {
     /// [`schema::OBSERVED`] has neither (its threads then read as none archived).
     pub fn can_settle(&self) -> bool {
         self.version >= schema::OBSERVED
+    }
+
+    /// Whether the database keeps a POLL's relays per target: every database this crosstalk
+    /// writes does; one read without migrating from before [`schema::PER_TARGET`] does not
+    /// (its POLLs then read as relayed whole or not at all, as they were recorded).
+    pub(crate) fn keeps_target_relays(&self) -> bool {
+        self.version >= schema::PER_TARGET
     }
 
     /// The database file (`:memory:` for a database in memory).

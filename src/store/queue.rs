@@ -86,6 +86,9 @@ pub struct QueueRow {
     pub relay_method: Option<String>,
     /// A draft being composed (not a stored message): opens in the composer.
     pub unsent_draft: bool,
+    /// For a POLL to several targets (to relay, awaiting reply): how many it went to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carried: Option<super::Carried>,
 }
 
 /// One section with its first rows.
@@ -216,6 +219,7 @@ fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<QueueRow> {
         relayed_at: r.get(9)?,
         relay_method: r.get(10)?,
         unsent_draft: false,
+        carried: None,
     })
 }
 
@@ -255,7 +259,7 @@ impl Store {
     }
 
     fn state_rows(&self, state: &str, limit: i64) -> Result<(Vec<QueueRow>, usize), StoreError> {
-        let rows = self
+        let mut rows = self
             .conn
             .prepare_cached(&format!(
                 "SELECT {ROW_COLUMNS} FROM messages m
@@ -264,6 +268,15 @@ impl Store {
             ))?
             .query_map(params![state, limit], message_row)?
             .collect::<Result<Vec<_>, _>>()?;
+        // A POLL goes to each of its targets: how far it went (the few POLLs only).
+        for row in rows
+            .iter_mut()
+            .filter(|r| r.intent.as_deref() == Some("POLL"))
+        {
+            row.carried = (self.fanout(&row.message)?)
+                .filter(|t| t.len() > 1)
+                .map(|t| super::Carried::of_targets(&t));
+        }
         let count: i64 = self
             .conn
             .prepare_cached(
@@ -383,6 +396,7 @@ impl Store {
                 relayed_at: None,
                 relay_method: None,
                 unsent_draft: true,
+                carried: None,
             });
         }
         rows.sort_by(|a, b| a.since.cmp(&b.since));

@@ -307,6 +307,23 @@ END;
 -- envelope answers was inferred by the desk (`parent_inferred`: a v1.0 reply placed by its
 -- session) rather than named by it. Done by `observed` below.
 "#,
+    r#"
+-- A POLL goes to each of its targets' windows, one copy each: one row per target it was
+-- carried to (relayed, or composed here and copied), when and how (see store/fanout.rs). A
+-- received POLL counts as relayed (`relayed_at`) once every target has one. The target as the
+-- POLL writes it, and as addresses are compared (`target_key`): whether a window had an
+-- envelope before (its preamble) reads these rows too. (IF NOT EXISTS: a database whose
+-- version was set back by hand may hold them already.)
+CREATE TABLE IF NOT EXISTS message_relays (
+    seq          INTEGER NOT NULL REFERENCES messages(seq) ON DELETE CASCADE,
+    target_key   TEXT NOT NULL,
+    target       TEXT NOT NULL,
+    relayed_at   TEXT NOT NULL,
+    relay_method TEXT NOT NULL,
+    PRIMARY KEY (seq, target_key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS message_relays_target ON message_relays(target_key);
+"#,
 ];
 
 /// Work a migration needs beyond its SQL, by the version it produces.
@@ -632,6 +649,10 @@ pub const DIGEST_WHERE_PRESENT: i64 = 13;
 /// settled by hand and threads archived (see `observed`); a database before it, read without
 /// migrating, has neither of the last two.
 pub const OBSERVED: i64 = 14;
+
+/// The version from which a POLL is relayed per target (`message_relays`, see `fanout`); a
+/// database before it, read without migrating, has no such records.
+pub const PER_TARGET: i64 = 15;
 
 /// The version from which the full-text index is in a file of its own (see `search_index`);
 /// a database before it, read without migrating, has it inside.

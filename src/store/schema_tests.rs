@@ -157,14 +157,21 @@ fn moved_reply() -> [String; 2] {
     ]
 }
 
-/// What the thread list, the queue and the ledger say, as text.
+/// What the thread list, the queue and the ledger say, as text. A POLL's relays per target
+/// are left out: they came with version 15, and a database before it has none to carry over.
 fn ledger(store: &Store) -> (String, String, Vec<String>) {
     let ids = message_ids(store);
     (
         format!("{:?}", store.thread_rows("", 1000).unwrap()),
         format!("{:?}", store.queue(1000).unwrap()),
         ids.iter()
-            .map(|id| format!("{:?}", store.delivery(id).unwrap()))
+            .map(|id| {
+                let mut d = store.delivery(id).unwrap();
+                if let Some(d) = d.as_mut() {
+                    d.targets.iter_mut().for_each(|t| t.relayed = None);
+                }
+                format!("{d:?}")
+            })
             .collect(),
     )
 }
@@ -370,4 +377,91 @@ fn a_canonical_text_its_columns_do_not_render_to_is_kept_whole() {
         migrated.message(&damaged),
         Err(crate::store::StoreError::Damaged { .. })
     ));
+}
+
+/// Version 15 adds the relays per target: a database at version 14 — a POLL still to relay,
+/// one relayed whole as 14 recorded it — reads its ledger the same after migrating, and
+/// relays the first POLL per target from then on; one set back to 14 by hand, which has the
+/// table already, keeps its rows.
+#[test]
+fn a_database_before_relays_per_target_migrates_with_its_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let new_path = dir.path().join("new.db");
+    let mut new = Store::open(&new_path).unwrap();
+    let ids = crate::protocol::IdGenerator::default();
+    let (thread, waiting, relayed) = (ids.next_id(), ids.next_id(), ids.next_id());
+    let poll = |id: &str| {
+        format!(
+            "[[CLAUDE→POLL v1]]\nuser: kalle\nthread: {thread}\nmessage: {id}\nintent: POLL\n\
+             meta: routing\nTargets: [\"chatgpt://t/x\", \"gemini://g\"]\nbody: |\n  A or B?\n\
+             sig: none\n[[END]]\n"
+        )
+    };
+    for id in [&waiting, &relayed] {
+        new.import_text("test", &poll(id), &Options::default())
+            .unwrap();
+    }
+    new.mark_relayed(&relayed, "OSC 52").unwrap();
+    let listed = ledger(&new);
+
+    let old_path = dir.path().join("old.db");
+    let old = Connection::open(&old_path).unwrap();
+    migrate_to(&old, PER_TARGET - 1);
+    let columns: Vec<String> = old
+        .prepare("SELECT name FROM pragma_table_info('messages')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let columns = columns.join(", ");
+    old.execute("ATTACH ?1 AS new", [new_path.to_string_lossy()])
+        .unwrap();
+    old.execute_batch(&format!(
+        "INSERT INTO pastes SELECT * FROM new.pastes;
+         INSERT INTO paste_pieces SELECT * FROM new.paste_pieces;
+         INSERT INTO threads SELECT * FROM new.threads;
+         INSERT INTO messages ({columns}) SELECT {columns} FROM new.messages;
+         DETACH new;"
+    ))
+    .unwrap();
+    assert!(old.prepare("SELECT 1 FROM message_relays").is_err());
+    drop(old);
+
+    let mut migrated = Store::open(&old_path).unwrap();
+    assert_eq!(migrated.version, SCHEMA_VERSION);
+    assert_eq!(ledger(&migrated), listed);
+    // The one relayed whole stays relayed; the other goes to each target in turn.
+    let d = migrated.delivery(&relayed).unwrap().unwrap();
+    assert_eq!(d.relayed.map(|r| r.1).as_deref(), Some("OSC 52"));
+    assert!(d.targets.iter().all(|t| t.relayed.is_none()));
+    migrated
+        .mark_relayed_to(&waiting, "chatgpt://t/x", "OSC 52")
+        .unwrap();
+    assert_eq!(
+        migrated
+            .delivery(&waiting)
+            .unwrap()
+            .unwrap()
+            .state
+            .as_deref(),
+        Some("to_relay")
+    );
+    drop(migrated);
+
+    // Set back by hand: the migration runs again over the table it made, which keeps its rows.
+    let raw = Connection::open(&old_path).unwrap();
+    raw.pragma_update(None, "user_version", PER_TARGET - 1)
+        .unwrap();
+    drop(raw);
+    let again = Store::open(&old_path).unwrap();
+    assert_eq!(again.version, SCHEMA_VERSION);
+    let targets = again.delivery(&waiting).unwrap().unwrap().targets;
+    assert_eq!(
+        targets
+            .iter()
+            .map(|t| (t.target.as_str(), t.relayed.is_some()))
+            .collect::<Vec<_>>(),
+        [("chatgpt://t/x", true), ("gemini://g", false)]
+    );
 }

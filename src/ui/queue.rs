@@ -99,7 +99,12 @@ fn row_text(app: &App, section: Section, r: &QueueRow) -> String {
             text.push_str(&format!(" ({n} needed)"));
         }
     }
-    if let (Some(at), Some(how)) = (&r.relayed_at, &r.relay_method) {
+    if let Some(c) = r.carried.filter(|c| c.partial() && r.relayed_at.is_none()) {
+        text.push_str(&format!(
+            "  · {}",
+            crate::app::text::carried_words(section, c)
+        ));
+    } else if let (Some(at), Some(how)) = (&r.relayed_at, &r.relay_method) {
         text.push_str(&format!(
             "  · {}",
             crate::app::text::relay_words(at, how, app.now)

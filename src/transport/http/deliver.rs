@@ -50,8 +50,28 @@ pub fn record(
     response: &Response,
     opts: &Options,
 ) -> Result<Delivered, StoreError> {
+    record_to(store, message, None, url, response, opts)
+}
+
+/// [`record`] for a post to the window of `to`, one of a POLL's targets: the POLL went to
+/// that target only (see `store::fanout`), the others still wait for theirs.
+pub fn record_to(
+    store: &mut Store,
+    message: &str,
+    to: Option<&str>,
+    url: &str,
+    response: &Response,
+    opts: &Options,
+) -> Result<Delivered, StoreError> {
     let accepted = response.status == 200;
-    if accepted && !store.mark_delivered(message, super::METHOD)? {
+    let poll_target = match to {
+        Some(to) if store.fanout(message)?.is_some() => Some(to),
+        _ => None,
+    };
+    if accepted && let Some(to) = poll_target {
+        store.mark_relayed_to(message, to, super::METHOD)?;
+        store.mark_copied(message)?;
+    } else if accepted && !store.mark_delivered(message, super::METHOD)? {
         // Not a received message waiting to be relayed: one the operator composed, which now
         // waits for its reply as a copied one does.
         store.mark_copied(message)?;

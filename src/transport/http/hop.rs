@@ -106,7 +106,8 @@ impl Desk {
     }
 
     /// `POST /crosstalk/hop/next`: message `id` (the body) ready for its recipient, recorded
-    /// as relayed.
+    /// as relayed; a POLL for the next of its targets it did not go to yet (the companion asks
+    /// once per target, in the order the hop's `next` listed them).
     pub fn put_up(&mut self, body: &[u8]) -> Answer {
         let id = String::from_utf8_lossy(body).trim().to_string();
         let carrier = Carrier::now(&self.book, self.audit_by.as_deref());
@@ -123,8 +124,8 @@ impl Desk {
 
     fn answer(&mut self, hop: Hop, carry: bool, arrival: Option<Arrival>) -> Answer {
         let mut carried = false;
-        if carry && let Hop::Relay { ready } = &hop {
-            match self.store.mark_relayed(&ready.message, RELAY_METHOD) {
+        if carry && let Hop::Relay { ready, .. } = &hop {
+            match (self.store).mark_relayed_to(&ready.message, &ready.to, RELAY_METHOD) {
                 Ok(_) => carried = true,
                 Err(e) => return failed(&e),
             }
