@@ -1096,3 +1096,108 @@ fn a_poll_put_up_for_a_target_counts_as_carried_to_its_window() {
     let ready = s.for_recipient(&m, &carrier).unwrap();
     assert!(ready.fenced && !ready.preamble, "{ready:?}");
 }
+
+/// A message answered a little later in the same paste is stored relayed (inferred from the
+/// answer), as it is when the two come in two pastes: the ledger is the same either way.
+#[test]
+fn a_paste_and_the_same_envelopes_one_at_a_time_give_the_same_ledger() {
+    let v = ids(7);
+    let envs = [
+        env("CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST", ""),
+        env(
+            "CHATGPT",
+            "CLAUDE",
+            &v[0],
+            Some(&v[1]),
+            &v[2],
+            "RESPOND",
+            "",
+        ),
+        env(
+            "CLAUDE",
+            "CHATGPT",
+            &v[0],
+            Some(&v[2]),
+            &v[3],
+            "REQUEST",
+            "",
+        ),
+        env(
+            "CLAUDE",
+            "CHATGPT",
+            &v[0],
+            Some(&v[3]),
+            &v[4],
+            "BROADCAST",
+            "",
+        ),
+        env("CHATGPT", "CLAUDE", &v[0], Some(&v[4]), &v[5], "ACK", ""),
+    ];
+    let ledger = |s: &Store| -> Vec<(Option<String>, Option<String>)> {
+        v[1..6]
+            .iter()
+            .map(|id| {
+                let d = s.delivery(id).unwrap().unwrap();
+                (d.state, d.relayed.map(|r| r.1))
+            })
+            .collect()
+    };
+    let (_a, mut at_once) = store();
+    import(&mut at_once, &envs.concat());
+    let (_b, mut one_by_one) = store();
+    for e in &envs {
+        import(&mut one_by_one, e);
+    }
+    assert_eq!(ledger(&at_once), ledger(&one_by_one));
+    let l = ledger(&at_once);
+    assert_eq!(l[0].1.as_deref(), Some("inferred from CHATGPT's reply"));
+    // Claude's own follow-up proves nothing: the REQUEST it follows was answered by ChatGPT.
+    assert_eq!(l[2].1.as_deref(), None, "{l:?}");
+    assert_eq!(l[2].0.as_deref(), Some("to_relay"));
+}
+
+/// The same for a v1.0 conversation, whose places the import infers: in one paste, or one
+/// envelope at a time, or into a database holding its start already.
+#[test]
+fn a_v10_conversation_gives_the_same_ledger_however_it_is_pasted() {
+    let turns = [
+        ("CLAUDE", "CHATGPT", "intent: REQUEST\nbody: |\n  one?"),
+        ("CHATGPT", "CLAUDE", "response: |\n  two"),
+        ("CLAUDE", "CHATGPT", "intent: REQUEST\nbody: |\n  three?"),
+        ("CLAUDE", "CHATGPT", "intent: BROADCAST\nbody: |\n  four"),
+        ("CHATGPT", "CLAUDE", "response: |\n  five"),
+    ];
+    let text: Vec<String> = turns
+        .iter()
+        .map(|(f, t, b)| format!("[[{f}→{t} v1]]\nsession: s-v10\n{b}\n[[END]]\n"))
+        .collect();
+    let states = |s: &Store| -> Vec<(Option<String>, Option<String>)> {
+        let thread = s.thread_rows("", 1).unwrap()[0].summary.id.clone();
+        // In tree order, the same for every way of pasting.
+        let view = s.thread(&thread).unwrap().unwrap();
+        view.messages
+            .iter()
+            .map(|m| {
+                let d = s.delivery(&m.id).unwrap().unwrap();
+                (d.state, d.relayed.map(|r| r.1))
+            })
+            .collect()
+    };
+    let (_a, mut at_once) = store();
+    import(&mut at_once, &text.concat());
+    let (_b, mut one_by_one) = store();
+    for t in &text {
+        import(&mut one_by_one, t);
+    }
+    let (_c, mut halves) = store();
+    import(&mut halves, &text[..2].concat());
+    import(&mut halves, &text[2..].concat());
+    let want = states(&one_by_one);
+    assert_eq!(states(&at_once), want);
+    assert_eq!(states(&halves), want);
+    assert!(
+        want.iter()
+            .any(|(_, r)| r.as_deref() == Some("inferred from CHATGPT's reply")),
+        "{want:?}"
+    );
+}

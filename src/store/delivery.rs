@@ -77,11 +77,11 @@ pub(crate) struct Ledger {
     /// Composed here, or received from one of the operator's addresses.
     by_operator: bool,
     received: bool,
-    /// Its banner sender, as addresses are compared, and as written.
-    sender_key: String,
-    sender: String,
     /// It is a CLOSE: no further messages are expected in its thread.
     pub closes: bool,
+    /// When and how it was relayed as it is stored: a reply from another party follows it
+    /// closely in the input ([`Ledger::relayed_ahead`]).
+    pub relayed: Option<(String, String)>,
 }
 
 /// What a new message's arrival changed in the ledger (see [`Ledger::after_insert`]).
@@ -129,7 +129,7 @@ pub(crate) fn address_key(a: &str) -> String {
 }
 
 /// What the ledger needs of a stored message that a new one answers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ParentRow {
     pub seq: i64,
     /// It awaits replies.
@@ -140,25 +140,36 @@ pub(crate) struct ParentRow {
     pub poll: bool,
     /// Received for someone else and not relayed yet.
     pub to_relay: bool,
-    /// Its banner sender, as addresses are compared.
-    pub sender_key: String,
+    /// Its banner sender, as addresses are compared, hashed ([`party_hash`]): all a reply's
+    /// sender is compared with, and the row stays small enough to copy.
+    pub sender: u64,
 }
 
-/// The columns [`parent_row`] reads.
-pub(crate) const PARENT_COLUMNS: &str = "seq, awaiting_from IS NOT NULL, to_me, intent,
-    ledger_state IS NOT NULL AND ledger_state = 'to_relay', sender";
+/// The hash of a party as addresses are compared (trimmed, lower-cased).
+pub(crate) fn party_hash(party: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    address_key(party).hash(&mut h);
+    h.finish()
+}
 
-/// A [`ParentRow`] read with [`PARENT_COLUMNS`].
+/// The parent of a message being stored, by its id: what [`parent_row`] reads. One literal,
+/// so the statement cache finds it without a string made for each look-up.
+const PARENT_BY_ID: &str = "SELECT seq, awaiting_from IS NOT NULL, to_me, intent,
+    ledger_state IS NOT NULL AND ledger_state = 'to_relay', sender FROM messages WHERE id = ?1";
+
+/// A [`ParentRow`] read with [`PARENT_BY_ID`]'s columns.
 pub(crate) fn parent_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ParentRow> {
-    let intent: Option<String> = r.get(3)?;
-    let sender: String = r.get(5)?;
+    // Read where SQLite holds them, not copied out.
+    let intent = r.get_ref(3)?.as_str_or_null()?;
+    let sender = r.get_ref(5)?.as_str()?;
     Ok(ParentRow {
         seq: r.get(0)?,
         waits: r.get(1)?,
         to_me: r.get(2)?,
-        poll: intent.as_deref().map(Intent::parse) == Some(Intent::Poll),
+        poll: intent.map(Intent::parse) == Some(Intent::Poll),
         to_relay: r.get(4)?,
-        sender_key: address_key(&sender),
+        sender: party_hash(sender),
     })
 }
 
@@ -243,9 +254,7 @@ pub(crate) fn prepare_knowing(
     let parent = match m.parent {
         Some(_) if known.is_some() => known,
         Some(p) => conn
-            .prepare_cached(&format!(
-                "SELECT {PARENT_COLUMNS} FROM messages WHERE id = ?1"
-            ))?
+            .prepare_cached(PARENT_BY_ID)?
             .query_row([p], parent_row)
             .optional()?,
         None => None,
@@ -264,8 +273,7 @@ pub(crate) fn prepare_knowing(
         by_operator: !m.received || operator.contains(sender_key),
         received: m.received,
         recipient_key: recipient_key.clone(),
-        sender_key: sender_key.clone(),
-        sender: m.sender.to_string(),
+        relayed: None,
         closes: m.intent == Some(&Intent::Close),
     })
 }
@@ -274,7 +282,7 @@ impl Ledger {
     /// The queue's section the message starts in, as `schema::LEDGER_STATE` (by which a
     /// trigger keeps `ledger_state` afterwards) says for a message not relayed or answered yet.
     pub(crate) fn state(&self) -> Option<&'static str> {
-        if self.received && !self.to_me {
+        if self.received && !self.to_me && self.relayed.is_none() {
             Some("to_relay")
         } else if self.to_me && self.asks {
             Some("to_me")
@@ -282,6 +290,16 @@ impl Ledger {
             Some("awaiting")
         } else {
             None
+        }
+    }
+
+    /// The message is stored relayed, at `now`: `by` (another party) answers it a little later
+    /// in the same input, so it was evidently carried (as [`Ledger::after_insert`] infers
+    /// when the reply is stored, without updating the row it has just written). Only for a
+    /// message to relay: one for the operator is not theirs to carry.
+    pub(crate) fn relayed_ahead(&mut self, by: &str, now: &str) {
+        if self.received && !self.to_me {
+            self.relayed = Some((now.to_string(), inferred_relay(by)));
         }
     }
 
@@ -299,6 +317,7 @@ impl Ledger {
         thread: &str,
         seq: i64,
         handoffs: bool,
+        sender: &str,
     ) -> Result<Arrival, StoreError> {
         let mut arrival = Arrival {
             wait: ParentWait::Unchanged,
@@ -325,7 +344,7 @@ impl Ledger {
                        AND ledger_state = 'awaiting' AND intent = 'HANDOFF'
                        AND recipient_key = ?2 AND seq < ?3",
                 )?
-                .execute(params![thread, self.sender_key, seq])?;
+                .execute(params![thread, address_key(sender), seq])?;
             arrival.thread_waits_ended = n > 0;
         }
         let Some(parent) = &self.parent else {
@@ -354,19 +373,25 @@ impl Ledger {
             )?
             .execute(params![parent.seq, stored_at])?;
         }
-        if parent.to_relay && self.received && self.sender_key != parent.sender_key {
+        if parent.to_relay && self.received && party_hash(sender) != parent.sender {
             // A POLL goes to each target's window: the reply shows only its sender's had it.
             if parent.poll {
-                let relayed = super::fanout::inferred(conn, parent.seq, &self.sender, stored_at)?;
+                let relayed = super::fanout::inferred(conn, parent.seq, sender, stored_at)?;
                 arrival.relayed_parent = relayed == Some(true);
                 return Ok(arrival);
             }
+            // Its state as `schema::LEDGER_STATE` reads it once relayed (it was to relay, so
+            // not the operator's), written with the relay: the row and its indexes change
+            // once, and the trigger that keeps the state finds nothing left to do. An import
+            // of a transcript relays nearly every message it stores this way.
             let n = conn
                 .prepare_cached(
-                    "UPDATE messages SET relayed_at = ?2, relay_method = ?3
+                    "UPDATE messages SET relayed_at = ?2, relay_method = ?3,
+                        ledger_state = CASE WHEN settled_at IS NULL AND awaiting_from IS NOT NULL
+                                       THEN 'awaiting' END
                      WHERE seq = ?1 AND relayed_at IS NULL",
                 )?
-                .execute(params![parent.seq, stored_at, inferred_relay(&self.sender)])?;
+                .execute(params![parent.seq, stored_at, inferred_relay(sender)])?;
             arrival.relayed_parent = n > 0;
         }
         Ok(arrival)

@@ -78,6 +78,13 @@ pub(super) struct Prepared {
     pub filled: Option<Filled>,
     /// For a v1.0 envelope, the stored form at the place the worker guessed for it.
     pub guess: Option<Box<Guess>>,
+    /// Who answered it a little later in the input (a reply naming it as its parent, from
+    /// another party than its sender; see [`Answers`]): evidently carried, so stored as
+    /// relayed rather than relayed by an update once the reply arrives.
+    pub answered_by: Option<String>,
+    /// The message this reply marked answered (see `answered_by`), by its id as stored: the
+    /// writer takes the mark back should the reply not be stored under it after all.
+    pub marks: Option<String>,
 }
 
 /// A v1.0 envelope filled in at a guessed place (see [`Guesser`]). The writer compares the
@@ -180,6 +187,8 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
             digest: None,
             filled: None,
             guess: None,
+            answered_by: None,
+            marks: None,
         };
     }
     let env = &parsed.envelope;
@@ -203,6 +212,104 @@ fn prepare(parsed: Parsed, piece: &str) -> Prepared {
         digest,
         filled,
         guess: None,
+        answered_by: None,
+        marks: None,
+    }
+}
+
+/// How many envelopes the worker holds back before handing them on, so that a reply close
+/// behind the message it answers marks that one answered before it is stored. A transcript
+/// interleaves its conversations, but a reply nearly always comes within a few dozen
+/// envelopes of what it answers.
+const ANSWER_WINDOW: usize = 256;
+
+/// The envelopes held back ([`ANSWER_WINDOW`]), and where each message id among them is.
+#[derive(Default)]
+struct Answers {
+    held: VecDeque<Prepared>,
+    /// The number of envelopes taken before `held[0]`.
+    first: usize,
+    /// Message id (as stored) → its envelope's number, for those a reply can mark: named
+    /// ids, no errors, no POLL (a POLL is carried to each target on its own, see `fanout`).
+    by_id: HashMap<String, usize>,
+}
+
+/// What [`Answers`] reads of an envelope: its message id, sender, parent and intent as it
+/// will be stored (its own ids, or those the worker guessed for a v1.0 envelope).
+fn placed(
+    prep: &Prepared,
+) -> Option<(
+    std::borrow::Cow<'_, str>,
+    &str,
+    Option<std::borrow::Cow<'_, str>>,
+    Option<&Intent>,
+)> {
+    if prep.parsed.has_errors() {
+        return None;
+    }
+    match (&prep.filled, &prep.guess) {
+        (Some(f), _) => Some((
+            f.env.message_key()?,
+            f.env.banner.from.as_str(),
+            f.env.parent_key(),
+            f.intent.as_ref(),
+        )),
+        (None, Some(g)) => Some((
+            std::borrow::Cow::Borrowed(g.message.as_str()),
+            g.filled.env.banner.from.as_str(),
+            g.parent.as_deref().map(std::borrow::Cow::Borrowed),
+            g.filled.intent.as_ref(),
+        )),
+        _ => None,
+    }
+}
+
+impl Answers {
+    /// Takes `prep`: marks the message it answers, held back, as answered by it when it is
+    /// from another party; returns what leaves the window.
+    fn take(&mut self, mut prep: Prepared) -> Option<Prepared> {
+        let mut marked = None;
+        let mut own = None;
+        if let Some((id, from, parent, intent)) = placed(&prep) {
+            if let Some(parent) = parent {
+                let sender = super::delivery::address_key(from);
+                if let Some(p) = self
+                    .by_id
+                    .get(&*parent)
+                    .and_then(|&n| self.held.get_mut(n - self.first))
+                {
+                    let other = placed(p)
+                        .is_some_and(|(_, pf, _, _)| super::delivery::address_key(pf) != sender);
+                    if other && p.answered_by.is_none() {
+                        p.answered_by = Some(from.to_string());
+                        marked = Some(parent.into_owned());
+                    }
+                }
+            }
+            if intent != Some(&Intent::Poll) {
+                own = Some(id.into_owned());
+            }
+        }
+        prep.marks = marked;
+        if let Some(id) = own {
+            self.by_id.insert(id, self.first + self.held.len());
+        }
+        self.held.push_back(prep);
+        (self.held.len() > ANSWER_WINDOW)
+            .then(|| self.pop())
+            .flatten()
+    }
+
+    /// The oldest envelope held, leaving.
+    fn pop(&mut self) -> Option<Prepared> {
+        let prep = self.held.pop_front()?;
+        if let Some((id, ..)) = placed(&prep) {
+            if self.by_id.get(&*id) == Some(&self.first) {
+                self.by_id.remove(&*id);
+            }
+        }
+        self.first += 1;
+        Some(prep)
     }
 }
 
@@ -377,9 +484,22 @@ pub(super) fn run(
                 ex = ex.at_input_start();
             }
             let mut batch = Vec::with_capacity(BATCH);
-            for p in ex.by_ref() {
+            let mut answers = Answers::default();
+            let mut extracted = ex.by_ref().map(|p| {
                 let mut prep = prepare(p, piece);
                 guesser.next(&mut prep);
+                prep
+            });
+            // Held back a little (see `Answers`), and all handed on at the piece's end.
+            loop {
+                let next = match extracted.next() {
+                    Some(prep) => answers.take(prep),
+                    None => match answers.pop() {
+                        Some(prep) => Some(prep),
+                        None => break,
+                    },
+                };
+                let Some(prep) = next else { continue };
                 batch.push(prep);
                 if batch.len() == BATCH {
                     free(&spent);
@@ -389,6 +509,7 @@ pub(super) fn run(
                     }
                 }
             }
+            drop(extracted);
             diagnostics = ex.into_diagnostics();
             free(&spent);
             if !batch.is_empty() && events.send(Event::Envelopes(batch)).is_err() {

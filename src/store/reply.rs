@@ -201,7 +201,7 @@ impl Store {
             ],
         )?;
         let seq = tx.last_insert_rowid();
-        ledger.after_insert(&tx, time, thread, seq, true)?;
+        ledger.after_insert(&tx, time, thread, seq, true, &env.banner.from)?;
         let existing: String = tx.query_row(
             "SELECT participants FROM threads WHERE id = ?1",
             [thread],

@@ -44,10 +44,11 @@ const INSERT_MESSAGE: &str = "INSERT INTO messages (id, thread_id, parent_id, pa
         status, sender, recipient, version, user, session, context, intent, intent_raw,
         body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
         digest, ids_assigned, received_at, sent_at, recipient_key, to_me,
-        awaiting_from, awaiting_needed, missing_parent, ledger_state, parent_inferred)
+        awaiting_from, awaiting_needed, missing_parent, ledger_state, parent_inferred,
+        relayed_at, relay_method)
      VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11,
         ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,
-        ?27, ?28, ?29, ?30, ?31, ?32)";
+        ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)";
 
 /// The in-memory sets' hasher: their keys are [`id_key`]s, hashes already, so each is its own
 /// hash instead of being hashed a second time with SipHash on every look-up.
@@ -168,7 +169,7 @@ pub(super) struct Run<'c> {
     parents: HashMap<String, ParentRow>,
     /// Threads holding a HANDOFF that waits for its new owner to write (see
     /// `Ledger::after_insert`): read at every piece's start, kept as this writer stores them.
-    handoffs: HashSet<String>,
+    handoffs: HashMap<String, HashSet<String>>,
     /// [`INSERT_MESSAGE`], prepared once: taking it from the connection's statement cache
     /// hashed and compared its 600 characters on the way out and again on the way back, for
     /// every envelope.
@@ -268,14 +269,17 @@ fn awaiting(conn: &Connection) -> Result<HashSet<String>, StoreError> {
 
 /// The threads holding a HANDOFF that still waits: a handful, off the ledger's index of
 /// waiting messages.
-fn waiting_handoffs(conn: &Connection) -> Result<HashSet<String>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT DISTINCT thread_id FROM messages
-             WHERE ledger_state IS NOT NULL AND ledger_state = 'awaiting' AND intent = 'HANDOFF'",
-        )?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+fn waiting_handoffs(conn: &Connection) -> Result<HashMap<String, HashSet<String>>, StoreError> {
+    let mut out: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT thread_id, recipient_key FROM messages
+         WHERE ledger_state IS NOT NULL AND ledger_state = 'awaiting' AND intent = 'HANDOFF'",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        out.entry(r.get(0)?).or_default().insert(r.get(1)?);
+    }
+    Ok(out)
 }
 
 /// Whether a message stored with `intent` (waiting, with `waits`) is a HANDOFF that waits.
@@ -322,11 +326,13 @@ impl Run<'_> {
             // session's last message is now.
             self.threads.clear();
             self.forget_session_threads();
+            // And which threads hold a HANDOFF that waits (this writer keeps the set for its
+            // own; another's may have added or ended some).
+            self.handoffs = waiting_handoffs(self.conn)?;
         }
         self.parents.clear();
         self.last_seq = now;
         self.awaiting = awaiting(self.conn)?;
-        self.handoffs = waiting_handoffs(self.conn)?;
         self.trust = super::keys::Ledger::load(self.conn)?;
         self.piece_started = Instant::now();
         Ok(())
@@ -357,6 +363,8 @@ impl Run<'_> {
             digest,
             filled,
             guess,
+            answered_by,
+            marks,
         } = prep;
         // Invalid ids named before (or, when asked, any) are replaced before anything else.
         // The envelope's index in the input is what its ids made on receipt derive from.
@@ -375,6 +383,9 @@ impl Run<'_> {
             self.stored_ids = None;
         }
         if p.has_errors() {
+            if let Some(marked) = marks.as_deref() {
+                self.unmark(marked, &p.envelope.banner.from)?;
+            }
             return Ok(Some(ImportItem {
                 span: p.span,
                 outcome: Outcome::Rejected,
@@ -473,6 +484,8 @@ impl Run<'_> {
                     p.envelope.session(),
                 ) {
                     let first = Prepared {
+                        answered_by: answered_by.clone(),
+                        marks: marks.clone(),
                         parsed: p.clone(),
                         raw: raw.clone(),
                         digest: Some(base.clone()),
@@ -559,10 +572,10 @@ impl Run<'_> {
             Some(edit) => std::borrow::Cow::Borrowed(edit),
             None => std::borrow::Cow::Owned(super::texts::raw_edit(raw, &filled.canonical)),
         };
-        let known = parent.as_deref().and_then(|p| self.parents.get(p).cloned());
+        let known = parent.as_deref().and_then(|p| self.parents.get(p).copied());
         // As the ledger reads it back from the stored intent.
         let poll = filled.intent.as_ref().map(|i| Intent::parse(i.as_str())) == Some(Intent::Poll);
-        let ledger = super::delivery::prepare_knowing(
+        let mut ledger = super::delivery::prepare_knowing(
             self.conn,
             &super::delivery::NewMessage {
                 id: &message,
@@ -578,6 +591,10 @@ impl Run<'_> {
             known,
             Some(&filled.ledger),
         )?;
+        // Answered a little later in the input by another party: carried, so stored relayed.
+        if let Some(by) = answered_by.as_deref() {
+            ledger.relayed_ahead(by, &self.now);
+        }
         self.insert.execute(params![
             message,
             thread,
@@ -614,10 +631,23 @@ impl Run<'_> {
             ledger.state(),
             // The desk placed it (its session's), the envelope named no parent.
             parent.is_some() && p.envelope.parent().is_none(),
+            ledger.relayed.as_ref().map(|r| r.0.as_str()),
+            ledger.relayed.as_ref().map(|r| r.1.as_str()),
         ])?;
         let seq = self.conn.last_insert_rowid();
-        let handoffs = self.handoffs.contains(&thread);
-        let arrival = ledger.after_insert(self.conn, &self.now, &thread, seq, handoffs)?;
+        // Only where a HANDOFF of the thread waits for this sender to write.
+        let handoffs = self.handoffs.get_mut(&thread).is_some_and(|to| {
+            // Every HANDOFF of the thread to this sender ends now.
+            !to.is_empty() && to.remove(&super::delivery::address_key(&env.banner.from))
+        });
+        let arrival = ledger.after_insert(
+            self.conn,
+            &self.now,
+            &thread,
+            seq,
+            handoffs,
+            &env.banner.from,
+        )?;
         if arrival.thread_waits_ended {
             // Waits of other messages of the thread ended: their rows are read again.
             self.parents.clear();
@@ -641,7 +671,8 @@ impl Run<'_> {
             }
         }
         if handoff_waits(filled.intent.as_ref(), ledger.awaiting_from.is_some()) {
-            self.handoffs.insert(thread.clone());
+            (self.handoffs.entry(thread.clone()).or_default())
+                .insert(super::delivery::address_key(&env.banner.to));
         }
         let mut row = Some(ParentRow {
             seq,
@@ -649,7 +680,7 @@ impl Run<'_> {
             to_me: ledger.to_me,
             poll,
             to_relay: ledger.state() == Some("to_relay"),
-            sender_key: super::delivery::address_key(&env.banner.from),
+            sender: super::delivery::party_hash(&env.banner.from),
         });
         // Only an answer (a RESPOND, NACK, ERROR or CLOSE, not an ACK) answers, as the ledger
         // counts it.
@@ -697,6 +728,11 @@ impl Run<'_> {
         if let Some(row) = row {
             self.parents.insert(message.clone(), row);
         }
+        // It marked the message it was to answer as carried ahead of time: not that one after
+        // all (placed elsewhere), so the mark goes back.
+        if let Some(marked) = marks.as_deref().filter(|m| parent.as_deref() != Some(*m)) {
+            self.unmark(marked, &p.envelope.banner.from)?;
+        }
         if let Some(parent) = parent {
             self.named_parents.insert(id_key(&parent));
         }
@@ -714,6 +750,25 @@ impl Run<'_> {
             thread: Some(thread),
             diagnostics,
         }))
+    }
+
+    /// Takes back the relay stored ahead of time for message `id` (see `prepare::Answers`):
+    /// the reply of `by` that marked it was not stored under it.
+    fn unmark(&mut self, id: &str, by: &str) -> Result<(), StoreError> {
+        // The trigger that keeps `ledger_state` puts it back to relay.
+        let n = self
+            .conn
+            .prepare_cached(
+                "UPDATE messages SET relayed_at = NULL, relay_method = NULL
+                 WHERE id = ?1 AND relayed_at = ?2 AND relay_method = ?3",
+            )?
+            .execute(params![id, self.now, super::delivery::inferred_relay(by)])?;
+        if n > 0 {
+            if let Some(row) = self.parents.get_mut(id) {
+                row.to_relay = true;
+            }
+        }
+        Ok(())
     }
 
     /// Whether a message stored before this import names `id` as its parent. (The new id is
