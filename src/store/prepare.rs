@@ -234,16 +234,17 @@ struct Answers {
     by_id: HashMap<String, usize>,
 }
 
-/// What [`Answers`] reads of an envelope: its message id, sender, parent and intent as it
-/// will be stored (its own ids, or those the worker guessed for a v1.0 envelope).
-fn placed(
-    prep: &Prepared,
-) -> Option<(
-    std::borrow::Cow<'_, str>,
-    &str,
-    Option<std::borrow::Cow<'_, str>>,
-    Option<&Intent>,
-)> {
+/// What [`Answers`] reads of an envelope: its message id, sender, parent and intent.
+type Placed<'p> = (
+    std::borrow::Cow<'p, str>,
+    &'p str,
+    Option<std::borrow::Cow<'p, str>>,
+    Option<&'p Intent>,
+);
+
+/// What [`Answers`] reads of an envelope as it will be stored (its own ids, or those the
+/// worker guessed for a v1.0 envelope).
+fn placed(prep: &Prepared) -> Option<Placed<'_>> {
     if prep.parsed.has_errors() {
         return None;
     }
