@@ -459,18 +459,12 @@ fn filter_condition(filter: &str) -> (Vec<String>, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::test_support::query_plan;
 
     #[test]
     fn signature_alarms_read_the_signatures_not_every_message() {
         let store = Store::open_in_memory().unwrap();
-        let plan: Vec<String> = store
-            .conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {SIGNATURE_ALARMS}"))
-            .unwrap()
-            .query_map([], |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let plan = query_plan(&store.conn, SIGNATURE_ALARMS, []);
         assert_eq!(plan[0], "SCAN s", "{plan:#?}");
         assert!(plan[1].contains("INTEGER PRIMARY KEY"), "{plan:#?}");
     }
@@ -488,14 +482,7 @@ mod tests {
                   WHERE d.thread_id = t.id AND d.missing_parent = 1)
              FROM threads t"
         );
-        let plan: Vec<String> = store
-            .conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .unwrap()
-            .query_map([], |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let plan = query_plan(&store.conn, &sql, []);
         // Every count and date is read off the index alone, never the message rows.
         let ledger: Vec<&String> = plan.iter().filter(|l| l.contains("messages")).collect();
         assert_eq!(ledger.len(), 7, "{plan:#?}");

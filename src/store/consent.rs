@@ -242,10 +242,8 @@ mod tests {
     #[test]
     fn ids_are_followed_through_the_index_of_messages_naming_one() {
         let store = Store::open_in_memory().unwrap();
-        let sql = format!("EXPLAIN QUERY PLAN {}", naming_ids());
-        let mut stmt = store.conn.prepare(&sql).unwrap();
-        let steps = stmt.query_map(["[]"], |r| r.get::<_, String>(3)).unwrap();
-        let plan = steps.collect::<Result<Vec<_>, _>>().unwrap().join("\n");
+        let plan =
+            crate::store::test_support::query_plan(&store.conn, &naming_ids(), ["[]"]).join("\n");
         assert!(plan.contains("USING INDEX messages_consent_ids"), "{plan}");
     }
 

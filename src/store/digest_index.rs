@@ -179,25 +179,11 @@ mod tests {
         let old_path = dir.path().join("old.db");
         let old = Connection::open(&old_path).unwrap();
         crate::store::schema::migrate_to(&old, super::super::schema::DIGEST_WHERE_PRESENT - 1);
-        let columns: Vec<String> = old
-            .prepare("SELECT name FROM pragma_table_info('messages')")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        let columns = columns.join(", ");
-        old.execute("ATTACH ?1 AS new", [new_path.to_string_lossy()])
-            .unwrap();
-        old.execute_batch(&format!(
-            "INSERT INTO pastes SELECT * FROM new.pastes;
-             INSERT INTO paste_pieces SELECT * FROM new.paste_pieces;
-             INSERT INTO threads SELECT id, context, participants, message_count, created_at,
-            last_activity, seen_at FROM new.threads;
-             INSERT INTO messages ({columns}) SELECT {columns} FROM new.messages;
-             DETACH new;"
-        ))
-        .unwrap();
+        crate::store::test_support::copy_rows(
+            &old,
+            &new_path,
+            &["pastes", "paste_pieces", "threads", "messages"],
+        );
         assert_eq!(
             digest_indexes(&old),
             ["sqlite_autoindex_messages_1", "sqlite_autoindex_messages_2"]

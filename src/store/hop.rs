@@ -414,30 +414,17 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::test_support::query_plan;
 
     #[test]
     fn whether_a_window_had_an_envelope_before_reads_the_carried_index() {
         let store = Store::open_in_memory().unwrap();
-        let plan: Vec<String> = store
-            .conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {ADDRESSED_BEFORE}"))
-            .unwrap()
-            .query_map(["x", "y"], |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let plan = query_plan(&store.conn, ADDRESSED_BEFORE, ["x", "y"]);
         assert!(
             plan.iter().any(|l| l.contains("INDEX messages_carried")),
             "{plan:#?}"
         );
-        let plan: Vec<String> = store
-            .conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {TARGET_BEFORE}"))
-            .unwrap()
-            .query_map(["x", "y"], |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let plan = query_plan(&store.conn, TARGET_BEFORE, ["x", "y"]);
         assert!(
             plan.iter()
                 .any(|l| l.contains("INDEX message_relays_target")),

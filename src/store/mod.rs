@@ -45,6 +45,8 @@ mod schema;
 mod search;
 mod search_index;
 mod settle;
+#[cfg(test)]
+mod test_support;
 mod texts;
 mod tree;
 mod v10_place;

@@ -454,16 +454,7 @@ mod tests {
     }
 
     fn plan(store: &Store, sql: &str) -> String {
-        let mut stmt = store
-            .conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .unwrap();
-        let rows = stmt
-            .query_map(params!["to_relay", 10], |r| r.get::<_, String>(3))
-            .unwrap()
-            .collect::<Result<Vec<_>, _>>()
-            .unwrap();
-        rows.join("\n")
+        crate::store::test_support::query_plan(&store.conn, sql, params!["to_relay", 10]).join("\n")
     }
 
     #[test]

@@ -407,24 +407,11 @@ fn a_database_before_relays_per_target_migrates_with_its_ledger() {
     let old_path = dir.path().join("old.db");
     let old = Connection::open(&old_path).unwrap();
     migrate_to(&old, PER_TARGET - 1);
-    let columns: Vec<String> = old
-        .prepare("SELECT name FROM pragma_table_info('messages')")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let columns = columns.join(", ");
-    old.execute("ATTACH ?1 AS new", [new_path.to_string_lossy()])
-        .unwrap();
-    old.execute_batch(&format!(
-        "INSERT INTO pastes SELECT * FROM new.pastes;
-         INSERT INTO paste_pieces SELECT * FROM new.paste_pieces;
-         INSERT INTO threads SELECT * FROM new.threads;
-         INSERT INTO messages ({columns}) SELECT {columns} FROM new.messages;
-         DETACH new;"
-    ))
-    .unwrap();
+    crate::store::test_support::copy_rows(
+        &old,
+        &new_path,
+        &["pastes", "paste_pieces", "threads", "messages"],
+    );
     assert!(old.prepare("SELECT 1 FROM message_relays").is_err());
     drop(old);
 

@@ -903,13 +903,7 @@ mod tests {
 
     /// The plan SQLite picks for `sql`, one line per step.
     fn plan(conn: &Connection, sql: &str) -> String {
-        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-        let rows = stmt
-            .query_map([], |r| r.get::<_, String>(3))
-            .unwrap()
-            .collect::<Result<Vec<_>, _>>()
-            .unwrap();
-        rows.join("\n")
+        crate::store::test_support::query_plan(conn, sql, []).join("\n")
     }
 
     #[test]
