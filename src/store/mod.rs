@@ -54,7 +54,7 @@ pub use backup::Backup;
 pub use browse::{Draft, DraftSave, DraftTaken, ThreadRow};
 pub use conflict::MessageVersion;
 pub use delivery::{Delivery, ulid_time};
-pub use erase::{EraseTarget, Erasure};
+pub use erase::{EARLIER_COPIES, EraseTarget, Erasure};
 pub use fanout::{Carried, RelayedTo, TargetRelay};
 pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Turn, Waiting};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
