@@ -140,6 +140,9 @@ codes! {
     /// or `<pre>` between its lines): it was read as a one-line envelope, its body's line
     /// breaks lost.
     HtmlLinesLost = "html-lines-lost", Warning;
+    /// A mail's text part names a character set that cannot be converted: it was read as
+    /// UTF-8, what is not UTF-8 as U+FFFD.
+    UnknownCharset = "unknown-charset", Warning;
     /// A message forwarded inside forwarded messages deeper than the gateway reads: what it
     /// holds was not searched for envelopes.
     MailTooDeep = "mail-too-deep", Warning;
