@@ -35,6 +35,7 @@ pub mod meaning;
 pub mod model;
 mod parse;
 pub mod pii;
+mod pii_fold;
 pub mod poll;
 mod quick;
 pub mod render;
