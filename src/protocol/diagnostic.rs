@@ -134,6 +134,9 @@ codes! {
     StrayEnd = "stray-end", Warning;
     /// A banner with nothing of an envelope after it.
     LoneBanner = "lone-banner", Warning;
+    /// A banner name or address, an announced `Key-ID` or a signature's key id whose
+    /// letters mix scripts (`аlice` with a Cyrillic `а`): it reads as another one.
+    MixedScript = "mixed-script", Warning;
     /// Bytes that are not UTF-8 were replaced with U+FFFD.
     InvalidUtf8 = "invalid-utf8", Warning;
     /// A mail's HTML part held an envelope without line structure (no `<br>`, `<p>`, `<div>`

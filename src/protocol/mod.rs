@@ -40,6 +40,7 @@ pub mod poll;
 mod quick;
 pub mod render;
 mod scan;
+pub mod scripts;
 pub mod signature;
 mod spare;
 pub mod trust;
