@@ -109,6 +109,23 @@ pub fn sanitize_line(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// An identifier (a key id, a banner name or address) on one line made safe, followed by
+/// the mark of a look-alike when its letters mix scripts: `аlice@example.com ⚠ mixes
+/// Cyrillic and Latin letters` (see [`crate::protocol::scripts`]). Every place that shows
+/// such an identifier to the operator shows it so.
+pub fn marked_id(id: &str) -> Cow<'_, str> {
+    match look_alike_mark(id) {
+        Some(mark) => Cow::Owned(format!("{} {mark}", sanitize_line(id))),
+        None => sanitize_line(id),
+    }
+}
+
+/// The mark [`marked_id`] adds, alone (`⚠ mixes Cyrillic and Latin letters`): for a place
+/// that quotes the identifier in its own way.
+pub fn look_alike_mark(id: &str) -> Option<String> {
+    crate::protocol::scripts::look_alike(id).map(|why| format!("⚠ {why}"))
+}
+
 /// Whether `c` must never be written raw to a terminal: C0 controls other than newline, DEL,
 /// C1 controls, bidi controls, invisible format characters, tag characters and variation
 /// selectors (invisible text a model reads), and characters that draw as nothing. [`sanitize`] shows them as placeholders; the app's editors remove
@@ -232,5 +249,19 @@ mod tests {
         assert!(matches!(sanitize("héllo\nwörld"), Cow::Borrowed(_)));
         assert_eq!(sanitize("a\tb"), "a       b");
         assert_eq!(sanitize_line("a\nb"), "a␊b");
+    }
+
+    #[test]
+    fn a_mixed_script_identifier_is_marked_and_a_plain_one_is_not() {
+        assert_eq!(
+            marked_id("\u{430}lice@example.com"),
+            "\u{430}lice@example.com ⚠ mixes Cyrillic and Latin letters"
+        );
+        assert_eq!(marked_id("alice@example.com"), "alice@example.com");
+        // Still made safe first.
+        assert_eq!(
+            marked_id("\u{430}lice\u{1b}"),
+            "\u{430}lice␛ ⚠ mixes Cyrillic and Latin letters"
+        );
     }
 }

@@ -62,6 +62,11 @@ fn x_asks_y_erases_esc_keeps() {
     );
     assert_eq!(ask.plan.orphaned_replies, 1);
     assert!(s.contains("cannot be undone"), "{s}");
+    // Erasing reaches this database only, and the question says so.
+    assert!(
+        s.contains("Backups and exports made before this") && s.contains("still hold"),
+        "{s}"
+    );
 
     // Esc keeps everything; so does any key other than y.
     t.key(KeyCode::Esc, NONE);

@@ -252,3 +252,40 @@ fn the_preview_shows_the_ids_the_import_will_make() {
         "the import made the id shown"
     );
 }
+
+/// A signature whose key id is spelled in look-alike letters (`аlice` with a Cyrillic `а`),
+/// and a banner name so spelled: the inspector's title and signature line and the `K` popup
+/// mark each, with the scripts it mixes.
+#[test]
+fn look_alike_key_ids_and_names_are_marked_in_the_inspector_and_the_keys_popup() {
+    use crosstalk::protocol::keys::public_key_txt;
+    use crosstalk::protocol::signature::{SigFormat, sign_envelope};
+    use crosstalk::protocol::{Options, extract, render};
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 200, 50);
+    let [thread, message] = [0, 1].map(|i| ids(2)[i].clone());
+    let sk = ed25519_dalek::SigningKey::from_bytes(&[5; 32]);
+    let look_alike = "\u{430}lice@example.com";
+    let text = format!(
+        "[[\u{421}LAUDE→op v1]]\nuser: kalle\nthread: {thread}\nmessage: {message}\n\
+         context: look-alikes\nintent: BROADCAST\n\nmeta: keys\nKey-ID: {look_alike}\n\
+         Public-Key: {}\n\nbody: |\n  Hello.\nsig: none\n[[END]]\n",
+        public_key_txt(&sk.verifying_key())
+    );
+    let mut env = extract(&text, &Options::default()).envelopes[0]
+        .envelope
+        .clone();
+    sign_envelope(&mut env, &sk, SigFormat::Ed25519, look_alike);
+    t.act(Action::Paste(render(&env)));
+    t.key(KeyCode::Enter, NONE);
+
+    let mark = "⚠ mixes Cyrillic and Latin letters";
+    let (line, _) = t.app.inspector.signature_line.clone().expect("signed");
+    assert!(line.contains(&format!("`{look_alike}` {mark}")), "{line}");
+    let s = t.screen();
+    assert!(s.contains(&format!("\u{421}LAUDE {mark}")), "{s}");
+
+    t.keys("K");
+    let s = t.screen();
+    assert!(s.contains(&format!("{look_alike} {mark}")), "{s}");
+}

@@ -151,6 +151,12 @@ fn delete_asks_for_yes_in_scripts_then_erases_and_reports() {
         "{}",
         r.stderr
     );
+    assert!(
+        r.stderr
+            .contains("Backups and exports made before this still hold the erased text"),
+        "the refusal says what erasing cannot reach: {}",
+        r.stderr
+    );
     assert_eq!(thread_ids(&db).len(), 2, "nothing went without --yes");
 
     let r = run(&db, &["delete", "thread", &gone[..12], "--yes", "--json"]);
@@ -158,6 +164,11 @@ fn delete_asks_for_yes_in_scripts_then_erases_and_reports() {
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["threads"], 1);
     assert!(v["messages"].as_u64().unwrap() >= 1);
+    assert_eq!(v["earlier_copies_untouched"], true);
+    assert!(
+        v["note"].as_str().unwrap().contains("Backups and exports"),
+        "{v}"
+    );
     assert_eq!(thread_ids(&db), vec![kept.clone()]);
 
     let show = run(&db, &["show", kept, "--json"]);
@@ -171,6 +182,12 @@ fn delete_asks_for_yes_in_scripts_then_erases_and_reports() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.starts_with("erased message"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("Backups and exports made before this still hold the erased text"),
+        "{}",
+        r.stdout
+    );
     let show = run(&db, &["show", kept, "--json"]);
     let v: Value = serde_json::from_str(&show.stdout).unwrap();
     assert_eq!(v["messages"].as_array().unwrap().len(), count - 1);

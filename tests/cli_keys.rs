@@ -500,3 +500,99 @@ fn sign_names_its_key_and_verify_shows_a_hostile_key_id_escaped() {
         );
     }
 }
+
+/// A key id in Cyrillic look-alikes is another id than the Latin one (its exact text), and
+/// every place that shows it marks it: `verify` (against the store and with `--key`), `keys
+/// list` and its JSON, `check` and `show`.
+#[test]
+fn a_key_id_in_look_alike_letters_is_marked_wherever_it_is_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(dir.path());
+    let sk = SigningKey::from_bytes(&[7; 32]);
+    let pem = dir.path().join("mallory.pem");
+    std::fs::write(&pem, sk.to_pkcs8_pem(LineEnding::LF).unwrap().as_bytes()).unwrap();
+    let pem_s = pem.display().to_string();
+    let txt = public_key_txt(&sk.verifying_key());
+    let look_alike = "\u{430}lice@example.com";
+    let mark = "⚠ mixes Cyrillic and Latin letters";
+    let signed = run(
+        &[
+            "sign", "--key", &pem_s, "--pkid", look_alike, "--format", "ed25519", "-",
+        ],
+        UNSIGNED,
+    );
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+
+    // Checked with the key given: the line names the id and marks it.
+    let r = run(&["verify", "--key", &txt, "-"], &signed.stdout);
+    assert!(
+        r.stdout.contains(&format!("key id `{look_alike}` {mark}")),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["--db", &db, "keys", "add", look_alike, &txt], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains(mark), "{}", r.stdout);
+    // The Latin id is another one: nothing is known for it.
+    let r = run(&["--db", &db, "keys", "trust", "alice@example.com"], "");
+    assert_ne!(r.code, 0, "{}", r.stdout);
+
+    let r = run(&["--db", &db, "verify", "-"], &signed.stdout);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(mark),
+        "verified, and still marked: {}",
+        r.stdout
+    );
+    let r = run(&["--db", &db, "verify", "--json", "-"], &signed.stdout);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v[0]["look_alike"], "mixes Cyrillic and Latin letters");
+
+    let r = run(&["--db", &db, "keys", "list"], "");
+    assert!(
+        r.stdout.contains(&format!("{look_alike} {mark}")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        list(&db)[0]["look_alike"],
+        "mixes Cyrillic and Latin letters"
+    );
+
+    // `check` reports it as a finding of the envelope; a plain id is not marked.
+    let r = run(&["check", "-"], &signed.stdout);
+    assert!(
+        r.stdout.contains("[mixed-script]") || r.stderr.contains("[mixed-script]"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    let plain = run(
+        &[
+            "sign",
+            "--key",
+            &pem_s,
+            "--pkid",
+            "alice@example.com",
+            "--format",
+            "ed25519",
+            "-",
+        ],
+        UNSIGNED,
+    );
+    let r = run(&["verify", "--key", &txt, "-"], &plain.stdout);
+    assert!(!r.stdout.contains('⚠'), "{}", r.stdout);
+    let r = run(&["check", "-"], &plain.stdout);
+    assert!(!format!("{}{}", r.stdout, r.stderr).contains("mixed-script"));
+
+    // A banner name in look-alike letters is marked where `show` names it.
+    let spoofed = UNSIGNED.replace("[[ALICE→BOB", "[[\u{410}LICE→BOB");
+    let r = run(&["--db", &db, "import", "-"], &spoofed);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = run(&["--db", &db, "show", "01J9J3D3M6A4M3WQX8G1ZQ0S7K"], "");
+    assert!(
+        r.stdout.contains(&format!("\u{410}LICE {mark}")),
+        "{}",
+        r.stdout
+    );
+}

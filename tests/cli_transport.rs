@@ -317,6 +317,42 @@ fn an_html_envelope_without_lines_is_said_to_have_lost_them() {
     assert_eq!(v[0]["diagnostics"][0]["code"], "html-lines-lost", "{v:#}");
 }
 
+/// A mail part in a character set that cannot be converted is read as UTF-8, and every
+/// command that reads mail says so, naming the mail, the part and the character set.
+#[test]
+fn a_part_in_an_unknown_character_set_is_named_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let file = dir.path().join("klingon.eml");
+    let mut mail = format!(
+        "From: k@example.com\r\nSubject: s\r\nMIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=x-klingon\r\n\
+         Content-Transfer-Encoding: 8bit\r\n\r\n{}",
+        env("01K0000000000000000000000B", None, "qapla", "").replace('\n', "\r\n")
+    )
+    .into_bytes();
+    mail.extend_from_slice(b"caf\xe9\r\n");
+    std::fs::write(&file, mail).unwrap();
+    let f = file.to_str().unwrap();
+    let said =
+        "mail 1, text part 1: its character set `x-klingon` is not one crosstalk can convert";
+    for cmd in ["parse", "check", "import"] {
+        let r = run(&db, &[cmd, f], "");
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(all.contains(said), "{cmd}: {all}");
+        assert!(
+            all.contains("[unknown-charset]") || cmd == "import",
+            "{cmd}: {all}"
+        );
+    }
+    let json = run(&db, &["import", "--json", f], "");
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    let codes: Vec<&str> = (v[0]["diagnostics"].as_array().unwrap().iter())
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"unknown-charset"), "{v:#}");
+}
+
 #[test]
 fn a_directory_of_envelope_files_imports_sorted_and_split_writes_them_back() {
     let dir = tempfile::tempdir().unwrap();

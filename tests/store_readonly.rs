@@ -1,6 +1,7 @@
-//! Databases that cannot be written: a read-only file, a read-only folder, a full disk. The
-//! commands that only read (threads, show, search, export) work on them; writes fail with an
-//! error that names the file and says what to do.
+//! Databases that cannot be written: a read-only file, a read-only folder, a full disk, a
+//! damaged file. The commands that only read (threads, show, search, export) work on them
+//! (a damaged one as far as its pages can be read); writes fail with an error that names
+//! the file and says what to do, and a damaged database is not written at all.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -153,4 +154,187 @@ fn a_newer_database_that_is_read_only_is_still_refused() {
         .err()
         .expect("a newer database was opened");
     assert!(matches!(e, StoreError::TooNew { found: 99, .. }), "{e:?}");
+}
+
+/// A tmpfs of `size` mounted on `dir` for as long as it lives, when this process may mount
+/// one (root, with mount(8) at hand): a disk that really fills, without touching the one the
+/// tests run on.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then(|| Tmpfs(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Fills the file system holding `dir` to its last byte.
+fn fill(dir: &Path) {
+    use std::io::Write;
+    let mut f = std::fs::File::create(dir.join("filler")).unwrap();
+    for size in [1 << 16, 1 << 12, 1 << 9, 1] {
+        let block = vec![0u8; size];
+        while f.write_all(&block).and_then(|()| f.flush()).is_ok() {}
+    }
+    let _ = f.sync_all();
+}
+
+fn crosstalk(db: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_crosstalk"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("XDG_CONFIG_HOME", db.parent().unwrap())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// At 0 bytes free SQLite cannot make or grow its shared memory and log, and said "disk I/O
+/// error" to every command, reads too. Reads now work (the database read as it is), and a
+/// write says the disk is full and names the file.
+#[test]
+fn a_full_disk_is_read_and_writes_say_the_disk_is_full() {
+    let (dir, _) = paths();
+    let disk = dir.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let Some(_mounted) = Tmpfs::mount(&disk, "4m") else {
+        println!("skipped: no tmpfs can be mounted here (not root, or no mount(8))");
+        return;
+    };
+    let path = disk.join("history.db");
+    let thread = filled(&path, &IdGenerator::new());
+    fill(&disk);
+
+    let mut store = Store::open(&path).unwrap_or_else(|e| panic!("open on a full disk: {e}"));
+    assert_eq!(store.read_only(), Some("the disk is full"));
+    assert_eq!(store.threads(10).unwrap().len(), 1);
+    assert_eq!(store.thread(&thread).unwrap().unwrap().messages.len(), 1);
+    assert_eq!(store.search("backfill", 10).unwrap().len(), 1);
+    let (_, text) = conversation(&IdGenerator::new());
+    let e = store
+        .import_text("more", &text, &Options::default())
+        .expect_err("an import on a full disk succeeded");
+    assert!(matches!(e, StoreError::DiskFull { .. }), "{e:?}");
+    assert!(
+        e.to_string().starts_with(&path.display().to_string()),
+        "{e}"
+    );
+    drop(store);
+
+    // The commands, as the operator runs them.
+    for args in [
+        vec!["threads"],
+        vec!["show", thread.as_str()],
+        vec!["search", "backfill"],
+        vec!["export", thread.as_str()],
+        vec!["keys", "list"],
+        vec!["queue"],
+        vec!["pastes"],
+    ] {
+        let out = crosstalk(&path, &args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let input = dir.path().join("more.txt");
+    std::fs::write(&input, &text).unwrap();
+    let out = crosstalk(&path, &["import", input.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}: the disk is full", path.display())),
+        "{err}"
+    );
+}
+
+/// A database whose pages are damaged is checked before the first write: an import refuses
+/// before it stores its input (it used to keep the raw paste, then fail with a message
+/// naming no file), and the error names the file and the ways back.
+#[test]
+fn a_damaged_database_is_refused_before_anything_is_written() {
+    let (_dir, path) = paths();
+    let thread = filled(&path, &IdGenerator::new());
+    let pastes = |path: &Path| -> i64 {
+        let raw = rusqlite::Connection::open(path).unwrap();
+        raw.query_row("SELECT count(*) FROM pastes", [], |r| r.get(0))
+            .unwrap()
+    };
+    let before = pastes(&path);
+    let (root, page_size): (i64, i64) = {
+        let raw = rusqlite::Connection::open(&path).unwrap();
+        let root = raw
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'messages'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (
+            root,
+            raw.pragma_query_value(None, "page_size", |r| r.get(0))
+                .unwrap(),
+        )
+    };
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(((root - 1) * page_size) as u64))
+            .unwrap();
+        f.write_all(&[0xde; 64]).unwrap();
+    }
+
+    let mut store = Store::open(&path).unwrap();
+    let (_, text) = conversation(&IdGenerator::new());
+    let e = store
+        .import_text("more", &text, &Options::default())
+        .expect_err("an import into a damaged database succeeded");
+    assert!(matches!(e, StoreError::Corrupt { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+    assert!(
+        msg.contains("damaged") && msg.contains("crosstalk backup") && msg.contains(".recover"),
+        "{msg}"
+    );
+    // Nor any later write, nor through a new store.
+    assert!(matches!(
+        store.mark_seen(&thread),
+        Err(StoreError::Corrupt { .. })
+    ));
+    drop(store);
+    assert_eq!(
+        pastes(&path),
+        before,
+        "the input was stored in a damaged database"
+    );
+
+    // The command names the file, and a read that meets the damage does too.
+    let input = path.with_file_name("more.txt");
+    std::fs::write(&input, &text).unwrap();
+    for args in [
+        vec!["import", input.to_str().unwrap()],
+        vec!["show", &thread],
+    ] {
+        let out = crosstalk(&path, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{}: the database is damaged", path.display())),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(pastes(&path), before);
 }

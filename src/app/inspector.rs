@@ -225,8 +225,8 @@ pub fn field_rows(
     let mut rows = Vec::new();
     let title = format!(
         "{} → {}  {}",
-        safe_line(&env.banner.from),
-        safe_line(&env.banner.to),
+        crate::sanitize::marked_id(&env.banner.from),
+        crate::sanitize::marked_id(&env.banner.to),
         safe_line(&env.banner.version)
     );
     rows.push(Row::new(RowKind::Title, "", truncate(&title, w)));

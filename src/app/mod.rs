@@ -622,9 +622,13 @@ impl App {
     }
 }
 
-/// A key id as the inspector's signature line names it, followed by a space.
+/// A key id as the inspector's signature line names it, followed by a space, and by the
+/// look-alike mark when its letters mix scripts.
 fn safe_line_id(id: &str) -> String {
-    format!("`{}` ", text::safe_line(id))
+    match crate::sanitize::look_alike_mark(id) {
+        Some(mark) => format!("`{}` {mark} ", text::safe_line(id)),
+        None => format!("`{}` ", text::safe_line(id)),
+    }
 }
 
 /// Removes characters that must never reach the terminal from text typed or pasted into an

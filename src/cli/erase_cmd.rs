@@ -10,7 +10,7 @@ use super::output::Stdout;
 use super::store_cmd::{load_thread, open_existing, store_failure};
 use super::{EXIT_INVALID, Failure};
 use crate::sanitize::sanitize_line;
-use crate::store::{EraseTarget, Erasure, Store};
+use crate::store::{EARLIER_COPIES, EraseTarget, Erasure, Store};
 
 /// What to delete, as the command line names it.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -68,12 +68,12 @@ pub fn delete(
         let stdin = std::io::stdin();
         if !stdin.is_terminal() || as_json {
             return Err(Failure::usage(format!(
-                "not deleted: {name} would erase {}. This cannot be undone; add --yes to do it",
+                "not deleted: {name} would erase {}. This cannot be undone; add --yes to do it. {EARLIER_COPIES}.",
                 plan.describe()
             )));
         }
         eprint!(
-            "Erase {name}: {}.\nThis cannot be undone. Type yes to erase: ",
+            "Erase {name}: {}.\nThis cannot be undone. {EARLIER_COPIES}.\nType yes to erase: ",
             plan.describe()
         );
         let _ = std::io::stderr().flush();
@@ -100,10 +100,15 @@ pub fn delete(
                 "drafts": done.drafts,
                 "messages_that_lost_their_raw_paste": done.sharing_pastes,
                 "replies_left_without_parent": done.orphaned_replies,
+                // Erasure reaches this database only: a script should know the copies
+                // made before it (backups, exports) were not touched.
+                "earlier_copies_untouched": true,
+                "note": EARLIER_COPIES,
             }),
         )?;
     } else {
         let _ = writeln!(out, "erased {name}: {}", done.describe());
+        let _ = writeln!(out, "{EARLIER_COPIES}.");
     }
     out.finish()?;
     Ok(0)

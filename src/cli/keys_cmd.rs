@@ -89,7 +89,14 @@ fn list(db: Option<&Path>, json: bool) -> Result<u8, Failure> {
     let keys = store.keys().map_err(|e| Failure::usage(e.to_string()))?;
     let mut out = Stdout::new();
     if json {
-        output::print_json(&mut out, &keys)?;
+        // Each key as the store gives it, with what makes its id a look-alike (or null).
+        let mut rows = serde_json::to_value(&keys).map_err(|e| Failure::usage(e.to_string()))?;
+        if let Some(rows) = rows.as_array_mut() {
+            for (row, k) in rows.iter_mut().zip(&keys) {
+                row["look_alike"] = crate::protocol::scripts::look_alike(&k.pkid).into();
+            }
+        }
+        output::print_json(&mut out, &rows)?;
         out.finish()?;
         return Ok(0);
     }
@@ -103,7 +110,7 @@ fn list(db: Option<&Path>, json: bool) -> Result<u8, Failure> {
         let _ = writeln!(
             out,
             "{}  {}  {}  {}  first seen {}  {} signed message(s)",
-            sanitize_line(&k.pkid),
+            crate::sanitize::marked_id(&k.pkid),
             k.state.as_str(),
             k.source.as_str(),
             k.public_key,
@@ -220,7 +227,7 @@ fn add(db: Option<&Path>, id: &str, key: Option<&str>) -> Result<u8, Failure> {
     let added = store
         .add_key(id, &key, source)
         .map_err(|e| Failure::usage(e.to_string()))?;
-    let id = sanitize_line(id);
+    let id = crate::sanitize::marked_id(id);
     let what = match added {
         Added::New => "added",
         Added::Replaced => "replaced (the old key is forgotten)",
@@ -245,7 +252,10 @@ fn trust(db: Option<&Path>, id: &str) -> Result<u8, Failure> {
     } else {
         "the pinned key stays"
     };
-    out!("{}: trusted ({note}): {key}\n", sanitize_line(id));
+    out!(
+        "{}: trusted ({note}): {key}\n",
+        crate::sanitize::marked_id(id)
+    );
     Ok(0)
 }
 

@@ -125,8 +125,8 @@ fn human(
         "envelope {n} (lines {}-{}) {verdict}: {} → {} {}",
         p.span.start_line,
         p.span.end_line,
-        s(&e.banner.from),
-        s(&e.banner.to),
+        crate::sanitize::marked_id(&e.banner.from),
+        crate::sanitize::marked_id(&e.banner.to),
         s(&e.banner.version)
     )?;
     for h in &e.headers {

@@ -127,6 +127,19 @@ fn verify_each(
                 if hops == 1 { "" } else { "s" }
             ));
         }
+        // A key id whose letters mix scripts reads as another (`аlice` with a Cyrillic `а`):
+        // the line says so, whatever the verdict.
+        let pkid = (p.envelope.sig.as_deref())
+            .and_then(|s| parse_sig(s).ok())
+            .and_then(|s| key_id(&s).map(str::to_string));
+        let look_alike = pkid.as_deref().and_then(protocol::scripts::look_alike);
+        if let Some(why) = &look_alike {
+            c.line.push_str(&format!(
+                " · key id `{}` ⚠ {why}",
+                pkid.as_deref().unwrap_or_default()
+            ));
+        }
+        c.json["look_alike"] = serde_json::json!(look_alike);
         if as_json {
             results.push(c.json);
         } else {

@@ -12,15 +12,21 @@ use crate::store::{Outcome, Store, StoreError, ThreadView};
 /// Opens the database named by `--db`, `$CROSSTALK_DB`, or the platform default.
 pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
     let path = db_path(db)?;
+    let _ = OPENED.set(path.clone());
     Store::open(&path).map_err(|e| match e {
         // These name the database themselves.
         StoreError::ReadOnly { .. }
         | StoreError::DiskFull { .. }
         | StoreError::Busy { .. }
+        | StoreError::Corrupt { .. }
         | StoreError::CannotCreate { .. } => Failure::usage(e.to_string()),
         e => Failure::usage(format!("{}: {e}", path.display())),
     })
 }
+
+/// The database this command opened, to name in errors of SQLite's that name no file (a
+/// damaged page met while reading, a full disk): a command opens one database.
+static OPENED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
 /// Refuses to write `file` over the database, whatever `force` says, and over any other
 /// existing file unless `force` (see [`export::target_problem`]).
@@ -71,6 +77,10 @@ pub(super) fn db_path(db: Option<&Path>) -> Result<PathBuf, Failure> {
 }
 
 pub(super) fn store_failure(e: StoreError) -> Failure {
+    let e = match OPENED.get() {
+        Some(path) => e.located(path),
+        None => e,
+    };
     Failure::usage(e.to_string())
 }
 
@@ -541,8 +551,8 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
             "{}{label}{} {} → {}  {}  {}  [{}]{}",
             "  ".repeat(steps + 1),
             sanitize_line(m.intent.as_deref().unwrap_or("?")),
-            sanitize_line(&e.banner.from),
-            sanitize_line(&e.banner.to),
+            crate::sanitize::marked_id(&e.banner.from),
+            crate::sanitize::marked_id(&e.banner.to),
             sanitize_line(&truncate(first, 60)),
             short_time(&m.received_at),
             m.id,

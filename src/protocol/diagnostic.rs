@@ -134,12 +134,18 @@ codes! {
     StrayEnd = "stray-end", Warning;
     /// A banner with nothing of an envelope after it.
     LoneBanner = "lone-banner", Warning;
+    /// A banner name or address, an announced `Key-ID` or a signature's key id whose
+    /// letters mix scripts (`аlice` with a Cyrillic `а`): it reads as another one.
+    MixedScript = "mixed-script", Warning;
     /// Bytes that are not UTF-8 were replaced with U+FFFD.
     InvalidUtf8 = "invalid-utf8", Warning;
     /// A mail's HTML part held an envelope without line structure (no `<br>`, `<p>`, `<div>`
     /// or `<pre>` between its lines): it was read as a one-line envelope, its body's line
     /// breaks lost.
     HtmlLinesLost = "html-lines-lost", Warning;
+    /// A mail's text part names a character set that cannot be converted: it was read as
+    /// UTF-8, what is not UTF-8 as U+FFFD.
+    UnknownCharset = "unknown-charset", Warning;
     /// A message forwarded inside forwarded messages deeper than the gateway reads: what it
     /// holds was not searched for envelopes.
     MailTooDeep = "mail-too-deep", Warning;

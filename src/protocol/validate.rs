@@ -14,6 +14,18 @@ use super::render::{crc32_hex, hashed_portion_parsed};
 use super::signature::{SigError, parse_sig};
 use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
 
+/// What the `mixed-script` warning says of `value`, named `what`, when its letters mix
+/// scripts (see [`super::scripts`]).
+fn look_alike(what: &str, value: &str) -> Option<String> {
+    let why = super::scripts::look_alike(value)?;
+    let shown = super::lines::excerpt(value, 60);
+    Some(format!(
+        "{what} `{shown}` {why}, so it can pass for another that looks the same; compare it \
+         with the one you expect before trusting it (its letters are what they are: \
+         crosstalk takes it for no other)"
+    ))
+}
+
 /// Indices of the headers validation asks about in [`KNOWN_HEADERS`].
 const SESSION: usize = 1;
 const THREAD: usize = 2;
@@ -45,6 +57,9 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
     for (side, value) in [("sender", &env.banner.from), ("recipient", &env.banner.to)] {
         if let Err(e) = check_address(value) {
             d.push(at(banner, Code::BadAddress, format!("banner {side}: {e}")));
+        }
+        if let Some(m) = look_alike(&format!("banner {side}"), value) {
+            d.push(at(banner, Code::MixedScript, m));
         }
     }
 
@@ -198,6 +213,15 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                     super::hidden::describe(&what, &hidden),
                 ));
             }
+            if !plain
+                && block
+                    .namespace
+                    .eq_ignore_ascii_case(super::trust::KEYS_NAMESPACE)
+                && key.eq_ignore_ascii_case("Key-ID")
+                && let Some(m) = look_alike("the announced `Key-ID`", value)
+            {
+                d.push(at(pos, Code::MixedScript, m));
+            }
             if let Some((code, message)) = meta_value_finding(&block.namespace, key, value, opts) {
                 d.push(at(pos, code, message));
             }
@@ -292,6 +316,15 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 Code::HiddenText,
                 super::hidden::describe("`sig:`", &hidden),
             ));
+        }
+        let signer = (!sig.is_ascii())
+            .then(|| parse_sig(sig).ok())
+            .flatten()
+            .and_then(|s| {
+                super::signature::key_id(&s).and_then(|id| look_alike("the signature's key id", id))
+            });
+        if let Some(m) = signer {
+            d.push(at(pos, Code::MixedScript, m));
         }
     }
     if let Some(hash) = &env.hash {

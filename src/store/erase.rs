@@ -17,6 +17,12 @@ use rusqlite::{Transaction, params};
 
 use super::{Store, StoreError};
 
+/// What an erasure cannot reach, said wherever one is asked for or reported: the copies the
+/// operator made before it. A backup (`crosstalk backup`) is a whole database of its own and
+/// an export (`crosstalk export`, a mail or file written out) a file of its own; neither is
+/// changed by erasing here.
+pub const EARLIER_COPIES: &str = "Backups and exports made before this still hold the erased text: delete or replace those copies too";
+
 /// What an erasure removes (or, from [`Store::erase_plan`], would remove).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Erasure {

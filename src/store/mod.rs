@@ -56,7 +56,7 @@ pub use backup::Backup;
 pub use browse::{Draft, DraftSave, DraftTaken, ThreadRow};
 pub use conflict::MessageVersion;
 pub use delivery::{Delivery, ulid_time};
-pub use erase::{EraseTarget, Erasure};
+pub use erase::{EARLIER_COPIES, EraseTarget, Erasure};
 pub use fanout::{Carried, RelayedTo, TargetRelay};
 pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Turn, Waiting};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
@@ -73,7 +73,7 @@ pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, 
 pub use settle::Settled;
 pub use tree::{ThreadOutline, TreeRow};
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -175,6 +175,17 @@ pub enum StoreError {
         /// The database file.
         path: PathBuf,
     },
+    /// SQLite found damaged pages in the database (or the file is not a database at all).
+    #[error(
+        "{path}: the database is damaged ({detail}), so nothing is written to it; restore a backup (a copy made by `crosstalk backup`: put it in place of this file with the app closed, or name it with --db), or save what SQLite can still read with `sqlite3 {path} .recover | sqlite3 recovered.db` and use --db recovered.db",
+        path = path.display()
+    )]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said, or what its check found first.
+        detail: String,
+    },
     /// Another writer held the database longer than this one would wait.
     #[error(
         "{path}: another program kept the database busy for {secs:.1} s; try again when it is done",
@@ -217,6 +228,12 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// This error naming the database at `path` when it is one of SQLite's that do not say
+    /// which file they are about (read-only, disk full, busy, damaged).
+    pub fn located(self, path: &Path) -> StoreError {
+        locate(self, path, None)
+    }
+
     /// Whether another writer held the database (the write may simply be tried again).
     pub fn is_busy(&self) -> bool {
         match self {
@@ -264,6 +281,15 @@ pub struct Store {
     /// migrating, whose queries leave out what its version has not got (see
     /// [`Store::can_settle`]).
     version: i64,
+    /// Opened read-only because the disk is full: a write fails with
+    /// [`StoreError::DiskFull`], not [`StoreError::ReadOnly`].
+    disk_full: bool,
+    /// Whether SQLite's check of the database ran before this store's first write (see
+    /// [`Store::check_writable`]).
+    checked: Cell<bool>,
+    /// What SQLite found damaged, once a check or a statement found it: nothing more is
+    /// written through this store.
+    damaged: RefCell<Option<String>>,
 }
 
 /// A store that imported messages without indexing them indexes them as it closes, so that
@@ -331,10 +357,11 @@ impl Store {
         // the timeout, as a write would wait.
         let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
         let set_up = loop {
-            let conn = Connection::open(path).map_err(|e| match existed {
-                false => cannot_create(e),
-                true => located(e.into()),
-            })?;
+            let conn = match Connection::open(path) {
+                Ok(conn) => conn,
+                Err(e) if existed => break Err(StoreError::from(e)),
+                Err(e) => return Err(cannot_create(e)),
+            };
             match Self::setup(conn, path) {
                 Err(StoreError::Sqlite(e))
                     if matches!(
@@ -354,6 +381,24 @@ impl Store {
                 owner_only(path);
                 Ok(store)
             }
+            // SQLite cannot make or grow its log and shared memory on a full disk, so even a
+            // reader fails: the database is read as it is, and a write says the disk is full.
+            Err(e) if existed && path.exists() && is_disk_full(&e, path) => {
+                let mut store =
+                    Self::open_read_only(path, "the disk is full".into()).map_err(|e| {
+                        match is_disk_full(&e, path) {
+                            true => StoreError::DiskFull {
+                                path: path.to_path_buf(),
+                            },
+                            false => located(e),
+                        }
+                    })?;
+                store.disk_full = true;
+                Ok(store)
+            }
+            Err(e) if !existed && is_disk_full(&e, path) => Err(StoreError::DiskFull {
+                path: path.to_path_buf(),
+            }),
             Err(StoreError::Sqlite(e)) if !existed && e.sqlite_error_code().is_some() => {
                 Err(cannot_create(e))
             }
@@ -436,6 +481,9 @@ impl Store {
             unindexed: Cell::new(false),
             versions_searched: Cell::new((0, 0)),
             version,
+            disk_full: false,
+            checked: Cell::new(false),
+            damaged: RefCell::new(None),
         })
     }
 
@@ -494,6 +542,9 @@ impl Store {
             unindexed: Cell::new(false),
             versions_searched: Cell::new((0, 0)),
             version: SCHEMA_VERSION,
+            disk_full: false,
+            checked: Cell::new(false),
+            damaged: RefCell::new(None),
         })
     }
 
@@ -541,15 +592,65 @@ impl Store {
         })
     }
 
-    /// Fails with [`StoreError::ReadOnly`] when the database was opened read-only.
+    /// Fails with [`StoreError::ReadOnly`] when the database was opened read-only (with
+    /// [`StoreError::DiskFull`] when that was because the disk is full), and with
+    /// [`StoreError::Corrupt`] when it is damaged. Before this store's first write, SQLite
+    /// checks the database (`PRAGMA quick_check`: every page's structure, about a quarter
+    /// of a second per 50 MB) when it is at most [`CHECKED_UP_TO`] bytes: a write into a
+    /// damaged database could fail half done, or store what cannot be read back (an import
+    /// stores its input before it reads it). A larger database is not checked as a whole;
+    /// a statement that meets a damaged page then stops this store's writes.
     pub(crate) fn check_writable(&self) -> Result<(), StoreError> {
-        match &self.read_only {
-            Some(why) => Err(StoreError::ReadOnly {
+        if let Some(why) = &self.read_only {
+            return Err(match self.disk_full {
+                true => StoreError::DiskFull {
+                    path: self.path.clone(),
+                },
+                false => StoreError::ReadOnly {
+                    path: self.path.clone(),
+                    why: why.clone(),
+                },
+            });
+        }
+        if !self.checked.replace(true) && self.path != Path::new(":memory:") {
+            let size = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+            if size <= CHECKED_UP_TO {
+                let found: String = self
+                    .conn
+                    .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+                    .or_else(|e| match e.sqlite_error_code() {
+                        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+                            Ok(e.to_string())
+                        }
+                        _ => Err(e),
+                    })?;
+                if found != "ok" {
+                    // `*** in database main ***` and one line per problem: the first, on one line.
+                    let first = (found.lines())
+                        .find(|l| !l.starts_with("***") && !l.trim().is_empty())
+                        .unwrap_or(&found);
+                    *self.damaged.borrow_mut() = Some(first.trim().to_string());
+                }
+            }
+        }
+        match self.damaged.borrow().as_ref() {
+            Some(detail) => Err(StoreError::Corrupt {
                 path: self.path.clone(),
-                why: why.clone(),
+                detail: detail.clone(),
             }),
             None => Ok(()),
         }
+    }
+
+    /// `e` naming the database, and remembered when it says the database is damaged.
+    fn locate_here(&self, e: StoreError) -> StoreError {
+        let e = locate(e, &self.path, Some(self.busy_timeout));
+        if let StoreError::Corrupt { detail, .. } = &e {
+            self.damaged
+                .borrow_mut()
+                .get_or_insert_with(|| detail.clone());
+        }
+        e
     }
 
     /// Runs a write, turning SQLite's read-only, disk-full and busy errors into ones that
@@ -560,7 +661,7 @@ impl Store {
     ) -> Result<T, StoreError> {
         self.check_writable()?;
         let r = f(self);
-        r.map_err(|e| locate(e, &self.path, Some(self.busy_timeout)))
+        r.map_err(|e| self.locate_here(e))
     }
 
     /// Lets the file grow by at most `pages` more pages (`PRAGMA max_page_count`) for this
@@ -626,18 +727,56 @@ fn retry_busy<T>(
     r
 }
 
-/// Names the database in SQLite's read-only, disk-full and busy errors.
+/// The largest database checked as a whole before a store's first write (see
+/// [`Store::check_writable`]): about a second's reading.
+pub const CHECKED_UP_TO: u64 = 256 << 20;
+
+/// Below this many bytes free, an I/O error of SQLite's is taken for a full disk: it needs
+/// room for a page of its log and for its shared memory (32 KiB) to go on.
+const NEARLY_FULL: u64 = 256 << 10;
+
+/// Whether `e` is SQLite failing for want of room on the disk holding `path`: "database or
+/// disk is full", or "disk I/O error" there when that file system is (nearly) full, which is
+/// how SQLite reports failing to make or grow its shared memory and log files.
+fn is_disk_full(e: &StoreError, path: &Path) -> bool {
+    let StoreError::Sqlite(e) = e else {
+        return false;
+    };
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DiskFull) => true,
+        Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen) => {
+            room_left(path).is_some_and(|free| free < NEARLY_FULL)
+        }
+        _ => false,
+    }
+}
+
+/// The bytes free for this user on the file system holding `path` (its folder's, when the
+/// file is not there yet).
+fn room_left(path: &Path) -> Option<u64> {
+    let at = if path.exists() { path } else { folder_of(path) };
+    let s = rustix::fs::statvfs(at).ok()?;
+    Some(s.f_bavail.saturating_mul(s.f_frsize))
+}
+
+/// Names the database in SQLite's read-only, disk-full, busy and damaged-database errors.
 fn locate(e: StoreError, path: &Path, timeout: Option<Duration>) -> StoreError {
+    if is_disk_full(&e, path) {
+        return StoreError::DiskFull {
+            path: path.to_path_buf(),
+        };
+    }
     let StoreError::Sqlite(inner) = &e else {
         return e;
     };
     match inner.sqlite_error_code() {
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: inner.to_string(),
+        },
         Some(ErrorCode::ReadOnly) => StoreError::ReadOnly {
             path: path.to_path_buf(),
             why: "its file, folder or file system refuses writes".into(),
-        },
-        Some(ErrorCode::DiskFull) => StoreError::DiskFull {
-            path: path.to_path_buf(),
         },
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Busy {
             path: path.to_path_buf(),

@@ -28,6 +28,10 @@ pub enum Note {
     HtmlWithoutLines { part: usize },
     /// A message forwarded in this one is nested deeper than [`MAX_DEPTH`]: not read.
     TooDeep,
+    /// Text part `part` names a character set (`charset`, as written, made printable and
+    /// cut short) that mail-parser cannot convert: it read the bytes as UTF-8, anything that
+    /// is not UTF-8 as U+FFFD. Only a mail's first such part is noted.
+    UnknownCharset { part: usize, charset: String },
 }
 
 impl Note {
@@ -48,6 +52,9 @@ impl Note {
                      attachment"
                 ),
             ),
+            Note::UnknownCharset { part, ref charset } => {
+                super::mail_utf8::unknown_charset(mail, part, charset)
+            }
             Note::TooDeep => Diagnostic::new(
                 Code::MailTooDeep,
                 1,
@@ -210,10 +217,12 @@ impl Parts<'_> {
     fn body(&mut self, part: &MessagePart<'_>) {
         match &part.body {
             PartType::Text(text) => {
+                self.charset(part);
                 self.utf8(part, text);
                 self.texts.push(unflowed(part, text));
             }
             PartType::Html(html) => {
+                self.charset(part);
                 self.utf8(part, html);
                 let text = super::mail_html::to_text(html);
                 if one_line_envelope(&text) {
@@ -236,6 +245,7 @@ impl Parts<'_> {
         });
         if (part.is_text() && !part.is_text_html()) || text_file {
             if let Some(t) = part.text_contents() {
+                self.charset(part);
                 self.utf8(part, t);
                 self.texts.push(unflowed(part, t));
             }
@@ -245,6 +255,21 @@ impl Parts<'_> {
     fn too_deep(&mut self) {
         if !self.notes.contains(&Note::TooDeep) {
             self.notes.push(Note::TooDeep);
+        }
+    }
+
+    /// Notes the first text part whose character set mail-parser does not know (it read
+    /// that part as UTF-8).
+    fn charset(&mut self, part: &MessagePart<'_>) {
+        let noted = (self.notes.iter()).any(|n| matches!(n, Note::UnknownCharset { .. }));
+        if noted {
+            return;
+        }
+        if let Some(charset) = super::mail_utf8::unknown_charset_of(part) {
+            self.notes.push(Note::UnknownCharset {
+                part: self.texts.len() + 1,
+                charset,
+            });
         }
     }
 
@@ -506,6 +531,60 @@ mod tests {
                 ],
                 "{encoding}"
             );
+        }
+    }
+
+    #[test]
+    fn a_part_in_a_character_set_that_cannot_be_converted_is_named_with_it() {
+        let mail = |charset: &str, body: &[u8]| {
+            let mut m = crlf(&format!(
+                "From: k@example.com\nSubject: s\nMIME-Version: 1.0\n\
+                 Content-Type: multipart/mixed; boundary=\"b\"\n\n--b\n\
+                 Content-Type: text/plain; charset=utf-8\n\nsee below\n--b\n\
+                 Content-Type: text/plain; charset={charset}\n\
+                 Content-Transfer-Encoding: 8bit\n\n"
+            ))
+            .into_bytes();
+            m.extend_from_slice(body);
+            m.extend_from_slice(b"\r\n--b--\r\n");
+            decode(&m)
+        };
+        let read = mail("x-klingon", b"caf\xe9 [[END]]");
+        assert_eq!(
+            read.notes,
+            [Note::UnknownCharset {
+                part: 2,
+                charset: "x-klingon".into()
+            }]
+        );
+        let d = read.notes[0].diagnostic("mail 1");
+        assert_eq!(d.code, Code::UnknownCharset);
+        assert!(
+            d.message
+                .starts_with("mail 1, text part 2: its character set `x-klingon`"),
+            "{}",
+            d.message
+        );
+        // What the sender wrote reaches the terminal made printable, and cut short.
+        let read = mail(&format!("\"x\u{1b}[31m{}\"", "y".repeat(60)), b"text");
+        let Some(Note::UnknownCharset { charset, .. }) = read.notes.first() else {
+            panic!("{:?}", read.notes)
+        };
+        assert!(
+            !charset.contains('\u{1b}') && charset.ends_with('…'),
+            "{charset}"
+        );
+        assert!(charset.chars().count() <= 41, "{charset}");
+        // Character sets mail-parser converts, and the UTF-8 names, are not noted.
+        for known in [
+            "iso-8859-1",
+            "windows-1252",
+            "UTF-8",
+            "utf8",
+            "Shift_JIS",
+            "us-ascii",
+        ] {
+            assert!(mail(known, b"plain").notes.is_empty(), "{known}");
         }
     }
 }

@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 
 use super::popups::frame_block;
 use super::theme;
-use crate::app::text::{safe_line, truncate};
+use crate::app::text::truncate;
 use crate::protocol::trust::KeyState;
 use crate::store::KeyRow;
 
@@ -41,7 +41,7 @@ pub fn render(keys: &[KeyRow], scroll: usize, frame: &mut Frame, size: Rect) {
         };
         let head = format!(
             "{mark} {} — {} ({}), {} signed message(s)",
-            safe_line(&k.pkid),
+            crate::sanitize::marked_id(&k.pkid),
             k.state.as_str(),
             k.source.as_str(),
             k.messages

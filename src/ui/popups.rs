@@ -146,7 +146,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
 
 /// The erase question: what goes, what stays, and that only `y` erases.
 fn erase(ask: &crate::app::erase::EraseConfirm, frame: &mut Frame, size: Rect) {
-    let area = centered(size, 72, 12);
+    let area = centered(size, 72, 14);
     let inner = frame_block(" Erase for good? — y erases, Esc keeps ", frame, area);
     let lines = vec![
         Line::from(Span::styled(
@@ -158,6 +158,10 @@ fn erase(ask: &crate::app::erase::EraseConfirm, frame: &mut Frame, size: Rect) {
         Line::from(""),
         Line::from(Span::styled(
             "Its text is overwritten in the database, its log and its search index: this cannot be undone.",
+            theme::WARN,
+        )),
+        Line::from(Span::styled(
+            format!("{}.", crate::store::EARLIER_COPIES),
             theme::WARN,
         )),
     ];
