@@ -196,6 +196,7 @@ fn crosstalk(db: &Path, args: &[&str]) -> std::process::Output {
         .arg(db)
         .args(args)
         .env("XDG_CONFIG_HOME", db.parent().unwrap())
+        .env("XDG_STATE_HOME", db.parent().unwrap().join("state"))
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap()
@@ -337,4 +338,57 @@ fn a_damaged_database_is_refused_before_anything_is_written() {
         );
     }
     assert_eq!(pastes(&path), before);
+}
+
+/// A command that wrote leaves a record of the database's files as it closes them sound; the
+/// next command finds them so and writes without reading every page first. A database
+/// changed in between (here: damaged) is checked again and refused.
+#[test]
+fn the_check_before_writing_runs_again_only_when_the_files_changed() {
+    let (dir, path) = paths();
+    let records = dir.path().join("state/crosstalk/checked");
+    let input = dir.path().join("one.txt");
+    std::fs::write(&input, conversation(&IdGenerator::new()).1).unwrap();
+    let out = crosstalk(&path, &["import", input.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recorded = || std::fs::read_dir(&records).map_or(0, |d| d.count());
+    assert_eq!(recorded(), 1, "no record of a database left sound");
+    std::fs::write(&input, conversation(&IdGenerator::new()).1).unwrap();
+    let out = crosstalk(&path, &["import", input.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Past the clock's tick, so that the damage is a visible change.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let raw = rusqlite::Connection::open(&path).unwrap();
+        let root: i64 = raw
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'messages'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let page: i64 = raw
+            .pragma_query_value(None, "page_size", |r| r.get(0))
+            .unwrap();
+        drop(raw);
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(((root - 1) * page) as u64)).unwrap();
+        f.write_all(&[0xde; 64]).unwrap();
+    }
+    std::fs::write(&input, conversation(&IdGenerator::new()).1).unwrap();
+    let out = crosstalk(&path, &["import", input.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("damaged"), "{err}");
+    assert_eq!(recorded(), 0, "the record of a damaged database was kept");
 }

@@ -13,7 +13,7 @@ use crate::store::{Outcome, Store, StoreError, ThreadView};
 pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
     let path = db_path(db)?;
     let _ = OPENED.set(path.clone());
-    Store::open(&path).map_err(|e| match e {
+    let mut store = Store::open(&path).map_err(|e| match e {
         // These name the database themselves.
         StoreError::ReadOnly { .. }
         | StoreError::DiskFull { .. }
@@ -21,7 +21,9 @@ pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
         | StoreError::Corrupt { .. }
         | StoreError::CannotCreate { .. } => Failure::usage(e.to_string()),
         e => Failure::usage(format!("{}: {e}", path.display())),
-    })
+    })?;
+    store.remember_soundness_in(crate::config::state_dir().join("checked"));
+    Ok(store)
 }
 
 /// The database this command opened, to name in errors of SQLite's that name no file (a

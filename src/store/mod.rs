@@ -45,6 +45,7 @@ mod schema;
 mod search;
 mod search_index;
 mod settle;
+mod soundness;
 #[cfg(test)]
 mod test_support;
 mod texts;
@@ -287,6 +288,12 @@ pub struct Store {
     /// Whether SQLite's check of the database ran before this store's first write (see
     /// [`Store::check_writable`]).
     checked: Cell<bool>,
+    /// Whether that check found the database sound, or a record said it was as a store that
+    /// left it sound recorded it (see [`soundness`]).
+    sound: Cell<bool>,
+    /// Where the records of databases left sound are kept (the state directory's
+    /// `checked/`), for a store opened by the binary; `None` (always check) otherwise.
+    soundness_records: Option<PathBuf>,
     /// What SQLite found damaged, once a check or a statement found it: nothing more is
     /// written through this store.
     damaged: RefCell<Option<String>>,
@@ -299,6 +306,9 @@ impl Drop for Store {
     fn drop(&mut self) {
         if self.unindexed.get() {
             self.catch_up_search();
+        }
+        if let Some(dir) = self.soundness_records.take() {
+            self.record_soundness(&dir);
         }
     }
 }
@@ -483,6 +493,8 @@ impl Store {
             version,
             disk_full: false,
             checked: Cell::new(false),
+            sound: Cell::new(false),
+            soundness_records: None,
             damaged: RefCell::new(None),
         })
     }
@@ -544,6 +556,8 @@ impl Store {
             version: SCHEMA_VERSION,
             disk_full: false,
             checked: Cell::new(false),
+            sound: Cell::new(false),
+            soundness_records: None,
             damaged: RefCell::new(None),
         })
     }
@@ -592,6 +606,32 @@ impl Store {
         })
     }
 
+    /// Keeps, in `dir`, a record of the database's files each time this store closes them
+    /// sound, and skips the check before the first write when a record says they are as a
+    /// sound store left them (see [`soundness`]). For the binary's stores: a test's stores
+    /// check every time.
+    pub fn remember_soundness_in(&mut self, dir: PathBuf) {
+        if self.read_only.is_none() && self.path != Path::new(":memory:") {
+            self.soundness_records = Some(dir);
+        }
+    }
+
+    /// Closes the database and records its files as sound, when this store checked them
+    /// (or honoured a record) and found nothing damaged since. Closed first: the last
+    /// connection's closing folds the log into the database, which changes both files.
+    fn record_soundness(&mut self, dir: &Path) {
+        if !self.sound.get() || self.damaged.borrow().is_some() {
+            return;
+        }
+        let Ok(spare) = Connection::open_in_memory() else {
+            return;
+        };
+        drop(self.index.take());
+        if std::mem::replace(&mut self.conn, spare).close().is_ok() {
+            soundness::remember_sound(dir, &self.path);
+        }
+    }
+
     /// Fails with [`StoreError::ReadOnly`] when the database was opened read-only (with
     /// [`StoreError::DiskFull`] when that was because the disk is full), and with
     /// [`StoreError::Corrupt`] when it is damaged. Before this store's first write, SQLite
@@ -599,7 +639,9 @@ impl Store {
     /// of a second per 50 MB) when it is at most [`CHECKED_UP_TO`] bytes: a write into a
     /// damaged database could fail half done, or store what cannot be read back (an import
     /// stores its input before it reads it). A larger database is not checked as a whole;
-    /// a statement that meets a damaged page then stops this store's writes.
+    /// a statement that meets a damaged page then stops this store's writes. Nor is one
+    /// whose files a record says are as a sound store of this desk left them
+    /// ([`Store::remember_soundness_in`]): the check is then a cost with nothing to find.
     pub(crate) fn check_writable(&self) -> Result<(), StoreError> {
         if let Some(why) = &self.read_only {
             return Err(match self.disk_full {
@@ -614,7 +656,11 @@ impl Store {
         }
         if !self.checked.replace(true) && self.path != Path::new(":memory:") {
             let size = std::fs::metadata(&self.path).map_or(0, |m| m.len());
-            if size <= CHECKED_UP_TO {
+            let known = (self.soundness_records.as_deref())
+                .is_some_and(|dir| soundness::known_sound(dir, &self.path));
+            if known {
+                self.sound.set(true);
+            } else if size <= CHECKED_UP_TO {
                 let found: String = self
                     .conn
                     .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
@@ -630,6 +676,11 @@ impl Store {
                         .find(|l| !l.starts_with("***") && !l.trim().is_empty())
                         .unwrap_or(&found);
                     *self.damaged.borrow_mut() = Some(first.trim().to_string());
+                    if let Some(dir) = &self.soundness_records {
+                        soundness::forget(dir, &self.path);
+                    }
+                } else {
+                    self.sound.set(true);
                 }
             }
         }
@@ -649,6 +700,9 @@ impl Store {
             self.damaged
                 .borrow_mut()
                 .get_or_insert_with(|| detail.clone());
+            if let Some(dir) = &self.soundness_records {
+                soundness::forget(dir, &self.path);
+            }
         }
         e
     }

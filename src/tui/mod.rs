@@ -95,7 +95,9 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
             .or_else(|| std::env::var_os("CROSSTALK_DB").map(PathBuf::from))
             .or_else(crate::store::default_path)
             .ok_or_else(|| anyhow!("no home directory for the database; pass --db PATH"))?;
-        let store = Store::open(&path).with_context(|| format!("opening {}", path.display()))?;
+        let mut store =
+            Store::open(&path).with_context(|| format!("opening {}", path.display()))?;
+        store.remember_soundness_in(crate::config::state_dir().join("checked"));
         (store, path.display().to_string(), Some(path))
     };
     // 4 MiB of page cache: enough for what is on screen; the import's 32 MiB would make
