@@ -5,6 +5,7 @@
 //! values out); everything that touches files, terminals or the clock sits above it.
 
 pub mod app;
+pub mod cells;
 pub mod cli;
 pub mod clipboard;
 pub mod config;

@@ -708,3 +708,33 @@ fn parse_and_import_read_a_body_without_intent_alike() {
         "{human}"
     );
 }
+
+/// `show` cuts a message's first line by the cells a terminal gives it, not by characters: a
+/// line of wide characters (two cells each) took 194 cells where 60 were meant.
+#[test]
+fn show_cuts_wide_characters_by_their_width() {
+    use unicode_width::UnicodeWidthStr;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("w.db");
+    let wide = "日本語の文章".repeat(16);
+    let text = format!(
+        "[[CLAUDE→CHATGPT v1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V2\n\
+         intent: INFORM\nbody: |\n  {wide}\nsig: none\n[[END]]\n"
+    );
+    run(&db, &["import", "-"], &text);
+    let r = run(&db, &["show", "01J9J3D3M6A4M3WQX8G1ZQ0S7K"], "");
+    let line = (r.stdout.lines())
+        .find(|l| l.contains('日'))
+        .unwrap_or_else(|| panic!("no message line: {}", r.stdout));
+    let cut: String = line
+        .chars()
+        .filter(|c| !c.is_ascii() && *c != '→')
+        .collect();
+    assert!(cut.ends_with('…'), "{line}");
+    assert!(cut.width() <= 60, "{} cells: {line}", cut.width());
+    assert!(
+        cut.width() >= 58,
+        "cut short, {} cells: {line}",
+        cut.width()
+    );
+}

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthChar;
 
 use crate::sanitize::{sanitize, sanitize_line};
 
@@ -31,53 +31,7 @@ pub fn headline(env: &crate::protocol::Envelope, intent: Option<&str>) -> String
     .into_owned()
 }
 
-/// Display width of `s` in terminal cells.
-pub fn width(s: &str) -> usize {
-    UnicodeWidthStr::width(s)
-}
-
-/// `s` cut to at most `max` cells, with `…` when something was cut.
-pub fn truncate(s: &str, max: usize) -> String {
-    if width(s) <= max {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > max {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    if max > 0 {
-        out.push('…');
-    }
-    out
-}
-
-/// The end of `s` that fits `max` cells, after `…` when the start had to go: what a one-line
-/// input shows, so that the end being typed (where the cursor is) stays in sight.
-pub fn tail(s: &str, max: usize) -> String {
-    if width(s) <= max {
-        return s.to_string();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut kept: Vec<char> = Vec::new();
-    let mut w = 0;
-    for c in s.chars().rev() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > max {
-            break;
-        }
-        kept.push(c);
-        w += cw;
-    }
-    std::iter::once('…').chain(kept.into_iter().rev()).collect()
-}
+pub use crate::cells::{tail, truncate, width};
 
 /// A line of parts joined by `sep` (the inspector's delivery line: `received … · claims … ·
 /// ⇢ to relay`), wrapped to `max` cells between parts where it can: each part stays whole on
@@ -359,13 +313,6 @@ mod tests {
         for l in wrap("the quick brown fox jumps over the lazy dog again", 7) {
             assert!(width(&l) <= 7, "{l:?}");
         }
-    }
-
-    #[test]
-    fn truncates_by_cells() {
-        assert_eq!(truncate("hello", 10), "hello");
-        assert_eq!(truncate("hello world", 6), "hello…");
-        assert_eq!(truncate("日本語", 4), "日…");
     }
 
     #[test]

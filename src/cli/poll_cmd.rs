@@ -110,7 +110,7 @@ fn table(view: &PollView) -> Vec<String> {
     let width = t
         .targets
         .iter()
-        .map(|l| sanitize_line(&l.target).chars().count())
+        .map(|l| crate::cells::width(&sanitize_line(&l.target)))
         .max()
         .unwrap_or(6)
         .max(6);
@@ -127,8 +127,8 @@ fn table(view: &PollView) -> Vec<String> {
         let answered = l.standing.answered();
         let vote = sanitize_line(&l.vote_cell()).into_owned();
         lines.push(format!(
-            "  {:<width$}  {:<10}  {}  ({})",
-            sanitize_line(&l.target),
+            "  {}  {:<10}  {}  ({})",
+            crate::cells::pad(&sanitize_line(&l.target), width),
             answered,
             vote,
             sanitize_line(&l.why)

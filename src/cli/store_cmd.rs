@@ -555,7 +555,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
             sanitize_line(m.intent.as_deref().unwrap_or("?")),
             crate::sanitize::marked_id(&e.banner.from),
             crate::sanitize::marked_id(&e.banner.to),
-            sanitize_line(&truncate(first, 60)),
+            crate::cells::truncate(&sanitize_line(first), 60),
             short_time(&m.received_at),
             m.id,
             super::integrity::note(&store, &m.id).map_err(store_failure)?,
@@ -748,14 +748,4 @@ pub fn reply(
 fn short_time(t: &str) -> String {
     let t = t.replace('T', " ");
     t.get(..16).unwrap_or(&t).to_string()
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
-    }
 }
