@@ -1303,7 +1303,14 @@ fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
     // No command: nothing runs, and the status says what to write.
     t.keys(":pipe\n");
     assert!(t.app.pipe_request.is_none());
-    assert!(t.app.status.1.contains("Give a command"));
+    assert!(
+        t.app
+            .status
+            .1
+            .contains("`:pipe` needs a command: `:pipe CMD`"),
+        "{}",
+        t.app.status.1
+    );
 }
 
 /// Drafts are counted and listed alike everywhere: an envelope composed and filed but never
@@ -1595,13 +1602,13 @@ fn a_message_cut_at_80_columns_is_read_whole_in_messages() {
     let screen = t.screen();
     let status: Vec<&str> = screen.lines().rev().take(2).collect();
     assert!(status[0].trim_end().ends_with(":messages"), "{screen}");
-    assert!(!screen.contains("(in the composer)."), "cut: {screen}");
+    assert!(!screen.contains("raw, quit."), "cut: {screen}");
     t.keys(":messages");
     t.key(KeyCode::Enter, NONE);
     let screen = t.screen();
     assert!(screen.contains("Messages"), "{screen}");
     assert!(
-        screen.contains("composer)."),
+        screen.contains("raw, quit."),
         "the end of the message: {screen}"
     );
     assert!(screen.contains("Unknown command `:bogus`"), "{screen}");

@@ -4,90 +4,67 @@
 use std::path::PathBuf;
 
 use super::App;
+use super::commands::{self, Arg, Cmd};
 use super::paste::SEARCH_LIMIT;
 use super::popup::Popup;
 use crate::export;
-
-/// The commands, as completed (aliases are accepted but not offered).
-pub const COMMANDS: &[&str] = &[
-    "attach",
-    "drafts",
-    "export",
-    "export-all",
-    "help",
-    "import",
-    "messages",
-    "new",
-    "open",
-    "pipe",
-    "pipe-thread",
-    "quit",
-    "raw",
-    "reply",
-    "search",
-];
-
-/// Commands whose argument is a file path.
-const PATH_COMMANDS: &[&str] = &[
-    "attach",
-    "import",
-    "read",
-    "export",
-    "export-all",
-    "export!",
-    "export-all!",
-];
 
 impl App {
     /// Runs a `:` command.
     pub(super) fn run_command(&mut self, line: &str) -> anyhow::Result<()> {
         let line = line.trim();
-        let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
+        let (typed, arg) = line.split_once(' ').unwrap_or((line, ""));
         let arg = arg.trim();
-        match cmd {
-            "" => {}
-            "q" | "quit" => self.quit = true,
-            "help" | "h" => self.popup = Some(Popup::Help { scroll: 0 }),
-            "messages" | "mes" => {
+        if typed.is_empty() {
+            return Ok(());
+        }
+        let Some((command, bang)) = commands::find(typed) else {
+            self.error(format!(
+                "Unknown command `:{typed}`; commands: {}.",
+                commands::listing()
+            ));
+            return Ok(());
+        };
+        if arg.is_empty() {
+            if let Some(hint) = command.needs(typed) {
+                self.warn(hint);
+                return Ok(());
+            }
+        }
+        match command.cmd {
+            Cmd::Quit => self.quit = true,
+            Cmd::Help => self.popup = Some(Popup::Help { scroll: 0 }),
+            Cmd::Messages => {
                 // Opened at the newest: what was just cut off is what is looked for.
                 let scroll = super::messages::last_scroll(&self.messages, self.size);
                 self.popup = Some(Popup::Messages { scroll });
             }
-            "drafts" => self.open_drafts()?,
-            "new" => self.compose_new()?,
-            "reply" => self.compose_reply()?,
-            "raw" | "view" => {
+            Cmd::Drafts => self.open_drafts()?,
+            Cmd::New => self.compose_new()?,
+            Cmd::Reply => self.compose_reply()?,
+            Cmd::Raw => {
                 self.inspector.view = self.inspector.view.next();
                 self.refresh_inspector();
             }
-            "search" | "s" => {
+            Cmd::Search => {
                 let mut s = super::popup::Search::default();
                 s.prompt.text = arg.to_string();
                 s.run(&self.store, SEARCH_LIMIT);
                 self.popup = Some(Popup::Search(s));
             }
-            "import" | "read" if !arg.is_empty() => {
+            Cmd::Import => {
                 let path = super::command_line::expand_home(arg);
                 let text = std::fs::read(&path)
                     .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
                 let (text, _) = crate::protocol::decode(&text);
                 self.preview_paste(arg, &text)?;
             }
-            "open" | "thread" if !arg.is_empty() => self.open_id(arg)?,
-            "export" | "export!" if !arg.is_empty() => self.export(arg, false, cmd.ends_with('!'))?,
-            "attach" if !arg.is_empty() => self.attach_file(arg)?,
-            "export-all" | "export-all!" if !arg.is_empty() => {
-                self.export(arg, true, cmd.ends_with('!'))?
-            }
-            "pipe" => self.request_pipe(arg, false)?,
-            "pipe-thread" => self.request_pipe(arg, true)?,
-            // Those with an argument were taken above: here a known one lacks its argument.
-            other => match needs_argument(other) {
-                Some(hint) => self.warn(hint),
-                None => self.error(format!(
-                    "Unknown command `:{other}`; commands: quit, help, messages, new, reply, drafts, raw, search TEXT, import FILE, export FILE, export-all FILE, open ID, pipe CMD, pipe-thread CMD, attach FILE (in the composer)."
-                )),
-            },
+            Cmd::Open => self.open_id(arg)?,
+            Cmd::Export => self.export(arg, false, bang)?,
+            Cmd::ExportAll => self.export(arg, true, bang)?,
+            Cmd::Attach => self.attach_file(arg)?,
+            Cmd::Pipe => self.request_pipe(arg, false)?,
+            Cmd::PipeThread => self.request_pipe(arg, true)?,
         }
         Ok(())
     }
@@ -196,26 +173,9 @@ pub(super) const ID_CANDIDATES: usize = 8;
 
 /// What a command that takes an argument says when typed without one (`:export` alone):
 /// the command is known, so "unknown command" would mislead; this says what to add.
+#[cfg(test)]
 fn needs_argument(cmd: &str) -> Option<String> {
-    let formats = format!(" ({})", export::Format::by_extension());
-    let (what, usage, note) = match cmd {
-        "export" | "export-all" | "export!" | "export-all!" => {
-            ("a file name", "FILE", formats.as_str())
-        }
-        "import" | "read" => (
-            "a file name",
-            "FILE",
-            " (its envelopes are previewed first)",
-        ),
-        "open" | "thread" => (
-            "an id",
-            "ID",
-            " (a thread's or message's, or its first characters)",
-        ),
-        "attach" => ("a file name", "FILE", " (in the composer)"),
-        _ => return None,
-    };
-    Some(format!("`:{cmd}` needs {what}: `:{cmd} {usage}`{note}."))
+    commands::find(cmd).and_then(|(c, _)| c.needs(cmd))
 }
 
 /// `~` and `~/…` name the home directory, as in a shell (`~user` is not expanded).
@@ -248,20 +208,14 @@ pub struct Completion {
 /// complete comes back as it was.
 pub fn complete(line: &str, ids: impl Fn(&str) -> Vec<String>) -> Completion {
     let Some((cmd, arg)) = line.split_once(' ') else {
-        let names: Vec<String> = COMMANDS
-            .iter()
-            .filter(|c| c.starts_with(line))
-            .map(|c| c.to_string())
-            .collect();
-        return finish("", line, names, " ");
+        return finish("", line, commands::names_starting(line), " ");
     };
     let arg = arg.trim_start();
     let head = &line[..line.len() - arg.len()];
-    if PATH_COMMANDS.contains(&cmd) {
-        return complete_path(head, arg);
-    }
-    if matches!(cmd, "open" | "thread") && !arg.is_empty() {
-        return finish(head, arg, ids(arg), "");
+    match commands::find(cmd).and_then(|(c, _)| c.arg) {
+        Some((_, Arg::File)) => return complete_path(head, arg),
+        Some((_, Arg::Id)) if !arg.is_empty() => return finish(head, arg, ids(arg), ""),
+        _ => {}
     }
     Completion {
         text: line.to_string(),

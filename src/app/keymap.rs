@@ -255,39 +255,6 @@ impl fmt::Display for Key {
     }
 }
 
-/// Where [`COMMANDS`] names the export formats: help puts the formats of
-/// [`crate::export::EXTENSIONS`] there, so the list cannot drift from what `:export` writes.
-pub const FORMATS: &str = "{formats}";
-
-/// The `:` commands, for help.
-pub const COMMANDS: &[(&str, &str)] = &[
-    (":messages", "what the status line said, whole, newest last"),
-    (
-        ":import FILE",
-        "preview and import a file (~ is home; Tab completes)",
-    ),
-    (":export FILE", "write the open thread as {formats}"),
-    (
-        ":export-all FILE",
-        "write every thread, a backup: {formats}",
-    ),
-    (":export! FILE", "the same, replacing FILE if it exists"),
-    (
-        ":open ID",
-        "open a thread or message by id or its first characters",
-    ),
-    (":search TEXT", "full-text search"),
-    (
-        ":pipe CMD",
-        "run CMD with the envelope on its input (:pipe-thread: the thread)",
-    ),
-    (":drafts", "list drafts"),
-    (":new / :reply", "compose"),
-    (":raw", "cycle fields / as received / canonical"),
-    (":q", "quit"),
-    ("↑ ↓ (C-p C-n)", "recall the commands run before"),
-];
-
 /// The defaults: (scope, keys, action). Every list scope ([`Scope::LISTS`]) first binds the
 /// list moves ([`super::list_move::MOVES`]); a row here for the same key wins.
 const DEFAULTS: &[(Scope, &str, Action)] = &[
@@ -628,10 +595,11 @@ impl Keymap {
             rows.push((String::new(), String::new()));
         }
         rows.push((String::new(), "Commands (:)".into()));
-        let formats = crate::export::Format::by_extension();
-        for (c, d) in COMMANDS {
-            rows.push((c.to_string(), d.replace(FORMATS, &formats)));
-        }
+        rows.extend(super::commands::help_rows());
+        rows.push((
+            "↑ ↓ (C-p C-n)".into(),
+            "recall the commands run before".into(),
+        ));
         rows
     }
 
@@ -663,7 +631,7 @@ mod tests {
                 assert!(what.contains(&format!(".{ext}")), "{cmd}: {what}");
             }
             assert!(
-                what.contains("else envelopes") && !what.contains(FORMATS),
+                what.contains("else envelopes") && !what.contains(super::super::commands::FORMATS),
                 "{what}"
             );
         }

@@ -12,6 +12,7 @@ mod attach;
 pub mod attachment_rows;
 mod browse;
 pub mod command_line;
+pub mod commands;
 mod compose;
 pub mod composer;
 pub mod composer_layout;

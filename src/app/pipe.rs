@@ -29,10 +29,6 @@ impl App {
     /// `:pipe CMD` / `:pipe-thread CMD`: asks the runtime to run CMD with the selected
     /// envelope, or the open thread, on its standard input.
     pub(super) fn request_pipe(&mut self, command: &str, thread: bool) -> anyhow::Result<()> {
-        if command.is_empty() {
-            self.warn("Give a command to pipe to, e.g. `:pipe less` or `:pipe-thread wc -l`.");
-            return Ok(());
-        }
         let request = if thread {
             let id = self.tree.as_ref().map(|t| t.outline.id.clone());
             match id.map(|id| self.store.thread(&id)).transpose()?.flatten() {
