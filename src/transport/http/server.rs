@@ -641,18 +641,17 @@ fn busy(s: &Shared, kind: Kind) -> Answer {
     )
 }
 
-/// The 413 for a body past `max_body`.
+/// The 413 for a body past `max_body` (to a companion with the limit as a number too).
 fn too_large(s: &Shared, kind: Kind) -> Answer {
-    refuse(
-        s,
-        kind,
-        413,
-        "E-TOO-LARGE",
-        &format!(
-            "The body exceeds the {} bytes this desk accepts",
-            s.max_body
-        ),
-    )
+    let reason = format!(
+        "The body exceeds the {} bytes this desk accepts",
+        s.max_body
+    );
+    if kind.json() {
+        super::hop::json_too_large(&reason, s.max_body as u64)
+    } else {
+        refuse(s, kind, 413, "E-TOO-LARGE", &reason)
+    }
 }
 
 /// The request's `Content-Length`, when it has a valid one.
