@@ -50,6 +50,15 @@ impl std::fmt::Display for NotRegular {
     }
 }
 
+impl std::error::Error for NotRegular {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NotRegular::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// What a file type is, for people.
 pub fn kind_of(meta: &Metadata) -> &'static str {
     let t = meta.file_type();
