@@ -105,8 +105,12 @@ fn start_serve() -> Running {
         token: None,
         max_body: 1 << 20,
         max_header: 16 << 10,
+        head_timeout: Duration::from_secs(5),
         request_timeout: Duration::from_secs(30),
         max_connections: 64,
+        // All 16 clients come from loopback: the cap is not what is measured.
+        max_connections_per_client: 64,
+        max_requests: 64,
         rate_per_minute: 0,
         burst: 1,
         desk: None,

@@ -135,7 +135,8 @@ pub struct AttachmentsConfig {
 }
 
 /// `[serve]`: where `crosstalk serve` listens and its limits (flags override each).
-#[derive(Debug, Clone, Deserialize)]
+/// (`Serialize` and `PartialEq` for the test that keeps config.example.toml's section whole.)
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ServeConfig {
     /// Address and port.
@@ -147,10 +148,23 @@ pub struct ServeConfig {
     pub max_body: usize,
     /// Largest request head, in bytes.
     pub max_header: usize,
-    /// Seconds a client has for its headers, and again for its body.
+    /// Seconds a client has for its whole request head, from when it connects (or its last
+    /// answer was sent): a few, so that connections sending nothing, or a byte at a time,
+    /// do not hold a slot for long.
+    pub head_timeout: u64,
+    /// Seconds a client has for its body, once its head is in.
     pub request_timeout: u64,
-    /// Connections served at once.
+    /// Connections held open at once, sending a request or not (each a file and a few KiB;
+    /// `serve` raises its open-file limit to match). When all are taken, the one waiting
+    /// longest for a request head makes room; else a newcomer is answered 503 at once.
     pub max_connections: usize,
+    /// Connections one client (an IPv4 address, an IPv6 /64) holds open at once: its fair
+    /// share, so that one client cannot take every slot. Behind a proxy every client has the
+    /// proxy's address: raise it to `max_connections` there.
+    pub max_connections_per_client: usize,
+    /// Requests read and served at once (each holds its body, up to `max_body`, in memory);
+    /// one more is answered 503 at once.
+    pub max_requests: usize,
     /// Requests a minute per client address (0: no limit).
     pub rate_per_minute: u32,
     /// Requests a client may send at once before the rate applies.
@@ -164,8 +178,11 @@ impl Default for ServeConfig {
             token: None,
             max_body: DEFAULT_SIZE_LIMIT + 64 * 1024,
             max_header: 16 * 1024,
+            head_timeout: 5,
             request_timeout: 10,
-            max_connections: 64,
+            max_connections: 1024,
+            max_connections_per_client: 64,
+            max_requests: 64,
             rate_per_minute: 600,
             burst: 60,
         }
@@ -490,5 +507,23 @@ mod tests {
     fn example_file_is_valid() {
         let text = include_str!("../config.example.toml");
         parse(text, Path::new("config.example.toml")).unwrap();
+    }
+
+    /// The example's `[serve]` names every key (the token, commented out, aside) with its
+    /// default value: a key added or a default changed shows up here.
+    #[test]
+    fn example_serve_section_is_whole_and_true() {
+        let text = include_str!("../config.example.toml");
+        let example = parse(text, Path::new("config.example.toml")).unwrap();
+        assert_eq!(example.serve, ServeConfig::default());
+        let table: toml::Table = toml::from_str(text).unwrap();
+        let written: Vec<&String> = table["serve"].as_table().unwrap().keys().collect();
+        let defaults = toml::Table::try_from(ServeConfig::default()).unwrap();
+        let all: Vec<&String> = defaults.keys().collect();
+        assert_eq!(written, all);
+        assert!(
+            text.contains("# token = "),
+            "the token is shown, commented out"
+        );
     }
 }

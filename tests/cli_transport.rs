@@ -544,6 +544,71 @@ fn attachments_verify_reports_ok_missing_and_mismatch() {
     assert!(r.stdout.trim_end().ends_with("ok"), "{}", r.stdout);
 }
 
+/// A link in the folder to a file outside it, whose digest matches: not followed, so never
+/// `ok`; the verdict says it is a link and where it points (in `--json` as `reason`), and the
+/// exit is 1. The file itself, copied in, is `ok`.
+#[cfg(unix)]
+#[test]
+fn attachments_verify_does_not_follow_a_link_out_of_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v.db");
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let outside = dir.path().join("elsewhere.txt");
+    std::fs::write(&outside, "abc").unwrap();
+    std::os::unix::fs::symlink(&outside, files.join("notes.txt")).unwrap();
+    std::os::unix::fs::symlink(dir.path(), files.join("up")).unwrap();
+    let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    let meta = format!(
+        "meta: attachments\nA1: text/plain;name=notes.txt;digest=sha256:{abc}\n\
+         A2: name=up;digest=sha256:{abc}\n\n"
+    );
+    let f = dir.path().join("m.crosstalk");
+    std::fs::write(&f, env("01K0000000000000000000000H", None, "linked", &meta)).unwrap();
+    let verify = |json: bool| {
+        let mut args = vec![
+            "attachments",
+            "verify",
+            f.to_str().unwrap(),
+            "--dir",
+            files.to_str().unwrap(),
+        ];
+        if json {
+            args.push("--json");
+        }
+        run(&db, &args, "")
+    };
+    let r = verify(true);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        (v[0]["status"].as_str(), v[1]["status"].as_str()),
+        (Some("link"), Some("link"))
+    );
+    assert_eq!(
+        v[0]["reason"].as_str(),
+        Some(format!("points to {}", outside.display()).as_str())
+    );
+    let r = verify(false);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let line = r.stdout.lines().next().unwrap();
+    assert!(
+        line.ends_with(&format!(
+            "a symbolic link, not followed (points to {})",
+            outside.display()
+        )),
+        "{}",
+        r.stdout
+    );
+    // The file itself in the folder is vouched for.
+    std::fs::remove_file(files.join("notes.txt")).unwrap();
+    std::fs::copy(&outside, files.join("notes.txt")).unwrap();
+    std::fs::remove_file(files.join("up")).unwrap();
+    std::fs::write(files.join("up"), "abc").unwrap();
+    let r = verify(false);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
+
 /// What a mail client sends as `format=flowed; delsp=yes` (RFC 3676): lines that begin with
 /// a space are stuffed with one more, and lines longer than `width` are cut after a space,
 /// the client adding a space of its own before each cut.

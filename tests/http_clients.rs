@@ -334,3 +334,35 @@ fn a_wait_past_retry_for_gives_up_at_once_and_says_until_when() {
     assert_eq!((code, peer.requests()), (1, 1), "{err}");
     assert!(err.contains("--retry-for 0 allows"), "{err}");
 }
+
+/// Our own client, posting a copy far past what `serve` reads of a refused body (16 MiB),
+/// reads the 413 (and, from the hop endpoint, the desk's limit) instead of a broken pipe:
+/// it asks `Expect: 100-continue` first, so the body is never sent.
+#[test]
+fn our_client_posting_past_the_bound_reads_the_413_and_the_limit() {
+    use crosstalk::transport::http::{client, hop};
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("srv.db"), GUARDED);
+    let huge = "x".repeat(20 << 20);
+    let base = format!("http://{}", server.addr);
+    let start = Instant::now();
+    let r = client::post_to(
+        &format!("{base}{}", hop::HOP_PATH),
+        &huge,
+        Some("s3cret"),
+        Duration::from_secs(20),
+    )
+    .expect("an answer, not a broken pipe");
+    assert_eq!(r.status, 413, "{r:?}");
+    let e = hop::parse_refusal(&r.body).expect("JSON");
+    assert_eq!((e.code.as_str(), e.limit), ("E-TOO-LARGE", Some(4000)));
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    let r = client::post(&base, &huge, Some("s3cret"), Duration::from_secs(20))
+        .expect("an answer, not a broken pipe");
+    assert_eq!(r.status, 413, "{r:?}");
+    assert!(r.body.contains("E-TOO-LARGE"), "{}", r.body);
+}

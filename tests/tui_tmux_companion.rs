@@ -376,3 +376,215 @@ fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token()
     assert_eq!(spooled(dir.path()), 1);
     assert_eq!(serve.stop(), 0);
 }
+
+/// What the companion finds in its spool when it starts, the desk up with a `max_body` of
+/// 4000: a link planted there to a file outside holding an envelope, its own copy, one past
+/// the desk's limit, and half a copy a crash left. Only its own copy reaches the desk; the
+/// link is named with where it points and left as it is, never read; the copy too large is
+/// named with its size and the limit and moved beside the spool, kept; the half copy is
+/// removed.
+#[cfg(unix)]
+#[test]
+fn a_companion_sends_only_its_own_copies_and_keeps_what_the_desk_refuses() {
+    use crosstalk::transport::spool::Spool;
+    use std::process::Stdio;
+    let Some(x) = Xvfb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "[watch]\ninterval_ms = 100\n").unwrap();
+    let spool = Spool::new(dir.path().join("crosstalk/spool"));
+    let mine = format!(
+        "Reply:\n{}",
+        envelope("CLAUDE", "GEMINI", 1, None, "Spooled by me.")
+    );
+    spool.push(&mine).unwrap();
+    let big = envelope("CLAUDE", "GEMINI", 2, Some(1), &"far too long ".repeat(500));
+    let big_path = spool.push(&big).unwrap();
+    let outside = dir.path().join("notes-elsewhere.txt");
+    let secret = "SECRET FROM OUTSIDE THE SPOOL";
+    std::fs::write(&outside, envelope("CLAUDE", "GEMINI", 3, None, secret)).unwrap();
+    // Named to sort first: it is met before the spool's own copies.
+    let planted = spool.dir().join("00000000000000000000000000.txt");
+    std::os::unix::fs::symlink(&outside, &planted).unwrap();
+    let half = spool.dir().join(".01KAQ4W5J8Z00000000000000.tmp");
+    let file = std::fs::File::create(&half).unwrap();
+    file.set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+    drop(file);
+
+    let desk_db = dir.path().join("desk.db");
+    let serve = http::Server::start_with(
+        &desk_db,
+        "127.0.0.1:0",
+        None,
+        &["--token", TOKEN, "--max-body", "4000"],
+    );
+    let Piped {
+        mut child,
+        out,
+        err,
+    } = spawn_piped(
+        x.crosstalk(dir.path(), &config)
+            .args(["watch", "--json", "--to", &format!("http://{}", serve.addr)])
+            .args(["--token", TOKEN])
+            .stdin(Stdio::null()),
+    );
+    let expected = [
+        format!(
+            "Not sent: {} in the spool is a symbolic link to {}, not followed",
+            planted.display(),
+            outside.display()
+        ),
+        format!("Removed {}: half of a copy", half.display()),
+        "Sent a spooled copy to the desk".to_string(),
+        format!(
+            "The desk refused the spooled copy {} ({} bytes; the desk takes at most 4000)",
+            big_path.display(),
+            big.len()
+        ),
+    ];
+    let mut notes = Vec::new();
+    while !expected
+        .iter()
+        .all(|e| notes.iter().any(|n: &String| n.contains(e.as_str())))
+    {
+        let line = next_json(&out, &format!("the notes {expected:#?}; so far {notes:#?}"));
+        if let Some(note) = line["note"].as_str() {
+            notes.push(note.to_string());
+        }
+    }
+    let set_aside = spool.aside().join(big_path.file_name().unwrap());
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains(&format!("kept in {}", set_aside.display()))),
+        "{notes:#?}"
+    );
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    let said: Vec<String> = err.try_iter().collect();
+    assert!(status.success(), "{status}: {said:?}");
+    let stopped = said.iter().find(|l| l.contains("stopped;")).unwrap();
+    assert!(
+        stopped.contains("1 copies the desk refused kept in")
+            && stopped.contains("1 files in the spool that it did not write, never sent"),
+        "{said:?}"
+    );
+    assert_eq!(serve.stop(), 0);
+
+    // On the desk: only the companion's own copy, raw and imported; nothing of the file
+    // outside, nothing of the copy refused.
+    assert_eq!(count(&desk_db, "SELECT count(*) FROM messages"), 1);
+    assert_eq!(
+        count(
+            &desk_db,
+            &format!("SELECT count(*) FROM messages WHERE id = '{PREFIX}1'")
+        ),
+        1
+    );
+    assert_eq!(
+        count(&desk_db, "SELECT count(*) FROM pastes"),
+        1,
+        "one paste: the copy sent"
+    );
+    assert_eq!(
+        count(&desk_db, "SELECT bytes FROM pastes"),
+        mine.len() as i64
+    );
+    let export = std::process::Command::new(BIN)
+        .args(["--db", desk_db.to_str().unwrap(), "export", "--all"])
+        .output()
+        .unwrap();
+    assert!(export.status.success());
+    assert!(!String::from_utf8_lossy(&export.stdout).contains(secret));
+    // On the laptop: the link as it was, the refused copy kept whole, the half copy gone.
+    assert_eq!(std::fs::read_link(&planted).unwrap(), outside);
+    assert_eq!(std::fs::read_to_string(&set_aside).unwrap(), big);
+    assert!(!big_path.exists() && !half.exists());
+    assert_eq!(spooled(dir.path()), 1, "the planted link, still there");
+}
+
+/// The desk down and the spool unusable (its folder a link to somewhere else; a full disk
+/// fails it the same way): the companion says so as it starts, then that each copy could not
+/// be spooled and why; it writes nothing there and goes on watching.
+#[cfg(unix)]
+#[test]
+fn a_copy_that_cannot_be_spooled_is_named_and_the_companion_goes_on() {
+    use std::process::Stdio;
+    let Some(x) = Xvfb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "[watch]\ninterval_ms = 100\n").unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(dir.path().join("crosstalk")).unwrap();
+    let spool = dir.path().join("crosstalk/spool");
+    std::os::unix::fs::symlink(&elsewhere, &spool).unwrap();
+    // Nothing listens on the port: every post fails to connect.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let Piped {
+        mut child,
+        out,
+        err: _err,
+    } = spawn_piped(
+        x.crosstalk(dir.path(), &config)
+            .args([
+                "watch",
+                "--json",
+                "--to",
+                &format!("http://127.0.0.1:{port}"),
+            ])
+            .args(["--token", TOKEN])
+            .stdin(Stdio::null()),
+    );
+    // Said once as it starts (not again each time the spool is tried).
+    let first = next_json(&out, "the note that the spool cannot be read");
+    assert!(
+        first["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with(&format!(
+                "The spool {} cannot be read: {} is a symbolic link",
+                spool.display(),
+                spool.display()
+            ))),
+        "{first}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let copy = |n: u8| {
+        x.copy(&format!(
+            "Reply:\n{}",
+            envelope("CLAUDE", "GEMINI", n, None, "Nowhere to go.")
+        ))
+    };
+    copy(1);
+    let note = next_json(&out, "the note that the copy could not be spooled");
+    let note = note["note"].as_str().unwrap_or_default().to_string();
+    assert!(
+        note.contains(&format!(
+            "the copy could not be spooled in {}",
+            spool.display()
+        )) && note.contains("is a symbolic link, not a folder of this user's")
+            && note.contains("It is still on your clipboard"),
+        "{note}"
+    );
+    // Still watching: the next copy is met the same way.
+    copy(2);
+    let again = next_json(&out, "the second copy's note");
+    assert!(
+        again["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("could not be spooled")),
+        "{again}"
+    );
+    assert_eq!(child.try_wait().unwrap(), None, "the companion is running");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    assert!(child.wait().unwrap().success());
+}

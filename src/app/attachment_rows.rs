@@ -97,7 +97,8 @@ pub fn describe(a: &Attachment, check: Option<Option<Check>>) -> String {
 /// The check of one entry against `dir`; `None` when the file is too large to hash here.
 fn check_file(a: &Attachment, dir: &Path) -> Option<Check> {
     if let Some(name) = a.name.as_deref().and_then(attachments::safe_name) {
-        let size = std::fs::metadata(dir.join(name))
+        // Not through a link: that is reported as one, never hashed.
+        let size = std::fs::symlink_metadata(dir.join(name))
             .map(|m| m.len())
             .unwrap_or(0);
         if size > CHECK_LIMIT {

@@ -19,7 +19,8 @@ use crate::transport::file;
 pub enum AttachmentsCmd {
     /// Check each attachment of a message (a stored message's id, or the first characters
     /// of one, or a file of envelopes) against the file of that name in DIR: ok, missing,
-    /// or mismatched. Exit 1 on any problem.
+    /// or mismatched. A symbolic link in DIR is not followed (it is reported, with where it
+    /// points): only files in DIR itself are vouched for. Exit 1 on any problem.
     Verify {
         /// Message id (or prefix), or a file holding envelopes.
         target: String,
@@ -46,6 +47,10 @@ struct Row {
     /// so the verdict is never read as covering them.
     unread: Vec<String>,
     status: Check,
+    /// Why the file was not read, when it was not: where a link points, what the name is
+    /// instead of a file, the error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
 }
 
 /// Runs an `attachments` subcommand.
@@ -60,8 +65,8 @@ pub fn attachments(db: Option<&Path>, cmd: AttachmentsCmd, opts: &Options) -> Re
     let lists = envelopes(db, &target, opts)?;
     let mut rows = Vec::new();
     for (message, list) in &lists {
-        for (a, status) in list.iter().zip(file::check_dir(list, &dir)) {
-            rows.push(row(message, a, status));
+        for (a, (status, reason)) in list.iter().zip(file::check_dir_why(list, &dir)) {
+            rows.push(row(message, a, status, reason));
         }
     }
     let mut out = Stdout::new();
@@ -74,9 +79,12 @@ pub fn attachments(db: Option<&Path>, cmd: AttachmentsCmd, opts: &Options) -> Re
             } else {
                 format!("  (not read: {})", sanitize_line(&r.unread.join("; ")))
             };
+            let reason = (r.reason.as_deref())
+                .map(|why| format!(" ({})", sanitize_line(why)))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{}  {}  {}  {}{}  {}  {}{unread}",
+                "{}  {}  {}  {}{}  {}  {}{reason}{unread}",
                 sanitize_line(&r.message),
                 sanitize_line(&r.key),
                 sanitize_line(r.name.as_deref().unwrap_or("(no name)")),
@@ -95,7 +103,7 @@ pub fn attachments(db: Option<&Path>, cmd: AttachmentsCmd, opts: &Options) -> Re
     Ok(if ok { 0 } else { EXIT_INVALID })
 }
 
-fn row(message: &str, a: &Attachment, status: Check) -> Row {
+fn row(message: &str, a: &Attachment, status: Check, reason: Option<String>) -> Row {
     Row {
         message: message.to_string(),
         key: a.key.clone(),
@@ -105,6 +113,7 @@ fn row(message: &str, a: &Attachment, status: Check) -> Row {
         digest: a.digest.as_ref().map(|d| d.display()),
         unread: a.unread.clone(),
         status,
+        reason,
     }
 }
 

@@ -8,10 +8,16 @@
 //! network gone), in `$XDG_DATA_HOME/crosstalk/spool`; they are sent again, oldest first, as
 //! soon as the desk answers. A spooled copy is put on the clipboard when it comes back only
 //! if nothing else was copied since; otherwise it is stored on the desk and waits in its
-//! queue (copying it again relays it).
+//! queue (copying it again relays it). One the desk refuses (too large for its `max_body`,
+//! say) is moved to `spool-refused` beside the spool and named, with why, once: sending it
+//! again would be refused again, and deleting it would lose the only copy.
+//!
+//! The spool sends only files it wrote (see [`crate::transport::spool`]): anything else found
+//! there — a link to a file elsewhere, say — is named once, with what it is, and never sent.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::companion_spool::{self as spooling, Resend, Retry, Strangers, resend};
 use super::watch_cmd::{Event, Watching};
 use super::{EXIT_USAGE, Failure};
 use crate::clipboard::watch::{TextDigest, digest};
@@ -20,24 +26,21 @@ use crate::config::Config;
 use crate::protocol::Options;
 use crate::transport::http::client::{self, PostError};
 use crate::transport::http::hop::{HOP_PATH, HopAnswer, NEXT_PATH, hop_url, parse_refusal};
-use crate::transport::spool::{Spool, Spooled};
+use crate::transport::spool::Spool;
 
 /// How long one exchange with the desk may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The first wait before a spooled copy is sent again, and the longest.
-const RETRY_FIRST: Duration = Duration::from_secs(1);
-const RETRY_MAX: Duration = Duration::from_secs(30);
-
 /// What came of sending one copy.
-enum Sent {
+pub(super) enum Sent {
     /// The desk answered the hop (boxed: an answer holds the recipient's whole text and the
     /// other windows it goes to, the other variants a line).
     Answered(Box<HopAnswer>),
     /// No answer, or one that says to send again later (busy, rate, shutting down): spool.
     Later(String),
-    /// The desk will not take it as it is (too large, not text); not sent again.
-    Refused(String),
+    /// The desk will not take it as it is (too large, not text); not sent again. With the
+    /// desk's `max_body` when it says it (a 413).
+    Refused(String, Option<u64>),
     /// The token is wrong or missing: nothing will get through.
     Denied(String),
 }
@@ -70,6 +73,7 @@ pub fn companion(
     let clipboard =
         Clipboard::new(config.clipboard.clone(), Env::from_process(), data).own_copies_in_memory();
     let mut w = Watching::start_with(config, opts, clipboard, json)?;
+    let mut strangers = Strangers::default();
     // The digest of the last text copied that holds envelopes; `None` once something else
     // was copied. A spooled copy goes on the clipboard only while it is still the latest.
     let mut latest: Option<TextDigest> = None;
@@ -79,7 +83,8 @@ pub fn companion(
         match w.next()? {
             Event::Stop => break,
             Event::Started => {
-                let waiting = match spool.len() {
+                let survey = spool.survey();
+                let waiting = match survey.as_ref().map_or(0, |s| s.waiting) {
                     0 => String::new(),
                     n => format!(" {n} spooled copies wait and are sent first."),
                 };
@@ -87,6 +92,7 @@ pub fn companion(
                     "crosstalk: companion of {}: copies holding envelopes go to the desk, and what it returns for the recipient lands on this clipboard.{waiting} Ctrl-C stops.",
                     crate::sanitize::sanitize_line(&desk.hop)
                 );
+                spooling::started(&spool, survey, &w, &mut strangers)?;
             }
             Event::OtherText => latest = None,
             Event::Copied(text) => {
@@ -102,9 +108,12 @@ pub fn companion(
                         keep(&spool, &text, &why, &w)?;
                         retry.failed();
                     }
-                    Sent::Refused(why) => {
+                    Sent::Refused(why, limit) => {
+                        let size = limit
+                            .map(|l| format!(" ({} bytes; the desk takes at most {l})", text.len()))
+                            .unwrap_or_default();
                         w.say(&format!(
-                            "The desk refused the copy: {why}. It is still on your clipboard."
+                            "The desk refused the copy{size}: {why}. It is still on your clipboard."
                         ))?;
                         w.ring();
                     }
@@ -123,7 +132,7 @@ pub fn companion(
                     Sent::Answered(answer) => {
                         hops += usize::from(act(&mut w, &answer)?);
                     }
-                    Sent::Later(why) | Sent::Refused(why) => {
+                    Sent::Later(why) | Sent::Refused(why, _) => {
                         w.say(&format!(
                             "Not put up (the desk did not answer: {why}); press Enter to try again."
                         ))?;
@@ -136,23 +145,24 @@ pub fn companion(
             Event::Idle => {}
         }
         if retry.due() {
-            resend(&desk, &spool, &mut w, &mut latest, &mut retry, &mut hops)?;
+            let mut state = Resend {
+                latest: &mut latest,
+                retry: &mut retry,
+                hops: &mut hops,
+                strangers: &mut strangers,
+            };
+            resend(&desk, &spool, &mut w, &mut state)?;
         }
     }
-    let left = spool.len();
-    let spooled = match left {
-        0 => String::new(),
-        n => format!(
-            "; {n} copies still in the spool ({}), sent when you start it again",
-            spool.dir().display()
-        ),
-    };
-    eprintln!("crosstalk: stopped; {hops} hop(s) through the desk{spooled}.");
+    eprintln!(
+        "crosstalk: stopped; {hops} hop(s) through the desk{}.",
+        spooling::left(&spool)
+    );
     Ok(0)
 }
 
 /// The desk's hop endpoints and token.
-struct Desk {
+pub(super) struct Desk {
     hop: String,
     next: String,
     token: String,
@@ -161,7 +171,7 @@ struct Desk {
 impl Desk {
     /// Sends a copied text; `carry`: the desk records the relay (the answer goes on the
     /// clipboard).
-    fn send(&self, text: &str, carry: bool) -> Sent {
+    pub(super) fn send(&self, text: &str, carry: bool) -> Sent {
         let url = if carry {
             self.hop.clone()
         } else {
@@ -174,31 +184,35 @@ impl Desk {
         let response = match client::post_to(url, body, Some(&self.token), TIMEOUT) {
             Ok(r) => r,
             Err(e @ PostError::Failed { .. }) => return Sent::Later(e.to_string()),
-            Err(e) => return Sent::Refused(e.to_string()),
+            Err(e) => return Sent::Refused(e.to_string(), None),
         };
+        let refusal = parse_refusal(&response.body);
         let why = || {
-            parse_refusal(&response.body)
+            (refusal.as_ref())
                 .map(|e| format!("{} ({}, HTTP {})", e.reason, e.code, response.status))
                 .unwrap_or_else(|| format!("HTTP {}", response.status))
         };
         match response.status {
             200 => match serde_json::from_str::<HopAnswer>(&response.body) {
                 Ok(a) => Sent::Answered(Box::new(a)),
-                Err(e) => Sent::Refused(format!(
-                    "the answer is not a desk's hop answer ({e}); is {} a crosstalk serve?",
-                    self.hop
-                )),
+                Err(e) => Sent::Refused(
+                    format!(
+                        "the answer is not a desk's hop answer ({e}); is {} a crosstalk serve?",
+                        self.hop
+                    ),
+                    None,
+                ),
             },
             401 | 403 => Sent::Denied(why()),
             408 | 429 | 500..=599 => Sent::Later(why()),
-            _ => Sent::Refused(why()),
+            _ => Sent::Refused(why(), refusal.as_ref().and_then(|e| e.limit)),
         }
     }
 }
 
 /// Puts a relayed text on the clipboard (the desk has recorded it), or says why not.
 /// Returns whether a hop was made.
-fn act(w: &mut Watching, answer: &HopAnswer) -> Result<bool, Failure> {
+pub(super) fn act(w: &mut Watching, answer: &HopAnswer) -> Result<bool, Failure> {
     let copied = w.carry(&answer.hop, |_, _, _| Ok(()))?;
     w.tell(
         answer.arrival.as_ref(),
@@ -208,121 +222,33 @@ fn act(w: &mut Watching, answer: &HopAnswer) -> Result<bool, Failure> {
     Ok(copied.is_some())
 }
 
-/// Keeps `text` in the spool and says so.
+/// Keeps `text` in the spool and says so. When it cannot be kept (a full disk), says that
+/// instead and goes on watching: the copy is still on the clipboard, and nothing half-written
+/// is left in the spool.
 fn keep(spool: &Spool, text: &str, why: &str, w: &Watching) -> Result<(), Failure> {
-    spool.push(text).map_err(|e| {
-        Failure::usage(format!(
-            "the desk did not answer ({why}) and the copy could not be spooled in {}: {e}; it is still on your clipboard",
-            spool.dir().display()
-        ))
-    })?;
-    w.say(&format!(
-        "Desk unreachable ({why}): the copy is kept in the spool ({} waiting) and sent when the desk answers. The clipboard is left as you copied it.",
-        spool.len()
-    ))?;
+    let said = match spool.push(text) {
+        Ok(_) => format!(
+            "Desk unreachable ({why}): the copy is kept in the spool ({} waiting) and sent when the desk answers. The clipboard is left as you copied it.",
+            spool.len()
+        ),
+        Err(e) => {
+            tracing::warn!("companion: spooling in {}: {e}", spool.dir().display());
+            format!(
+                "Desk unreachable ({why}), and the copy could not be spooled in {}: {e}. It is still on your clipboard: copy it again once the desk answers.",
+                spool.dir().display()
+            )
+        }
+    };
+    w.say(&said)?;
     w.ring();
     Ok(())
 }
 
-fn denied(why: &str) -> Failure {
+pub(super) fn denied(why: &str) -> Failure {
     Failure {
         code: EXIT_USAGE,
         message: format!(
             "the desk refused the token: {why}; start the companion with the token `crosstalk serve --token` uses (copies so far are kept in the spool)"
         ),
-    }
-}
-
-/// Sends the oldest spooled copy, when the desk answers: on the clipboard if it is still
-/// the latest copy, else stored on the desk only.
-fn resend(
-    desk: &Desk,
-    spool: &Spool,
-    w: &mut Watching,
-    latest: &mut Option<TextDigest>,
-    retry: &mut Retry,
-    hops: &mut usize,
-) -> Result<(), Failure> {
-    let oldest = match spool.oldest() {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            retry.clear();
-            return Ok(());
-        }
-        Err(e) => {
-            retry.failed();
-            tracing::warn!("companion: the spool cannot be read: {e}");
-            return Ok(());
-        }
-    };
-    let carry = *latest == Some(digest(&oldest.text));
-    match desk.send(&oldest.text, carry) {
-        Sent::Answered(answer) => {
-            drop_spooled(spool, &oldest);
-            retry.succeeded();
-            if carry {
-                *latest = None;
-                *hops += usize::from(act(w, &answer)?);
-            } else {
-                let got = (answer.arrival.as_ref())
-                    .map(|a| a.line())
-                    .unwrap_or_default();
-                w.say(&format!(
-                    "Sent a spooled copy to the desk ({got}); not put on the clipboard since you copied something else: copy the envelope again to relay it."
-                ))?;
-            }
-        }
-        Sent::Later(_) => retry.failed(),
-        Sent::Refused(why) => {
-            drop_spooled(spool, &oldest);
-            w.say(&format!(
-                "The desk refused a spooled copy: {why}. It was not stored there."
-            ))?;
-            w.ring();
-        }
-        Sent::Denied(why) => return Err(denied(&why)),
-    }
-    Ok(())
-}
-
-fn drop_spooled(spool: &Spool, s: &Spooled) {
-    if let Err(e) = spool.remove(s) {
-        tracing::warn!("companion: {} could not be removed: {e}", s.path.display());
-    }
-}
-
-/// When the spool is tried next: soon after a failure, backing off to [`RETRY_MAX`]; right
-/// away at start (copies left from an earlier run).
-struct Retry {
-    at: Option<Instant>,
-    wait: Duration,
-}
-
-impl Retry {
-    fn new() -> Retry {
-        Retry {
-            at: Some(Instant::now()),
-            wait: RETRY_FIRST,
-        }
-    }
-
-    fn due(&self) -> bool {
-        self.at.is_some_and(|at| Instant::now() >= at)
-    }
-
-    fn failed(&mut self) {
-        self.at = Some(Instant::now() + self.wait);
-        self.wait = (self.wait * 2).min(RETRY_MAX);
-    }
-
-    fn succeeded(&mut self) {
-        // The next spooled copy right away.
-        self.wait = RETRY_FIRST;
-        self.at = Some(Instant::now());
-    }
-
-    fn clear(&mut self) {
-        self.wait = RETRY_FIRST;
-        self.at = None;
     }
 }

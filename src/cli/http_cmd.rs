@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
 use crate::store::Outcome;
-use crate::transport::http::{client, deliver, retry, server};
+use crate::transport::http::{client, deliver, open_files, retry, server};
 
 /// `crosstalk serve`'s flags; each overrides its `[serve]` key.
 #[derive(Debug, Args)]
@@ -36,10 +36,23 @@ pub struct ServeArgs {
     /// Requests a client may send at once [default: [serve] burst].
     #[arg(long, value_name = "N")]
     burst: Option<u32>,
-    /// Connections served at once [default: [serve] max_connections].
+    /// Connections held open at once, sending a request or not [default: [serve]
+    /// max_connections].
     #[arg(long, value_name = "N")]
     max_connections: Option<usize>,
-    /// Seconds a client has for its headers, and again for its body [default: [serve]
+    /// Connections one client address holds open at once [default: [serve]
+    /// max_connections_per_client].
+    #[arg(long, value_name = "N")]
+    max_connections_per_client: Option<usize>,
+    /// Requests read and served at once; one more is answered 503 [default: [serve]
+    /// max_requests].
+    #[arg(long, value_name = "N")]
+    max_requests: Option<usize>,
+    /// Seconds a client has for its whole request head (request line and headers)
+    /// [default: [serve] head_timeout].
+    #[arg(long, value_name = "SECONDS")]
+    head_timeout: Option<u64>,
+    /// Seconds a client has for its body, once its head is in [default: [serve]
     /// request_timeout].
     #[arg(long, value_name = "SECONDS")]
     request_timeout: Option<u64>,
@@ -96,10 +109,15 @@ pub fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, 
             .filter(|t| !t.is_empty()),
         max_body: args.max_body.unwrap_or(c.max_body),
         max_header: c.max_header,
+        head_timeout: Duration::from_secs(args.head_timeout.unwrap_or(c.head_timeout).max(1)),
         request_timeout: Duration::from_secs(
             args.request_timeout.unwrap_or(c.request_timeout).max(1),
         ),
         max_connections: args.max_connections.unwrap_or(c.max_connections),
+        max_connections_per_client: args
+            .max_connections_per_client
+            .unwrap_or(c.max_connections_per_client),
+        max_requests: args.max_requests.unwrap_or(c.max_requests),
         rate_per_minute: args.rate_per_minute.unwrap_or(c.rate_per_minute),
         burst: args.burst.unwrap_or(c.burst),
         desk: config.operator.addresses.first().cloned(),
@@ -119,12 +137,20 @@ pub fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, 
     store
         .set_operator_addresses(&config.operator.addresses)
         .map_err(store_failure)?;
+    let files = open_files::raise_to(open_files::needed(settings.max_connections));
+    if let Some(warning) = files.warning(settings.max_connections) {
+        eprintln!("crosstalk: serve: {warning}");
+    }
     let summary = server::serve(settings, store, |bound| {
         out!("http://{bound}{}\n", crate::transport::http::RECEIVE_PATH);
     })
     .map_err(|e| Failure::usage(e.to_string()))?;
+    let turned_away = match summary.turned_away {
+        0 => String::new(),
+        n => format!(", {n} connections turned away while busy (503)"),
+    };
     eprintln!(
-        "crosstalk: stopped; {} envelopes acknowledged, {} requests refused",
+        "crosstalk: stopped; {} envelopes acknowledged, {} requests refused{turned_away}",
         summary.acknowledged, summary.refused
     );
     Ok(0)

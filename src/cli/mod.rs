@@ -19,6 +19,7 @@ mod check_db;
 mod check_props;
 mod check_stream;
 mod companion;
+mod companion_spool;
 mod compose;
 mod consent_cmd;
 mod erase_cmd;

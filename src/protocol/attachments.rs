@@ -75,6 +75,9 @@ pub enum Check {
     /// There is something of that name, but not a file that could be read (a directory, a
     /// pipe, no permission, a read error).
     Unreadable,
+    /// The name is a symbolic link: not followed, so a link in the folder never vouches for
+    /// a file elsewhere.
+    Link,
 }
 
 impl Check {
@@ -89,6 +92,7 @@ impl Check {
             Check::Unsupported => "unsupported digest algorithm",
             Check::UnsafeName => "no safe file name",
             Check::Unreadable => "not a file that could be read",
+            Check::Link => "a symbolic link, not followed",
         }
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::regular_file::{self, NotRegular};
 use crate::protocol::attachments::{self, Attachment, Check};
 
 /// Extensions of envelope files, lower-case.
@@ -129,28 +130,38 @@ pub fn write_split(
 }
 
 /// Checks each attachment against the file of its name in `dir` (never outside it: names
-/// that are not plain file names are not looked up).
+/// that are not plain file names are not looked up, and a symbolic link is not followed).
 pub fn check_dir(list: &[Attachment], dir: &Path) -> Vec<Check> {
-    list.iter()
-        .map(|a| {
-            let Some(name) = a.name.as_deref().and_then(attachments::safe_name) else {
-                return Check::UnsafeName;
-            };
-            let path = dir.join(name);
-            let meta = match std::fs::metadata(&path) {
-                Ok(meta) => meta,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Check::Missing,
-                Err(_) => return Check::Unreadable,
-            };
-            if !meta.is_file() {
-                return Check::Unreadable;
-            }
-            // Read as it is hashed, never whole: an attached file may be larger than memory.
-            std::fs::File::open(&path)
-                .and_then(|f| attachments::check_reader(a, meta.len(), f))
-                .unwrap_or(Check::Unreadable)
-        })
+    check_dir_why(list, dir)
+        .into_iter()
+        .map(|(c, _)| c)
         .collect()
+}
+
+/// [`check_dir`], with why a file was not read when it was not (where a link points, what
+/// the name is instead of a file, the error).
+pub fn check_dir_why(list: &[Attachment], dir: &Path) -> Vec<(Check, Option<String>)> {
+    list.iter().map(|a| check_one(a, dir)).collect()
+}
+
+fn check_one(a: &Attachment, dir: &Path) -> (Check, Option<String>) {
+    let Some(name) = a.name.as_deref().and_then(attachments::safe_name) else {
+        return (Check::UnsafeName, None);
+    };
+    let (file, meta) = match regular_file::open(&dir.join(name)) {
+        Ok(opened) => opened,
+        Err(NotRegular::Missing) => return (Check::Missing, None),
+        Err(NotRegular::Link(to)) => {
+            let to = to.map(|to| format!("points to {}", to.display()));
+            return (Check::Link, to);
+        }
+        Err(why) => return (Check::Unreadable, Some(why.to_string())),
+    };
+    // Read as it is hashed, never whole: an attached file may be larger than memory.
+    match attachments::check_reader(a, meta.len(), file) {
+        Ok(check) => (check, None),
+        Err(e) => (Check::Unreadable, Some(format!("not readable: {e}"))),
+    }
 }
 
 #[cfg(test)]

@@ -15,4 +15,5 @@ pub mod mail_out;
 pub mod mail_parts;
 pub mod mail_sniff;
 pub mod mail_utf8;
+pub mod regular_file;
 pub mod spool;

@@ -312,3 +312,60 @@ pub fn read_request(conn: &mut TcpStream) {
 pub fn answer(head: &'static str) -> Box<dyn Fn() -> String + Send> {
     Box::new(move || head.to_string())
 }
+
+/// Connections from a chosen local address: every 127.x.y.z is this machine's, so tests on
+/// loopback can play clients at as many addresses as they like.
+pub struct Dialer {
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Dialer {
+    pub fn new() -> Dialer {
+        Dialer {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .build()
+                .expect("a runtime to connect with"),
+        }
+    }
+
+    /// A blocking connection from `from` (any port) to `to`.
+    pub fn connect(&self, from: std::net::IpAddr, to: SocketAddr) -> std::io::Result<TcpStream> {
+        self.runtime.block_on(async {
+            let socket = tokio::net::TcpSocket::new_v4()?;
+            socket.bind(SocketAddr::new(from, 0))?;
+            let stream = socket.connect(to).await?.into_std()?;
+            stream.set_nonblocking(false)?;
+            Ok(stream)
+        })
+    }
+}
+
+/// [`post`] with `Connection: close` from `from`, the time it took to be answered with it.
+pub fn post_from(
+    dialer: &Dialer,
+    from: &str,
+    addr: SocketAddr,
+    headers: &[&str],
+    body: &str,
+) -> (Raw, Duration) {
+    let start = Instant::now();
+    let mut s = dialer
+        .connect(from.parse().expect("an address"), addr)
+        .expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut req = format!(
+        "POST /crosstalk/receive HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    let _ = s.write_all(req.as_bytes());
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    (parse_answer(&buf), start.elapsed())
+}

@@ -43,13 +43,17 @@ pub struct HopAnswer {
     pub arrival: Option<Arrival>,
 }
 
-/// A refusal in JSON: `{"error": {"code", "reason"}}`.
+/// A refusal in JSON: `{"error": {"code", "reason"}}`, and `limit` for a 413.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HopError {
     /// The spec's error code (`E-PERM`, `E-RATE`, …).
     pub code: String,
     /// A sentence for the operator.
     pub reason: String,
+    /// With `E-TOO-LARGE`: the most bytes the desk takes, so that a companion can say how
+    /// far off a copy is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -59,12 +63,30 @@ struct ErrorBody {
 
 /// A refusal answered to a companion: status, code and reason in JSON.
 pub fn json_refusal(status: u16, code: &str, reason: &str) -> Answer {
-    let body = ErrorBody {
-        error: HopError {
+    json_error(
+        status,
+        HopError {
             code: code.into(),
             reason: reason.into(),
+            limit: None,
         },
-    };
+    )
+}
+
+/// The 413 answered to a companion whose copy is past `limit` bytes.
+pub fn json_too_large(reason: &str, limit: u64) -> Answer {
+    json_error(
+        413,
+        HopError {
+            code: "E-TOO-LARGE".into(),
+            reason: reason.into(),
+            limit: Some(limit),
+        },
+    )
+}
+
+fn json_error(status: u16, error: HopError) -> Answer {
+    let body = ErrorBody { error };
     Answer {
         status,
         body: serde_json::to_string(&body).unwrap_or_default(),
@@ -204,5 +226,8 @@ mod tests {
             ("E-PERM", "The token is not accepted")
         );
         assert!(parse_refusal("[[A→B v1]]").is_none());
+        assert_eq!(e.limit, None);
+        let big = parse_refusal(&json_too_large("too large", 1000).body).unwrap();
+        assert_eq!((big.code.as_str(), big.limit), ("E-TOO-LARGE", Some(1000)));
     }
 }

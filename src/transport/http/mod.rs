@@ -6,7 +6,9 @@
 //!   body becomes: stored and acknowledged, or refused with which ERROR.
 //! - [`server`] is `crosstalk serve`: tokio + hyper + axum, with its limits, and a single
 //!   writer thread that owns the store; [`linger`] reads what is left of a body it answered
-//!   early, so the client gets to read the answer.
+//!   early, so the client gets to read the answer. [`slots`] decides which connections it
+//!   holds (per client, and who gives a slot up when all are taken), [`turn_away`] answers
+//!   the others `503` at once, and [`open_files`] raises the process's file limit to match.
 //! - [`client`] posts an envelope (blocking), [`retry`] posts it again when the peer asks to
 //!   be sent again later, and [`deliver`] records what came of it.
 
@@ -14,10 +16,13 @@ pub mod client;
 pub mod deliver;
 pub mod hop;
 pub mod linger;
+pub mod open_files;
 pub mod rate;
 pub mod receive;
 pub mod retry;
 pub mod server;
+pub mod slots;
+pub mod turn_away;
 
 /// The path envelopes are posted to.
 pub const RECEIVE_PATH: &str = "/crosstalk/receive";

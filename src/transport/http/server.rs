@@ -1,12 +1,16 @@
 //! `crosstalk serve`: the HTTP binding's receiving end.
 //!
-//! tokio runs only in here. Connections are accepted under a semaphore (at most
-//! `max_connections` at once; more wait in the listen backlog), each served by hyper's HTTP/1
-//! with a header size limit and a header read timeout, its requests routed by axum. Only one
-//! thread writes: a dedicated writer owns the [`Store`] and answers requests in arrival order,
-//! so handlers never block the runtime on SQLite and two requests never compete for the
-//! database's lock (another process still may: the store waits for it, see
-//! `store/writer.rs`).
+//! tokio runs only in here. Each connection accepted holds one of `max_connections` slots
+//! ([`super::slots`]; at most `max_connections_per_client` for one client), and is served by
+//! hyper's HTTP/1 with a header size limit and a head timeout, its requests routed by axum. A
+//! connection that finds no slot is answered `503` with `Retry-After` at once
+//! ([`super::turn_away`]) instead of waiting in the listen backlog; when all are taken, the
+//! one that has waited longest for a request head gives its slot up. At most `max_requests`
+//! requests are read and served at once (each holds its body); one more is answered `503`
+//! when its head is in. Only one thread writes:
+//! a dedicated writer owns the [`Store`] and answers requests in arrival order, so handlers
+//! never block the runtime on SQLite and two requests never compete for the database's lock
+//! (another process still may: the store waits for it, see `store/writer.rs`).
 //!
 //! On SIGINT or SIGTERM the server stops accepting, lets every request in flight finish (its
 //! envelope stored and its answer sent), then lets the writer finish what it was handed and
@@ -35,6 +39,7 @@ use tower::ServiceExt;
 use super::hop::{HOP_PATH, NEXT_PATH, json_refusal};
 use super::linger;
 use super::receive::{Answer, Desk, refusal};
+use super::slots::{Admission, Slots};
 use super::{RECEIVE_PATH, is_plain_utf8};
 use crate::protocol::IdGenerator;
 use crate::store::Store;
@@ -53,10 +58,17 @@ pub struct Settings {
     pub max_body: usize,
     /// Largest request head (request line and headers), in bytes (at least 8 KiB).
     pub max_header: usize,
-    /// How long a client has to send its headers, and then its body.
+    /// How long a client has to send its whole request head (request line and headers),
+    /// from the moment it connects or its last answer was sent.
+    pub head_timeout: Duration,
+    /// How long a client has to send its body, once its head is in.
     pub request_timeout: Duration,
-    /// Connections served at once.
+    /// Connections held at once.
     pub max_connections: usize,
+    /// Connections one client (an IPv4 address, an IPv6 /64) holds at once.
+    pub max_connections_per_client: usize,
+    /// Requests read and served at once (each holds its body, up to `max_body`, in memory).
+    pub max_requests: usize,
     /// Requests a minute per client address (0: no limit), and how many at once.
     pub rate_per_minute: u32,
     /// The rate limit's burst.
@@ -99,6 +111,9 @@ pub struct Summary {
     pub acknowledged: u64,
     /// Requests answered with an ERROR.
     pub refused: u64,
+    /// Connections answered 503 before any request was read: no slot was free for them (or
+    /// for their client), or they gave theirs up waiting for a head.
+    pub turned_away: u64,
 }
 
 /// One request's body for the writer, and where its answer goes.
@@ -132,6 +147,8 @@ struct Shared {
     token: Option<String>,
     max_body: usize,
     request_timeout: Duration,
+    /// Requests being read and served.
+    requests: Semaphore,
     rate: super::rate::RateLimit,
     retry_after: u64,
     desk: Option<String>,
@@ -140,6 +157,7 @@ struct Shared {
     jobs: Mutex<Option<mpsc::Sender<Job>>>,
     acknowledged: AtomicU64,
     refused: AtomicU64,
+    turned_away: AtomicU64,
 }
 
 /// The client's address, put on each request by the connection that carried it.
@@ -236,6 +254,7 @@ async fn run(
         token: settings.token.clone(),
         max_body: settings.max_body,
         request_timeout: settings.request_timeout,
+        requests: Semaphore::new(settings.max_requests.max(1)),
         rate: super::rate::RateLimit::new(settings.rate_per_minute, settings.burst),
         retry_after: 60u64
             .checked_div(u64::from(settings.rate_per_minute))
@@ -246,6 +265,7 @@ async fn run(
         jobs: Mutex::new(Some(jobs)),
         acknowledged: AtomicU64::new(0),
         refused: AtomicU64::new(0),
+        turned_away: AtomicU64::new(0),
     });
     let router = Router::new()
         .route(RECEIVE_PATH, post(receive))
@@ -253,20 +273,21 @@ async fn run(
         .route(NEXT_PATH, post(hop_next))
         .with_state(Arc::clone(&shared));
     let graceful = GracefulShutdown::new();
-    let slots = Arc::new(Semaphore::new(settings.max_connections.max(1)));
+    let slots = Slots::new(
+        settings.max_connections,
+        settings.max_connections_per_client,
+    );
+    // Connections being answered 503 hold a file each until they close: no more of them at
+    // once than there are slots; past that each is answered and closed without waiting.
+    let turning_away = Arc::new(Semaphore::new(settings.max_connections.max(1)));
     let mut http = hyper::server::conn::http1::Builder::new();
+    // One deadline for the whole head, started when the connection is ready for a request
+    // (new, or kept alive after an answer): bytes trickled in do not extend it.
     http.timer(TokioTimer::new())
-        .header_read_timeout(settings.request_timeout)
+        .header_read_timeout(settings.head_timeout)
         .max_buf_size(settings.max_header.max(MIN_HEADER_LIMIT));
     tokio::pin!(stop);
     loop {
-        let permit = tokio::select! {
-            p = Arc::clone(&slots).acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => break,
-            },
-            () = &mut stop => break,
-        };
         let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
                 Ok(a) => a,
@@ -279,21 +300,59 @@ async fn run(
             },
             () = &mut stop => break,
         };
+        let slot = match slots.admit(peer.ip(), Instant::now()) {
+            Admission::Admitted(slot) => slot,
+            Admission::ClientFull => {
+                turn_away(&shared, &turning_away, stream, peer, Busy::Client);
+                continue;
+            }
+            Admission::Full => {
+                turn_away(&shared, &turning_away, stream, peer, Busy::Full);
+                continue;
+            }
+        };
+        // A second handle on the socket, to answer on it should the connection have to give
+        // its slot up (hyper owns the first and closes it when dropped).
+        let (stream, spare) = match split_off_spare(stream) {
+            Ok(pair) => pair,
+            Err(e) => {
+                tracing::warn!("serve: a connection from {peer} could not be set up: {e}");
+                continue;
+            }
+        };
         let router = router.clone();
+        let conn_state = slot.conn();
         let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
             req.extensions_mut().insert(Peer(peer));
-            router.clone().oneshot(req)
+            let serving = conn_state.serving();
+            let answered = router.clone().oneshot(req);
+            async move {
+                let response = answered.await;
+                drop(serving);
+                response
+            }
         });
         let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let (shared, turning_away) = (Arc::clone(&shared), Arc::clone(&turning_away));
         tokio::spawn(async move {
-            let _ = conn.await;
-            drop(permit);
+            let evicted = tokio::select! {
+                _ = conn => false,
+                () = slot.evicted() => true,
+            };
+            drop(slot);
+            if evicted {
+                tracing::debug!("serve: {peer} gave its slot up, waiting for a head");
+                // Non-blocking already: the two handles share the socket's flags.
+                if let Some(Ok(spare)) = spare.map(tokio::net::TcpStream::from_std) {
+                    turn_away(&shared, &turning_away, spare, peer, Busy::Evicted);
+                }
+            }
         });
     }
     drop(listener);
     // Requests in flight finish; idle connections close. A client that keeps a request open
-    // past its timeout is cut off by the header/body timeouts, so this ends.
-    let grace = settings.request_timeout * 2 + Duration::from_secs(5);
+    // past its timeout is cut off by the head and body timeouts, so this ends.
+    let grace = settings.head_timeout + settings.request_timeout * 2 + Duration::from_secs(5);
     if tokio::time::timeout(grace, graceful.shutdown())
         .await
         .is_err()
@@ -308,7 +367,66 @@ async fn run(
     Ok(Summary {
         acknowledged: shared.acknowledged.load(Ordering::Relaxed),
         refused: shared.refused.load(Ordering::Relaxed),
+        turned_away: shared.turned_away.load(Ordering::Relaxed),
     })
+}
+
+/// Why a connection is turned away.
+#[derive(Debug, Clone, Copy)]
+enum Busy {
+    /// Its client holds its share of the slots.
+    Client,
+    /// Every slot is taken by a request being served.
+    Full,
+    /// It gave its slot up to a newcomer, having waited longest for its request head.
+    Evicted,
+}
+
+/// Answers `stream` 503 with `Retry-After` and closes it, on a task of its own; at once, with
+/// what the socket takes without waiting, when too many are being turned away already.
+fn turn_away(
+    s: &Shared,
+    permits: &Arc<Semaphore>,
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    why: Busy,
+) {
+    let permit = Arc::clone(permits).try_acquire_owned();
+    let reason = match why {
+        Busy::Client => {
+            "This desk serves as many connections from your address as it takes from one; close one, or send again later (see Retry-After)"
+        }
+        Busy::Full => {
+            "This desk serves as many connections as it takes; send again later (see Retry-After)"
+        }
+        Busy::Evicted => {
+            "This connection sent no request in time while the desk was full, and made room for another; send the request again as you connect (see Retry-After)"
+        }
+    };
+    let body = refusal(s.desk.as_deref(), 503, "E-RATE", reason, &s.ids).body;
+    let bytes = super::turn_away::answer(s.retry_after, &body);
+    s.turned_away.fetch_add(1, Ordering::Relaxed);
+    let Ok(permit) = permit else {
+        tracing::debug!("serve: {peer} turned away at once: too many being turned away");
+        super::turn_away::answer_at_once(stream, &bytes);
+        return;
+    };
+    tokio::spawn(async move {
+        let ended = super::turn_away::answer_and_close(stream, &bytes).await;
+        tracing::debug!("serve: {peer} turned away ({why:?}): {ended:?}");
+        drop(permit);
+    });
+}
+
+/// `stream`, and a second handle on its socket (`None` when the system has no file left for
+/// one: the connection is then closed unanswered should it be evicted). The second is handed
+/// to the runtime only when it is used, once hyper's handle is gone.
+fn split_off_spare(
+    stream: tokio::net::TcpStream,
+) -> std::io::Result<(tokio::net::TcpStream, Option<std::net::TcpStream>)> {
+    let std_stream = stream.into_std()?;
+    let spare = std_stream.try_clone().ok();
+    Ok((tokio::net::TcpStream::from_std(std_stream)?, spare))
 }
 
 /// SIGINT (Ctrl-C) or SIGTERM.
@@ -371,9 +489,17 @@ async fn handle(
     let deadline = tokio::time::Instant::now() + s.request_timeout;
     let (answer, unread) = match admit(&s, kind, peer, &headers) {
         Err(refused) => (refused, Some((body, 0))),
-        Ok(()) => match read_body(&s, kind, body, deadline).await {
-            Ok(body) => (process(&s, kind, peer, body).await, None),
-            Err((refused, unread)) => (refused, unread),
+        // Each request read holds its body: only `max_requests` at once.
+        Ok(()) => match s.requests.try_acquire() {
+            Err(_) => (busy(&s, kind), Some((body, 0))),
+            Ok(reading) => {
+                let done = match read_body(&s, kind, body, deadline).await {
+                    Ok(body) => (process(&s, kind, peer, body).await, None),
+                    Err((refused, unread)) => (refused, unread),
+                };
+                drop(reading);
+                done
+            }
         },
     };
     if answer.status == 200 {
@@ -504,18 +630,28 @@ fn refuse(s: &Shared, kind: Kind, status: u16, code: &str, reason: &str) -> Answ
     }
 }
 
-/// The 413 for a body past `max_body`.
-fn too_large(s: &Shared, kind: Kind) -> Answer {
+/// The 503 for a request that finds `max_requests` being read and served.
+fn busy(s: &Shared, kind: Kind) -> Answer {
     refuse(
         s,
         kind,
-        413,
-        "E-TOO-LARGE",
-        &format!(
-            "The body exceeds the {} bytes this desk accepts",
-            s.max_body
-        ),
+        503,
+        "E-RATE",
+        "This desk is serving as many requests as it takes at once; send again later (see Retry-After)",
     )
+}
+
+/// The 413 for a body past `max_body` (to a companion with the limit as a number too).
+fn too_large(s: &Shared, kind: Kind) -> Answer {
+    let reason = format!(
+        "The body exceeds the {} bytes this desk accepts",
+        s.max_body
+    );
+    if kind.json() {
+        super::hop::json_too_large(&reason, s.max_body as u64)
+    } else {
+        refuse(s, kind, 413, "E-TOO-LARGE", &reason)
+    }
 }
 
 /// The request's `Content-Length`, when it has a valid one.
@@ -634,8 +770,11 @@ mod tests {
             token: None,
             max_body: 1,
             max_header: 1,
+            head_timeout: Duration::from_secs(1),
             request_timeout: Duration::from_secs(1),
             max_connections: 1,
+            max_connections_per_client: 1,
+            max_requests: 1,
             rate_per_minute: 0,
             burst: 1,
             desk: None,
