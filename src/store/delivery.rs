@@ -72,7 +72,7 @@ pub(crate) struct Ledger {
     /// This message counts as an answer ([`awaiting::is_answer`]).
     pub answers: bool,
     /// It asks for an answer (`Intent::expects_response`, or no intent): addressed to the
-    /// operator, it is theirs to answer (see `schema::LEDGER_STATE`).
+    /// operator, it is theirs to answer (see `schema::ledger_state`).
     asks: bool,
     /// Composed here, or received from one of the operator's addresses.
     by_operator: bool,
@@ -279,7 +279,7 @@ pub(crate) fn prepare_knowing(
 }
 
 impl Ledger {
-    /// The queue's section the message starts in, as `schema::LEDGER_STATE` (by which a
+    /// The queue's section the message starts in, as `schema::ledger_state` (by which a
     /// trigger keeps `ledger_state` afterwards) says for a message not relayed or answered yet.
     pub(crate) fn state(&self) -> Option<&'static str> {
         if self.received && !self.to_me && self.relayed.is_none() {
@@ -380,7 +380,7 @@ impl Ledger {
                 arrival.relayed_parent = relayed == Some(true);
                 return Ok(arrival);
             }
-            // Its state as `schema::LEDGER_STATE` reads it once relayed (it was to relay, so
+            // Its state as `schema::ledger_state` reads it once relayed (it was to relay, so
             // not the operator's), written with the relay: the row and its indexes change
             // once, and the trigger that keeps the state finds nothing left to do. An import
             // of a transcript relays nearly every message it stores this way.

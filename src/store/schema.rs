@@ -7,9 +7,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::StoreError;
+use crate::protocol::Intent;
 
 /// Migrations in order; index + 1 is the version each produces.
 const MIGRATIONS: &[&str] = &[
@@ -257,7 +258,7 @@ CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
     r#"
 -- Ids kept in one case: ULIDs upper case, UUIDs lower case, whatever case the envelope wrote
 -- them in (its text keeps its spelling). Done by store/id_case.rs. And a message addressed to
--- the operator is theirs to answer only when it asks for one (LEDGER_STATE below).
+-- the operator is theirs to answer only when it asks for one (`ledger_state` below).
 --
 -- When a stored message's signature arrived, if after the message (a signed copy of an
 -- unsigned one, see store/conflict.rs): a REVOKE counts when its key was trusted before its
@@ -361,7 +362,7 @@ fn is_table(tx: &Transaction, name: &str) -> Result<bool, StoreError> {
 }
 
 /// Version 10: when a later signature arrived, ids in one case (see `id_case`), and "addressed
-/// to me" only for what asks for an answer (see [`LEDGER_STATE`]).
+/// to me" only for what asks for an answer (see [`ledger_state`]).
 fn ids_in_one_case(tx: &Transaction) -> Result<(), StoreError> {
     if !has_column(tx, "messages", "signed_at")? {
         tx.execute_batch("ALTER TABLE messages ADD COLUMN signed_at TEXT;")?;
@@ -476,15 +477,31 @@ fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
 /// (`Intent::expects_response`, as the `intent` column holds it; one without an intent may
 /// ask): a RESPOND, ACK or CLOSE for them is read, not answered. An item the operator
 /// settled by hand (done, or dismissed) is in no section.
-pub(crate) const LEDGER_STATE: &str = "CASE
+pub(crate) fn ledger_state() -> String {
+    format!(
+        "CASE
     WHEN settled_at IS NOT NULL THEN NULL
     WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
     WHEN to_me = 1 AND answered_at IS NULL
-        AND (intent IS NULL OR intent IN ('REQUEST', 'POLL', 'ESCALATE', 'HANDOFF'))
+        AND (intent IS NULL OR intent IN ({asking}))
         THEN 'to_me'
-    WHEN awaiting_from IS NOT NULL THEN 'awaiting' END";
+    WHEN awaiting_from IS NOT NULL THEN 'awaiting' END",
+        asking = asking_intents()
+    )
+}
 
-/// [`LEDGER_STATE`] before items could be settled by hand: what the migrations to versions 8
+/// The intents that ask for an answer, as SQL strings: written from
+/// [`Intent::expects_response`], so that an intent that comes to ask for one is counted by
+/// the queue without a migration (see [`keep_ledger_rule`]).
+fn asking_intents() -> String {
+    let asking: Vec<String> = (Intent::CORE.iter())
+        .filter(|i| i.expects_response())
+        .map(|i| format!("'{}'", i.as_str()))
+        .collect();
+    asking.join(", ")
+}
+
+/// [`ledger_state`] before items could be settled by hand: what the migrations to versions 8
 /// and 10 keep the state by (the columns that settle an item came with version 14).
 const LEDGER_STATE_10: &str = "CASE
     WHEN direction = 'received' AND to_me = 0 AND relayed_at IS NULL THEN 'to_relay'
@@ -512,10 +529,43 @@ fn ledger_trigger() -> String {
          AFTER UPDATE OF direction, to_me, relayed_at, answered_at, awaiting_from, settled_at
          ON messages
          BEGIN
-             UPDATE messages SET ledger_state = {LEDGER_STATE}
-             WHERE seq = new.seq AND ledger_state IS NOT {LEDGER_STATE};
-         END;"
+             UPDATE messages SET ledger_state = {rule}
+             WHERE seq = new.seq AND ledger_state IS NOT {rule};
+         END;",
+        rule = ledger_state()
     )
+}
+
+/// Makes the trigger and the stored `ledger_state` follow [`ledger_state`] as this build
+/// writes it, when the database's were written by a build whose intents asked differently:
+/// the one place where which intents ask for an answer reaches the schema, so that changing
+/// [`Intent::expects_response`] needs no migration written by hand.
+fn keep_ledger_rule(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), StoreError> {
+    let rule = ledger_state();
+    let stored = || -> Result<Option<String>, StoreError> {
+        Ok(conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'messages_ledger_state'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    };
+    if stored()?.is_some_and(|sql: String| sql.contains(&rule)) {
+        return Ok(());
+    }
+    let tx = super::retry_busy(conn, timeout, path, || {
+        Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+    })?;
+    tx.execute_batch(&format!(
+        "DROP TRIGGER IF EXISTS messages_ledger_state;
+         {trigger}
+         UPDATE messages SET ledger_state = {rule}
+         WHERE ledger_state IS NOT {rule};",
+        trigger = ledger_trigger()
+    ))?;
+    tx.commit()?;
+    Ok(())
 }
 
 /// Version 14: the ledger's time is the time observed here, items can be settled by hand and
@@ -549,9 +599,10 @@ fn observed(tx: &Transaction) -> Result<(), StoreError> {
     tx.execute_batch(&format!(
         "DROP TRIGGER IF EXISTS messages_ledger_state;
          {trigger}
-         UPDATE messages SET ledger_state = {LEDGER_STATE}
-         WHERE ledger_state IS NOT {LEDGER_STATE};",
-        trigger = ledger_trigger()
+         UPDATE messages SET ledger_state = {rule}
+         WHERE ledger_state IS NOT {rule};",
+        trigger = ledger_trigger(),
+        rule = ledger_state()
     ))?;
     Ok(())
 }
@@ -697,6 +748,7 @@ pub fn migrate(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), 
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;
     }
+    keep_ledger_rule(conn, timeout, path)?;
     if current > 0 && current < COMPACTING_VERSION {
         // The freed pages are given back; only tidying up (another process may hold the
         // database, then the file keeps its size until a later VACUUM).

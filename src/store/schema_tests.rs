@@ -452,3 +452,57 @@ fn a_database_before_relays_per_target_migrates_with_its_ledger() {
         [("chatgpt://t/x", true), ("gemini://g", false)]
     );
 }
+
+/// Which intents ask for an answer reaches the schema from `Intent::expects_response` alone:
+/// the trigger names exactly those, and a database whose trigger a build with another list
+/// wrote (here: one leaving out HANDOFF) is brought to this build's rule, rows included, as it
+/// is opened — no migration written by hand.
+#[test]
+fn the_queue_asks_the_intents_that_ask_and_follows_them_when_they_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rule.db");
+    let mut store = Store::open(&path).unwrap();
+    let text = include_str!("../../assets/examples/v11-request.crosstalk");
+    store.import_text("t", text, &Options::default()).unwrap();
+    let trigger = |conn: &Connection| -> String {
+        conn.query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'messages_ledger_state'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let sql = trigger(&store.conn);
+    for i in Intent::CORE {
+        let named = sql.contains(&format!("'{}'", i.as_str()));
+        assert_eq!(named, i.expects_response(), "{i} in {sql}");
+    }
+    drop(store);
+
+    let older = ledger_state().replace(", 'HANDOFF'", "");
+    assert_ne!(older, ledger_state());
+    let raw = Connection::open(&path).unwrap();
+    raw.execute_batch(&format!(
+        "DROP TRIGGER messages_ledger_state;
+         CREATE TRIGGER messages_ledger_state
+         AFTER UPDATE OF direction, to_me, relayed_at, answered_at, awaiting_from, settled_at
+         ON messages
+         BEGIN
+             UPDATE messages SET ledger_state = {older}
+             WHERE seq = new.seq AND ledger_state IS NOT {older};
+         END;
+         UPDATE messages SET intent = 'HANDOFF', direction = 'received', to_me = 1,
+             answered_at = NULL, settled_at = NULL, awaiting_from = NULL;"
+    ))
+    .unwrap();
+    let state = |conn: &Connection| -> Option<String> {
+        conn.query_row("SELECT ledger_state FROM messages", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(state(&raw), None, "the older rule did not take");
+    drop(raw);
+
+    let store = Store::open(&path).unwrap();
+    assert_eq!(state(&store.conn).as_deref(), Some("to_me"));
+    assert!(trigger(&store.conn).contains(&ledger_state()));
+}

@@ -4,7 +4,7 @@
 //! The ledger infers most of what is done (a relay from the answer it drew, a wait from the
 //! replies or a CLOSE); what it cannot see (a message carried by other means, a question the
 //! operator answered in person) the operator settles. A settled message is in no section of
-//! the queue (`schema::LEDGER_STATE`) until the settling is undone. An archived thread leaves
+//! the queue (`schema::ledger_state`) until the settling is undone. An archived thread leaves
 //! the thread list until something new arrives in it, or the operator brings it back.
 
 use rusqlite::params;
