@@ -58,10 +58,6 @@ pub fn expectation(
     meta: &[MetaBlock],
 ) -> Option<Expectation> {
     match intent? {
-        Intent::Request | Intent::Escalate | Intent::Handoff => Some(Expectation {
-            targets: Vec::new(),
-            needed: 1,
-        }),
         Intent::Poll => {
             let mut targets: Vec<String> = Vec::new();
             let listed = meta
@@ -86,6 +82,11 @@ pub fn expectation(
                 .clamp(1, targets.len());
             Some(Expectation { targets, needed })
         }
+        // Any other that asks for an answer (the registry's one list of them) asks anyone.
+        i if i.expects_response() => Some(Expectation {
+            targets: Vec::new(),
+            needed: 1,
+        }),
         _ => None,
     }
 }
