@@ -243,7 +243,7 @@ impl Config {
             (self.relay.audit_by.clone())
                 .or_else(|| self.operator.addresses.first().cloned())
                 .or_else(|| self.compose.user.clone())
-                .unwrap_or_else(crate::cli::default_user)
+                .unwrap_or_else(default_user)
         })
     }
 
@@ -266,7 +266,7 @@ impl Config {
             .unwrap_or_else(|| {
                 let user = (user.map(str::to_string))
                     .or_else(|| self.compose.user.clone())
-                    .unwrap_or_else(crate::cli::default_user);
+                    .unwrap_or_else(default_user);
                 format!("human://{}", user.trim())
             })
     }
@@ -364,6 +364,21 @@ pub enum ConfigError {
 /// The default config file: `config.toml` in the platform's config directory.
 pub fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "crosstalk").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// The `user` header of envelopes the operator writes: `--user` (`arg`), else `[compose]
+/// user` of the config (`configured`), else `$USER`, else `operator` — the app and the CLI
+/// write the same.
+pub fn user(arg: Option<&str>, configured: Option<&str>) -> String {
+    arg.or(configured)
+        .map(str::to_string)
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "operator".into())
+}
+
+/// The `user` header when nothing is given or configured: `$USER`.
+pub fn default_user() -> String {
+    user(None, None)
 }
 
 /// The platform data directory (`$XDG_DATA_HOME/crosstalk` on Linux): the default database,

@@ -632,20 +632,7 @@ fn safe_line_id(id: &str) -> String {
     }
 }
 
-/// Removes characters that must never reach the terminal from text typed or pasted into an
-/// editor box: C0/C1 controls other than newline and tab, DEL, bidi and invisible format
-/// characters, and tag characters (text a model reads that the screen does not show).
-/// Returns the text and how many were removed, so the operator is told.
-pub fn strip_controls(s: &str) -> (String, usize) {
-    // Tabs are the one thing `sanitize` expands rather than hides: an editor keeps them.
-    let bad = |c: char| c != '\t' && crate::sanitize::is_removed_when_typed(c);
-    let s = s.replace("\r\n", "\n");
-    let removed = s.chars().filter(|c| bad(*c)).count();
-    if removed == 0 {
-        return (s, 0);
-    }
-    (s.chars().filter(|c| !bad(*c)).collect(), removed)
-}
+pub use crate::sanitize::strip_controls;
 
 /// Drafts as the title bar, the list's ✎ and `D` count them: those being composed and the
 /// envelopes filed but never copied (the queue's drafts).

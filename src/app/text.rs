@@ -228,7 +228,7 @@ pub fn claim_time(claimed: &jiff::Timestamp, seen: &str) -> String {
 /// [`crate::protocol::hidden`]): passing on what the operator cannot see is worth a word at
 /// the moment it happens, whichever way the relay went.
 pub fn hidden_note(text: &str) -> Option<String> {
-    let h = crate::protocol::hidden::find(text)?;
+    let h = crate::sanitize::hidden::find(text)?;
     let words = h
         .spelled(40)
         .map(|w| format!(": “{w}”"))
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn a_relayed_text_hiding_tag_characters_gets_a_note() {
-        let hidden = crate::protocol::hidden::tags(&"x".repeat(50));
+        let hidden = crate::sanitize::hidden::tags(&"x".repeat(50));
         let note = hidden_note(&format!("body{hidden}")).unwrap();
         assert!(note.starts_with("it hides 50 tag character(s)"), "{note}");
         assert!(note.contains(&format!("“{}…”", "x".repeat(40))), "{note}");

@@ -74,7 +74,10 @@ pub fn new(opts: &Options, a: NewArgs, configured_user: Option<&str>) -> Result<
     let body = input::body(a.body.as_deref())?;
     let ids = IdGenerator::new();
     let mut env = Envelope::new(a.from, a.to);
-    env.set_header("user", input::user(a.user.as_deref(), configured_user));
+    env.set_header(
+        "user",
+        crate::config::user(a.user.as_deref(), configured_user),
+    );
     env.set_header(
         "session",
         a.session.unwrap_or_else(protocol::id::new_session),

@@ -216,15 +216,6 @@ pub fn body(arg: Option<&str>) -> Result<String, Failure> {
     }
 }
 
-/// The `user` header of envelopes the operator writes: `--user`, else `[compose] user` of the
-/// config (`configured`), else `$USER`: what the app writes too.
-pub fn user(arg: Option<&str>, configured: Option<&str>) -> String {
-    arg.or(configured)
-        .map(str::to_string)
-        .or_else(|| std::env::var("USER").ok())
-        .unwrap_or_else(|| "operator".into())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

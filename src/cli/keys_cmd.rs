@@ -93,7 +93,7 @@ fn list(db: Option<&Path>, json: bool) -> Result<u8, Failure> {
         let mut rows = serde_json::to_value(&keys).map_err(|e| Failure::usage(e.to_string()))?;
         if let Some(rows) = rows.as_array_mut() {
             for (row, k) in rows.iter_mut().zip(&keys) {
-                row["look_alike"] = crate::protocol::scripts::look_alike(&k.pkid).into();
+                row["look_alike"] = crate::sanitize::scripts::look_alike(&k.pkid).into();
             }
         }
         output::print_json(&mut out, &rows)?;

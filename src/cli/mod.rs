@@ -395,11 +395,6 @@ impl Failure {
     }
 }
 
-/// The `user` header of envelopes the operator writes when nothing else says: `$USER`.
-pub fn default_user() -> String {
-    input::user(None, None)
-}
-
 /// Parses the command line and runs it.
 ///
 /// Everything this prints on standard error passes through the sanitizer: messages quote

@@ -4,7 +4,7 @@
 use std::io::Write as _;
 
 use super::output::Stdout;
-use super::{EXIT_INVALID, Failure, input};
+use super::{EXIT_INVALID, Failure};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
 use crate::primer::{Opening, first_envelope, primer_text};
@@ -34,7 +34,7 @@ pub fn primer(config: &Config, opts: &Options, a: PrimerArgs) -> Result<u8, Fail
             "no sender: set `from` under [compose] in config.toml (e.g. from = \"human://kalle\")",
         ));
     }
-    let user = input::user(None, config.compose.user.as_deref());
+    let user = crate::config::user(None, config.compose.user.as_deref());
     let env = first_envelope(
         &book,
         &a.to,

@@ -132,7 +132,9 @@ fn verify_each(
         let pkid = (p.envelope.sig.as_deref())
             .and_then(|s| parse_sig(s).ok())
             .and_then(|s| key_id(&s).map(str::to_string));
-        let look_alike = pkid.as_deref().and_then(protocol::scripts::look_alike);
+        let look_alike = pkid
+            .as_deref()
+            .and_then(crate::sanitize::scripts::look_alike);
         if let Some(why) = &look_alike {
             c.line.push_str(&format!(
                 " · key id `{}` ⚠ {why}",

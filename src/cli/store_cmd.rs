@@ -714,7 +714,7 @@ pub fn reply(
     if body.trim().is_empty() {
         eprintln!("note: the reply's body is empty (--body TEXT, or --body - to read it)");
     }
-    let user = input::user(user, configured_user);
+    let user = crate::config::user(user, configured_user);
     let mut store = open_existing(db)?;
     let original = one_message(&store, message)?;
     let env = crate::store::reply_envelope(&original, desk, intent, &body, &user, store.new_id());

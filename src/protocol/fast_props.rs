@@ -342,7 +342,7 @@ proptest! {
         if super::quick::ascii_and_arrows(&v) {
             prop_assert!(matches!(lines::clean(&v), Cow::Borrowed(_)));
             prop_assert!(!lines::has_bidi_control(&v));
-            prop_assert!(super::hidden::find(&v).is_none());
+            prop_assert!(crate::sanitize::hidden::find(&v).is_none());
             prop_assert!(!super::render::needs_nfc(&v));
         }
     }

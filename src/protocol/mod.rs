@@ -25,7 +25,6 @@ pub mod did_key;
 pub mod error_envelope;
 #[cfg(test)]
 mod fast_props;
-pub mod hidden;
 pub mod id;
 pub mod intent;
 pub mod keys;
@@ -40,7 +39,6 @@ pub mod poll;
 mod quick;
 pub mod render;
 mod scan;
-pub mod scripts;
 pub mod signature;
 mod spare;
 pub mod trust;

@@ -217,7 +217,8 @@ pub(crate) fn read<'a>(
         .is_some_and(|d| d.eq_ignore_ascii_case("none") || d.eq_ignore_ascii_case("redacted"));
     if pii_none || !body_ascii {
         let body = body_text(body_from, body_lines, body_bytes);
-        if super::hidden::find(&body).is_some() || (pii_none && !super::pii::find(&body).is_empty())
+        if crate::sanitize::hidden::find(&body).is_some()
+            || (pii_none && !super::pii::find(&body).is_empty())
         {
             return false;
         }
@@ -247,7 +248,7 @@ fn structural_ok(t: &str) -> bool {
         || ascii_and_arrows(t)
         || (matches!(lines::clean(t), std::borrow::Cow::Borrowed(_))
             && !lines::has_bidi_control(t)
-            && super::hidden::find(t).is_none()
+            && crate::sanitize::hidden::find(t).is_none()
             && !super::render::needs_nfc(t))
 }
 

@@ -15,9 +15,9 @@ use super::signature::{SigError, parse_sig};
 use super::{Code, Diagnostic, Intent, Options, Parsed, Pos};
 
 /// What the `mixed-script` warning says of `value`, named `what`, when its letters mix
-/// scripts (see [`super::scripts`]).
+/// scripts (see [`crate::sanitize::scripts`]).
 fn look_alike(what: &str, value: &str) -> Option<String> {
-    let why = super::scripts::look_alike(value)?;
+    let why = crate::sanitize::scripts::look_alike(value)?;
     let shown = super::lines::excerpt(value, 60);
     Some(format!(
         "{what} `{shown}` {why}, so it can pass for another that looks the same; compare it \
@@ -96,12 +96,15 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
         if !plain && has_bidi_control(&h.value) {
             d.push(at(pos, Code::BidiControl, bidi_message(&h.key)));
         }
-        if let Some(hidden) = (!plain).then(|| super::hidden::find(&h.value)).flatten() {
+        if let Some(hidden) = (!plain)
+            .then(|| crate::sanitize::hidden::find(&h.value))
+            .flatten()
+        {
             let what = format!("`{}`", h.key);
             d.push(at(
                 pos,
                 Code::HiddenText,
-                super::hidden::describe(&what, &hidden),
+                crate::sanitize::hidden::describe(&what, &hidden),
             ));
         }
     }
@@ -205,12 +208,15 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                     format!("`{key}` in `meta: {}` {what}", block.namespace),
                 ));
             }
-            if let Some(hidden) = (!plain).then(|| super::hidden::find(value)).flatten() {
+            if let Some(hidden) = (!plain)
+                .then(|| crate::sanitize::hidden::find(value))
+                .flatten()
+            {
                 let what = format!("`{key}` in `meta: {}`", block.namespace);
                 d.push(at(
                     pos,
                     Code::HiddenText,
-                    super::hidden::describe(&what, &hidden),
+                    crate::sanitize::hidden::describe(&what, &hidden),
                 ));
             }
             if !plain
@@ -228,14 +234,14 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
         }
     }
 
-    if let Some(hidden) = env.body.as_deref().and_then(super::hidden::find) {
+    if let Some(hidden) = env.body.as_deref().and_then(crate::sanitize::hidden::find) {
         // Placed at the `body:` key; the message names the body line.
         let body = env.body.as_deref().unwrap_or_default();
         let line = body[..hidden.first].matches('\n').count() + 1;
         d.push(at(
             p.positions.body.unwrap_or(banner),
             Code::HiddenText,
-            super::hidden::describe(&format!("the body, from its line {line},"), &hidden),
+            crate::sanitize::hidden::describe(&format!("the body, from its line {line},"), &hidden),
         ));
     }
     if let Some(found) = undeclared_pii(p) {
@@ -310,11 +316,11 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 ),
             ));
         }
-        if let Some(hidden) = super::hidden::find(sig) {
+        if let Some(hidden) = crate::sanitize::hidden::find(sig) {
             d.push(at(
                 pos,
                 Code::HiddenText,
-                super::hidden::describe("`sig:`", &hidden),
+                crate::sanitize::hidden::describe("`sig:`", &hidden),
             ));
         }
         let signer = (!sig.is_ascii())
@@ -638,7 +644,7 @@ mod tests {
 
     #[test]
     fn hidden_text_is_reported_where_it_is_with_what_it_says() {
-        use crate::protocol::hidden::tags;
+        use crate::sanitize::hidden::tags;
         let text = format!(
             "[[CLAUDE→CHATGPT v1.1]]\nthread: 01K0000000000000000000000A\n\
              message: 01K0000000000000000000000B\ncontext: plan{}\nintent: REQUEST\n\

@@ -113,7 +113,7 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
             .compose
             .user
             .clone()
-            .unwrap_or_else(crate::cli::default_user),
+            .unwrap_or_else(crate::config::default_user),
         from: config.compose.from.clone().unwrap_or_default(),
         fence: config
             .recipients

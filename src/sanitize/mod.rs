@@ -4,6 +4,14 @@
 //! recolour, move the cursor, set the window title or the clipboard, and bidirectional
 //! overrides that make text read differently from what it is. Human-readable output passes
 //! every such string through [`sanitize`]; JSON output does not need to (it escapes them).
+//!
+//! Beside it, what text can hide from a reader: [`hidden`] finds the tag characters a model
+//! reads and a screen does not show, [`scripts`] identifiers that mix scripts (a Cyrillic `а`
+//! in `alice`). This room is below the protocol: the protocol's checks use it, never the
+//! other way round.
+
+pub mod hidden;
+pub mod scripts;
 
 use std::borrow::Cow;
 
@@ -45,7 +53,7 @@ impl Sanitizer {
         // Within a run of tag characters that mirror ASCII: `⟨tags: ` is open.
         let mut in_tags = false;
         for c in s.chars() {
-            let mirrored = crate::protocol::hidden::tag_ascii(c);
+            let mirrored = crate::sanitize::hidden::tag_ascii(c);
             if in_tags && mirrored.is_none() {
                 out.push('⟩');
                 in_tags = false;
@@ -123,7 +131,7 @@ pub fn marked_id(id: &str) -> Cow<'_, str> {
 /// The mark [`marked_id`] adds, alone (`⚠ mixes Cyrillic and Latin letters`): for a place
 /// that quotes the identifier in its own way.
 pub fn look_alike_mark(id: &str) -> Option<String> {
-    crate::protocol::scripts::look_alike(id).map(|why| format!("⚠ {why}"))
+    crate::sanitize::scripts::look_alike(id).map(|why| format!("⚠ {why}"))
 }
 
 /// Whether `c` must never be written raw to a terminal: C0 controls other than newline, DEL,
@@ -167,6 +175,21 @@ fn is_look_alike(c: char) -> bool {
         | '\u{034F}' | '\u{2028}' | '\u{2029}')
 }
 
+/// Removes characters that must never reach the terminal from text typed or pasted into an
+/// editor box: C0/C1 controls other than newline and tab, DEL, bidi and invisible format
+/// characters, and tag characters (text a model reads that the screen does not show).
+/// Returns the text and how many were removed, so the operator is told.
+pub fn strip_controls(s: &str) -> (String, usize) {
+    // Tabs are the one thing `sanitize` expands rather than hides: an editor keeps them.
+    let bad = |c: char| c != '\t' && is_removed_when_typed(c);
+    let s = s.replace("\r\n", "\n");
+    let removed = s.chars().filter(|c| bad(*c)).count();
+    if removed == 0 {
+        return (s, 0);
+    }
+    (s.chars().filter(|c| !bad(*c)).collect(), removed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,8 +202,8 @@ mod tests {
         assert!(sanitize(text).contains("⟨U+FE0E⟩"), "{}", sanitize(text));
         assert!(sanitize(text).contains("⟨U+E0100⟩"));
         assert!(!text.chars().any(is_removed_when_typed));
-        assert_eq!(crate::app::strip_controls(text), (text.to_string(), 0));
-        assert_eq!(crate::app::strip_controls("a\u{202E}b\u{E0041}").1, 2);
+        assert_eq!(strip_controls(text), (text.to_string(), 0));
+        assert_eq!(strip_controls("a\u{202E}b\u{E0041}").1, 2);
     }
 
     #[test]
@@ -213,7 +236,7 @@ mod tests {
             let mut joined = String::new();
             pieces.push(&text[..cut], &mut joined);
             pieces.push(&text[cut..], &mut joined);
-            if !text.chars().any(crate::protocol::hidden::is_tag) {
+            if !text.chars().any(crate::sanitize::hidden::is_tag) {
                 // (A run of tags cut in two is shown as two marks; all else is the same.)
                 proptest::prop_assert_eq!(joined, out.into_owned());
             }
@@ -234,7 +257,7 @@ mod tests {
 
     #[test]
     fn tag_characters_show_what_they_spell() {
-        let hidden = crate::protocol::hidden::tags("Hi!");
+        let hidden = crate::sanitize::hidden::tags("Hi!");
         let text = format!("ok{hidden}\u{E0001}.{hidden}");
         let s = sanitize(&text);
         assert_eq!(s, "ok⟨tags: Hi!⟩⟨U+E0001⟩.⟨tags: Hi!⟩");
