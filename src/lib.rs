@@ -16,6 +16,7 @@ pub mod primer;
 pub mod protocol;
 pub mod sanitize;
 pub mod store;
+#[cfg(any(test, feature = "synth"))]
 pub mod synth;
 pub mod transport;
 pub mod tui;
