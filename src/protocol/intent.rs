@@ -69,6 +69,12 @@ impl Intent {
         Intent::Close,
     ];
 
+    /// The registry's names as a diagnostic lists them: `REQUEST, RESPOND, …`.
+    pub fn registry_list() -> String {
+        let names: Vec<&str> = Self::CORE.iter().map(Intent::as_str).collect();
+        names.join(", ")
+    }
+
     /// Normalizes a raw value (case-insensitive; legacy names mapped).
     pub fn parse(raw: &str) -> Intent {
         Self::classify(raw).0

@@ -145,7 +145,8 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 pos,
                 Code::UnknownIntent,
                 format!(
-                    "intent `{raw}` is not in the registry (REQUEST, RESPOND, ESCALATE, HANDOFF, POLL, ACK, NACK, ERROR, BROADCAST, REVOKE, CLOSE); it was kept as written"
+                    "intent `{raw}` is not in the registry ({}); it was kept as written",
+                    Intent::registry_list()
                 ),
             )),
             _ => {}
@@ -163,12 +164,18 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
             None => d.push(at(
                 header_at(INTENT).unwrap_or(banner),
                 Code::ErrorCodeMissing,
-                "intent ERROR needs a `meta: error` block with `Code: E-…` (E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE)".into(),
+                format!(
+                    "intent ERROR needs a `meta: error` block with `Code: E-…` ({})",
+                    super::error_envelope::code_list()
+                ),
             )),
             Some(code) if !is_error_code(code) => d.push(at(
                 meta_pos(p, "error", "Code").unwrap_or(banner),
                 Code::ErrorCodeUnknown,
-                format!("error code `{code}` is not in the taxonomy; use one of E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE"),
+                format!(
+                    "error code `{code}` is not in the taxonomy; use one of {}",
+                    super::error_envelope::code_list()
+                ),
             )),
             Some(_) => {}
         }
