@@ -6,7 +6,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use crosstalk::app::{Action, Pane};
+use crosstalk::app::{Action, Effect, Pane};
 use crosstalk::store::Store;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use support::{demo_store, harness, store_in};
@@ -1276,7 +1276,9 @@ fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
     assert!(s.contains(":pipe "), "{s}");
     assert!(s.contains("with the envelope on its input"), "{s}");
     t.keys("grep -c body\n");
-    let req = t.app.pipe_request.take().expect("a pipe for the runtime");
+    let Some(Effect::Pipe(req)) = t.take_effect() else {
+        panic!("no pipe for the runtime")
+    };
     assert_eq!(req.command, "grep -c body");
     assert_eq!(req.input, selected.canonical);
     assert!(req.what.contains(&selected.id));
@@ -1296,13 +1298,15 @@ fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
     t.key(KeyCode::Char('|'), KeyModifiers::ALT);
     assert!(t.screen().contains(":pipe-thread grep -c body"));
     t.key(KeyCode::Enter, NONE);
-    let req = t.app.pipe_request.take().unwrap();
+    let Some(Effect::Pipe(req)) = t.take_effect() else {
+        panic!("no pipe for the runtime")
+    };
     let n = t.app.tree.as_ref().unwrap().outline.rows.len();
     assert_eq!(req.input.matches("[[END]]").count(), n);
     assert!(req.what.contains(&format!("({n} envelopes)")));
     // No command: nothing runs, and the status says what to write.
     t.keys(":pipe\n");
-    assert!(t.app.pipe_request.is_none());
+    assert_eq!(t.take_effect(), None);
     assert!(
         t.app
             .status

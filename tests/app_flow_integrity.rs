@@ -211,7 +211,9 @@ fn e_edits_the_paste_and_previews_the_edited_text_keeping_the_original() {
     );
     t.keys("e");
     // The runtime runs $EDITOR on this text; here the edit comes back as the runtime sends it.
-    let text = t.app.edit_paste_request.take().expect("an edit requested");
+    let Some(crosstalk::app::Effect::EditPaste(text)) = t.take_effect() else {
+        panic!("no edit asked of the runtime")
+    };
     assert_eq!(text, original);
     t.act(Action::EditedPaste(text.replace(bad, &good[1])));
     let screen = t.screen();

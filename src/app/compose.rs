@@ -8,7 +8,7 @@ use super::composer::{Composer, Field, Form};
 use super::composer_layout::ComposerAreas;
 use super::composer_steps::Stepped;
 use super::pending::PendingDraft;
-use super::{Action, App, Level, strip_controls};
+use super::{Action, App, Effect, Level, strip_controls};
 use crate::store::{Draft, DraftSave, DraftTaken};
 
 impl App {
@@ -107,7 +107,8 @@ impl App {
             Action::Redact => self.redact_body()?,
             Action::EditExternal => {
                 c.set_focus(Field::Body);
-                self.edit_request = Some(c.form.body.clone());
+                let body = c.form.body.clone();
+                self.ask(Effect::EditBody(body));
             }
             Action::Paste(text) => {
                 let (clean, removed) = strip_controls(&text);

@@ -138,6 +138,20 @@ impl Settings {
     }
 }
 
+/// What the app asks of the runtime, returned by [`App::update`]: the effects that need the
+/// terminal itself, which the app cannot perform while the runtime draws on it. The runtime
+/// suspends the screen, does it, and tells the app how it went with an action
+/// ([`Action::EditedBody`], [`Action::EditedPaste`], [`Action::Piped`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Edit the composer's body in `$EDITOR`.
+    EditBody(String),
+    /// Edit a paste in `$EDITOR` before it is previewed again.
+    EditPaste(String),
+    /// Run a command with an envelope or a thread on its input.
+    Pipe(pipe::PipeRequest),
+}
+
 /// The whole state of the app.
 pub struct App {
     /// The database.
@@ -175,13 +189,8 @@ pub struct App {
     pub size: Rect,
     /// Set when the app should end.
     pub quit: bool,
-    /// Body text waiting to be edited in `$EDITOR` (the runtime takes it).
-    pub edit_request: Option<String>,
-    /// A paste waiting to be edited in `$EDITOR` before it is previewed again (the runtime
-    /// takes it).
-    pub edit_paste_request: Option<String>,
-    /// A pipe waiting to run on the terminal (the runtime takes it).
-    pub pipe_request: Option<pipe::PipeRequest>,
+    /// What the action being applied asks of the runtime, handed over by [`App::update`].
+    effects: Vec<Effect>,
     /// The last command piped to, offered again by `|`.
     pub last_pipe: Option<String>,
     /// The time ages are measured against (refreshed at each update).
@@ -276,9 +285,7 @@ impl App {
             messages: messages::MessageLog::default(),
             size,
             quit: false,
-            edit_request: None,
-            edit_paste_request: None,
-            pipe_request: None,
+            effects: Vec::new(),
             last_pipe: None,
             now: jiff::Timestamp::now(),
             fixed_now: None,
@@ -418,7 +425,7 @@ impl App {
     }
 
     /// Applies one action. Failures become the status line; the app goes on.
-    pub fn update(&mut self, action: Action) {
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
         self.now = self.fixed_now.unwrap_or_else(jiff::Timestamp::now);
         let (before, said) = (self.place(), self.said);
         let was_busy = self.busy_elsewhere();
@@ -438,6 +445,12 @@ impl App {
         self.clear_stale_status(&before, said);
         self.remind_arrival(was_busy);
         self.messages.note(&self.status, self.now);
+        std::mem::take(&mut self.effects)
+    }
+
+    /// Asks the runtime for `effect` once the action being applied is done.
+    fn ask(&mut self, effect: Effect) {
+        self.effects.push(effect);
     }
 
     fn apply(&mut self, action: Action) -> anyhow::Result<()> {

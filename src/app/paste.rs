@@ -288,7 +288,7 @@ impl App {
                         (None, Some(k)) => self.store.paste_text(k.paste_id)?,
                         (None, None) => return Ok(()),
                     };
-                    self.edit_paste_request = Some(text);
+                    self.ask(super::Effect::EditPaste(text));
                 }
                 Action::SaveToFile => return self.save_paste_to_file(),
                 Action::ErrorReply => return self.reply_format_error(),

@@ -56,7 +56,7 @@ impl App {
             }
         };
         self.last_pipe = Some(command.to_string());
-        self.pipe_request = Some(request);
+        self.ask(super::Effect::Pipe(request));
         Ok(())
     }
 

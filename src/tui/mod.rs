@@ -25,7 +25,7 @@ use ratatui::crossterm::execute;
 use ratatui::layout::Rect;
 
 use crate::app::keymap::Keymap;
-use crate::app::{Action, App, Settings};
+use crate::app::{Action, App, Effect, Settings};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
 use crate::protocol::Options;
@@ -264,34 +264,16 @@ fn event_loop(
                 continue;
             }
             last_tick = Instant::now();
-            app.update(Action::Tick);
+            let effects = app.update(Action::Tick);
+            perform_all(terminal, app, effects, stop)?;
             continue;
         }
         // Take every event already waiting before drawing again: a held key or a burst of
         // wheel events costs one frame, not one per event.
         loop {
             if let Some(action) = action_of(app, event::read()?) {
-                app.update(action);
-            }
-            if let Some(body) = app.edit_request.take() {
-                let edited = editor::edit(terminal, &body);
-                match edited {
-                    Ok(text) => app.update(Action::EditedBody(text)),
-                    Err(e) => app.error(format!("$EDITOR: {e:#}")),
-                }
-                terminal.clear()?;
-            }
-            if let Some(text) = app.edit_paste_request.take() {
-                match editor::edit(terminal, &text) {
-                    Ok(text) => app.update(Action::EditedPaste(text)),
-                    Err(e) => app.error(format!("$EDITOR: {e:#}; the paste is unchanged")),
-                }
-                terminal.clear()?;
-            }
-            if let Some(request) = app.pipe_request.take() {
-                let (ok, line) = pipe::run(terminal, &request, stop);
-                app.update(Action::Piped(ok, line));
-                terminal.clear()?;
+                let effects = app.update(action);
+                perform_all(terminal, app, effects, stop)?;
             }
             if app.quit || !event::poll(DRAIN)? {
                 break;
@@ -301,6 +283,52 @@ fn event_loop(
             return Ok(());
         }
     }
+}
+
+/// Performs `effects` in order, and what their results ask next (rarely anything) in turn.
+fn perform_all(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    mut effects: Vec<Effect>,
+    stop: &AtomicUsize,
+) -> anyhow::Result<()> {
+    while !effects.is_empty() {
+        let effect = effects.remove(0);
+        effects.extend(perform(terminal, app, effect, stop)?);
+    }
+    Ok(())
+}
+
+/// Performs what the app asked of the terminal, and hands the app the result; returns what
+/// the app asks next.
+fn perform(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    effect: Effect,
+    stop: &AtomicUsize,
+) -> anyhow::Result<Vec<Effect>> {
+    let next = match effect {
+        Effect::EditBody(body) => match editor::edit(terminal, &body) {
+            Ok(text) => app.update(Action::EditedBody(text)),
+            Err(e) => {
+                app.error(format!("$EDITOR: {e:#}"));
+                Vec::new()
+            }
+        },
+        Effect::EditPaste(text) => match editor::edit(terminal, &text) {
+            Ok(text) => app.update(Action::EditedPaste(text)),
+            Err(e) => {
+                app.error(format!("$EDITOR: {e:#}; the paste is unchanged"));
+                Vec::new()
+            }
+        },
+        Effect::Pipe(request) => {
+            let (ok, line) = pipe::run(terminal, &request, stop);
+            app.update(Action::Piped(ok, line))
+        }
+    };
+    terminal.clear()?;
+    Ok(next)
 }
 
 /// The action a terminal event asks for.

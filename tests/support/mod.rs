@@ -34,6 +34,9 @@ pub struct Harness {
     pub app: App,
     pub dir: tempfile::TempDir,
     pub terminal: Sink,
+    /// What the app asked of the runtime and a test has not taken yet (the runtime would
+    /// have suspended the screen for each).
+    pub effects: Vec<crosstalk::app::Effect>,
 }
 
 /// Where copies land in tests: with no display and "a terminal", OSC 52 into the sink.
@@ -92,6 +95,7 @@ fn build(store: Store, db_path: Option<std::path::PathBuf>, w: u16, h: u16) -> H
         app,
         dir,
         terminal: sink,
+        effects: Vec::new(),
     }
 }
 
@@ -124,7 +128,8 @@ impl Harness {
     pub fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
         let ev = KeyEvent::new(code, mods);
         if let Some(a) = self.app.key_action(&ev) {
-            self.app.update(a);
+            let effects = self.app.update(a);
+            self.effects.extend(effects);
         }
     }
 
@@ -148,7 +153,14 @@ impl Harness {
 
     /// Applies an action directly.
     pub fn act(&mut self, a: Action) {
-        self.app.update(a);
+        let effects = self.app.update(a);
+        self.effects.extend(effects);
+    }
+
+    /// The one effect the app asked for since the last taken, taken.
+    pub fn take_effect(&mut self) -> Option<crosstalk::app::Effect> {
+        assert!(self.effects.len() <= 1, "more than one: {:?}", self.effects);
+        self.effects.pop()
     }
 
     /// The screen as drawn, with styles.
