@@ -481,22 +481,7 @@ impl Store {
             // Found at the first search (see `searched`).
             OnceCell::new()
         };
-        Ok(Store {
-            conn,
-            ids: IdGenerator::new(),
-            path: path.to_path_buf(),
-            read_only: Some(why),
-            busy_timeout: BUSY_TIMEOUT,
-            index,
-            unindexed: Cell::new(false),
-            versions_searched: Cell::new((0, 0)),
-            version,
-            disk_full: false,
-            checked: Cell::new(false),
-            sound: Cell::new(false),
-            soundness_records: None,
-            damaged: RefCell::new(None),
-        })
+        Ok(Store::assemble(conn, path, Some(why), version, index))
     }
 
     /// A database in memory, for tests and throwaway sessions.
@@ -544,22 +529,35 @@ impl Store {
             // search after an upgrade), brought up to date when behind.
             OnceCell::new()
         };
-        Ok(Store {
+        Ok(Store::assemble(conn, path, None, SCHEMA_VERSION, index))
+    }
+
+    /// The one place a store is made, from its connection set up: read-only (`why` it
+    /// cannot be written) or not, at the schema `version` read, with its index where
+    /// found so far. Nothing checked, indexed or recorded yet.
+    fn assemble(
+        conn: Connection,
+        path: &Path,
+        read_only: Option<String>,
+        version: i64,
+        index: OnceCell<SearchIndex>,
+    ) -> Store {
+        Store {
             conn,
             ids: IdGenerator::new(),
             path: path.to_path_buf(),
-            read_only: None,
+            read_only,
             busy_timeout: BUSY_TIMEOUT,
             index,
             unindexed: Cell::new(false),
             versions_searched: Cell::new((0, 0)),
-            version: SCHEMA_VERSION,
+            version,
             disk_full: false,
             checked: Cell::new(false),
             sound: Cell::new(false),
             soundness_records: None,
             damaged: RefCell::new(None),
-        })
+        }
     }
 
     /// How long this connection's writes wait for another writer before failing with
