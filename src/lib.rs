@@ -1,8 +1,11 @@
 //! crosstalk: the operator's desk for the AI Crosstalk protocol.
 //!
-//! Layers, used in one direction only: `tui` → `ui` → `app` → `store` → `protocol`, and
-//! `cli` → `store` → `protocol` (with `config`, `clipboard` and `sanitize` beside them). The protocol core is pure (text in,
-//! values out); everything that touches files, terminals or the clock sits above it.
+//! Rooms, each using only those below it: `cells` and `sanitize` (text as a terminal shows
+//! it) → `protocol` (envelopes: text in, values out; pure, no clock, no files) → `contacts`,
+//! `primer` → `store` (the history in SQLite) → `json`, `transport` (mail, HTTP, the spool),
+//! `export`, `clipboard` → `config` → `app` (state and actions) → `ui` (pure views) → `tui`
+//! (the terminal runtime) and `cli` (the entry). `src/layers.rs` holds the table and fails a
+//! test when a room uses one above it; ARCHITECTURE.md is the map.
 
 pub mod app;
 pub mod cells;
@@ -12,6 +15,8 @@ pub mod config;
 pub mod contacts;
 pub mod export;
 pub mod json;
+#[cfg(test)]
+mod layers;
 pub mod primer;
 pub mod protocol;
 pub mod sanitize;

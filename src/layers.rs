@@ -1,0 +1,239 @@
+//! The layers, as a test the compiler's module system cannot write: which of the crate's
+//! rooms may use which. Each room names the rooms below it that it uses; a `crate::…` path
+//! in a room's code (comments and test modules aside) to any other room fails the test, so
+//! the direction in `lib.rs` stays true as the code grows.
+//!
+//! The few edges that still go the wrong way are listed in [`KNOWN`] with where they are,
+//! so that they can only go: a new one fails, and one that is gone fails too until it is
+//! taken off the list.
+
+/// Each room and the rooms it may use. Bottom first; `cli` is the entry and may use all.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("cells", &[]),
+    ("sanitize", &["cells"]),
+    ("protocol", &["sanitize", "cells"]),
+    ("contacts", &["protocol", "sanitize", "cells"]),
+    ("primer", &["contacts", "protocol", "sanitize", "cells"]),
+    ("store", &["protocol", "sanitize", "cells"]),
+    ("json", &["store", "protocol", "sanitize", "cells"]),
+    (
+        "transport",
+        &["store", "json", "contacts", "protocol", "sanitize", "cells"],
+    ),
+    (
+        "export",
+        &[
+            "transport",
+            "json",
+            "store",
+            "protocol",
+            "sanitize",
+            "cells",
+        ],
+    ),
+    ("clipboard", &["protocol", "sanitize", "cells"]),
+    (
+        "config",
+        &[
+            "clipboard",
+            "transport",
+            "contacts",
+            "protocol",
+            "sanitize",
+            "cells",
+        ],
+    ),
+    (
+        "app",
+        &[
+            "config",
+            "clipboard",
+            "export",
+            "transport",
+            "json",
+            "store",
+            "primer",
+            "contacts",
+            "protocol",
+            "sanitize",
+            "cells",
+        ],
+    ),
+    ("ui", &["app", "store", "protocol", "sanitize", "cells"]),
+    (
+        "tui",
+        &[
+            "ui",
+            "app",
+            "config",
+            "clipboard",
+            "transport",
+            "export",
+            "store",
+            "protocol",
+            "sanitize",
+            "cells",
+        ],
+    ),
+    (
+        "cli",
+        &[
+            "tui",
+            "ui",
+            "app",
+            "config",
+            "clipboard",
+            "export",
+            "transport",
+            "json",
+            "store",
+            "primer",
+            "contacts",
+            "protocol",
+            "sanitize",
+            "cells",
+        ],
+    ),
+    ("synth", &["protocol", "sanitize", "cells"]),
+];
+
+/// Edges against the layers still in the code: (from room, to room, file). Each is a
+/// decision made in the wrong room, to be moved to the room that owns it.
+const KNOWN: &[(&str, &str, &str)] = &[
+    // The hop composes what goes on the clipboard (fence, primer) from the address book:
+    // what a window is sent belongs to the delivery above the store.
+    ("store", "contacts", "store/hop.rs"),
+    ("store", "primer", "store/hop.rs"),
+    // The watch reads the store's import report to say what it brought.
+    ("clipboard", "store", "clipboard/watch.rs"),
+    // What the HTTP hop gives the app is the watch's arrival.
+    ("transport", "clipboard", "transport/http/hop.rs"),
+];
+
+/// Code of a source file as the layers see it: its comments and its test module left out.
+fn code_of(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(at) => &l[..at],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The rooms `code` names by `crate::room`.
+fn rooms_named(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                sources(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// A file only tests compile (`#[cfg(test)] mod …_tests;`, property tests, support).
+    fn test_only(rel: &str) -> bool {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        name.ends_with("_tests.rs") || name.ends_with("_props.rs") || name == "test_support.rs"
+    }
+
+    #[test]
+    fn no_room_uses_a_room_above_it() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        let rooms: Vec<&str> = ALLOWED.iter().map(|(r, _)| *r).collect();
+        let mut wrong = Vec::new();
+        let mut known_seen = Vec::new();
+        for f in files {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let room = rel.split('/').next().unwrap().trim_end_matches(".rs");
+            if matches!(room, "lib" | "main" | "layers") || test_only(&rel) {
+                continue;
+            }
+            let allowed = ALLOWED
+                .iter()
+                .find(|(r, _)| *r == room)
+                .unwrap_or_else(|| panic!("{rel}: room `{room}` is not in the layers' table"))
+                .1;
+            let code = code_of(&std::fs::read_to_string(&f).unwrap());
+            for to in rooms_named(&code) {
+                if to == room || !rooms.contains(&to.as_str()) || allowed.contains(&to.as_str()) {
+                    continue;
+                }
+                let edge = (room, to.as_str(), rel.as_str());
+                match KNOWN.iter().find(|k| **k == edge) {
+                    Some(k) => known_seen.push(*k),
+                    None => wrong.push(format!("{rel}: `{room}` uses `{to}`")),
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "edges against the layers (see src/layers.rs):\n{}",
+            wrong.join("\n")
+        );
+        for k in KNOWN {
+            assert!(
+                known_seen.contains(k),
+                "{k:?} is gone from the code: take it off `KNOWN`"
+            );
+        }
+    }
+
+    #[test]
+    fn every_room_of_the_crate_is_in_the_table() {
+        let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+            .unwrap();
+        for l in lib.lines() {
+            let Some(name) = l
+                .strip_prefix("pub mod ")
+                .or_else(|| l.strip_prefix("mod "))
+            else {
+                continue;
+            };
+            let name = name.trim_end_matches(';');
+            assert!(
+                name == "layers" || ALLOWED.iter().any(|(r, _)| *r == name),
+                "`{name}` has no place in the layers' table"
+            );
+        }
+    }
+
+    #[test]
+    fn comments_and_tests_are_not_edges() {
+        let text = "use crate::store::X; // crate::tui\nfn f() { crate::app::g() }\n#[cfg(test)]\nmod tests { use crate::ui; }\n";
+        assert_eq!(rooms_named(&code_of(text)), ["store", "app"]);
+    }
+}
