@@ -1,7 +1,8 @@
 //! crosstalk: the operator's desk for the AI Crosstalk protocol.
 //!
 //! Rooms, each using only those below it: `cells` and `sanitize` (text as a terminal shows
-//! it) → `protocol` (envelopes: text in, values out; pure, no clock, no files) → `contacts`,
+//! it) → `protocol` (envelopes: text in, values out; no files, the clock read only to make
+//! new ids) → `contacts`,
 //! `primer` → `store` (the history in SQLite) → `json`, `transport` (mail, HTTP, the spool),
 //! `export`, `clipboard` → `config` → `app` (state and actions) → `ui` (pure views) → `tui`
 //! (the terminal runtime) and `cli` (the entry). `src/layers.rs` holds the table and fails a
