@@ -2,11 +2,11 @@
 //!
 //! Rooms, each using only those below it: `cells` and `sanitize` (text as a terminal shows
 //! it) → `protocol` (envelopes: text in, values out; no files, the clock read only to make
-//! new ids) → `contacts`,
-//! `primer` → `store` (the history in SQLite) → `json`, `transport` (mail, HTTP, the spool),
-//! `export`, `clipboard` → `config` → `app` (state and actions) → `ui` (pure views) → `tui`
-//! (the terminal runtime) and `cli` (the entry). `src/layers.rs` holds the table and fails a
-//! test when a room uses one above it; ARCHITECTURE.md is the map.
+//! new ids) → `contacts`, `primer` → `store` (the history in SQLite) → `json`, `transport`
+//! (mail, HTTP, the spool), `export`, `clipboard` → `config` → `app` (state and actions) →
+//! `ui` (pure views) → `tui` (the terminal runtime) and `cli` (the entry). `src/layers.rs`
+//! holds the table and fails a test when a room uses one above it; ARCHITECTURE.md is the
+//! map.
 
 pub mod app;
 pub mod cells;
