@@ -3,13 +3,65 @@
 
 use std::path::PathBuf;
 
-use super::App;
 use super::commands::{self, Arg, Cmd};
-use super::paste::SEARCH_LIMIT;
 use super::popup::Popup;
+use super::search::SEARCH_LIMIT;
+use super::{Action, App, strip_controls};
 use crate::export;
 
 impl App {
+    /// The command line's keys: editing, history, Tab completion, Enter runs it.
+    pub(super) fn command_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let Some(Popup::Command(prompt)) = self.popup.as_mut() else {
+            return Ok(());
+        };
+        match action {
+            Action::Input(ev) if prompt.edit(&ev) => self.command_history.edited(),
+            Action::Paste(s) => {
+                prompt
+                    .text
+                    .push_str(&strip_controls(&s).0.replace('\n', " "));
+                self.command_history.edited();
+            }
+            Action::Up => {
+                if let Some(line) = self.command_history.older(&prompt.text) {
+                    prompt.text = line.to_string();
+                    prompt.candidates.clear();
+                }
+            }
+            Action::Down => {
+                if let Some(line) = self.command_history.newer() {
+                    prompt.text = line.to_string();
+                    prompt.candidates.clear();
+                }
+            }
+            Action::Open => {
+                let line = std::mem::take(&mut prompt.text);
+                self.popup = None;
+                self.command_history.push(&line);
+                return self.run_command(&line);
+            }
+            Action::Complete => {
+                let store = &self.store;
+                let c = super::command_line::complete(&prompt.text, |p| {
+                    store
+                        .ids_with_prefix(p, super::command_line::ID_CANDIDATES)
+                        .map(|m| {
+                            m.threads
+                                .into_iter()
+                                .chain(m.messages.into_iter().map(|(id, _)| id))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                });
+                prompt.text = c.text;
+                prompt.candidates = c.candidates;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Runs a `:` command.
     pub(super) fn run_command(&mut self, line: &str) -> anyhow::Result<()> {
         let line = line.trim();

@@ -639,23 +639,6 @@ impl App {
     pub(super) fn fence_for(&self, to: &str) -> bool {
         self.contacts.fenced(to)
     }
-
-    /// Opens the drafts list.
-    pub(super) fn open_drafts(&mut self) -> anyhow::Result<()> {
-        let drafts = self.store.drafts()?;
-        let unsent = self.store.unsent_messages(usize::MAX)?;
-        if drafts.is_empty() && unsent.is_empty() {
-            self.info("No drafts.");
-            return Ok(());
-        }
-        self.popup = Some(super::Popup::Drafts {
-            drafts,
-            unsent,
-            selected: 0,
-            confirm: None,
-        });
-        Ok(())
-    }
 }
 
 /// What a message just copied out waits for, by its intent (the delivery ledger's reading):

@@ -3,7 +3,7 @@
 //! operator answers `y`. The rules of what goes live in `store::erase`.
 
 use super::popup::Popup;
-use super::{App, Pane};
+use super::{Action, App, Pane};
 use crate::store::{EraseTarget, Erasure};
 
 /// The question the erase popup asks.
@@ -18,6 +18,20 @@ pub struct EraseConfirm {
 }
 
 impl App {
+    /// The erase confirmation: the erase key again erases for good.
+    pub(super) fn erase_popup_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let Some(Popup::Erase(ask)) = self.popup.as_mut() else {
+            return Ok(());
+        };
+        {
+            if action == Action::Erase {
+                let ask = ask.clone();
+                return self.confirm_erase(ask);
+            }
+        }
+        Ok(())
+    }
+
     /// `X`: asks before erasing the selected thread (list focused) or message.
     pub(super) fn request_erase(&mut self) -> anyhow::Result<()> {
         let (target, name) = match self.focus {

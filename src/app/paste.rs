@@ -1,18 +1,15 @@
-//! Pastes and popups: the paste preview (raw text kept first, then a dry run of its import),
-//! the paste box, search, the command line, help and drafts.
+//! Pastes: the paste preview (raw text kept first, then a dry run of its import) and the paste
+//! box, with their keys; and where every popup's keys are sent to the popup's own room.
 
 use ratatui_textarea::TextArea;
 
-use super::layout::{drafts_area, keys_area, popup_page, preview_page};
-use super::list_move::{is_move, select, step};
+use super::layout::preview_page;
+use super::list_move::{is_move, select};
 use super::pending::{cause, is_busy, write_aside};
 use super::popup::{Popup, Preview, UnsavedPaste};
 use super::text::headline;
-use super::{Action, App, strip_controls};
+use super::{Action, App};
 use crate::store::{ImportItem, ImportReport, Outcome};
-
-/// The search results asked for at a time.
-pub(super) const SEARCH_LIMIT: usize = 200;
 
 impl App {
     /// Keeps `text` as received, then previews what importing it would do. When the
@@ -254,26 +251,28 @@ impl App {
             return self.close_popup();
         }
         match popup {
-            Popup::Queue(_) => return self.queue_action(action),
-            Popup::Poll(_) => return self.poll_action(action),
-            Popup::ErrorCodes(_) => return self.code_picker_action(action),
-            Popup::Keys { keys, scroll } => {
-                // A key takes two rows or three: a page of keys is half the rows in sight.
-                let page = (popup_page(keys_area(self.size)) / 2).max(1);
-                scroll_by(scroll, &action, page, 1, keys.len().saturating_sub(1));
+            Popup::Queue(_) => self.queue_action(action),
+            Popup::Poll(_) => self.poll_action(action),
+            Popup::ErrorCodes(_) => self.code_picker_action(action),
+            Popup::Keys { .. } | Popup::Messages { .. } | Popup::Help { .. } => {
+                self.scroll_popup_action(action);
+                Ok(())
             }
-            Popup::Messages { scroll } => {
-                let (area, lines) = super::messages::messages_layout(&self.messages, self.size);
-                let last = lines
-                    .len()
-                    .saturating_sub(super::layout::inner_height(area));
-                scroll_by(scroll, &action, popup_page(area), 3, last);
-            }
-            Popup::Help { scroll } => {
-                let page = popup_page(super::help::help_area(self.size));
-                let last = super::help::help_last_scroll(&self.keymap, self.size);
-                scroll_by(scroll, &action, page, 3, last);
-            }
+            Popup::Preview(_) | Popup::PasteBox { .. } => self.paste_popup_action(action),
+            Popup::Command(_) => self.command_action(action),
+            Popup::Search(_) => self.search_action(action),
+            Popup::Erase(_) => self.erase_popup_action(action),
+            Popup::Conversation(_) => self.conversation_action(action),
+            Popup::Drafts { .. } => self.drafts_action(action),
+        }
+    }
+
+    /// The keys of the paste's own popups: the preview and the paste box.
+    fn paste_popup_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let Some(popup) = self.popup.as_mut() else {
+            return Ok(());
+        };
+        match popup {
             Popup::Preview(p) => match action {
                 a if is_move(&a) => {
                     let page = preview_page(self.size, p.unsaved.is_some());
@@ -311,146 +310,7 @@ impl App {
                 }
                 _ => {}
             },
-            Popup::Command(prompt) => match action {
-                Action::Input(ev) if prompt.edit(&ev) => self.command_history.edited(),
-                Action::Paste(s) => {
-                    prompt
-                        .text
-                        .push_str(&strip_controls(&s).0.replace('\n', " "));
-                    self.command_history.edited();
-                }
-                Action::Up => {
-                    if let Some(line) = self.command_history.older(&prompt.text) {
-                        prompt.text = line.to_string();
-                        prompt.candidates.clear();
-                    }
-                }
-                Action::Down => {
-                    if let Some(line) = self.command_history.newer() {
-                        prompt.text = line.to_string();
-                        prompt.candidates.clear();
-                    }
-                }
-                Action::Open => {
-                    let line = std::mem::take(&mut prompt.text);
-                    self.popup = None;
-                    self.command_history.push(&line);
-                    return self.run_command(&line);
-                }
-                Action::Complete => {
-                    let store = &self.store;
-                    let c = super::command_line::complete(&prompt.text, |p| {
-                        store
-                            .ids_with_prefix(p, super::command_line::ID_CANDIDATES)
-                            .map(|m| {
-                                m.threads
-                                    .into_iter()
-                                    .chain(m.messages.into_iter().map(|(id, _)| id))
-                                    .collect()
-                            })
-                            .unwrap_or_default()
-                    });
-                    prompt.text = c.text;
-                    prompt.candidates = c.candidates;
-                }
-                _ => {}
-            },
-            Popup::Search(search) => match action {
-                Action::Input(_) | Action::Paste(_) => {
-                    let changed = match action {
-                        Action::Input(ev) => search.prompt.edit(&ev),
-                        Action::Paste(s) => {
-                            search
-                                .prompt
-                                .text
-                                .push_str(&strip_controls(&s).0.replace('\n', " "));
-                            true
-                        }
-                        _ => false,
-                    };
-                    if changed {
-                        search.run(&self.store, SEARCH_LIMIT);
-                    }
-                }
-                Action::Up => search.selected = search.selected.saturating_sub(1),
-                Action::Down => {
-                    search.selected = (search.selected + 1).min(search.hits.len().saturating_sub(1))
-                }
-                Action::Open => {
-                    if let Some(hit) = search.hits.get(search.selected).cloned() {
-                        self.popup = None;
-                        self.reveal(&hit.thread, Some(&hit.message))?;
-                        self.focus = super::Pane::Inspector;
-                        // A conflicting version found: that text on screen.
-                        if let Some(n) = hit.version {
-                            self.show_found_version(&hit.message, n)?;
-                        }
-                    }
-                }
-                _ => {}
-            },
-            Popup::Erase(ask) => {
-                if action == Action::Erase {
-                    let ask = ask.clone();
-                    return self.confirm_erase(ask);
-                }
-            }
-            Popup::Conversation(_) => return self.conversation_action(action),
-            Popup::Drafts {
-                drafts,
-                unsent,
-                selected,
-                confirm,
-            } => match action {
-                a if is_move(&a) => {
-                    let (len, page) = (
-                        drafts.len() + unsent.len(),
-                        popup_page(drafts_area(self.size)),
-                    );
-                    *selected = select(*selected, len, &a, page).unwrap_or(*selected);
-                }
-                Action::Open => {
-                    if let Some(d) = drafts.get(*selected).cloned() {
-                        self.popup = None;
-                        return self.resume_draft(&d);
-                    }
-                    // An envelope filed but not copied: shown in its thread, where `y`
-                    // copies it.
-                    if let Some(m) = unsent.get(*selected - drafts.len()).cloned() {
-                        self.popup = None;
-                        self.list.state = crate::store::StateFilter::All;
-                        self.reveal(&m.thread, Some(&m.message))?;
-                        self.focus = super::Pane::Tree;
-                    }
-                }
-                Action::Discard => {
-                    let Some(d) = drafts.get(*selected) else {
-                        self.warn(
-                            "This envelope is filed in its thread, not being composed: Enter shows it there, where y copies it and X erases it; x in the queue (Q) dismisses it.",
-                        );
-                        return Ok(());
-                    };
-                    if confirm.as_deref() == Some(d.id.as_str()) {
-                        let id = d.id.clone();
-                        // Deleted first: a busy database leaves the list as it is.
-                        self.store.delete_draft(&id)?;
-                        drafts.remove(*selected);
-                        *selected =
-                            (*selected).min((drafts.len() + unsent.len()).saturating_sub(1));
-                        *confirm = None;
-                        let empty = drafts.is_empty() && unsent.is_empty();
-                        if empty {
-                            self.popup = None;
-                        }
-                        self.drafts_changed()?;
-                        self.info("Draft discarded.");
-                    } else {
-                        *confirm = Some(d.id.clone());
-                        self.warn("Press discard again to delete this draft for good.");
-                    }
-                }
-                _ => {}
-            },
+            _ => {}
         }
         Ok(())
     }
@@ -598,16 +458,6 @@ impl App {
 /// For each envelope of `text`: the id it will be stored under when that is made on receipt
 /// (shortened; the dry run makes the same ids as the import), intent, from→to and the body's
 /// first line (the same extraction the import runs).
-/// Moves a scrolled popup's first row `scroll` as `action` says: a list move (a page being
-/// `page` rows) or `notch` rows a wheel notch; never past `last`.
-fn scroll_by(scroll: &mut usize, action: &Action, page: usize, notch: isize, last: usize) {
-    let delta = match action {
-        Action::Scroll(_, _, d) => notch * *d as isize,
-        a => step(a, page as isize).unwrap_or(0),
-    };
-    *scroll = scroll.saturating_add_signed(delta).min(last);
-}
-
 fn summaries(text: &str, settings: &super::Settings, report: &ImportReport) -> Vec<String> {
     crate::protocol::extract(text, &settings.options)
         .envelopes

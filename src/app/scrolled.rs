@@ -1,0 +1,46 @@
+//! The popups that are read and scrolled — help, `:messages` and the keys (`K`) — and how a
+//! move or a wheel notch scrolls them.
+
+use super::layout::{keys_area, popup_page};
+use super::list_move::step;
+use super::popup::Popup;
+use super::{Action, App};
+
+impl App {
+    /// A move in a scrolled popup: a list move by pages, a wheel notch by rows.
+    pub(super) fn scroll_popup_action(&mut self, action: Action) {
+        let Some(popup) = self.popup.as_mut() else {
+            return;
+        };
+        match popup {
+            Popup::Keys { keys, scroll } => {
+                // A key takes two rows or three: a page of keys is half the rows in sight.
+                let page = (popup_page(keys_area(self.size)) / 2).max(1);
+                scroll_by(scroll, &action, page, 1, keys.len().saturating_sub(1));
+            }
+            Popup::Messages { scroll } => {
+                let (area, lines) = super::messages::messages_layout(&self.messages, self.size);
+                let last = lines
+                    .len()
+                    .saturating_sub(super::layout::inner_height(area));
+                scroll_by(scroll, &action, popup_page(area), 3, last);
+            }
+            Popup::Help { scroll } => {
+                let page = popup_page(super::help::help_area(self.size));
+                let last = super::help::help_last_scroll(&self.keymap, self.size);
+                scroll_by(scroll, &action, page, 3, last);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Moves a scrolled popup's first row `scroll` as `action` says: a list move (a page being
+/// `page` rows) or `notch` rows a wheel notch; never past `last`.
+fn scroll_by(scroll: &mut usize, action: &Action, page: usize, notch: isize, last: usize) {
+    let delta = match action {
+        Action::Scroll(_, _, d) => notch * *d as isize,
+        a => step(a, page as isize).unwrap_or(0),
+    };
+    *scroll = scroll.saturating_add_signed(delta).min(last);
+}

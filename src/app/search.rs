@@ -1,0 +1,51 @@
+//! The search popup: the query searched as it is typed, the hits, and opening one.
+
+use super::popup::Popup;
+use super::{Action, App, strip_controls};
+
+/// The search results asked for at a time.
+pub(super) const SEARCH_LIMIT: usize = 200;
+
+impl App {
+    /// The search popup's keys: the query searched as it is typed, Enter opens a hit.
+    pub(super) fn search_action(&mut self, action: Action) -> anyhow::Result<()> {
+        let Some(Popup::Search(search)) = self.popup.as_mut() else {
+            return Ok(());
+        };
+        match action {
+            Action::Input(_) | Action::Paste(_) => {
+                let changed = match action {
+                    Action::Input(ev) => search.prompt.edit(&ev),
+                    Action::Paste(s) => {
+                        search
+                            .prompt
+                            .text
+                            .push_str(&strip_controls(&s).0.replace('\n', " "));
+                        true
+                    }
+                    _ => false,
+                };
+                if changed {
+                    search.run(&self.store, SEARCH_LIMIT);
+                }
+            }
+            Action::Up => search.selected = search.selected.saturating_sub(1),
+            Action::Down => {
+                search.selected = (search.selected + 1).min(search.hits.len().saturating_sub(1))
+            }
+            Action::Open => {
+                if let Some(hit) = search.hits.get(search.selected).cloned() {
+                    self.popup = None;
+                    self.reveal(&hit.thread, Some(&hit.message))?;
+                    self.focus = super::Pane::Inspector;
+                    // A conflicting version found: that text on screen.
+                    if let Some(n) = hit.version {
+                        self.show_found_version(&hit.message, n)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
