@@ -69,7 +69,10 @@ fn help_wraps_long_descriptions_and_scrolls_to_the_end() {
         t.keys("G");
         // The end is on screen: the last command and the line after the commands.
         let s = t.screen();
-        assert!(s.contains(":quit") && s.contains("(also :q)"), "{w}x{h}: {s}");
+        assert!(
+            s.contains(":quit") && s.contains("(also :q)"),
+            "{w}x{h}: {s}"
+        );
         assert!(s.contains("recall the commands run before"), "{w}x{h}: {s}");
         // Back up to a description that wraps.
         for _ in 0..40 {

@@ -260,15 +260,20 @@ fn glued(text: &str, r: Range<usize>) -> bool {
     let mut before = text[..r.start].chars().rev();
     let mut after = text[r.end..].chars();
     let hyphen_between = |next: Option<char>| next.is_some_and(char::is_alphanumeric);
+    let digit_next = |next: Option<char>| next.is_some_and(|c| c.is_ascii_digit());
     match before.next() {
         Some(c) if c.is_alphanumeric() || c == '.' || c == '+' => return true,
         Some('-') if hyphen_between(before.next()) => return true,
+        // `1,000 000 00`: the end of a grouped number, not the start of a phone number.
+        Some(',' | ':') if digit_next(before.next()) => return true,
         _ => {}
     }
     match after.next() {
         Some(c) if c.is_alphanumeric() => true,
         Some('.') => text[r.end + 1..].starts_with(|d: char| d.is_ascii_digit()),
         Some('-') => hyphen_between(after.next()),
+        // `… 00:00`, `… 000,5`: a time or a number goes on.
+        Some(':' | ',') => digit_next(after.next()),
         _ => false,
     }
 }
@@ -471,6 +476,9 @@ mod tests {
         assert_eq!(kinds("or (555) 123-4567"), [(Phone, "(555) 123-4567")]);
         assert_eq!(kinds("or 555-123-4567"), [(Phone, "555-123-4567")]);
         assert_eq!(kinds("Büro 030 12345678"), [(Phone, "030 12345678")]);
+        // Counts and times around digit groups are not phone numbers.
+        assert_eq!(kinds("0,000 000 00:00"), []);
+        assert_eq!(kinds("at 030 1234567:30"), []);
         assert_eq!(
             kinds("IBAN DE89 3704 0044 0532 0130 00, thanks"),
             [(Iban, "DE89 3704 0044 0532 0130 00")]
