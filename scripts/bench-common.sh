@@ -2,7 +2,7 @@
 # Set-up shared by the benchmark scripts; source it after setting `name` (used in messages).
 # Provides: die, install_pkg, and after `bench_setup`: $cli, $gen (release binaries of
 # crosstalk and the transcript generator) and $dir (BENCH_DIR, or a temporary directory
-# removed on exit).
+# removed on exit). CROSSTALK=path: the crosstalk binary to measure instead of the one built.
 
 : "${name:?set name before sourcing bench-common.sh}"
 
@@ -29,7 +29,9 @@ bench_setup() {
     local target_dir
     target_dir=$(cargo metadata --format-version 1 --no-deps |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-    cli="$target_dir/release/crosstalk"
+    # CROSSTALK=path measures that binary instead (a build of another commit, for figures
+    # before and after a change, taken by the same script).
+    cli="${CROSSTALK:-$target_dir/release/crosstalk}"
     gen="$target_dir/release/examples/gen_transcript"
     [ -x "$cli" ] || die "$cli was not built"
     [ -x "$gen" ] || die "$gen was not built"

@@ -6,9 +6,13 @@
 # MiB should stay flat as the input (and the database) grows; so should the ratio to the
 # baseline. Then crosstalk's peak memory at each size.
 #
-# Usage: scripts/bench-import-tiny.sh [v10|1]   (v10: v1.0 envelopes of one session, without
-#        ids; 1 (default): v1.1 envelopes of one thread, each answering the previous one)
+# Usage: scripts/bench-import-tiny.sh [FORM]   FORM as scripts/gen_tiny_envelopes.py takes it:
+#        1 (default): v1.1 envelopes of one thread, each answering the previous one; v10: v1.0
+#        envelopes of one session, without ids; distinct: each envelope its own thread and
+#        session; senders: each also between its own two parties; sessions: v1.0 envelopes,
+#        each of its own session; orphans: as distinct, each naming a parent that never comes.
 #        RUNS=n (default 3), BENCH_DIR=dir (files kept there).
+# Also prints the size on disk of the database each import made.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -40,21 +44,23 @@ for mib in 1 4 16; do
         -n "python $mib MiB" "python3 $q_helper insert rows-$mib db-p.sqlite python-$mib.txt"
     rm -f db*
     kb=$(/usr/bin/time -f %M "$cli" --db db-rss.sqlite import "$input" 2>&1 >/dev/null | tail -n 1)
+    disk=$(du -k db-rss.sqlite* | awk '{ s += $1 } END { print s }')
     rm -f db*
-    rows+=("$mib:$(wc -c <"$input"):$kb")
+    rows+=("$mib:$(wc -c <"$input"):$kb:$disk")
 done
 
 python3 - "${rows[@]}" <<'PY'
 import json, sys
-print("| input | envelopes | crosstalk s/MiB | Python insert s/MiB | crosstalk / Python | peak RSS |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| input | envelopes | crosstalk s/MiB | Python insert s/MiB | crosstalk / Python | peak RSS | on disk |")
+print("|---|---:|---:|---:|---:|---:|---:|")
 for arg in sys.argv[1:]:
-    mib, size, kb = arg.split(":")
+    mib, size, kb, disk = arg.split(":")
     runs = json.load(open(f"hyperfine-{mib}.json"))["results"]
     ct = runs[0]["mean"]
     inserts = [float(l.split()[1]) for l in open(f"python-{mib}.txt")]
     py = sum(inserts) / len(inserts)
     env = sum(1 for l in open(f"rows-{mib}/rows-messages.jsonl")) - 1
     m = int(size) / (1 << 20)
-    print(f"| {mib} MiB | {env} | {ct / m:.3f} | {py / m:.3f} | {ct / py:.2f} | {int(kb) // 1024} MiB |")
+    print(f"| {mib} MiB | {env} | {ct / m:.3f} | {py / m:.3f} | {ct / py:.2f} | {int(kb) // 1024} MiB "
+          f"| {int(disk) / 1024:.1f} MiB |")
 PY

@@ -207,3 +207,86 @@ fn a_resize_keeps_the_selected_thread_and_message_in_sight() {
     t.act(crosstalk::app::Action::Resize(80, 20));
     assert!(in_sight(&t, "long thread", "message 20"), "{}", t.screen());
 }
+
+/// A database of `n` threads with no messages, thread `i` (id `T00000i`, context `topic i`)
+/// active `i` seconds after the first: the list shows them newest first, `T{n-1}` on top.
+fn many_threads(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let db = dir.join("many.db");
+    drop(crosstalk::store::Store::open(&db).unwrap());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {last})
+         INSERT INTO threads (id, context, created_at, last_activity)
+         SELECT printf('T%06d', i), 'topic ' || i, t, t
+         FROM (SELECT i, strftime('%Y-%m-%dT%H:%M:%SZ', 1700000000 + i, 'unixepoch') AS t
+               FROM n);",
+        last = n - 1
+    ))
+    .unwrap();
+    db
+}
+
+/// `G` on a list longer than a few pages selects its last (oldest) thread and shows it, with
+/// only the list's end fetched; from there the list scrolls up across the fetched rows'
+/// start as it scrolls down, `g` goes back to the first thread, and a state filter lists
+/// its own end.
+#[test]
+fn the_end_of_a_long_list_is_one_page_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 5 * crosstalk::app::thread_list::PAGE + 7;
+    let mut t = support::harness_on(&many_threads(dir.path(), n), 120, 40);
+    assert_eq!(
+        t.app.list.selected_id(),
+        Some(format!("T{:06}", n - 1).as_str())
+    );
+    t.keys("G");
+    assert_eq!(t.app.list.selected_id(), Some("T000000"));
+    assert!(t.screen().contains("topic 0"), "{}", t.screen());
+    assert!(
+        t.app.list.rows.len() <= crosstalk::app::thread_list::PAGE,
+        "only the end fetched: {} rows",
+        t.app.list.rows.len()
+    );
+    // Up, row by row and page by page, across the start of what G fetched: every thread in
+    // list order, none skipped or repeated.
+    let mut seen = vec![t.app.list.selected_id().unwrap().to_string()];
+    for i in 0..(2 * crosstalk::app::thread_list::PAGE + 10) {
+        if i % 50 == 49 {
+            t.key(KeyCode::PageUp, NONE);
+            t.key(KeyCode::PageDown, NONE);
+        }
+        t.keys("k");
+        seen.push(t.app.list.selected_id().unwrap().to_string());
+    }
+    let expected: Vec<String> = (0..seen.len()).map(|i| format!("T{i:06}")).collect();
+    assert_eq!(seen, expected);
+    let shown = t.app.list.selected_id().unwrap().replace('T', "topic ");
+    let shown = format!(
+        "topic {}",
+        shown.trim_start_matches("topic ").trim_start_matches('0')
+    );
+    assert!(t.screen().contains(&shown), "{shown}: {}", t.screen());
+    t.keys("g");
+    assert_eq!(
+        t.app.list.selected_id(),
+        Some(format!("T{:06}", n - 1).as_str())
+    );
+    assert!(!t.app.list.before);
+    // Down a page at a time deep into the list: each row in order.
+    for _ in 0..40 {
+        t.key(KeyCode::PageDown, NONE);
+    }
+    let at = t.app.list.selected;
+    assert_eq!(
+        t.app.list.selected_id(),
+        Some(format!("T{:06}", n - 1 - at).as_str())
+    );
+    // With a filter on, G goes to the end of what it lists.
+    t.keys("ftopic 1");
+    t.key(KeyCode::Enter, NONE);
+    while t.app.focus != crosstalk::app::Pane::List {
+        t.key(KeyCode::Tab, NONE);
+    }
+    t.keys("G");
+    assert_eq!(t.app.list.selected_id(), Some("T000001"));
+}

@@ -68,70 +68,7 @@ impl Store {
         state: super::StateFilter,
         limit: usize,
     ) -> Result<Vec<ThreadRow>, StoreError> {
-        let (words, condition) = filter_condition(filter);
-        let word = |i: usize| words.get(i).cloned().unwrap_or_else(|| "%".into());
-        // Each marker is read off the ledger's index by thread and state (`LATEST` one seek
-        // per state), or a partial one for missing parents: "awaiting since" follows the
-        // intent registry (see `protocol::awaiting`).
-        let sql = format!(
-            "SELECT t.id, t.context, t.participants, t.message_count, t.last_activity,
-                (SELECT min(d.sent_at) FROM messages d
-                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'awaiting'),
-                t.seen_at IS NULL OR t.last_activity > t.seen_at,
-                (SELECT count(*) FROM drafts d WHERE d.thread_id = t.id)
-                  + (SELECT count(*) FROM messages d INDEXED BY messages_status
-                     WHERE d.status IN ('draft', 'awaiting_reply') AND d.status = 'draft'
-                       AND d.thread_id = t.id AND {unsettled}),
-                (SELECT count(*) FROM messages d
-                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_relay'),
-                (SELECT count(*) FROM messages d
-                  WHERE d.thread_id = t.id AND d.ledger_state IS NOT NULL AND d.ledger_state = 'to_me'),
-                (SELECT count(*) FROM messages d INDEXED BY messages_thread_missing
-                  WHERE d.thread_id = t.id AND d.missing_parent = 1),
-                {LATEST}, {archived_at}
-             FROM threads t
-             WHERE {condition} AND {state} AND {archived}
-             ORDER BY t.last_activity DESC, t.id DESC LIMIT ?5",
-            state = state.condition(self.can_settle()),
-            unsettled = if self.can_settle() { "d.settled_at IS NULL" } else { "1" },
-            archived_at = if self.can_settle() { "t.archived_at" } else { "NULL" },
-            archived = self.archived_condition(state),
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(
-            params![word(0), word(1), word(2), word(3), limit as i64],
-            |r| {
-                let participants: String = r.get(2)?;
-                let awaiting_since: Option<String> = r.get(5)?;
-                Ok(ThreadRow {
-                    summary: ThreadSummary {
-                        id: r.get(0)?,
-                        context: r.get(1)?,
-                        participants: serde_json::from_str(&participants).unwrap_or_default(),
-                        message_count: r.get(3)?,
-                        last_activity: r.get(4)?,
-                        awaiting_reply: awaiting_since.is_some(),
-                        awaiting_since,
-                        archived_at: r.get(12)?,
-                    },
-                    unread: r.get(6)?,
-                    drafts: r.get::<_, i64>(7)? as usize,
-                    to_relay: r.get::<_, i64>(8)? as usize,
-                    to_me: r.get::<_, i64>(9)? as usize,
-                    missing_parents: r.get::<_, i64>(10)? as usize,
-                    latest: r.get(11)?,
-                    signature_alarms: 0,
-                })
-            },
-        )?;
-        let mut rows: Vec<ThreadRow> = rows.collect::<Result<_, _>>()?;
-        // Alarms are few and only signed messages have a verdict: one pass over those,
-        // rather than a look into every thread's messages for every row.
-        let alarms = self.signature_alarms_by_thread()?;
-        for row in &mut rows {
-            row.signature_alarms = alarms.get(&row.summary.id).copied().unwrap_or(0);
-        }
-        Ok(rows)
+        self.thread_page(filter, state, super::ThreadPage::First, limit)
     }
 
     /// How many threads [`Store::thread_rows_in`] lists for `filter` and `state` (all of them,
@@ -161,7 +98,7 @@ impl Store {
 
     /// The condition on thread `t` that it is shown under `state`: archived threads only
     /// under [`StateFilter::Archived`](super::StateFilter::Archived), the others elsewhere.
-    fn archived_condition(&self, state: super::StateFilter) -> &'static str {
+    pub(super) fn archived_condition(&self, state: super::StateFilter) -> &'static str {
         match (state, self.can_settle()) {
             (_, false) => "1",
             (super::StateFilter::Archived, true) => "t.archived_at IS NOT NULL",
@@ -413,7 +350,7 @@ const SIGNATURE_ALARMS: &str = "SELECT m.thread_id, count(*)
 
 impl Store {
     /// Per thread, how many of its messages have a bad signature or one by a changed key.
-    fn signature_alarms_by_thread(
+    pub(super) fn signature_alarms_by_thread(
         &self,
     ) -> Result<std::collections::HashMap<String, usize>, StoreError> {
         // CROSS JOIN keeps signatures the outer loop: left to itself SQLite scanned every
@@ -428,7 +365,7 @@ impl Store {
 /// thread `t` that matches them as `?1` to `?4`. The filter is typed a key at a time, so a
 /// fixed statement shape keeps it in the prepared-statement cache; without words the
 /// condition is always true and the rows come straight off the activity index.
-fn filter_condition(filter: &str) -> (Vec<String>, String) {
+pub(super) fn filter_condition(filter: &str) -> (Vec<String>, String) {
     let words: Vec<String> = filter
         .split_whitespace()
         .take(4)

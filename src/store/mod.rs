@@ -49,6 +49,7 @@ mod soundness;
 #[cfg(test)]
 mod test_support;
 mod texts;
+mod thread_page;
 mod tree;
 mod v10_place;
 mod writer;
@@ -72,6 +73,7 @@ pub use reply::{ReplyParties, reply_envelope, reply_parties};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
 pub use settle::Settled;
+pub use thread_page::{ThreadKey, ThreadPage};
 pub use tree::{ThreadOutline, TreeRow};
 
 use std::cell::{Cell, OnceCell, RefCell};

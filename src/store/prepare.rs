@@ -177,7 +177,7 @@ pub(super) fn fill(p: &Parsed, thread: &str, message: &str, parent: Option<&str>
     }
 }
 
-fn prepare(parsed: Parsed, piece: &str) -> Prepared {
+pub(super) fn prepare(parsed: Parsed, piece: &str) -> Prepared {
     if parsed.has_errors() {
         // The text is kept: an envelope rejected only for its ids may still be imported with
         // fresh ones.
@@ -331,20 +331,50 @@ pub(super) struct Guesser {
     /// Per session, the messages (id, thread, parties) its envelopes so far were stored as,
     /// the last [`v10_place::LOOK_BACK`] of them, newest last: a v1.0 envelope answers the
     /// newest, or one further back addressed to its sender (see `v10_place`). `None` when that
-    /// is the writer's to find (its thread is a stored message's).
+    /// is the writer's to find (its thread is a stored message's). At most
+    /// [`GUESSED_SESSIONS`] of them; the older ones are in `older` (see [`Guesser::recall`]).
     sessions: HashMap<String, Option<VecDeque<Noted>>>,
+    /// The sessions noted before `sessions` filled up.
+    older: HashMap<String, Option<VecDeque<Noted>>>,
     /// The index in the input of the next envelope.
     index: usize,
 }
 
+/// How many sessions the guesser remembers before it forgets the older half of those it
+/// met. A guess is only a guess: the writer checks each against its own place and fills in
+/// itself where it differs, so forgetting costs only the guesses of a session that comes back
+/// after this many others, and keeps an input of many short sessions from holding each one's
+/// recent messages to its end.
+const GUESSED_SESSIONS: usize = 4096;
+
 impl Guesser {
+    /// What is noted of `session`, brought back from `older` if it is there.
+    fn recall(&mut self, session: &str) -> Option<&mut Option<VecDeque<Noted>>> {
+        if !self.sessions.contains_key(session) {
+            let (key, noted) = self.older.remove_entry(session)?;
+            self.remember(key, noted);
+        }
+        self.sessions.get_mut(session)
+    }
+
+    /// Notes `session`, first handing the sessions noted so far to `older` (and forgetting
+    /// those there) when there are [`GUESSED_SESSIONS`] of them.
+    fn remember(&mut self, session: String, noted: Option<VecDeque<Noted>>) {
+        if self.sessions.len() >= GUESSED_SESSIONS && !self.sessions.contains_key(&session) {
+            self.older = std::mem::take(&mut self.sessions);
+        }
+        self.sessions.insert(session, noted);
+    }
+
     /// The envelope stored as `last` is its session's newest.
     fn note(&mut self, session: &str, last: Noted) {
-        let recent = self
-            .sessions
-            .entry(session.to_string())
-            .or_insert_with(|| Some(VecDeque::new()))
-            .get_or_insert_with(VecDeque::new);
+        if self.recall(session).is_none() {
+            self.remember(session.to_string(), Some(VecDeque::new()));
+        }
+        let Some(noted) = self.sessions.get_mut(session) else {
+            return;
+        };
+        let recent = noted.get_or_insert_with(VecDeque::new);
         if recent.len() == v10_place::LOOK_BACK {
             recent.pop_front();
         }
@@ -355,6 +385,7 @@ impl Guesser {
         Guesser {
             receipt,
             sessions: HashMap::new(),
+            older: HashMap::new(),
             index: 0,
         }
     }
@@ -387,13 +418,17 @@ impl Guesser {
             (Some(base), true) => base,
             // Placed by an id it names: where it goes is the writer's to find.
             _ => {
-                self.sessions.insert(session.to_string(), None);
+                if let Some(noted) = self.recall(session) {
+                    *noted = None;
+                } else {
+                    self.remember(session.to_string(), None);
+                }
                 return;
             }
         };
         let message = self.receipt.id(index, "message");
         let sender = v10_place::names(&env.banner.from);
-        let (thread, parent) = match self.sessions.get(session) {
+        let (thread, parent) = match self.recall(session).map(|n| &*n) {
             Some(Some(recent)) => {
                 let Some(latest) = recent.back() else {
                     return;
@@ -569,6 +604,31 @@ mod tests {
 
     const T: &str = "01J9J3D3M6A4M3WQX8G1ZQ0S7K";
     const M: &str = "01J9J3D3M6A4M3WQX8G1ZQ0S7M";
+
+    /// The guesser remembers at most twice [`GUESSED_SESSIONS`] sessions, however many the
+    /// input has; a session it still remembers is guessed as before.
+    #[test]
+    fn the_guesser_s_sessions_are_bounded() {
+        let n = 3 * GUESSED_SESSIONS;
+        let text: String = (0..n).map(|i| v10(&format!("s{i}"), "a")).collect();
+        let receipt = super::super::receipt_id::ReceiptIds::fixed(1_700_000_000_000, "seed");
+        let mut guesser = Guesser::new(receipt);
+        for p in Extractor::with_first_line(&text, 1, Options::default()) {
+            let mut prep = prepare(p, &text);
+            guesser.next(&mut prep);
+            assert!(guesser.sessions.len() + guesser.older.len() <= 2 * GUESSED_SESSIONS);
+        }
+        let last = format!("s{}", n - 1);
+        let mut prep = prepare(
+            Extractor::with_first_line(&v10(&last, "b"), 1, Options::default())
+                .next()
+                .unwrap(),
+            &v10(&last, "b"),
+        );
+        guesser.next(&mut prep);
+        let g = prep.guess.unwrap();
+        assert!(g.parent.is_some(), "answers the session's last envelope");
+    }
 
     #[test]
     fn each_envelope_of_a_session_answers_the_one_before_it() {

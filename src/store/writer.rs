@@ -133,6 +133,9 @@ pub(super) struct Run<'c> {
     /// as replies move (`rehome_replies`), so that placing the next one needs no look-up;
     /// `None` once another writer may have changed it (the message is then read again).
     sessions: HashMap<String, v10::SessionLast>,
+    /// The sessions no envelope of the last piece came in: only their last message's id is
+    /// kept (see [`Run::idle_sessions`]).
+    idle: HashMap<String, String>,
     /// Whether messages were stored before this import began (or by others since).
     had_messages: bool,
     /// When none were: the ids this import stored (as [`id_key`]s). A message id not in
@@ -197,6 +200,7 @@ impl<'c> Run<'c> {
             threads: HashMap::new(),
             items: Vec::new(),
             sessions: HashMap::new(),
+            idle: HashMap::new(),
             had_messages: first_seq > 0,
             stored_ids: (first_seq == 0).then(KeySet::default),
             stored_digests: (first_seq == 0).then(KeySet::default),
@@ -343,6 +347,7 @@ impl Run<'_> {
     /// import).
     pub fn end_piece(&mut self) -> Result<(), StoreError> {
         self.flush_threads()?;
+        self.idle_sessions();
         self.last_seq = max_seq(self.conn)?;
         Ok(())
     }
@@ -859,7 +864,11 @@ impl Run<'_> {
 
     /// Writes the count, participants, context and activity time of each thread the piece
     /// touched; threads left empty (their replies moved to the thread of the message they
-    /// answer) are removed. What is known of the threads is kept for the next piece.
+    /// answer) are removed. What is known of the threads this piece touched is kept for the
+    /// next piece (a long conversation's thread is not read again at every piece); the others
+    /// are forgotten, and read again if an envelope comes back to them. Keeping every thread
+    /// the input met made an input of many threads hold each one's participants to its end,
+    /// and walk all of them at every piece's end.
     fn flush_threads(&mut self) -> Result<(), StoreError> {
         let mut emptied = Vec::new();
         for (id, acc) in self.threads.iter_mut().filter(|(_, a)| a.dirty) {
@@ -888,10 +897,13 @@ impl Run<'_> {
             }
             acc.added = 0;
             acc.left = false;
-            acc.dirty = false;
         }
         for id in emptied {
             self.threads.remove(&id);
+        }
+        self.threads.retain(|_, acc| std::mem::take(&mut acc.dirty));
+        if self.threads.capacity() > 4 * self.threads.len().max(64) {
+            self.threads.shrink_to_fit();
         }
         Ok(())
     }
@@ -1058,6 +1070,61 @@ mod tests {
                 .filter(|r| r.0.starts_with("one"))
                 .all(|r| r.1 == rows[0].1)
         );
+    }
+
+    /// An input whose every envelope is its own thread and session: what the writer keeps of
+    /// threads and sessions in full is only what the current and the last piece touched, and
+    /// a session seen earlier keeps its last message's id alone. (Kept whole to the input's
+    /// end, every thread's participants and every session's recent messages made memory grow
+    /// by a kilobyte and more per envelope, and every piece's end walk all of them.)
+    #[test]
+    fn what_the_writer_keeps_per_thread_and_session_is_bounded_by_the_piece() {
+        let mut store = super::super::Store::open_in_memory().unwrap();
+        let paste = store.keep_text("t", "").unwrap().paste_id;
+        let conn = &store.conn;
+        conn.execute_batch("BEGIN").unwrap();
+        let mut run = Run::new(conn, paste, super::super::now(), None).unwrap();
+        let text: String = (0..600)
+            .map(|i| match i % 2 {
+                0 => v10("A", "B", &format!("s{i}"), "hi"),
+                _ => format!(
+                    "[[C→D v1]]\nsession: t{i}\nthread: 01J9J3D3M6A4M3WQX8G1Z{i:05}\n\
+                     message: 01J9J3D3M6A4M3WQX8G2Z{i:05}\nintent: REQUEST\nbody: |\n  hi\n\
+                     [[END]]\n"
+                ),
+            })
+            .collect();
+        let opts = crate::protocol::Options::default();
+        let parsed = crate::protocol::Extractor::with_first_line(&text, 1, opts);
+        for (i, p) in parsed.enumerate() {
+            let mut prep = super::super::prepare::prepare(p, &text);
+            run.envelope(&mut prep).unwrap();
+            if i % 100 == 99 {
+                run.end_piece().unwrap();
+            }
+            assert!(
+                run.threads.len() <= 200,
+                "{i}: {} threads",
+                run.threads.len()
+            );
+            assert!(
+                run.sessions.len() <= 200,
+                "{i}: {} sessions",
+                run.sessions.len()
+            );
+        }
+        run.finish().unwrap();
+        run.end_piece().unwrap();
+        assert_eq!(run.sessions.len() + run.idle.len(), 600);
+        assert!(run.items.iter().all(|i| i.outcome == Outcome::Imported));
+        let threads: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM threads WHERE message_count = 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(threads, 600);
     }
 
     /// A CHECK of a value against a list of more than two makes SQLite build and free a

@@ -12,7 +12,7 @@ use crate::app::{App, Level};
 /// `crosstalk — <database> — N threads`.
 pub fn title(app: &App, frame: &mut Frame, area: Rect) {
     let n = app.list.rows.len();
-    let count = match (app.list.more, n) {
+    let count = match (app.list.more || app.list.before, n) {
         (true, _) => format!("{n}+ threads"),
         (false, 1) => "1 thread".to_string(),
         (false, _) => format!("{n} threads"),

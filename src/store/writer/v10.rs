@@ -22,6 +22,9 @@ pub(in crate::store) struct SessionLast {
     /// What the stored messages before `recent` answered for a sender (its first name), once
     /// looked up: they do not change while the input is read.
     before: std::collections::HashMap<String, Option<(String, String)>>,
+    /// Whether an envelope of the session came in the current piece (see
+    /// [`Run::idle_sessions`]).
+    touched: bool,
 }
 
 /// Where an envelope without named ids goes: its thread (`None`: a thread of its own, named
@@ -205,9 +208,11 @@ impl Run<'_> {
             Some(latest) => latest,
             None => {
                 // The first of its session in this input, or its last message moved: read.
-                let last = match self.sessions.get(session) {
-                    Some(last) => v10_place::by_id(self.conn, &last.id)?,
-                    None => None,
+                let last = match (self.sessions.get(session), self.idle.get(session)) {
+                    (Some(SessionLast { id, .. }), _) | (None, Some(id)) => {
+                        v10_place::by_id(self.conn, id)?
+                    }
+                    (None, None) => None,
                 };
                 let latest = match last {
                     Some(s) => (s.id, s.thread),
@@ -278,9 +283,11 @@ impl Run<'_> {
     pub(super) fn opens_session(&self, env: &Envelope) -> bool {
         let free = env.thread().is_none() && env.parent().is_none() && env.message().is_none();
         free && self.had_messages
-            && env
-                .session()
-                .is_some_and(|s| !self.sessions.contains_key(s) && !self.tails.contains_key(s))
+            && env.session().is_some_and(|s| {
+                !self.sessions.contains_key(s)
+                    && !self.idle.contains_key(s)
+                    && !self.tails.contains_key(s)
+            })
     }
 
     /// The envelope `env`, which was (or is stored as) `message` in `thread`, is the last of
@@ -296,6 +303,7 @@ impl Run<'_> {
         );
         match self.sessions.get_mut(session) {
             Some(known) => {
+                known.touched = true;
                 known.id = message.to_string();
                 known.thread = Some(thread.to_string());
                 if known.recent.len() == v10_place::LOOK_BACK {
@@ -306,20 +314,29 @@ impl Run<'_> {
                 known.recent.push_back(noted);
             }
             None => {
+                // An idle session (its last message known, nothing else) is active again, as
+                // a forgotten one would be: its other messages are read when needed.
+                let key = match self.idle.remove_entry(session) {
+                    Some((key, _)) => key,
+                    None => session.to_string(),
+                };
                 self.sessions.insert(
-                    session.to_string(),
+                    key,
                     SessionLast {
                         id: message.to_string(),
                         thread: Some(thread.to_string()),
                         recent: std::collections::VecDeque::from([noted]),
                         before: std::collections::HashMap::new(),
+                        touched: true,
                     },
                 );
             }
         }
     }
 
-    /// Message `id` moved to `thread`: a session's last message keeps up.
+    /// Message `id` moved to `thread`: a session's last message keeps up. Only the active
+    /// sessions are looked at (an idle one knows no thread: it reads its last message's), so
+    /// this costs what one piece's sessions number, not every session of the input.
     pub(super) fn session_message_moved(&mut self, id: &str, thread: &str) {
         for last in self.sessions.values_mut() {
             if last.id == id {
@@ -336,10 +353,33 @@ impl Run<'_> {
     /// Another writer may have moved or removed the sessions' last messages: each is read
     /// again when a v1.0 envelope of its session next needs it.
     pub(super) fn forget_session_threads(&mut self) {
+        for (session, last) in self.sessions.drain() {
+            self.idle.insert(session, last.id);
+        }
+    }
+
+    /// At a piece's end: the sessions no envelope of the piece came in keep only their last
+    /// message's id (which the next envelope of the session answers, and which only this
+    /// input knows: a duplicate makes it an older message than the session's latest), and
+    /// their thread, recent messages and look-ups are read again if it comes back. An input
+    /// of many sessions, each of a few envelopes, so keeps about a hundred bytes per session
+    /// instead of its recent messages and their parties (a kilobyte and more), and a moved
+    /// message is looked for among one piece's sessions, not among all of them.
+    pub(super) fn idle_sessions(&mut self) {
+        let idle: Vec<String> = (self.sessions.iter())
+            .filter(|(_, last)| !last.touched)
+            .map(|(session, _)| session.clone())
+            .collect();
+        for session in idle {
+            if let Some((session, last)) = self.sessions.remove_entry(&session) {
+                self.idle.insert(session, last.id);
+            }
+        }
         for last in self.sessions.values_mut() {
-            last.thread = None;
-            last.recent.clear();
-            last.before.clear();
+            last.touched = false;
+        }
+        if self.sessions.capacity() > 4 * self.sessions.len().max(64) {
+            self.sessions.shrink_to_fit();
         }
     }
 }
