@@ -1128,11 +1128,12 @@ mod tests {
     }
 
     /// A CHECK of a value against a list of more than two makes SQLite build and free a
-    /// temporary B-tree for every row; it was a tenth of an import's work (see `check_lists`).
+    /// temporary B-tree for every row; it was a tenth of an import's work (see `schema::m11_checks_as_comparisons`).
     #[test]
     fn storing_a_message_builds_no_temporary_tree() {
         let store = super::super::Store::open_in_memory().unwrap();
-        let ops = super::super::check_lists::opcodes(&store.conn, INSERT_MESSAGE);
+        let ops =
+            super::super::schema::m11_checks_as_comparisons::opcodes(&store.conn, INSERT_MESSAGE);
         assert!(ops.iter().any(|op| op == "Insert"), "{ops:?}");
         assert!(!ops.iter().any(|op| op == "OpenEphemeral"), "{ops:?}");
     }

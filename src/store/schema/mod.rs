@@ -9,6 +9,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
+mod m10_ids_in_one_case;
+pub(in crate::store) mod m11_checks_as_comparisons;
+mod m13_digest_where_present;
+
 use super::StoreError;
 use crate::protocol::Intent;
 
@@ -257,7 +261,7 @@ CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
 "#,
     r#"
 -- Ids kept in one case: ULIDs upper case, UUIDs lower case, whatever case the envelope wrote
--- them in (its text keeps its spelling). Done by store/id_case.rs. And a message addressed to
+-- them in (its text keeps its spelling). Done by store/schema/m10_ids_in_one_case.rs. And a message addressed to
 -- the operator is theirs to answer only when it asks for one (`ledger_state` below).
 --
 -- When a stored message's signature arrived, if after the message (a signed copy of an
@@ -267,7 +271,7 @@ CREATE INDEX IF NOT EXISTS messages_consent_ids ON messages(seq)
 "#,
     r#"
 -- CHECK constraints as comparisons instead of IN lists, which SQLite checks by building a
--- temporary B-tree for every row written. Done by store/check_lists.rs.
+-- temporary B-tree for every row written. Done by store/schema/m11_checks_as_comparisons.rs.
 "#,
     r#"
 -- The full-text index in a file of its own beside the database, written by another connection
@@ -298,7 +302,7 @@ END;
 "#,
     r#"
 -- The v1.0 digest unique only where there is one: an index of the messages that have one,
--- instead of one with an entry for every message. Done by store/digest_index.rs.
+-- instead of one with an entry for every message. Done by store/schema/m13_digest_where_present.rs.
 "#,
     r#"
 -- What the desk observed, not what a model wrote: a message's ledger time (`sent_at`) is when
@@ -334,8 +338,8 @@ fn after(version: i64, tx: &Transaction) -> Result<(), StoreError> {
         7 => lean_rows(tx),
         8 => ledger_in_rows(tx),
         10 => ids_in_one_case(tx),
-        11 => super::check_lists::rewrite(tx),
-        DIGEST_WHERE_PRESENT => super::digest_index::where_present(tx),
+        11 => m11_checks_as_comparisons::rewrite(tx),
+        DIGEST_WHERE_PRESENT => m13_digest_where_present::where_present(tx),
         OBSERVED => observed(tx),
         _ => Ok(()),
     }
@@ -361,7 +365,7 @@ fn is_table(tx: &Transaction, name: &str) -> Result<bool, StoreError> {
     Ok(n > 0)
 }
 
-/// Version 10: when a later signature arrived, ids in one case (see `id_case`), and "addressed
+/// Version 10: when a later signature arrived, ids in one case (see `m10_ids_in_one_case`), and "addressed
 /// to me" only for what asks for an answer (see [`ledger_state`]).
 fn ids_in_one_case(tx: &Transaction) -> Result<(), StoreError> {
     if !has_column(tx, "messages", "signed_at")? {
@@ -374,7 +378,7 @@ fn ids_in_one_case(tx: &Transaction) -> Result<(), StoreError> {
          WHERE ledger_state IS NOT {LEDGER_STATE_10};",
         trigger = ledger_trigger_10()
     ))?;
-    super::id_case::normalize(tx)
+    m10_ids_in_one_case::normalize(tx)
 }
 
 /// Version 6: each text once, and the input compressed.
@@ -693,7 +697,7 @@ const TEXTS_VERSION: i64 = 6;
 /// system afterwards.
 const COMPACTING_VERSION: i64 = 12;
 
-/// The version whose migration makes the digest unique where present (see `digest_index`).
+/// The version whose migration makes the digest unique where present (see `m13_digest_where_present`).
 pub const DIGEST_WHERE_PRESENT: i64 = 13;
 
 /// The version from which the ledger's time is the time observed here, queue items can be
@@ -771,5 +775,4 @@ pub(super) fn migrate_to(conn: &Connection, version: i64) {
 }
 
 #[cfg(test)]
-#[path = "schema_tests.rs"]
 mod tests;

@@ -16,10 +16,10 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::StoreError;
-use super::query::{MESSAGE_COLUMNS, message_from_row};
-use super::texts::{HeaderColumns, encode_headers, parse_headers};
 use crate::protocol::id::key;
+use crate::store::StoreError;
+use crate::store::query::{MESSAGE_COLUMNS, message_from_row};
+use crate::store::texts::{HeaderColumns, encode_headers, parse_headers};
 
 /// SQL that is true when column `c` may hold an id not in its stored form: a ULID's length with
 /// a lower-case letter, or a UUID's with an upper-case one (`GLOB` is case-sensitive). Rows it
@@ -71,8 +71,8 @@ pub(super) fn normalize(tx: &Transaction) -> Result<(), StoreError> {
         if merged {
             // Its messages went to the thread of the same id above: counts and participants
             // are taken again, and the emptied thread goes.
-            super::erase::recount(tx, &new)?;
-            super::erase::recount(tx, &old)?;
+            crate::store::erase::recount(tx, &new)?;
+            crate::store::erase::recount(tx, &old)?;
         } else {
             tx.execute("UPDATE threads SET id = ?2 WHERE id = ?1", [&old, &new])?;
         }
@@ -173,7 +173,7 @@ fn keep_as_version(tx: &Transaction, row: &Row, key: &str) -> Result<(), StoreEr
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
     if twin.canonical != kept.canonical {
-        let digest = super::import::hex(&Sha256::digest(twin.canonical.as_bytes()));
+        let digest = crate::store::import::hex(&Sha256::digest(twin.canonical.as_bytes()));
         tx.execute(
             "INSERT OR IGNORE INTO message_versions
                 (message_id, paste_id, raw, canonical, digest, diagnostics, received_at)
@@ -200,7 +200,7 @@ fn keep_as_version(tx: &Transaction, row: &Row, key: &str) -> Result<(), StoreEr
         [&row.id],
     )?;
     tx.execute("DELETE FROM messages WHERE seq = ?1", [row.seq])?;
-    super::erase::recount(tx, &row.thread)?;
+    crate::store::erase::recount(tx, &row.thread)?;
     Ok(())
 }
 

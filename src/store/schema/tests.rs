@@ -462,7 +462,7 @@ fn the_queue_asks_the_intents_that_ask_and_follows_them_when_they_change() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rule.db");
     let mut store = Store::open(&path).unwrap();
-    let text = include_str!("../../assets/examples/v11-request.crosstalk");
+    let text = include_str!("../../../assets/examples/v11-request.crosstalk");
     store.import_text("t", text, &Options::default()).unwrap();
     let trigger = |conn: &Connection| -> String {
         conn.query_row(

@@ -17,7 +17,7 @@
 
 use rusqlite::{OptionalExtension, Transaction};
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// The column as migration 1 wrote it, and as it is after.
 const BEFORE: &str = "digest       TEXT UNIQUE,";
@@ -178,7 +178,7 @@ mod tests {
         // The same rows in a database as version 12 left it: the column unique.
         let old_path = dir.path().join("old.db");
         let old = Connection::open(&old_path).unwrap();
-        crate::store::schema::migrate_to(&old, super::super::schema::DIGEST_WHERE_PRESENT - 1);
+        crate::store::schema::migrate_to(&old, crate::store::schema::DIGEST_WHERE_PRESENT - 1);
         crate::store::test_support::copy_rows(
             &old,
             &new_path,

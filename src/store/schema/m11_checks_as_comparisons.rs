@@ -17,7 +17,7 @@
 
 use rusqlite::{OptionalExtension, Transaction};
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// The constraints rewritten: table, column and the values the column admits, as the
 /// migrations that made the tables wrote them.
@@ -112,7 +112,7 @@ pub(super) fn rewrite(tx: &Transaction) -> Result<(), StoreError> {
 /// stay unbound). What the tests of this and of the import's INSERT look for an
 /// `OpenEphemeral` in.
 #[cfg(test)]
-pub(super) fn opcodes(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
+pub(in crate::store) fn opcodes(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
     let mut stmt = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
     let unbound = vec![rusqlite::types::Null; stmt.parameter_count()];
     stmt.query_map(rusqlite::params_from_iter(unbound), |r| r.get(1))
