@@ -13,7 +13,8 @@ use std::net::SocketAddr;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crosstalk::protocol::{Envelope, IdGenerator, Options, render};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::{Envelope, Options, render};
 use crosstalk::store::Store;
 use crosstalk::transport::http::server::{Settings, serve_until};
 use divan::Bencher;

@@ -13,12 +13,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sanitize", &["cells"]),
     ("protocol", &["sanitize", "cells"]),
     ("contacts", &["protocol", "sanitize", "cells"]),
-    ("primer", &["contacts", "protocol", "sanitize", "cells"]),
-    ("store", &["protocol", "sanitize", "cells"]),
+    (
+        "primer",
+        &["ids", "contacts", "protocol", "sanitize", "cells"],
+    ),
+    ("ids", &["protocol"]),
+    ("store", &["ids", "protocol", "sanitize", "cells"]),
     ("json", &["store", "protocol", "sanitize", "cells"]),
     (
         "transport",
-        &["store", "json", "contacts", "protocol", "sanitize", "cells"],
+        &[
+            "store", "json", "ids", "contacts", "protocol", "sanitize", "cells",
+        ],
     ),
     (
         "export",
@@ -52,6 +58,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "transport",
             "json",
             "store",
+            "ids",
             "primer",
             "contacts",
             "protocol",
@@ -87,6 +94,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "transport",
             "json",
             "store",
+            "ids",
             "primer",
             "contacts",
             "protocol",
@@ -94,7 +102,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "cells",
         ],
     ),
-    ("synth", &["protocol", "sanitize", "cells"]),
+    ("synth", &["ids", "protocol", "sanitize", "cells"]),
 ];
 
 /// Edges against the layers still in the code: (from room, to room, file). Each is a
@@ -161,7 +169,10 @@ mod tests {
     /// A file only tests compile (`#[cfg(test)] mod …_tests;`, property tests, support).
     fn test_only(rel: &str) -> bool {
         let name = rel.rsplit('/').next().unwrap_or(rel);
-        name.ends_with("_tests.rs") || name.ends_with("_props.rs") || name == "test_support.rs"
+        name.ends_with("_tests.rs")
+            || name.ends_with("_props.rs")
+            || name == "tests.rs"
+            || name == "test_support.rs"
     }
 
     #[test]
@@ -209,6 +220,34 @@ mod tests {
                 known_seen.contains(k),
                 "{k:?} is gone from the code: take it off `KNOWN`"
             );
+        }
+    }
+
+    /// The protocol reads no clock and no random source: new ids come from the caller
+    /// (`protocol::NewIds`), times are given.
+    #[test]
+    fn the_protocol_reads_no_clock() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocol");
+        let mut files = Vec::new();
+        sources(&dir, &mut files);
+        for f in files {
+            let rel = f.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+            if test_only(&rel) {
+                continue;
+            }
+            let code = code_of(&std::fs::read_to_string(&f).unwrap());
+            for clock in [
+                "::now()",
+                "SystemTime",
+                "Instant",
+                "Ulid::new()",
+                "Generator::new()",
+            ] {
+                assert!(
+                    !code.contains(clock),
+                    "protocol/{rel} reads the clock: `{clock}`"
+                );
+            }
         }
     }
 

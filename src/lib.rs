@@ -1,12 +1,13 @@
 //! crosstalk: the operator's desk for the AI Crosstalk protocol.
 //!
 //! Rooms, each using only those below it: `cells` and `sanitize` (text as a terminal shows
-//! it) → `protocol` (envelopes: text in, values out; no files, the clock read only to make
-//! new ids) → `contacts`, `primer` → `store` (the history in SQLite) → `json`, `transport`
-//! (mail, HTTP, the spool), `export`, `clipboard` → `config` → `app` (state and actions) →
-//! `ui` (pure views) → `tui` (the terminal runtime) and `cli` (the entry). `src/layers.rs`
-//! holds the table and fails a test when a room uses one above it; ARCHITECTURE.md is the
-//! map.
+//! it) → `protocol` (envelopes: text in, values out; no files, no clock: new ids come from a
+//! `protocol::NewIds` it is given) → `ids` (the clock and randomness that make new ids),
+//! `contacts`, `primer` → `store` (the history in SQLite) → `json`, `transport` (mail, HTTP,
+//! the spool), `export`, `clipboard` → `config` → `app` (state and actions) → `ui` (pure
+//! views) → `tui` (the terminal runtime) and `cli` (the entry). `src/layers.rs` holds the
+//! table and fails a test when a room uses one above it, or when the protocol reads the
+//! clock; ARCHITECTURE.md is the map.
 
 pub mod app;
 pub mod cells;
@@ -15,6 +16,7 @@ pub mod clipboard;
 pub mod config;
 pub mod contacts;
 pub mod export;
+pub mod ids;
 pub mod json;
 #[cfg(test)]
 mod layers;

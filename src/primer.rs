@@ -3,7 +3,8 @@
 //! by `crosstalk primer` and by `N` in the app, so both hand the model the same words.
 
 use crate::contacts::{AddressBook, Contact};
-use crate::protocol::{Envelope, IdGenerator};
+use crate::ids::IdGenerator;
+use crate::protocol::Envelope;
 
 /// The primer's text, with an example envelope inside it (a test checks that it parses).
 pub const PRIMER: &str = include_str!("../assets/primer.md");
@@ -29,7 +30,7 @@ pub fn first_envelope(
 ) -> Envelope {
     let mut env = Envelope::new(book.resolve(o.from), book.resolve(to));
     env.set_header("user", o.user);
-    env.set_header("session", crate::protocol::id::new_session());
+    env.set_header("session", crate::ids::new_session());
     let id = ids.next_id();
     env.set_header("thread", id.as_str());
     env.set_header("message", id.as_str());

@@ -21,7 +21,7 @@ fn env(from: &str, to: &str, thread: &str, parent: Option<&str>, id: &str, inten
 }
 
 fn ids(n: usize) -> Vec<String> {
-    let g = crosstalk::protocol::IdGenerator::new();
+    let g = crosstalk::ids::IdGenerator::new();
     (0..n).map(|_| g.next_id()).collect()
 }
 

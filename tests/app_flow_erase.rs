@@ -11,7 +11,7 @@ use support::{harness, store_in};
 const NONE: KeyModifiers = KeyModifiers::NONE;
 
 fn thread_of_three() -> String {
-    let g = crosstalk::protocol::IdGenerator::new();
+    let g = crosstalk::ids::IdGenerator::new();
     let (t, a, b) = (g.next_id(), g.next_id(), g.next_id());
     let env = |parent: Option<&str>, id: &str, body: &str| {
         let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
@@ -113,7 +113,7 @@ fn x_asks_y_erases_esc_keeps() {
 fn a_thread_without_context_is_named_by_its_id() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = harness(store_in(dir.path()), 80, 24);
-    let g = crosstalk::protocol::IdGenerator::new();
+    let g = crosstalk::ids::IdGenerator::new();
     let (thread, message) = (g.next_id(), g.next_id());
     t.act(Action::Paste(format!(
         "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nsession: s1\nthread: {thread}\nmessage: {message}\n\

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crosstalk::app::Action;
 use crosstalk::contacts::{Contact, DeliveryMethod};
-use crosstalk::protocol::IdGenerator;
+use crosstalk::ids::IdGenerator;
 use crosstalk::store::Store;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use support::{harness, store_in};

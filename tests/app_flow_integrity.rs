@@ -6,7 +6,7 @@
 mod support;
 
 use crosstalk::app::Action;
-use crosstalk::protocol::IdGenerator;
+use crosstalk::ids::IdGenerator;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use support::{harness, store_in};
 

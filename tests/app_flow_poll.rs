@@ -152,7 +152,7 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     t.keys("P");
     assert!(matches!(t.app.popup, Some(Popup::Poll(_))));
     t.key(KeyCode::Esc, NONE);
-    let v = crosstalk::protocol::IdGenerator::new();
+    let v = crosstalk::ids::IdGenerator::new();
     let (other, m) = (v.next_id(), v.next_id());
     t.act(Action::Paste(format!(
         "[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: {other}\nmessage: {m}\nintent: REQUEST\n\

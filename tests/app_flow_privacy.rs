@@ -12,7 +12,7 @@ use support::{harness, store_in};
 const NONE: KeyModifiers = KeyModifiers::NONE;
 
 fn ids(n: usize) -> Vec<String> {
-    let g = crosstalk::protocol::IdGenerator::new();
+    let g = crosstalk::ids::IdGenerator::new();
     (0..n).map(|_| g.next_id()).collect()
 }
 

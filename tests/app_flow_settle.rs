@@ -21,7 +21,7 @@ fn env(from: &str, to: &str, thread: &str, id: &str, intent: &str, context: &str
 }
 
 fn ids(n: usize) -> Vec<String> {
-    let g = crosstalk::protocol::IdGenerator::new();
+    let g = crosstalk::ids::IdGenerator::new();
     (0..n).map(|_| g.next_id()).collect()
 }
 

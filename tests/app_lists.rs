@@ -129,7 +129,7 @@ fn a_paste_into_the_new_conversations_context_lands_there() {
 /// and one more thread of `messages` messages, each answering the one before (`message 0` …).
 fn long_lists(threads: usize, messages: usize) -> crosstalk::store::Store {
     let mut store = crosstalk::store::Store::open_in_memory().unwrap();
-    let g = crosstalk::protocol::IdGenerator::new();
+    let g = crosstalk::ids::IdGenerator::new();
     let env = |thread: &str, parent: Option<&str>, id: &str, context: &str, body: &str| {
         let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
         format!(

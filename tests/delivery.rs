@@ -5,7 +5,7 @@
 //! threads archived, the state filter of the
 //! thread list, and the queue's sections and order.
 
-use crosstalk::protocol::IdGenerator;
+use crosstalk::ids::IdGenerator;
 use crosstalk::store::{Section, StateFilter, Store};
 use tempfile::TempDir;
 

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crosstalk::protocol::{IdGenerator, Options};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::Options;
 use crosstalk::store::{EraseTarget, Erasure, Store};
 use proptest::prelude::*;
 use rusqlite::Connection;

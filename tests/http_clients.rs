@@ -80,7 +80,7 @@ fn urllib_sending_an_oversize_body_whole_reads_the_413() {
     assert_eq!(status, "401 close", "{body}");
     assert!(body.contains("Code: E-PERM"), "{body}");
     // The server is not worse for it: a good envelope is stored.
-    let (_, text) = http::envelope(&crosstalk::protocol::IdGenerator::new(), "after");
+    let (_, text) = http::envelope(&crosstalk::ids::IdGenerator::new(), "after");
     let answer = http::post(
         server.addr,
         http::PLAIN,
@@ -203,7 +203,7 @@ fn send(
 }
 
 fn envelope_file(dir: &std::path::Path, body: &str) -> (String, std::path::PathBuf) {
-    let (id, text) = http::envelope(&crosstalk::protocol::IdGenerator::new(), body);
+    let (id, text) = http::envelope(&crosstalk::ids::IdGenerator::new(), body);
     let file = dir.join(format!("{id}.crosstalk"));
     std::fs::write(&file, text).unwrap();
     (id, file)
@@ -219,7 +219,7 @@ fn send_waits_out_a_429_from_serve_and_is_delivered() {
         &["--rate-per-minute", "20", "--burst", "1"],
     );
     // The one request the burst allows.
-    let (_, text) = http::envelope(&crosstalk::protocol::IdGenerator::new(), "first");
+    let (_, text) = http::envelope(&crosstalk::ids::IdGenerator::new(), "first");
     assert_eq!(http::post(server.addr, http::PLAIN, &[], &text).status, 200);
     let (id, file) = envelope_file(dir.path(), "second");
     let cli = dir.path().join("cli.db");

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crosstalk::protocol::IdGenerator;
+use crosstalk::ids::IdGenerator;
 use http::{Dialer, Server, envelope, post_from};
 
 const FLOOD: usize = 1000;

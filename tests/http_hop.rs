@@ -6,7 +6,7 @@
 mod http;
 
 use crosstalk::contacts::{AddressBook, Contact};
-use crosstalk::protocol::IdGenerator;
+use crosstalk::ids::IdGenerator;
 use crosstalk::store::{Hop, Store};
 use crosstalk::transport::http::hop::{HopAnswer, parse_refusal};
 use crosstalk::transport::http::receive::Desk;

@@ -10,7 +10,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use crosstalk::protocol::{IdGenerator, Options, extract};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::{Options, extract};
 use http::{PLAIN, Server, envelope, parse_answer, post};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

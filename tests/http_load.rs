@@ -11,7 +11,7 @@ mod http;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crosstalk::protocol::IdGenerator;
+use crosstalk::ids::IdGenerator;
 use crosstalk::store::Store;
 use http::{Server, envelope};
 

@@ -2,7 +2,8 @@
 //! was one storable envelope, else an ERROR whose status and code agree. Hostile bodies
 //! (mangled envelopes, control characters, invalid UTF-8) included.
 
-use crosstalk::protocol::{IdGenerator, Options, extract};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::{Options, extract};
 use crosstalk::store::Store;
 use crosstalk::transport::http::receive::Desk;
 use proptest::prelude::*;

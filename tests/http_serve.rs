@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crosstalk::protocol::IdGenerator;
+use crosstalk::ids::IdGenerator;
 use crosstalk::store::Store;
 use http::{PLAIN, Server, crosstalk, envelope, post, raw};
 

@@ -3,13 +3,14 @@
 //! input; a valid signature vouches exactly for what the parser reads; and every banner
 //! outside an envelope is accounted for.
 
+use crosstalk::ids::IdGenerator;
 use crosstalk::protocol::audit::{DigestCheck, Relay, append_hop, timeline, without_hops};
 use crosstalk::protocol::error_envelope::error_envelope;
 use crosstalk::protocol::keys::parse_private_key;
 use crosstalk::protocol::render::{body_key, nfc, render_as};
 use crosstalk::protocol::signature::{SigError, SigFormat, sign_envelope, verify_parsed};
 use crosstalk::protocol::{
-    Banner, Code, Envelope, Header, IdGenerator, Intent, MetaBlock, Options, Parsed, extract,
+    Banner, Code, Envelope, Header, Intent, MetaBlock, Options, Parsed, extract,
 };
 use proptest::prelude::*;
 

@@ -151,7 +151,7 @@ proptest! {
         p.body = Some(body);
         let now = jiff::Timestamp::from_second(1_700_000_000).unwrap();
         if let Some(t) = tally(&p, &replies, now) {
-            let ids = crosstalk::protocol::IdGenerator::new();
+            let ids = crosstalk::ids::IdGenerator::new();
             let errors = crosstalk::protocol::poll::timeout_envelopes(&p, &t, &ids, "human://desk");
             let close = crosstalk::protocol::poll::result_envelope(&p, &t, &ids, "human://desk");
             // Whatever the targets are called, each envelope the close writes is one envelope.

@@ -3,7 +3,8 @@
 //! database that holds nothing before, whatever mix of sessions, threads, parents, intents,
 //! reply forms and rejected envelopes the input holds (`protocol::answers` is the rule).
 
-use crosstalk::protocol::{IdGenerator, Options, Sessions, extract};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::{Options, Sessions, extract};
 use crosstalk::store::{Outcome, Store};
 use proptest::prelude::*;
 

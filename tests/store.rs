@@ -5,7 +5,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crosstalk::protocol::{IdGenerator, Options, extract, is_id};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::{Options, extract, is_id};
 use crosstalk::store::{
     ImportReport, MAX_SEARCH_WORDS, Outcome, RANKED_MATCHES, SCHEMA_VERSION, SearchResults, Store,
     StoreError, ThreadView,

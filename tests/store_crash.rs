@@ -12,7 +12,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crosstalk::protocol::{IdGenerator, Options, extract, split_points};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::{Options, extract, split_points};
 use crosstalk::store::{Outcome, SCHEMA_VERSION, Store};
 use crosstalk::synth::{TranscriptSpec, transcript};
 use rusqlite::Connection;

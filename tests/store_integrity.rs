@@ -2,7 +2,8 @@
 //! `id-conflict` kept as a version; parent cycles across imports are found and every walk
 //! ends; invalid ids can be replaced with fresh ones that keep the original as an alias.
 
-use crosstalk::protocol::{Code, IdGenerator, Options, extract};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::{Code, Options, extract};
 use crosstalk::store::{ImportReport, Outcome, Store};
 use tempfile::TempDir;
 

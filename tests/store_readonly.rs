@@ -6,7 +6,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crosstalk::protocol::{IdGenerator, Options};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::Options;
 use crosstalk::store::{Outcome, Store, StoreError};
 
 fn conversation(ids: &IdGenerator) -> (String, String) {

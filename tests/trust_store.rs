@@ -4,11 +4,12 @@
 //! pastes mangled on the way blamed on the transport, and revocations that count only when a
 //! trusted key signed them.
 
+use crosstalk::ids::IdGenerator;
 use crosstalk::protocol::did_key::did_key;
 use crosstalk::protocol::keys::public_key_txt;
 use crosstalk::protocol::signature::{SigFormat, sign_envelope};
 use crosstalk::protocol::trust::{KeyState, SigState};
-use crosstalk::protocol::{Code, IdGenerator, Options, extract, render};
+use crosstalk::protocol::{Code, Options, extract, render};
 use crosstalk::store::{ImportReport, KeySource, Store};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use tempfile::TempDir;

@@ -552,7 +552,7 @@ fn too_small_then_big_enough_again() {
 #[test]
 fn a_resize_keeps_the_selected_thread_and_message_in_sight() {
     let Some(t) = Term::new() else { return };
-    let g = crosstalk::protocol::IdGenerator::new();
+    let g = crosstalk::ids::IdGenerator::new();
     let env = |thread: &str, parent: Option<&str>, id: &str, context: &str, body: &str| {
         let parent = parent.map_or(String::new(), |p| format!("parent: {p}\n"));
         format!(

@@ -298,10 +298,7 @@ fn the_watch_command_posts_to_an_http_contact() {
     } = watch_json(&x, dir.path(), &db, &config);
     err.recv_timeout(WAIT).expect("the watch to start");
 
-    let (id, envelope) = http::envelope(
-        &crosstalk::protocol::IdGenerator::new(),
-        "Over HTTP, please.",
-    );
+    let (id, envelope) = http::envelope(&crosstalk::ids::IdGenerator::new(), "Over HTTP, please.");
     let copied = format!("My answer:\n\n{envelope}\nThanks.\n");
     x.copy(&copied);
     let line = next_json(&out, "the post");

@@ -6,7 +6,7 @@
 mod http;
 mod tmux;
 
-use crosstalk::protocol::IdGenerator;
+use crosstalk::ids::IdGenerator;
 use crosstalk::store::Store;
 use tmux::Term;
 

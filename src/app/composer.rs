@@ -96,7 +96,7 @@ impl Form {
             from: String::new(),
             to: String::new(),
             user: user.into(),
-            session: Some(crate::protocol::id::new_session()),
+            session: Some(crate::ids::new_session()),
             thread,
             parent: None,
             message,

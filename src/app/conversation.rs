@@ -6,8 +6,8 @@
 use super::composer::{Composer, Form};
 use super::popup::{Conversation, Popup, Prompt};
 use super::{Action, App, strip_controls};
+use crate::ids::IdGenerator;
 use crate::primer::{Opening, first_envelope, primer_prefix};
-use crate::protocol::IdGenerator;
 
 impl App {
     /// Opens the contact picker, or says how to add contacts.

@@ -9,9 +9,10 @@ use super::composer::{Composer, Form};
 use super::popup::Popup;
 use super::text::{headline, safe_line};
 use super::{Action, App};
+use crate::ids::IdGenerator;
 use crate::protocol::address::check_address;
 use crate::protocol::error_envelope::{ERROR_CODES, error_envelope};
-use crate::protocol::{Envelope, IdGenerator, MetaBlock, is_id};
+use crate::protocol::{Envelope, MetaBlock, is_id};
 
 /// The choice after the taxonomy's codes: a NACK, which refuses rather than fails.
 pub const NACK: &str = "NACK";

@@ -6,8 +6,9 @@ use std::path::Path;
 use super::output::Stdout;
 use super::parse_cmd::report;
 use super::{EXIT_INVALID, Failure, input};
+use crate::ids::IdGenerator;
 use crate::protocol::error_envelope::{ERROR_CODES, error_envelope, is_error_code};
-use crate::protocol::{self, Envelope, IdGenerator, Options};
+use crate::protocol::{self, Envelope, Options};
 
 /// Arguments of `crosstalk new`.
 #[derive(Debug, clap::Args)]
@@ -78,10 +79,7 @@ pub fn new(opts: &Options, a: NewArgs, configured_user: Option<&str>) -> Result<
         "user",
         crate::config::user(a.user.as_deref(), configured_user),
     );
-    env.set_header(
-        "session",
-        a.session.unwrap_or_else(protocol::id::new_session),
-    );
+    env.set_header("session", a.session.unwrap_or_else(crate::ids::new_session));
     let message = ids.next_id();
     env.set_header("thread", a.thread.unwrap_or_else(|| message.clone()));
     if let Some(p) = a.parent {

@@ -7,8 +7,9 @@ use super::check_stream;
 use super::input::{self, Input};
 use super::output::Stdout;
 use super::{EXIT_INVALID, Failure};
+use crate::ids::IdGenerator;
 use crate::json::{self, CheckFile};
-use crate::protocol::{self, Diagnostic, Extractor, IdGenerator, Options, Parsed, ParsedRef};
+use crate::protocol::{self, Diagnostic, Extractor, Options, Parsed, ParsedRef};
 use crate::sanitize::{sanitize, sanitize_line};
 
 fn status(ok: bool) -> u8 {

@@ -7,8 +7,9 @@ use super::output::Stdout;
 use super::{EXIT_INVALID, Failure};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
+use crate::ids::IdGenerator;
 use crate::primer::{Opening, first_envelope, primer_text};
-use crate::protocol::{IdGenerator, Options};
+use crate::protocol::Options;
 
 /// Arguments of `crosstalk primer`.
 #[derive(Debug, clap::Args)]

@@ -3,7 +3,7 @@
 //! message it sent.
 
 use super::address::check_address;
-use super::{Envelope, IdGenerator, MetaBlock, is_id};
+use super::{Envelope, MetaBlock, NewIds, is_id};
 
 /// Builds the ACK to `original`, which was stored as message `stored_id` (its own id, or the
 /// one assigned on receipt to a v1.0 envelope that had none).
@@ -15,7 +15,7 @@ pub fn ack_envelope(
     stored_id: &str,
     desk: Option<&str>,
     transport: &str,
-    ids: &IdGenerator,
+    ids: &dyn NewIds,
 ) -> Envelope {
     let mut env = Envelope::new(
         sender_for(original, desk),
@@ -72,7 +72,7 @@ mod tests {
             "01J9J3DBC4N7P2Q3R5S7T9V1V2",
             Some("human://desk"),
             "http",
-            &IdGenerator::new(),
+            &crate::ids::IdGenerator::new(),
         );
         assert_eq!(a.banner.from, "human://desk");
         assert_eq!(a.banner.to, "CLAUDE");
@@ -98,7 +98,7 @@ mod tests {
             "01J9J3DBC4N7P2Q3R5S7T9V1V2",
             Some("two words"),
             "http",
-            &IdGenerator::new(),
+            &crate::ids::IdGenerator::new(),
         );
         assert_eq!(a.banner.from, "CHATGPT");
     }

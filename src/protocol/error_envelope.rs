@@ -2,7 +2,7 @@
 //! the way the spec shows (direction swapped, conversation ids copied, `meta: error`).
 
 use super::address::check_address;
-use super::{Diagnostic, Envelope, Header, IdGenerator, MetaBlock, is_id};
+use super::{Diagnostic, Envelope, Header, MetaBlock, NewIds, is_id};
 
 /// The error taxonomy: code and the default reason.
 pub const ERROR_CODES: [(&str, &str); 8] = [
@@ -43,7 +43,7 @@ pub fn error_envelope(
     code: &str,
     reason: Option<&str>,
     diagnostics: &[Diagnostic],
-    ids: &IdGenerator,
+    ids: &dyn NewIds,
 ) -> Envelope {
     // The reply must itself be valid whatever it answers: a bad address, version or id of
     // the original is not copied (the ids go to `meta: error`, so the sender can still
@@ -126,7 +126,7 @@ pub(crate) fn system_reply_headers(
     original: Option<&Envelope>,
     parent: Option<String>,
     intent: &str,
-    ids: &IdGenerator,
+    ids: &dyn NewIds,
 ) {
     let copy = |key: &str| original.and_then(|o| o.header(key)).map(str::to_string);
     let fields = [
@@ -164,7 +164,13 @@ mod tests {
         ] {
             o.set_header(k, v);
         }
-        let e = error_envelope(Some(&o), "E-ROUTE", None, &[], &IdGenerator::new());
+        let e = error_envelope(
+            Some(&o),
+            "E-ROUTE",
+            None,
+            &[],
+            &crate::ids::IdGenerator::new(),
+        );
         assert_eq!(e.banner.from, "chatgpt://thread/xyz");
         assert_eq!(e.banner.to, "CLAUDE");
         assert_eq!(e.parent(), Some("01J9J3DBC4N7P2Q3R5S7T9V1V2"));
@@ -182,7 +188,13 @@ mod tests {
         o.banner.version = "v2".into();
         o.set_header("thread", "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
         o.set_header("message", "01J9J3D3M6A4M3WQX8G1ZQ0SUU");
-        let e = error_envelope(Some(&o), "E-FORMAT", None, &[], &IdGenerator::new());
+        let e = error_envelope(
+            Some(&o),
+            "E-FORMAT",
+            None,
+            &[],
+            &crate::ids::IdGenerator::new(),
+        );
         assert_eq!(
             (e.banner.from.as_str(), e.banner.to.as_str()),
             ("CLAUDE", "UNKNOWN")

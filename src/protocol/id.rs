@@ -1,7 +1,5 @@
 //! Message, thread and parent identifiers: ULID or UUIDv7, and monotonic ULID generation.
 
-use std::sync::Mutex;
-
 /// Why a value is not an identifier, phrased so the message can tell the user what to fix.
 pub fn check_id(value: &str) -> Result<(), String> {
     let v = super::lines::trim(value);
@@ -112,41 +110,17 @@ pub fn timestamp_ms(id: &str) -> Option<u64> {
         .map(|u| u.timestamp_ms())
 }
 
-/// Monotonic ULIDs: ids made within one millisecond still sort in the order they were made,
-/// so messages composed in a burst keep their order in the tree.
-pub struct IdGenerator {
-    inner: Mutex<ulid::Generator>,
-}
-
-impl Default for IdGenerator {
-    fn default() -> Self {
-        IdGenerator {
-            inner: Mutex::new(ulid::Generator::new()),
-        }
-    }
-}
-
-impl IdGenerator {
-    /// A new generator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The next ULID, strictly greater than the previous one from this generator.
-    pub fn next_id(&self) -> String {
-        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        // Overflow needs 2^80 ids in one millisecond; fall back to a fresh ULID rather than
-        // fail, since uniqueness matters more than strict order then.
-        match g.generate() {
-            Ok(u) => u.to_string(),
-            Err(_) => ulid::Ulid::new().to_string(),
-        }
-    }
+/// A source of new message ids. The protocol writes envelopes that need fresh ids (an ACK, an
+/// ERROR, a poll's close, the ids a v1.0 envelope gets on receipt) but reads no clock itself:
+/// the caller brings the source — [`crate::ids::IdGenerator`], or a fixed list in a test.
+pub trait NewIds {
+    /// An id no earlier call gave.
+    fn next_id(&self) -> String;
 }
 
 /// Fills `thread` and `message` of an envelope that has none (v1.0 envelopes get their ids on
 /// receipt). Returns which keys were added.
-pub fn fill_ids(env: &mut crate::protocol::Envelope, ids: &IdGenerator) -> Vec<&'static str> {
+pub fn fill_ids(env: &mut crate::protocol::Envelope, ids: &dyn NewIds) -> Vec<&'static str> {
     let mut added = Vec::new();
     if env.message().is_none() {
         env.set_header("message", ids.next_id());
@@ -210,14 +184,6 @@ mod tests {
         assert!(same("01j9j3d3m6a4m3wqx8g1zq0s7k", upper));
         assert!(!same("msg-1", "MSG-1"));
     }
-
-    #[test]
-    fn generator_is_monotonic() {
-        let g = IdGenerator::new();
-        let ids: Vec<String> = (0..1000).map(|_| g.next_id()).collect();
-        assert!(ids.windows(2).all(|w| w[0] < w[1]));
-        assert!(ids.iter().all(|i| is_id(i)));
-    }
 }
 
 /// A `session` value as crosstalk writes them: the UTC hour of `now` and six hex digits of
@@ -227,11 +193,6 @@ mod tests {
 pub fn session_value(now: jiff::Timestamp, random: u32) -> String {
     let hour = now.strftime("%Y-%m-%dT%H");
     format!("{hour}Z {:06x}", random & 0xff_ffff)
-}
-
-/// A `session` value for now, with a fresh random part.
-pub fn new_session() -> String {
-    session_value(jiff::Timestamp::now(), ulid::Ulid::new().random() as u32)
 }
 
 #[cfg(test)]

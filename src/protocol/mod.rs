@@ -47,7 +47,7 @@ pub mod validate;
 pub use answers::{Sessions, placed_by_session};
 pub(crate) use borrowed::ParsedRef;
 pub use diagnostic::{Code, Diagnostic, Severity};
-pub use id::{IdGenerator, check_id, fill_ids, is_id, timestamp_ms};
+pub use id::{NewIds, check_id, fill_ids, is_id, timestamp_ms};
 pub use intent::{Intent, IntentKind};
 pub use lines::typed_header_value;
 pub use model::{Banner, EMAIL_NAMESPACE, Envelope, Header, MetaBlock};

@@ -7,7 +7,8 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::*;
-use crate::protocol::{IdGenerator, Options};
+use crate::ids::IdGenerator;
+use crate::protocol::Options;
 use crate::store::Store;
 use crate::synth::{TranscriptSpec, transcript};
 

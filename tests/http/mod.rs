@@ -11,7 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crosstalk::protocol::{Envelope, IdGenerator, Options, extract, render};
+use crosstalk::ids::IdGenerator;
+use crosstalk::protocol::{Envelope, Options, extract, render};
 
 /// A running `serve`.
 pub struct Server {

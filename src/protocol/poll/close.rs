@@ -2,7 +2,7 @@
 //! (an E-TIMEOUT ERROR per silent target, a CLOSE with the tally for all participants).
 
 use super::{Standing, Tally, time_left_label};
-use crate::protocol::{Envelope, Header, IdGenerator, MetaBlock};
+use crate::protocol::{Envelope, Header, MetaBlock, NewIds};
 
 /// `s` on one line: control characters (a value read across lines) become spaces, so a
 /// value copied into a new envelope cannot break its structure.
@@ -73,7 +73,7 @@ pub fn summary_lines(t: &Tally) -> Vec<String> {
 pub fn timeout_envelopes(
     poll: &Envelope,
     t: &Tally,
-    ids: &IdGenerator,
+    ids: &dyn NewIds,
     desk: &str,
 ) -> Vec<Envelope> {
     if t.deadline_raw.is_none() {
@@ -107,7 +107,7 @@ pub fn timeout_envelopes(
 
 /// The CLOSE that ends the poll for all participants: from the desk (`desk`), to the POLL's
 /// recipient, `Targets:` repeated, the tally in `meta: poll` and the body.
-pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &IdGenerator, desk: &str) -> Envelope {
+pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &dyn NewIds, desk: &str) -> Envelope {
     let mut env = Envelope::new(desk.to_string(), poll.banner.to.clone());
     env.banner.version = poll.banner.version.clone();
     let mut push = |key: &str, value: Option<String>| {

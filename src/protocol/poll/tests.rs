@@ -1,5 +1,6 @@
 use super::*;
-use crate::protocol::{IdGenerator, Options, extract};
+use crate::ids::IdGenerator;
+use crate::protocol::{Options, extract};
 
 const POLL: &str = "[[human://alice→POLL v1]]
 user: alice

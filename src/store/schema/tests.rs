@@ -141,7 +141,7 @@ fn old_copy(new: &Store, path: &std::path::Path) {
 /// A reply imported before the message it answers (so it moves to that message's thread),
 /// in two imports.
 fn moved_reply() -> [String; 2] {
-    let ids = crate::protocol::IdGenerator::default();
+    let ids = crate::ids::IdGenerator::default();
     let (thread, question, answer) = (ids.next_id(), ids.next_id(), ids.next_id());
     [
         format!(
@@ -388,7 +388,7 @@ fn a_database_before_relays_per_target_migrates_with_its_ledger() {
     let dir = tempfile::tempdir().unwrap();
     let new_path = dir.path().join("new.db");
     let mut new = Store::open(&new_path).unwrap();
-    let ids = crate::protocol::IdGenerator::default();
+    let ids = crate::ids::IdGenerator::default();
     let (thread, waiting, relayed) = (ids.next_id(), ids.next_id(), ids.next_id());
     let poll = |id: &str| {
         format!(

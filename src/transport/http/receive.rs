@@ -2,10 +2,11 @@
 //! the rules are tested without a server and the server's writer thread only calls
 //! [`Desk::receive`].
 
+use crate::ids::IdGenerator;
 use crate::protocol::ack::{ack_envelope, sender_for};
 use crate::protocol::address::check_address;
 use crate::protocol::error_envelope::error_envelope;
-use crate::protocol::{self, Code, Diagnostic, Envelope, IdGenerator, Options};
+use crate::protocol::{self, Code, Diagnostic, Envelope, Options};
 use crate::store::{Outcome, Store, StoreError};
 
 /// An answer: the HTTP status and the envelope that is its body.

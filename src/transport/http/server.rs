@@ -41,7 +41,7 @@ use super::linger;
 use super::receive::{Answer, Desk, refusal};
 use super::slots::{Admission, Slots};
 use super::{RECEIVE_PATH, is_plain_utf8};
-use crate::protocol::IdGenerator;
+use crate::ids::IdGenerator;
 use crate::store::Store;
 
 /// The smallest read buffer hyper accepts; a smaller header limit is raised to it.
