@@ -8,8 +8,13 @@
 # measurement itself: setting the clipboard with `xclip -i` and polling `xclip -o` until the
 # text is readable, with nothing in between.
 #
-# Usage: scripts/bench-hop.sh [HOPS] [INTERVAL_MS] [app|watch|companion]
-#        (defaults 100, 250, app)
+# Each way of waiting in WAITS is measured in turn, in the same run on the same display,
+# each with the floor measured between its hops: `events` (the watch waits for the X
+# server's word of each copy, XFixes), `poll` (`[watch] events = false`: it looks every
+# INTERVAL_MS), `default` (no `events` key: for a binary from before it).
+#
+# Usage: scripts/bench-hop.sh [HOPS] [INTERVAL_MS] [app|watch|companion] [WAITS]
+#        (defaults 100, 250, app, "events poll")
 # app: the app after `W`; watch: `crosstalk watch`; companion: `crosstalk serve --token` as the
 # desk and `crosstalk watch --to URL` as its companion, over loopback HTTP.
 # BIN=path/to/crosstalk uses that binary instead of building the release one.
@@ -19,7 +24,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 hops=${1:-100}
 interval=${2:-250}
 mode=${3:-app}
+waits=${4:-events poll}
 case $mode in app|watch|companion) ;; *) echo "$name: mode is app, watch or companion" >&2; exit 2 ;; esac
+for w in $waits; do
+    case $w in events|poll|default) ;; *) echo "$name: WAITS are events, poll or default" >&2; exit 2 ;; esac
+done
 die() { echo "$name: $*" >&2; exit 1; }
 for c in Xvfb xclip tmux; do command -v $c >/dev/null || die "$c is needed"; done
 if [ -z "${BIN:-}" ]; then
@@ -34,39 +43,10 @@ exec 3> "$dir/display"
 Xvfb -displayfd 3 -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
 sock="$dir/tmux.sock"
-trap 'tmux -S "$sock" kill-server 2>/dev/null; kill $xvfb 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 100); do [ -s "$dir/display" ] && break; sleep 0.05; done
 export DISPLAY=":$(cat "$dir/display")"
 unset WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION TMUX
 
-printf '[relay]\ncopy_on_import = true\n[watch]\ninterval_ms = %s\n' "$interval" > "$dir/config.toml"
-# Run in the background only (`run … &`): exec makes the job the process itself, so the
-# trap's kill reaches it.
-run() { exec env CROSSTALK_CONFIG="$dir/config.toml" XDG_DATA_HOME="$dir" HOME="$dir" DISPLAY="$DISPLAY" "$BIN" --db "$dir/h.db" "$@"; }
-case $mode in
-app)
-    tmux -S "$sock" -f /dev/null new-session -d -x 120 -y 40 \
-        "env CROSSTALK_CONFIG='$dir/config.toml' XDG_DATA_HOME='$dir' HOME='$dir' DISPLAY='$DISPLAY' '$BIN' --db '$dir/h.db'"
-    screen() { tmux -S "$sock" capture-pane -p; }
-    for _ in $(seq 200); do screen | grep -q "Empty database" && break; sleep 0.05; done
-    tmux -S "$sock" send-keys W
-    for _ in $(seq 200); do screen | grep -q "Watching the clipboard" && break; sleep 0.05; done
-    ;;
-watch)
-    run watch > "$dir/watch.out" 2> "$dir/watch.err" < /dev/null &
-    for _ in $(seq 200); do grep -q "watching the clipboard" "$dir/watch.err" 2>/dev/null && break; sleep 0.05; done
-    ;;
-companion)
-    run serve --listen 127.0.0.1:0 --token bench > "$dir/serve.out" 2> "$dir/serve.err" < /dev/null &
-    for _ in $(seq 200); do [ -s "$dir/serve.out" ] && break; sleep 0.05; done
-    url=$(head -1 "$dir/serve.out")
-    [ -n "$url" ] || die "serve printed no URL"
-    mkdir -p "$dir/laptop"
-    env CROSSTALK_CONFIG="$dir/config.toml" XDG_DATA_HOME="$dir/laptop" HOME="$dir/laptop" DISPLAY="$DISPLAY" \
-        "$BIN" watch --to "$url" --token bench > "$dir/companion.out" 2> "$dir/companion.err" < /dev/null &
-    for _ in $(seq 200); do grep -q "companion of" "$dir/companion.err" 2>/dev/null && break; sleep 0.05; done
-    ;;
-esac
 trap 'kill $(jobs -p) 2>/dev/null; tmux -S "$sock" kill-server 2>/dev/null; kill $xvfb 2>/dev/null; sleep 0.2; rm -rf "$dir"' EXIT
 
 ns() { date +%s%N; }
@@ -78,37 +58,99 @@ envelope() {
     printf '[[CLAUDE→CHATGPT v1]]\nuser: kalle\nthread: %s\nmessage: %s\ncontext: hop bench\nintent: REQUEST\nbody: |\n  hop %s\nsig: none\n[[END]]\n' \
         "$(id 0)" "$(id "$1")" "$1"
 }
-
-: > "$dir/hop.txt"
-: > "$dir/floor.txt"
-for n in $(seq 1 "$hops"); do
-    # The floor: set and read back, nothing in between.
-    text="floor $n $(ns)"
-    t0=$(ns)
-    printf '%s' "$text" | xclip -selection clipboard -i
-    until [ "$(paste)" = "$text" ]; do :; done
-    echo $(( $(ns) - t0 )) >> "$dir/floor.txt"
-    # The hop: the window's whole answer copied; the envelope alone comes back.
-    copied="Here is my reply:
-$(envelope "$n")
-Tell me what they say."
-    # A pause of a random fraction of the interval: a person's copies do not keep step with
-    # the watch's looks, while this loop's would (each copy would come just after a look,
-    # and every hop would wait a whole interval).
-    sleep "$(awk -v r="$RANDOM" -v i="$interval" 'BEGIN { printf "%.3f", (r % i) / 1000 }')"
-    t0=$(ns)
-    printf '%s\n' "$copied" | xclip -selection clipboard -i
-    until paste | head -1 | grep -q '^\[\[CLAUDE→CHATGPT'; do :; done
-    echo $(( $(ns) - t0 )) >> "$dir/hop.txt"
-done
-
 stats() { sort -n "$1" | awk '{ v[NR] = $1 } END {
     m = v[int((NR + 1) / 2)]; p = v[int(NR * 0.99 + 0.999)]
     printf "%.1f %.1f", m / 1e6, p / 1e6 }'; }
-read -r hm hp <<< "$(stats "$dir/hop.txt")"
-read -r fm fp <<< "$(stats "$dir/floor.txt")"
-stored=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from messages').fetchone()[0])" "$dir/h.db" 2>/dev/null || echo '?')
-echo "mode: $mode, hops: $hops, watch interval $interval ms, messages stored: $stored"
-echo "hop (copy -> recipient text ready):  median $hm ms, p99 $hp ms"
-echo "floor (xclip set -> readable):       median $fm ms, p99 $fp ms"
-awk -v a="$hm" -v b="$fm" 'BEGIN { if (b > 0) printf "median ratio hop / floor: %.1f\n", a / b }'
+
+# start WAITS: the watch of this mode, in a home of its own ($home), waiting as WAITS says.
+start() {
+    home="$dir/$1"
+    mkdir -p "$home"
+    case $1 in
+    events) events='events = true\n' ;;
+    poll) events='events = false\n' ;;
+    default) events='' ;;
+    esac
+    printf "[relay]\ncopy_on_import = true\n[watch]\ninterval_ms = %s\n$events" "$interval" > "$home/config.toml"
+    pids=()
+    case $mode in
+    app)
+        tmux -S "$sock" -f /dev/null new-session -d -x 120 -y 40 \
+            "env CROSSTALK_CONFIG='$home/config.toml' XDG_DATA_HOME='$home' HOME='$home' DISPLAY='$DISPLAY' '$BIN' --db '$home/h.db'"
+        screen() { tmux -S "$sock" capture-pane -p; }
+        for _ in $(seq 200); do screen | grep -q "Empty database" && break; sleep 0.05; done
+        tmux -S "$sock" send-keys W
+        for _ in $(seq 200); do screen | grep -q "Watching the clipboard" && break; sleep 0.05; done
+        screen | grep -o "Watching the clipboard ([^)]*)" > "$home/waits" || true
+        ;;
+    watch)
+        env CROSSTALK_CONFIG="$home/config.toml" XDG_DATA_HOME="$home" HOME="$home" DISPLAY="$DISPLAY" \
+            "$BIN" --db "$home/h.db" watch > "$home/watch.out" 2> "$home/watch.err" < /dev/null &
+        pids+=($!)
+        for _ in $(seq 200); do grep -q "watching the clipboard" "$home/watch.err" 2>/dev/null && break; sleep 0.05; done
+        grep -o "watching the clipboard ([^)]*)\|watching the clipboard every [0-9]* ms" "$home/watch.err" > "$home/waits" || true
+        ;;
+    companion)
+        env CROSSTALK_CONFIG="$home/config.toml" XDG_DATA_HOME="$home" HOME="$home" DISPLAY="$DISPLAY" \
+            "$BIN" --db "$home/h.db" serve --listen 127.0.0.1:0 --token bench > "$home/serve.out" 2> "$home/serve.err" < /dev/null &
+        pids+=($!)
+        for _ in $(seq 200); do [ -s "$home/serve.out" ] && break; sleep 0.05; done
+        url=$(head -1 "$home/serve.out")
+        [ -n "$url" ] || die "serve printed no URL"
+        mkdir -p "$home/laptop"
+        env CROSSTALK_CONFIG="$home/config.toml" XDG_DATA_HOME="$home/laptop" HOME="$home/laptop" DISPLAY="$DISPLAY" \
+            "$BIN" watch --to "$url" --token bench > "$home/companion.out" 2> "$home/companion.err" < /dev/null &
+        pids+=($!)
+        for _ in $(seq 200); do grep -q "companion of" "$home/companion.err" 2>/dev/null && break; sleep 0.05; done
+        grep -o "watching the clipboard ([^)]*)" "$home/companion.err" > "$home/waits" || true
+        ;;
+    esac
+}
+
+stop() {
+    tmux -S "$sock" kill-server 2>/dev/null || true
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+
+# hops FIRST: HOPS hops with ids from FIRST on, each after a floor measurement.
+hops() {
+    : > "$home/hop.txt"
+    : > "$home/floor.txt"
+    for n in $(seq "$1" $(( $1 + hops - 1 ))); do
+        # The floor: set and read back, nothing in between.
+        text="floor $n $(ns)"
+        t0=$(ns)
+        printf '%s' "$text" | xclip -selection clipboard -i
+        until [ "$(paste)" = "$text" ]; do :; done
+        echo $(( $(ns) - t0 )) >> "$home/floor.txt"
+        # The hop: the window's whole answer copied; the envelope alone comes back.
+        copied="Here is my reply:
+$(envelope "$n")
+Tell me what they say."
+        # A pause of a random fraction of the interval: a person's copies do not keep step
+        # with the watch's looks, while this loop's would (each copy would come just after a
+        # look, and every hop would wait a whole interval).
+        sleep "$(awk -v r="$RANDOM" -v i="$interval" 'BEGIN { printf "%.3f", (r % i) / 1000 }')"
+        t0=$(ns)
+        printf '%s\n' "$copied" | xclip -selection clipboard -i
+        until paste | head -1 | grep -q '^\[\[CLAUDE→CHATGPT'; do :; done
+        echo $(( $(ns) - t0 )) >> "$home/hop.txt"
+    done
+}
+
+echo "mode: $mode, hops: $hops per way of waiting, watch interval $interval ms"
+first=1
+for w in $waits; do
+    start "$w"
+    hops "$first"
+    stop
+    first=$(( first + hops ))
+    read -r hm hp <<< "$(stats "$home/hop.txt")"
+    read -r fm fp <<< "$(stats "$home/floor.txt")"
+    stored=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from messages').fetchone()[0])" "$home/h.db" 2>/dev/null || echo '?')
+    echo "$w ($(cat "$home/waits" 2>/dev/null)), messages stored: $stored"
+    echo "  hop (copy -> recipient text ready):  median $hm ms, p99 $hp ms"
+    echo "  floor (xclip set -> readable):       median $fm ms, p99 $fp ms"
+    awk -v a="$hm" -v b="$fm" 'BEGIN { if (b > 0) printf "  median ratio hop / floor: %.1f\n", a / b }'
+done

@@ -4,8 +4,11 @@
 # interval (the lean way to do the same job), both for SECONDS seconds. CPU is user+sys
 # ticks from /proc/PID/stat (the shell loop's children included, as `times` counts them).
 #
-# Usage: scripts/bench-watch.sh [SECONDS] [INTERVAL_MS] [watch|app]   (defaults 20, 250, watch)
+# Usage: scripts/bench-watch.sh [SECONDS] [INTERVAL_MS] [watch|app] [events|poll]
+#        (defaults 20, 250, watch, events)
 # app: the app in tmux after `W` (its draw loop included) instead of `crosstalk watch`.
+# events: the watch waits for the X server's word of each copy (XFixes), as by default;
+# poll: `[watch] events = false`, a look every INTERVAL_MS.
 # BIN=path/to/crosstalk uses that binary instead of building the release one.
 set -euo pipefail
 name=bench-watch
@@ -13,6 +16,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 secs=${1:-20}
 interval=${2:-250}
 mode=${3:-watch}
+waits=${4:-events}
+case $waits in events) events=true ;; poll) events=false ;; *) echo "$name: events or poll" >&2; exit 2 ;; esac
 die() { echo "$name: $*" >&2; exit 1; }
 command -v Xvfb >/dev/null || die "Xvfb is needed (apt-get install xvfb)"
 command -v xclip >/dev/null || die "xclip is needed (apt-get install xclip)"
@@ -37,7 +42,7 @@ hz=$(getconf CLK_TCK)
 # cpu PID: user+sys+cutime+cstime ticks of PID.
 cpu() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"; }
 
-printf '[watch]\ninterval_ms = %s\n' "$interval" > "$dir/config.toml"
+printf '[watch]\ninterval_ms = %s\nevents = %s\n' "$interval" "$events" > "$dir/config.toml"
 if [ "$mode" = app ]; then
     command -v tmux >/dev/null || die "tmux is needed"
     sock="$dir/tmux.sock"
@@ -74,10 +79,10 @@ l1=$(cpu $loop)
 kill $loop
 wait $loop 2>/dev/null || true
 
-awk -v m="$mode" -v w=$((w1 - w0)) -v l=$((l1 - l0)) -v hz="$hz" -v s="$secs" -v i="$interval" 'BEGIN {
+awk -v m="$mode" -v e="$waits" -v w=$((w1 - w0)) -v l=$((l1 - l0)) -v hz="$hz" -v s="$secs" -v i="$interval" 'BEGIN {
     wp = 100 * w / hz / s; lp = 100 * l / hz / s
     printf "interval %d ms, %d s idle\n", i, s
-    printf "crosstalk (%s):   %.2f%% CPU (%d ticks)\n", m, wp, w
+    printf "crosstalk (%s, %s):   %.2f%% CPU (%d ticks)\n", m, e, wp, w
     printf "xclip -o shell loop:    %.2f%% CPU (%d ticks)\n", lp, l
     if (l > 0) printf "ratio watch / loop:     %.2f\n", w / l
 }'

@@ -1263,7 +1263,7 @@ fn the_app_watches_from_the_start_and_reopens_where_it_quit() {
     )
     .unwrap();
     t.restart(&[]);
-    t.wait_for("Watching the clipboard (every 50 ms)");
+    t.wait_for("Watching the clipboard (polling every 50 ms)");
     t.wait_for("◉ watching");
     std::fs::write(
         &clip,

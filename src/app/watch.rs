@@ -33,12 +33,11 @@ impl App {
             self.error(format!("Cannot watch the clipboard: {why}."));
             return;
         }
-        let every = self.watch_config.interval();
         self.watch = Some(Poller::start(
             reader,
             self.clipboard.own_copies(),
             self.settings.options.clone(),
-            every,
+            &self.watch_config,
         ));
         self.info("Starting to watch the clipboard…");
     }
@@ -56,9 +55,8 @@ impl App {
         polled.splice(0..0, waiting);
         for p in polled {
             match p {
-                Polled::Started => self.info(format!(
-                    "Watching the clipboard (every {} ms): envelopes copied from now on are imported; W stops.",
-                    self.watch_config.interval().as_millis()
+                Polled::Started(waits) => self.info(format!(
+                    "Watching the clipboard ({waits}): envelopes copied from now on are imported; W stops."
                 )),
                 Polled::Envelopes(text) => self.import_watched(text),
                 Polled::NoEnvelope(bytes) => {

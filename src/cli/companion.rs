@@ -82,14 +82,14 @@ pub fn companion(
     loop {
         match w.next()? {
             Event::Stop => break,
-            Event::Started => {
+            Event::Started(waits) => {
                 let survey = spool.survey();
                 let waiting = match survey.as_ref().map_or(0, |s| s.waiting) {
                     0 => String::new(),
                     n => format!(" {n} spooled copies wait and are sent first."),
                 };
                 eprintln!(
-                    "crosstalk: companion of {}: copies holding envelopes go to the desk, and what it returns for the recipient lands on this clipboard.{waiting} Ctrl-C stops.",
+                    "crosstalk: companion of {}, watching the clipboard ({waits}): copies holding envelopes go to the desk, and what it returns for the recipient lands on this clipboard.{waiting} Ctrl-C stops.",
                     crate::sanitize::sanitize_line(&desk.hop)
                 );
                 spooling::started(&spool, survey, &w, &mut strangers)?;

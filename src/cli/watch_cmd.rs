@@ -16,7 +16,7 @@ use std::sync::mpsc::Receiver;
 use super::output::Stdout;
 use super::store_cmd::open;
 use super::{EXIT_USAGE, Failure};
-use crate::clipboard::watch::{Arrival, Polled, Poller};
+use crate::clipboard::watch::{Arrival, Polled, Poller, Waits};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
 use crate::protocol::Options;
@@ -61,15 +61,14 @@ pub fn watch(
     loop {
         let text = match w.next()? {
             Event::Stop => break,
-            Event::Started => {
+            Event::Started(waits) => {
                 let hop = if hop_on {
                     " and put back ready for their recipients (Enter puts up the next of several)"
                 } else {
                     ""
                 };
                 eprintln!(
-                    "crosstalk: watching the clipboard every {} ms; envelopes copied from now on are imported into {}{hop}. Ctrl-C stops.",
-                    w.every.as_millis(),
+                    "crosstalk: watching the clipboard ({waits}); envelopes copied from now on are imported into {}{hop}. Ctrl-C stops.",
                     sanitize_line(&store.path().display().to_string())
                 );
                 continue;
@@ -148,8 +147,8 @@ pub fn watch(
 pub(super) enum Event {
     /// Ctrl-C or SIGTERM.
     Stop,
-    /// The clipboard was read once; copies from now on count.
-    Started,
+    /// The clipboard was read once; copies from now on count, and the watch waits so.
+    Started(Waits),
     /// New text holding envelopes.
     Copied(String),
     /// New text without an envelope: the clipboard moved on.
@@ -172,8 +171,6 @@ pub(super) struct Watching {
     bell: bool,
     /// Envelopes of a several-envelope copy not yet put up.
     waiting: Vec<Waiting>,
-    /// How often the clipboard is read.
-    pub every: Duration,
 }
 
 impl Watching {
@@ -209,10 +206,9 @@ impl Watching {
             signal_hook::flag::register(signal, stop.clone())
                 .map_err(|e| Failure::usage(format!("cannot handle Ctrl-C: {e}")))?;
         }
-        let every = config.watch.interval();
         // The app's copies (in any terminal) are skipped: they are recorded in the data
         // directory.
-        let poller = Poller::start(reader, clipboard.own_copies(), opts.clone(), every);
+        let poller = Poller::start(reader, clipboard.own_copies(), opts.clone(), &config.watch);
         Ok(Watching {
             clipboard,
             poller,
@@ -221,7 +217,6 @@ impl Watching {
             json,
             bell: config.watch.bell,
             waiting: Vec::new(),
-            every,
         })
     }
 
@@ -235,7 +230,7 @@ impl Watching {
         }
         Ok(match self.poller.next(STOP_POLL) {
             None => Event::Idle,
-            Some(Polled::Started) => Event::Started,
+            Some(Polled::Started(waits)) => Event::Started(waits),
             Some(Polled::Envelopes(text)) => Event::Copied(text),
             Some(Polled::NoEnvelope(_)) => Event::OtherText,
             Some(Polled::Unavailable(why)) => {

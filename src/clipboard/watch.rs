@@ -6,35 +6,54 @@
 //! itself ([`OwnCopies`], filled by [`Clipboard::copy`](super::Clipboard::copy) before the
 //! copy happens), does it hold an envelope at all. The reading happens on a thread of its own
 //! ([`Poller`]), so neither the app's draw loop nor the CLI's signal handling ever waits on a
-//! clipboard owner that is slow to answer.
+//! clipboard owner that is slow to answer. That thread waits for the display server's word of
+//! each copy where there is one (`x11.rs`, `wayland.rs`) and polls elsewhere (`poller.rs`).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 
-use super::Reader;
 use crate::protocol::Options;
 use crate::store::{ImportReport, Outcome};
+
+mod poller;
+#[cfg(all(
+    unix,
+    not(any(target_os = "macos", target_os = "android", target_os = "emscripten"))
+))]
+mod wayland;
+#[cfg(all(
+    unix,
+    not(any(target_os = "macos", target_os = "android", target_os = "emscripten"))
+))]
+mod x11;
+
+pub use poller::{Polled, Poller, Waits};
 
 /// The source name watched text is kept under, as `<paste>` is for pastes.
 pub const SOURCE: &str = "<clipboard>";
 
-/// The shortest interval accepted: faster polling costs CPU and gains nothing a person can
-/// notice.
+/// The shortest polling interval accepted: faster polling costs CPU and still misses copies
+/// made faster than it; where the display server tells of each copy the watch does not poll.
 pub const MIN_INTERVAL_MS: u64 = 50;
 
 /// `[watch]` in `config.toml`: how the clipboard is watched (`crosstalk watch`, `W`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WatchConfig {
-    /// Milliseconds between two looks at the clipboard (at least [`MIN_INTERVAL_MS`]).
+    /// Milliseconds between two looks at the clipboard (at least [`MIN_INTERVAL_MS`]) where
+    /// the watch polls: where the display server does not tell of each copy, or with
+    /// `events` off.
     pub interval_ms: u64,
+    /// Wait for the display server's word of each copy (X11's XFixes, Wayland's
+    /// data-control) where it gives one, instead of polling: each copy is read as it is
+    /// made, so copies milliseconds apart are all seen (only one replaced before any reader
+    /// could ask for it is lost), and the hop does not wait for the next look. Off: always
+    /// poll (for a clipboard program that misbehaves, and to compare the two).
+    pub events: bool,
     /// Ring the terminal bell when an envelope arrives or an invalid one is found.
     pub bell: bool,
     /// The app starts watching as it opens, as if `W` were pressed (`crosstalk watch`
@@ -46,6 +65,7 @@ impl Default for WatchConfig {
     fn default() -> Self {
         WatchConfig {
             interval_ms: 100,
+            events: true,
             bell: false,
             on_start: false,
         }
@@ -310,163 +330,6 @@ impl Arrival {
         }
         line
     }
-}
-
-/// What the polling thread sends.
-#[derive(Debug)]
-pub enum Polled {
-    /// The first read is done: what the clipboard held then is the baseline, and anything
-    /// copied from now on counts.
-    Started,
-    /// New text holding envelopes, raw, to be imported.
-    Envelopes(String),
-    /// New text without an envelope (ignored; told for the curious).
-    NoEnvelope(usize),
-    /// The clipboard cannot be read (any more): the thread has stopped.
-    Unavailable(String),
-}
-
-/// A thread that looks at the clipboard every interval and sends what is new.
-#[derive(Debug)]
-pub struct Poller {
-    rx: Receiver<Polled>,
-    /// What [`Poller::has_news`] took off the channel, handed out by the next drain.
-    early: std::cell::RefCell<VecDeque<Polled>>,
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
-
-/// Reads in a row that may fail before the watch gives up (a clipboard owner that is
-/// briefly away is not a dead display).
-const FAILURES_TOLERATED: u32 = 8;
-
-impl Poller {
-    /// Starts watching with `reader`: what the clipboard holds now is the baseline.
-    pub fn start(mut reader: Reader, own: OwnCopies, options: Options, every: Duration) -> Poller {
-        let (tx, rx) = channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let handle = std::thread::Builder::new()
-            .name("clipboard-watch".into())
-            .spawn(move || poll_loop(&mut reader, Watcher::new(own, options), every, &flag, &tx))
-            .ok();
-        if handle.is_none() {
-            // No thread: say so through the channel like any other failure.
-            let (tx, rx2) = channel();
-            let _ = tx.send(Polled::Unavailable("cannot start a thread".into()));
-            return Poller {
-                rx: rx2,
-                early: Default::default(),
-                stop,
-                handle: None,
-            };
-        }
-        Poller {
-            rx,
-            early: Default::default(),
-            stop,
-            handle,
-        }
-    }
-
-    /// Whether something arrived since the last drain, without waiting: the app's loop asks
-    /// between two ticks, so a copy is taken at once rather than at the next tick.
-    pub fn has_news(&self) -> bool {
-        let mut early = self.early.borrow_mut();
-        if early.is_empty()
-            && let Ok(p) = self.rx.try_recv()
-        {
-            early.push_back(p);
-        }
-        !early.is_empty()
-    }
-
-    /// What arrived since the last call, without waiting.
-    pub fn drain(&self) -> Vec<Polled> {
-        let mut out: Vec<Polled> = self.early.borrow_mut().drain(..).collect();
-        out.extend(self.rx.try_iter());
-        out
-    }
-
-    /// Waits up to `timeout` for the next arrival.
-    pub fn next(&self, timeout: Duration) -> Option<Polled> {
-        if let Some(p) = self.early.borrow_mut().pop_front() {
-            return Some(p);
-        }
-        self.rx.recv_timeout(timeout).ok()
-    }
-}
-
-impl Drop for Poller {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        // Not joined: a read stuck on a clipboard owner must not hold up quitting. The
-        // thread sees the flag after its read and ends.
-        drop(self.handle.take());
-    }
-}
-
-fn poll_loop(
-    reader: &mut Reader,
-    mut watcher: Watcher,
-    every: Duration,
-    stop: &AtomicBool,
-    tx: &Sender<Polled>,
-) {
-    match reader.read() {
-        Ok(text) => {
-            watcher.baseline(text.as_deref());
-            if tx.send(Polled::Started).is_err() {
-                return;
-            }
-        }
-        Err(why) => {
-            let _ = tx.send(Polled::Unavailable(why));
-            return;
-        }
-    }
-    let mut failures = 0;
-    loop {
-        if sleep_unless_stopped(every, stop) {
-            return;
-        }
-        match reader.read() {
-            Ok(text) => {
-                failures = 0;
-                let sent = match watcher.observe(text.as_deref()) {
-                    Seen::Same | Seen::OwnCopy => Ok(()),
-                    Seen::NoEnvelope { bytes } => tx.send(Polled::NoEnvelope(bytes)),
-                    Seen::Envelopes { .. } => tx.send(Polled::Envelopes(text.unwrap_or_default())),
-                };
-                if sent.is_err() {
-                    return;
-                }
-            }
-            Err(why) => {
-                failures += 1;
-                tracing::debug!(%why, failures, "clipboard watch read failed");
-                if failures >= FAILURES_TOLERATED {
-                    let _ = tx.send(Polled::Unavailable(why));
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Sleeps `d` in short steps; whether the watch was stopped meanwhile.
-fn sleep_unless_stopped(d: Duration, stop: &AtomicBool) -> bool {
-    let step = Duration::from_millis(50);
-    let mut left = d;
-    while !left.is_zero() {
-        if stop.load(Ordering::Relaxed) {
-            return true;
-        }
-        let s = left.min(step);
-        std::thread::sleep(s);
-        left -= s;
-    }
-    stop.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]

@@ -67,6 +67,21 @@ impl Xvfb {
         c.wait().unwrap();
     }
 
+    /// Sets the clipboard as [`Xvfb::copy`] does, with an `xclip` that hands the text over
+    /// once and then ends; returns that `xclip`, whose end shows the text was read.
+    pub fn copy_read_once(&self, text: &str) -> Child {
+        let mut c = Command::new("xclip")
+            .args(["-selection", "clipboard", "-i", "-quiet", "-loops", "1"])
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("xclip");
+        std::io::Write::write_all(&mut c.stdin.take().unwrap(), text.as_bytes()).unwrap();
+        c
+    }
+
     /// The clipboard's text now ("" when the read did not finish within two seconds: an
     /// `xclip -o` that asks an owner which lost the selection meanwhile waits forever).
     pub fn clipboard(&self) -> String {
