@@ -112,10 +112,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     // what a window is sent belongs to the delivery above the store.
     ("store", "contacts", "store/hop.rs"),
     ("store", "primer", "store/hop.rs"),
-    // The watch reads the store's import report to say what it brought.
-    ("clipboard", "store", "clipboard/watch.rs"),
-    // What the HTTP hop gives the app is the watch's arrival.
-    ("transport", "clipboard", "transport/http/hop.rs"),
 ];
 
 /// Code of a source file as the layers see it: its comments and its test module left out.

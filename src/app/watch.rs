@@ -8,7 +8,8 @@
 use std::io::Write as _;
 
 use super::App;
-use crate::clipboard::watch::{Arrival, Polled, Poller, SOURCE};
+use crate::clipboard::watch::{Polled, Poller, SOURCE};
+use crate::store::ImportSummary;
 
 impl App {
     /// Whether the clipboard is being watched.
@@ -91,7 +92,7 @@ impl App {
                 return;
             }
         };
-        let arrival = Arrival::of(&report);
+        let arrival = ImportSummary::of(&report);
         if !self.settings.copy_on_import && arrival.is_news() && self.watch_config.bell {
             let _ = self
                 .terminal_out

@@ -16,11 +16,12 @@ use std::sync::mpsc::Receiver;
 use super::output::Stdout;
 use super::store_cmd::open;
 use super::{EXIT_USAGE, Failure};
-use crate::clipboard::watch::{Arrival, Polled, Poller, Waits};
+use crate::clipboard::watch::{Polled, Poller, Waits};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
+use crate::store::ImportSummary;
 use crate::store::{Carrier, Hop, Waiting};
 
 /// How often the loop looks at the stop flag while waiting for the clipboard.
@@ -104,7 +105,7 @@ pub fn watch(
             .keep_text(crate::clipboard::watch::SOURCE, &text)
             .and_then(|kept| store.import_kept(&kept, &opts, &mut |_| {}, true))
             .map_err(|e| Failure::usage(e.to_string()))?;
-        let arrival = Arrival::of(&report);
+        let arrival = ImportSummary::of(&report);
         total += arrival.imported;
         let hop = if hop_on {
             let carrier = Carrier::now(&book, audit_by.as_deref());
@@ -303,7 +304,7 @@ impl Watching {
     /// One line (or one JSON object) for what an import and its hop did.
     pub(super) fn tell(
         &self,
-        arrival: Option<&Arrival>,
+        arrival: Option<&ImportSummary>,
         hop: Option<&Hop>,
         copied: Option<&str>,
     ) -> Result<(), Failure> {
@@ -324,7 +325,7 @@ impl Watching {
             let _ = writeln!(out, "{line}");
         } else {
             let lines = [
-                told.arrival.map(Arrival::line),
+                told.arrival.map(ImportSummary::line),
                 told.hop.and_then(|h| hop_line(h, &self.waiting)),
                 told.posted.map(|p| p.line.clone()),
             ];
@@ -340,7 +341,7 @@ impl Watching {
     /// `line`). Rings, as a hop does.
     pub(super) fn tell_posted(
         &self,
-        arrival: Option<&Arrival>,
+        arrival: Option<&ImportSummary>,
         posted: &super::watch_http::Posted,
     ) -> Result<(), Failure> {
         self.told(Told {
@@ -381,7 +382,7 @@ impl Watching {
 #[derive(serde::Serialize)]
 struct Told<'a> {
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    arrival: Option<&'a Arrival>,
+    arrival: Option<&'a ImportSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hop: Option<&'a Hop>,
     /// How the recipient's text was copied.

@@ -17,7 +17,6 @@ use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 
 use crate::protocol::Options;
-use crate::store::{ImportReport, Outcome};
 
 mod poller;
 #[cfg(all(
@@ -254,82 +253,6 @@ fn envelope_count(text: &str, options: &Options) -> usize {
         return 0;
     }
     crate::protocol::extract(text, options).envelopes.len()
-}
-
-/// What an import of watched text did, in a form both the status bar and the CLI print.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Arrival {
-    /// Envelopes stored now.
-    pub imported: usize,
-    /// Envelopes already stored (harmless: the same text copied twice).
-    pub duplicates: usize,
-    /// Envelopes not stored because they have errors.
-    pub rejected: usize,
-    /// The first error of the first rejected envelope (`line:col: error: … [code]`).
-    pub first_error: Option<String>,
-    /// The message ids stored or found.
-    pub messages: Vec<String>,
-    /// The threads they joined.
-    pub threads: Vec<String>,
-    /// The paste row that keeps the raw text.
-    pub paste_id: i64,
-}
-
-impl Arrival {
-    /// Sums up an import report.
-    pub fn of(report: &ImportReport) -> Arrival {
-        let first_error = report
-            .items
-            .iter()
-            .filter(|i| i.outcome == Outcome::Rejected)
-            .flat_map(|i| i.diagnostics.iter())
-            .find(|d| d.is_error())
-            .map(|d| d.to_string());
-        let mut threads: Vec<String> = Vec::new();
-        for t in report.items.iter().filter_map(|i| i.thread.clone()) {
-            if !threads.contains(&t) {
-                threads.push(t);
-            }
-        }
-        Arrival {
-            imported: report.count(Outcome::Imported),
-            duplicates: report.count(Outcome::Duplicate),
-            rejected: report.count(Outcome::Rejected),
-            first_error,
-            messages: report
-                .items
-                .iter()
-                .filter_map(|i| i.message.clone())
-                .collect(),
-            threads,
-            paste_id: report.paste_id,
-        }
-    }
-
-    /// Whether the operator should hear of it (the bell): something new, or something wrong.
-    pub fn is_news(&self) -> bool {
-        self.imported > 0 || self.rejected > 0
-    }
-
-    /// One line: counts, and the first error, whose message may quote the envelope — the
-    /// caller shows it through the sanitizer (the status line and the CLI both do).
-    pub fn line(&self) -> String {
-        let mut parts = Vec::new();
-        if self.imported > 0 {
-            parts.push(format!("{} new message(s) imported", self.imported));
-        }
-        if self.duplicates > 0 {
-            parts.push(format!("{} already stored", self.duplicates));
-        }
-        if self.rejected > 0 {
-            parts.push(format!("{} invalid, not imported", self.rejected));
-        }
-        let mut line = format!("clipboard: {}", parts.join(", "));
-        if let Some(e) = &self.first_error {
-            line.push_str(&format!(" ({e})"));
-        }
-        line
-    }
 }
 
 #[cfg(test)]

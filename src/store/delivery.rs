@@ -86,7 +86,7 @@ pub(crate) struct Ledger {
 
 /// What a new message's arrival changed in the ledger (see [`Ledger::after_insert`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Arrival {
+pub(crate) struct LedgerChange {
     /// What became of the wait of the message it answers.
     pub wait: ParentWait,
     /// The message it answers was waiting to be relayed and is relayed now: its recipient's
@@ -318,8 +318,8 @@ impl Ledger {
         seq: i64,
         handoffs: bool,
         sender: &str,
-    ) -> Result<Arrival, StoreError> {
-        let mut arrival = Arrival {
+    ) -> Result<LedgerChange, StoreError> {
+        let mut arrival = LedgerChange {
             wait: ParentWait::Unchanged,
             relayed_parent: false,
             thread_waits_ended: false,

@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::receive::{Answer, Desk};
-use crate::clipboard::watch::Arrival;
+use crate::store::ImportSummary;
 use crate::store::{Carrier, Hop, StoreError};
 
 /// Where a companion posts what it copied.
@@ -40,7 +40,7 @@ pub struct HopAnswer {
     pub carried: bool,
     /// What the import did (absent for `/hop/next`).
     #[serde(default)]
-    pub arrival: Option<Arrival>,
+    pub arrival: Option<ImportSummary>,
 }
 
 /// A refusal in JSON: `{"error": {"code", "reason"}}`, and `limit` for a 413.
@@ -124,7 +124,7 @@ impl Desk {
             Ok(h) => h,
             Err(e) => return failed(&e),
         };
-        self.answer(hop, carry, Some(Arrival::of(&report)))
+        self.answer(hop, carry, Some(ImportSummary::of(&report)))
     }
 
     /// `POST /crosstalk/hop/next`: message `id` (the body) ready for its recipient, recorded
@@ -144,7 +144,7 @@ impl Desk {
         }
     }
 
-    fn answer(&mut self, hop: Hop, carry: bool, arrival: Option<Arrival>) -> Answer {
+    fn answer(&mut self, hop: Hop, carry: bool, arrival: Option<ImportSummary>) -> Answer {
         let mut carried = false;
         if carry && let Hop::Relay { ready, .. } = &hop {
             match (self.store).mark_relayed_to(&ready.message, &ready.to, RELAY_METHOD) {
