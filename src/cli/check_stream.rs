@@ -92,10 +92,12 @@ pub(super) fn run<J: Job>(
     let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
     std::thread::scope(|s| {
         let shared = &shared;
-        let reading = s.spawn(move || read_parts(reader, block, work_tx, spare_rx, shared));
+        // Workers first: when a thread cannot be had (a process short of memory), those
+        // already running end once the reading thread's sender is gone, and nobody waits.
+        let mut started = 0;
         for _ in 0..workers {
             let (work_rx, done_tx, spare_tx) = (&work_rx, done_tx.clone(), spare_tx.clone());
-            s.spawn(move || {
+            let worker = std::thread::Builder::new().spawn_scoped(s, move || {
                 let _stop_on_panic = StopOnPanic(shared);
                 loop {
                     let part = match work_rx.lock() {
@@ -109,7 +111,16 @@ pub(super) fn run<J: Job>(
                     let _ = spare_tx.send(bytes);
                 }
             });
+            match worker {
+                Ok(_) => started += 1,
+                Err(e) if started == 0 => return Err(e),
+                // Fewer workers read the same parts.
+                Err(_) => break,
+            }
         }
+        let reading = std::thread::Builder::new().spawn_scoped(s, move || {
+            read_parts(reader, block, work_tx, spare_rx, shared)
+        })?;
         drop((done_tx, spare_tx));
         let written = write_in_order(done_rx, shared, &mut write);
         if written.is_err() {
@@ -206,9 +217,14 @@ fn read_part<J: Job>(
     let placed = shared.wait_until(|state| {
         let earlier = &state.looked[..index];
         if earlier.iter().all(Option::is_some) {
-            before = Some(earlier.iter().flatten().fold((0u32, true), |(n, ok), (l, u)| {
-                (n.saturating_add(*l), ok && *u)
-            }));
+            before = Some(
+                earlier
+                    .iter()
+                    .flatten()
+                    .fold((0u32, true), |(n, ok), (l, u)| {
+                        (n.saturating_add(*l), ok && *u)
+                    }),
+            );
         }
         before.is_some()
     });
@@ -414,7 +430,10 @@ mod tests {
     #[test]
     fn parts_come_in_order_and_know_their_lines() {
         let long = "x".repeat(300_000);
-        let text = format!("{ENVELOPE}{long}\n{ENVELOPE}[[END]]\n{}", ENVELOPE.repeat(300));
+        let text = format!(
+            "{ENVELOPE}{long}\n{ENVELOPE}[[END]]\n{}",
+            ENVELOPE.repeat(300)
+        );
         for block in [1, 7, 64, 1000, 4096, 1 << 20] {
             for workers in [1, 2, 3] {
                 let got = echoed(text.as_bytes(), block, workers);
