@@ -78,15 +78,56 @@ pub(super) fn run<J: Job>(
     block: usize,
     workers: usize,
     job: &J,
-    mut write: impl FnMut(J::Chunk) -> std::io::Result<()>,
+    write: impl FnMut(J::Chunk) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let block = block.max(1);
+    run_parts(workers, job, write, |work, spare, shared| {
+        read_parts(reader, block, work, spare, shared)
+    })
+}
+
+/// [`run`] for a text already in memory (its line ends as [`crate::protocol::line_ends`]
+/// leaves them): its parts are cut where [`run`] cuts and handed to the workers as they
+/// stand, not copied into blocks (a copy of the input that cannot be cut, one endless body
+/// or line, would be as large as the input again).
+pub(super) fn run_text<J: Job>(
+    text: &str,
+    block: usize,
+    workers: usize,
+    job: &J,
+    write: impl FnMut(J::Chunk) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let block = block.max(1);
+    run_parts(workers, job, write, |work, _, shared| {
+        cut_parts(text.as_bytes(), block, work, shared)
+    })
+}
+
+/// A part handed to a worker: bytes read into a buffer that goes round, or a piece of a text
+/// in memory.
+enum Part<'t> {
+    Read(Vec<u8>),
+    Cut(&'t [u8]),
+}
+
+/// The workers, the writer and the thread that makes the parts with `source`.
+fn run_parts<'t, J: Job>(
+    workers: usize,
+    job: &J,
+    mut write: impl FnMut(J::Chunk) -> std::io::Result<()>,
+    source: impl for<'s> FnOnce(
+        mpsc::SyncSender<(usize, Part<'t>)>,
+        mpsc::Receiver<Vec<u8>>,
+        &'s Shared,
+    ) -> std::io::Result<()>
+    + Send,
+) -> std::io::Result<()> {
     let workers = workers.max(1);
     let shared = Shared {
         state: Mutex::new(State::default()),
         changed: Condvar::new(),
     };
-    let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Vec<u8>)>(workers);
+    let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Part<'t>)>(workers);
     let work_rx = Mutex::new(work_rx);
     let (done_tx, done_rx) = mpsc::channel::<Done<J::Chunk>>();
     let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
@@ -104,11 +145,16 @@ pub(super) fn run<J: Job>(
                         Ok(rx) => rx.recv(),
                         Err(_) => break,
                     };
-                    let Ok((index, bytes)) = part else {
+                    let Ok((index, part)) = part else {
                         break;
                     };
-                    read_part(job, shared, index, &bytes, &done_tx);
-                    let _ = spare_tx.send(bytes);
+                    match part {
+                        Part::Read(bytes) => {
+                            read_part(job, shared, index, &bytes, &done_tx);
+                            let _ = spare_tx.send(bytes);
+                        }
+                        Part::Cut(bytes) => read_part(job, shared, index, bytes, &done_tx),
+                    }
                 }
             });
             match worker {
@@ -118,9 +164,8 @@ pub(super) fn run<J: Job>(
                 Err(_) => break,
             }
         }
-        let reading = std::thread::Builder::new().spawn_scoped(s, move || {
-            read_parts(reader, block, work_tx, spare_rx, shared)
-        })?;
+        let reading = std::thread::Builder::new()
+            .spawn_scoped(s, move || source(work_tx, spare_rx, shared))?;
         drop((done_tx, spare_tx));
         let written = write_in_order(done_rx, shared, &mut write);
         if written.is_err() {
@@ -308,7 +353,7 @@ fn write_in_order<C>(
 fn read_parts(
     mut reader: impl Read,
     block: usize,
-    work: mpsc::SyncSender<(usize, Vec<u8>)>,
+    work: mpsc::SyncSender<(usize, Part<'_>)>,
     spare: mpsc::Receiver<Vec<u8>>,
     shared: &Shared,
 ) -> std::io::Result<()> {
@@ -356,9 +401,49 @@ fn read_parts(
         };
         carry.extend_from_slice(&buf[cut..]);
         buf.truncate(cut);
-        if work.send((index, buf)).is_err() {
+        if work.send((index, Part::Read(buf))).is_err() {
             break;
         }
+        index += 1;
+    }
+    Ok(())
+}
+
+/// The cutting thread for a text in memory: the parts [`read_parts`] makes of the same bytes
+/// read in blocks of `block`, as pieces of `text`.
+fn cut_parts<'t>(
+    text: &'t [u8],
+    block: usize,
+    work: mpsc::SyncSender<(usize, Part<'t>)>,
+    shared: &Shared,
+) -> std::io::Result<()> {
+    let (mut start, mut index) = (0, 0);
+    while start < text.len() {
+        if shared.lock().stopped {
+            break;
+        }
+        let rest = &text[start..];
+        // As `read_parts` reads on, a block at a time, until the part holds a cut.
+        let (mut end, mut from, mut looked) = (0, 0, 0);
+        let cut = loop {
+            end = (end + block).min(rest.len());
+            if end == rest.len() {
+                break end;
+            }
+            let Some(last) = memchr::memrchr(b'\n', &rest[looked..end]).map(|i| looked + i) else {
+                looked = end;
+                continue;
+            };
+            looked = end;
+            match cut_in(&rest[..=last], from) {
+                Some(cut) => break cut,
+                None => from = last,
+            }
+        };
+        if work.send((index, Part::Cut(&rest[..cut]))).is_err() {
+            break;
+        }
+        start += cut;
         index += 1;
     }
     Ok(())
@@ -422,6 +507,17 @@ mod tests {
         got
     }
 
+    /// [`echoed`] for a text in memory, cut in place.
+    fn echoed_text(input: &str, block: usize, workers: usize) -> Vec<(u32, String, Option<u32>)> {
+        let mut got = Vec::new();
+        run_text(input, block, workers, &Echo, |c| {
+            got.push(c);
+            Ok(())
+        })
+        .expect("reading memory");
+        got
+    }
+
     const ENVELOPE: &str =
         "[[A→B v1]]\nuser: u\nintent: request\nbody: |\n  hi\nsig: none\n[[END]]\n";
 
@@ -435,8 +531,11 @@ mod tests {
             ENVELOPE.repeat(300)
         );
         for block in [1, 7, 64, 1000, 4096, 1 << 20] {
-            for workers in [1, 2, 3] {
-                let got = echoed(text.as_bytes(), block, workers);
+            for (workers, in_memory) in [(1, false), (2, false), (3, false), (1, true), (3, true)] {
+                let got = match in_memory {
+                    false => echoed(text.as_bytes(), block, workers),
+                    true => echoed_text(&text, block, workers),
+                };
                 let whole: String = got.iter().map(|c| c.1.as_str()).collect();
                 assert_eq!(whole, text, "block {block}, {workers} workers");
                 // A part's first line is the line it starts at.

@@ -89,17 +89,11 @@ fn write_json_with(
     } else {
         workers
     };
-    check_stream::run(
-        inp.text.as_bytes(),
-        check_stream::BLOCK,
-        workers,
-        &job,
-        |c| {
-            list.envelopes += c.envelopes;
-            list.errors += c.errors;
-            list.text(&c.text)
-        },
-    )
+    check_stream::run_text(&inp.text, check_stream::BLOCK, workers, &job, |c| {
+        list.envelopes += c.envelopes;
+        list.errors += c.errors;
+        list.text(&c.text)
+    })
     .map_err(io)?;
     if list.envelopes == 0 {
         list.diagnostics(&[protocol::no_envelope()]).map_err(io)?;
