@@ -135,8 +135,9 @@ fn check_file(
             // Every note on the mail's parts stands at the start of its decoded text.
             sink.diagnostics(inp.decoding.clone()).map_err(cannot)?;
             let job = CheckJob::new(opts, store.is_some(), form, &inp.name);
-            let text = inp.text.as_bytes();
-            check_stream::run(text, check_stream::BLOCK, cores, &job, |c| sink.chunk(c))
+            // The decoded text is in memory: cut in place, not copied into blocks.
+            let text = &inp.text;
+            check_stream::run_text(text, check_stream::BLOCK, cores, &job, |c| sink.chunk(c))
                 .map_err(cannot)?;
             sink.end().map_err(cannot)
         }

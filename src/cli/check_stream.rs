@@ -86,9 +86,10 @@ pub(super) fn run<J: Job>(
     })
 }
 
-/// [`run`] for a text already in memory (its line ends as [`crate::protocol::line_ends`]
-/// leaves them): its parts are cut where [`run`] cuts and handed to the workers as they
-/// stand, not copied into blocks (a copy of the input that cannot be cut, one endless body
+/// [`run`] for a text already in memory, read as it stands (a file's line ends are made
+/// uniform as its blocks are read; a text in memory was made so when it was read, or decoded
+/// from mail): its parts are cut where [`run`] cuts and handed to the workers as they stand,
+/// not copied into blocks (a copy of the input that cannot be cut, one endless body
 /// or line, would be as large as the input again).
 pub(super) fn run_text<J: Job>(
     text: &str,
