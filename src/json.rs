@@ -24,6 +24,59 @@ pub fn envelope(p: &Parsed, intent: Option<&crate::protocol::Intent>) -> Value {
     v
 }
 
+/// [`envelope`] as `parse --json` writes it, the same bytes, without a `serde_json::Value`
+/// of each diagnostic: an envelope at the size limit can hold half a million findings, and
+/// their values took a kilobyte each and most of the time.
+pub fn envelope_json<'a>(
+    p: &'a Parsed,
+    intent: Option<&crate::protocol::Intent>,
+) -> EnvelopeJson<'a> {
+    let mut fields = fields(&p.envelope, intent.map(|i| i.to_string()));
+    fields["span"] = json!(p.span);
+    fields["collapsed"] = json!(p.collapsed);
+    fields["reply_form"] = json!(p.reply_form);
+    // A stand-in that keeps the key's place among the sorted keys.
+    fields["diagnostics"] = Value::Null;
+    EnvelopeJson {
+        fields,
+        diagnostics: &p.diagnostics,
+    }
+}
+
+/// See [`envelope_json`]: the envelope's fields as a value, its diagnostics written where
+/// the value holds a stand-in.
+pub struct EnvelopeJson<'a> {
+    fields: Value,
+    diagnostics: &'a [Diagnostic],
+}
+
+impl Serialize for EnvelopeJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(fields) = &self.fields else {
+            return self.fields.serialize(s);
+        };
+        let mut map = s.serialize_map(Some(fields.len()))?;
+        for (k, v) in fields {
+            if k == "diagnostics" {
+                map.serialize_entry(k, &Diagnostics(self.diagnostics))?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// Diagnostics written as a list of [`DiagnosticJson`], one at a time.
+struct Diagnostics<'a>(&'a [Diagnostic]);
+
+impl Serialize for Diagnostics<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(diagnostic))
+    }
+}
+
 /// A stored message: the envelope fields of `parse --json` plus where it stands.
 pub fn stored(m: &StoredMessage) -> Value {
     let mut v = fields(&m.envelope, m.intent.clone());
@@ -78,6 +131,29 @@ pub fn extraction(ex: &crate::protocol::Extraction) -> Value {
         "envelopes": envelopes,
         "diagnostics": ex.diagnostics,
     })
+}
+
+/// A diagnostic as `--json` writes it, without building a `serde_json::Value` of it: the
+/// fields in the order of a JSON object's sorted keys, so the bytes are those of the value.
+/// Written a million times for a hostile input, the value's map cost more than the rest.
+#[derive(Serialize)]
+pub struct DiagnosticJson<'a> {
+    code: crate::protocol::Code,
+    column: u32,
+    line: u32,
+    message: &'a str,
+    severity: crate::protocol::Severity,
+}
+
+/// [`DiagnosticJson`] of `d`.
+pub fn diagnostic(d: &Diagnostic) -> DiagnosticJson<'_> {
+    DiagnosticJson {
+        code: d.code,
+        column: d.column,
+        line: d.line,
+        message: &d.message,
+        severity: d.severity,
+    }
 }
 
 /// One file of `check --json`.
@@ -265,6 +341,47 @@ mod tests {
         fn layout_is_serde_json_pretty(s in "[a-z \n\"]{0,20}", n in 0usize..4) {
             let v = serde_json::json!({"a": [s.clone(), s], "b": {"c": n, "d": []}, "e": {}});
             prop_assert_eq!(encode(&v), serde_json::to_string_pretty(&v).expect("pretty"));
+        }
+    }
+
+    /// A diagnostic written field by field is its JSON value written.
+    #[test]
+    fn diagnostics_write_as_their_values() {
+        for d in [
+            Diagnostic::new(crate::protocol::Code::StrayEnd, 7, 3, "a \u{202e} \"b\""),
+            Diagnostic::new(crate::protocol::Code::BadId, 1, 1, ""),
+        ] {
+            let mut fields = Vec::new();
+            write_at(&mut fields, &diagnostic(&d), 3).expect("encode");
+            let mut value = Vec::new();
+            let v = serde_json::to_value(&d).expect("a value");
+            write_at(&mut value, &v, 3).expect("encode");
+            assert_eq!(
+                String::from_utf8_lossy(&fields),
+                String::from_utf8_lossy(&value)
+            );
+        }
+    }
+
+    /// An envelope written with its diagnostics on the side is its JSON value written.
+    #[test]
+    fn envelopes_write_as_their_values() {
+        let text = "[[A\u{2192}B v1]]\nuser: u\nnot a header\nintent: INFORM\nbody: |\n  hi\n[[END]]\n\
+                    [[A\u{2192}B v1]] user: u intent: REQUEST body: | x sig: none [[END]]\n";
+        let ex = crate::protocol::extract(text, &crate::protocol::Options::default());
+        assert_eq!(ex.envelopes.len(), 2);
+        assert!(ex.envelopes.iter().all(|p| !p.diagnostics.is_empty()));
+        for p in &ex.envelopes {
+            for level in [0, 2] {
+                let mut side = Vec::new();
+                write_at(&mut side, &envelope_json(p, None), level).expect("encode");
+                let mut value = Vec::new();
+                write_at(&mut value, &envelope(p, None), level).expect("encode");
+                assert_eq!(
+                    String::from_utf8_lossy(&side),
+                    String::from_utf8_lossy(&value)
+                );
+            }
         }
     }
 

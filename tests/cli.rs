@@ -1,6 +1,8 @@
 //! The `crosstalk` binary as scripts use it: output formats, JSON shapes and exit codes.
 
 mod common;
+#[path = "cli/memory.rs"]
+mod memory;
 
 use common::{Run, run, run_env};
 use serde_json::Value;

@@ -1068,7 +1068,7 @@ fn bad_ids() {
         .diagnostics
         .iter()
         .find(|d| d.line == 33)
-        .map(|d| d.message.as_str());
+        .map(|d| &*d.message);
     assert!(
         parent.is_some_and(|m| m.contains('U')),
         "the message names the offending character: {parent:?}"

@@ -364,7 +364,7 @@ impl App {
                     c.diagnostics
                         .iter()
                         .find(|d| d.is_error())
-                        .map(|d| d.message.clone())
+                        .map(|d| d.message.to_string())
                 })
                 .unwrap_or_default();
             self.error(format!("Not copied (draft saved): {why}"));

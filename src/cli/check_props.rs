@@ -1,21 +1,29 @@
-//! `check` reads inputs its own way (cut into pieces read on every core, or a large file in
-//! blocks, never whole; envelopes dropped
-//! as soon as their diagnostics are taken, only some kept for the database), but through the
-//! one parser: these properties hold it to the full extraction, for generated transcripts
-//! with every kind of mangling and for hostile edits of them, however the input is cut.
+//! `check` reads inputs its own way (in blocks on every core, never whole; envelopes dropped
+//! as soon as their diagnostics are taken, only some kept for the database; diagnostics
+//! handed on in chunks as they are found), but through the one parser: these properties hold
+//! it to the full extraction, for generated transcripts with every kind of mangling and for
+//! hostile edits of them, however the input is cut and however often its findings go.
 
 use proptest::prelude::*;
 
-use super::parse_cmd::{check_pieces, check_reader, pieces_in, tally};
+use super::check_cmd::check_bytes;
 use crate::protocol::{self, Code, Diagnostic, Options};
 use crate::store::Store;
 use crate::synth::{TranscriptSpec, transcript};
 
 /// What `check` must report for `text`, from the full parse path: the envelopes' diagnostics
-/// and those outside them in line order (ties in the order found), `no-envelope` last, then
-/// with a store the `id-conflict` errors of every envelope, placed by line.
+/// and those outside them in line order (ties in the order found), with a store the
+/// `id-conflict` errors of every envelope placed by line, and `no-envelope` last.
 fn expected(text: &str, store: Option<&Store>) -> (usize, Vec<Diagnostic>) {
-    let ex = protocol::extract(text, &Options::default());
+    expected_bytes(text.as_bytes(), store)
+}
+
+/// [`expected`] for bytes that may not be UTF-8: read as their text with U+FFFD for each
+/// invalid sequence, the first of them reported first among the findings at its place.
+fn expected_bytes(bytes: &[u8], store: Option<&Store>) -> (usize, Vec<Diagnostic>) {
+    let (text, decoding) = protocol::decode(bytes);
+    let text = protocol::line_ends::normalize(&text);
+    let ex = protocol::extract(&text, &Options::default());
     let mut diags: Vec<Diagnostic> = ex
         .envelopes
         .iter()
@@ -26,44 +34,30 @@ fn expected(text: &str, store: Option<&Store>) -> (usize, Vec<Diagnostic>) {
                 .cloned(),
         )
         .collect();
+    diags.splice(0..0, decoding);
     diags.sort_by_key(|d| (d.line, d.column));
-    if ex.envelopes.is_empty() {
-        diags.push(protocol::no_envelope());
-    }
     if let Some(store) = store {
         for p in &ex.envelopes {
             diags.extend(store.id_conflict(p).expect("the store answers"));
         }
         diags.sort_by_key(|d| (d.line, d.column));
     }
+    if ex.envelopes.is_empty() {
+        diags.push(protocol::no_envelope());
+    }
     (ex.envelopes.len(), diags)
 }
 
-/// What `check` reports for `text` cut into at most `parts` pieces.
-fn checked(text: &str, parts: usize, store: Option<&Store>) -> (usize, Vec<Diagnostic>) {
-    let (n, mut diags) = check_pieces(&pieces_in(text, parts), &Options::default(), store);
-    if store.is_some() {
-        diags.sort_by_key(|d| (d.line, d.column));
-    }
-    (n, diags)
-}
-
-/// What `check` reports for `text` read in blocks of `block` bytes on `workers` threads, as
-/// it reads large files.
+/// What `check` reports for `text` read in blocks of `block` bytes on `workers` threads,
+/// each handing on its findings every `hold` diagnostics.
 fn streamed(
     text: &[u8],
     block: usize,
     workers: usize,
+    hold: usize,
     store: Option<&Store>,
-) -> Option<(usize, Vec<Diagnostic>)> {
-    let got = check_reader(text, block, workers, &Options::default(), store)
-        .expect("reading from memory does not fail");
-    got.map(|(n, mut diags)| {
-        if store.is_some() {
-            diags.sort_by_key(|d| (d.line, d.column));
-        }
-        (n, diags)
-    })
+) -> (usize, Vec<Diagnostic>) {
+    check_bytes(text, block, workers, hold, store)
 }
 
 /// Text spliced into transcripts: the constructs whose handling differs between a line and
@@ -118,73 +112,55 @@ fn edits() -> impl Strategy<Value = Vec<(usize, usize)>> {
     prop::collection::vec((any::<usize>(), 0..SNIPPETS.len() + 4), 0..12)
 }
 
+/// How often a worker hands on its findings: every few, to make every place a chunk may end
+/// at one, or as `check` does.
+fn holds() -> impl Strategy<Value = usize> {
+    prop_oneof![1usize..8, Just(super::check_cmd::HOLD)]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
-    #[test]
-    fn check_reports_what_the_full_parse_finds(
-        seed in any::<u64>(),
-        envelopes in 0usize..40,
-        mangled in prop_oneof![Just(0u32), Just(5), Just(50), Just(100)],
-        edits in edits(),
-        parts in 1usize..5,
-    ) {
-        let text = mangle(&transcript(&spec(seed, envelopes, mangled)), &edits);
-        prop_assert_eq!(checked(&text, parts, None), expected(&text, None));
-    }
-
-    /// Read in blocks, however small, and checked on several threads, an input reports what
-    /// the full parse finds; bytes that are not UTF-8 anywhere send it back to be read whole.
+    /// Read in blocks, however small, checked on several threads and handed on however
+    /// often, an input reports what the full parse finds.
     #[test]
     fn check_in_blocks_reports_what_the_full_parse_finds(
         seed in any::<u64>(),
         envelopes in 0usize..40,
         mangled in prop_oneof![Just(0u32), Just(5), Just(50), Just(100)],
         edits in edits(),
-        block in prop_oneof![1usize..64, 64usize..4096],
+        block in prop_oneof![1usize..64, 64usize..4096, Just(1 << 20)],
         workers in 1usize..4,
-        invalid_at in proptest::option::of(any::<usize>()),
+        hold in holds(),
     ) {
         let text = mangle(&transcript(&spec(seed, envelopes, mangled)), &edits);
-        match invalid_at {
-            None => prop_assert_eq!(
-                streamed(text.as_bytes(), block, workers, None),
-                Some(expected(&text, None))
-            ),
-            Some(at) => {
-                let mut bytes = text.into_bytes();
-                bytes.insert(at % (bytes.len() + 1), 0xff);
-                prop_assert_eq!(streamed(&bytes, block, workers, None), None);
-            }
-        }
+        prop_assert_eq!(
+            streamed(text.as_bytes(), block, workers, hold, None),
+            expected(&text, None)
+        );
     }
 
-    /// A part read in blocks is checked with its lines numbered from 1 and moved down to its
-    /// place afterwards: that reports what numbering it from its place does (positions,
-    /// spans and the line numbers messages name), with and without the envelopes kept for
-    /// the database, and the lines it counts are its line breaks.
+    /// Bytes that are not UTF-8 read as their text with U+FFFD for each invalid sequence,
+    /// and the first of them is reported at its place, however the input is cut.
     #[test]
-    fn a_part_moved_down_reports_what_it_reports_in_place(
+    fn bytes_that_are_not_utf8_are_read_as_the_whole_reads_them(
         seed in any::<u64>(),
         envelopes in 0usize..30,
-        mangled in prop_oneof![Just(0u32), Just(50), Just(100)],
         edits in edits(),
-        first in prop_oneof![1u32..3, 3u32..100_000],
-        keep in any::<bool>(),
+        block in prop_oneof![1usize..64, 64usize..4096],
+        workers in 1usize..4,
+        hold in holds(),
+        invalid in prop::collection::vec((any::<usize>(), prop_oneof![Just(0xffu8), Just(0xc3), Just(0x80)]), 1..4),
     ) {
-        let mut text = mangle(&transcript(&spec(seed, envelopes, mangled)), &edits);
-        if !text.ends_with('\n') {
-            text.push('\n');
+        let text = mangle(&transcript(&spec(seed, envelopes, 20)), &edits);
+        let mut bytes = text.into_bytes();
+        for (at, byte) in invalid {
+            bytes.insert(at % (bytes.len() + 1), byte);
         }
-        let opts = Options::default();
-        let mut moved = tally(&text, 1, true, &opts, keep);
         prop_assert_eq!(
-            moved.lines() as usize,
-            memchr::memchr_iter(b'\n', text.as_bytes()).count()
+            streamed(&bytes, block, workers, hold, None),
+            expected_bytes(&bytes, None)
         );
-        moved.move_down(first - 1);
-        let placed = tally(&text, first, true, &opts, keep);
-        prop_assert_eq!(format!("{moved:?}"), format!("{placed:?}"));
     }
 
     /// With a database holding the unmangled transcript, edited copies of its envelopes are
@@ -196,16 +172,15 @@ proptest! {
         mangled in prop_oneof![Just(0u32), Just(30)],
         edits in edits(),
         parts in 1usize..4,
+        hold in holds(),
     ) {
         let original = transcript(&spec(seed, envelopes, 0));
         let mut store = Store::open_in_memory().expect("store");
         store.import_text("original", &original, &Options::default()).expect("import");
         let edited = transcript(&spec(seed, envelopes, mangled)).replace(" the ", " THE ");
         let text = mangle(&edited, &edits);
-        let got = checked(&text, parts, Some(&store));
+        let got = streamed(text.as_bytes(), 512 * parts, parts, hold, Some(&store));
         prop_assert_eq!(&got, &expected(&text, Some(&store)));
-        let in_blocks = streamed(text.as_bytes(), 512 * parts, parts, Some(&store));
-        prop_assert_eq!(in_blocks.as_ref(), Some(&got));
     }
 }
 
@@ -218,7 +193,7 @@ fn edited_copies_are_conflicts() {
         .import_text("original", &original, &Options::default())
         .expect("import");
     let edited = original.replace(" the ", " THE ");
-    let (_, diags) = checked(&edited, 3, Some(&store));
+    let (_, diags) = streamed(edited.as_bytes(), 1024, 3, 4, Some(&store));
     assert!(
         diags.iter().any(|d| d.code == Code::IdConflict),
         "{diags:?}"

@@ -49,17 +49,29 @@ pub fn read_envelopes(
     let Some(kind) = crate::transport::mail::sniff(path, &bytes) else {
         return Ok(text(name, bytes));
     };
-    let decoded = mail_import::decode_against(&bytes, kind, opts, store);
+    Ok(mail(name, kind, &bytes, opts, store))
+}
+
+/// The input `name`, whose `bytes` are mail of `kind`, decoded as [`read_envelopes`] decodes
+/// it (saying so on standard error).
+pub fn mail(
+    name: String,
+    kind: crate::transport::mail::MailKind,
+    bytes: &[u8],
+    opts: &Options,
+    store: Option<&crate::store::Store>,
+) -> Input {
+    let decoded = mail_import::decode_against(bytes, kind, opts, store);
     let note = decoded.note(&name);
     eprintln!(
         "crosstalk: note: {}",
         crate::sanitize::sanitize_line(&note.describe(&name))
     );
-    Ok(Input {
+    Input {
         name: note.decoded_name,
         text: decoded.text,
         decoding: decoded.diagnostics,
-    })
+    }
 }
 
 /// The name and bytes of `path`, or of standard input when it is `None` or `-`.

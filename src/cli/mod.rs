@@ -14,6 +14,7 @@ macro_rules! out {
 mod archive_cmd;
 mod attachments_cmd;
 mod backup_cmd;
+mod check_cmd;
 mod check_db;
 #[cfg(test)]
 mod check_props;
@@ -471,7 +472,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids, opts),
         Command::Check { files, json, no_db } => {
             let store = check_db::open(db, no_db);
-            parse_cmd::check(&files, json, opts, store.as_ref())
+            check_cmd::check(&files, json, opts, store.as_ref())
         }
         Command::New(args) => compose::new(opts, args, config.compose.user.as_deref()),
         Command::Error { code, reason, file } => {

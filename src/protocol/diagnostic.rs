@@ -4,6 +4,7 @@
 //! problem gets a new code.
 
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt;
 
 /// How bad a diagnostic is. An envelope with an `Error` is not relayed or threaded as is;
@@ -227,13 +228,15 @@ pub struct Diagnostic {
     pub column: u32,
     /// Stable code.
     pub code: Code,
-    /// What is wrong and what to do about it.
-    pub message: String,
+    /// What is wrong and what to do about it. Most messages are fixed text, borrowed rather
+    /// than copied for each finding: an input of a million findings holds them while they
+    /// wait to be written in order, and a copy of each message was most of what they took.
+    pub message: Cow<'static, str>,
 }
 
 impl Diagnostic {
     /// A diagnostic with the code's severity.
-    pub fn new(code: Code, line: u32, column: u32, message: impl Into<String>) -> Self {
+    pub fn new(code: Code, line: u32, column: u32, message: impl Into<Cow<'static, str>>) -> Self {
         Diagnostic {
             severity: code.severity(),
             line,
@@ -247,44 +250,6 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
-
-    /// This diagnostic placed `by` lines further down: a large input is checked in parts
-    /// whose lines are numbered from 1, and only once the parts before one are read is it
-    /// known where its lines stand in the input (numbering each part from its place would
-    /// need its line breaks counted before it is read, a pass of its own over every byte).
-    /// The messages that name a line of the envelope (its last line, its `sig:` line) name
-    /// it in the same numbering, so that number moves too.
-    pub(crate) fn move_down(&mut self, by: u32) {
-        if by == 0 {
-            return;
-        }
-        self.line = self.line.saturating_add(by);
-        if matches!(
-            self.code,
-            Code::MissingEnd | Code::ContentAfterSig | Code::IgnoredAfterSig
-        ) {
-            self.message = move_line_numbers(&self.message, by);
-        }
-    }
-}
-
-/// `message` with every number written as `line N` moved `by` lines down.
-fn move_line_numbers(message: &str, by: u32) -> String {
-    const WORD: &str = "line ";
-    let mut out = String::with_capacity(message.len() + 4);
-    let mut rest = message;
-    while let Some(at) = rest.find(WORD) {
-        let (before, after) = rest.split_at(at + WORD.len());
-        out.push_str(before);
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        match after[..digits].parse::<u32>() {
-            Ok(n) => out.push_str(&n.saturating_add(by).to_string()),
-            Err(_) => out.push_str(&after[..digits]),
-        }
-        rest = &after[digits..];
-    }
-    out.push_str(rest);
-    out
 }
 
 impl fmt::Display for Diagnostic {

@@ -120,6 +120,26 @@ proptest! {
         }
     }
 
+    /// A line past the size where positions come from checkpoints answers as the walk does
+    /// at every cleaned offset (inside a character, and past the end, too), and holds one
+    /// checkpoint per [`lines::STEP`] cleaned bytes, not a row per byte.
+    #[test]
+    fn long_lines_answer_from_checkpoints_as_the_walk(
+        head in mixed(40),
+        s in prop::collection::vec(mixed(8), 150..400),
+    ) {
+        let long = format!("{head}{}", s.concat());
+        prop_assume!(long.len() >= lines::TABLE_FROM);
+        let map = lines::LineMap::new(&long);
+        for off in 0..=map.cleaned.len() + 2 {
+            prop_assert_eq!(map.column(off), column_walk(&long, off), "{}", off);
+            prop_assert_eq!(map.original_offset(off), lines::original_offset(&long, off), "{}", off);
+        }
+        if !map.unchanged() && !long.is_ascii() {
+            prop_assert!(map.checkpoints() <= map.cleaned.len() / lines::STEP + 1);
+        }
+    }
+
     #[test]
     fn plain_ascii_is_ascii_without_a_carriage_return(s in mixed(40)) {
         for end in (0..=s.len()).filter(|e| s.is_char_boundary(*e)) {

@@ -340,21 +340,35 @@ fn any_char_from(s: &str, pred: impl Fn(char) -> bool) -> bool {
 
 /// A line read for structure: its cleaned text, and the way back from a cleaned byte offset
 /// to the original's column and byte offset. One long line can hold many one-line envelopes,
-/// each asking for several positions, so a non-ASCII line gets a table built once (linear)
-/// rather than a walk from the line start per question.
+/// each asking for several positions, so a non-ASCII line gets a table of checkpoints built
+/// once (linear) rather than a walk from the line start per question.
 pub(crate) struct LineMap<'a> {
     /// The line as written.
     pub original: &'a str,
     /// The line through [`clean`].
     pub cleaned: Cow<'a, str>,
     ascii: bool,
-    /// For each cleaned byte offset (and one past the end): column and original offset.
-    /// Built on first use, for long non-ASCII lines only.
-    table: std::cell::OnceCell<Vec<(u32, u32)>>,
+    /// Every [`STEP`] cleaned bytes, where the character covering that byte stands (see
+    /// [`Checkpoint`]). Built on first use, for long non-ASCII lines only. (A row for every
+    /// cleaned byte answered without a walk, but took eight bytes per byte of the line:
+    /// 128 MB for a 16 MiB line of collapsed envelopes.)
+    table: std::cell::OnceCell<Vec<Checkpoint>>,
 }
 
 /// Lines shorter than this answer position questions by walking; longer ones build a table.
-const TABLE_FROM: usize = 1024;
+pub(super) const TABLE_FROM: usize = 1024;
+
+/// Cleaned bytes between two checkpoints: a question walks at most this far.
+pub(super) const STEP: usize = 64;
+
+/// The character of the original that covers a cleaned byte: its column, its original byte
+/// offset and the cleaned offset its bytes start at.
+#[derive(Clone, Copy)]
+struct Checkpoint {
+    column: u32,
+    original: u32,
+    cleaned: u32,
+}
 
 impl<'a> LineMap<'a> {
     /// Cleans `original`.
@@ -367,20 +381,57 @@ impl<'a> LineMap<'a> {
         }
     }
 
-    fn table(&self) -> &[(u32, u32)] {
+    fn table(&self) -> &[Checkpoint] {
         self.table.get_or_init(|| {
-            let mut t = Vec::with_capacity(self.cleaned.len() + 1);
-            let mut col = 1u32;
+            let mut t = Vec::with_capacity(self.cleaned.len() / STEP + 2);
+            let (mut column, mut cleaned) = (1u32, 0usize);
             for (i, c) in self.original.char_indices() {
                 if !is_invisible(c) {
                     let n = if is_odd_space(c) { 1 } else { c.len_utf8() };
-                    t.extend(std::iter::repeat_n((col, i as u32), n));
+                    // A checkpoint for each multiple of `STEP` among the bytes it covers.
+                    while t.len() * STEP < cleaned + n {
+                        t.push(Checkpoint {
+                            column,
+                            original: i as u32,
+                            cleaned: cleaned as u32,
+                        });
+                    }
+                    cleaned += n;
                 }
-                col += 1;
+                column += 1;
             }
-            t.push((col, self.original.len() as u32));
             t
         })
+    }
+
+    /// How many checkpoints the line holds (none until a position is asked of a long line).
+    #[cfg(test)]
+    pub(super) fn checkpoints(&self) -> usize {
+        self.table.get().map_or(0, Vec::len)
+    }
+
+    /// The column and original offset of the first character at cleaned byte `off` or after
+    /// it (none: the end), as [`column`] and [`original_offset`] walk to it from the line's
+    /// start, walking from the checkpoint before it. (Every character before the checkpoint's
+    /// starts before `off`, so the two walks agree, inside a character too.)
+    fn look_up(&self, off: usize) -> (u32, usize) {
+        let t = self.table();
+        let Some(from) = t.get(off / STEP).or(t.last()) else {
+            return (1, 0);
+        };
+        let mut column = from.column;
+        let mut cleaned = from.cleaned as usize;
+        let start = from.original as usize;
+        for (i, c) in self.original[start..].char_indices() {
+            if !is_invisible(c) {
+                if cleaned >= off {
+                    return (column, start + i);
+                }
+                cleaned += if is_odd_space(c) { 1 } else { c.len_utf8() };
+            }
+            column += 1;
+        }
+        (column, self.original.len())
     }
 
     /// Whether cleaning left the line as it was (nothing invisible, no odd space, no
@@ -409,8 +460,7 @@ impl<'a> LineMap<'a> {
         }
         // A long line is asked many columns (one per envelope collapsed on it): counting
         // from its start each time would cost the line's length per question.
-        let t = self.table();
-        t[off.min(t.len() - 1)].0
+        self.look_up(off).0
     }
 
     /// The original byte offset of cleaned byte offset `off`.
@@ -429,8 +479,7 @@ impl<'a> LineMap<'a> {
         if self.original.len() < TABLE_FROM {
             return original_offset(self.original, off);
         }
-        let t = self.table();
-        t[off.min(t.len() - 1)].1 as usize
+        self.look_up(off).1
     }
 }
 
@@ -805,12 +854,26 @@ mod tests {
         assert_eq!(m.column(6), 8);
         assert_eq!(m.original_offset(6), 10);
         assert_eq!(m.column(m.cleaned.len()), 13);
-        // The table for long lines gives the same answers as the walk.
-        let long = format!("{s}{}", "é\u{200B}x".repeat(400));
-        let m = LineMap::new(&long);
-        for off in [0, 6, 11, 13, 500, 1201, m.cleaned.len()] {
-            assert_eq!(m.column(off), column(&long, off), "{off}");
-            assert_eq!(m.original_offset(off), original_offset(&long, off), "{off}");
+        // The table for long lines gives the same answers as the walk, at every character
+        // (and past the end) of lines of wide, invisible and odd characters.
+        for unit in [
+            "é\u{200B}x",
+            "\u{200B}\u{200B}\u{200B}\u{00A0}😀",
+            "ab\u{3000}",
+            "→",
+        ] {
+            let long = format!("{s}{}", unit.repeat(TABLE_FROM / unit.len() + 40));
+            let m = LineMap::new(&long);
+            let boundaries = (0..m.cleaned.len() + 3)
+                .filter(|off| *off > m.cleaned.len() || m.cleaned.is_char_boundary(*off));
+            for off in boundaries {
+                assert_eq!(m.column(off), column(&long, off), "{unit:?} {off}");
+                assert_eq!(
+                    m.original_offset(off),
+                    original_offset(&long, off),
+                    "{unit:?} {off}"
+                );
+            }
         }
     }
 

@@ -53,6 +53,7 @@ pub use lines::typed_header_value;
 pub use model::{Banner, EMAIL_NAMESPACE, Envelope, Header, MetaBlock};
 pub use render::{render, signable};
 pub use scan::Extractor;
+pub(crate) use scan::Step;
 
 use std::ops::Range;
 
@@ -139,33 +140,6 @@ pub struct Parsed {
 }
 
 impl Parsed {
-    /// This envelope placed `by` lines further down, with everything it says about its
-    /// lines: see [`Diagnostic::move_down`].
-    pub(crate) fn move_down(&mut self, by: u32) {
-        if by == 0 {
-            return;
-        }
-        let down = |p: &mut Pos| p.line = p.line.saturating_add(by);
-        self.span.start_line = self.span.start_line.saturating_add(by);
-        self.span.end_line = self.span.end_line.saturating_add(by);
-        let Positions {
-            banner,
-            headers,
-            meta,
-            body,
-            sig,
-            hash,
-        } = &mut self.positions;
-        down(banner);
-        headers.iter_mut().for_each(down);
-        for (block, entries) in meta {
-            down(block);
-            entries.iter_mut().for_each(down);
-        }
-        body.iter_mut().chain(sig).chain(hash).for_each(down);
-        self.diagnostics.iter_mut().for_each(|d| d.move_down(by));
-    }
-
     /// Whether any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
@@ -334,7 +308,14 @@ pub fn extract(input: &str, opts: &Options) -> Extraction {
 /// came before). `None` when the text has neither. Large inputs are extracted in pieces —
 /// on several cores, or read back from the store a piece at a time — cut this way.
 pub fn last_safe_cut(text: &str) -> Option<usize> {
-    let b = text.as_bytes();
+    last_safe_cut_bytes(text.as_bytes())
+}
+
+/// [`last_safe_cut`] for bytes that may not all be UTF-8, read as the text their invalid
+/// sequences replaced with U+FFFD reads: the markers are ASCII, and a line that starts with
+/// `[[` is decoded as far as a banner can reach. A cut comes after a line break, which no
+/// UTF-8 sequence holds, so each side decodes as it does within the whole.
+pub fn last_safe_cut_bytes(b: &[u8]) -> Option<usize> {
     let mut end = b.len();
     while let Some(i) = memchr::memmem::rfind(&b[..end], b"\n[[END]]") {
         let after = i + "\n[[END]]".len();
@@ -348,12 +329,27 @@ pub fn last_safe_cut(text: &str) -> Option<usize> {
     }
     let mut end = b.len();
     while let Some(i) = memchr::memmem::rfind(&b[..end], b"\n[[") {
-        if i > 0 && scan::starts_banner(&text[i + 1..]) {
+        if i > 0 && starts_banner_bytes(&b[i + 1..]) {
             return Some(i + 1);
         }
         end = i;
     }
     None
+}
+
+/// [`scan::starts_banner`] of the text `line` (which starts with `[[`) decodes to. A banner
+/// closes within [`scan::MAX_BANNER`] bytes of its start, and each byte decodes to at least
+/// one, so twice that much of the line decides.
+fn starts_banner_bytes(line: &[u8]) -> bool {
+    let head = &line[..line.len().min(2 * scan::MAX_BANNER + 8)];
+    match std::str::from_utf8(head) {
+        Ok(text) => scan::starts_banner(text),
+        Err(e) if e.error_len().is_none() => {
+            // Cut inside the last character only: the text before it decides.
+            scan::starts_banner(std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""))
+        }
+        Err(_) => scan::starts_banner(&String::from_utf8_lossy(head)),
+    }
 }
 
 /// Cuts `input` into at most `parts` pieces of about equal size at [`last_safe_cut`] places,

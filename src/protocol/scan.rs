@@ -246,6 +246,7 @@ impl<'a> Extractor<'a> {
 
     /// The number the next line read gets: once every envelope is read, the first line's
     /// number plus the number of line breaks in an input that ends with one.
+    #[cfg(test)]
     pub(crate) fn line(&self) -> u32 {
         self.cur.line()
     }
@@ -253,6 +254,32 @@ impl<'a> Extractor<'a> {
     /// The diagnostics found outside envelopes.
     pub fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.diags
+    }
+
+    /// How many diagnostics outside envelopes are held, waiting for
+    /// [`Extractor::take_diagnostics`] or [`Extractor::into_diagnostics`].
+    pub(crate) fn held(&self) -> usize {
+        self.diags.len()
+    }
+
+    /// The diagnostics outside envelopes found so far, in the order found; the extractor goes
+    /// on with none held. A caller that writes findings as it reads takes them every so
+    /// often, so that an input of a million stray `[[END]]` lines is not held whole.
+    pub(crate) fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.diags)
+    }
+
+    /// The first place, as (line, column), that may still get a diagnostic: every finding
+    /// before it has been made, in envelopes handed out or among those held. On a line partly
+    /// consumed by one-line envelopes that is where reading goes on: whatever is found there
+    /// later (an envelope and its findings, a banner in text) stands at or after it, so a
+    /// line of a million collapsed envelopes is not held whole. Otherwise it is the start of
+    /// the next line to read (column 0: before any finding on it).
+    pub(crate) fn settled(&self) -> (u32, u32) {
+        match &self.resume {
+            Some((line, map, from)) => (line.no, map.column(*from)),
+            None => (self.cur.line(), 0),
+        }
     }
 
     fn scan_line(
@@ -420,23 +447,54 @@ impl<'a> Extractor<'a> {
     /// copy the rest.
     pub(crate) fn next_ref(&mut self) -> Option<ParsedRef<'a>> {
         loop {
+            match self.next_step(usize::MAX) {
+                Step::Envelope(p) => return Some(p),
+                Step::Held => {}
+                Step::End => return None,
+            }
+        }
+    }
+
+    /// [`Extractor::next_ref`] that also stops between lines once `most` diagnostics outside
+    /// envelopes are held ([`Step::Held`]): a text without envelopes would otherwise be
+    /// read to its end, and its findings held, before the caller saw any of them.
+    pub(crate) fn next_step(&mut self, most: usize) -> Step<'a> {
+        loop {
+            if self.diags.len() >= most {
+                return Step::Held;
+            }
             let (line, map, from) = match self.resume.take() {
                 Some(r) => r,
                 None => {
                     // Most lines are prose: skip them before any other work. (A single `[`
                     // is enough to look closer: an invisible character may sit between two.)
                     if !self.cur.skip_to_line_with(b'[') {
-                        return None;
+                        return Step::End;
                     }
-                    let line = self.cur.next_line()?;
+                    let Some(line) = self.cur.next_line() else {
+                        return Step::End;
+                    };
                     (line, LineMap::new(line.text), 0)
                 }
             };
             if let Some(p) = self.scan_line(line, map, from) {
-                return Some(p);
+                return Step::Envelope(p);
             }
         }
     }
+}
+
+/// What [`Extractor::next_step`] came to. (As large as the `Option<ParsedRef>` that
+/// [`Extractor::next_ref`] returns, and moved once: boxing the envelope would allocate per
+/// envelope.)
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Step<'a> {
+    /// The next envelope.
+    Envelope(ParsedRef<'a>),
+    /// As many diagnostics outside envelopes as were asked for are held.
+    Held,
+    /// The input is read.
+    End,
 }
 
 impl<'a> Extractor<'a> {

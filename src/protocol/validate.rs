@@ -585,7 +585,7 @@ mod tests {
             .diagnostics
             .iter()
             .filter(|d| d.code == Code::BidiControl)
-            .map(|d| (d.line, d.message.as_str()))
+            .map(|d| (d.line, &*d.message))
             .collect();
         assert_eq!(bidi.len(), 2, "{bidi:?}");
         assert_eq!(bidi[0].0, 3);

@@ -380,24 +380,24 @@ impl<'a> Block<'a, '_> {
                     continue;
                 }
                 if state != State::AfterBody && self.terminator_ahead(v.line.no) {
-                    let (code, what) = if state == State::Meta {
+                    // Fixed text, not a copy per line: an envelope at the size limit can
+                    // be half a million such lines, each with its finding.
+                    let (code, message) = if state == State::Meta {
                         (
                             Code::BadMetaEntry,
-                            "inside a META block is not `Key: value`",
+                            "this line inside a META block is not `Key: value`; write it as `Key: value`, or move it into the body",
                         )
                     } else {
                         (
                             Code::UnexpectedLine,
-                            "is not a header, a META block or the body",
+                            "this line is not a header, a META block or the body; write it as `Key: value`, or move it into the body",
                         )
                     };
                     self.diags.push(Diagnostic::new(
                         code,
                         v.line.no,
                         v.col(lines::indent_of(c).1),
-                        format!(
-                            "this line {what}; write it as `Key: value`, or move it into the body"
-                        ),
+                        message,
                     ));
                     self.seen = true;
                     self.structural(&v);
