@@ -1,4 +1,8 @@
-//! The command line: each subcommand is a thin call into the protocol core.
+//! The command line: parsing the arguments (clap), and for each subcommand the reading of
+//! its inputs and the writing of its output — human lines through the sanitizer, or JSON —
+//! around calls into the rooms below: the protocol for `parse`, `fmt`, `check`, `sign`,
+//! `verify`; the store for the database commands; the transports for `serve`, `send`,
+//! `watch` and mail; the app (through `tui`) when no subcommand is given.
 //!
 //! Exit status, the same for every command: 0 ok; 1 invalid input, no envelope found or a
 //! failed verification; 2 usage or I/O error.
