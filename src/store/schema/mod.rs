@@ -371,13 +371,7 @@ fn ids_in_one_case(tx: &Transaction) -> Result<(), StoreError> {
     if !has_column(tx, "messages", "signed_at")? {
         tx.execute_batch("ALTER TABLE messages ADD COLUMN signed_at TEXT;")?;
     }
-    tx.execute_batch(&format!(
-        "DROP TRIGGER IF EXISTS messages_ledger_state;
-         {trigger}
-         UPDATE messages SET ledger_state = {LEDGER_STATE_10}
-         WHERE ledger_state IS NOT {LEDGER_STATE_10};",
-        trigger = ledger_trigger_10()
-    ))?;
+    set_ledger_rule(tx, &ledger_trigger_10(), LEDGER_STATE_10)?;
     m10_ids_in_one_case::normalize(tx)
 }
 
@@ -561,14 +555,20 @@ fn keep_ledger_rule(conn: &Connection, timeout: Duration, path: &Path) -> Result
     let tx = super::retry_busy(conn, timeout, path, || {
         Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
     })?;
+    set_ledger_rule(&tx, &ledger_trigger(), &rule)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Replaces the trigger that keeps `ledger_state` with `trigger`, and brings every row's
+/// state to `rule`, the trigger's own.
+fn set_ledger_rule(tx: &Transaction, trigger: &str, rule: &str) -> Result<(), StoreError> {
     tx.execute_batch(&format!(
         "DROP TRIGGER IF EXISTS messages_ledger_state;
          {trigger}
          UPDATE messages SET ledger_state = {rule}
-         WHERE ledger_state IS NOT {rule};",
-        trigger = ledger_trigger()
+         WHERE ledger_state IS NOT {rule};"
     ))?;
-    tx.commit()?;
     Ok(())
 }
 
@@ -600,15 +600,7 @@ fn observed(tx: &Transaction) -> Result<(), StoreError> {
              WHERE digest IS NOT NULL AND parent_id IS NOT NULL AND direction = 'received';",
         )?;
     }
-    tx.execute_batch(&format!(
-        "DROP TRIGGER IF EXISTS messages_ledger_state;
-         {trigger}
-         UPDATE messages SET ledger_state = {rule}
-         WHERE ledger_state IS NOT {rule};",
-        trigger = ledger_trigger(),
-        rule = ledger_state()
-    ))?;
-    Ok(())
+    set_ledger_rule(tx, &ledger_trigger(), &ledger_state())
 }
 
 /// The ledger's columns of a message row. `ledger_state` is stored, not generated, so that an
