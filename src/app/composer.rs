@@ -188,11 +188,9 @@ pub fn parse_meta(text: &str) -> (Vec<MetaBlock>, Vec<String>) {
 }
 
 /// The core intents, for the picker (a static, so their names live as long as the app).
-static CORE_INTENTS: [Intent; 11] = Intent::CORE;
-
 /// The intents the picker offers.
 pub fn intents() -> impl Iterator<Item = &'static str> {
-    CORE_INTENTS.iter().map(Intent::as_str)
+    Intent::CORE.iter().map(Intent::as_str)
 }
 
 /// The composer's state.

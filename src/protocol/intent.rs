@@ -54,8 +54,9 @@ pub const LEGACY_INTENTS: [(&str, Intent); 5] = [
 ];
 
 impl Intent {
-    /// All core intents in registry order.
-    pub const CORE: [Intent; 11] = [
+    /// All core intents in registry order: the registry, kept once (their names are
+    /// [`Intent::as_str`]'s).
+    pub const CORE: &'static [Intent] = &[
         Intent::Request,
         Intent::Respond,
         Intent::Escalate,
@@ -83,25 +84,11 @@ impl Intent {
     /// Normalizes a raw value and says whether it was core, legacy or unknown.
     pub fn classify(raw: &str) -> (Intent, IntentKind) {
         let raw = super::lines::trim(raw);
-        // Nearly every envelope writes its intent as the registry does: one comparison by
-        // length and bytes before the case-insensitive search (which this is asked on every
+        // Nearly every envelope writes its intent as the registry does: compared by length
+        // and bytes first, before the case-insensitive search (this is asked on every
         // envelope read).
-        let exact = match raw {
-            "REQUEST" => Some(Intent::Request),
-            "RESPOND" => Some(Intent::Respond),
-            "ESCALATE" => Some(Intent::Escalate),
-            "HANDOFF" => Some(Intent::Handoff),
-            "POLL" => Some(Intent::Poll),
-            "ACK" => Some(Intent::Ack),
-            "NACK" => Some(Intent::Nack),
-            "ERROR" => Some(Intent::Error),
-            "BROADCAST" => Some(Intent::Broadcast),
-            "REVOKE" => Some(Intent::Revoke),
-            "CLOSE" => Some(Intent::Close),
-            _ => None,
-        };
-        if let Some(i) = exact {
-            return (i, IntentKind::Core);
+        if let Some(i) = Self::CORE.iter().find(|i| i.as_str() == raw) {
+            return (i.clone(), IntentKind::Core);
         }
         if let Some(i) = Self::CORE
             .iter()
