@@ -8,13 +8,14 @@
 //! exactly as `parse` reads it.
 
 use crosstalk::protocol::attachments::{self, Check};
+use crosstalk::protocol::namespaces::EMAIL as NAMESPACE;
 use crosstalk::protocol::render::nfc;
 use crosstalk::protocol::{self, Options};
 use crosstalk::store::{Outcome, Store};
 use crosstalk::transport::file::{file_stem, write_split};
 use crosstalk::transport::mail::{
-    MailKind, NAMESPACE, Outgoing, REFERENCES_KEPT, build, gateway_text, meta_block, read_mails,
-    sniff, write_mbox,
+    MailKind, Outgoing, REFERENCES_KEPT, build, gateway_text, meta_block, read_mails, sniff,
+    write_mbox,
 };
 use crosstalk::transport::mail_import::import_input;
 use proptest::prelude::*;

@@ -2,6 +2,7 @@
 //! digest) and, when a directory of attached files is known, whether the file there
 //! matches. Files larger than [`CHECK_LIMIT`] are not hashed while the operator browses.
 
+use crate::protocol::namespaces;
 use std::path::Path;
 
 use super::inspector::{Row, RowKind};
@@ -14,7 +15,9 @@ pub const CHECK_LIMIT: u64 = 16 << 20;
 
 /// Whether a block is the attachments block.
 pub fn is_attachments(block: &MetaBlock) -> bool {
-    block.namespace.eq_ignore_ascii_case(attachments::NAMESPACE)
+    block
+        .namespace
+        .eq_ignore_ascii_case(namespaces::ATTACHMENTS)
 }
 
 /// The rows for `block` in `w` cells; entries that are not `A{N}` are shown as fields.

@@ -6,6 +6,7 @@
 use super::popup::Popup;
 use super::text::{safe_line, short_time};
 use super::{Action, App, Pane};
+use crate::protocol::namespaces;
 use crate::protocol::poll;
 use crate::store::PollView;
 
@@ -160,7 +161,10 @@ impl App {
         let result_id = closed.result.message().unwrap_or_default().to_string();
         // The targets an E-TIMEOUT was written for.
         let silent: Vec<String> = (closed.errors.iter())
-            .filter_map(|e| e.meta_block("error").and_then(|m| m.get("Target")))
+            .filter_map(|e| {
+                e.meta_block(namespaces::ERROR)
+                    .and_then(|m| m.get("Target"))
+            })
             .map(|t| safe_line(t).into_owned())
             .collect();
         let written = if silent.is_empty() {

@@ -4,6 +4,7 @@
 
 use super::address::check_address;
 use super::{Envelope, MetaBlock, NewIds, is_id};
+use crate::protocol::namespaces;
 
 /// Builds the ACK to `original`, which was stored as message `stored_id` (its own id, or the
 /// one assigned on receipt to a v1.0 envelope that had none).
@@ -25,7 +26,7 @@ pub fn ack_envelope(
     let parent = Some(stored_id.to_string()).filter(|v| is_id(v));
     super::error_envelope::system_reply_headers(&mut env, Some(original), parent, "ACK", ids);
     env.meta.push(MetaBlock {
-        namespace: "routing".into(),
+        namespace: namespaces::ROUTING.into(),
         entries: vec![("X-Delivery".into(), transport.to_string())],
     });
     env.body = Some(format!("Received and stored {stored_id}."));

@@ -11,10 +11,7 @@
 
 use sha2::{Digest, Sha256, Sha512};
 
-use super::{Envelope, MetaBlock};
-
-/// The namespace of the block.
-pub const NAMESPACE: &str = "attachments";
+use super::{Envelope, MetaBlock, namespaces};
 
 /// One `A{N}` entry, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +104,7 @@ pub fn is_entry_key(key: &str) -> bool {
 pub fn attachments(env: &Envelope) -> Vec<Attachment> {
     env.meta
         .iter()
-        .filter(|m| m.namespace.eq_ignore_ascii_case(NAMESPACE))
+        .filter(|m| m.namespace.eq_ignore_ascii_case(namespaces::ATTACHMENTS))
         .flat_map(|m| m.entries.iter())
         .filter(|(k, _)| is_entry_key(k))
         .map(|(k, v)| parse_entry(k, v))
@@ -346,7 +343,7 @@ pub fn upsert(env: &mut Envelope, name: &str, value: String) {
     for block in env
         .meta
         .iter_mut()
-        .filter(|m| m.namespace.eq_ignore_ascii_case(NAMESPACE))
+        .filter(|m| m.namespace.eq_ignore_ascii_case(namespaces::ATTACHMENTS))
     {
         if let Some(entry) = block.entries.iter_mut().find(|e| same(e)) {
             entry.1 = value;
@@ -362,11 +359,11 @@ pub fn upsert(env: &mut Envelope, name: &str, value: String) {
     match env
         .meta
         .iter_mut()
-        .find(|m| m.namespace.eq_ignore_ascii_case(NAMESPACE))
+        .find(|m| m.namespace.eq_ignore_ascii_case(namespaces::ATTACHMENTS))
     {
         Some(block) => block.entries.push(entry),
         None => env.meta.push(MetaBlock {
-            namespace: NAMESPACE.to_string(),
+            namespace: namespaces::ATTACHMENTS.to_string(),
             entries: vec![entry],
         }),
     }

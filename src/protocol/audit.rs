@@ -10,14 +10,14 @@
 use sha2::{Digest, Sha256};
 
 use super::render::render;
-use super::{Envelope, MetaBlock, Parsed};
-
-/// The namespace of an audit hop.
-pub const NAMESPACE: &str = "audit";
+use super::{Envelope, MetaBlock, Parsed, namespaces};
 
 /// Whether a META block is an audit hop (the namespace in any case).
 pub fn is_audit(block: &MetaBlock) -> bool {
-    block.namespace.trim().eq_ignore_ascii_case(NAMESPACE)
+    block
+        .namespace
+        .trim()
+        .eq_ignore_ascii_case(namespaces::AUDIT)
 }
 
 /// The envelope without its audit hops: what a signature and `hash:` cover.
@@ -205,7 +205,7 @@ pub fn append_hop(env: &mut Envelope, relay: &Relay<'_>) {
     let (previous, chain) = (flat(previous), flat(chain));
     let now = relay.now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
     env.meta.push(MetaBlock {
-        namespace: NAMESPACE.into(),
+        namespace: namespaces::AUDIT.into(),
         entries: vec![
             ("Received-At".into(), relay.received_at.into()),
             ("Received-By".into(), relay.by.into()),

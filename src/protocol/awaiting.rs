@@ -16,6 +16,7 @@
 //! confirms receipt, so a REQUEST stays awaited after one; so does any other intent.
 
 use super::{Intent, MetaBlock};
+use crate::protocol::namespaces;
 
 /// Who a message waits for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +63,7 @@ pub fn expectation(
             let mut targets: Vec<String> = Vec::new();
             let listed = meta
                 .iter()
-                .filter(|m| m.namespace.eq_ignore_ascii_case("routing"))
+                .filter(|m| m.namespace.eq_ignore_ascii_case(namespaces::ROUTING))
                 .find_map(|m| entry(m, "Targets"));
             for t in listed.map(parse_targets).unwrap_or_default() {
                 if !targets.iter().any(|have| same_party(have, &t)) {
@@ -74,7 +75,7 @@ pub fn expectation(
             }
             let quorum = meta
                 .iter()
-                .filter(|m| m.namespace.eq_ignore_ascii_case("poll"))
+                .filter(|m| m.namespace.eq_ignore_ascii_case(namespaces::POLL))
                 .find_map(|m| entry(m, "Quorum"));
             let needed = quorum
                 .and_then(|q| parse_quorum(q, targets.len()))

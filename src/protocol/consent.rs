@@ -21,6 +21,7 @@
 
 pub mod value;
 
+use crate::protocol::namespaces;
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;
@@ -300,7 +301,7 @@ fn non_empty(v: Option<&str>) -> Option<String> {
 }
 
 fn grant(s: &Statement<'_>) -> Option<Grant> {
-    let privacy = s.meta.iter().find(|m| m.namespace == "privacy")?;
+    let privacy = s.meta.iter().find(|m| m.namespace == namespaces::PRIVACY)?;
     let written = privacy.get("Consent")?;
     // Two `Consent` entries that disagree (`explicit_yes`, then `explicit_no`) say nothing
     // for sure: neither is read, as for a value not understood (`check` warns).
@@ -340,7 +341,10 @@ fn grant(s: &Statement<'_>) -> Option<Grant> {
 /// The consent a REVOKE withdraws and from when; `None` when it withdraws something else
 /// (keys, permissions).
 fn revocation(s: &Statement<'_>) -> Option<(Key, Timestamp)> {
-    let block = s.meta.iter().find(|m| m.namespace == "revocation");
+    let block = s
+        .meta
+        .iter()
+        .find(|m| m.namespace == namespaces::REVOCATION);
     if s.intent != Some(&Intent::Revoke) {
         return None;
     }

@@ -3,6 +3,7 @@
 
 use super::address::check_address;
 use super::{Diagnostic, Envelope, Header, MetaBlock, NewIds, is_id};
+use crate::protocol::namespaces;
 
 /// The error taxonomy: code and the default reason.
 pub const ERROR_CODES: [(&str, &str); 8] = [
@@ -102,7 +103,7 @@ pub fn error_envelope(
         }
     }
     env.meta.push(MetaBlock {
-        namespace: "error".into(),
+        namespace: namespaces::ERROR.into(),
         entries,
     });
     let mut body = reason;

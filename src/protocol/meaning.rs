@@ -19,11 +19,10 @@
 //! Pure: two envelopes in, an answer out. The store asks it before it calls a copy under a
 //! stored id a conflicting version.
 
-use super::model::EMAIL_NAMESPACE;
 use super::{Envelope, Intent};
 
 /// Namespaces a transport adds on the way, which say nothing of the message.
-const TRANSPORT_NAMESPACES: [&str; 2] = [EMAIL_NAMESPACE, "audit"];
+const TRANSPORT_NAMESPACES: [&str; 2] = [super::namespaces::EMAIL, super::namespaces::AUDIT];
 
 /// Headers a copy carries of itself rather than of the message: the CRC of its own text.
 const COPY_HEADERS: [&str; 1] = ["hash"];

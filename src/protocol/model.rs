@@ -114,10 +114,6 @@ pub struct Header {
     pub value: String,
 }
 
-/// The namespace of the block a mail gateway adds with the mail's headers (Message-ID,
-/// In-Reply-To, Subject, From, Date): the transport's record, not the sender's words.
-pub const EMAIL_NAMESPACE: &str = "email";
-
 /// A `meta: <namespace>` block: ordered key/value entries, duplicates kept, keys case-sensitive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MetaBlock {

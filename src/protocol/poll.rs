@@ -23,6 +23,7 @@
 //!   past) are too few to reach it: a poll all of whose targets declined waits for nobody,
 //!   and says so rather than "not reached".
 
+use crate::protocol::namespaces;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
@@ -140,8 +141,9 @@ pub fn vote_of(reply_meta: &[MetaBlock], body: &str, options: &[String]) -> Opti
 fn desk_timeout_for(r: &PollReply, target: &str) -> bool {
     r.by_desk
         && r.intent == Some(Intent::Error)
-        && meta_value(&r.meta, "error", "Code").is_some_and(|c| c.eq_ignore_ascii_case("E-TIMEOUT"))
-        && meta_value(&r.meta, "error", "Target").is_some_and(|t| same_party(t, target))
+        && meta_value(&r.meta, namespaces::ERROR, "Code")
+            .is_some_and(|c| c.eq_ignore_ascii_case("E-TIMEOUT"))
+        && meta_value(&r.meta, namespaces::ERROR, "Target").is_some_and(|t| same_party(t, target))
 }
 
 fn rfc3339(t: &Timestamp) -> String {
@@ -156,7 +158,7 @@ fn short(t: &Timestamp) -> String {
 /// A POLL's `Deadline:` (of `meta: poll`) read as a time: a response after it is late, and
 /// counts neither as a vote nor for the quorum (nor, so, for the POLL's wait).
 pub fn deadline(meta: &[MetaBlock]) -> Option<Timestamp> {
-    meta_value(meta, "poll", "Deadline")
+    meta_value(meta, namespaces::POLL, "Deadline")
         .filter(|d| !d.is_empty())
         .and_then(super::validate::parse_time)
 }
@@ -182,7 +184,7 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
     let exp = awaiting::expectation(intent.as_ref(), &poll.banner.to, &poll.meta)?;
     let read = reading::read_options(&poll.meta, poll.body.as_deref().unwrap_or(""));
     let options = read.options;
-    let deadline_raw = meta_value(&poll.meta, "poll", "Deadline")
+    let deadline_raw = meta_value(&poll.meta, namespaces::POLL, "Deadline")
         .filter(|d| !d.is_empty())
         .map(str::to_string);
     let deadline = deadline(&poll.meta);
@@ -289,7 +291,7 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
         .map(|r| r.id.clone());
     Some(Tally {
         closed_by,
-        kind: meta_value(&poll.meta, "poll", "Type").map(str::to_string),
+        kind: meta_value(&poll.meta, namespaces::POLL, "Type").map(str::to_string),
         options,
         options_from: read.source,
         needed: exp.needed,
@@ -314,7 +316,7 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
 fn answer_label(r: &PollReply) -> String {
     match &r.intent {
         None => "v1.0 reply".into(),
-        Some(Intent::Error) => match meta_value(&r.meta, "error", "Code") {
+        Some(Intent::Error) => match meta_value(&r.meta, namespaces::ERROR, "Code") {
             Some(code) if !code.is_empty() => {
                 format!("ERROR {}", code.chars().take(20).collect::<String>())
             }

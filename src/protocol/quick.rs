@@ -27,6 +27,7 @@ use super::parse::Flow;
 use super::scan::BannerMatch;
 use super::validate::{legacy_intent, meta_value_finding};
 use super::{Diagnostic, Intent, IntentKind, Options, Pos};
+use crate::protocol::namespaces;
 
 /// Indices of the headers in [`KNOWN_HEADERS`] the checks ask about.
 const SESSION: usize = 1;
@@ -118,7 +119,7 @@ pub(crate) fn read<'a>(
                     // Personal data is declared in `meta: privacy` in any case.
                     if pii_declared.is_none()
                         && key.eq_ignore_ascii_case("PII")
-                        && b.namespace.eq_ignore_ascii_case("privacy")
+                        && b.namespace.eq_ignore_ascii_case(namespaces::PRIVACY)
                     {
                         pii_declared = Some(value);
                     }

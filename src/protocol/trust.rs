@@ -10,12 +10,7 @@ use serde::Serialize;
 use crate::protocol::did_key::{is_did_key, parse_did_key};
 use crate::protocol::keys::parse_public_key;
 use crate::protocol::signature::{SigError, SigValue, key_id, parse_sig, unread};
-use crate::protocol::{Code, Envelope, Intent, Parsed};
-
-/// The META namespace that announces keys.
-pub const KEYS_NAMESPACE: &str = "keys";
-/// The META namespace of a revocation.
-pub const REVOCATION_NAMESPACE: &str = "revocation";
+use crate::protocol::{Code, Envelope, Intent, Parsed, namespaces};
 
 /// A signed message's standing, as the tree and the inspector mark it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -155,7 +150,7 @@ pub fn is_key_id(id: &str) -> bool {
 /// operator, with the id they were for.
 pub fn announcements(env: &Envelope) -> Vec<Result<Announcement, String>> {
     let mut out = Vec::new();
-    for block in env.meta.iter().filter(|m| m.namespace == KEYS_NAMESPACE) {
+    for block in env.meta.iter().filter(|m| m.namespace == namespaces::KEYS) {
         let mut pkid: Option<&str> = None;
         for (k, v) in &block.entries {
             if k.eq_ignore_ascii_case("key-id") {
@@ -201,7 +196,10 @@ pub fn read_key(text: &str) -> Result<VerifyingKey, crate::protocol::keys::KeyEr
 /// which counts only when a trusted key signed it.
 pub fn is_revocation(env: &Envelope) -> bool {
     env.intent() == Some(Intent::Revoke)
-        || env.meta.iter().any(|m| m.namespace == REVOCATION_NAMESPACE)
+        || env
+            .meta
+            .iter()
+            .any(|m| m.namespace == namespaces::REVOCATION)
 }
 
 /// The repairs the parser made to a paste that change its characters: after one of these, a

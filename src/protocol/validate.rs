@@ -2,6 +2,7 @@
 //! gives meaning to, and the integrity hash. Structure problems are found while parsing;
 //! this adds what can only be judged once the envelope is whole.
 
+use crate::protocol::namespaces;
 use std::borrow::Cow;
 
 use super::address::{check_address, route_hops};
@@ -160,7 +161,10 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
         ));
     }
     if intent == Some(Intent::Error) {
-        match env.meta_block("error").and_then(|m| m.get("Code")) {
+        match env
+            .meta_block(namespaces::ERROR)
+            .and_then(|m| m.get("Code"))
+        {
             None => d.push(at(
                 header_at(INTENT).unwrap_or(banner),
                 Code::ErrorCodeMissing,
@@ -170,7 +174,7 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 ),
             )),
             Some(code) if !is_error_code(code) => d.push(at(
-                meta_pos(p, "error", "Code").unwrap_or(banner),
+                meta_pos(p, namespaces::ERROR, "Code").unwrap_or(banner),
                 Code::ErrorCodeUnknown,
                 format!(
                     "error code `{code}` is not in the taxonomy; use one of {}",
@@ -202,7 +206,7 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 None => block.entries[..ei].iter().find(|(k, _)| k == key),
             };
             if let Some((_, first)) =
-                before.filter(|_| !block.namespace.eq_ignore_ascii_case("audit"))
+                before.filter(|_| !block.namespace.eq_ignore_ascii_case(namespaces::AUDIT))
             {
                 let what = if first.trim() == value.trim() {
                     "repeats the same value; remove one"
@@ -227,9 +231,7 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 ));
             }
             if !plain
-                && block
-                    .namespace
-                    .eq_ignore_ascii_case(super::trust::KEYS_NAMESPACE)
+                && block.namespace.eq_ignore_ascii_case(namespaces::KEYS)
                 && key.eq_ignore_ascii_case("Key-ID")
                 && let Some(m) = look_alike("the announced `Key-ID`", value)
             {
@@ -252,7 +254,7 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
         ));
     }
     if let Some(found) = undeclared_pii(p) {
-        let pos = meta_pos(p, "privacy", "PII").unwrap_or(banner);
+        let pos = meta_pos(p, namespaces::PRIVACY, "PII").unwrap_or(banner);
         d.push(at(pos, Code::PiiUndeclared, found));
     }
     let session = value(SESSION);
@@ -361,7 +363,7 @@ fn undeclared_pii(p: &ParsedRef<'_>) -> Option<String> {
     let declared = env
         .meta
         .iter()
-        .filter(|b| b.namespace.eq_ignore_ascii_case("privacy"))
+        .filter(|b| b.namespace.eq_ignore_ascii_case(namespaces::PRIVACY))
         .flat_map(|b| &b.entries)
         .find(|(k, _)| k.eq_ignore_ascii_case("PII"))
         .map(|(_, v)| v.trim().to_ascii_lowercase())?;
@@ -396,7 +398,7 @@ pub(super) fn meta_value_finding(
     opts: &Options,
 ) -> Option<(Code, String)> {
     match (namespace, key) {
-        ("routing", "X-Route") => route_hops(value).find_map(|hop| {
+        (namespaces::ROUTING, "X-Route") => route_hops(value).find_map(|hop| {
             check_address(hop).err().map(|e| {
                 (
                     Code::BadRoute,
@@ -404,21 +406,23 @@ pub(super) fn meta_value_finding(
                 )
             })
         }),
-        ("routing", "X-Reply-To") => check_address(value)
+        (namespaces::ROUTING, "X-Reply-To") => check_address(value)
             .err()
             .map(|e| (Code::BadReplyTo, format!("X-Reply-To: {e}"))),
-        ("routing", "X-Priority") if !one_of(value, &["high", "normal", "low"]) => Some((
-            Code::UnknownPriority,
-            format!("X-Priority `{value}` is not high, normal or low"),
-        )),
-        ("privacy", "PII") if !one_of(value, &["present", "redacted", "none"]) => Some((
+        (namespaces::ROUTING, "X-Priority") if !one_of(value, &["high", "normal", "low"]) => {
+            Some((
+                Code::UnknownPriority,
+                format!("X-Priority `{value}` is not high, normal or low"),
+            ))
+        }
+        (namespaces::PRIVACY, "PII") if !one_of(value, &["present", "redacted", "none"]) => Some((
             Code::UnknownPii,
             format!("PII `{value}` is not present, redacted or none"),
         )),
-        ("privacy", "Consent") => super::consent::value::read(value)
+        (namespaces::PRIVACY, "Consent") => super::consent::value::read(value)
             .err()
             .map(|why| (Code::UnknownConsent, why.message(value))),
-        ("privacy", "Expires") => match parse_time(value) {
+        (namespaces::PRIVACY, "Expires") => match parse_time(value) {
             None => Some((
                 Code::BadExpires,
                 format!(

@@ -8,6 +8,7 @@
 //! signature check and one row per signed message; nothing for unsigned ones), and judged again
 //! for an id's messages whenever its key is added, trusted or removed.
 
+use crate::protocol::namespaces;
 use std::collections::HashMap;
 
 use base64::Engine;
@@ -182,10 +183,7 @@ impl Ledger {
             .sig
             .as_deref()
             .is_some_and(|s| !s.trim().is_empty() && !s.trim().eq_ignore_ascii_case("none"));
-        let announces = env
-            .meta
-            .iter()
-            .any(|m| m.namespace == trust::KEYS_NAMESPACE);
+        let announces = env.meta.iter().any(|m| m.namespace == namespaces::KEYS);
         let revokes = trust::is_revocation(env);
         if !signed && !announces && !revokes {
             return Ok(Vec::new());

@@ -32,6 +32,7 @@
 //! of a text in one input: of the text and `#n`); [`find`] recognizes those by the parent
 //! stored beside them, so nothing imported then is stored twice now.
 
+use crate::protocol::namespaces;
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
@@ -190,12 +191,11 @@ pub(super) fn base(canonical: &str) -> String {
 /// or mailed twice, is one message, not two. Envelopes without such a block keep the digest
 /// they always had.
 pub(super) fn text_digest(env: &crate::protocol::Envelope) -> String {
-    if env.meta_block(crate::protocol::EMAIL_NAMESPACE).is_none() {
+    if env.meta_block(namespaces::EMAIL).is_none() {
         return base(&crate::protocol::render(env));
     }
     let mut bare = env.clone();
-    bare.meta
-        .retain(|m| m.namespace != crate::protocol::EMAIL_NAMESPACE);
+    bare.meta.retain(|m| m.namespace != namespaces::EMAIL);
     base(&crate::protocol::render(&bare))
 }
 

@@ -15,6 +15,7 @@
 //! text/plain body in 7bit, quoted-printable or base64, whichever carries it unchanged.
 //! Several messages go into one file as an mboxrd mailbox ([`write_mbox`]).
 
+use crate::protocol::namespaces;
 use sha2::{Digest, Sha256};
 
 use crate::protocol::{self, MetaBlock, Options};
@@ -31,9 +32,6 @@ pub enum MailKind {
     /// An mbox mailbox: messages each after a `From ` line.
     Mbox,
 }
-
-/// The namespace of the gateway's block.
-pub const NAMESPACE: &str = crate::protocol::EMAIL_NAMESPACE;
 
 /// The domain of the Message-IDs crosstalk derives. `.invalid` is reserved (RFC 2606): it
 /// can never collide with a real mail domain.
@@ -135,7 +133,7 @@ pub fn meta_block(h: &MailHeaders) -> MetaBlock {
     add("From", &h.from, false);
     add("Date", &h.date, false);
     MetaBlock {
-        namespace: NAMESPACE.to_string(),
+        namespace: namespaces::EMAIL.to_string(),
         entries,
     }
 }
@@ -189,7 +187,7 @@ pub fn gateway_text(
             };
             let add = unsigned
                 && env.hash.is_none()
-                && env.meta_block(NAMESPACE).is_none()
+                && env.meta_block(namespaces::EMAIL).is_none()
                 && !own
                 && !p.has_errors()
                 && mail.headers != MailHeaders::default()
@@ -253,7 +251,9 @@ mod tests {
         assert_eq!(ex.envelopes.len(), 1, "{text}");
         let e = &ex.envelopes[0].envelope;
         assert_eq!(e.body.as_deref(), Some("hi there"));
-        let block = e.meta_block(NAMESPACE).expect("meta: email");
+        let block = e
+            .meta_block(crate::protocol::namespaces::EMAIL)
+            .expect("meta: email");
         assert_eq!(block.get("Message-ID"), Some("<abc@mail.example>"));
         assert_eq!(block.get("In-Reply-To"), Some("<prev@mail.example>"));
         assert_eq!(block.get("Subject"), Some("café [ [X→Y v1] ]"));

@@ -84,7 +84,11 @@ pub fn decode_against(
 ) -> Decoded {
     let stored = |id: &str| {
         let m = store?.message(id).ok().flatten()?;
-        Some(m.envelope.meta_block(mail::NAMESPACE).cloned())
+        Some(
+            m.envelope
+                .meta_block(crate::protocol::namespaces::EMAIL)
+                .cloned(),
+        )
     };
     decode(bytes, kind, opts, &stored)
 }

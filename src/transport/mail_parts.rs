@@ -320,7 +320,8 @@ mod tests {
     use base64::Engine as _;
 
     use super::*;
-    use crate::transport::mail::{NAMESPACE, gateway_text};
+    use crate::protocol::namespaces::EMAIL as NAMESPACE;
+    use crate::transport::mail::gateway_text;
 
     const ENV: &str = "[[KALLE→CLAUDE v1.1]]\nthread: 01K0000000000000000000000A\nmessage: 01K0000000000000000000000B\ncontext: forwarded\nintent: REQUEST\nbody: |\n  first line\n\n  after a blank, caf\u{e9}\nsig: none\n[[END]]\n";
 

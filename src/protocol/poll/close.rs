@@ -2,6 +2,7 @@
 //! (an E-TIMEOUT ERROR per silent target, a CLOSE with the tally for all participants).
 
 use super::{Standing, Tally, time_left_label};
+use crate::protocol::namespaces;
 use crate::protocol::{Envelope, Header, MetaBlock, NewIds};
 
 /// `s` on one line: control characters (a value read across lines) become spaces, so a
@@ -97,7 +98,11 @@ pub fn timeout_envelopes(
             );
             env.banner.from = desk.to_string();
             env.banner.to = poll.banner.from.clone();
-            if let Some(block) = env.meta.iter_mut().find(|m| m.namespace == "error") {
+            if let Some(block) = env
+                .meta
+                .iter_mut()
+                .find(|m| m.namespace == namespaces::ERROR)
+            {
                 block.entries.push(("Target".into(), one_line(target)));
             }
             env
@@ -133,7 +138,7 @@ pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &dyn NewIds, desk: &str)
         .map(|l| format!("\"{}\"", one_line(&l.target).replace('"', "")))
         .collect();
     env.meta.push(MetaBlock {
-        namespace: "routing".into(),
+        namespace: namespaces::ROUTING.into(),
         entries: vec![("Targets".into(), format!("[{}]", targets.join(", ")))],
     });
     let votes: Vec<String> = t
@@ -153,7 +158,7 @@ pub fn result_envelope(poll: &Envelope, t: &Tally, ids: &dyn NewIds, desk: &str)
         entries.push(("Result".into(), one_line(l)));
     }
     env.meta.push(MetaBlock {
-        namespace: "poll".into(),
+        namespace: namespaces::POLL.into(),
         entries,
     });
     let mut body = vec!["The poll is closed.".to_string()];

@@ -6,6 +6,7 @@
 //! from, so the operator can see why a vote counted or did not.
 
 use crate::protocol::MetaBlock;
+use crate::protocol::namespaces;
 
 /// The options a POLL offers, with where they were read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -181,7 +182,7 @@ pub fn read_options(meta: &[MetaBlock], body: &str) -> PollOptions {
         options,
         source: Some(source),
     };
-    if let Some(v) = meta_value(meta, "poll", "Options") {
+    if let Some(v) = meta_value(meta, namespaces::POLL, "Options") {
         if let Some(o) = inline_options(v) {
             return found(o, "meta: poll Options".into());
         }
@@ -274,7 +275,7 @@ fn vote_line(body: &str) -> Option<(usize, &str)> {
 /// - else the option its first sentence names first.
 pub fn read_vote(reply_meta: &[MetaBlock], body: &str, options: &[String]) -> VoteReading {
     let listed = || options.join(", ");
-    if let Some(v) = meta_value(reply_meta, "poll", "Vote").filter(|v| !v.is_empty()) {
+    if let Some(v) = meta_value(reply_meta, namespaces::POLL, "Vote").filter(|v| !v.is_empty()) {
         if options.is_empty() {
             return VoteReading {
                 vote: Some(v.chars().take(80).collect()),

@@ -1,5 +1,6 @@
 use super::*;
 use crate::ids::IdGenerator;
+use crate::protocol::namespaces;
 use crate::protocol::{Options, extract};
 
 const POLL: &str = "[[human://alice→POLL v1]]
@@ -171,7 +172,7 @@ fn closing_writes_timeouts_for_the_silent_and_a_close_for_all_in_the_desks_name(
     assert_eq!(e.user(), Some("system"));
     assert_eq!(e.parent(), p.message());
     assert_eq!(e.intent(), Some(Intent::Error));
-    let m = e.meta_block("error").unwrap();
+    let m = e.meta_block(namespaces::ERROR).unwrap();
     assert_eq!(m.get("Code"), Some("E-TIMEOUT"));
     assert_eq!(m.get("Original-Intent"), Some("POLL"));
     assert_eq!(m.get("Target"), Some("chatgpt://t/x"));
@@ -239,7 +240,10 @@ fn a_target_that_cannot_send_still_times_out() {
     let errors = timeout_envelopes(&p, &t, &IdGenerator::new(), "human://desk");
     assert_eq!(errors.len(), 1);
     assert_eq!(
-        errors[0].meta_block("error").unwrap().get("Target"),
+        errors[0]
+            .meta_block(namespaces::ERROR)
+            .unwrap()
+            .get("Target"),
         Some("x y")
     );
     assert!(t.quorum_reached);

@@ -2,6 +2,7 @@
 //! `http`, or a composed one copied and now awaiting its reply) once the peer took it, and the
 //! peer's answer, ACK or ERROR, imported into the thread like any received envelope.
 
+use crate::protocol::namespaces;
 use serde::Serialize;
 
 use super::client::Response;
@@ -78,7 +79,7 @@ pub fn record_to(
     }
     let found = protocol::extract(&response.body, opts);
     let reply = found.envelopes.first().map(|p| &p.envelope);
-    let error = reply.and_then(|e| e.meta_block("error"));
+    let error = reply.and_then(|e| e.meta_block(namespaces::ERROR));
     let mut reply_id = None;
     if !found.envelopes.is_empty() {
         let report = store.import_text(&format!("http answer {url}"), &response.body, opts)?;
