@@ -22,26 +22,17 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 copies=${1:-1000}
 gap=${2:-6}
 waits=${3:-events poll}
-die() { echo "$name: $*" >&2; exit 1; }
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
 for c in Xvfb xclip python3; do command -v $c >/dev/null || die "$c is needed"; done
 for w in $waits; do
     case $w in events|poll|default) ;; *) die "WAITS are events, poll or default" ;; esac
 done
-if [ -z "${BIN:-}" ]; then
-    cargo build --release >&2
-    BIN=target/release/crosstalk
-fi
-[ -x "$BIN" ] || die "$BIN is not an executable"
-BIN=$(realpath "$BIN")
+release_bin
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
-exec 3> "$dir/display"
-Xvfb -displayfd 3 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
+start_xvfb "$dir"
 trap 'kill $(jobs -p) 2>/dev/null; kill $xvfb 2>/dev/null; sleep 0.2; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do [ -s "$dir/display" ] && break; sleep 0.05; done
-export DISPLAY=":$(cat "$dir/display")"
-unset WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION TMUX
 
 count() {
     python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from messages').fetchone()[0])" "$1" 2>/dev/null || echo 0

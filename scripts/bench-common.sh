@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Set-up shared by the benchmark scripts; source it after setting `name` (used in messages).
-# Provides: die, install_pkg, and after `bench_setup`: $cli, $gen (release binaries of
+# Provides: die, install_pkg, release_bin, start_xvfb, and after `bench_setup`: $cli, $gen (release binaries of
 # crosstalk and the transcript generator) and $dir (BENCH_DIR, or a temporary directory
 # removed on exit). CROSSTALK=path: the crosstalk binary to measure instead of the one built.
 
@@ -43,4 +43,28 @@ bench_setup() {
         # shellcheck disable=SC2064 # expand $dir now: it is the directory to remove
         trap "rm -rf '$dir'" EXIT
     fi
+}
+
+# release_bin: BIN (a binary given, for figures of another build), else the release build made
+# now; as an absolute path.
+release_bin() {
+    if [ -z "${BIN:-}" ]; then
+        cargo build --release >&2
+        BIN=target/release/crosstalk
+    fi
+    [ -x "$BIN" ] || die "$BIN is not an executable"
+    BIN=$(realpath "$BIN")
+}
+
+# start_xvfb DIR: an X server of its own for the clipboard, its display number written to
+# DIR/display; sets $xvfb (its pid, for the caller's trap) and exports DISPLAY, with no Wayland,
+# SSH or tmux around that would make crosstalk choose another clipboard.
+start_xvfb() {
+    exec 3> "$1/display"
+    Xvfb -displayfd 3 -nolisten tcp >/dev/null 2>&1 &
+    xvfb=$!
+    for _ in $(seq 100); do [ -s "$1/display" ] && break; sleep 0.05; done
+    DISPLAY=":$(cat "$1/display")"
+    export DISPLAY
+    unset WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION TMUX
 }

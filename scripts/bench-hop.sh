@@ -29,23 +29,14 @@ case $mode in app|watch|companion) ;; *) echo "$name: mode is app, watch or comp
 for w in $waits; do
     case $w in events|poll|default) ;; *) echo "$name: WAITS are events, poll or default" >&2; exit 2 ;; esac
 done
-die() { echo "$name: $*" >&2; exit 1; }
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
 for c in Xvfb xclip tmux; do command -v $c >/dev/null || die "$c is needed"; done
-if [ -z "${BIN:-}" ]; then
-    cargo build --release >&2
-    BIN=target/release/crosstalk
-fi
-[ -x "$BIN" ] || die "$BIN is not an executable"
-BIN=$(realpath "$BIN")
+release_bin
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
-exec 3> "$dir/display"
-Xvfb -displayfd 3 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
+start_xvfb "$dir"
 sock="$dir/tmux.sock"
-for _ in $(seq 100); do [ -s "$dir/display" ] && break; sleep 0.05; done
-export DISPLAY=":$(cat "$dir/display")"
-unset WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION TMUX
 
 trap 'kill $(jobs -p) 2>/dev/null; tmux -S "$sock" kill-server 2>/dev/null; kill $xvfb 2>/dev/null; sleep 0.2; rm -rf "$dir"' EXIT
 

@@ -18,23 +18,15 @@ interval=${2:-250}
 mode=${3:-watch}
 waits=${4:-events}
 case $waits in events) events=true ;; poll) events=false ;; *) echo "$name: events or poll" >&2; exit 2 ;; esac
-die() { echo "$name: $*" >&2; exit 1; }
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
 command -v Xvfb >/dev/null || die "Xvfb is needed (apt-get install xvfb)"
 command -v xclip >/dev/null || die "xclip is needed (apt-get install xclip)"
-if [ -z "${BIN:-}" ]; then
-    cargo build --release >&2
-    BIN=target/release/crosstalk
-fi
-[ -x "$BIN" ] || die "$BIN is not an executable"
+release_bin
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
-exec 3> "$dir/display"
-Xvfb -displayfd 3 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
+start_xvfb "$dir"
 trap 'kill $xvfb 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do [ -s "$dir/display" ] && break; sleep 0.05; done
-export DISPLAY=":$(cat "$dir/display")"
-unset WAYLAND_DISPLAY SSH_TTY SSH_CONNECTION
 # An envelope on the clipboard, served by xclip, unchanged for the whole run.
 xclip -selection clipboard -i < assets/examples/v11-request.crosstalk 2>/dev/null
 
