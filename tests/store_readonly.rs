@@ -203,6 +203,26 @@ fn crosstalk(db: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Overwrites the start of the page holding the root of the `messages` table.
+fn damage(path: &Path) {
+    use std::io::{Seek, SeekFrom, Write};
+    let raw = rusqlite::Connection::open(path).unwrap();
+    let root: i64 = raw
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'messages'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let page: i64 = raw
+        .pragma_query_value(None, "page_size", |r| r.get(0))
+        .unwrap();
+    drop(raw);
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.seek(SeekFrom::Start(((root - 1) * page) as u64)).unwrap();
+    f.write_all(&[0xde; 64]).unwrap();
+}
+
 /// At 0 bytes free SQLite cannot make or grow its shared memory and log, and said "disk I/O
 /// error" to every command, reads too. Reads now work (the database read as it is), and a
 /// write says the disk is full and names the file.
@@ -276,28 +296,7 @@ fn a_damaged_database_is_refused_before_anything_is_written() {
             .unwrap()
     };
     let before = pastes(&path);
-    let (root, page_size): (i64, i64) = {
-        let raw = rusqlite::Connection::open(&path).unwrap();
-        let root = raw
-            .query_row(
-                "SELECT rootpage FROM sqlite_master WHERE name = 'messages'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        (
-            root,
-            raw.pragma_query_value(None, "page_size", |r| r.get(0))
-                .unwrap(),
-        )
-    };
-    {
-        use std::io::{Seek, SeekFrom, Write};
-        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        f.seek(SeekFrom::Start(((root - 1) * page_size) as u64))
-            .unwrap();
-        f.write_all(&[0xde; 64]).unwrap();
-    }
+    damage(&path);
 
     let mut store = Store::open(&path).unwrap();
     let (_, text) = conversation(&IdGenerator::new());
@@ -368,24 +367,7 @@ fn the_check_before_writing_runs_again_only_when_the_files_changed() {
 
     // Past the clock's tick, so that the damage is a visible change.
     std::thread::sleep(std::time::Duration::from_millis(20));
-    {
-        use std::io::{Seek, SeekFrom, Write};
-        let raw = rusqlite::Connection::open(&path).unwrap();
-        let root: i64 = raw
-            .query_row(
-                "SELECT rootpage FROM sqlite_master WHERE name = 'messages'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        let page: i64 = raw
-            .pragma_query_value(None, "page_size", |r| r.get(0))
-            .unwrap();
-        drop(raw);
-        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        f.seek(SeekFrom::Start(((root - 1) * page) as u64)).unwrap();
-        f.write_all(&[0xde; 64]).unwrap();
-    }
+    damage(&path);
     std::fs::write(&input, conversation(&IdGenerator::new()).1).unwrap();
     let out = crosstalk(&path, &["import", input.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
