@@ -118,6 +118,7 @@ fn start_serve() -> Running {
         size_limit: 1 << 20,
         book: Default::default(),
         audit_by: None,
+        retry_for: Duration::ZERO,
     };
     let (stop, stopped) = tokio::sync::oneshot::channel();
     let (bound_tx, bound_rx) = mpsc::channel();

@@ -204,7 +204,9 @@ impl Default for SendConfig {
         // Long enough for a few tries of a rate limit that asks for seconds (`serve`'s
         // default asks for 1 s), short enough for a command someone waits on; a peer that
         // asks for a minute is given up on at once, and says when to send again.
-        SendConfig { retry_for: 30 }
+        SendConfig {
+            retry_for: crate::transport::http::retry::DEFAULT_RETRY_FOR.as_secs(),
+        }
     }
 }
 

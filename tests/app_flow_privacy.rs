@@ -273,17 +273,16 @@ fn the_store_holds_back_personal_data_its_thread_does_not_consent_to() {
         }
         // The hop (`crosstalk watch`, a companion) leaves it for the operator too.
         let book = crosstalk::contacts::AddressBook::default();
-        let hop = store
-            .put_up_text(id, &crosstalk::store::Carrier::now(&book, None))
-            .unwrap();
+        let carrier = crosstalk::transport::route::Carrier::now(&book, None);
+        let hop = crosstalk::transport::route::put_up(&store, id, None, &carrier).unwrap();
         match (held, hop) {
-            (Some(_), Some(crosstalk::store::Hop::Refuse { reason })) => {
+            (Some(_), Some(crosstalk::transport::route::HopPlan::Refuse { reason })) => {
                 assert!(
                     reason.starts_with("its body holds 1 e-mail address"),
                     "{reason}"
                 );
             }
-            (None, Some(crosstalk::store::Hop::Relay { .. })) => {}
+            (None, Some(crosstalk::transport::route::HopPlan::Relay { .. })) => {}
             (_, other) => panic!("unexpected hop for case {i}: {other:?}"),
         }
     }

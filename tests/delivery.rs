@@ -1044,7 +1044,7 @@ fn an_answer_to_a_poll_shows_only_its_target_had_it() {
 #[test]
 fn a_poll_put_up_for_a_target_counts_as_carried_to_its_window() {
     use crosstalk::contacts::{AddressBook, Contact};
-    use crosstalk::store::{Carrier, Hop};
+    use crosstalk::transport::route::{self, Carrier, HopPlan};
     let (_d, mut s) = store();
     let book = AddressBook {
         contacts: vec![Contact {
@@ -1062,7 +1062,8 @@ fn a_poll_put_up_for_a_target_counts_as_carried_to_its_window() {
         &mut s,
         &env("CLAUDE", "POLL", &v[0], None, &v[1], "POLL", THREE_TARGETS),
     );
-    let Some(Hop::Relay { ready, next }) = s.put_up_text(&v[1], &carrier).unwrap() else {
+    let Some(HopPlan::Relay { ready, next }) = route::put_up(&s, &v[1], None, &carrier).unwrap()
+    else {
         panic!("not put up");
     };
     assert_eq!(ready.to, "claude://s/a");
@@ -1073,8 +1074,8 @@ fn a_poll_put_up_for_a_target_counts_as_carried_to_its_window() {
         ["chatgpt://t/x", "gemini://g"]
     );
     // ChatGPT's window by its address: fenced, after its preamble.
-    let Some(Hop::Relay { ready, next }) =
-        s.put_up_to(&v[1], Some("chatgpt://t/x"), &carrier).unwrap()
+    let Some(HopPlan::Relay { ready, next }) =
+        route::put_up(&s, &v[1], Some("chatgpt://t/x"), &carrier).unwrap()
     else {
         panic!("not put up");
     };
@@ -1093,7 +1094,7 @@ fn a_poll_put_up_for_a_target_counts_as_carried_to_its_window() {
         &env("CLAUDE", "chatgpt://t/x", &v[2], None, &v[3], "REQUEST", ""),
     );
     let m = s.message(&v[3]).unwrap().unwrap();
-    let ready = s.for_recipient(&m, &carrier).unwrap();
+    let ready = route::for_recipient(&s, &m, &carrier).unwrap();
     assert!(ready.fenced && !ready.preamble, "{ready:?}");
 }
 

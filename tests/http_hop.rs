@@ -5,11 +5,12 @@
 
 mod http;
 
-use crosstalk::contacts::{AddressBook, Contact};
+use crosstalk::contacts::{AddressBook, Contact, DeliveryMethod};
 use crosstalk::ids::IdGenerator;
-use crosstalk::store::{Hop, Store};
+use crosstalk::store::Store;
 use crosstalk::transport::http::hop::{HopAnswer, parse_refusal};
 use crosstalk::transport::http::receive::Desk;
+use crosstalk::transport::route::HopPlan as Hop;
 use proptest::prelude::*;
 
 fn envelope(ids: &IdGenerator, from: &str, to: &str, body: &str) -> (String, String) {
@@ -43,13 +44,17 @@ struct Fixture {
 }
 
 fn desk() -> Fixture {
+    desk_with(book())
+}
+
+fn desk_with(book: AddressBook) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("desk.db");
     let mut store = Store::open(&path).unwrap();
     store
         .set_operator_addresses(&["kalle".to_string()])
         .unwrap();
-    let desk = Desk::new(store, Some("kalle".into()), 1 << 20).with_carrier(book(), None);
+    let desk = Desk::new(store, Some("kalle".into()), 1 << 20).with_carrier(book, None);
     Fixture {
         _dir: dir,
         path,
@@ -70,6 +75,63 @@ fn relayed_by(path: &std::path::Path, id: &str) -> Option<String> {
         .unwrap()
         .and_then(|d| d.relayed)
         .map(|(_, how)| how)
+}
+
+/// A companion's copy for a contact that takes envelopes over HTTP is delivered by the desk
+/// itself, through the same route as the app's `y`: the answer says so (the companion leaves
+/// its clipboard alone), and the message is relayed by `http` with the peer's ACK in its
+/// thread. Stored only (`?carry=0`), it is not delivered.
+#[test]
+fn a_hop_for_a_contact_over_http_is_delivered_by_the_desk() {
+    let peer_dir = tempfile::tempdir().unwrap();
+    let peer = http::Server::start(&peer_dir.path().join("peer.db"), &["--token", "tok"]);
+    let mut book = book();
+    book.contacts.push(Contact {
+        name: "GEMINI".into(),
+        delivery: DeliveryMethod::Http,
+        url: Some(peer.url.clone()),
+        token: Some("tok".into()),
+        ..Default::default()
+    });
+    let mut f = desk_with(book);
+    let ids = IdGenerator::new();
+    let (kept, text) = envelope(&ids, "CLAUDE", "GEMINI", "Only kept.");
+    let a = answer(&f.desk.hop("p", text.as_bytes(), false));
+    assert!(matches!(&a.hop, Hop::Relay { .. }), "{a:?}");
+    assert_eq!(relayed_by(&f.path, &kept), None);
+    let (id, text) = envelope(&ids, "CLAUDE", "GEMINI", "Over the wire.");
+    let a = answer(&f.desk.hop("p", text.as_bytes(), true));
+    let Hop::Delivered { done, next } = &a.hop else {
+        panic!("not delivered: {a:?}");
+    };
+    assert!(!a.carried, "the companion has nothing to put up");
+    assert!(next.is_empty());
+    assert_eq!(
+        (
+            done.message.as_str(),
+            done.over.as_str(),
+            done.delivered,
+            done.recorded
+        ),
+        (id.as_str(), "http", true, true)
+    );
+    assert_eq!(done.line, "Delivered to GEMINI over HTTP: ACK");
+    assert_eq!(relayed_by(&f.path, &id).as_deref(), Some("http"));
+    let thread = Store::open(&f.path)
+        .unwrap()
+        .message(&id)
+        .unwrap()
+        .unwrap()
+        .thread;
+    let listed = Store::open(&f.path)
+        .unwrap()
+        .thread(&thread)
+        .unwrap()
+        .unwrap();
+    assert!(
+        (listed.messages.iter()).any(|m| m.envelope.intent_raw() == Some("ACK")),
+        "the peer's ACK is in the thread"
+    );
 }
 
 #[test]

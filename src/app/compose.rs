@@ -404,9 +404,12 @@ impl App {
             self.set_status(status);
             return Ok(());
         }
-        // A contact that takes envelopes over HTTP gets it posted (the primer is for chat
-        // windows: a first envelope with one is copied).
-        if primer.is_none() && self.deliver_over_http(&message, &thread, &text, &to) {
+        // A contact that takes envelopes straight (over HTTP) gets it delivered; the primer
+        // is for chat windows: a first envelope with one is copied.
+        let stored = self.store.message(&message)?;
+        if let Some(m) = stored
+            && self.deliver_direct(&m, &to, primer.is_some())?.is_some()
+        {
             let status = self.status.clone();
             self.reveal(&thread, Some(&message))?;
             self.set_status(status);
@@ -498,15 +501,18 @@ impl App {
         true
     }
 
-    /// Relays `m` as `text` (with this desk's audit hop when `hop`): over HTTP to a contact
-    /// that takes it, else to the clipboard, and records it.
+    /// Relays `m` as `text` (with this desk's audit hop when `hop`): straight to a contact
+    /// that takes envelopes so (over HTTP), else to the clipboard, and records it.
     fn relay_message(
         &mut self,
         m: &crate::store::StoredMessage,
         text: &str,
         hop: bool,
     ) -> anyhow::Result<()> {
-        if self.deliver_over_http(&m.id, &m.thread, text, &m.envelope.banner.to) {
+        if self
+            .deliver_direct(m, &m.envelope.banner.to, false)?
+            .is_some()
+        {
             return Ok(());
         }
         if let Some((level, line)) = self.copy_text(text, &m.envelope.banner.to) {

@@ -13,7 +13,8 @@ use std::io::Write as _;
 
 use super::App;
 use super::Level;
-use crate::store::{Carrier, ForRecipient, HopDecision, ImportReport, StoredMessage, Waiting};
+use crate::store::{HopDecision, ImportReport, StoredMessage, Waiting};
+use crate::transport::route::{self, ForRecipient};
 
 /// What [`App::take_hop`] did.
 pub(super) enum Taken {
@@ -207,17 +208,13 @@ impl App {
         let Some(m) = self.store.message(id)? else {
             return Ok(None);
         };
-        // A contact that takes envelopes over HTTP gets it posted, as `y` posts it: the
-        // answer is recorded when it comes back (see `http_delivery`). The primer is for
-        // chat windows: a first envelope with one is copied.
-        let (posted, _) = self.relay_text(&m)?;
-        if !primer && self.deliver_over_http(id, &m.thread, &posted, to) {
+        // A contact that takes envelopes straight (over HTTP) gets it delivered, as `y`
+        // delivers it: the answer is recorded when it comes back (see `under_way`). The
+        // primer is for chat windows: a first envelope with one is copied.
+        if let Some(started) = self.deliver_direct(&m, to, primer)? {
             let thread = m.thread.clone();
             self.select_put_up(&thread, id)?;
-            return Ok(Some(format!(
-                "Delivering to {} over HTTP",
-                super::text::safe_line(to)
-            )));
+            return Ok(Some(started));
         }
         let ready = self.target_text(&m, to, primer)?;
         // Already fenced as the contact wants: copied as it is.
@@ -271,7 +268,7 @@ impl App {
         }
     }
 
-    /// The text the window of `to` gets of `m` (see [`crate::store::Store::for_target`]);
+    /// The text the window of `to` gets of `m` (see [`route::for_target`]);
     /// with `primer`, after the primer.
     fn target_text(
         &self,
@@ -279,13 +276,12 @@ impl App {
         to: &str,
         primer: bool,
     ) -> anyhow::Result<ForRecipient> {
-        let carrier = Carrier {
-            book: &self.contacts,
-            audit_by: self.settings.audit_by.as_deref(),
-            now: self.now,
-            primer,
-        };
-        Ok(self.store.for_target(m, to, &carrier)?)
+        Ok(route::for_target(
+            &self.store,
+            m,
+            to,
+            &self.carrier(primer),
+        )?)
     }
 
     /// The bell, when `[watch] bell` asks for it.

@@ -25,7 +25,6 @@ pub mod error_reply;
 pub mod help;
 mod history;
 mod hop;
-pub mod http_delivery;
 mod in_view;
 pub mod inspector;
 pub mod keymap;
@@ -53,6 +52,7 @@ mod status;
 pub mod text;
 pub mod thread_list;
 pub mod thread_tree;
+pub mod under_way;
 mod versions;
 pub mod watch;
 
@@ -244,8 +244,8 @@ pub struct App {
     pub relay_pii_confirmed: Option<String>,
     /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
     pub contacts: crate::contacts::AddressBook,
-    /// Posts to contacts that take envelopes over HTTP, until their answers are recorded.
-    pub http_sends: Vec<http_delivery::InFlight>,
+    /// Deliveries straight to contacts (over HTTP), until their answers are recorded.
+    pub under_way: Vec<under_way::Sending>,
     /// Queue items settled in this run, newest last: `u` in the queue brings them back.
     pub queue_undo: Vec<settle::SettledHere>,
     /// Threads archived or brought back in this run, newest last: `U` undoes them.
@@ -310,7 +310,7 @@ impl App {
             arrival: None,
             relay_pii_confirmed: None,
             contacts,
-            http_sends: Vec::new(),
+            under_way: Vec::new(),
             queue_undo: Vec::new(),
             archive_undo: Vec::new(),
         };
@@ -477,7 +477,7 @@ impl App {
             Action::Tick => {
                 self.retry_pending();
                 self.take_watched();
-                self.take_http_answers();
+                self.step_deliveries();
                 self.notice_other_writers();
                 self.refresh_inspector();
                 return Ok(());

@@ -124,6 +124,7 @@ pub fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, 
         size_limit: config.protocol.size_limit,
         book: config.address_book(),
         audit_by: config.audit_name(),
+        retry_for: Duration::from_secs(config.send.retry_for),
     };
     // Refused before the database is opened or anything is bound.
     server::check(&settings).map_err(|e| Failure::usage(e.to_string()))?;

@@ -42,7 +42,6 @@ mod sign_cmd;
 mod split_cmd;
 mod store_cmd;
 mod watch_cmd;
-mod watch_http;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,8 +1,9 @@
 //! `crosstalk watch`: imports every envelope copied to the clipboard while it runs, one line
 //! (or one JSON object) per import, until Ctrl-C; with `[relay] copy_on_import`, puts each
 //! one for someone else back on the clipboard ready for its recipient (the hop). The
-//! decisions live in [`crate::clipboard::watch`] and [`crate::store::Store::hop`]; this file
-//! only wires them to the store and the terminal. `--to URL` runs the same loop as a desk's
+//! decisions live in [`crate::clipboard::watch`] and [`crate::transport::route`] (the hop's
+//! plan, and the delivery straight to a contact that takes envelopes so); this file only
+//! wires them to the store and the terminal. `--to URL` runs the same loop as a desk's
 //! companion (see `companion.rs`).
 
 use std::io::Write as _;
@@ -22,7 +23,8 @@ use crate::config::Config;
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
 use crate::store::ImportSummary;
-use crate::store::{Carrier, Hop, Waiting};
+use crate::store::{Store, Waiting};
+use crate::transport::route::{self, Carrier, Done, HopPlan};
 
 /// How often the loop looks at the stop flag while waiting for the clipboard.
 const STOP_POLL: Duration = Duration::from_millis(100);
@@ -44,20 +46,8 @@ pub fn watch(
     let book = config.address_book();
     let audit_by = config.audit_name();
     let hop_on = config.relay.copy_on_import;
-    // A relay to a contact that takes envelopes over HTTP is posted to it, not copied.
-    let posted = |store: &mut crate::store::Store, hop: &Hop| match hop {
-        Hop::Relay { ready, .. } => super::watch_http::post_hop(
-            store,
-            &book,
-            ready,
-            audit_by.as_deref(),
-            &Options {
-                now: Some(jiff::Timestamp::now()),
-                ..opts.clone()
-            },
-        ),
-        _ => Ok(None),
-    };
+    let retry_for = Duration::from_secs(config.send.retry_for);
+    let carrier = || Carrier::now(&book, audit_by.as_deref()).waiting_out(retry_for);
     let mut total = 0usize;
     loop {
         let text = match w.next()? {
@@ -79,14 +69,13 @@ pub fn watch(
                     w.say("Nothing waits to be put up: Enter follows a copy that held several envelopes.")?;
                     continue;
                 };
-                let carrier = Carrier::now(&book, audit_by.as_deref());
                 // For the window it waited for: a POLL's next target.
-                let hop = store
-                    .put_up_to(&next.message, Some(&next.to), &carrier)
+                let hop = route::put_up(&store, &next.message, Some(&next.to), &carrier())
                     .map_err(|e| Failure::usage(e.to_string()))?
-                    .unwrap_or(Hop::Nothing);
-                if let Some(posted) = posted(&mut store, &hop)? {
-                    w.tell_posted(None, &posted)?;
+                    .unwrap_or(HopPlan::Nothing);
+                let hop = w.carry_direct(&mut store, hop, &carrier(), opts)?;
+                if let HopPlan::Delivered { done, .. } = &hop {
+                    w.tell_posted(None, done)?;
                     continue;
                 }
                 let copied = w.carry(&hop, |id, to, method| {
@@ -108,25 +97,17 @@ pub fn watch(
         let arrival = ImportSummary::of(&report);
         total += arrival.imported;
         let hop = if hop_on {
-            let carrier = Carrier::now(&book, audit_by.as_deref());
-            Some(
-                store
-                    .hop(&report, &carrier)
-                    .map_err(|e| Failure::usage(e.to_string()))?,
-            )
+            let plan = route::plan(&store, &report, &carrier())
+                .map_err(|e| Failure::usage(e.to_string()))?;
+            Some(w.carry_direct(&mut store, plan, &carrier(), &opts)?)
         } else {
             None
         };
-        if let Some(posted) = match &hop {
-            Some(hop) => posted(&mut store, hop)?,
-            None => None,
-        } {
-            // Posted, not copied: the clipboard is left as it is; a POLL's other targets
+        if let Some(hop @ HopPlan::Delivered { done, .. }) = &hop {
+            // Delivered, not copied: the clipboard is left as it is; a POLL's other targets
             // still wait for Enter.
-            if let Some(hop) = &hop {
-                w.wait_for_next(hop);
-            }
-            w.tell_posted(Some(&arrival), &posted)?;
+            w.wait_for_next(hop);
+            w.tell_posted(Some(&arrival), done)?;
             continue;
         }
         let copied = match &hop {
@@ -259,10 +240,28 @@ impl Watching {
 
     /// Puts the other windows a relayed message goes to (a POLL's other targets) first in
     /// what waits for Enter.
-    pub(super) fn wait_for_next(&mut self, hop: &Hop) {
-        if let Hop::Relay { next, .. } = hop {
-            self.waiting.splice(0..0, next.iter().cloned());
-        }
+    pub(super) fn wait_for_next(&mut self, hop: &HopPlan) {
+        self.waiting
+            .splice(0..0, route::next_of(hop).iter().cloned());
+    }
+
+    /// Delivers `plan`'s relay straight to a recipient that takes envelopes so (see
+    /// [`route::carry_direct`]), saying each line on the way (a busy peer waited out).
+    pub(super) fn carry_direct(
+        &self,
+        store: &mut Store,
+        plan: HopPlan,
+        carrier: &Carrier<'_>,
+        opts: &Options,
+    ) -> Result<HopPlan, Failure> {
+        let opts = Options {
+            now: Some(jiff::Timestamp::now()),
+            ..opts.clone()
+        };
+        route::carry_direct(store, plan, carrier, &opts, &mut |line| {
+            let _ = self.say(line);
+        })
+        .map_err(|e| Failure::usage(e.to_string()))
     }
 
     /// Acts on `hop`: a relay's text goes on the clipboard and `relayed(id, to, method)`
@@ -270,11 +269,11 @@ impl Watching {
     /// refusal rings. Returns how the text was copied.
     pub(super) fn carry(
         &mut self,
-        hop: &Hop,
+        hop: &HopPlan,
         relayed: impl FnOnce(&str, &str, &str) -> Result<(), crate::store::StoreError>,
     ) -> Result<Option<String>, Failure> {
         match hop {
-            Hop::Relay { ready, .. } => {
+            HopPlan::Relay { ready, .. } => {
                 let report = self
                     .clipboard
                     .copy(&ready.text, &mut std::io::stdout())
@@ -288,16 +287,22 @@ impl Watching {
                 self.ring();
                 Ok(Some(method))
             }
-            Hop::Several { waiting } => {
+            HopPlan::Several { waiting } => {
                 self.waiting = waiting.clone();
                 self.ring();
                 Ok(None)
             }
-            Hop::Refuse { .. } => {
+            // Delivered by the desk (a companion's): its next windows wait for Enter.
+            HopPlan::Delivered { .. } => {
+                self.wait_for_next(hop);
                 self.ring();
                 Ok(None)
             }
-            Hop::Nothing => Ok(None),
+            HopPlan::Refuse { .. } => {
+                self.ring();
+                Ok(None)
+            }
+            HopPlan::Nothing => Ok(None),
         }
     }
 
@@ -305,7 +310,7 @@ impl Watching {
     pub(super) fn tell(
         &self,
         arrival: Option<&ImportSummary>,
-        hop: Option<&Hop>,
+        hop: Option<&HopPlan>,
         copied: Option<&str>,
     ) -> Result<(), Failure> {
         self.told(Told {
@@ -336,19 +341,24 @@ impl Watching {
         out.finish()
     }
 
-    /// What an import and a hop posted over HTTP did: the arrival's line and the post's;
-    /// with `--json`, one object with the arrival's fields and `posted` (`over`, `accepted`,
-    /// `line`). Rings, as a hop does.
+    /// What an import and a hop delivered straight to its recipient did: the arrival's line
+    /// and the delivery's; with `--json`, one object with the arrival's fields and `posted`
+    /// (`over`, `accepted`, `line`). Rings, as a hop does.
     pub(super) fn tell_posted(
         &self,
         arrival: Option<&ImportSummary>,
-        posted: &super::watch_http::Posted,
+        done: &Done,
     ) -> Result<(), Failure> {
+        let posted = Posted {
+            over: done.over.clone(),
+            accepted: done.delivered,
+            line: posted_line(done),
+        };
         self.told(Told {
             arrival,
             hop: None,
             copied: None,
-            posted: Some(posted),
+            posted: Some(&posted),
             waiting: self.waiting.len(),
         })?;
         self.ring();
@@ -384,22 +394,46 @@ struct Told<'a> {
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     arrival: Option<&'a ImportSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    hop: Option<&'a Hop>,
+    hop: Option<&'a HopPlan>,
     /// How the recipient's text was copied.
     #[serde(skip_serializing_if = "Option::is_none")]
     copied: Option<&'a str>,
     /// What came of posting it, when its recipient takes envelopes over HTTP.
     #[serde(skip_serializing_if = "Option::is_none")]
-    posted: Option<&'a super::watch_http::Posted>,
+    posted: Option<&'a Posted>,
     /// Envelopes of a several-envelope copy still waiting for Enter.
     waiting: usize,
 }
 
+/// What came of delivering a hop's envelope straight to its recipient.
+#[derive(serde::Serialize)]
+struct Posted {
+    /// The way it went (`http`).
+    over: String,
+    /// Whether the recipient took it.
+    accepted: bool,
+    /// One line for the operator (before sanitizing: it quotes the recipient's answer).
+    line: String,
+}
+
+/// The line for a delivery straight to a recipient; one that got no answer says that the
+/// message still waits (before sanitizing).
+fn posted_line(done: &Done) -> String {
+    if done.recorded {
+        done.line.clone()
+    } else {
+        format!(
+            "{}; it stays in the queue to relay (y in the app delivers it again)",
+            done.line
+        )
+    }
+}
+
 /// What the operator is told of a hop (before sanitizing: a reason may quote the envelope),
 /// with what still `waiting` for Enter.
-pub(super) fn hop_line(hop: &Hop, waiting: &[Waiting]) -> Option<String> {
+pub(super) fn hop_line(hop: &HopPlan, waiting: &[Waiting]) -> Option<String> {
     Some(match hop {
-        Hop::Relay { ready, .. } => {
+        HopPlan::Relay { ready, .. } => {
             let first = if ready.preamble {
                 ", its preamble first"
             } else {
@@ -421,7 +455,7 @@ pub(super) fn hop_line(hop: &Hop, waiting: &[Waiting]) -> Option<String> {
                 None => format!("Ready for {}: paste it there{first}{more}", ready.to),
             }
         }
-        Hop::Several { waiting } => {
+        HopPlan::Several { waiting } => {
             // A POLL waits once per target: the envelopes are counted once each.
             let mut envelopes: Vec<&str> = waiting.iter().map(|w| w.message.as_str()).collect();
             envelopes.dedup();
@@ -431,10 +465,11 @@ pub(super) fn hop_line(hop: &Hop, waiting: &[Waiting]) -> Option<String> {
                 waiting.first().map(|w| w.to.as_str()).unwrap_or("")
             )
         }
-        Hop::Refuse { reason } => format!(
+        HopPlan::Refuse { reason } => format!(
             "Clipboard left unchanged: {reason}. Check what you copied before pasting it anywhere."
         ),
-        Hop::Nothing => return None,
+        HopPlan::Delivered { done, .. } => posted_line(done),
+        HopPlan::Nothing => return None,
     })
 }
 

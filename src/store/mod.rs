@@ -58,7 +58,7 @@ pub use conflict::MessageVersion;
 pub use delivery::{Delivery, ulid_time};
 pub use erase::{EARLIER_COPIES, EraseTarget, Erasure};
 pub use fanout::{Carried, RelayedTo, TargetRelay};
-pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Turn, Waiting};
+pub use hop::{HopDecision, Waiting};
 pub use import::{ImportItem, ImportReport, Kept, Outcome};
 pub use import_summary::ImportSummary;
 pub use keys::{Added, KeyRow, KeySource, SignatureCheck, is_trust_alarm};

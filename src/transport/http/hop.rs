@@ -1,7 +1,9 @@
 //! The hop over HTTP, for a desk on another machine: a companion (`crosstalk watch --to URL`
 //! on the operator's laptop) posts what the laptop's clipboard gained, and the desk answers
 //! with what to put on that clipboard — the same decision and the same text `crosstalk watch`
-//! makes locally ([`crate::store::Store::hop`]).
+//! makes locally ([`crate::transport::route::plan`]). An envelope for a contact that takes
+//! envelopes straight (over HTTP) is delivered by the desk, and the answer says so: the
+//! companion leaves its clipboard alone.
 //!
 //! - `POST /crosstalk/hop` with the copied text (`text/plain; charset=utf-8`): the desk keeps
 //!   it raw, imports it, and answers `200` with a [`HopAnswer`] in JSON. With `?carry=0` the
@@ -17,7 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use super::receive::{Answer, Desk};
 use crate::store::ImportSummary;
-use crate::store::{Carrier, Hop, StoreError};
+use crate::store::StoreError;
+use crate::transport::route::{self, Carrier, HopPlan};
 
 /// Where a companion posts what it copied.
 pub const HOP_PATH: &str = "/crosstalk/hop";
@@ -35,7 +38,7 @@ pub const RELAY_METHOD: &str = "companion";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HopAnswer {
     /// What to do with the clipboard.
-    pub hop: Hop,
+    pub hop: HopPlan,
     /// Whether the desk recorded the envelope as relayed (the companion puts it up).
     pub carried: bool,
     /// What the import did (absent for `/hop/next`).
@@ -120,7 +123,7 @@ impl Desk {
             Err(e) => return failed(&e),
         };
         let carrier = Carrier::now(&self.book, self.audit_by.as_deref());
-        let hop = match self.store.hop(&report, &carrier) {
+        let hop = match route::plan(&self.store, &report, &carrier) {
             Ok(h) => h,
             Err(e) => return failed(&e),
         };
@@ -133,7 +136,7 @@ impl Desk {
     pub fn put_up(&mut self, body: &[u8]) -> Answer {
         let id = String::from_utf8_lossy(body).trim().to_string();
         let carrier = Carrier::now(&self.book, self.audit_by.as_deref());
-        match self.store.put_up_text(&id, &carrier) {
+        match route::put_up(&self.store, &id, None, &carrier) {
             Ok(Some(hop)) => self.answer(hop, true, None),
             Ok(None) => json_refusal(
                 404,
@@ -144,9 +147,21 @@ impl Desk {
         }
     }
 
-    fn answer(&mut self, hop: Hop, carry: bool, arrival: Option<ImportSummary>) -> Answer {
+    /// Answers `hop`; with `carry`, records the relay the companion makes, or first delivers
+    /// it straight when the recipient takes envelopes so (the desk waits for that answer).
+    fn answer(&mut self, hop: HopPlan, carry: bool, arrival: Option<ImportSummary>) -> Answer {
         let mut carried = false;
-        if carry && let Hop::Relay { ready, .. } = &hop {
+        let hop = if carry {
+            let carrier =
+                Carrier::now(&self.book, self.audit_by.as_deref()).waiting_out(self.retry_for);
+            match route::carry_direct(&mut self.store, hop, &carrier, &self.opts, &mut |_| {}) {
+                Ok(hop) => hop,
+                Err(e) => return failed(&e),
+            }
+        } else {
+            hop
+        };
+        if carry && let HopPlan::Relay { ready, .. } = &hop {
             match (self.store).mark_relayed_to(&ready.message, &ready.to, RELAY_METHOD) {
                 Ok(_) => carried = true,
                 Err(e) => return failed(&e),

@@ -32,6 +32,8 @@ pub struct Desk {
     pub(super) book: crate::contacts::AddressBook,
     /// With `[relay] audit`: the name of this desk's hops.
     pub(super) audit_by: Option<String>,
+    /// How long a hop delivered straight to its recipient waits out a busy peer.
+    pub(super) retry_for: std::time::Duration,
 }
 
 impl Desk {
@@ -48,11 +50,12 @@ impl Desk {
             },
             book: Default::default(),
             audit_by: None,
+            retry_for: crate::transport::http::retry::DEFAULT_RETRY_FOR,
         }
     }
 
     /// How envelopes relayed through a companion are written for their recipients: the
-    /// address book and the audit name (see [`crate::store::Carrier`]).
+    /// address book and the audit name (see [`crate::transport::route::Carrier`]).
     pub fn with_carrier(
         mut self,
         book: crate::contacts::AddressBook,
@@ -60,6 +63,13 @@ impl Desk {
     ) -> Self {
         self.book = book;
         self.audit_by = audit_by;
+        self
+    }
+
+    /// How long a hop delivered straight to its recipient waits out a peer that asks to be
+    /// sent again (`[send] retry_for`).
+    pub fn waiting_out(mut self, retry_for: std::time::Duration) -> Self {
+        self.retry_for = retry_for;
         self
     }
 

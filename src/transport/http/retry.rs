@@ -17,6 +17,10 @@ pub const MIN_WAIT: Duration = Duration::from_secs(1);
 /// The first wait after a 429 that does not say when (doubled each time after).
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 
+/// How long a delivery waits out a peer that asks to be sent again, unless `[send]
+/// retry_for` says otherwise.
+pub const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
+
 /// How long `send` may wait in all for a peer that asks it to wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {

@@ -81,6 +81,9 @@ pub struct Settings {
     pub book: crate::contacts::AddressBook,
     /// With `[relay] audit`: the name of this desk's hops.
     pub audit_by: Option<String>,
+    /// How long a hop delivered straight to a contact waits out a busy peer (`[send]
+    /// retry_for`).
+    pub retry_for: Duration,
 }
 
 /// Why `serve` could not start.
@@ -235,7 +238,8 @@ async fn run(
 ) -> Result<Summary, ServeError> {
     let (jobs, queue) = mpsc::channel::<Job>();
     let mut desk = Desk::new(store, settings.desk.clone(), settings.size_limit)
-        .with_carrier(settings.book.clone(), settings.audit_by.clone());
+        .with_carrier(settings.book.clone(), settings.audit_by.clone())
+        .waiting_out(settings.retry_for);
     let writer = std::thread::Builder::new()
         .name("crosstalk-serve-writer".into())
         .spawn(move || {
@@ -781,6 +785,7 @@ mod tests {
             size_limit: 1,
             book: Default::default(),
             audit_by: None,
+            retry_for: Duration::ZERO,
         };
         assert!(check(&base).is_ok());
         for addr in ["[::1]:0", "127.0.0.2:80"] {
