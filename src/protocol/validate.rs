@@ -284,15 +284,18 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
     }
     // The v1.0 `response:` reply is the one documented form that carries no `sig:`.
     if env.sig.is_none() && !p.reply_form {
-        let line = if p.terminated {
-            p.span.end_line
+        // At the start of the `[[END]]` line; an envelope that ends on its banner's line (one
+        // collapsed onto a line, perhaps after others) at its banner, so that its findings
+        // stay after the envelopes before it on that line.
+        let (line, column) = if p.terminated && p.span.end_line != banner.line {
+            (p.span.end_line, 1)
         } else {
-            banner.line
+            (banner.line, banner.column)
         };
         d.push(Diagnostic::new(
             Code::MissingSig,
             line,
-            1,
+            column,
             "no `sig:` line; write `sig: none` before `[[END]]` for an unsigned envelope",
         ));
     }
@@ -578,6 +581,24 @@ fn first_of_each_key<K: AsRef<str>, V>(entries: &[(K, V)]) -> Vec<Option<usize>>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Envelopes collapsed onto one line, one after another: a missing `sig:` is reported at
+    /// each one's banner, not at the line's start before the envelopes ahead of it, so that
+    /// the findings of an input read in order are in the order of its text.
+    #[test]
+    fn a_missing_sig_on_a_shared_line_is_at_its_envelope() {
+        let text = "[[A→B v1]] session: s1 body: | one [[END]] [[C→D v1]] session: s2 body: | two [[END]]\n";
+        let ex = crate::protocol::extract(text, &Options::default());
+        assert_eq!(ex.envelopes.len(), 2, "{:?}", ex.envelopes);
+        for p in &ex.envelopes {
+            let start = (p.positions.banner.line, p.positions.banner.column);
+            let sig = (p.diagnostics.iter())
+                .find(|d| d.code == Code::MissingSig)
+                .map(|d| (d.line, d.column));
+            assert_eq!(sig, Some(start), "{:?}", p.diagnostics);
+        }
+        assert!(ex.envelopes[1].positions.banner.column > 1);
+    }
 
     #[test]
     fn bidi_controls_in_headers_and_meta_values_are_reported() {
