@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use crosstalk::app::keymap::Keymap;
-use crosstalk::app::thread_list::PAGE;
+use crosstalk::app::panes::thread_list::PAGE;
 use crosstalk::app::{Action, App, Settings};
 use crosstalk::clipboard::{Clipboard, ClipboardConfig, Env};
 use crosstalk::protocol::Options;

@@ -450,7 +450,7 @@ fn search_finds_as_the_last_word_is_typed() {
     t.keys("Nishi");
     let s = t.screen();
     assert!(!s.contains("0 of 0"), "{s}");
-    let Some(crosstalk::app::popup::Popup::Search(search)) = &t.app.popup else {
+    let Some(crosstalk::app::popups::popup::Popup::Search(search)) = &t.app.popup else {
         panic!("no search: {s}")
     };
     assert!(!search.hits.is_empty(), "{s}");
@@ -621,7 +621,7 @@ fn the_paste_preview_moves_by_pages_and_to_either_end() {
     t.act(Action::Paste(vec![request(); 30].join("\n")));
     assert!(t.screen().contains("Paste: 30 envelopes"), "{}", t.screen());
     let selected = |t: &support::Harness| match &t.app.popup {
-        Some(crosstalk::app::popup::Popup::Preview(p)) => p.selected,
+        Some(crosstalk::app::popups::popup::Popup::Preview(p)) => p.selected,
         other => panic!("no preview: {other:?}"),
     };
     t.keys("G");
@@ -1049,7 +1049,7 @@ fn a_draft_shows_at_once_and_is_never_a_message_or_unread() {
     assert!(t.screen().contains("Drafts"));
     // Discarding the reply's draft takes its ✎ away at once.
     let reply_row = match &t.app.popup {
-        Some(crosstalk::app::popup::Popup::Drafts { drafts, .. }) => {
+        Some(crosstalk::app::popups::popup::Popup::Drafts { drafts, .. }) => {
             drafts.iter().position(|d| d.parent.is_some()).unwrap()
         }
         _ => panic!("drafts list not open"),
@@ -1138,7 +1138,7 @@ fn export_expands_home_picks_the_format_tab_completes_and_open_takes_a_prefix() 
     t.keys(":exp\t");
     t.keys(" ~/exp\t");
     let line = match &t.app.popup {
-        Some(crosstalk::app::popup::Popup::Command(p)) => p.text.clone(),
+        Some(crosstalk::app::popups::popup::Popup::Command(p)) => p.text.clone(),
         _ => panic!("command line closed"),
     };
     assert_eq!(line, "export ~/exports/");
@@ -1545,7 +1545,7 @@ fn the_command_line_recalls_the_commands_run_before() {
     t.key(KeyCode::Esc, NONE);
     t.keys(":ex");
     let prompt = |t: &support::Harness| match &t.app.popup {
-        Some(crosstalk::app::popup::Popup::Command(p)) => p.text.clone(),
+        Some(crosstalk::app::popups::popup::Popup::Command(p)) => p.text.clone(),
         other => panic!("no command line: {:?}", other.is_some()),
     };
     t.key(KeyCode::Up, NONE);
@@ -1570,7 +1570,7 @@ fn closing_the_paste_box_keeps_its_text() {
     assert!(
         matches!(
             t.app.popup,
-            Some(crosstalk::app::popup::Popup::PasteBox { .. })
+            Some(crosstalk::app::popups::popup::Popup::PasteBox { .. })
         ),
         "no clipboard here: the paste box opens"
     );

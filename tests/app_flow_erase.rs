@@ -3,7 +3,7 @@
 
 mod support;
 
-use crosstalk::app::popup::Popup;
+use crosstalk::app::popups::popup::Popup;
 use crosstalk::app::{Action, Pane};
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use support::{harness, store_in};

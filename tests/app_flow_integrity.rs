@@ -236,7 +236,7 @@ fn the_preview_shows_the_ids_the_import_will_make() {
                body: |\n  question\nsig: none\n[[END]]\n";
     t.act(Action::Paste(v10.to_string()));
     let shown = match &t.app.popup {
-        Some(crosstalk::app::popup::Popup::Preview(p)) => {
+        Some(crosstalk::app::popups::popup::Popup::Preview(p)) => {
             p.report.items[0].message.clone().unwrap()
         }
         _ => panic!("no preview"),

@@ -6,7 +6,7 @@
 mod support;
 
 use crosstalk::app::Action;
-use crosstalk::app::popup::Popup;
+use crosstalk::app::popups::popup::Popup;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use support::{harness, store_in};
 
@@ -332,7 +332,7 @@ fn the_error_composer_at_80_by_24_keeps_room_for_the_body() {
         "the block says it holds more:\n{s}"
     );
     // Focused, the block shows every line.
-    while t.app.composer.as_ref().unwrap().focus != crosstalk::app::composer::Field::Meta {
+    while t.app.composer.as_ref().unwrap().focus != crosstalk::app::writing::composer::Field::Meta {
         t.key(KeyCode::Tab, KeyModifiers::NONE);
     }
     let s = t.screen();

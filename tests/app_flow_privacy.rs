@@ -399,7 +399,7 @@ fn a_redaction_is_undone_and_redone_as_one_step() {
     }
     assert_eq!(
         t.app.composer.as_ref().unwrap().focus,
-        crosstalk::app::composer::Field::Meta
+        crosstalk::app::writing::composer::Field::Meta
     );
     t.ctrl('z');
     assert_eq!(

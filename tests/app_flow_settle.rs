@@ -6,7 +6,7 @@
 mod support;
 
 use crosstalk::app::Pane;
-use crosstalk::app::popup::Popup;
+use crosstalk::app::popups::popup::Popup;
 use crosstalk::store::{Section, StateFilter, Store};
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use support::{demo_store, harness, store_in};

@@ -4,7 +4,7 @@
 mod support;
 
 use crosstalk::app::App;
-use crosstalk::app::popup::Popup;
+use crosstalk::app::popups::popup::Popup;
 use crosstalk::contacts::{AddressBook, Contact};
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use support::{Harness, demo_store, harness};
@@ -233,7 +233,7 @@ fn many_threads(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
 #[test]
 fn the_end_of_a_long_list_is_one_page_away() {
     let dir = tempfile::tempdir().unwrap();
-    let n = 5 * crosstalk::app::thread_list::PAGE + 7;
+    let n = 5 * crosstalk::app::panes::thread_list::PAGE + 7;
     let mut t = support::harness_on(&many_threads(dir.path(), n), 120, 40);
     assert_eq!(
         t.app.list.selected_id(),
@@ -243,14 +243,14 @@ fn the_end_of_a_long_list_is_one_page_away() {
     assert_eq!(t.app.list.selected_id(), Some("T000000"));
     assert!(t.screen().contains("topic 0"), "{}", t.screen());
     assert!(
-        t.app.list.rows.len() <= crosstalk::app::thread_list::PAGE,
+        t.app.list.rows.len() <= crosstalk::app::panes::thread_list::PAGE,
         "only the end fetched: {} rows",
         t.app.list.rows.len()
     );
     // Up, row by row and page by page, across the start of what G fetched: every thread in
     // list order, none skipped or repeated.
     let mut seen = vec![t.app.list.selected_id().unwrap().to_string()];
-    for i in 0..(2 * crosstalk::app::thread_list::PAGE + 10) {
+    for i in 0..(2 * crosstalk::app::panes::thread_list::PAGE + 10) {
         if i % 50 == 49 {
             t.key(KeyCode::PageUp, NONE);
             t.key(KeyCode::PageDown, NONE);

@@ -10,7 +10,7 @@
 mod support;
 
 use crosstalk::app::Action;
-use crosstalk::app::popup::Popup;
+use crosstalk::app::popups::popup::Popup;
 use crosstalk::sanitize::is_unsafe;
 use proptest::prelude::*;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};

@@ -329,7 +329,7 @@ fn long_inputs_keep_their_end_and_the_cursor_in_sight() {
 /// The cells of the composer's body box: (text of each row, the cursor's cell if drawn).
 fn body_box(t: &support::Harness) -> (Vec<String>, Option<(u16, u16)>) {
     let c = t.app.composer.as_ref().unwrap();
-    let area = crosstalk::app::composer_layout::ComposerAreas::new(t.app.size, c).body;
+    let area = crosstalk::app::writing::composer_layout::ComposerAreas::new(t.app.size, c).body;
     let buf = t.buffer();
     let (mut rows, mut cursor) = (Vec::new(), None);
     for y in area.y + 1..area.y + area.height - 1 {

@@ -57,7 +57,7 @@ impl Scope {
         Scope::Picker,
     ];
 
-    /// The scopes that show a list: each moves with [`super::list_move::MOVES`].
+    /// The scopes that show a list: each moves with [`super::panes::list_move::MOVES`].
     pub const LISTS: [Scope; 6] = [
         Scope::Browse,
         Scope::Preview,
@@ -256,7 +256,7 @@ impl fmt::Display for Key {
 }
 
 /// The defaults: (scope, keys, action). Every list scope ([`Scope::LISTS`]) first binds the
-/// list moves ([`super::list_move::MOVES`]); a row here for the same key wins.
+/// list moves ([`super::panes::list_move::MOVES`]); a row here for the same key wins.
 const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "q", Action::Quit),
     (Scope::Browse, "enter", Action::Open),
@@ -396,7 +396,7 @@ impl Default for Keymap {
             keys: BTreeMap::new(),
         };
         let moves = Scope::LISTS.iter().flat_map(|scope| {
-            super::list_move::MOVES
+            super::panes::list_move::MOVES
                 .iter()
                 .map(move |(keys, action)| (scope, keys, action))
         });
@@ -595,7 +595,7 @@ impl Keymap {
             rows.push((String::new(), String::new()));
         }
         rows.push((String::new(), "Commands (:)".into()));
-        rows.extend(super::commands::help_rows());
+        rows.extend(super::command::commands::help_rows());
         rows.push((
             "↑ ↓ (C-p C-n)".into(),
             "recall the commands run before".into(),
@@ -631,7 +631,8 @@ mod tests {
                 assert!(what.contains(&format!(".{ext}")), "{cmd}: {what}");
             }
             assert!(
-                what.contains("else envelopes") && !what.contains(super::super::commands::FORMATS),
+                what.contains("else envelopes")
+                    && !what.contains(super::super::command::commands::FORMATS),
                 "{what}"
             );
         }
@@ -845,7 +846,8 @@ mod tests {
     fn no_default_key_shadows_another() {
         let mut seen = std::collections::HashMap::new();
         let moves = Scope::LISTS.iter().flat_map(|scope| {
-            (super::super::list_move::MOVES.iter()).map(move |(keys, action)| (scope, keys, action))
+            (super::super::panes::list_move::MOVES.iter())
+                .map(move |(keys, action)| (scope, keys, action))
         });
         let own = DEFAULTS
             .iter()

@@ -5,56 +5,24 @@
 //!
 //! Errors from the store never end the app: they become the status line, and whatever the
 //! operator pasted or typed was saved before the step that failed.
+//!
+//! Rooms: `panes` (the three panes of the browse screen and what they show), `popups` (each
+//! popup with its keys), `command` (the `:` command line), `writing` (the composer and
+//! copying what it wrote), `relay` (the hop, deliveries under way, the queue, settling) and
+//! `background` (the watch, other processes' writes, writes still pending). Here: the `App`
+//! and its `update`, the `Action` vocabulary and the keymap, the status line, text made safe.
 
 pub mod action;
-pub mod arrival;
-mod attach;
-pub mod attachment_rows;
-mod browse;
-pub mod command_line;
-pub mod commands;
-mod compose;
-pub mod composer;
-pub mod composer_layout;
-pub mod composer_steps;
-mod conversation;
-mod drafts;
-pub mod editor_rows;
-pub mod erase;
-pub mod error_reply;
-pub mod help;
-mod history;
-mod hop;
-mod in_view;
-pub mod inspector;
+pub mod background;
+pub mod command;
 pub mod keymap;
-pub mod landing;
-pub mod layout;
-mod list_move;
-pub mod messages;
-mod paste;
-pub mod pending;
+pub mod panes;
 pub mod pipe;
-mod placement;
-pub mod poll_panel;
-pub mod popup;
-pub mod privacy;
-pub mod queue;
-mod refit;
-mod refresh;
-pub mod repairs;
-pub mod resume;
-mod scrolled;
-mod search;
-pub mod settle;
-pub mod signing;
+pub mod popups;
+pub mod relay;
 mod status;
 pub mod text;
-pub mod thread_list;
-pub mod thread_tree;
-pub mod under_way;
-mod versions;
-pub mod watch;
+pub mod writing;
 
 use std::io::Write;
 
@@ -62,12 +30,12 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 
 pub use action::Action;
-use composer::Composer;
-use inspector::Inspector;
 use keymap::{Keymap, Scope};
-use popup::Popup;
-use thread_list::ThreadList;
-use thread_tree::ThreadTree;
+use panes::inspector::Inspector;
+use panes::thread_list::ThreadList;
+use panes::thread_tree::ThreadTree;
+use popups::popup::Popup;
+use writing::composer::Composer;
 
 use crate::clipboard::Clipboard;
 use crate::protocol::Options;
@@ -187,7 +155,7 @@ pub struct App {
     /// apart from a message left by an earlier one (see `status`).
     said: u64,
     /// What the status line said, for `:messages`.
-    pub messages: messages::MessageLog,
+    pub messages: popups::messages::MessageLog,
     /// The terminal size.
     pub size: Rect,
     /// Set when the app should end.
@@ -201,9 +169,9 @@ pub struct App {
     /// A fixed "now" for reproducible screens (tests, snapshots); the clock when `None`.
     pub fixed_now: Option<jiff::Timestamp>,
     /// The commands run on the command line, recalled with ↑ (`C-p`).
-    command_history: history::History,
+    command_history: command::history::History,
     /// Drafts the database did not take yet (busy or full), retried on each tick.
-    pub pending_drafts: Vec<pending::PendingDraft>,
+    pub pending_drafts: Vec<background::pending::PendingDraft>,
     /// Threads seen whose mark the database did not take yet.
     pub pending_seen: Vec<String>,
     /// Messages copied whose "awaiting reply" the database did not take yet.
@@ -237,7 +205,7 @@ pub struct App {
     pub hop_next: Vec<crate::store::Waiting>,
     /// An envelope for the operator the watch brought while they were busy elsewhere (the
     /// composer, a popup): `J` opens it (see `arrival`).
-    pub arrival: Option<arrival::Arrival>,
+    pub arrival: Option<background::arrival::Arrival>,
     /// The received message (or `thread ID`) a first `y` (`Y`) was warned about (personal data
     /// without explicit consent, see `Store::pii_held`): a second `y` (`Y`) right after copies
     /// it; any other action forgets it.
@@ -245,11 +213,11 @@ pub struct App {
     /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
     pub contacts: crate::contacts::AddressBook,
     /// Deliveries straight to contacts (over HTTP), until their answers are recorded.
-    pub under_way: Vec<under_way::Sending>,
+    pub under_way: Vec<relay::under_way::Sending>,
     /// Queue items settled in this run, newest last: `u` in the queue brings them back.
-    pub queue_undo: Vec<settle::SettledHere>,
+    pub queue_undo: Vec<relay::settle::SettledHere>,
     /// Threads archived or brought back in this run, newest last: `U` undoes them.
-    pub archive_undo: Vec<settle::ArchivedHere>,
+    pub archive_undo: Vec<relay::settle::ArchivedHere>,
 }
 
 impl App {
@@ -264,7 +232,7 @@ impl App {
     ) -> anyhow::Result<App> {
         // Never wait on another process's write lock on a key press: what the database
         // does not take at once is kept and retried on the tick (see `pending`).
-        store.set_busy_timeout(pending::APP_BUSY_TIMEOUT)?;
+        store.set_busy_timeout(background::pending::APP_BUSY_TIMEOUT)?;
         // Until the config's address book is set: the recipients fenced by name.
         let contacts = crate::contacts::AddressBook {
             contacts: Vec::new(),
@@ -285,14 +253,14 @@ impl App {
             popup: None,
             status: (Level::Info, String::new()),
             said: 0,
-            messages: messages::MessageLog::default(),
+            messages: popups::messages::MessageLog::default(),
             size,
             quit: false,
             effects: Vec::new(),
             last_pipe: None,
             now: jiff::Timestamp::now(),
             fixed_now: None,
-            command_history: history::History::default(),
+            command_history: command::history::History::default(),
             pending_drafts: Vec::new(),
             pending_seen: Vec::new(),
             pending_copied: Vec::new(),
@@ -338,7 +306,8 @@ impl App {
         }
         // Drafts an earlier run wrote beside the database because it was busy when the app
         // ended: named, so their text is not forgotten there.
-        let aside = pending::written_aside(app.settings.db_path.as_deref(), "crosstalk-draft");
+        let aside =
+            background::pending::written_aside(app.settings.db_path.as_deref(), "crosstalk-draft");
         if let Some(newest) = aside.last() {
             app.warn(format!(
                 "{} draft(s) were written to files when the database was busy, the newest {}: open it in $EDITOR, or paste its text into a new draft (n), then delete the file.",
@@ -408,7 +377,7 @@ impl App {
     /// would erase), nor an envelope copied unseen.
     pub fn key_action(&self, ev: &KeyEvent) -> Option<Action> {
         let action = self.scoped_key_action(ev);
-        if layout::too_small(self.size) {
+        if panes::layout::too_small(self.size) {
             return action.filter(|a| matches!(a, Action::Quit | Action::Input(_)));
         }
         action
@@ -434,7 +403,7 @@ impl App {
         let was_busy = self.busy_elsewhere();
         if let Err(e) = self.apply(action) {
             tracing::warn!("action failed: {e:#}");
-            if pending::is_busy(&e) {
+            if background::pending::is_busy(&e) {
                 // The screen keeps the last data read; the tick reads the list again.
                 self.stale = true;
                 self.warn(
@@ -469,7 +438,8 @@ impl App {
             a => a,
         };
         // Nor does the mouse act on a screen that shows nothing (see `key_action`).
-        if layout::too_small(self.size) && matches!(action, Action::Click(..) | Action::Scroll(..))
+        if panes::layout::too_small(self.size)
+            && matches!(action, Action::Click(..) | Action::Scroll(..))
         {
             return Ok(());
         }
@@ -568,8 +538,8 @@ impl App {
     }
 
     /// The screen regions at the current size.
-    pub fn areas(&self) -> layout::Areas {
-        layout::Areas::new(self.size)
+    pub fn areas(&self) -> panes::layout::Areas {
+        panes::layout::Areas::new(self.size)
     }
 
     /// The selected message of the open thread, whole.
@@ -587,8 +557,8 @@ impl App {
     /// `refit`; the composer's boxes are scrolled with the rest, in `in_view`).
     fn refit_text_boxes(&mut self) {
         let width = self.size.width;
-        if let Some(popup::Popup::PasteBox { text, .. }) = self.popup.as_mut() {
-            refit::refit(text, width);
+        if let Some(popups::popup::Popup::PasteBox { text, .. }) = self.popup.as_mut() {
+            popups::refit::refit(text, width);
         }
     }
 
@@ -624,7 +594,7 @@ impl App {
             .unwrap_or_else(|| "toggle_headers".into());
         self.inspector.delivery_line = (self.current.as_ref())
             .zip(self.delivery.as_ref())
-            .map(|(m, d)| queue::delivery_text(m, d, self.now));
+            .map(|(m, d)| relay::queue::delivery_text(m, d, self.now));
         self.inspector.signature_line = self.signature.as_ref().map(|c| {
             let id = c.pkid.as_deref().map(safe_line_id).unwrap_or_default();
             let line = format!("{} {} {id}— {}", c.state.mark(), c.state.as_str(), c.detail);
@@ -632,8 +602,8 @@ impl App {
         });
         self.inspector.refresh(
             self.current.as_ref(),
-            layout::inner_width(area),
-            layout::inner_height(area),
+            panes::layout::inner_width(area),
+            panes::layout::inner_height(area),
             &unfold,
         );
     }

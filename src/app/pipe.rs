@@ -19,11 +19,11 @@ impl App {
     /// command piped to.
     pub(super) fn prompt_pipe(&mut self, thread: bool) {
         let verb = if thread { "pipe-thread" } else { "pipe" };
-        let prompt = super::popup::Prompt {
+        let prompt = super::popups::popup::Prompt {
             text: format!("{verb} {}", self.last_pipe.as_deref().unwrap_or("")),
             ..Default::default()
         };
-        self.popup = Some(super::popup::Popup::Command(prompt));
+        self.popup = Some(super::popups::popup::Popup::Command(prompt));
     }
 
     /// `:pipe CMD` / `:pipe-thread CMD`: asks the runtime to run CMD with the selected

@@ -8,7 +8,7 @@
 
 use std::mem::Discriminant;
 
-use super::popup::Popup;
+use super::popups::popup::Popup;
 use super::{App, Level};
 
 /// Where the operator is, as far as the status line cares: what is selected and which view

@@ -4,6 +4,10 @@
 //! `verify`; the store for the database commands; the transports for `serve`, `send`,
 //! `watch` and mail; the app (through `tui`) when no subcommand is given.
 //!
+//! The commands are grouped by what they serve: `reading` (pastes and files), `writing`
+//! (envelopes), `database` (the history), `ledgers` (what the desk keeps track of) and
+//! `carrying` (serve, send, watch, the companion); `output` and `input` are every command's.
+//!
 //! Exit status, the same for every command: 0 ok; 1 invalid input, no envelope found or a
 //! failed verification; 2 usage or I/O error.
 
@@ -15,33 +19,13 @@ macro_rules! out {
     };
 }
 
-mod archive_cmd;
-mod attachments_cmd;
-mod backup_cmd;
-mod check_cmd;
-mod check_db;
-#[cfg(test)]
-mod check_props;
-mod check_stream;
-mod companion;
-mod companion_spool;
-mod compose;
-mod consent_cmd;
-mod erase_cmd;
-mod http_cmd;
+mod carrying;
+mod database;
 mod input;
-mod integrity;
-mod keys_cmd;
+mod ledgers;
 mod output;
-mod parse_cmd;
-mod pastes_cmd;
-mod poll_cmd;
-mod primer_cmd;
-mod queue_cmd;
-mod sign_cmd;
-mod split_cmd;
-mod store_cmd;
-mod watch_cmd;
+mod reading;
+mod writing;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -113,11 +97,11 @@ enum Command {
         no_db: bool,
     },
     /// Write a new envelope with fresh ids.
-    New(compose::NewArgs),
+    New(writing::compose::NewArgs),
     /// Write the ERROR reply to each envelope of the input (or to input that did not parse).
     Error {
         /// Error code from the taxonomy.
-        #[arg(long, value_parser = compose::parse_error_code)]
+        #[arg(long, value_parser = writing::compose::parse_error_code)]
         code: String,
         /// Reason; the code's standard reason when absent.
         #[arg(long)]
@@ -191,7 +175,7 @@ enum Command {
     /// settles one by hand, `queue undo ID` brings it back.
     Queue {
         #[command(subcommand)]
-        what: Option<queue_cmd::QueueCmd>,
+        what: Option<ledgers::queue_cmd::QueueCmd>,
         /// Print JSON (after `done`, `dismiss`, `undo`: the message, whether it changed, how
         /// it is settled and the sections it is in now).
         #[arg(long, global = true)]
@@ -269,7 +253,7 @@ enum Command {
     /// scripts). Erased text is overwritten in the database file, its log and its index.
     Delete {
         #[command(subcommand)]
-        what: erase_cmd::DeleteWhat,
+        what: database::erase_cmd::DeleteWhat,
         /// Erase without asking.
         #[arg(long, global = true)]
         yes: bool,
@@ -279,7 +263,7 @@ enum Command {
     },
     /// Print (or copy) the primer that teaches a chat model the envelope format, followed
     /// by the first envelope of a new conversation with a contact.
-    Primer(primer_cmd::PrimerArgs),
+    Primer(writing::primer_cmd::PrimerArgs),
     /// Watch the clipboard: import every envelope copied while it runs (Ctrl-C stops).
     /// Text without an envelope is ignored and not stored.
     ///
@@ -346,7 +330,7 @@ enum Command {
     /// one as it was received, to get back an envelope import rejected.
     Pastes {
         #[command(subcommand)]
-        what: Option<pastes_cmd::PastesCmd>,
+        what: Option<database::pastes_cmd::PastesCmd>,
         /// Print JSON: one object per paste.
         #[arg(long)]
         json: bool,
@@ -354,21 +338,21 @@ enum Command {
     /// The trust store: keys by key id, pinned on first sight or added by you.
     Keys {
         #[command(subcommand)]
-        what: keys_cmd::KeysCmd,
+        what: ledgers::keys_cmd::KeysCmd,
     },
     /// Files named by `meta: attachments`: check them against a directory.
     Attachments {
         #[command(subcommand)]
-        what: attachments_cmd::AttachmentsCmd,
+        what: reading::attachments_cmd::AttachmentsCmd,
     },
     /// Receive envelopes over HTTP (`POST /crosstalk/receive`): each is stored as `import`
     /// stores it and answered with an ACK, or with an ERROR saying why not. Runs until
     /// SIGINT or SIGTERM, finishing the requests in flight.
-    Serve(http_cmd::ServeArgs),
+    Serve(carrying::http_cmd::ServeArgs),
     /// Post one envelope to a peer's `serve` (or any HTTP binding): the envelope is stored,
     /// marked as delivered over http when the peer takes it, and the peer's ACK or ERROR is
     /// stored in its thread. Exit 1 when the peer refused it.
-    Send(http_cmd::SendArgs),
+    Send(carrying::http_cmd::SendArgs),
 }
 
 /// The two `sig:` forms on the command line.
@@ -471,22 +455,22 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
     let db = cli.db.as_deref();
     match command {
         Command::HoldClipboard => Ok(0),
-        Command::Parse { file, json } => parse_cmd::parse(file.as_deref(), json, opts),
-        Command::Fmt { file, fill_ids } => parse_cmd::fmt(file.as_deref(), fill_ids, opts),
+        Command::Parse { file, json } => reading::parse_cmd::parse(file.as_deref(), json, opts),
+        Command::Fmt { file, fill_ids } => reading::parse_cmd::fmt(file.as_deref(), fill_ids, opts),
         Command::Check { files, json, no_db } => {
-            let store = check_db::open(db, no_db);
-            check_cmd::check(&files, json, opts, store.as_ref())
+            let store = reading::check_db::open(db, no_db);
+            reading::check_cmd::check(&files, json, opts, store.as_ref())
         }
-        Command::New(args) => compose::new(opts, args, config.compose.user.as_deref()),
+        Command::New(args) => writing::compose::new(opts, args, config.compose.user.as_deref()),
         Command::Error { code, reason, file } => {
-            compose::error(&code, reason.as_deref(), file.as_deref(), opts)
+            writing::compose::error(&code, reason.as_deref(), file.as_deref(), opts)
         }
         Command::Sign {
             file,
             key,
             pkid,
             format,
-        } => sign_cmd::sign(
+        } => writing::sign_cmd::sign(
             opts,
             file.as_deref(),
             &key,
@@ -497,19 +481,21 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             },
         ),
         Command::Verify { file, key, json } => match key {
-            Some(key) => sign_cmd::verify(file.as_deref(), &key, json, opts),
-            None => sign_cmd::verify_with_store(db, file.as_deref(), json, opts),
+            Some(key) => writing::sign_cmd::verify(file.as_deref(), &key, json, opts),
+            None => writing::sign_cmd::verify_with_store(db, file.as_deref(), json, opts),
         },
-        Command::Keys { what } => keys_cmd::keys(db, what),
-        Command::Pastes { what, json } => pastes_cmd::pastes(db, what.as_ref(), json),
-        Command::Backup { file, force, json } => backup_cmd::backup(db, &file, force, json),
-        Command::Serve(args) => http_cmd::serve(db, &config, args),
-        Command::Send(args) => http_cmd::send(db, &config, opts, args),
+        Command::Keys { what } => ledgers::keys_cmd::keys(db, what),
+        Command::Pastes { what, json } => database::pastes_cmd::pastes(db, what.as_ref(), json),
+        Command::Backup { file, force, json } => {
+            database::backup_cmd::backup(db, &file, force, json)
+        }
+        Command::Serve(args) => carrying::http_cmd::serve(db, &config, args),
+        Command::Send(args) => carrying::http_cmd::send(db, &config, opts, args),
         Command::Import {
             files,
             json,
             fresh_ids,
-        } => store_cmd::import(
+        } => database::store_cmd::import(
             db,
             &files,
             json,
@@ -517,20 +503,22 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             fresh_ids,
             &config.operator.addresses,
         ),
-        Command::Primer(args) => primer_cmd::primer(&config, opts, args),
+        Command::Primer(args) => writing::primer_cmd::primer(&config, opts, args),
         Command::Watch {
             json,
             to: Some(url),
             token,
-        } => companion::companion(&url, token, json, &config, opts),
-        Command::Watch { json, .. } => watch_cmd::watch(db, json, &config, opts),
+        } => carrying::companion::companion(&url, token, json, &config, opts),
+        Command::Watch { json, .. } => carrying::watch_cmd::watch(db, json, &config, opts),
         Command::Threads {
             json,
             limit,
             archived,
-        } => store_cmd::threads(db, limit, archived, json),
-        Command::Archive { thread, undo, json } => archive_cmd::archive(db, &thread, undo, json),
-        Command::Consent { json } => consent_cmd::consent(db, json),
+        } => database::store_cmd::threads(db, limit, archived, json),
+        Command::Archive { thread, undo, json } => {
+            database::archive_cmd::archive(db, &thread, undo, json)
+        }
+        Command::Consent { json } => ledgers::consent_cmd::consent(db, json),
         Command::Queue {
             what: Some(_),
             limit: Some(_),
@@ -542,18 +530,18 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             what: Some(what),
             json,
             ..
-        } => queue_cmd::settle(db, &config.operator.addresses, &what, json),
+        } => ledgers::queue_cmd::settle(db, &config.operator.addresses, &what, json),
         Command::Queue {
             what: None,
             json,
             limit,
-        } => queue_cmd::queue(db, &config.operator.addresses, limit.unwrap_or(50), json),
-        Command::Show { thread, json } => store_cmd::show(db, &thread, json),
+        } => ledgers::queue_cmd::queue(db, &config.operator.addresses, limit.unwrap_or(50), json),
+        Command::Show { thread, json } => database::store_cmd::show(db, &thread, json),
         Command::Poll {
             message,
             json,
             close,
-        } => poll_cmd::poll(db, &config, &message, json, close),
+        } => ledgers::poll_cmd::poll(db, &config, &message, json, close),
         Command::Export {
             thread,
             all,
@@ -562,23 +550,23 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             force,
             split,
         } => match split {
-            Some(dir) => split_cmd::split(db, thread.as_deref(), all, format, &dir),
+            Some(dir) => database::split_cmd::split(db, thread.as_deref(), all, format, &dir),
             None => {
                 let output = output.as_deref().map(|o| (o, force));
-                store_cmd::export(db, thread.as_deref(), all, format, output)
+                database::store_cmd::export(db, thread.as_deref(), all, format, output)
             }
         },
-        Command::Attachments { what } => attachments_cmd::attachments(db, what, opts),
-        Command::Delete { what, yes, json } => erase_cmd::delete(db, &what, yes, json),
+        Command::Attachments { what } => reading::attachments_cmd::attachments(db, what, opts),
+        Command::Delete { what, yes, json } => database::erase_cmd::delete(db, &what, yes, json),
         Command::Search { query, json, limit } => {
-            store_cmd::search(db, &query.join(" "), limit, json)
+            database::store_cmd::search(db, &query.join(" "), limit, json)
         }
         Command::Reply {
             message,
             intent,
             body,
             user,
-        } => store_cmd::reply(
+        } => database::store_cmd::reply(
             db,
             &message,
             &config.desk_address_as(user.as_deref()),

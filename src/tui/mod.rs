@@ -145,7 +145,7 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         },
         // A throwaway database has no place to come back to.
         place_file: (!launch.demo)
-            .then(|| crate::config::state_dir().join(crate::app::resume::FILE)),
+            .then(|| crate::config::state_dir().join(crate::app::panes::resume::FILE)),
     };
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);
@@ -171,7 +171,7 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         let r = event_loop(&mut terminal, &mut app, &stop);
         // Whatever the database has not taken yet is saved or written to a file, on every
         // way out of the loop.
-        notes = app.finish(crate::app::pending::QUIT_WAIT);
+        notes = app.finish(crate::app::background::pending::QUIT_WAIT);
         r
     });
     let _ = execute!(

@@ -10,9 +10,9 @@ use ratatui_textarea::TextArea;
 
 use super::{bars, theme};
 use crate::app::App;
-use crate::app::composer::{Composer, Field};
-use crate::app::composer_layout::ComposerAreas;
 use crate::app::text::{CONTINUED, safe, safe_line, short_time, soft_wrap, truncate};
+use crate::app::writing::composer::{Composer, Field};
+use crate::app::writing::composer_layout::ComposerAreas;
 
 /// Draws the composer over the whole screen.
 pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
@@ -129,10 +129,10 @@ fn form(c: &Composer, areas: &ComposerAreas, frame: &mut Frame) {
     let meta_on = c.focus == Field::Meta;
     let lines = c.meta.lines().len();
     let (meta_w, meta_h) = areas.text_size(Field::Meta);
-    let hidden = crate::app::editor_rows::layout(
+    let hidden = crate::app::writing::editor_rows::layout(
         c.meta.lines(),
         meta_w,
-        crate::app::editor_rows::cursor(&c.meta),
+        crate::app::writing::editor_rows::cursor(&c.meta),
     )
     .rows
     .len()

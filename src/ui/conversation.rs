@@ -8,13 +8,13 @@ use ratatui::widgets::Paragraph;
 use super::popups::frame_block;
 use super::theme;
 use crate::app::App;
-use crate::app::popup::Conversation;
+use crate::app::popups::popup::Conversation;
 use crate::app::text::{safe_line, truncate};
 
 /// Draws the picker or the context prompt.
 pub fn render(app: &App, c: &Conversation, frame: &mut Frame, size: Rect) {
     let contacts = &app.contacts.contacts;
-    let area = crate::app::layout::picker_area(size, 80, contacts.len());
+    let area = crate::app::panes::layout::picker_area(size, 80, contacts.len());
     let title = match &c.context {
         None => " New conversation — pick a contact (Enter), Esc cancels ",
         Some(_) => " New conversation — context, then Enter ",

@@ -1,5 +1,5 @@
 //! The composer's multi-line boxes (the body and META), drawn from the rows
-//! [`crate::app::editor_rows`] lays out: wrapped between words, the rows from the one the app
+//! [`crate::app::writing::editor_rows`] lays out: wrapped between words, the rows from the one the app
 //! scrolled to, the selection, and the cursor in the box that has the focus.
 
 use ratatui::Frame;
@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use ratatui_textarea::TextArea;
 
 use super::theme;
-use crate::app::editor_rows::{self, TAB, cell_width};
+use crate::app::writing::editor_rows::{self, TAB, cell_width};
 
 /// Draws `ta` in `area` from row `top`; the cursor shows when `focused`.
 pub fn render(ta: &TextArea<'_>, top: usize, focused: bool, frame: &mut Frame, area: Rect) {

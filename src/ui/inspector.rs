@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{focused, inner, pane_block, theme};
-use crate::app::inspector::{RowKind, View};
+use crate::app::panes::inspector::{RowKind, View};
 use crate::app::{App, Pane};
 
 /// Draws the inspector.

@@ -20,7 +20,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use crate::app::layout::{Areas, MIN_SIZE, too_small};
+use crate::app::panes::layout::{Areas, MIN_SIZE, too_small};
 use crate::app::{App, Pane};
 
 /// Draws the whole screen.

@@ -8,11 +8,11 @@ use ratatui::widgets::Paragraph;
 
 use super::popups::frame_block;
 use super::theme;
-use crate::app::error_reply::{CodePicker, choices};
 use crate::app::keymap::Scope;
-use crate::app::layout::centered;
-use crate::app::poll_panel::PollPanel;
+use crate::app::panes::layout::centered;
+use crate::app::popups::poll_panel::PollPanel;
 use crate::app::text::truncate;
+use crate::app::writing::error_reply::{CodePicker, choices};
 use crate::app::{Action, App};
 
 /// Draws the poll panel.
@@ -58,7 +58,7 @@ pub fn panel(app: &App, panel: &PollPanel, frame: &mut Frame, size: Rect) {
 /// Draws the ERROR code picker.
 pub fn codes(picker: &CodePicker, frame: &mut Frame, size: Rect) {
     let rows = choices();
-    let area = crate::app::layout::picker_area(size, 64, rows.len());
+    let area = crate::app::panes::layout::picker_area(size, 64, rows.len());
     let inner = frame_block(
         " Answer with — Enter opens the composer, Esc cancels ",
         frame,

@@ -7,9 +7,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::theme;
 use crate::app::App;
-use crate::app::layout::centered;
-use crate::app::popup::{Popup, Preview, Search};
-use crate::app::repairs;
+use crate::app::panes::layout::centered;
+use crate::app::panes::repairs;
+use crate::app::popups::popup::{Popup, Preview, Search};
 use crate::app::text::{safe_line, short_time, tail, truncate, width, window};
 use crate::store::Outcome;
 
@@ -84,7 +84,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
             selected,
             confirm,
         } => {
-            let area = crate::app::layout::drafts_area(size);
+            let area = crate::app::panes::layout::drafts_area(size);
             let inner = frame_block(
                 " Drafts — Enter resumes, x discards, Esc closes ",
                 frame,
@@ -145,7 +145,7 @@ pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
 }
 
 /// The erase question: what goes, what stays, and that only `y` erases.
-fn erase(ask: &crate::app::erase::EraseConfirm, frame: &mut Frame, size: Rect) {
+fn erase(ask: &crate::app::popups::erase::EraseConfirm, frame: &mut Frame, size: Rect) {
     let area = centered(size, 72, 14);
     let inner = frame_block(" Erase for good? — y erases, Esc keeps ", frame, area);
     let lines = vec![
@@ -186,7 +186,7 @@ pub(super) fn frame_block(title: &str, frame: &mut Frame, area: Rect) -> Rect {
 }
 
 fn help(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
-    use crate::app::help::{HelpLine, help_area, help_lines};
+    use crate::app::popups::help::{HelpLine, help_area, help_lines};
     let area = help_area(size);
     let inner = frame_block(
         fitting_title(
@@ -226,7 +226,7 @@ fn fitting_title<'a>(full: &'a str, short: &'a str, area: Rect) -> &'a str {
 /// `:messages`: what the status line said, newest last, each in its level's colour.
 fn messages(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
     use crate::app::Level;
-    let (area, rows) = crate::app::messages::messages_layout(&app.messages, size);
+    let (area, rows) = crate::app::popups::messages::messages_layout(&app.messages, size);
     let inner = frame_block(
         fitting_title(
             " Messages — what the status line said, newest last — Esc closes ",
@@ -342,10 +342,10 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         if item.diagnostics.is_empty() {
             d.push(Line::from(Span::styled("No problems found.", theme::OK)));
         }
-        for hint in crate::app::landing::preview_hint(app, item) {
+        for hint in crate::app::background::landing::preview_hint(app, item) {
             d.push(Line::from(Span::styled(hint, theme::WARN)));
         }
-        if let Some(hint) = crate::app::error_reply::format_error_hint(app, item) {
+        if let Some(hint) = crate::app::writing::error_reply::format_error_hint(app, item) {
             d.push(Line::from(Span::styled(hint, theme::WARN)));
         }
         for diag in &item.diagnostics {

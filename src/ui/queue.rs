@@ -10,13 +10,13 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use super::theme;
 use crate::app::App;
 use crate::app::keymap::Scope;
-use crate::app::queue::QueueView;
+use crate::app::relay::queue::QueueView;
 use crate::app::text::{age, safe_line, truncate};
 use crate::store::{QueueRow, Section};
 
 /// Draws the queue over the screen.
 pub fn render(app: &App, view: &QueueView, frame: &mut Frame, size: Rect) {
-    let area = crate::app::layout::queue_area(size);
+    let area = crate::app::panes::layout::queue_area(size);
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)

@@ -137,7 +137,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 /// The state filter's part of the list title: ` [to relay] 3 of 12`, how many threads it
 /// lists of all there are; empty without a state filter. With `name_room`, the state's name
 /// is cut to that many cells (`Some(0)`: no name, to measure the rest).
-fn state_part(list: &crate::app::thread_list::ThreadList, name_room: Option<usize>) -> String {
+fn state_part(
+    list: &crate::app::panes::thread_list::ThreadList,
+    name_room: Option<usize>,
+) -> String {
     let Some(title) = list.state.title() else {
         return String::new();
     };

@@ -12,10 +12,10 @@
 //! not jump by itself: C-y selects the reply just sent (what `y` copies again) and its status
 //! line says how it left, which a jump would hide.
 
-use super::Action;
-use super::App;
-use super::keymap::Scope;
-use super::text::headline;
+use crate::app::Action;
+use crate::app::App;
+use crate::app::keymap::Scope;
+use crate::app::text::headline;
 use crate::protocol::timestamp_ms;
 use crate::store::{ImportReport, Outcome};
 
@@ -33,7 +33,7 @@ pub struct Arrival {
 impl App {
     /// Whether the operator is at something the selection must not move under: the composer,
     /// a popup, or the thread filter being typed.
-    pub(super) fn busy_elsewhere(&self) -> bool {
+    pub(in crate::app) fn busy_elsewhere(&self) -> bool {
         self.composer.is_some() || self.popup.is_some() || self.list.filtering
     }
 
@@ -69,7 +69,10 @@ impl App {
     /// After a watched import: selects the newest envelope for the operator, or, while they
     /// are busy elsewhere, keeps it for the key. Returns what the status line should add
     /// (`None`: nothing arrived for the operator).
-    pub(super) fn land_watched(&mut self, report: &ImportReport) -> anyhow::Result<Option<String>> {
+    pub(in crate::app) fn land_watched(
+        &mut self,
+        report: &ImportReport,
+    ) -> anyhow::Result<Option<String>> {
         let Some(arrival) = self.newest_for_operator(report)? else {
             return Ok(None);
         };
@@ -113,7 +116,7 @@ impl App {
     }
 
     /// `J`: opens the envelope that arrived for the operator while they were busy.
-    pub(super) fn jump_to_arrival(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn jump_to_arrival(&mut self) -> anyhow::Result<()> {
         let Some(arrival) = self.arrival.take() else {
             self.info("Nothing arrived for you while you were busy: the watch selects what arrives for you.");
             return Ok(());
@@ -133,7 +136,7 @@ impl App {
 
     /// After an action that took the operator back to the threads from the composer or a
     /// popup: the arrival still waiting is named again, after what the action said.
-    pub(super) fn remind_arrival(&mut self, was_busy: bool) {
+    pub(in crate::app) fn remind_arrival(&mut self, was_busy: bool) {
         if !was_busy || self.busy_elsewhere() {
             return;
         }

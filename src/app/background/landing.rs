@@ -76,7 +76,7 @@ pub fn summary(report: &ImportReport) -> (bool, String) {
 
 /// What the preview offers for `item` beyond Enter, one line each: for an envelope rejected only
 /// because an id is not valid, the keys that import it with fresh ids or edit the paste first.
-pub fn preview_hint(app: &super::App, item: &ImportItem) -> Vec<String> {
+pub fn preview_hint(app: &crate::app::App, item: &ImportItem) -> Vec<String> {
     let errors = || item.diagnostics.iter().filter(|d| d.is_error());
     let ids_only = item.outcome == Outcome::Rejected
         && errors().next().is_some()
@@ -87,14 +87,17 @@ pub fn preview_hint(app: &super::App, item: &ImportItem) -> Vec<String> {
     let key = app
         .keymap
         .key_for(
-            super::keymap::Scope::Preview,
-            &super::Action::ImportFreshIds,
+            crate::app::keymap::Scope::Preview,
+            &crate::app::Action::ImportFreshIds,
         )
         .map(|k| k.to_string())
         .unwrap_or_else(|| "import_fresh_ids".into());
     let edit = app
         .keymap
-        .key_for(super::keymap::Scope::Preview, &super::Action::EditPaste)
+        .key_for(
+            crate::app::keymap::Scope::Preview,
+            &crate::app::Action::EditPaste,
+        )
         .map(|k| k.to_string())
         .unwrap_or_else(|| "edit_paste".into());
     vec![

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use rusqlite::ErrorCode;
 
-use super::{App, Level};
+use crate::app::{App, Level};
 use crate::protocol::Envelope;
 use crate::store::StoreError;
 
@@ -177,18 +177,18 @@ impl App {
             || !self.pending_seen.is_empty()
             || !self.pending_copied.is_empty()
             || self.stale
-            || matches!(&self.popup, Some(super::Popup::Preview(p)) if p.unsaved.is_some())
+            || matches!(&self.popup, Some(crate::app::Popup::Preview(p)) if p.unsaved.is_some())
     }
 
     /// Keeps `draft` to be saved later (replacing an older version of the same draft).
-    pub(super) fn keep_pending(&mut self, draft: PendingDraft) {
+    pub(in crate::app) fn keep_pending(&mut self, draft: PendingDraft) {
         self.pending_drafts.retain(|d| d.id() != draft.id());
         self.pending_drafts.push(draft);
     }
 
     /// The runtime's tick: retries what the database did not take, and reads again what
     /// could not be read.
-    pub(super) fn retry_pending(&mut self) {
+    pub(in crate::app) fn retry_pending(&mut self) {
         let mut saved = 0;
         while let Some(d) = self.pending_drafts.first() {
             match self.store.save_draft(&d.env, &d.text, &d.form) {
@@ -298,7 +298,7 @@ impl App {
             }
             let _ = self.store.set_busy_timeout(APP_BUSY_TIMEOUT);
         }
-        if let Some(super::Popup::Preview(p)) = &mut self.popup {
+        if let Some(crate::app::Popup::Preview(p)) = &mut self.popup {
             if let Some(u) = p.unsaved.as_mut() {
                 if u.file.is_none() {
                     match write_aside(self.settings.db_path.as_deref(), "crosstalk-paste", &u.text)

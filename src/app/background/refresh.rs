@@ -7,12 +7,12 @@
 
 use std::collections::HashSet;
 
-use super::App;
-use super::thread_tree::ThreadTree;
+use crate::app::App;
+use crate::app::panes::thread_tree::ThreadTree;
 use crate::store::ThreadOutline;
 
 impl App {
-    /// How often the runtime sends [`Action::Tick`](super::Action::Tick): every second, more
+    /// How often the runtime sends [`Action::Tick`](crate::app::Action::Tick): every second, more
     /// often while something waits for the database. What the clipboard watch finds does
     /// not wait for a tick: the runtime asks for it between ticks ([`App::watch_has_news`]).
     pub fn tick_interval(&self) -> std::time::Duration {
@@ -26,7 +26,7 @@ impl App {
     /// On the tick: reads the screen again when another process changed the database.
     /// A busy or failing read is left for the next tick (the version is only taken once the
     /// screen was read with it).
-    pub(super) fn notice_other_writers(&mut self) {
+    pub(in crate::app) fn notice_other_writers(&mut self) {
         let version = match self.store.data_version() {
             Ok(v) => v,
             Err(e) => {
@@ -46,10 +46,10 @@ impl App {
 
     /// Reads the thread list, the open thread and the draft count again, keeping every
     /// selection where it was.
-    pub(super) fn reread_screen(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn reread_screen(&mut self) -> anyhow::Result<()> {
         let before = self.list.selected_id().map(str::to_string);
         self.list.reload(&self.store)?;
-        self.drafts = super::draft_count(&self.store)?;
+        self.drafts = crate::app::draft_count(&self.store)?;
         let after = self.list.selected_id().map(str::to_string);
         if before != after {
             // The selected thread is gone (another process removed it): show the one the

@@ -7,7 +7,7 @@
 
 use std::io::Write as _;
 
-use super::App;
+use crate::app::App;
 use crate::clipboard::watch::{Polled, Poller, SOURCE};
 use crate::store::ImportSummary;
 
@@ -24,7 +24,7 @@ impl App {
 
     /// `W`: starts or stops the watch. Where no clipboard can be read the status line says
     /// why and nothing starts.
-    pub(super) fn toggle_watch(&mut self) {
+    pub(in crate::app) fn toggle_watch(&mut self) {
         if self.watch.take().is_some() {
             self.info("Stopped watching the clipboard.");
             return;
@@ -44,7 +44,7 @@ impl App {
     }
 
     /// On the tick: imports what the watch found since the last tick.
-    pub(super) fn take_watched(&mut self) {
+    pub(in crate::app) fn take_watched(&mut self) {
         let Some(poller) = &self.watch else { return };
         let mut polled = poller.drain();
         // A text the database did not take last time goes first.

@@ -3,15 +3,15 @@
 
 use std::path::PathBuf;
 
-use super::commands::{self, Arg, Cmd};
-use super::popup::Popup;
-use super::search::SEARCH_LIMIT;
-use super::{Action, App, strip_controls};
+use crate::app::command::commands::{self, Arg, Cmd};
+use crate::app::popups::popup::Popup;
+use crate::app::popups::search::SEARCH_LIMIT;
+use crate::app::{Action, App, strip_controls};
 use crate::export;
 
 impl App {
     /// The command line's keys: editing, history, Tab completion, Enter runs it.
-    pub(super) fn command_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn command_action(&mut self, action: Action) -> anyhow::Result<()> {
         let Some(Popup::Command(prompt)) = self.popup.as_mut() else {
             return Ok(());
         };
@@ -43,9 +43,9 @@ impl App {
             }
             Action::Complete => {
                 let store = &self.store;
-                let c = super::command_line::complete(&prompt.text, |p| {
+                let c = crate::app::command::command_line::complete(&prompt.text, |p| {
                     store
-                        .ids_with_prefix(p, super::command_line::ID_CANDIDATES)
+                        .ids_with_prefix(p, crate::app::command::command_line::ID_CANDIDATES)
                         .map(|m| {
                             m.threads
                                 .into_iter()
@@ -63,7 +63,7 @@ impl App {
     }
 
     /// Runs a `:` command.
-    pub(super) fn run_command(&mut self, line: &str) -> anyhow::Result<()> {
+    pub(in crate::app) fn run_command(&mut self, line: &str) -> anyhow::Result<()> {
         let line = line.trim();
         let (typed, arg) = line.split_once(' ').unwrap_or((line, ""));
         let arg = arg.trim();
@@ -88,7 +88,7 @@ impl App {
             Cmd::Help => self.popup = Some(Popup::Help { scroll: 0 }),
             Cmd::Messages => {
                 // Opened at the newest: what was just cut off is what is looked for.
-                let scroll = super::messages::last_scroll(&self.messages, self.size);
+                let scroll = crate::app::popups::messages::last_scroll(&self.messages, self.size);
                 self.popup = Some(Popup::Messages { scroll });
             }
             Cmd::Drafts => self.open_drafts()?,
@@ -99,13 +99,13 @@ impl App {
                 self.refresh_inspector();
             }
             Cmd::Search => {
-                let mut s = super::popup::Search::default();
+                let mut s = crate::app::popups::popup::Search::default();
                 s.prompt.text = arg.to_string();
                 s.run(&self.store, SEARCH_LIMIT);
                 self.popup = Some(Popup::Search(s));
             }
             Cmd::Import => {
-                let path = super::command_line::expand_home(arg);
+                let path = crate::app::command::command_line::expand_home(arg);
                 let text = std::fs::read(&path)
                     .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
                 let (text, _) = crate::protocol::decode(&text);
@@ -221,7 +221,7 @@ impl App {
 }
 
 /// Ids listed at most for an id prefix.
-pub(super) const ID_CANDIDATES: usize = 8;
+pub(in crate::app) const ID_CANDIDATES: usize = 8;
 
 /// What a command that takes an argument says when typed without one (`:export` alone):
 /// the command is known, so "unknown command" would mislead; this says what to add.

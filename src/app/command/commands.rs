@@ -354,7 +354,7 @@ mod tests {
     #[test]
     fn every_command_is_described_offered_and_explained() {
         // The rows the help screen shows, not only the ones this table writes.
-        let help = super::super::keymap::Keymap::default().help_rows();
+        let help = crate::app::keymap::Keymap::default().help_rows();
         let listing = listing();
         for c in COMMANDS {
             assert!(

@@ -5,8 +5,8 @@
 use crate::protocol::namespaces;
 use std::path::Path;
 
-use super::inspector::{Row, RowKind};
-use super::text::{safe_line, truncate, wrap};
+use crate::app::panes::inspector::{Row, RowKind};
+use crate::app::text::{safe_line, truncate, wrap};
 use crate::protocol::MetaBlock;
 use crate::protocol::attachments::{self, Attachment, Check};
 

@@ -3,13 +3,13 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
-use super::layout::{contains, inner_height};
-use super::popup::{Popup, Prompt, Search};
-use super::thread_tree::ThreadTree;
-use super::{Action, App, Pane};
+use crate::app::panes::layout::{contains, inner_height};
+use crate::app::panes::thread_tree::ThreadTree;
+use crate::app::popups::popup::{Popup, Prompt, Search};
+use crate::app::{Action, App, Pane};
 
 impl App {
-    pub(super) fn browse_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn browse_action(&mut self, action: Action) -> anyhow::Result<()> {
         let areas = self.areas();
         // A warning about personal data holds for the very next copy only: moving on, or
         // anything else, asks again (consent may have changed meanwhile).
@@ -109,7 +109,9 @@ impl App {
             Action::Paste(text) if self.list.filtering => {
                 self.focus = Pane::List;
                 let first = text.lines().next().unwrap_or_default();
-                self.list.filter.push_str(&super::strip_controls(first).0);
+                self.list
+                    .filter
+                    .push_str(&crate::app::strip_controls(first).0);
                 self.list.refilter(&self.store)?;
                 self.open_selected_thread(false)?;
             }
@@ -176,7 +178,7 @@ impl App {
                         (y.saturating_sub(areas.inspector.y + 1)) as usize + self.inspector.scroll;
                     let on_fold = y > areas.inspector.y
                         && self.inspector.rows.get(row).map(|r| r.kind)
-                            == Some(super::inspector::RowKind::Folded);
+                            == Some(crate::app::panes::inspector::RowKind::Folded);
                     if on_fold {
                         self.inspector.toggle_headers();
                         self.refresh_inspector();
@@ -235,17 +237,22 @@ impl App {
     }
 
     /// Keeps the tree's selection in view and shows it in the inspector.
-    pub(super) fn after_tree_move(&mut self) {
+    pub(in crate::app) fn after_tree_move(&mut self) {
         let h = inner_height(self.areas().tree);
         if let Some(t) = self.tree.as_mut() {
-            t.offset = super::thread_list::keep_visible(t.selected, t.offset, h, t.visible.len());
+            t.offset = crate::app::panes::thread_list::keep_visible(
+                t.selected,
+                t.offset,
+                h,
+                t.visible.len(),
+            );
         }
         self.refresh_inspector();
     }
 
     /// Loads the selected thread into the tree (and focuses it when `focus`). A thread
     /// already open is not reloaded; `mark` records it as seen.
-    pub(super) fn open_selected_thread(&mut self, focus: bool) -> anyhow::Result<()> {
+    pub(in crate::app) fn open_selected_thread(&mut self, focus: bool) -> anyhow::Result<()> {
         let h = inner_height(self.areas().list);
         self.list.scroll_into_view(h);
         let Some(id) = self.list.selected_id().map(str::to_string) else {
@@ -264,7 +271,11 @@ impl App {
     }
 
     /// Loads thread `id` and selects `message` in it (else its last message).
-    pub(super) fn load_thread(&mut self, id: &str, message: Option<&str>) -> anyhow::Result<()> {
+    pub(in crate::app) fn load_thread(
+        &mut self,
+        id: &str,
+        message: Option<&str>,
+    ) -> anyhow::Result<()> {
         match self.store.thread_outline(id)? {
             Some(outline) => {
                 let mut t = ThreadTree::new(outline);
@@ -283,14 +294,14 @@ impl App {
     }
 
     /// Records that the operator looked at thread `id` (its unread marker goes).
-    pub(super) fn mark_seen(&mut self, id: &str) -> anyhow::Result<()> {
+    pub(in crate::app) fn mark_seen(&mut self, id: &str) -> anyhow::Result<()> {
         if let Some(row) = self.list.rows.iter_mut().find(|r| r.summary.id == id) {
             if row.unread {
                 row.unread = false;
                 // A busy database takes the mark on a later tick; the marker is gone now.
                 if let Err(e) = self.store.mark_seen(id) {
                     let e = anyhow::Error::from(e);
-                    if !super::pending::is_busy(&e) {
+                    if !crate::app::background::pending::is_busy(&e) {
                         return Err(e);
                     }
                     self.pending_seen.push(id.to_string());
@@ -302,7 +313,7 @@ impl App {
 
     /// Shows thread `id` with `message` selected: the list jumps to it (clearing a filter
     /// that hides it) and the tree gets the focus.
-    pub(super) fn reveal(&mut self, id: &str, message: Option<&str>) -> anyhow::Result<()> {
+    pub(in crate::app) fn reveal(&mut self, id: &str, message: Option<&str>) -> anyhow::Result<()> {
         self.list.reload(&self.store)?;
         if !self.list.rows.iter().any(|r| r.summary.id == id) {
             self.list.filter.clear();
@@ -315,7 +326,7 @@ impl App {
         {
             self.list.state = crate::store::StateFilter::Archived;
             self.list.refilter(&self.store)?;
-            let back = self.key_name(super::keymap::Scope::Browse, &Action::Archive);
+            let back = self.key_name(crate::app::keymap::Scope::Browse, &Action::Archive);
             self.info(format!(
                 "This thread is archived (shown with the archived threads): {back} brings it back."
             ));

@@ -6,17 +6,17 @@
 //! selection back into sight here, in one place, so no path that changes a selection or a
 //! pane's size can leave the selection off screen.
 
-use super::composer::Field;
-use super::composer_layout::ComposerAreas;
-use super::editor_rows;
-use super::layout::inner_height;
-use super::popup::Popup;
-use super::thread_list::keep_visible;
-use super::{App, help, messages};
+use crate::app::panes::layout::inner_height;
+use crate::app::panes::thread_list::keep_visible;
+use crate::app::popups::popup::Popup;
+use crate::app::writing::composer::Field;
+use crate::app::writing::composer_layout::ComposerAreas;
+use crate::app::writing::editor_rows;
+use crate::app::{App, popups::help, popups::messages};
 
 impl App {
     /// Scrolls each region just far enough for its selection, and no region past its end.
-    pub(super) fn keep_in_view(&mut self) {
+    pub(in crate::app) fn keep_in_view(&mut self) {
         let areas = self.areas();
         self.list.scroll_into_view(inner_height(areas.list));
         if let Some(t) = self.tree.as_mut() {

@@ -3,7 +3,7 @@
 //! signature — or its text as received / in canonical form. Built once per selection, toggle
 //! or resize (a 1 MiB body is wrapped once, not at every frame); views only style the rows.
 
-use super::text::{safe, safe_line, short_time, truncate, width, wrap};
+use crate::app::text::{safe, safe_line, short_time, truncate, width, wrap};
 use crate::store::StoredMessage;
 
 /// What a row shows, for styling.
@@ -180,7 +180,7 @@ impl Inspector {
                 .iter()
                 .position(|r| r.key.starts_with("stored "))
                 .map_or(2.min(self.rows.len()), |i| i + 1);
-            for (i, part) in super::text::wrap_parts(&safe_line(line), " · ", width as usize)
+            for (i, part) in crate::app::text::wrap_parts(&safe_line(line), " · ", width as usize)
                 .into_iter()
                 .enumerate()
             {
@@ -285,7 +285,7 @@ pub fn field_rows(
                 .iter()
                 .filter(|d| {
                     let code = d.get("code").and_then(|v| v.as_str()).unwrap_or("");
-                    super::repairs::note(code).is_none()
+                    crate::app::panes::repairs::note(code).is_none()
                 })
                 .count();
             if problems > 0 {
@@ -313,8 +313,8 @@ pub fn field_rows(
             "",
             truncate(&format!("meta: {}", safe_line(&block.namespace)), w),
         ));
-        if super::attachment_rows::is_attachments(block) {
-            rows.extend(super::attachment_rows::rows(block, w, dir));
+        if crate::app::panes::attachment_rows::is_attachments(block) {
+            rows.extend(crate::app::panes::attachment_rows::rows(block, w, dir));
             continue;
         }
         for (k, v) in &block.entries {
@@ -329,7 +329,7 @@ pub fn field_rows(
     }
     let (repaired, problems): (Vec<&serde_json::Value>, Vec<&serde_json::Value>) = diags
         .iter()
-        .partition(|d| super::repairs::note(code(d)).is_some());
+        .partition(|d| crate::app::panes::repairs::note(code(d)).is_some());
     if !problems.is_empty() {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(
@@ -370,7 +370,7 @@ pub fn field_rows(
         for d in repaired {
             let text = format!(
                 "{} [{}]",
-                super::repairs::note(code(d)).unwrap_or(""),
+                crate::app::panes::repairs::note(code(d)).unwrap_or(""),
                 code(d)
             );
             for part in wrap(&text, w) {

@@ -3,7 +3,7 @@
 //! keys ([`MOVES`]), so `j`/`k`, `PgUp`/`PgDn`, `g`/`G` and `Home`/`End` mean the same thing
 //! wherever the operator is.
 
-use super::Action;
+use crate::app::Action;
 
 /// The keys that move a list, as the keymap's default table writes them: bound in every
 /// scope that shows a list, before the scope's own keys (which win where they differ).

@@ -3,14 +3,14 @@
 //! The rule and what follows a move are the store's (`store::placement`); this only picks the
 //! two messages and says what happened.
 
-use super::App;
-use super::text::safe_line;
+use crate::app::App;
+use crate::app::text::safe_line;
 use crate::store::MoveRefused;
 
 impl App {
     /// `M`: the first press picks the selected reply to move, the second places it under the
     /// message then selected.
-    pub(super) fn move_reply(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn move_reply(&mut self) -> anyhow::Result<()> {
         let Some(selected) = self.selected_id().map(str::to_string) else {
             self.warn("Select a reply to move (open a thread with Enter).");
             return Ok(());

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{App, Pane};
+use crate::app::{App, Pane};
 use crate::store::{Section, StateFilter};
 
 /// The name of the file in the state directory.
@@ -131,7 +131,7 @@ impl App {
     }
 
     /// As the app ends: remembers where it was (see the module's doc).
-    pub(super) fn remember_place(&self) {
+    pub(in crate::app) fn remember_place(&self) {
         let (Some(file), Some(db)) = (&self.settings.place_file, &self.settings.db_path) else {
             return;
         };
@@ -145,7 +145,7 @@ impl App {
 
     /// At start: reopens the place remembered for this database. Whether it did; a thread
     /// that is gone (erased, or no longer in the filter) leaves the list to open as usual.
-    pub(super) fn reopen_place(&mut self) -> anyhow::Result<bool> {
+    pub(in crate::app) fn reopen_place(&mut self) -> anyhow::Result<bool> {
         let (Some(file), Some(db)) = (&self.settings.place_file, &self.settings.db_path) else {
             return Ok(false);
         };
@@ -162,8 +162,11 @@ impl App {
             return Ok(false);
         };
         // Far down a long list: fetched as far as the thread (up to ten pages).
-        self.list
-            .fetch_until(&thread, 10 * super::thread_list::PAGE, &self.store)?;
+        self.list.fetch_until(
+            &thread,
+            10 * crate::app::panes::thread_list::PAGE,
+            &self.store,
+        )?;
         if !self.list.rows.iter().any(|r| r.summary.id == thread) {
             return Ok(false);
         }

@@ -2,8 +2,8 @@
 //! content has its other texts kept (see the store's `conflict` module). The inspector says
 //! so above the envelope, and `V` cycles the stored text and its versions, naming what differs.
 
-use super::App;
-use super::text::{safe_line, short_time};
+use crate::app::App;
+use crate::app::text::{safe_line, short_time};
 use crate::protocol::Envelope;
 
 impl App {
@@ -11,7 +11,7 @@ impl App {
     /// and the id it was pasted with. A newly selected message shows its stored text; the
     /// same message read again (its thread reloaded after a copy, another process's import)
     /// keeps showing the version that was on screen.
-    pub(super) fn versions_selected(&mut self) {
+    pub(in crate::app) fn versions_selected(&mut self) {
         let shown = std::mem::take(&mut self.inspector.version_of);
         let kept = std::mem::take(&mut self.inspector.version);
         self.inspector.versions = 0;
@@ -37,7 +37,10 @@ impl App {
         if self.store.parent_inferred(id).unwrap_or(false) {
             let key = self
                 .keymap
-                .key_for(super::keymap::Scope::Browse, &super::Action::MoveReply)
+                .key_for(
+                    crate::app::keymap::Scope::Browse,
+                    &crate::app::Action::MoveReply,
+                )
                 .map(|k| k.to_string())
                 .unwrap_or_else(|| "move_reply".into());
             notes.push(format!(
@@ -65,14 +68,17 @@ impl App {
     /// The key bound to `next_version`, for the notes.
     fn version_key(&self) -> String {
         self.keymap
-            .key_for(super::keymap::Scope::Browse, &super::Action::NextVersion)
+            .key_for(
+                crate::app::keymap::Scope::Browse,
+                &crate::app::Action::NextVersion,
+            )
             .map(|k| k.to_string())
             .unwrap_or_else(|| "next_version".into())
     }
 
     /// `V`: the next conflicting version of the selected message; after the last, the stored
     /// text again.
-    pub(super) fn next_version(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn next_version(&mut self) -> anyhow::Result<()> {
         let Some(id) = self.selected_id().map(str::to_string) else {
             return Ok(());
         };
@@ -97,7 +103,7 @@ impl App {
 
     /// After a search found conflicting version `k` of message `id` (now selected): that text
     /// on screen, as `V` would show it.
-    pub(super) fn show_found_version(&mut self, id: &str, k: usize) -> anyhow::Result<()> {
+    pub(in crate::app) fn show_found_version(&mut self, id: &str, k: usize) -> anyhow::Result<()> {
         if self.selected_id() == Some(id) && self.show_version(id, k)? {
             self.info(format!(
                 "Found in conflicting version {k} of {} (the stored message is unchanged).",

@@ -2,14 +2,14 @@
 //! copied; Enter resumes a draft or shows a filed envelope in its thread, discard (twice)
 //! deletes a draft.
 
-use super::layout::{drafts_area, popup_page};
-use super::list_move::{is_move, select};
-use super::popup::Popup;
-use super::{Action, App};
+use crate::app::panes::layout::{drafts_area, popup_page};
+use crate::app::panes::list_move::{is_move, select};
+use crate::app::popups::popup::Popup;
+use crate::app::{Action, App};
 
 impl App {
     /// Opens the drafts list.
-    pub(super) fn open_drafts(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn open_drafts(&mut self) -> anyhow::Result<()> {
         let drafts = self.store.drafts()?;
         let unsent = self.store.unsent_messages(usize::MAX)?;
         if drafts.is_empty() && unsent.is_empty() {
@@ -26,7 +26,7 @@ impl App {
     }
 
     /// The drafts list: Enter resumes a draft or shows a filed envelope, discard (twice) deletes a draft.
-    pub(super) fn drafts_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn drafts_action(&mut self, action: Action) -> anyhow::Result<()> {
         let Some(Popup::Drafts {
             drafts,
             unsent,
@@ -55,7 +55,7 @@ impl App {
                     self.popup = None;
                     self.list.state = crate::store::StateFilter::All;
                     self.reveal(&m.thread, Some(&m.message))?;
-                    self.focus = super::Pane::Tree;
+                    self.focus = crate::app::Pane::Tree;
                 }
             }
             Action::Discard => {

@@ -2,8 +2,8 @@
 //! what would go — messages, raw pastes, drafts, and what stays — and erases only when the
 //! operator answers `y`. The rules of what goes live in `store::erase`.
 
-use super::popup::Popup;
-use super::{Action, App, Pane};
+use crate::app::popups::popup::Popup;
+use crate::app::{Action, App, Pane};
 use crate::store::{EraseTarget, Erasure};
 
 /// The question the erase popup asks.
@@ -19,7 +19,7 @@ pub struct EraseConfirm {
 
 impl App {
     /// The erase confirmation: the erase key again erases for good.
-    pub(super) fn erase_popup_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn erase_popup_action(&mut self, action: Action) -> anyhow::Result<()> {
         let Some(Popup::Erase(ask)) = self.popup.as_mut() else {
             return Ok(());
         };
@@ -33,7 +33,7 @@ impl App {
     }
 
     /// `X`: asks before erasing the selected thread (list focused) or message.
-    pub(super) fn request_erase(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn request_erase(&mut self) -> anyhow::Result<()> {
         let (target, name) = match self.focus {
             Pane::List => {
                 let Some(row) = self.list.rows.get(self.list.selected) else {
@@ -43,7 +43,7 @@ impl App {
                 // A thread without context is named by its id, as `:open` takes it.
                 let name = match row.summary.context.as_deref().map(str::trim) {
                     Some(context) if !context.is_empty() => format!("thread “{context}”"),
-                    _ => format!("thread {}", super::text::short_id(&row.summary.id)),
+                    _ => format!("thread {}", crate::app::text::short_id(&row.summary.id)),
                 };
                 (EraseTarget::Thread(row.summary.id.clone()), name)
             }
@@ -52,7 +52,7 @@ impl App {
                     self.warn("No message selected to erase.");
                     return Ok(());
                 };
-                let headline = super::text::headline(&m.envelope, m.intent.as_deref());
+                let headline = crate::app::text::headline(&m.envelope, m.intent.as_deref());
                 (
                     EraseTarget::Message(m.id.clone()),
                     format!("message {headline}"),
@@ -68,7 +68,7 @@ impl App {
     }
 
     /// `y` in the erase popup: erases, then shows what is left.
-    pub(super) fn confirm_erase(&mut self, ask: EraseConfirm) -> anyhow::Result<()> {
+    pub(in crate::app) fn confirm_erase(&mut self, ask: EraseConfirm) -> anyhow::Result<()> {
         self.popup = None;
         let open = self.tree.as_ref().map(|t| t.outline.id.clone());
         let parent = self.selected_message().and_then(|m| m.parent.clone());

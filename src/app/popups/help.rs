@@ -5,9 +5,9 @@
 
 use ratatui::layout::Rect;
 
-use super::keymap::Keymap;
-use super::layout::{centered, inner_height, inner_width};
-use super::text::{width, wrap};
+use crate::app::keymap::Keymap;
+use crate::app::panes::layout::{centered, inner_height, inner_width};
+use crate::app::text::{width, wrap};
 
 /// The keys column: two spaces, then the keys padded to this width and a space.
 const KEYS_WIDTH: usize = 17;

@@ -7,9 +7,9 @@ use std::collections::VecDeque;
 
 use ratatui::layout::Rect;
 
-use super::Level;
-use super::layout::{centered, inner_height, inner_width};
-use super::text::{safe_line, wrap};
+use crate::app::Level;
+use crate::app::panes::layout::{centered, inner_height, inner_width};
+use crate::app::text::{safe_line, wrap};
 
 /// How many are kept: the recent work of a sitting, a few kilobytes.
 const KEPT: usize = 100;
@@ -149,7 +149,7 @@ mod tests {
         for (level, l) in &lines {
             assert_eq!(*level, Level::Error);
             assert!(!l.contains('\u{1b}'), "{l:?}");
-            assert!(super::super::text::width(l) <= 40, "{l:?}");
+            assert!(crate::app::text::width(l) <= 40, "{l:?}");
         }
     }
 }

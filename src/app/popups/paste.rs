@@ -3,12 +3,12 @@
 
 use ratatui_textarea::TextArea;
 
-use super::layout::preview_page;
-use super::list_move::{is_move, select};
-use super::pending::{cause, is_busy, write_aside};
-use super::popup::{Popup, Preview, UnsavedPaste};
-use super::text::headline;
-use super::{Action, App};
+use crate::app::background::pending::{cause, is_busy, write_aside};
+use crate::app::panes::layout::preview_page;
+use crate::app::panes::list_move::{is_move, select};
+use crate::app::popups::popup::{Popup, Preview, UnsavedPaste};
+use crate::app::text::headline;
+use crate::app::{Action, App};
 use crate::store::{ImportItem, ImportReport, Outcome};
 
 impl App {
@@ -16,7 +16,7 @@ impl App {
     /// database does not take the paste (disk full, another process's import holding the
     /// lock) the preview still opens, read from the text alone, and the paste stays in
     /// memory marked "not saved" until it is stored or written to a file.
-    pub(super) fn preview_paste(&mut self, source: &str, text: &str) -> anyhow::Result<()> {
+    pub(in crate::app) fn preview_paste(&mut self, source: &str, text: &str) -> anyhow::Result<()> {
         if text.trim().is_empty() {
             self.warn("The paste was empty.");
             return Ok(());
@@ -179,7 +179,7 @@ impl App {
     /// On the tick: tries again to store a paste the database did not take. It is retried
     /// only while the database was busy (a full disk stays full until the operator acts;
     /// Enter tries again).
-    pub(super) fn retry_unsaved_paste(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn retry_unsaved_paste(&mut self) -> anyhow::Result<()> {
         let Some(Popup::Preview(Preview {
             unsaved: Some(u), ..
         })) = &self.popup
@@ -225,7 +225,7 @@ impl App {
     }
 
     /// `p`: imports what the system clipboard holds, or opens the paste box.
-    pub(super) fn paste_from_clipboard(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn paste_from_clipboard(&mut self) -> anyhow::Result<()> {
         match self.clipboard.paste() {
             Some(text) if !text.trim().is_empty() => self.preview_paste("<clipboard>", &text),
             _ => {
@@ -243,7 +243,7 @@ impl App {
         }
     }
 
-    pub(super) fn popup_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn popup_action(&mut self, action: Action) -> anyhow::Result<()> {
         let Some(popup) = self.popup.as_mut() else {
             return Ok(());
         };
@@ -287,7 +287,7 @@ impl App {
                         (None, Some(k)) => self.store.paste_text(k.paste_id)?,
                         (None, None) => return Ok(()),
                     };
-                    self.ask(super::Effect::EditPaste(text));
+                    self.ask(crate::app::Effect::EditPaste(text));
                 }
                 Action::SaveToFile => return self.save_paste_to_file(),
                 Action::ErrorReply => return self.reply_format_error(),
@@ -340,12 +340,12 @@ impl App {
                 Err(e) => match write_aside(db.as_deref(), "crosstalk-paste", &typed) {
                     Ok(path) => self.warn(format!(
                         "Paste box closed; its text was not saved in the database ({}) and is in {}",
-                        super::pending::cause(&e.into()),
+                        crate::app::background::pending::cause(&e.into()),
                         path.display()
                     )),
                     Err(w) => self.error(format!(
                         "Paste box closed; its text could not be kept ({}; {w:#})",
-                        super::pending::cause(&e.into())
+                        crate::app::background::pending::cause(&e.into())
                     )),
                 },
             }
@@ -433,7 +433,7 @@ impl App {
             }
         };
         // The message selected afterwards is the one that just arrived: `y` copies it.
-        if let Some(item) = super::landing::landing(&report) {
+        if let Some(item) = crate::app::background::landing::landing(&report) {
             let (thread, message) = (item.thread.clone(), item.message.clone());
             if let Some(t) = thread {
                 self.reveal(&t, message.as_deref())?;
@@ -441,7 +441,7 @@ impl App {
         } else {
             self.list.reload(&self.store)?;
         }
-        let (clean, mut text) = super::landing::summary(&report);
+        let (clean, mut text) = crate::app::background::landing::summary(&report);
         if self.settings.copy_on_import {
             let relayed = self.copy_after_import(&report)?;
             text.push_str(&relayed);
@@ -458,7 +458,7 @@ impl App {
 /// For each envelope of `text`: the id it will be stored under when that is made on receipt
 /// (shortened; the dry run makes the same ids as the import), intent, from→to and the body's
 /// first line (the same extraction the import runs).
-fn summaries(text: &str, settings: &super::Settings, report: &ImportReport) -> Vec<String> {
+fn summaries(text: &str, settings: &crate::app::Settings, report: &ImportReport) -> Vec<String> {
     crate::protocol::extract(text, &settings.options)
         .envelopes
         .iter()

@@ -3,9 +3,9 @@
 //! a CLOSE with the tally for all participants, stored in the thread as composed messages,
 //! the CLOSE copied at once.
 
-use super::popup::Popup;
-use super::text::{safe_line, short_time};
-use super::{Action, App, Pane};
+use crate::app::popups::popup::Popup;
+use crate::app::text::{safe_line, short_time};
+use crate::app::{Action, App, Pane};
 use crate::protocol::namespaces;
 use crate::protocol::poll;
 use crate::store::PollView;
@@ -45,7 +45,7 @@ impl PollPanel {
         let width = t
             .targets
             .iter()
-            .map(|l| super::text::width(&safe_line(&l.target)))
+            .map(|l| crate::app::text::width(&safe_line(&l.target)))
             .max()
             .unwrap_or(6)
             .clamp(6, 40);
@@ -56,10 +56,10 @@ impl PollPanel {
         for l in &t.targets {
             let answered = l.standing.answered();
             let vote = safe_line(&l.vote_cell()).into_owned();
-            let target = super::text::truncate(&safe_line(&l.target), width);
+            let target = crate::app::text::truncate(&safe_line(&l.target), width);
             out.push(format!(
                 "{target:<width$}  {answered:<9} {:<14} {}",
-                super::text::truncate(&vote, 14),
+                crate::app::text::truncate(&vote, 14),
                 l.at.as_deref().map(short_time).unwrap_or_default()
             ));
             // Why its vote counted or not, under it.
@@ -99,7 +99,7 @@ impl PollPanel {
 
 impl App {
     /// `P`: opens the poll panel of the selected message, when it is a POLL or answers one.
-    pub(super) fn open_poll(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn open_poll(&mut self) -> anyhow::Result<()> {
         let Some(message) = self.selected_message().cloned() else {
             self.warn("Select a POLL to tally (open a thread with Enter).");
             return Ok(());
@@ -125,7 +125,7 @@ impl App {
     }
 
     /// Keys in the poll panel (Back is handled by the popup).
-    pub(super) fn poll_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn poll_action(&mut self, action: Action) -> anyhow::Result<()> {
         if action != Action::ClosePoll {
             return Ok(());
         }
@@ -151,7 +151,9 @@ impl App {
         // Signed like everything else the desk writes; a key that cannot be used stops it all
         // before anything is stored.
         for env in closed.errors.iter_mut().chain([&mut closed.result]) {
-            if let Err(why) = super::signing::sign_composed(&self.settings.signing, env) {
+            if let Err(why) =
+                crate::app::writing::signing::sign_composed(&self.settings.signing, env)
+            {
                 self.warn(format!("Poll not closed: {}.", safe_line(&why)));
                 return Ok(());
             }

@@ -3,7 +3,7 @@
 
 use ratatui_textarea::TextArea;
 
-use super::keymap::Scope;
+use crate::app::keymap::Scope;
 use crate::store::{Draft, ImportReport, Kept, MessageLabel, SearchHit, Store};
 
 /// One open popup.
@@ -28,7 +28,7 @@ pub enum Popup {
     /// The `:` command line.
     Command(Prompt),
     /// Erase a thread or message? Says what goes; `y` erases.
-    Erase(super::erase::EraseConfirm),
+    Erase(crate::app::popups::erase::EraseConfirm),
     /// Drafts to resume.
     Drafts {
         /// Every draft being composed, newest first.
@@ -42,13 +42,13 @@ pub enum Popup {
         confirm: Option<String>,
     },
     /// What is left to relay, answer and chase.
-    Queue(super::queue::QueueView),
+    Queue(crate::app::relay::queue::QueueView),
     /// `N`: a new conversation — pick a contact, then type the context.
     Conversation(Conversation),
     /// `P`: the poll panel of a POLL.
-    Poll(Box<super::poll_panel::PollPanel>),
+    Poll(Box<crate::app::popups::poll_panel::PollPanel>),
     /// `E`: the ERROR code (or NACK) to answer a message with.
-    ErrorCodes(super::error_reply::CodePicker),
+    ErrorCodes(crate::app::writing::error_reply::CodePicker),
     /// `K`: the trust store's keys (read-only: trusting a key is a deliberate
     /// `crosstalk keys trust`, not a keystroke in passing).
     Keys {

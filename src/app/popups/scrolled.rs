@@ -1,14 +1,14 @@
 //! The popups that are read and scrolled — help, `:messages` and the keys (`K`) — and how a
 //! move or a wheel notch scrolls them.
 
-use super::layout::{keys_area, popup_page};
-use super::list_move::step;
-use super::popup::Popup;
-use super::{Action, App};
+use crate::app::panes::layout::{keys_area, popup_page};
+use crate::app::panes::list_move::step;
+use crate::app::popups::popup::Popup;
+use crate::app::{Action, App};
 
 impl App {
     /// A move in a scrolled popup: a list move by pages, a wheel notch by rows.
-    pub(super) fn scroll_popup_action(&mut self, action: Action) {
+    pub(in crate::app) fn scroll_popup_action(&mut self, action: Action) {
         let Some(popup) = self.popup.as_mut() else {
             return;
         };
@@ -19,15 +19,16 @@ impl App {
                 scroll_by(scroll, &action, page, 1, keys.len().saturating_sub(1));
             }
             Popup::Messages { scroll } => {
-                let (area, lines) = super::messages::messages_layout(&self.messages, self.size);
+                let (area, lines) =
+                    crate::app::popups::messages::messages_layout(&self.messages, self.size);
                 let last = lines
                     .len()
-                    .saturating_sub(super::layout::inner_height(area));
+                    .saturating_sub(crate::app::panes::layout::inner_height(area));
                 scroll_by(scroll, &action, popup_page(area), 3, last);
             }
             Popup::Help { scroll } => {
-                let page = popup_page(super::help::help_area(self.size));
-                let last = super::help::help_last_scroll(&self.keymap, self.size);
+                let page = popup_page(crate::app::popups::help::help_area(self.size));
+                let last = crate::app::popups::help::help_last_scroll(&self.keymap, self.size);
                 scroll_by(scroll, &action, page, 3, last);
             }
             _ => {}

@@ -1,14 +1,14 @@
 //! The search popup: the query searched as it is typed, the hits, and opening one.
 
-use super::popup::Popup;
-use super::{Action, App, strip_controls};
+use crate::app::popups::popup::Popup;
+use crate::app::{Action, App, strip_controls};
 
 /// The search results asked for at a time.
-pub(super) const SEARCH_LIMIT: usize = 200;
+pub(in crate::app) const SEARCH_LIMIT: usize = 200;
 
 impl App {
     /// The search popup's keys: the query searched as it is typed, Enter opens a hit.
-    pub(super) fn search_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn search_action(&mut self, action: Action) -> anyhow::Result<()> {
         let Some(Popup::Search(search)) = self.popup.as_mut() else {
             return Ok(());
         };
@@ -37,7 +37,7 @@ impl App {
                 if let Some(hit) = search.hits.get(search.selected).cloned() {
                     self.popup = None;
                     self.reveal(&hit.thread, Some(&hit.message))?;
-                    self.focus = super::Pane::Inspector;
+                    self.focus = crate::app::Pane::Inspector;
                     // A conflicting version found: that text on screen.
                     if let Some(n) = hit.version {
                         self.show_found_version(&hit.message, n)?;

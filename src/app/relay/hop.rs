@@ -11,13 +11,13 @@
 
 use std::io::Write as _;
 
-use super::App;
-use super::Level;
+use crate::app::App;
+use crate::app::Level;
 use crate::store::{HopDecision, ImportReport, StoredMessage, Waiting};
 use crate::transport::route::{self, ForRecipient};
 
 /// What [`App::take_hop`] did.
-pub(super) enum Taken {
+pub(in crate::app) enum Taken {
     /// Nothing new to carry.
     Nothing,
     /// Left alone, for this reason.
@@ -32,7 +32,7 @@ impl App {
     /// After the watch imported a clipboard text: relays it, or says why not, first on the
     /// status line (a narrow terminal cuts its end); `arrived` is what the import said,
     /// `landed` where the envelope for the operator went (see `arrival`).
-    pub(super) fn hop_after_watch(
+    pub(in crate::app) fn hop_after_watch(
         &mut self,
         report: &ImportReport,
         arrived: &str,
@@ -62,7 +62,7 @@ impl App {
 
     /// Acts on the hop's decision for an imported text (a paste's or a watched copy's): puts
     /// the one envelope up, or keeps several for `>`; says what came of it.
-    pub(super) fn take_hop(&mut self, report: &ImportReport) -> anyhow::Result<Taken> {
+    pub(in crate::app) fn take_hop(&mut self, report: &ImportReport) -> anyhow::Result<Taken> {
         self.hop_next.clear();
         Ok(match self.store.hop_decision(report)? {
             HopDecision::Nothing => Taken::Nothing,
@@ -88,14 +88,14 @@ impl App {
     /// `y` on a POLL for someone else, C-y on one composed here (`primer`: the first envelope
     /// of a new conversation, which every window gets after the primer): puts it up for the
     /// first of its targets it did not go to yet, the others waiting for `>`; says so.
-    pub(super) fn put_up_poll(&mut self, id: &str, primer: bool) -> anyhow::Result<()> {
+    pub(in crate::app) fn put_up_poll(&mut self, id: &str, primer: bool) -> anyhow::Result<()> {
         let composed = (self.store.message(id)?).is_some_and(|m| m.direction == "composed");
         if let Some(line) = self.put_up_first(id, primer)? {
             // Copied out, one composed here waits for its targets (one relayed did before).
             let line = match self.store.delivery(id)? {
                 Some(d) if composed && !d.awaiting_from.is_empty() => format!(
                     "{line}; awaiting reply from {}",
-                    super::text::safe_line(&d.awaiting_from.join(", "))
+                    crate::app::text::safe_line(&d.awaiting_from.join(", "))
                 ),
                 _ => line,
             };
@@ -129,7 +129,7 @@ impl App {
 
     /// `>`: puts up what waits next: a POLL for its next target, or the next envelope of a
     /// several-envelope copy.
-    pub(super) fn relay_next(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn relay_next(&mut self) -> anyhow::Result<()> {
         if self.hop_next.is_empty() {
             self.info(
                 "Nothing waits to be put up: > follows a POLL put up for its first target, or a copy that held several envelopes.",
@@ -158,7 +158,7 @@ impl App {
         match self.hop_next.first() {
             Some(w) if w.message == just => Some(format!(
                 "> puts it up for {} next",
-                super::text::safe_line(&w.to)
+                crate::app::text::safe_line(&w.to)
             )),
             Some(_) => Some(format!(
                 "> puts up the next ({} left, for {})",
@@ -186,7 +186,7 @@ impl App {
     /// The window the `i`-th copy waiting goes to, for the status line.
     fn hop_target(&self, i: usize) -> String {
         (self.hop_next.get(i))
-            .map(|w| super::text::safe_line(&w.to).into_owned())
+            .map(|w| crate::app::text::safe_line(&w.to).into_owned())
             .unwrap_or_default()
     }
 
@@ -240,10 +240,10 @@ impl App {
             (false, None) if m.direction == "composed" => "",
             (false, None) => " (already relayed before)",
         };
-        let hidden = super::text::hidden_note(&ready.text)
+        let hidden = crate::app::text::hidden_note(&ready.text)
             .map(|note| format!("; {note}"))
             .unwrap_or_default();
-        let to = super::text::safe_line(to);
+        let to = crate::app::text::safe_line(to);
         let head = match ready.turn {
             Some(t) => format!("POLL for {to} ({} of {})", t.n, t.of),
             None => format!("Ready for {to}"),
@@ -259,7 +259,7 @@ impl App {
             Ok(false) => Ok(()),
             Err(e) => {
                 let e = anyhow::Error::from(e);
-                if !super::pending::is_busy(&e) {
+                if !crate::app::background::pending::is_busy(&e) {
                     return Err(e);
                 }
                 self.pending_copied.push(id.to_string());

@@ -3,8 +3,8 @@
 //! `y` on an envelope to relay records it as relayed, and with `[relay] copy_on_import` a
 //! paste that adds one envelope for someone else is copied on for its recipient at once.
 
-use super::popup::Popup;
-use super::{Action, App, Pane};
+use crate::app::popups::popup::Popup;
+use crate::app::{Action, App, Pane};
 use crate::store::{ImportReport, Queue, QueueRow, Section};
 
 /// Rows read per section when the queue opens.
@@ -28,7 +28,7 @@ impl QueueView {
 
 impl App {
     /// `Q`: opens the queue.
-    pub(super) fn open_queue(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn open_queue(&mut self) -> anyhow::Result<()> {
         let queue = self.store.queue(QUEUE_LIMIT)?;
         if queue.rows().next().is_none() {
             self.info("The queue is empty: nothing to relay, answer or chase.");
@@ -38,16 +38,17 @@ impl App {
     }
 
     /// Keys in the queue: move, open a row, settle it or undo that (see `settle`), close.
-    pub(super) fn queue_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn queue_action(&mut self, action: Action) -> anyhow::Result<()> {
         let Some(Popup::Queue(view)) = self.popup.as_mut() else {
             return Ok(());
         };
         let len = view.queue.rows().count();
-        let page = super::layout::popup_page(super::layout::queue_area(self.size));
+        let page =
+            crate::app::panes::layout::popup_page(crate::app::panes::layout::queue_area(self.size));
         match action {
-            a if super::list_move::is_move(&a) => {
-                view.selected =
-                    super::list_move::select(view.selected, len, &a, page).unwrap_or(view.selected);
+            a if crate::app::panes::list_move::is_move(&a) => {
+                view.selected = crate::app::panes::list_move::select(view.selected, len, &a, page)
+                    .unwrap_or(view.selected);
             }
             Action::Open => {
                 let Some(row) = view.queue.rows().nth(view.selected).map(|(_, r)| r.clone()) else {
@@ -81,7 +82,7 @@ impl App {
     }
 
     /// `s`: the thread list shows the threads of the next delivery state.
-    pub(super) fn cycle_state_filter(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn cycle_state_filter(&mut self) -> anyhow::Result<()> {
         self.list.state = self.list.state.next();
         self.list.refilter(&self.store)?;
         self.focus = Pane::List;
@@ -101,7 +102,7 @@ impl App {
 
     /// After `y` copied message `id`: when it was waiting to be relayed, records that it was,
     /// and how. Returns the words to add to the status line.
-    pub(super) fn record_relay(&mut self, id: &str) -> anyhow::Result<Option<String>> {
+    pub(in crate::app) fn record_relay(&mut self, id: &str) -> anyhow::Result<Option<String>> {
         let Some(method) = self.last_copy else {
             return Ok(None);
         };
@@ -115,7 +116,7 @@ impl App {
     /// After message `id` was copied for the window of `to` (its recipient, or one of a
     /// POLL's targets): records that it went there, and how. Returns whether the ledger took
     /// anything new (it was waiting to be relayed; that target had not had it).
-    pub(super) fn record_relay_to(&mut self, id: &str, to: &str) -> anyhow::Result<bool> {
+    pub(in crate::app) fn record_relay_to(&mut self, id: &str, to: &str) -> anyhow::Result<bool> {
         let Some(method) = self.last_copy else {
             return Ok(false);
         };
@@ -140,7 +141,7 @@ impl App {
 
     /// The text a copy of stored message `m` carries (see [`crate::store::Store::relay_text`]).
     /// And whether this desk's audit hop went into it.
-    pub(super) fn relay_text(
+    pub(in crate::app) fn relay_text(
         &self,
         m: &crate::store::StoredMessage,
     ) -> anyhow::Result<(String, bool)> {
@@ -153,8 +154,11 @@ impl App {
     /// someone else up for its recipient, as a watched copy is (the same decision and the
     /// same text, see [`crate::store::Store::hop_decision`]), and says why not otherwise.
     /// Returns the words to add to the status line.
-    pub(super) fn copy_after_import(&mut self, report: &ImportReport) -> anyhow::Result<String> {
-        use super::hop::Taken;
+    pub(in crate::app) fn copy_after_import(
+        &mut self,
+        report: &ImportReport,
+    ) -> anyhow::Result<String> {
+        use crate::app::relay::hop::Taken;
         Ok(match self.take_hop(report)? {
             Taken::Nothing => String::new(),
             Taken::Refused(why) => format!(" Not relayed: {why}."),

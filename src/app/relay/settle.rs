@@ -9,11 +9,11 @@
 //! is brought back with `crosstalk queue undo ID`. Archiving hides a thread and settles none of
 //! its queue items: they stay in `Q`.
 
-use super::keymap::Scope;
-use super::popup::Popup;
-use super::queue::QUEUE_LIMIT;
-use super::text::safe_line;
-use super::{Action, App, Pane};
+use crate::app::keymap::Scope;
+use crate::app::popups::popup::Popup;
+use crate::app::relay::queue::QUEUE_LIMIT;
+use crate::app::text::safe_line;
+use crate::app::{Action, App, Pane};
 use crate::store::{QueueRow, Section, Settled, StoreError};
 
 /// A queue item settled in this run, for `u`.
@@ -38,7 +38,7 @@ impl App {
     /// A key of `action` in `scope` as the status line names it: a letter where it has one
     /// (`x` rather than `Del`), else its first key, else the action's config name when a
     /// config left it none; so a hint never names a key that does nothing.
-    pub(super) fn key_name(&self, scope: Scope, action: &Action) -> String {
+    pub(in crate::app) fn key_name(&self, scope: Scope, action: &Action) -> String {
         let keys = (self.keymap.bindings(scope).iter())
             .find(|(a, _)| a == action)
             .map(|(_, keys)| keys.as_slice())
@@ -56,7 +56,7 @@ impl App {
     /// the selection stays where it was, on the row that took its place. A draft being
     /// composed is refused with where to go: dismissing it here would lose typed text without
     /// a word, so it is discarded in `D`, where discarding asks twice.
-    pub(super) fn settle_selected(&mut self, how: Settled) -> anyhow::Result<()> {
+    pub(in crate::app) fn settle_selected(&mut self, how: Settled) -> anyhow::Result<()> {
         let Some(Popup::Queue(view)) = self.popup.as_ref() else {
             return Ok(());
         };
@@ -113,7 +113,7 @@ impl App {
 
     /// `u` in the queue: brings back the last item settled in this run (each press the one
     /// before), selected where the ledger puts it again.
-    pub(super) fn undo_settle(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn undo_settle(&mut self) -> anyhow::Result<()> {
         let Some(item) = self.queue_undo.pop() else {
             let done = self.key_name(Scope::Queue, &Action::Done);
             let dismiss = self.key_name(Scope::Queue, &Action::Dismiss);
@@ -175,7 +175,7 @@ impl App {
 
     /// `a`: archives the selected thread (the list's, or the open one when the tree or the
     /// inspector has the focus), or brings it back when it is archived.
-    pub(super) fn toggle_archive(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn toggle_archive(&mut self) -> anyhow::Result<()> {
         let open = self.tree.as_ref().map(|t| t.outline.id.clone());
         let listed = self.list.selected_id().map(str::to_string);
         let thread = match self.focus {
@@ -197,7 +197,7 @@ impl App {
     }
 
     /// `U` in the thread list: undoes the last archiving or bringing back of this run.
-    pub(super) fn undo_archive(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn undo_archive(&mut self) -> anyhow::Result<()> {
         let Some(step) = self.archive_undo.pop() else {
             let archive = self.key_name(Scope::Browse, &Action::Archive);
             self.info(format!(
@@ -282,7 +282,7 @@ fn row_label(r: &QueueRow) -> String {
         r.to,
         r.first_line
     );
-    super::text::truncate(&safe_line(&text), 48)
+    crate::app::text::truncate(&safe_line(&text), 48)
 }
 
 /// Sections as a sentence names them: `to relay`, `to relay and missing parent`.

@@ -4,8 +4,8 @@
 //! saying on the status line what came of it. The app knows no way of delivery by name: what
 //! each does and says is its route module's.
 
-use super::{App, Level};
 use crate::app::text::safe_line;
+use crate::app::{App, Level};
 use crate::store::StoredMessage;
 use crate::transport::route::{Carrier, Route, Step, UnderWay};
 
@@ -20,7 +20,7 @@ impl App {
     /// `m` to it, says so, and keeps the delivery for the tick; returns what it said, for a
     /// caller that says more. `None`: the route is a chat window (so is any with `primer`,
     /// the first envelope of a conversation), and the caller copies.
-    pub(super) fn deliver_direct(
+    pub(in crate::app) fn deliver_direct(
         &mut self,
         m: &StoredMessage,
         to: &str,
@@ -44,7 +44,7 @@ impl App {
 
     /// How this desk carries an envelope now: the address book, the audit name, `[send]
     /// retry_for`; with `primer`, the first envelope of a conversation, after the primer.
-    pub(super) fn carrier(&self, primer: bool) -> Carrier<'_> {
+    pub(in crate::app) fn carrier(&self, primer: bool) -> Carrier<'_> {
         Carrier {
             book: &self.contacts,
             audit_by: self.settings.audit_by.as_deref(),
@@ -61,7 +61,7 @@ impl App {
 
     /// On the tick: steps each delivery under way, saying what it found and selecting the
     /// message of one that ended.
-    pub(super) fn step_deliveries(&mut self) {
+    pub(in crate::app) fn step_deliveries(&mut self) {
         let mut still = Vec::new();
         for mut s in std::mem::take(&mut self.under_way) {
             let opts = self.settings.options.clone();

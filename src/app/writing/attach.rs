@@ -1,9 +1,9 @@
 //! Attaching a file in the composer: its digest is computed and a `meta: attachments` entry
 //! added to the draft's META text (or the entry of the same name updated).
 
-use super::App;
-use super::composer::parse_meta;
-use super::popup::{Popup, Prompt};
+use crate::app::App;
+use crate::app::popups::popup::{Popup, Prompt};
+use crate::app::writing::composer::parse_meta;
 use crate::protocol::attachments::{self, entry_value, guess_mime};
 use crate::protocol::{Envelope, MetaBlock};
 
@@ -13,7 +13,7 @@ pub const MAX_ATTACH: u64 = 64 << 20;
 
 impl App {
     /// The attach key: the command line, ready for the file's path (Tab completes it).
-    pub(super) fn prompt_attach(&mut self) {
+    pub(in crate::app) fn prompt_attach(&mut self) {
         self.popup = Some(Popup::Command(Prompt {
             text: "attach ".into(),
             ..Prompt::default()
@@ -21,13 +21,13 @@ impl App {
     }
 
     /// `:attach PATH`: adds the file to the draft being written.
-    pub(super) fn attach_file(&mut self, arg: &str) -> anyhow::Result<()> {
+    pub(in crate::app) fn attach_file(&mut self, arg: &str) -> anyhow::Result<()> {
         if self.composer.is_none() {
             self.error("`:attach FILE` adds a file to the envelope being written: start one with n or r first.");
             return Ok(());
         }
-        let path = super::command_line::expand_home(arg);
-        let shown = super::text::safe_line(&path.display().to_string()).into_owned();
+        let path = crate::app::command::command_line::expand_home(arg);
+        let shown = crate::app::text::safe_line(&path.display().to_string()).into_owned();
         let size = std::fs::metadata(&path)
             .map_err(|e| anyhow::anyhow!("cannot attach {shown}: {e}"))?
             .len();
@@ -77,7 +77,7 @@ impl App {
             .unwrap_or_default();
         self.info(format!(
             "Attached {} as {key} ({size} bytes, {}).",
-            super::text::safe_line(&name),
+            crate::app::text::safe_line(&name),
             attachments::sha256(&bytes)
                 .chars()
                 .take(19)

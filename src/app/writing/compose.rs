@@ -4,16 +4,16 @@
 use anyhow::Context as _;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
-use super::composer::{Composer, Field, Form};
-use super::composer_layout::ComposerAreas;
-use super::composer_steps::Stepped;
-use super::pending::PendingDraft;
-use super::{Action, App, Effect, Level, strip_controls};
+use crate::app::background::pending::PendingDraft;
+use crate::app::writing::composer::{Composer, Field, Form};
+use crate::app::writing::composer_layout::ComposerAreas;
+use crate::app::writing::composer_steps::Stepped;
+use crate::app::{Action, App, Effect, Level, strip_controls};
 use crate::store::{Draft, DraftSave, DraftTaken};
 
 impl App {
     /// Opens the composer on a new envelope in a new thread.
-    pub(super) fn compose_new(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn compose_new(&mut self) -> anyhow::Result<()> {
         let mut form = Form::new_envelope(
             &self.settings.user,
             self.store.new_id(),
@@ -29,12 +29,12 @@ impl App {
 
     /// Opens the composer on a reply to the selected message (resuming its draft if one
     /// was left).
-    pub(super) fn compose_reply(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn compose_reply(&mut self) -> anyhow::Result<()> {
         let Some(original) = self.selected_message().cloned() else {
             self.warn("Select a message to reply to (open a thread with Enter).");
             return Ok(());
         };
-        let title = super::text::headline(&original.envelope, original.intent.as_deref());
+        let title = crate::app::text::headline(&original.envelope, original.intent.as_deref());
         if let Some(draft) = self.store.drafts_for(&original.id)?.into_iter().next() {
             return self.resume_draft(&draft);
         }
@@ -50,12 +50,12 @@ impl App {
     }
 
     /// Opens the composer on a saved draft.
-    pub(super) fn resume_draft(&mut self, draft: &Draft) -> anyhow::Result<()> {
+    pub(in crate::app) fn resume_draft(&mut self, draft: &Draft) -> anyhow::Result<()> {
         let form: Form = serde_json::from_str(&draft.form)
             .with_context(|| format!("draft {} cannot be read", draft.id))?;
         let title = match &draft.parent {
             Some(p) => Some(match self.store.message(p)? {
-                Some(m) => super::text::headline(&m.envelope, m.intent.as_deref()),
+                Some(m) => crate::app::text::headline(&m.envelope, m.intent.as_deref()),
                 None => p.clone(),
             }),
             None => None,
@@ -67,7 +67,7 @@ impl App {
         Ok(())
     }
 
-    pub(super) fn composer_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn composer_action(&mut self, action: Action) -> anyhow::Result<()> {
         let size = self.size;
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
@@ -158,7 +158,9 @@ impl App {
                     let (width, _) = ComposerAreas::new(size, c).text_size(c.focus);
                     let goal = c.goal;
                     if let Some(b) = c.focused_box() {
-                        let goal = super::editor_rows::move_rows(b, width, rows, goal, select);
+                        let goal = crate::app::writing::editor_rows::move_rows(
+                            b, width, rows, goal, select,
+                        );
                         c.goal = Some(goal);
                     }
                     return Ok(());
@@ -182,7 +184,7 @@ impl App {
         let keymap = &self.keymap;
         let key = |a: &Action| {
             keymap
-                .key_for(super::keymap::Scope::Composer, a)
+                .key_for(crate::app::keymap::Scope::Composer, a)
                 .map(|k| k.to_string())
                 .unwrap_or_else(|| a.to_string())
         };
@@ -237,7 +239,7 @@ impl App {
     /// the database does not take it at once (another process's import holds the lock, the
     /// disk is full) the draft is kept in memory and retried on the tick: a key press never
     /// waits for the database, and nothing typed is lost.
-    pub(super) fn save_draft(&mut self, announce: bool) -> anyhow::Result<()> {
+    pub(in crate::app) fn save_draft(&mut self, announce: bool) -> anyhow::Result<()> {
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
         };
@@ -254,7 +256,7 @@ impl App {
             _ => self
                 .store
                 .save_draft_checked(&draft.env, &draft.text, &draft.form, c.saved_at.as_deref())
-                .map_err(|e| super::pending::cause(&e.into())),
+                .map_err(|e| crate::app::background::pending::cause(&e.into())),
         };
         let (attempt, restored) = match attempt {
             Ok(DraftSave::Saved(at)) => (Ok(at), false),
@@ -322,7 +324,7 @@ impl App {
                 self.warn(line);
             }
             Err(e) => {
-                let why = super::pending::cause(&e.into());
+                let why = crate::app::background::pending::cause(&e.into());
                 if let Some(c) = self.composer.as_mut() {
                     c.unsaved = Some(why.clone());
                 }
@@ -379,7 +381,7 @@ impl App {
         let (mut env, _) = c.envelope();
         let primer = c.primer.clone();
         let mut text = c.preview.clone();
-        match super::signing::sign_composed(&self.settings.signing, &mut env) {
+        match crate::app::writing::signing::sign_composed(&self.settings.signing, &mut env) {
             Ok(Some(_)) => text = crate::protocol::render(&env),
             Ok(None) => {}
             Err(why) => {
@@ -446,7 +448,7 @@ impl App {
     }
 
     /// `y`: copies the selected envelope (canonical form).
-    pub(super) fn copy_selected(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn copy_selected(&mut self) -> anyhow::Result<()> {
         let Some(m) = self.selected_message().cloned() else {
             self.warn("Nothing selected to copy.");
             return Ok(());
@@ -476,7 +478,7 @@ impl App {
         }
         let (text, hop) = self.relay_text(&m)?;
         self.relay_message(&m, &text, hop)?;
-        if let Some(note) = super::text::hidden_note(&text)
+        if let Some(note) = crate::app::text::hidden_note(&text)
             && self.status.0 != Level::Error
         {
             self.set_status((Level::Warn, format!("{}; {note}", self.status.1)));
@@ -532,7 +534,7 @@ impl App {
                 }
                 Err(e) => {
                     let e = anyhow::Error::from(e);
-                    if !super::pending::is_busy(&e) {
+                    if !crate::app::background::pending::is_busy(&e) {
                         return Err(e);
                     }
                     // Copied all the same; the wait for a reply is recorded on a tick.
@@ -568,7 +570,7 @@ impl App {
     }
 
     /// `Y`: copies every envelope of the open thread, in tree order.
-    pub(super) fn copy_thread(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn copy_thread(&mut self) -> anyhow::Result<()> {
         let Some(id) = self.tree.as_ref().map(|t| t.outline.id.clone()) else {
             self.warn("No thread open to copy.");
             return Ok(());
@@ -611,7 +613,7 @@ impl App {
 
     /// Copies `text` for recipient `to` (in a fence when configured for them). Returns the
     /// status to show, or `None` after setting an error status when nothing was copied.
-    pub(super) fn copy_text(&mut self, text: &str, to: &str) -> Option<(Level, String)> {
+    pub(in crate::app) fn copy_text(&mut self, text: &str, to: &str) -> Option<(Level, String)> {
         let fenced = self.fence_for(to);
         let payload = if fenced {
             crate::contacts::fence(text)
@@ -642,7 +644,7 @@ impl App {
 
     /// Whether copies to `to` are fenced: a contact decides, else the recipients fenced by
     /// name (see [`crate::contacts::AddressBook::fenced`]).
-    pub(super) fn fence_for(&self, to: &str) -> bool {
+    pub(in crate::app) fn fence_for(&self, to: &str) -> bool {
         self.contacts.fenced(to)
     }
 }
@@ -653,7 +655,7 @@ fn awaits_text(d: Option<&crate::store::Delivery>) -> String {
     match d {
         Some(d) if !d.awaiting_from.is_empty() => format!(
             "awaiting reply from {}",
-            super::text::safe_line(&d.awaiting_from.join(", "))
+            crate::app::text::safe_line(&d.awaiting_from.join(", "))
         ),
         _ => "sent; its intent awaits no reply".to_string(),
     }

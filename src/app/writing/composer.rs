@@ -233,7 +233,7 @@ pub struct Composer {
     /// second C-y on the same text copies it.
     pub pii_confirmed: Option<String>,
     /// Whole-box replacements (redaction, `$EDITOR`, attachments) as undo and redo steps.
-    pub steps: super::composer_steps::Steps,
+    pub steps: crate::app::writing::composer_steps::Steps,
     /// The first row the body box shows (see `editor_rows`: the app scrolls it).
     pub body_top: usize,
     /// The first row the META box shows.

@@ -4,8 +4,8 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::composer::{Composer, Field};
-use super::editor_rows;
+use crate::app::writing::composer::{Composer, Field};
+use crate::app::writing::editor_rows;
 
 /// The composer's regions (the META and body boxes include their borders).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -92,8 +92,8 @@ impl ComposerAreas {
             _ => self.body,
         };
         (
-            super::layout::inner_width(r) as usize,
-            super::layout::inner_height(r),
+            crate::app::panes::layout::inner_width(r) as usize,
+            crate::app::panes::layout::inner_height(r),
         )
     }
 }
@@ -104,7 +104,7 @@ impl ComposerAreas {
 /// reply's `meta: error` block is five lines); focused, it takes what it needs, the body
 /// keeping one.
 fn meta_height(c: &Composer, form: Rect) -> u16 {
-    let width = super::layout::inner_width(form) as usize;
+    let width = crate::app::panes::layout::inner_width(form) as usize;
     let rows = editor_rows::layout(c.meta.lines(), width, editor_rows::cursor(&c.meta))
         .rows
         .len();

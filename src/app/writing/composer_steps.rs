@@ -12,7 +12,7 @@
 
 use ratatui_textarea::TextArea;
 
-use super::composer::{Composer, Field};
+use crate::app::writing::composer::{Composer, Field};
 
 /// Replacements remembered for undo (each holds the boxes it replaced, so they are bounded).
 const KEPT: usize = 20;
@@ -88,7 +88,7 @@ impl Composer {
         };
         for (field, text) in [(Field::Body, body), (Field::Meta, meta)] {
             let Some(text) = text else { continue };
-            let fresh = super::composer::multi_line_box(text);
+            let fresh = crate::app::writing::composer::multi_line_box(text);
             let lines = fresh.lines().to_vec();
             if let Some(b) = self.text_box(field) {
                 let old = std::mem::replace(b, fresh);

@@ -3,15 +3,15 @@
 //! envelope; C-y then copies the primer (`assets/primer.md`, after the contact's preamble)
 //! followed by the envelope — everything a fresh chat window needs to answer in envelopes.
 
-use super::composer::{Composer, Form};
-use super::popup::{Conversation, Popup, Prompt};
-use super::{Action, App, strip_controls};
+use crate::app::popups::popup::{Conversation, Popup, Prompt};
+use crate::app::writing::composer::{Composer, Form};
+use crate::app::{Action, App, strip_controls};
 use crate::ids::IdGenerator;
 use crate::primer::{Opening, first_envelope, primer_prefix};
 
 impl App {
     /// Opens the contact picker, or says how to add contacts.
-    pub(super) fn start_conversation(&mut self) {
+    pub(in crate::app) fn start_conversation(&mut self) {
         if self.contacts.contacts.is_empty() {
             self.warn("No contacts yet: add [[contacts]] entries (name, address) to config.toml; see config.example.toml.");
             return;
@@ -21,16 +21,18 @@ impl App {
     }
 
     /// Keys in the `N` popup.
-    pub(super) fn conversation_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn conversation_action(&mut self, action: Action) -> anyhow::Result<()> {
         let n = self.contacts.contacts.len();
         let Some(Popup::Conversation(c)) = self.popup.as_mut() else {
             return Ok(());
         };
-        let page = super::layout::popup_page(super::layout::picker_area(self.size, 80, n));
+        let page = crate::app::panes::layout::popup_page(crate::app::panes::layout::picker_area(
+            self.size, 80, n,
+        ));
         match (&mut c.context, action) {
-            (None, a) if super::list_move::is_move(&a) => {
-                c.selected =
-                    super::list_move::select(c.selected, n, &a, page).unwrap_or(c.selected);
+            (None, a) if crate::app::panes::list_move::is_move(&a) => {
+                c.selected = crate::app::panes::list_move::select(c.selected, n, &a, page)
+                    .unwrap_or(c.selected);
             }
             (None, Action::Open) => {
                 c.context = Some(Prompt::default());

@@ -5,10 +5,10 @@
 //! as the body. Either is written by the desk (`Settings::desk`) to the message's sender, as
 //! `r` writes: the desk found the fault, and the message's recipient did not say so.
 
-use super::composer::{Composer, Form};
-use super::popup::Popup;
-use super::text::{headline, safe_line};
-use super::{Action, App};
+use crate::app::popups::popup::Popup;
+use crate::app::text::{headline, safe_line};
+use crate::app::writing::composer::{Composer, Form};
+use crate::app::{Action, App};
 use crate::ids::IdGenerator;
 use crate::protocol::address::check_address;
 use crate::protocol::error_envelope::{ERROR_CODES, error_envelope};
@@ -54,7 +54,7 @@ pub fn format_error_hint(app: &App, item: &crate::store::ImportItem) -> Option<S
     }
     let key = app
         .keymap
-        .key_for(super::keymap::Scope::Preview, &Action::ErrorReply)
+        .key_for(crate::app::keymap::Scope::Preview, &Action::ErrorReply)
         .map(|k| k.to_string())?;
     Some(format!(
         "{key}: reply E-FORMAT to the sender (its diagnostics as the body)"
@@ -63,7 +63,7 @@ pub fn format_error_hint(app: &App, item: &crate::store::ImportItem) -> Option<S
 
 impl App {
     /// `E`: opens the code picker for the selected message.
-    pub(super) fn pick_error_code(&mut self) {
+    pub(in crate::app) fn pick_error_code(&mut self) {
         match self.selected_message() {
             Some(m) => {
                 let message = m.id.clone();
@@ -79,17 +79,19 @@ impl App {
     }
 
     /// Keys in the code picker: move, pick (Back is handled by the popup).
-    pub(super) fn code_picker_action(&mut self, action: Action) -> anyhow::Result<()> {
+    pub(in crate::app) fn code_picker_action(&mut self, action: Action) -> anyhow::Result<()> {
         let Some(Popup::ErrorCodes(p)) = self.popup.as_mut() else {
             return Ok(());
         };
         let rows = choices().len();
         let last = rows - 1;
-        let page = super::layout::popup_page(super::layout::picker_area(self.size, 64, rows));
+        let page = crate::app::panes::layout::popup_page(crate::app::panes::layout::picker_area(
+            self.size, 64, rows,
+        ));
         match action {
-            a if super::list_move::is_move(&a) => {
-                p.selected =
-                    super::list_move::select(p.selected, rows, &a, page).unwrap_or(p.selected);
+            a if crate::app::panes::list_move::is_move(&a) => {
+                p.selected = crate::app::panes::list_move::select(p.selected, rows, &a, page)
+                    .unwrap_or(p.selected);
             }
             Action::Open => {
                 let (message, code) = (p.message.clone(), choices()[p.selected.min(last)].0);
@@ -102,7 +104,11 @@ impl App {
     }
 
     /// Opens the composer on the ERROR (or NACK) answering stored message `id`.
-    pub(super) fn compose_error_reply(&mut self, id: &str, code: &str) -> anyhow::Result<()> {
+    pub(in crate::app) fn compose_error_reply(
+        &mut self,
+        id: &str,
+        code: &str,
+    ) -> anyhow::Result<()> {
         let Some(original) = self.store.message(id)? else {
             self.warn("That message is gone (erased meanwhile).");
             return Ok(());
@@ -157,7 +163,7 @@ impl App {
 
     /// `E` in the paste preview: the composer on an E-FORMAT reply to the sender of the
     /// selected envelope (or the first one with errors), its diagnostics as the body.
-    pub(super) fn reply_format_error(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn reply_format_error(&mut self) -> anyhow::Result<()> {
         let Some(Popup::Preview(p)) = self.popup.as_ref() else {
             return Ok(());
         };
@@ -236,7 +242,7 @@ mod tests {
                 ("Reason".into(), "Destination unreachable".into()),
             ],
         }];
-        let (back, problems) = super::super::composer::parse_meta(&meta_text(&blocks));
+        let (back, problems) = crate::app::writing::composer::parse_meta(&meta_text(&blocks));
         assert!(problems.is_empty());
         assert_eq!(back, blocks);
         assert_eq!(choices().len(), 9);

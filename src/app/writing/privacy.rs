@@ -4,7 +4,7 @@
 //! not understood. The rules live in [`crate::protocol::pii`] and [`crate::protocol::consent`];
 //! this file only asks and acts.
 
-use super::App;
+use crate::app::App;
 use crate::protocol::consent::Statement;
 use crate::protocol::pii::{self, describe_counts};
 
@@ -44,7 +44,7 @@ pub fn set_pii(meta: &str, value: &str) -> String {
 impl App {
     /// `alt-r` in the composer: replaces the personal data found in the body with
     /// placeholders and declares `PII: redacted`.
-    pub(super) fn redact_body(&mut self) -> anyhow::Result<()> {
+    pub(in crate::app) fn redact_body(&mut self) -> anyhow::Result<()> {
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
         };
@@ -68,7 +68,7 @@ impl App {
     /// explicit consent in force, the first C-y only says so; a second C-y on the same text
     /// copies. The envelope's own `Consent` decides when it states one (once stored it is the
     /// thread's latest statement), else the thread's consent. Returns whether to copy now.
-    pub(super) fn pii_copy_allowed(&mut self) -> anyhow::Result<bool> {
+    pub(in crate::app) fn pii_copy_allowed(&mut self) -> anyhow::Result<bool> {
         let Some(c) = self.composer.as_ref() else {
             return Ok(true);
         };
@@ -110,17 +110,17 @@ impl App {
         if let Some(c) = self.composer.as_mut() {
             c.pii_confirmed = Some(preview);
         }
-        let key = |a: &super::Action| {
+        let key = |a: &crate::app::Action| {
             self.keymap
-                .key_for(super::keymap::Scope::Composer, a)
+                .key_for(crate::app::keymap::Scope::Composer, a)
                 .map(|k| k.to_string())
                 .unwrap_or_default()
         };
         self.warn(format!(
             "The body holds {} and {why}: {} again copies it anyway, {} redacts it first.",
             describe_counts(&counts),
-            key(&super::Action::SaveAndCopy),
-            key(&super::Action::Redact)
+            key(&crate::app::Action::SaveAndCopy),
+            key(&crate::app::Action::Redact)
         ));
         Ok(false)
     }

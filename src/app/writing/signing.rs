@@ -15,7 +15,7 @@ pub fn sign_composed(cfg: &SigningConfig, env: &mut Envelope) -> Result<Option<S
     let Some(path) = &cfg.key else {
         return Ok(None);
     };
-    let path = super::command_line::expand_home(&path.to_string_lossy());
+    let path = crate::app::command::command_line::expand_home(&path.to_string_lossy());
     let text = std::fs::read_to_string(&path).map_err(|e| {
         format!(
             "cannot read the signing key `{}` ({e}); fix [signing] key in the config",

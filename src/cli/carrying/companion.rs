@@ -17,9 +17,9 @@
 
 use std::time::Duration;
 
-use super::companion_spool::{self as spooling, Resend, Retry, Strangers, resend};
-use super::watch_cmd::{Event, Watching};
-use super::{EXIT_USAGE, Failure};
+use crate::cli::carrying::companion_spool::{self as spooling, Resend, Retry, Strangers, resend};
+use crate::cli::carrying::watch_cmd::{Event, Watching};
+use crate::cli::{EXIT_USAGE, Failure};
 use crate::clipboard::watch::{TextDigest, digest};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
@@ -32,7 +32,7 @@ use crate::transport::spool::Spool;
 const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What came of sending one copy.
-pub(super) enum Sent {
+pub(in crate::cli) enum Sent {
     /// The desk answered the hop (boxed: an answer holds the recipient's whole text and the
     /// other windows it goes to, the other variants a line).
     Answered(Box<HopAnswer>),
@@ -162,7 +162,7 @@ pub fn companion(
 }
 
 /// The desk's hop endpoints and token.
-pub(super) struct Desk {
+pub(in crate::cli) struct Desk {
     hop: String,
     next: String,
     token: String,
@@ -171,7 +171,7 @@ pub(super) struct Desk {
 impl Desk {
     /// Sends a copied text; `carry`: the desk records the relay (the answer goes on the
     /// clipboard).
-    pub(super) fn send(&self, text: &str, carry: bool) -> Sent {
+    pub(in crate::cli) fn send(&self, text: &str, carry: bool) -> Sent {
         let url = if carry {
             self.hop.clone()
         } else {
@@ -212,7 +212,7 @@ impl Desk {
 
 /// Puts a relayed text on the clipboard (the desk has recorded it), or says why not.
 /// Returns whether a hop was made.
-pub(super) fn act(w: &mut Watching, answer: &HopAnswer) -> Result<bool, Failure> {
+pub(in crate::cli) fn act(w: &mut Watching, answer: &HopAnswer) -> Result<bool, Failure> {
     let copied = w.carry(&answer.hop, |_, _, _| Ok(()))?;
     w.tell(
         answer.arrival.as_ref(),
@@ -244,7 +244,7 @@ fn keep(spool: &Spool, text: &str, why: &str, w: &Watching) -> Result<(), Failur
     Ok(())
 }
 
-pub(super) fn denied(why: &str) -> Failure {
+pub(in crate::cli) fn denied(why: &str) -> Failure {
     Failure {
         code: EXIT_USAGE,
         message: format!(

@@ -6,9 +6,9 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::Failure;
-use super::companion::{Desk, Sent, act, denied};
-use super::watch_cmd::Watching;
+use crate::cli::Failure;
+use crate::cli::carrying::companion::{Desk, Sent, act, denied};
+use crate::cli::carrying::watch_cmd::Watching;
 use crate::clipboard::watch::{TextDigest, digest};
 use crate::transport::spool::{Spool, Spooled, Stranger, Survey};
 
@@ -18,7 +18,7 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 
 /// What the spool holds as the companion starts, told: names it will not send, copies the
 /// desk refused before; and a crash's leftovers removed.
-pub(super) fn started(
+pub(in crate::cli) fn started(
     spool: &Spool,
     survey: std::io::Result<Survey>,
     w: &Watching,
@@ -46,7 +46,7 @@ pub(super) fn started(
 
 /// What the spool still holds as the companion stops, for its last line (empty when
 /// nothing: each part starts with `; `).
-pub(super) fn left(spool: &Spool) -> String {
+pub(in crate::cli) fn left(spool: &Spool) -> String {
     let _ = spool.sweep();
     let survey = spool.survey().unwrap_or_default();
     let spooled = match survey.waiting {
@@ -71,17 +71,17 @@ pub(super) fn left(spool: &Spool) -> String {
 }
 
 /// What a pass over the spool reads and changes of the companion's state.
-pub(super) struct Resend<'a> {
+pub(in crate::cli) struct Resend<'a> {
     /// The digest of the latest copy, `None` once something else was copied.
-    pub(super) latest: &'a mut Option<TextDigest>,
-    pub(super) retry: &'a mut Retry,
-    pub(super) hops: &'a mut usize,
-    pub(super) strangers: &'a mut Strangers,
+    pub(in crate::cli) latest: &'a mut Option<TextDigest>,
+    pub(in crate::cli) retry: &'a mut Retry,
+    pub(in crate::cli) hops: &'a mut usize,
+    pub(in crate::cli) strangers: &'a mut Strangers,
 }
 
 /// Sends the oldest spooled copy, when the desk answers: on the clipboard if it is still
 /// the latest copy, else stored on the desk only; one the desk refuses is set aside.
-pub(super) fn resend(
+pub(in crate::cli) fn resend(
     desk: &Desk,
     spool: &Spool,
     w: &mut Watching,
@@ -176,7 +176,7 @@ fn swept(spool: &Spool, w: &Watching) -> Result<(), Failure> {
 /// The names in the spool that are not its copies, each told once a run (they stay where
 /// they are: the spool never removes what it did not write).
 #[derive(Default)]
-pub(super) struct Strangers {
+pub(in crate::cli) struct Strangers {
     told: HashSet<PathBuf>,
 }
 
@@ -212,35 +212,35 @@ fn drop_spooled(spool: &Spool, s: &Spooled) {
 
 /// When the spool is tried next: soon after a failure, backing off to [`RETRY_MAX`]; right
 /// away at start (copies left from an earlier run).
-pub(super) struct Retry {
+pub(in crate::cli) struct Retry {
     at: Option<Instant>,
     wait: Duration,
 }
 
 impl Retry {
-    pub(super) fn new() -> Retry {
+    pub(in crate::cli) fn new() -> Retry {
         Retry {
             at: Some(Instant::now()),
             wait: RETRY_FIRST,
         }
     }
 
-    pub(super) fn due(&self) -> bool {
+    pub(in crate::cli) fn due(&self) -> bool {
         self.at.is_some_and(|at| Instant::now() >= at)
     }
 
-    pub(super) fn failed(&mut self) {
+    pub(in crate::cli) fn failed(&mut self) {
         self.at = Some(Instant::now() + self.wait);
         self.wait = (self.wait * 2).min(RETRY_MAX);
     }
 
-    pub(super) fn succeeded(&mut self) {
+    pub(in crate::cli) fn succeeded(&mut self) {
         // The next spooled copy right away.
         self.wait = RETRY_FIRST;
         self.at = Some(Instant::now());
     }
 
-    pub(super) fn clear(&mut self) {
+    pub(in crate::cli) fn clear(&mut self) {
         self.wait = RETRY_FIRST;
         self.at = None;
     }

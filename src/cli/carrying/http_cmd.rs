@@ -6,9 +6,9 @@ use std::time::{Duration, SystemTime};
 
 use clap::Args;
 
-use super::output::{Stdout, print_json};
-use super::store_cmd::{open, store_failure};
-use super::{EXIT_INVALID, Failure, input};
+use crate::cli::database::store_cmd::{open, store_failure};
+use crate::cli::output::{Stdout, print_json};
+use crate::cli::{EXIT_INVALID, Failure, input};
 use crate::config::Config;
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;

@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use std::sync::mpsc::Receiver;
 
-use super::output::Stdout;
-use super::store_cmd::open;
-use super::{EXIT_USAGE, Failure};
+use crate::cli::database::store_cmd::open;
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_USAGE, Failure};
 use crate::clipboard::watch::{Polled, Poller, Waits};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
@@ -126,7 +126,7 @@ pub fn watch(
 }
 
 /// What the watch loop is told next.
-pub(super) enum Event {
+pub(in crate::cli) enum Event {
     /// Ctrl-C or SIGTERM.
     Stop,
     /// The clipboard was read once; copies from now on count, and the watch waits so.
@@ -144,7 +144,7 @@ pub(super) enum Event {
 /// What both watches share — this desk's (`crosstalk watch`) and a companion's (`crosstalk
 /// watch --to`): the clipboard watched and written, the stop flag, the keyboard, and how the
 /// operator is told.
-pub(super) struct Watching {
+pub(in crate::cli) struct Watching {
     clipboard: Clipboard,
     poller: Poller,
     stop: Arc<AtomicBool>,
@@ -158,7 +158,7 @@ pub(super) struct Watching {
 impl Watching {
     /// Opens the clipboard (its own copies remembered in `data`, so the app's copies in
     /// another terminal are skipped too) and starts reading it.
-    pub(super) fn start(
+    pub(in crate::cli) fn start(
         config: &Config,
         opts: &Options,
         data: std::path::PathBuf,
@@ -173,7 +173,7 @@ impl Watching {
     }
 
     /// [`Watching::start`] with a clipboard handle made by the caller.
-    pub(super) fn start_with(
+    pub(in crate::cli) fn start_with(
         config: &Config,
         opts: &Options,
         clipboard: Clipboard,
@@ -203,7 +203,7 @@ impl Watching {
     }
 
     /// Waits for what comes next (at most [`STOP_POLL`]).
-    pub(super) fn next(&mut self) -> Result<Event, Failure> {
+    pub(in crate::cli) fn next(&mut self) -> Result<Event, Failure> {
         if self.stop.load(Ordering::Relaxed) {
             return Ok(Event::Stop);
         }
@@ -225,7 +225,7 @@ impl Watching {
     }
 
     /// The next envelope of a several-envelope copy, when one waits.
-    pub(super) fn take_waiting(&mut self) -> Option<Waiting> {
+    pub(in crate::cli) fn take_waiting(&mut self) -> Option<Waiting> {
         if self.waiting.is_empty() {
             None
         } else {
@@ -234,20 +234,20 @@ impl Watching {
     }
 
     /// Puts `first` back at the head of what waits (it could not be put up).
-    pub(super) fn wait_again(&mut self, first: Waiting) {
+    pub(in crate::cli) fn wait_again(&mut self, first: Waiting) {
         self.waiting.insert(0, first);
     }
 
     /// Puts the other windows a relayed message goes to (a POLL's other targets) first in
     /// what waits for Enter.
-    pub(super) fn wait_for_next(&mut self, hop: &HopPlan) {
+    pub(in crate::cli) fn wait_for_next(&mut self, hop: &HopPlan) {
         self.waiting
             .splice(0..0, route::next_of(hop).iter().cloned());
     }
 
     /// Delivers `plan`'s relay straight to a recipient that takes envelopes so (see
     /// [`route::carry_direct`]), saying each line on the way (a busy peer waited out).
-    pub(super) fn carry_direct(
+    pub(in crate::cli) fn carry_direct(
         &self,
         store: &mut Store,
         plan: HopPlan,
@@ -267,7 +267,7 @@ impl Watching {
     /// Acts on `hop`: a relay's text goes on the clipboard and `relayed(id, to, method)`
     /// records it (the other windows it goes to wait for Enter); several wait for Enter; a
     /// refusal rings. Returns how the text was copied.
-    pub(super) fn carry(
+    pub(in crate::cli) fn carry(
         &mut self,
         hop: &HopPlan,
         relayed: impl FnOnce(&str, &str, &str) -> Result<(), crate::store::StoreError>,
@@ -307,7 +307,7 @@ impl Watching {
     }
 
     /// One line (or one JSON object) for what an import and its hop did.
-    pub(super) fn tell(
+    pub(in crate::cli) fn tell(
         &self,
         arrival: Option<&ImportSummary>,
         hop: Option<&HopPlan>,
@@ -344,7 +344,7 @@ impl Watching {
     /// What an import and a hop delivered straight to its recipient did: the arrival's line
     /// and the delivery's; with `--json`, one object with the arrival's fields and `posted`
     /// (`over`, `accepted`, `line`). Rings, as a hop does.
-    pub(super) fn tell_posted(
+    pub(in crate::cli) fn tell_posted(
         &self,
         arrival: Option<&ImportSummary>,
         done: &Done,
@@ -366,7 +366,7 @@ impl Watching {
     }
 
     /// One line for the operator; with `--json`, an object `{"note": line}`.
-    pub(super) fn say(&self, line: &str) -> Result<(), Failure> {
+    pub(in crate::cli) fn say(&self, line: &str) -> Result<(), Failure> {
         let mut out = Stdout::new();
         if self.json {
             let note = compact_safe_json(&serde_json::json!({ "note": line }))
@@ -379,7 +379,7 @@ impl Watching {
     }
 
     /// The bell, when `[watch] bell` asks for it.
-    pub(super) fn ring(&self) {
+    pub(in crate::cli) fn ring(&self) {
         if self.bell {
             let mut err = std::io::stderr();
             let _ = err.write_all(b"\x07").and_then(|()| err.flush());
@@ -431,7 +431,7 @@ fn posted_line(done: &Done) -> String {
 
 /// What the operator is told of a hop (before sanitizing: a reason may quote the envelope),
 /// with what still `waiting` for Enter.
-pub(super) fn hop_line(hop: &HopPlan, waiting: &[Waiting]) -> Option<String> {
+pub(in crate::cli) fn hop_line(hop: &HopPlan, waiting: &[Waiting]) -> Option<String> {
     Some(match hop {
         HopPlan::Relay { ready, .. } => {
             let first = if ready.preamble {

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::Failure;
-use super::output::Stdout;
-use super::store_cmd::{load_thread, open_existing, store_failure};
+use crate::cli::Failure;
+use crate::cli::database::store_cmd::{load_thread, open_existing, store_failure};
+use crate::cli::output::Stdout;
 use crate::sanitize::sanitize_line;
 
 /// Archives thread `id` (or its first characters), or with `undo` brings it back. Archiving
@@ -24,7 +24,7 @@ pub fn archive(db: Option<&Path>, id: &str, undo: bool, as_json: bool) -> Result
     let archived_at = store.archived_at(&thread.id).map_err(store_failure)?;
     let mut out = Stdout::new();
     if as_json {
-        super::output::print_json(
+        crate::cli::output::print_json(
             &mut out,
             &json!({
                 "thread": thread.id,

@@ -5,15 +5,15 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::Failure;
-use super::output::{Stdout, print_json};
-use super::store_cmd::{open, store_failure};
+use crate::cli::Failure;
+use crate::cli::database::store_cmd::{open, store_failure};
+use crate::cli::output::{Stdout, print_json};
 
 /// Runs `crosstalk backup FILE [--force] [--json]`.
 pub fn backup(db: Option<&Path>, file: &Path, force: bool, as_json: bool) -> Result<u8, Failure> {
     // A backup of a database that is not there would make an empty one at that path (a
     // mistyped --db) and report success.
-    let path = super::store_cmd::db_path(db)?;
+    let path = crate::cli::database::store_cmd::db_path(db)?;
     if !path.exists() {
         return Err(Failure::usage(format!(
             "no database at `{}` to back up; name the database with --db",

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::output::Stdout;
-use super::store_cmd::{load_thread, open_existing, store_failure};
-use super::{EXIT_INVALID, Failure};
+use crate::cli::database::store_cmd::{load_thread, open_existing, store_failure};
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_INVALID, Failure};
 use crate::sanitize::sanitize_line;
 use crate::store::{EARLIER_COPIES, EraseTarget, Erasure, Store};
 
@@ -53,7 +53,7 @@ pub fn delete(
         // Nothing to erase: nothing to confirm either.
         let mut out = Stdout::new();
         if as_json {
-            super::output::print_json(
+            crate::cli::output::print_json(
                 &mut out,
                 &json!({ "deleted": name, "messages": 0,
                 "threads": 0, "pastes": 0, "drafts": 0 }),
@@ -90,7 +90,7 @@ pub fn delete(
         .ok_or_else(|| not_found(&name))?;
     let mut out = Stdout::new();
     if as_json {
-        super::output::print_json(
+        crate::cli::output::print_json(
             &mut out,
             &json!({
                 "deleted": name,
@@ -162,7 +162,7 @@ fn message_id(store: &Store, id: &str) -> Result<String, Failure> {
 
 /// Whether `id` (whole or its first characters, in either case) is a draft's: a draft is
 /// saved under the message id it will be filed with, so the id is easily taken for one.
-pub(super) fn is_draft(store: &Store, id: &str) -> Result<bool, Failure> {
+pub(in crate::cli) fn is_draft(store: &Store, id: &str) -> Result<bool, Failure> {
     let id = id.trim();
     let drafts = store.drafts().map_err(store_failure)?;
     Ok(!id.is_empty()

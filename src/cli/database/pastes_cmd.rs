@@ -7,9 +7,9 @@ use std::path::Path;
 
 use clap::Subcommand;
 
-use super::output::{Stdout, print_json};
-use super::store_cmd::{open_existing, store_failure};
-use super::{EXIT_INVALID, Failure};
+use crate::cli::database::store_cmd::{open_existing, store_failure};
+use crate::cli::output::{Stdout, print_json};
+use crate::cli::{EXIT_INVALID, Failure};
 use crate::sanitize::sanitize_line;
 
 /// What to do with the stored pastes.

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use super::store_cmd::{load_thread, open_existing, store_failure};
-use super::{EXIT_USAGE, Failure, export};
+use crate::cli::database::store_cmd::{load_thread, open_existing, store_failure};
+use crate::cli::{EXIT_USAGE, Failure, export};
 use crate::sanitize::sanitize_line;
 use crate::store::ThreadView;
 use crate::transport::file;

@@ -3,8 +3,8 @@
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::output::Stdout;
-use super::{EXIT_INVALID, EXIT_USAGE, Failure, export, input};
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_INVALID, EXIT_USAGE, Failure, export, input};
 use crate::protocol::Options;
 use crate::sanitize::sanitize_line;
 use crate::store::{Outcome, Store, StoreError, ThreadView};
@@ -32,7 +32,11 @@ static OPENED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
 /// Refuses to write `file` over the database, whatever `force` says, and over any other
 /// existing file unless `force` (see [`export::target_problem`]).
-pub(super) fn refuse_overwrite(db: Option<&Path>, file: &Path, force: bool) -> Result<(), Failure> {
+pub(in crate::cli) fn refuse_overwrite(
+    db: Option<&Path>,
+    file: &Path,
+    force: bool,
+) -> Result<(), Failure> {
     let shown = sanitize_line(&file.display().to_string()).into_owned();
     match export::target_problem(file, &db_path(db)?, force) {
         None => Ok(()),
@@ -66,7 +70,7 @@ pub fn open_existing(db: Option<&Path>) -> Result<Store, Failure> {
 }
 
 /// The database the commands use: `--db`, else `CROSSTALK_DB`, else the default path.
-pub(super) fn db_path(db: Option<&Path>) -> Result<PathBuf, Failure> {
+pub(in crate::cli) fn db_path(db: Option<&Path>) -> Result<PathBuf, Failure> {
     match db
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("CROSSTALK_DB").map(PathBuf::from))
@@ -78,7 +82,7 @@ pub(super) fn db_path(db: Option<&Path>) -> Result<PathBuf, Failure> {
     }
 }
 
-pub(super) fn store_failure(e: StoreError) -> Failure {
+pub(in crate::cli) fn store_failure(e: StoreError) -> Failure {
     let e = match OPENED.get() {
         Some(path) => e.located(path),
         None => e,
@@ -375,7 +379,7 @@ pub fn import(
         );
     }
     if as_json {
-        super::output::print_json(&mut out, &reports)?;
+        crate::cli::output::print_json(&mut out, &reports)?;
     }
     out.finish()?;
     if !not_read.is_empty() {
@@ -452,7 +456,7 @@ pub fn threads(
     }
     let mut out = Stdout::new();
     if as_json {
-        super::output::print_json(&mut out, &threads)?;
+        crate::cli::output::print_json(&mut out, &threads)?;
         out.finish()?;
         return Ok(0);
     }
@@ -497,7 +501,7 @@ pub fn threads(
 
 /// A thread by its id or, when no thread has that id, by the first characters of exactly
 /// one thread id.
-pub(super) fn load_thread(store: &Store, id: &str) -> Result<ThreadView, Failure> {
+pub(in crate::cli) fn load_thread(store: &Store, id: &str) -> Result<ThreadView, Failure> {
     if let Some(t) = store.thread(id).map_err(store_failure)? {
         return Ok(t);
     }
@@ -532,8 +536,8 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     let mut out = Stdout::new();
     if as_json {
         let mut json = export::thread_json(&t);
-        super::integrity::annotate(&store, &mut json).map_err(store_failure)?;
-        super::output::print_json(&mut out, &json)?;
+        crate::cli::database::integrity::annotate(&store, &mut json).map_err(store_failure)?;
+        crate::cli::output::print_json(&mut out, &json)?;
         out.finish()?;
         return Ok(0);
     }
@@ -558,7 +562,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
             crate::cells::truncate(&sanitize_line(first), 60),
             short_time(&m.received_at),
             m.id,
-            super::integrity::note(&store, &m.id).map_err(store_failure)?,
+            crate::cli::database::integrity::note(&store, &m.id).map_err(store_failure)?,
         );
     }
     out.finish()?;
@@ -647,7 +651,7 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
     let mut out = Stdout::new();
     let found = if hits.is_empty() { EXIT_INVALID } else { 0 };
     if as_json {
-        super::output::print_json(&mut out, &hits)?;
+        crate::cli::output::print_json(&mut out, &hits)?;
         out.finish()?;
         return Ok(found);
     }
@@ -672,7 +676,10 @@ pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Re
 
 /// The message `id` names: its whole id or the first characters of one (as `show`, `poll`
 /// and `delete` take them). Exit 1 when none or several match.
-pub(super) fn one_message(store: &Store, id: &str) -> Result<crate::store::StoredMessage, Failure> {
+pub(in crate::cli) fn one_message(
+    store: &Store,
+    id: &str,
+) -> Result<crate::store::StoredMessage, Failure> {
     use crate::store::MessageMatch;
     match store.find_message(id).map_err(store_failure)? {
         MessageMatch::One(m) => Ok(*m),
@@ -722,8 +729,8 @@ pub fn reply(
     // Checked as `new` checks what it writes: what is wrong is said now, not when the app
     // refuses to copy the draft.
     let ex = crate::protocol::extract(&text, opts);
-    super::parse_cmd::report("<reply>", ex.all_diagnostics());
-    let form = crate::app::composer::Form::from_envelope(&env);
+    crate::cli::reading::parse_cmd::report("<reply>", ex.all_diagnostics());
+    let form = crate::app::writing::composer::Form::from_envelope(&env);
     let form = serde_json::to_string(&form)
         .map_err(|e| Failure::usage(format!("cannot save the draft: {e}")))?;
     store

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::output::Stdout;
-use super::{EXIT_INVALID, Failure, store_cmd};
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_INVALID, Failure, database::store_cmd};
 use crate::protocol::consent::{Ledger, Record, State, Untaken, Why};
 use crate::sanitize::sanitize_line;
 
@@ -24,7 +24,7 @@ pub fn consent(db: Option<&Path>, as_json: bool) -> Result<u8, Failure> {
         .map_err(store_cmd::store_failure)?;
     let mut out = Stdout::new();
     if as_json {
-        super::output::print_json(&mut out, &to_json(&ledger))?;
+        crate::cli::output::print_json(&mut out, &to_json(&ledger))?;
     } else {
         print_lines(&mut out, &ledger);
     }

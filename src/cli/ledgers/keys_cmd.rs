@@ -9,8 +9,8 @@ use ed25519_dalek::pkcs8::EncodePrivateKey;
 use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
 use ed25519_dalek::{SigningKey, VerifyingKey};
 
-use super::output::Stdout;
-use super::{EXIT_INVALID, Failure, output, store_cmd};
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_INVALID, Failure, database::store_cmd, output};
 use crate::protocol::did_key::{did_key, is_did_key, parse_did_key};
 use crate::protocol::keys::{parse_public_key, public_key_txt};
 use crate::sanitize::sanitize_line;

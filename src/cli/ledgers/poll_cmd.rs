@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::output::Stdout;
-use super::{EXIT_INVALID, Failure, store_cmd};
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_INVALID, Failure, database::store_cmd};
 use crate::protocol::poll::{self, Tally};
 use crate::sanitize::sanitize_line;
 use crate::store::PollView;
@@ -44,9 +44,11 @@ pub fn poll(
         // Written in the desk's name, and signed when [signing] says so, as the app does.
         let mut closed = store.poll_closing(&view, &config.desk_address());
         for env in closed.errors.iter_mut().chain([&mut closed.result]) {
-            crate::app::signing::sign_composed(&config.signing, env).map_err(|why| Failure {
-                code: EXIT_INVALID,
-                message: format!("cannot close poll {mid}: {why}"),
+            crate::app::writing::signing::sign_composed(&config.signing, env).map_err(|why| {
+                Failure {
+                    code: EXIT_INVALID,
+                    message: format!("cannot close poll {mid}: {why}"),
+                }
             })?;
         }
         store.file_closing(&closed).map_err(err)?;
@@ -65,7 +67,7 @@ pub fn poll(
                     })
                 })
                 .collect();
-            super::output::print_json(&mut out, &serde_json::json!({ "written": written }))?;
+            crate::cli::output::print_json(&mut out, &serde_json::json!({ "written": written }))?;
         } else {
             for e in closed.errors.iter().chain([&closed.result]) {
                 let _ = writeln!(out, "{}", crate::protocol::render(e).trim_end());
@@ -81,7 +83,7 @@ pub fn poll(
         return Ok(0);
     }
     if as_json {
-        super::output::print_json(
+        crate::cli::output::print_json(
             &mut out,
             &serde_json::json!({
                 "poll": view.poll.id,

@@ -8,9 +8,9 @@ use std::path::Path;
 use clap::Subcommand;
 use serde_json::json;
 
-use super::output::Stdout;
-use super::store_cmd::store_failure;
-use super::{EXIT_INVALID, Failure, store_cmd};
+use crate::cli::database::store_cmd::store_failure;
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_INVALID, Failure, database::store_cmd};
 use crate::sanitize::sanitize_line;
 use crate::store::{Section, Settled, Store};
 
@@ -31,7 +31,7 @@ pub fn queue(
         .map_err(|e| Failure::usage(e.to_string()))?;
     let mut out = Stdout::new();
     if as_json {
-        super::output::print_json(&mut out, &queue)?;
+        crate::cli::output::print_json(&mut out, &queue)?;
         out.finish()?;
         return Ok(0);
     }
@@ -132,7 +132,7 @@ pub fn settle(
         let settled = settled
             .as_ref()
             .map(|(at, how)| json!({ "how": how, "at": at }));
-        super::output::print_json(
+        crate::cli::output::print_json(
             &mut out,
             &json!({
                 "message": m.id,
@@ -186,7 +186,9 @@ pub fn settle(
 /// discard.
 fn message(store: &Store, id: &str) -> Result<crate::store::StoredMessage, Failure> {
     match store_cmd::one_message(store, id) {
-        Err(f) if f.code == EXIT_INVALID && super::erase_cmd::is_draft(store, id)? => {
+        Err(f)
+            if f.code == EXIT_INVALID && crate::cli::database::erase_cmd::is_draft(store, id)? =>
+        {
             Err(Failure {
                 code: EXIT_INVALID,
                 message: format!(

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use serde::Serialize;
 
-use super::output::Stdout;
-use super::store_cmd::{open_existing, store_failure};
-use super::{EXIT_INVALID, Failure, input};
+use crate::cli::database::store_cmd::{open_existing, store_failure};
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_INVALID, Failure, input};
 use crate::protocol::Options;
 use crate::protocol::attachments::{self, Attachment, Check};
 use crate::sanitize::sanitize_line;
@@ -71,7 +71,7 @@ pub fn attachments(db: Option<&Path>, cmd: AttachmentsCmd, opts: &Options) -> Re
     }
     let mut out = Stdout::new();
     if json {
-        super::output::print_json(&mut out, &rows)?;
+        crate::cli::output::print_json(&mut out, &rows)?;
     } else {
         for r in &rows {
             let unread = if r.unread.is_empty() {

@@ -12,17 +12,17 @@
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use super::check_stream::{self, Job, Place};
-use super::input;
-use super::output::Stdout;
-use super::{EXIT_INVALID, Failure};
+use crate::cli::input;
+use crate::cli::output::Stdout;
+use crate::cli::reading::check_stream::{self, Job, Place};
+use crate::cli::{EXIT_INVALID, Failure};
 use crate::json;
 use crate::protocol::{self, Diagnostic, Extractor, Options, Parsed, ParsedRef, Step};
 use crate::sanitize::sanitize_line;
 
 /// About how many diagnostics a worker holds before it hands them on: enough that handing
 /// them on costs nothing next to finding them, few enough to be a few megabytes.
-pub(super) const HOLD: usize = 4096;
+pub(in crate::cli) const HOLD: usize = 4096;
 
 /// `crosstalk check`: every diagnostic of every file, then a summary.
 pub fn check(
@@ -67,7 +67,7 @@ pub fn check(
 
 /// How a file's findings are written.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Form {
+pub(in crate::cli) enum Form {
     /// `file:line:col: severity: message [code]`, one a line.
     Human,
     /// One object of `check --json`'s list; the first opens the list.
@@ -79,7 +79,7 @@ pub(super) enum Form {
 
 /// Envelopes, errors and warnings found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Counts {
+pub(in crate::cli) struct Counts {
     pub envelopes: usize,
     pub errors: usize,
     pub warnings: usize,
@@ -217,7 +217,7 @@ fn open(
 
 /// What a worker hands the writer: diagnostics in input order, written out already when
 /// nothing is to be added to them, with what they count.
-pub(super) struct Chunk {
+pub(in crate::cli) struct Chunk {
     /// The diagnostics, when the writer is to add the database's findings (or, in tests,
     /// to keep them).
     diagnostics: Vec<Diagnostic>,
@@ -231,7 +231,7 @@ pub(super) struct Chunk {
 }
 
 /// `check`'s work on one part of an input.
-pub(super) struct CheckJob<'o> {
+pub(in crate::cli) struct CheckJob<'o> {
     opts: &'o Options,
     /// Whether the envelopes the database is asked about are kept.
     keep: bool,
@@ -244,7 +244,7 @@ pub(super) struct CheckJob<'o> {
 }
 
 impl<'o> CheckJob<'o> {
-    pub(super) fn new(opts: &'o Options, keep: bool, form: Form, name: &str) -> Self {
+    pub(in crate::cli) fn new(opts: &'o Options, keep: bool, form: Form, name: &str) -> Self {
         CheckJob {
             opts,
             keep,
@@ -262,7 +262,7 @@ impl<'o> CheckJob<'o> {
 
     /// This job handing on its findings every `hold` diagnostics or so (tests make it small).
     #[cfg(test)]
-    pub(super) fn holding(mut self, hold: usize) -> Self {
+    pub(in crate::cli) fn holding(mut self, hold: usize) -> Self {
         self.hold = hold.max(1);
         self
     }
@@ -474,7 +474,7 @@ fn write_diagnostics(text: &mut String, name: &str, form: Form, diags: &[Diagnos
 
 /// The writer's side of one file: the chunks in order, the database's findings added, the
 /// file's counts at the end.
-pub(super) struct FileSink<'w, 's, W: Write> {
+pub(in crate::cli) struct FileSink<'w, 's, W: Write> {
     out: &'w mut W,
     /// The file's name as given (JSON escapes it itself).
     name: String,
@@ -491,7 +491,7 @@ pub(super) struct FileSink<'w, 's, W: Write> {
 }
 
 impl<'w, 's, W: Write> FileSink<'w, 's, W> {
-    pub(super) fn new(
+    pub(in crate::cli) fn new(
         out: &'w mut W,
         name: &str,
         form: Form,
@@ -511,7 +511,7 @@ impl<'w, 's, W: Write> FileSink<'w, 's, W> {
     }
 
     /// Opens the file's object in JSON.
-    pub(super) fn start(&mut self) -> std::io::Result<()> {
+    pub(in crate::cli) fn start(&mut self) -> std::io::Result<()> {
         match self.form {
             Form::Json { first_file } => {
                 let open: &[u8] = if first_file { b"\n  {" } else { b",\n  {" };
@@ -524,10 +524,10 @@ impl<'w, 's, W: Write> FileSink<'w, 's, W> {
 
     /// Writes what a worker handed on: its text as it is, or its diagnostics with the
     /// database's findings among them.
-    pub(super) fn chunk(&mut self, mut c: Chunk) -> std::io::Result<()> {
+    pub(in crate::cli) fn chunk(&mut self, mut c: Chunk) -> std::io::Result<()> {
         self.counts.envelopes += c.counts.envelopes;
         if let Some(store) = self.store {
-            let conflicts = super::check_db::conflicts(store, &c.kept);
+            let conflicts = crate::cli::reading::check_db::conflicts(store, &c.kept);
             if !conflicts.is_empty() {
                 c.diagnostics.extend(conflicts);
                 c.diagnostics.sort_by_key(|d| (d.line, d.column));
@@ -542,7 +542,7 @@ impl<'w, 's, W: Write> FileSink<'w, 's, W> {
     }
 
     /// Writes `diags`, in this order.
-    pub(super) fn diagnostics(&mut self, diags: Vec<Diagnostic>) -> std::io::Result<()> {
+    pub(in crate::cli) fn diagnostics(&mut self, diags: Vec<Diagnostic>) -> std::io::Result<()> {
         self.counts.count(&diags);
         #[cfg(test)]
         if self.form == Form::Kept {
@@ -568,7 +568,7 @@ impl<'w, 's, W: Write> FileSink<'w, 's, W> {
 
     /// Writes `no-envelope` when there was none, closes the file's object in JSON; the
     /// file's counts.
-    pub(super) fn end(&mut self) -> std::io::Result<Counts> {
+    pub(in crate::cli) fn end(&mut self) -> std::io::Result<Counts> {
         if self.counts.envelopes == 0 {
             self.diagnostics(vec![protocol::no_envelope()])?;
         }
@@ -592,7 +592,7 @@ impl<'w, 's, W: Write> FileSink<'w, 's, W> {
 /// each handing on its findings every `hold` diagnostics: the number of envelopes and the
 /// diagnostics in the order written.
 #[cfg(test)]
-pub(super) fn check_bytes(
+pub(in crate::cli) fn check_bytes(
     bytes: &[u8],
     block: usize,
     workers: usize,

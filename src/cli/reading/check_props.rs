@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 
-use super::check_cmd::check_bytes;
+use crate::cli::reading::check_cmd::check_bytes;
 use crate::protocol::{self, Code, Diagnostic, Options};
 use crate::store::Store;
 use crate::synth::{TranscriptSpec, transcript};
@@ -115,7 +115,7 @@ fn edits() -> impl Strategy<Value = Vec<(usize, usize)>> {
 /// How often a worker hands on its findings: every few, to make every place a chunk may end
 /// at one, or as `check` does.
 fn holds() -> impl Strategy<Value = usize> {
-    prop_oneof![1usize..8, Just(super::check_cmd::HOLD)]
+    prop_oneof![1usize..8, Just(crate::cli::reading::check_cmd::HOLD)]
 }
 
 proptest! {

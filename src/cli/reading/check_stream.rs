@@ -36,7 +36,7 @@ use crate::protocol::{self, Diagnostic};
 
 /// How many bytes are read at a time: large enough that handing a part to a worker costs
 /// nothing next to checking it, small enough that the buffers stay in the processor's cache.
-pub(super) const BLOCK: usize = 1 << 20;
+pub(in crate::cli) const BLOCK: usize = 1 << 20;
 
 /// How far back from a block's end a cut is looked for first: a transcript's envelopes are a
 /// few kilobytes, so the last `[[END]]` is nearly always within this, and only this much of
@@ -49,7 +49,7 @@ const TAIL: usize = 64 << 10;
 const AHEAD: usize = 4;
 
 /// Where a part stands in the input.
-pub(super) struct Place {
+pub(in crate::cli) struct Place {
     /// The number of its first line in the input.
     pub first_line: u32,
     /// Whether it starts the input: a byte-order mark there is the file's encoding
@@ -61,7 +61,7 @@ pub(super) struct Place {
 }
 
 /// What a worker does with a part: reads it and sends what it found in chunks, in order.
-pub(super) trait Job: Sync {
+pub(in crate::cli) trait Job: Sync {
     /// What the writer is handed.
     type Chunk: Send;
 
@@ -73,7 +73,7 @@ pub(super) trait Job: Sync {
 /// Reads what `reader` yields in parts of about `block` bytes, `job` reading each on one of
 /// `workers` threads, and calls `write` with every chunk in input order, on this thread.
 /// Writing stops at the first error `write` returns, which is returned; so is a read error.
-pub(super) fn run<J: Job>(
+pub(in crate::cli) fn run<J: Job>(
     reader: impl Read + Send,
     block: usize,
     workers: usize,
@@ -91,7 +91,7 @@ pub(super) fn run<J: Job>(
 /// from mail): its parts are cut where [`run`] cuts and handed to the workers as they stand,
 /// not copied into blocks (a copy of the input that cannot be cut, one endless body
 /// or line, would be as large as the input again).
-pub(super) fn run_text<J: Job>(
+pub(in crate::cli) fn run_text<J: Job>(
     text: &str,
     block: usize,
     workers: usize,

@@ -3,10 +3,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::check_stream::{self, Job, Place};
-use super::input::{self, Input};
-use super::output::Stdout;
-use super::{EXIT_INVALID, Failure};
+use crate::cli::input::{self, Input};
+use crate::cli::output::Stdout;
+use crate::cli::reading::check_stream::{self, Job, Place};
+use crate::cli::{EXIT_INVALID, Failure};
 use crate::ids::IdGenerator;
 use crate::json;
 use crate::protocol::{self, Diagnostic, Extractor, Options, Parsed, Step};
@@ -142,7 +142,7 @@ struct OutsideJob<'o> {
 }
 
 impl OutsideJob<'_> {
-    const HOLD: usize = super::check_cmd::HOLD;
+    const HOLD: usize = crate::cli::reading::check_cmd::HOLD;
 }
 
 /// What [`OutsideJob`] hands the writer.
@@ -408,7 +408,7 @@ mod tests {
         let bom = format!("\u{feff}{ENVELOPE}");
         let text = bom.repeat((1 << 20) / bom.len() + 100);
         same_as_whole(&text);
-        let check = super::super::check_cmd::check_bytes;
+        let check = crate::cli::reading::check_cmd::check_bytes;
         let whole = check(text.as_bytes(), text.len() + 1, 1, usize::MAX, None);
         for (block, workers) in [(1 << 19, 2), (100_000, 3), (4096, 7)] {
             assert_eq!(check(text.as_bytes(), block, workers, 64, None), whole);

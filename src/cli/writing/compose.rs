@@ -3,9 +3,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::output::Stdout;
-use super::parse_cmd::report;
-use super::{EXIT_INVALID, Failure, input};
+use crate::cli::output::Stdout;
+use crate::cli::reading::parse_cmd::report;
+use crate::cli::{EXIT_INVALID, Failure, input};
 use crate::ids::IdGenerator;
 use crate::protocol::error_envelope::{ERROR_CODES, error_envelope, is_error_code};
 use crate::protocol::{self, Envelope, Options};

@@ -3,8 +3,8 @@
 
 use std::io::Write as _;
 
-use super::output::Stdout;
-use super::{EXIT_INVALID, Failure};
+use crate::cli::output::Stdout;
+use crate::cli::{EXIT_INVALID, Failure};
 use crate::clipboard::{Clipboard, Env};
 use crate::config::Config;
 use crate::ids::IdGenerator;

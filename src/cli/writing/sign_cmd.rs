@@ -5,9 +5,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::output::Stdout;
-use super::parse_cmd::report;
-use super::{EXIT_INVALID, Failure, input, output};
+use crate::cli::output::Stdout;
+use crate::cli::reading::parse_cmd::report;
+use crate::cli::{EXIT_INVALID, Failure, input, output};
 use crate::protocol::keys::{default_pkid, parse_private_key};
 use crate::protocol::signature::{
     Matched, SigError, SigFormat, key_id, parse_sig, sign_envelope, verify_parsed,
@@ -254,7 +254,7 @@ pub fn verify_with_store(
     as_json: bool,
     opts: &Options,
 ) -> Result<u8, Failure> {
-    let store = super::store_cmd::open_existing(db)?;
+    let store = crate::cli::database::store_cmd::open_existing(db)?;
     verify_each(file, as_json, opts, |i, p, text| {
         let pkid = p
             .envelope
@@ -265,7 +265,7 @@ pub fn verify_with_store(
         let pinned = match &pkid {
             Some(id) => store
                 .pinned_key(id)
-                .map_err(|e| super::Failure::usage(e.to_string()))?,
+                .map_err(|e| crate::cli::Failure::usage(e.to_string()))?,
             None => None,
         };
         let check = |k: &ed25519_dalek::VerifyingKey| verify_parsed(p, text, k).map(|_| ());

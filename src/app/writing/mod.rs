@@ -1,0 +1,14 @@
+//! Writing: the composer (its form, layout, boxes and whole-box steps), new envelopes and
+//! replies, attaching files, personal data, signing, ERROR replies and new conversations, and
+//! copying what was written.
+
+pub(in crate::app) mod attach;
+pub(in crate::app) mod compose;
+pub mod composer;
+pub mod composer_layout;
+pub mod composer_steps;
+pub(in crate::app) mod conversation;
+pub mod editor_rows;
+pub mod error_reply;
+pub mod privacy;
+pub mod signing;
