@@ -8,7 +8,7 @@ use crate::protocol::{self, Diagnostic, Extraction, Options};
 use crate::transport::mail_import;
 
 /// Text read from one input, with a name to prefix diagnostics.
-pub struct Input {
+pub(super) struct Input {
     /// `path` as given, or `<stdin>`; for mail, the name of its decoded text.
     pub name: String,
     /// The text, invalid UTF-8 replaced; for mail, the envelopes its messages hold.
@@ -21,7 +21,7 @@ pub struct Input {
 
 impl Input {
     /// Finds the envelopes, with what reading the input found first among the diagnostics.
-    pub fn extract(&self, opts: &Options) -> Extraction {
+    pub(super) fn extract(&self, opts: &Options) -> Extraction {
         let mut ex = protocol::extract(&self.text, opts);
         ex.diagnostics.splice(0..0, self.decoding.iter().cloned());
         ex
@@ -29,7 +29,7 @@ impl Input {
 }
 
 /// Reads `path`, or standard input when it is `None` or `-`, as text.
-pub fn read(path: Option<&Path>) -> Result<Input, Failure> {
+pub(super) fn read(path: Option<&Path>) -> Result<Input, Failure> {
     let (name, bytes) = read_bytes(path)?;
     Ok(text(name, bytes))
 }
@@ -39,7 +39,7 @@ pub fn read(path: Option<&Path>) -> Result<Input, Failure> {
 /// messages are stored already (as the import asks it); anything else is text. A note on
 /// standard error says when an input was read as mail, since line numbers are then those of
 /// the decoded text.
-pub fn read_envelopes(
+pub(super) fn read_envelopes(
     path: Option<&Path>,
     opts: &Options,
     store: Option<&crate::store::Store>,
@@ -54,7 +54,7 @@ pub fn read_envelopes(
 
 /// The input `name`, whose `bytes` are mail of `kind`, decoded as [`read_envelopes`] decodes
 /// it (saying so on standard error).
-pub fn mail(
+pub(super) fn mail(
     name: String,
     kind: crate::transport::mail::MailKind,
     bytes: &[u8],
@@ -194,7 +194,7 @@ fn read_stdin() -> Result<(String, Vec<u8>), Failure> {
 }
 
 /// Reads a key file's text.
-pub fn read_key(path: &Path) -> Result<String, Failure> {
+pub(super) fn read_key(path: &Path) -> Result<String, Failure> {
     std::fs::read_to_string(path)
         .map_err(|e| Failure::usage(format!("cannot read key `{}`: {e}", path.display())))
 }
@@ -202,7 +202,7 @@ pub fn read_key(path: &Path) -> Result<String, Failure> {
 /// A header value given as an argument (`--intent`, `--user`, `--from`, …): one line. A line
 /// break would be written as a space, so `--intent $'REQUEST\nparent: x'` would file
 /// `intent: REQUEST parent: x`; it is refused with the option named instead.
-pub fn header_arg(option: &str, value: &str) -> Result<(), Failure> {
+pub(super) fn header_arg(option: &str, value: &str) -> Result<(), Failure> {
     if value.chars().any(char::is_control) {
         return Err(Failure::usage(format!(
             "{option} `{}` holds a line break or another control character; give it on one line",
@@ -214,7 +214,7 @@ pub fn header_arg(option: &str, value: &str) -> Result<(), Failure> {
 
 /// A `--body` argument: the text itself, or `-` to read it from standard input (without the
 /// final line break a shell or editor adds). Absent means an empty body.
-pub fn body(arg: Option<&str>) -> Result<String, Failure> {
+pub(super) fn body(arg: Option<&str>) -> Result<String, Failure> {
     match arg {
         Some("-") => {
             let mut s = String::new();

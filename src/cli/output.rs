@@ -21,7 +21,7 @@ use crate::sanitize::Sanitizer;
 static REPLACED: AtomicUsize = AtomicUsize::new(0);
 
 /// Says on standard error how many characters were shown as placeholders, if any.
-pub fn note() {
+pub(super) fn note() {
     let n = REPLACED.load(Ordering::Relaxed);
     if n > 0 {
         let s = if n == 1 { "" } else { "s" };
@@ -32,7 +32,7 @@ pub fn note() {
 }
 
 /// Writes `text` to standard output through a [`Stdout`] of its own.
-pub fn write_stdout(text: &str) {
+pub(super) fn write_stdout(text: &str) {
     let mut out = Stdout::new();
     let _ = out.write_all(text.as_bytes());
     if let Err(f) = out.finish() {
@@ -44,7 +44,7 @@ pub fn write_stdout(text: &str) {
 ///
 /// A reader that went away (`| head`) ends the process with status 0: it is no error of
 /// the input. Other write errors are kept and reported by [`Stdout::finish`].
-pub struct Stdout {
+pub(super) struct Stdout {
     out: BufWriter<StdoutLock<'static>>,
     /// `Some` when standard output is a terminal.
     terminal: Option<Terminal>,
@@ -62,7 +62,7 @@ struct Terminal {
 
 impl Stdout {
     /// Standard output, locked for the command's lifetime.
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         let stdout = std::io::stdout();
         let terminal = stdout.is_terminal().then(Terminal::new);
         Stdout {
@@ -74,7 +74,7 @@ impl Stdout {
     }
 
     /// Flushes, and turns a write error into a failure (exit 2).
-    pub fn finish(mut self) -> Result<(), Failure> {
+    pub(super) fn finish(mut self) -> Result<(), Failure> {
         self.finished = true;
         self.end().map_err(|e| {
             Failure::usage(format!(
@@ -213,7 +213,10 @@ impl Drop for Stdout {
 }
 
 /// Prints a value as pretty JSON and a newline on standard output.
-pub fn print_json(out: &mut Stdout, v: &impl serde::Serialize) -> Result<(), super::Failure> {
+pub(super) fn print_json(
+    out: &mut Stdout,
+    v: &impl serde::Serialize,
+) -> Result<(), super::Failure> {
     crate::json::write(out, v)
         .and_then(|()| out.write_all(b"\n").map_err(serde_json::Error::io))
         .map_err(|e| super::Failure::usage(format!("cannot write JSON to standard output: {e}")))

@@ -12,7 +12,7 @@ use ratatui::crossterm::execute;
 
 /// Runs the editor on `body`; returns the text it saved. The temporary file is removed
 /// afterwards whatever happens; the composer's draft keeps the text before the edit.
-pub fn edit(terminal: &mut ratatui::DefaultTerminal, body: &str) -> anyhow::Result<String> {
+pub(super) fn edit(terminal: &mut ratatui::DefaultTerminal, body: &str) -> anyhow::Result<String> {
     let file = body_file(body)?;
     let path = file.path().to_path_buf();
     let editor = std::env::var("VISUAL")

@@ -16,7 +16,7 @@ use crate::app::pipe::PipeRequest;
 
 /// Runs the request on the real terminal and returns what to say on the status line:
 /// (whether the command succeeded, the line).
-pub fn run(
+pub(super) fn run(
     terminal: &mut ratatui::DefaultTerminal,
     req: &PipeRequest,
     stop: &AtomicUsize,
@@ -71,7 +71,7 @@ pub fn run(
 /// Runs `command` with `sh -c`, `input` on its standard input (written from another thread,
 /// so a command that does not read it cannot block the app; a command that stops reading
 /// early is not an error), its output on the terminal.
-pub fn spawn(command: &str, input: &str, stop: &AtomicUsize) -> std::io::Result<ExitStatus> {
+pub(super) fn spawn(command: &str, input: &str, stop: &AtomicUsize) -> std::io::Result<ExitStatus> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -105,7 +105,7 @@ pub fn spawn(command: &str, input: &str, stop: &AtomicUsize) -> std::io::Result<
 const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// `` `cmd` exited 0 ``, `` `cmd` exited with status 3 ``, or why it did not run.
-pub fn describe(command: &str, status: &std::io::Result<ExitStatus>) -> String {
+pub(super) fn describe(command: &str, status: &std::io::Result<ExitStatus>) -> String {
     match status {
         Ok(s) => match s.code() {
             Some(0) => format!("`{command}` exited 0"),

@@ -10,7 +10,7 @@ use crate::app::text::{safe_line, truncate};
 use crate::app::{App, Level};
 
 /// `crosstalk — <database> — N threads`.
-pub fn title(app: &App, frame: &mut Frame, area: Rect) {
+pub(super) fn title(app: &App, frame: &mut Frame, area: Rect) {
     let n = app.list.rows.len();
     let count = match (app.list.more || app.list.before, n) {
         (true, _) => format!("{n}+ threads"),
@@ -46,7 +46,7 @@ pub fn title(app: &App, frame: &mut Frame, area: Rect) {
 /// The hint line above the status line; a status too long for its line takes the hint line
 /// too, so that what an error says to do is not cut off (the hints come back with the next
 /// message that fits).
-pub fn hints_and_status(app: &App, frame: &mut Frame, hints_area: Rect, status_area: Rect) {
+pub(super) fn hints_and_status(app: &App, frame: &mut Frame, hints_area: Rect, status_area: Rect) {
     let width = (status_area.width as usize).saturating_sub(watch_mark(app).chars().count());
     if crate::app::text::width(&safe_line(&app.status.1)) <= width
         || hints_area.y + 1 != status_area.y
@@ -63,7 +63,7 @@ pub fn hints_and_status(app: &App, frame: &mut Frame, hints_area: Rect, status_a
 }
 
 /// The hint line: `key what` pairs, as many as fit.
-pub fn hint_line(app: &App, width: u16) -> Line<'static> {
+pub(super) fn hint_line(app: &App, width: u16) -> Line<'static> {
     let mut spans = Vec::new();
     let mut used = 0usize;
     for (key, what) in app.keymap.hints(app.scope()) {
@@ -79,7 +79,7 @@ pub fn hint_line(app: &App, width: u16) -> Line<'static> {
 }
 
 /// The status line: what just happened.
-pub fn status(app: &App, frame: &mut Frame, area: Rect) {
+pub(super) fn status(app: &App, frame: &mut Frame, area: Rect) {
     status_lines(app, frame, area, 1);
 }
 

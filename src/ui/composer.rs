@@ -15,7 +15,7 @@ use crate::app::writing::composer::{Composer, Field};
 use crate::app::writing::composer_layout::ComposerAreas;
 
 /// Draws the composer over the whole screen.
-pub fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
+pub(super) fn render(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
     let areas = ComposerAreas::new(area, c);
     let (title, hints, status) = (areas.title, areas.hints, areas.status);
     let what = match &c.replying_to {

@@ -12,7 +12,7 @@ use crate::app::popups::popup::Conversation;
 use crate::app::text::{safe_line, truncate};
 
 /// Draws the picker or the context prompt.
-pub fn render(app: &App, c: &Conversation, frame: &mut Frame, size: Rect) {
+pub(super) fn render(app: &App, c: &Conversation, frame: &mut Frame, size: Rect) {
     let contacts = &app.contacts.contacts;
     let area = crate::app::panes::layout::picker_area(size, 80, contacts.len());
     let title = match &c.context {

@@ -13,7 +13,7 @@ use super::theme;
 use crate::app::writing::editor_rows::{self, TAB, cell_width};
 
 /// Draws `ta` in `area` from row `top`; the cursor shows when `focused`.
-pub fn render(ta: &TextArea<'_>, top: usize, focused: bool, frame: &mut Frame, area: Rect) {
+pub(super) fn render(ta: &TextArea<'_>, top: usize, focused: bool, frame: &mut Frame, area: Rect) {
     let width = area.width as usize;
     let cursor = editor_rows::cursor(ta);
     let laid = editor_rows::layout(ta.lines(), width, cursor);

@@ -10,7 +10,7 @@ use crate::app::panes::inspector::{RowKind, View};
 use crate::app::{App, Pane};
 
 /// Draws the inspector.
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+pub(super) fn render(app: &App, frame: &mut Frame, area: Rect) {
     let view = match app.inspector.view {
         View::Fields => "fields",
         View::Received => "as received",

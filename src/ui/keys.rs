@@ -13,7 +13,7 @@ use crate::protocol::trust::KeyState;
 use crate::store::KeyRow;
 
 /// Draws the keys popup, from row `scroll` on.
-pub fn render(keys: &[KeyRow], scroll: usize, frame: &mut Frame, size: Rect) {
+pub(super) fn render(keys: &[KeyRow], scroll: usize, frame: &mut Frame, size: Rect) {
     let area = crate::app::panes::layout::keys_area(size);
     let inner = frame_block(
         " Keys — crosstalk keys trust ID accepts a change; j/k move, Esc closes ",

@@ -16,7 +16,7 @@ use crate::app::writing::error_reply::{CodePicker, choices};
 use crate::app::{Action, App};
 
 /// Draws the poll panel.
-pub fn panel(app: &App, panel: &PollPanel, frame: &mut Frame, size: Rect) {
+pub(super) fn panel(app: &App, panel: &PollPanel, frame: &mut Frame, size: Rect) {
     let key = |a: &Action, fallback: &str| {
         app.keymap
             .key_for(Scope::Poll, a)
@@ -56,7 +56,7 @@ pub fn panel(app: &App, panel: &PollPanel, frame: &mut Frame, size: Rect) {
 }
 
 /// Draws the ERROR code picker.
-pub fn codes(picker: &CodePicker, frame: &mut Frame, size: Rect) {
+pub(super) fn codes(picker: &CodePicker, frame: &mut Frame, size: Rect) {
     let rows = choices();
     let area = crate::app::panes::layout::picker_area(size, 64, rows.len());
     let inner = frame_block(

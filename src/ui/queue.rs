@@ -15,7 +15,7 @@ use crate::app::text::{age, safe_line, truncate};
 use crate::store::{QueueRow, Section};
 
 /// Draws the queue over the screen.
-pub fn render(app: &App, view: &QueueView, frame: &mut Frame, size: Rect) {
+pub(super) fn render(app: &App, view: &QueueView, frame: &mut Frame, size: Rect) {
     let area = crate::app::panes::layout::queue_area(size);
     frame.render_widget(Clear, area);
     let block = Block::default()

@@ -12,7 +12,7 @@ use crate::app::text::{age, safe_line, tail, truncate, width};
 use crate::app::{App, Pane};
 
 /// Draws the list.
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+pub(super) fn render(app: &App, frame: &mut Frame, area: Rect) {
     let list = &app.list;
     let state = state_part(list, None);
     let title = if list.filtering || !list.filter.is_empty() {

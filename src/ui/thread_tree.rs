@@ -11,7 +11,7 @@ use crate::app::text::{age, safe_line, truncate, width};
 use crate::app::{App, Pane};
 
 /// Draws the tree of the open thread.
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+pub(super) fn render(app: &App, frame: &mut Frame, area: Rect) {
     let Some(t) = &app.tree else {
         frame.render_widget(
             pane_block(Line::from(" Thread "), focused(app, Pane::Tree)),

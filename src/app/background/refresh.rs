@@ -80,7 +80,7 @@ impl App {
 
 /// A tree of `outline` that keeps what the operator did in `old`: the same message
 /// selected (when it is still there), the same branches folded, the same first row shown.
-pub fn carry_over(old: &ThreadTree, outline: ThreadOutline) -> ThreadTree {
+pub(crate) fn carry_over(old: &ThreadTree, outline: ThreadOutline) -> ThreadTree {
     let selected = old.selected_index().map(|i| old.outline.rows[i].id.clone());
     let folded: HashSet<&str> = old
         .outline

@@ -6,7 +6,7 @@ const KEPT: usize = 200;
 
 /// The commands run, oldest first, and where a recall stands.
 #[derive(Debug, Clone, Default)]
-pub struct History {
+pub(crate) struct History {
     entries: Vec<String>,
     /// The entry shown, while recalling.
     at: Option<usize>,
@@ -17,7 +17,7 @@ pub struct History {
 impl History {
     /// Records a command run (not a blank one, nor the same as the one before it) and ends
     /// any recall.
-    pub fn push(&mut self, line: &str) {
+    pub(crate) fn push(&mut self, line: &str) {
         let line = line.trim();
         self.at = None;
         self.typed.clear();
@@ -32,7 +32,7 @@ impl History {
 
     /// The entry before the one shown (the newest at first), given what is typed now;
     /// `None` when there is none older.
-    pub fn older(&mut self, typed: &str) -> Option<&str> {
+    pub(crate) fn older(&mut self, typed: &str) -> Option<&str> {
         let at = match self.at {
             None if self.entries.is_empty() => return None,
             None => {
@@ -48,7 +48,7 @@ impl History {
 
     /// The entry after the one shown, or what was typed before recalling past the newest;
     /// `None` when not recalling.
-    pub fn newer(&mut self) -> Option<&str> {
+    pub(crate) fn newer(&mut self) -> Option<&str> {
         let at = self.at?;
         if at + 1 < self.entries.len() {
             self.at = Some(at + 1);
@@ -59,7 +59,7 @@ impl History {
     }
 
     /// The text was edited: the next recall starts again from the newest entry.
-    pub fn edited(&mut self) {
+    pub(crate) fn edited(&mut self) {
         self.at = None;
     }
 }

@@ -7,7 +7,7 @@ use crate::app::Action;
 
 /// The keys that move a list, as the keymap's default table writes them: bound in every
 /// scope that shows a list, before the scope's own keys (which win where they differ).
-pub const MOVES: &[(&str, Action)] = &[
+pub(crate) const MOVES: &[(&str, Action)] = &[
     ("j down", Action::Down),
     ("k up", Action::Up),
     ("pagedown ctrl-d", Action::PageDown),
@@ -18,7 +18,7 @@ pub const MOVES: &[(&str, Action)] = &[
 
 /// How far a list moves for a key: a row, a page of `page` rows, or to either end (far enough
 /// that the caller's bound stops it); `None` for a key that moves nothing.
-pub fn step(action: &Action, page: isize) -> Option<isize> {
+pub(crate) fn step(action: &Action, page: isize) -> Option<isize> {
     Some(match action {
         Action::Up => -1,
         Action::Down => 1,
@@ -31,13 +31,13 @@ pub fn step(action: &Action, page: isize) -> Option<isize> {
 }
 
 /// Whether `action` moves a list.
-pub fn is_move(action: &Action) -> bool {
+pub(crate) fn is_move(action: &Action) -> bool {
     step(action, 0).is_some()
 }
 
 /// The row selected after `action` in a list of `len` rows paged by `page`: `None` when the
 /// action moves nothing, so the caller goes on to handle it.
-pub fn select(selected: usize, len: usize, action: &Action, page: usize) -> Option<usize> {
+pub(crate) fn select(selected: usize, len: usize, action: &Action, page: usize) -> Option<usize> {
     let delta = step(action, page as isize)?;
     Some(
         selected

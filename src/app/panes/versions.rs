@@ -154,7 +154,7 @@ impl App {
 }
 
 /// What differs between two envelopes: header names (either side), `meta`, `body`, `sig`.
-pub fn differences(a: &Envelope, b: &Envelope) -> Vec<String> {
+pub(crate) fn differences(a: &Envelope, b: &Envelope) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if a.banner != b.banner {
         out.push("banner".into());

@@ -17,7 +17,7 @@ use ratatui_textarea::{CursorMove, TextArea};
 /// all of it. The widget keeps where it is scrolled to only as it is drawn, so it is drawn
 /// once, off screen, with the cursor on the first line; `width` is about the width it will
 /// be drawn at (its lines are wrapped for that width until the next frame wraps them anew).
-pub fn refit(ta: &mut TextArea<'_>, width: u16) {
+pub(crate) fn refit(ta: &mut TextArea<'_>, width: u16) {
     let at = ta.cursor();
     let (row, col) = (at.0, at.1);
     // The widget jumps to a position given in 16-bit coordinates: a cursor beyond them

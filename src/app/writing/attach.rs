@@ -9,7 +9,7 @@ use crate::protocol::{Envelope, MetaBlock};
 
 /// The largest file the composer attaches: its digest is computed while the operator
 /// waits, and attachments are meant for notes and screenshots, not archives.
-pub const MAX_ATTACH: u64 = 64 << 20;
+pub(crate) const MAX_ATTACH: u64 = 64 << 20;
 
 impl App {
     /// The attach key: the command line, ready for the file's path (Tab completes it).

@@ -47,7 +47,7 @@ pub(in crate::cli) enum Sent {
 
 /// Runs the companion until SIGINT or SIGTERM (exit 0); exit 2 when the clipboard cannot be
 /// read or the desk refuses the token.
-pub fn companion(
+pub(crate) fn companion(
     url: &str,
     token: Option<String>,
     json: bool,

@@ -17,7 +17,7 @@ use crate::transport::http::{client, deliver, open_files, retry, server};
 
 /// `crosstalk serve`'s flags; each overrides its `[serve]` key.
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Address and port to listen on; port 0 takes a free one [default: [serve] listen,
     /// 127.0.0.1:8787]. The URL is printed on standard output once listening.
     #[arg(long, value_name = "ADDR:PORT")]
@@ -60,7 +60,7 @@ pub struct ServeArgs {
 
 /// `crosstalk send`'s arguments.
 #[derive(Debug, Args)]
-pub struct SendArgs {
+pub(crate) struct SendArgs {
     /// Where to post: `http://host:port` (`/crosstalk/receive` is added when there is no
     /// path).
     url: String,
@@ -89,7 +89,7 @@ fn env_token() -> Option<String> {
 }
 
 /// `crosstalk serve`: receives envelopes over HTTP until SIGINT or SIGTERM.
-pub fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, Failure> {
+pub(crate) fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, Failure> {
     let c = &config.serve;
     let listen = match args.listen {
         Some(a) => a,
@@ -165,7 +165,7 @@ pub fn serve(db: Option<&Path>, config: &Config, args: ServeArgs) -> Result<u8, 
 ///
 /// Exit 0 when the peer acknowledged it; 1 when the envelope is invalid (not sent) or the
 /// peer refused it (a peer still asking to wait included); 2 when there was no answer.
-pub fn send(
+pub(crate) fn send(
     db: Option<&Path>,
     config: &Config,
     opts: &Options,

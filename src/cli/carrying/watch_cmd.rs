@@ -32,7 +32,7 @@ const STOP_POLL: Duration = Duration::from_millis(100);
 /// Runs the watch until SIGINT or SIGTERM; exit 0 then, 2 when no clipboard is reachable or
 /// the database fails. With `[relay] copy_on_import`, each copy of one new envelope for
 /// someone else is put back on the clipboard as its recipient should get it (the hop).
-pub fn watch(
+pub(crate) fn watch(
     db: Option<&Path>,
     json: bool,
     config: &Config,

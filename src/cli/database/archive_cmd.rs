@@ -15,7 +15,12 @@ use crate::sanitize::sanitize_line;
 /// Archives thread `id` (or its first characters), or with `undo` brings it back. Archiving
 /// an archived thread, or bringing back one that is not archived, changes nothing and is no
 /// error (exit 0, `"changed": false`); an id that names no thread, or several, exits 1.
-pub fn archive(db: Option<&Path>, id: &str, undo: bool, as_json: bool) -> Result<u8, Failure> {
+pub(crate) fn archive(
+    db: Option<&Path>,
+    id: &str,
+    undo: bool,
+    as_json: bool,
+) -> Result<u8, Failure> {
     let mut store = open_existing(db)?;
     let thread = load_thread(&store, id)?;
     let changed = store

@@ -10,7 +10,12 @@ use crate::cli::database::store_cmd::{open, store_failure};
 use crate::cli::output::{Stdout, print_json};
 
 /// Runs `crosstalk backup FILE [--force] [--json]`.
-pub fn backup(db: Option<&Path>, file: &Path, force: bool, as_json: bool) -> Result<u8, Failure> {
+pub(crate) fn backup(
+    db: Option<&Path>,
+    file: &Path,
+    force: bool,
+    as_json: bool,
+) -> Result<u8, Failure> {
     // A backup of a database that is not there would make an empty one at that path (a
     // mistyped --db) and report success.
     let path = crate::cli::database::store_cmd::db_path(db)?;

@@ -14,7 +14,7 @@ use crate::store::{EARLIER_COPIES, EraseTarget, Erasure, Store};
 
 /// What to delete, as the command line names it.
 #[derive(Debug, Clone, clap::Subcommand)]
-pub enum DeleteWhat {
+pub(crate) enum DeleteWhat {
     /// A thread: every message, its drafts and the raw pastes they arrived in.
     Thread {
         /// Thread id (or the first characters of one).
@@ -37,7 +37,7 @@ pub enum DeleteWhat {
 }
 
 /// Runs `crosstalk delete`: without `--yes`, asks on a terminal and refuses elsewhere.
-pub fn delete(
+pub(crate) fn delete(
     db: Option<&Path>,
     what: &DeleteWhat,
     yes: bool,

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::store::{Store, StoreError};
 
 /// What the tree line of `show` adds to message `id`: its conflicting versions, its original id.
-pub fn note(store: &Store, id: &str) -> Result<String, StoreError> {
+pub(crate) fn note(store: &Store, id: &str) -> Result<String, StoreError> {
     let mut note = String::new();
     match store.version_count(id)? {
         0 => {}
@@ -26,7 +26,7 @@ pub fn note(store: &Store, id: &str) -> Result<String, StoreError> {
 
 /// Adds `versions` (when there are any) and `original_id` (when it had one) to each message
 /// of a thread's JSON.
-pub fn annotate(store: &Store, thread: &mut Value) -> Result<(), StoreError> {
+pub(crate) fn annotate(store: &Store, thread: &mut Value) -> Result<(), StoreError> {
     let Some(messages) = thread.get_mut("messages").and_then(Value::as_array_mut) else {
         return Ok(());
     };

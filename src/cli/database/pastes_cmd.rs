@@ -14,7 +14,7 @@ use crate::sanitize::sanitize_line;
 
 /// What to do with the stored pastes.
 #[derive(Debug, Subcommand)]
-pub enum PastesCmd {
+pub(crate) enum PastesCmd {
     /// Print one paste exactly as it was received (on a terminal, controls are shown as
     /// placeholders; redirect to a file for the exact bytes).
     Show {
@@ -24,7 +24,11 @@ pub enum PastesCmd {
 }
 
 /// Runs `crosstalk pastes [show ID]`.
-pub fn pastes(db: Option<&Path>, what: Option<&PastesCmd>, as_json: bool) -> Result<u8, Failure> {
+pub(crate) fn pastes(
+    db: Option<&Path>,
+    what: Option<&PastesCmd>,
+    as_json: bool,
+) -> Result<u8, Failure> {
     let store = open_existing(db)?;
     let mut out = Stdout::new();
     match what {

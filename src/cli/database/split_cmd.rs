@@ -13,7 +13,7 @@ use crate::transport::mail::{Outgoing, build};
 /// `<message-id>.crosstalk` (its canonical envelope) or, with `--format eml`,
 /// `<message-id>.eml`. Existing files are never replaced: one with the same content is left
 /// alone, one with other content is reported and the command exits 2.
-pub fn split(
+pub(crate) fn split(
     db: Option<&Path>,
     thread: Option<&str>,
     all: bool,

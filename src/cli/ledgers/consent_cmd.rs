@@ -16,7 +16,7 @@ use crate::sanitize::sanitize_line;
 /// Prints the ledger as lines or JSON. Exit 1 when a REVOKE withdraws nothing now and the
 /// consent was not stated again since (something asks for consent to be withdrawn and it is
 /// not withdrawn), else 0.
-pub fn consent(db: Option<&Path>, as_json: bool) -> Result<u8, Failure> {
+pub(crate) fn consent(db: Option<&Path>, as_json: bool) -> Result<u8, Failure> {
     let store = store_cmd::open_existing(db)?;
     let now = jiff::Timestamp::now();
     let ledger = store
@@ -82,7 +82,7 @@ fn untaken_json(u: &Untaken) -> Value {
 }
 
 /// The ledger as `crosstalk consent --json` prints it.
-pub fn to_json(ledger: &Ledger) -> Value {
+pub(crate) fn to_json(ledger: &Ledger) -> Value {
     json!({
         "consents": ledger.records.iter().map(record_json).collect::<Vec<_>>(),
         "unverified_revocations": ledger.unverified,

@@ -18,7 +18,7 @@ use crate::store::{Added, KeySource};
 
 /// What to do with the trust store.
 #[derive(Debug, Subcommand)]
-pub enum KeysCmd {
+pub(crate) enum KeysCmd {
     /// List the keys: id, state, source, key, when first and last seen.
     List {
         /// Print JSON.
@@ -63,7 +63,7 @@ fn invalid(message: impl Into<String>) -> Failure {
 }
 
 /// Runs a `keys` subcommand.
-pub fn keys(db: Option<&Path>, cmd: KeysCmd) -> Result<u8, Failure> {
+pub(crate) fn keys(db: Option<&Path>, cmd: KeysCmd) -> Result<u8, Failure> {
     match cmd {
         KeysCmd::List { json } => list(db, json),
         KeysCmd::Add { id, key } => add(db, &id, key.as_deref()),

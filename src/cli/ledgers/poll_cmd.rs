@@ -12,7 +12,7 @@ use crate::store::PollView;
 
 /// Prints the tally of the POLL `id` (or the one message whose id starts with it). Exit 1
 /// when it names no POLL (or `--close` is refused), 2 on usage and I/O errors.
-pub fn poll(
+pub(crate) fn poll(
     db: Option<&Path>,
     config: &crate::config::Config,
     id: &str,

@@ -16,7 +16,7 @@ use crate::store::{Section, Settled, Store};
 
 /// Prints the queue: `limit` rows per section, as text or JSON. The operator's addresses from
 /// the config decide what is "addressed to me" (see `[operator]`).
-pub fn queue(
+pub(crate) fn queue(
     db: Option<&Path>,
     operator: &[String],
     limit: usize,
@@ -80,7 +80,7 @@ pub fn queue(
 
 /// What to do with one queue item.
 #[derive(Debug, Clone, Subcommand)]
-pub enum QueueCmd {
+pub(crate) enum QueueCmd {
     /// Mark a message done by other means than the desk saw (carried, answered, its answer
     /// got): it leaves every section of the queue.
     Done {
@@ -103,7 +103,7 @@ pub enum QueueCmd {
 /// Runs `crosstalk queue done|dismiss|undo ID`. Settling twice, or undoing what is not
 /// settled, changes nothing and is no error (exit 0, `"changed": false`), so a script may
 /// repeat itself; an id that names no message, or several, exits 1.
-pub fn settle(
+pub(crate) fn settle(
     db: Option<&Path>,
     operator: &[String],
     what: &QueueCmd,

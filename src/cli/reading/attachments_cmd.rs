@@ -16,7 +16,7 @@ use crate::transport::file;
 
 /// `crosstalk attachments …`.
 #[derive(Debug, Subcommand)]
-pub enum AttachmentsCmd {
+pub(crate) enum AttachmentsCmd {
     /// Check each attachment of a message (a stored message's id, or the first characters
     /// of one, or a file of envelopes) against the file of that name in DIR: ok, missing,
     /// or mismatched. A symbolic link in DIR is not followed (it is reported, with where it
@@ -54,7 +54,11 @@ struct Row {
 }
 
 /// Runs an `attachments` subcommand.
-pub fn attachments(db: Option<&Path>, cmd: AttachmentsCmd, opts: &Options) -> Result<u8, Failure> {
+pub(crate) fn attachments(
+    db: Option<&Path>,
+    cmd: AttachmentsCmd,
+    opts: &Options,
+) -> Result<u8, Failure> {
     let AttachmentsCmd::Verify { target, dir, json } = cmd;
     if !dir.is_dir() {
         return Err(Failure::usage(format!(

@@ -25,7 +25,7 @@ use crate::sanitize::sanitize_line;
 pub(in crate::cli) const HOLD: usize = 4096;
 
 /// `crosstalk check`: every diagnostic of every file, then a summary.
-pub fn check(
+pub(crate) fn check(
     files: &[PathBuf],
     as_json: bool,
     opts: &Options,

@@ -11,7 +11,7 @@ use crate::protocol::{Diagnostic, Parsed};
 use crate::store::Store;
 
 /// The database to check against, if any (see the module's comment).
-pub fn open(db: Option<&Path>, no_db: bool) -> Option<Store> {
+pub(crate) fn open(db: Option<&Path>, no_db: bool) -> Option<Store> {
     if no_db {
         return None;
     }
@@ -43,7 +43,7 @@ pub fn open(db: Option<&Path>, no_db: bool) -> Option<Store> {
 }
 
 /// The `id-conflict` errors of `envelopes` against `store`, in their order.
-pub fn conflicts(store: &Store, envelopes: &[Parsed]) -> Vec<Diagnostic> {
+pub(crate) fn conflicts(store: &Store, envelopes: &[Parsed]) -> Vec<Diagnostic> {
     envelopes
         .iter()
         .filter_map(|p| match store.id_conflict(p) {

@@ -17,7 +17,7 @@ fn status(ok: bool) -> u8 {
 }
 
 /// `crosstalk parse`: the envelopes found, for people or (`--json`) for scripts.
-pub fn parse(file: Option<&Path>, as_json: bool, opts: &Options) -> Result<u8, Failure> {
+pub(crate) fn parse(file: Option<&Path>, as_json: bool, opts: &Options) -> Result<u8, Failure> {
     let inp = input::read_envelopes(file, opts, None)?;
     if as_json {
         return parse_json(&inp, opts);
@@ -286,7 +286,7 @@ fn human(
 }
 
 /// `crosstalk fmt`: canonical envelopes, one blank line between; diagnostics on stderr.
-pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Failure> {
+pub(crate) fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Failure> {
     let inp = input::read_envelopes(file, opts, None)?;
     let ex = inp.extract(opts);
     let ids = IdGenerator::new();
@@ -328,7 +328,7 @@ pub fn fmt(file: Option<&Path>, fill_ids: bool, opts: &Options) -> Result<u8, Fa
 
 /// Diagnostics on standard error as `file:line:col: severity: message [code]`; the file
 /// name is sanitized as the messages are (it may hold anything a file name can).
-pub fn report<'a>(name: &str, diags: impl Iterator<Item = &'a Diagnostic>) {
+pub(crate) fn report<'a>(name: &str, diags: impl Iterator<Item = &'a Diagnostic>) {
     let name = sanitize_line(name);
     let mut err = std::io::stderr().lock();
     let mut sorted: Vec<_> = diags.collect();

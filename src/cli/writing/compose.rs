@@ -12,7 +12,7 @@ use crate::protocol::{self, Envelope, Options};
 
 /// Arguments of `crosstalk new`.
 #[derive(Debug, clap::Args)]
-pub struct NewArgs {
+pub(crate) struct NewArgs {
     /// Sender: a name (CLAUDE) or an address (claude://session/abc).
     #[arg(long)]
     pub from: String,
@@ -43,7 +43,7 @@ pub struct NewArgs {
 }
 
 /// Accepts only codes from the taxonomy, listing them when another is given.
-pub fn parse_error_code(s: &str) -> Result<String, String> {
+pub(crate) fn parse_error_code(s: &str) -> Result<String, String> {
     let up = s.to_ascii_uppercase();
     if is_error_code(&up) {
         Ok(up)
@@ -57,7 +57,11 @@ pub fn parse_error_code(s: &str) -> Result<String, String> {
 }
 
 /// `crosstalk new`: a fresh envelope in canonical form, checked before it is printed.
-pub fn new(opts: &Options, a: NewArgs, configured_user: Option<&str>) -> Result<u8, Failure> {
+pub(crate) fn new(
+    opts: &Options,
+    a: NewArgs,
+    configured_user: Option<&str>,
+) -> Result<u8, Failure> {
     for (option, value) in [
         ("--from", Some(&a.from)),
         ("--to", Some(&a.to)),
@@ -117,7 +121,7 @@ fn emit(envs: &[Envelope], name: &str, opts: &Options) -> Result<u8, Failure> {
 
 /// `crosstalk error`: the ERROR reply to each envelope found, or one reply to the whole
 /// input when nothing in it parsed.
-pub fn error(
+pub(crate) fn error(
     code: &str,
     reason: Option<&str>,
     file: Option<&Path>,

@@ -13,7 +13,7 @@ use crate::protocol::Options;
 
 /// Arguments of `crosstalk primer`.
 #[derive(Debug, clap::Args)]
-pub struct PrimerArgs {
+pub(crate) struct PrimerArgs {
     /// The contact (a `[[contacts]]` name) or any address.
     #[arg(long)]
     pub to: String,
@@ -27,7 +27,7 @@ pub struct PrimerArgs {
 
 /// Prints or copies the primer and the first envelope; exit 1 when the envelope has errors
 /// (no `[compose] from`, say), after saying which.
-pub fn primer(config: &Config, opts: &Options, a: PrimerArgs) -> Result<u8, Failure> {
+pub(crate) fn primer(config: &Config, opts: &Options, a: PrimerArgs) -> Result<u8, Failure> {
     let book = config.address_book();
     let from = config.compose.from.clone().unwrap_or_default();
     if from.trim().is_empty() {

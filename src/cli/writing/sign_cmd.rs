@@ -18,7 +18,7 @@ use crate::sanitize::sanitize_line;
 
 /// `crosstalk sign`: signs the canonical rendering of each envelope and prints it. Envelopes
 /// with errors are not signed: a signature would vouch for text that is known to be wrong.
-pub fn sign(
+pub(crate) fn sign(
     opts: &Options,
     file: Option<&Path>,
     key: &Path,
@@ -164,7 +164,7 @@ fn verify_each(
 }
 
 /// `crosstalk verify`: exit 0 only when every envelope carries a valid signature by `key`.
-pub fn verify(
+pub(crate) fn verify(
     file: Option<&Path>,
     key: &Path,
     as_json: bool,
@@ -248,7 +248,7 @@ pub fn verify(
 /// `crosstalk verify` without `--key`: each signature is checked against the trust store's
 /// key for the key id it names (a `did:key` id carries its own key). Nothing is stored and
 /// no key is marked changed: that happens when the envelope is imported.
-pub fn verify_with_store(
+pub(crate) fn verify_with_store(
     db: Option<&Path>,
     file: Option<&Path>,
     as_json: bool,
