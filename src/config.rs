@@ -66,7 +66,7 @@ pub struct Config {
 
 impl Config {
     /// `file:line:col` of a span of the config text (`config.toml` when there was no file).
-    pub fn locate(&self, span: Range<usize>) -> String {
+    pub(crate) fn locate(&self, span: Range<usize>) -> String {
         match &self.origin {
             Some((path, text)) => {
                 let (line, column) = line_col(text, span.start);
@@ -240,7 +240,7 @@ pub enum SigningFormat {
 impl Config {
     /// With `[relay] audit`: the name this desk's hops record as `Received-By` (`audit_by`,
     /// else the operator's first address, else `[compose] user`, else the login name).
-    pub fn audit_name(&self) -> Option<String> {
+    pub(crate) fn audit_name(&self) -> Option<String> {
         self.relay.audit.then(|| {
             (self.relay.audit_by.clone())
                 .or_else(|| self.operator.addresses.first().cloned())
@@ -253,14 +253,14 @@ impl Config {
     /// with `E`, a poll's E-TIMEOUTs and CLOSE): the operator's first address, else
     /// `[compose] from`, else `human://` and the `[compose] user` (else the login name). Never
     /// an AI that did not send what is written.
-    pub fn desk_address(&self) -> String {
+    pub(crate) fn desk_address(&self) -> String {
         self.desk_address_as(None)
     }
 
     /// [`Config::desk_address`], with `user` (a `--user` on the command line) before
     /// `[compose] user` in the last resort: a desk known by no address is the human who
     /// writes.
-    pub fn desk_address_as(&self, user: Option<&str>) -> String {
+    pub(crate) fn desk_address_as(&self, user: Option<&str>) -> String {
         (self.operator.addresses.iter().map(|a| a.trim()))
             .chain(self.compose.from.as_deref().map(str::trim))
             .find(|a| !a.is_empty())
@@ -274,7 +274,7 @@ impl Config {
     }
 
     /// The address book: the contacts, and the recipients whose copies are fenced.
-    pub fn address_book(&self) -> crate::contacts::AddressBook {
+    pub(crate) fn address_book(&self) -> crate::contacts::AddressBook {
         crate::contacts::AddressBook {
             contacts: self.contacts.clone(),
             fenced_recipients: self
@@ -313,7 +313,7 @@ pub struct ProtocolConfig {
 
 /// The smallest `size_limit` taken: below it even a minimal envelope is too large, so every
 /// paste would be refused.
-pub const MIN_SIZE_LIMIT: usize = 64;
+pub(crate) const MIN_SIZE_LIMIT: usize = 64;
 
 fn size_limit_at_least_minimum<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
     let n = usize::deserialize(d)?;
@@ -364,7 +364,7 @@ pub enum ConfigError {
 }
 
 /// The default config file: `config.toml` in the platform's config directory.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "crosstalk").map(|d| d.config_dir().join("config.toml"))
 }
 
@@ -379,13 +379,13 @@ pub fn user(arg: Option<&str>, configured: Option<&str>) -> String {
 }
 
 /// The `user` header when nothing is given or configured: `$USER`.
-pub fn default_user() -> String {
+pub(crate) fn default_user() -> String {
     user(None, None)
 }
 
 /// The platform data directory (`$XDG_DATA_HOME/crosstalk` on Linux): the default database,
 /// the record of the app's own copies, a companion's spool. `.` when there is no home.
-pub fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     directories::ProjectDirs::from("", "", "crosstalk")
         .map(|d| d.data_dir().to_path_buf())
         .unwrap_or_else(|| PathBuf::from("."))
@@ -394,7 +394,7 @@ pub fn data_dir() -> PathBuf {
 /// The platform state directory (`$XDG_STATE_HOME/crosstalk` on Linux, usually
 /// `~/.local/state/crosstalk`): what the app remembers between runs that is neither data nor
 /// configuration (where it was when it quit). The data directory where a platform has none.
-pub fn state_dir() -> PathBuf {
+pub(crate) fn state_dir() -> PathBuf {
     directories::ProjectDirs::from("", "", "crosstalk")
         .and_then(|d| d.state_dir().map(Path::to_path_buf))
         .unwrap_or_else(data_dir)

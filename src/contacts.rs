@@ -52,7 +52,7 @@ pub enum DeliveryMethod {
 
 impl Contact {
     /// Where to post envelopes for it, when it takes them over HTTP.
-    pub fn http_url(&self) -> Option<&str> {
+    pub(crate) fn http_url(&self) -> Option<&str> {
         (self.delivery == DeliveryMethod::Http)
             .then_some(self.url.as_deref())
             .flatten()
@@ -92,7 +92,7 @@ impl AddressBook {
 
     /// The address for `who`: a contact's address when it is a contact's name, else `who`
     /// as typed.
-    pub fn resolve(&self, who: &str) -> String {
+    pub(crate) fn resolve(&self, who: &str) -> String {
         match self
             .contacts
             .iter()

@@ -37,7 +37,7 @@ pub enum Format {
 /// The file extensions that choose a format (`:export FILE`, `export -o FILE`), compared
 /// without regard to case; any other name writes envelopes ([`Format::Crosstalk`]). The one
 /// table the choice, help and the messages that name the formats are made from.
-pub const EXTENSIONS: &[(&str, Format)] = &[
+pub(crate) const EXTENSIONS: &[(&str, Format)] = &[
     ("json", Format::Json),
     ("md", Format::Markdown),
     ("markdown", Format::Markdown),
@@ -50,7 +50,7 @@ impl Format {
     /// The format a file name asks for (see [`EXTENSIONS`]): `.json` → JSON, `.md` or
     /// `.markdown` → markdown, `.eml` → e-mail, `.mbox`/`.mbx` → mailbox, anything else
     /// (`.crosstalk`, `.aict`, `.txt`, none) → envelopes.
-    pub fn from_path(path: &Path) -> Format {
+    pub(crate) fn from_path(path: &Path) -> Format {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -63,7 +63,7 @@ impl Format {
 
     /// The extensions and what any other name gets, as help says it:
     /// "`.json`, `.md`/`.markdown`, `.eml`, `.mbox`, else envelopes".
-    pub fn by_extension() -> String {
+    pub(crate) fn by_extension() -> String {
         let mut groups: Vec<(Format, Vec<String>)> = Vec::new();
         for (ext, format) in EXTENSIONS {
             match groups.iter_mut().find(|(f, _)| f == format) {
@@ -129,7 +129,7 @@ pub enum ExportError {
 /// even when `eml` was asked for, since that name says what it holds; anything else as
 /// asked. `None` when `format` is `mbox` and the name is `.eml`: a mailbox never goes under
 /// a name that says it is one message.
-pub fn for_output(format: Format, output: Option<&Path>) -> Option<Format> {
+pub(crate) fn for_output(format: Format, output: Option<&Path>) -> Option<Format> {
     let named = output.map(Format::from_path);
     match (format, named) {
         (Format::Eml, Some(Format::Mbox)) => Some(Format::Mbox),
@@ -204,7 +204,7 @@ pub fn write_all(
 /// Why a file may not be written: it is the database (or its log), or it exists and was not
 /// to be replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetProblem {
+pub(crate) enum TargetProblem {
     /// `file` is the database, its write-ahead log or its shared memory: replacing it would
     /// lose what is stored (the app would go on writing a file no longer there).
     Database,
@@ -214,7 +214,7 @@ pub enum TargetProblem {
 
 /// Whether `file` may be written (by [`write_file`], a backup) while `database` is in use: a
 /// command replaces nothing it was not told to, and never the database.
-pub fn target_problem(file: &Path, database: &Path, force: bool) -> Option<TargetProblem> {
+pub(crate) fn target_problem(file: &Path, database: &Path, force: bool) -> Option<TargetProblem> {
     // Where a path leads, whether the file is there or not yet (SQLite makes its log and
     // journal as it writes): links and `..` resolved through the folder that holds it.
     let resolved = |p: &Path| -> Option<std::path::PathBuf> {
@@ -307,7 +307,7 @@ pub fn write_thread(
 /// indentation and say their depth as a number, as mail clients do. Indenting every level
 /// made output quadratic in a chain's length: a 20 000-deep chain printed hundreds of
 /// megabytes.
-pub const MAX_INDENT: usize = 8;
+pub(crate) const MAX_INDENT: usize = 8;
 
 /// How many indentation steps a message at `depth` gets, and the `[depth N]` label that
 /// stands in for the rest when it is deeper than [`MAX_INDENT`].
@@ -320,7 +320,7 @@ pub fn indent(depth: usize) -> (usize, Option<String>) {
 }
 
 /// `{"id", "context", "messages": [...]}` with messages in tree order.
-pub fn thread_json(t: &ThreadView) -> Value {
+pub(crate) fn thread_json(t: &ThreadView) -> Value {
     json!({
         "id": t.id,
         "context": t.context,

@@ -46,7 +46,7 @@ impl NewIds for IdGenerator {
 
 /// A `session` value for now, with a fresh random part (see
 /// [`crate::protocol::id::session_value`]).
-pub fn new_session() -> String {
+pub(crate) fn new_session() -> String {
     crate::protocol::id::session_value(jiff::Timestamp::now(), ulid::Ulid::new().random() as u32)
 }
 

@@ -27,7 +27,7 @@ pub fn envelope(p: &Parsed, intent: Option<&crate::protocol::Intent>) -> Value {
 /// [`envelope`] as `parse --json` writes it, the same bytes, without a `serde_json::Value`
 /// of each diagnostic: an envelope at the size limit can hold half a million findings, and
 /// their values took a kilobyte each and most of the time.
-pub fn envelope_json<'a>(
+pub(crate) fn envelope_json<'a>(
     p: &'a Parsed,
     intent: Option<&crate::protocol::Intent>,
 ) -> EnvelopeJson<'a> {
@@ -45,7 +45,7 @@ pub fn envelope_json<'a>(
 
 /// See [`envelope_json`]: the envelope's fields as a value, its diagnostics written where
 /// the value holds a stand-in.
-pub struct EnvelopeJson<'a> {
+pub(crate) struct EnvelopeJson<'a> {
     fields: Value,
     diagnostics: &'a [Diagnostic],
 }
@@ -156,9 +156,11 @@ pub fn diagnostic(d: &Diagnostic) -> DiagnosticJson<'_> {
     }
 }
 
-/// One file of `check --json`.
+/// One file of `check --json`, as the whole parse would write it: `check` streams its
+/// object, and a test holds the two to the same shape.
+#[cfg(test)]
 #[derive(Serialize)]
-pub struct CheckFile<'a> {
+pub(crate) struct CheckFile<'a> {
     /// File name as given.
     pub file: &'a str,
     /// Envelopes found.
@@ -179,7 +181,11 @@ pub fn write(out: &mut impl Write, v: &impl Serialize) -> serde_json::Result<()>
 
 /// [`write`] for a value that sits `level` levels deep in a larger document being written
 /// piece by piece: its inner lines are indented as they would be in the whole.
-pub fn write_at(out: &mut impl Write, v: &impl Serialize, level: usize) -> serde_json::Result<()> {
+pub(crate) fn write_at(
+    out: &mut impl Write,
+    v: &impl Serialize,
+    level: usize,
+) -> serde_json::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(out, SafeFormatter::at(level));
     v.serialize(&mut ser)
 }
@@ -189,7 +195,7 @@ pub fn write_at(out: &mut impl Write, v: &impl Serialize, level: usize) -> serde
 /// [`crate::sanitize::is_unsafe`] names) are written as `\uXXXX`. The document means the
 /// same once decoded, but no envelope's text can act on a terminal that shows it raw, or
 /// hide or reorder what a person reading it sees.
-pub struct SafeFormatter {
+pub(crate) struct SafeFormatter {
     level: usize,
     has_value: bool,
 }

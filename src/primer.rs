@@ -7,7 +7,7 @@ use crate::ids::IdGenerator;
 use crate::protocol::Envelope;
 
 /// The primer's text, with an example envelope inside it (a test checks that it parses).
-pub const PRIMER: &str = include_str!("../assets/primer.md");
+pub(crate) const PRIMER: &str = include_str!("../assets/primer.md");
 
 /// What starting a conversation needs from the operator.
 #[derive(Debug, Clone)]
@@ -22,7 +22,7 @@ pub struct Opening<'a> {
 
 /// The first envelope to `to` (a contact's name or any address): new thread and message
 /// ids, a fresh session, intent REQUEST.
-pub fn first_envelope(
+pub(crate) fn first_envelope(
     book: &AddressBook,
     to: &str,
     o: &Opening<'_>,
@@ -53,7 +53,7 @@ pub fn first_envelope(
 
 /// What comes before the envelope: the contact's preamble (when it has one), then the
 /// primer, then a blank line.
-pub fn primer_prefix(contact: Option<&Contact>) -> String {
+pub(crate) fn primer_prefix(contact: Option<&Contact>) -> String {
     let mut text = String::new();
     if let Some(p) = contact
         .and_then(|c| c.preamble.as_deref())
@@ -69,7 +69,7 @@ pub fn primer_prefix(contact: Option<&Contact>) -> String {
 
 /// The whole text handed to the model: [`primer_prefix`], then the envelope in canonical
 /// form.
-pub fn primer_text(contact: Option<&Contact>, env: &Envelope) -> String {
+pub(crate) fn primer_text(contact: Option<&Contact>, env: &Envelope) -> String {
     let mut text = primer_prefix(contact);
     text.push_str(&crate::protocol::render(env));
     text

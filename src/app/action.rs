@@ -164,7 +164,7 @@ pub enum Action {
 }
 
 /// The bindable actions: config name and the short description shown in help and hints.
-pub const BINDABLE: &[(Action, &str, &str)] = &[
+pub(crate) const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Quit, "quit", "quit"),
     (Action::Up, "up", "up"),
     (Action::Down, "down", "down"),
@@ -282,7 +282,7 @@ impl Action {
     }
 
     /// What a bindable action does, in a few words.
-    pub fn describe(&self) -> &'static str {
+    pub(crate) fn describe(&self) -> &'static str {
         BINDABLE
             .iter()
             .find(|(a, ..)| a == self)

@@ -58,7 +58,7 @@ impl Scope {
     ];
 
     /// The scopes that show a list: each moves with [`super::panes::list_move::MOVES`].
-    pub const LISTS: [Scope; 6] = [
+    pub(crate) const LISTS: [Scope; 6] = [
         Scope::Browse,
         Scope::Preview,
         Scope::Drafts,
@@ -152,7 +152,7 @@ pub struct Key {
 
 impl Key {
     /// The key of a terminal key event, normalized so that `Y` and `shift-y` are one key.
-    pub fn from_event(ev: &KeyEvent) -> Key {
+    pub(crate) fn from_event(ev: &KeyEvent) -> Key {
         let mut mods = ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
         let code = match ev.code {
             KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
@@ -567,12 +567,12 @@ impl Keymap {
     }
 
     /// Every binding of a scope: (action, its keys), in table order.
-    pub fn bindings(&self, scope: Scope) -> &[(Action, Vec<Key>)] {
+    pub(crate) fn bindings(&self, scope: Scope) -> &[(Action, Vec<Key>)] {
         self.keys.get(&scope).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// The first key of `action` in `scope`, for hints.
-    pub fn key_for(&self, scope: Scope, action: &Action) -> Option<Key> {
+    pub(crate) fn key_for(&self, scope: Scope, action: &Action) -> Option<Key> {
         self.bindings(scope)
             .iter()
             .find(|(a, _)| a == action)

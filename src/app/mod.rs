@@ -564,7 +564,7 @@ impl App {
 
     /// Loads the selected message when the selection changed, and rebuilds the inspector
     /// rows for it and the pane's width.
-    pub fn refresh_inspector(&mut self) {
+    pub(crate) fn refresh_inspector(&mut self) {
         let id = self.selected_id().map(str::to_string);
         if id.as_deref() != self.current.as_ref().map(|m| m.id.as_str()) {
             self.inspector.built_for = None;
@@ -618,7 +618,7 @@ fn safe_line_id(id: &str) -> String {
     }
 }
 
-pub use crate::sanitize::strip_controls;
+pub(crate) use crate::sanitize::strip_controls;
 
 /// Drafts as the title bar, the list's ✎ and `D` count them: those being composed and the
 /// envelopes filed but never copied (the queue's drafts).

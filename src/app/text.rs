@@ -14,13 +14,13 @@ pub fn safe(s: &str) -> Cow<'_, str> {
 }
 
 /// Like [`safe`], on one line (newlines shown as `␊`).
-pub fn safe_line(s: &str) -> Cow<'_, str> {
+pub(crate) fn safe_line(s: &str) -> Cow<'_, str> {
     sanitize_line(s)
 }
 
 /// One line that names an envelope: `INTENT from→to: first body line`, safe to print.
 /// `intent` is the stored (normalized) intent when there is one.
-pub fn headline(env: &crate::protocol::Envelope, intent: Option<&str>) -> String {
+pub(crate) fn headline(env: &crate::protocol::Envelope, intent: Option<&str>) -> String {
     safe_line(&format!(
         "{} {}→{}: {}",
         intent.or(env.intent_raw()).unwrap_or("?"),
@@ -37,7 +37,7 @@ pub use crate::cells::{tail, truncate, width};
 /// ⇢ to relay`), wrapped to `max` cells between parts where it can: each part stays whole on
 /// one row when it fits one, so a row never ends halfway through `relayed 3m ago by …`. A part
 /// wider than a row is wrapped as [`wrap`] does.
-pub fn wrap_parts(line: &str, sep: &str, max: usize) -> Vec<String> {
+pub(crate) fn wrap_parts(line: &str, sep: &str, max: usize) -> Vec<String> {
     let max = max.max(1);
     if width(line) <= max {
         return vec![line.to_string()];
@@ -144,12 +144,12 @@ pub fn window(s: &str, at: usize, max: usize) -> String {
 }
 
 /// The mark at the start of a row that continues the line above (a soft wrap).
-pub const CONTINUED: &str = "↪";
+pub(crate) const CONTINUED: &str = "↪";
 
 /// Soft-wraps one line to `max` cells for a view of exact text: every row after the first
 /// starts with [`CONTINUED`], so a wrapped line is never mistaken for two lines. Returns
 /// (is a continuation, text) rows; the text leaves room for the mark.
-pub fn soft_wrap(line: &str, max: usize) -> Vec<(bool, String)> {
+pub(crate) fn soft_wrap(line: &str, max: usize) -> Vec<(bool, String)> {
     if width(line) <= max {
         return vec![(false, line.to_string())];
     }
@@ -178,7 +178,7 @@ pub fn age(time: &str, now: jiff::Timestamp) -> String {
 
 /// An id as far as the operator needs it to tell it apart and to type it (`:open` takes the
 /// first characters of an id): its first 12 characters, then `…` when there are more.
-pub fn short_id(id: &str) -> String {
+pub(crate) fn short_id(id: &str) -> String {
     match id.char_indices().nth(12) {
         Some((at, _)) => format!("{}…", &id[..at]),
         None => id.to_string(),
@@ -186,7 +186,7 @@ pub fn short_id(id: &str) -> String {
 }
 
 /// A stored time as the operator reads it: `2026-11-21 14:05` in UTC.
-pub fn short_time(time: &str) -> String {
+pub(crate) fn short_time(time: &str) -> String {
     match time.parse::<jiff::Timestamp>() {
         Ok(t) => t.strftime("%Y-%m-%d %H:%M").to_string(),
         Err(_) => time.chars().take(16).collect(),
@@ -196,7 +196,7 @@ pub fn short_time(time: &str) -> String {
 /// How a relay is told: `relayed 3m ago by system clipboard`, or for one the ledger inferred
 /// from the reply it drew, `relayed 3m ago (inferred from CHATGPT's reply)`. As written in the
 /// ledger: callers make it safe for where they show it.
-pub fn relay_words(at: &str, how: &str, now: jiff::Timestamp) -> String {
+pub(crate) fn relay_words(at: &str, how: &str, now: jiff::Timestamp) -> String {
     if how.starts_with("inferred ") {
         format!("relayed {} ago ({how})", age(at, now))
     } else {
@@ -207,7 +207,7 @@ pub fn relay_words(at: &str, how: &str, now: jiff::Timestamp) -> String {
 /// A POLL carried to some of its targets, as a queue row says it: "relayed to 2 of 3
 /// targets" (to relay: received for others), "copied for 2 of 3 targets" (awaiting: composed
 /// here, the only POLL that awaits before it went to every target).
-pub fn carried_words(section: crate::store::Section, c: crate::store::Carried) -> String {
+pub(crate) fn carried_words(section: crate::store::Section, c: crate::store::Carried) -> String {
     let verb = match section {
         crate::store::Section::ToRelay => "relayed to",
         _ => "copied for",
@@ -216,7 +216,7 @@ pub fn carried_words(section: crate::store::Section, c: crate::store::Carried) -
 }
 
 /// A claimed time beside one observed: `21:40` on the same day, else `2025-10-09 21:40`.
-pub fn claim_time(claimed: &jiff::Timestamp, seen: &str) -> String {
+pub(crate) fn claim_time(claimed: &jiff::Timestamp, seen: &str) -> String {
     let full = claimed.strftime("%Y-%m-%d %H:%M").to_string();
     match seen.get(..10) {
         Some(day) if full.starts_with(day) => full[11..].to_string(),
@@ -227,7 +227,7 @@ pub fn claim_time(claimed: &jiff::Timestamp, seen: &str) -> String {
 /// What the status line adds when a text being relayed hides words in tag characters (see
 /// [`crate::protocol::hidden`]): passing on what the operator cannot see is worth a word at
 /// the moment it happens, whichever way the relay went.
-pub fn hidden_note(text: &str) -> Option<String> {
+pub(crate) fn hidden_note(text: &str) -> Option<String> {
     let h = crate::sanitize::hidden::find(text)?;
     let words = h
         .spelled(40)

@@ -37,9 +37,9 @@ use crate::protocol::Options;
 use crate::sanitize::sanitize;
 
 /// Exit status for invalid input (also: no envelope, failed verification).
-pub const EXIT_INVALID: u8 = 1;
+pub(crate) const EXIT_INVALID: u8 = 1;
 /// Exit status for usage and I/O errors.
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 
 /// The operator's desk for AI Crosstalk envelopes.
 #[derive(Debug, Parser)]
@@ -47,7 +47,7 @@ pub const EXIT_USAGE: u8 = 2;
 #[command(
     after_help = "Exit status: 0 ok; 1 invalid input, no envelope found or failed verification; 2 usage or I/O error."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Config file [default: $CROSSTALK_CONFIG, then the platform config directory].
     #[arg(long, global = true, value_name = "PATH")]
     config: Option<PathBuf>,
@@ -366,7 +366,7 @@ enum SigFormatArg {
 
 /// A failure that ends a command: its exit status and what to tell the user.
 #[derive(Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// Exit status.
     pub code: u8,
     /// The message, already saying what to do.

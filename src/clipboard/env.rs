@@ -39,9 +39,9 @@ pub struct Env {
 impl Env {
     /// The real environment. `terminal` is whether stdout is a terminal; the app overrides it
     /// if it writes OSC 52 elsewhere. `hold_command` is this executable with
-    /// [`HOLD_SUBCOMMAND`](super::HOLD_SUBCOMMAND) on platforms whose clipboard dies with its
+    /// [`HOLD_SUBCOMMAND`](super::hold::HOLD_SUBCOMMAND) on platforms whose clipboard dies with its
     /// owner.
-    pub fn from_process() -> Env {
+    pub(crate) fn from_process() -> Env {
         let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
         Env {
             display: var("DISPLAY"),
@@ -59,17 +59,17 @@ impl Env {
 
     /// An SSH session: the system clipboard here belongs to the remote machine, not to the
     /// operator, so OSC 52 goes first.
-    pub fn is_remote(&self) -> bool {
+    pub(crate) fn is_remote(&self) -> bool {
         self.ssh_tty.is_some() || self.ssh_connection.is_some()
     }
 
     /// Whether a system clipboard can exist at all (a display server or a native clipboard).
-    pub fn has_display(&self) -> bool {
+    pub(crate) fn has_display(&self) -> bool {
         self.native_clipboard || self.display.is_some() || self.wayland_display.is_some()
     }
 
     /// `name` as an executable file in a `PATH` directory.
-    pub fn find_program(&self, name: &str) -> Option<PathBuf> {
+    pub(crate) fn find_program(&self, name: &str) -> Option<PathBuf> {
         let path = self.path.as_ref()?;
         std::env::split_paths(path)
             .map(|dir| dir.join(name))

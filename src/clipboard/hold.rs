@@ -10,13 +10,13 @@ use std::process::Child;
 use super::ClipboardError;
 
 /// The hidden CLI subcommand that runs [`hold_from_stdin`].
-pub const HOLD_SUBCOMMAND: &str = "__hold-clipboard";
+pub(crate) const HOLD_SUBCOMMAND: &str = "__hold-clipboard";
 
 /// Body of `crosstalk __hold-clipboard`: reads all of stdin, puts it on the system clipboard
 /// and, on X11 and Wayland, keeps serving it until another program takes the clipboard over
 /// or the display goes away. Elsewhere the clipboard keeps text by itself, so this
 /// sets it and returns.
-pub fn hold_from_stdin() -> Result<(), ClipboardError> {
+pub(crate) fn hold_from_stdin() -> Result<(), ClipboardError> {
     use std::io::Read as _;
     let mut text = String::new();
     std::io::stdin()

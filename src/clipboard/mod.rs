@@ -18,8 +18,10 @@ mod tests;
 pub mod watch;
 
 pub use env::Env;
-pub use hold::{HOLD_SUBCOMMAND, hold_from_stdin};
-pub use osc52::{DEFAULT_OSC52_WARN_BYTES, osc52_sequence};
+#[cfg(test)]
+use hold::HOLD_SUBCOMMAND;
+pub(crate) use hold::hold_from_stdin;
+pub(crate) use osc52::{DEFAULT_OSC52_WARN_BYTES, osc52_sequence};
 
 use std::fmt;
 use std::io::Write;
@@ -215,13 +217,13 @@ impl Clipboard {
 
     /// This handle with its own copies remembered in memory only: a companion on the
     /// operator's machine writes nothing there but its spool.
-    pub fn own_copies_in_memory(mut self) -> Clipboard {
+    pub(crate) fn own_copies_in_memory(mut self) -> Clipboard {
         self.own = watch::OwnCopies::default();
         self
     }
 
     /// The record of this handle's own copies, for a [`watch::Watcher`].
-    pub fn own_copies(&self) -> watch::OwnCopies {
+    pub(crate) fn own_copies(&self) -> watch::OwnCopies {
         self.own.clone()
     }
 
@@ -238,7 +240,7 @@ impl Clipboard {
     }
 
     /// The file the last-resort fallback writes.
-    pub fn fallback_file(&self) -> PathBuf {
+    pub(crate) fn fallback_file(&self) -> PathBuf {
         self.data_dir.join("clipboard.txt")
     }
 
@@ -328,7 +330,7 @@ impl Clipboard {
     /// Hands the last system copy to a hold helper, so it stays pasteable after this process
     /// ends — when it is still what the clipboard holds: a later copy by another program is
     /// never overwritten.
-    pub fn hand_over(&mut self) {
+    pub(crate) fn hand_over(&mut self) {
         let Some(text) = self.unheld.take() else {
             return;
         };

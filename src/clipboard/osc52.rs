@@ -11,7 +11,7 @@ use super::human_size;
 /// bytes, kitty's ordinary limit is about 256 KiB, tmux keeps sequences up to its input buffer
 /// (1 MiB by default), xterm takes a lot, and some (Termux, older st) give up at a few KiB or
 /// less. Past 100 000 the copy is likely to be lost somewhere, so the status bar says so.
-pub const DEFAULT_OSC52_WARN_BYTES: usize = 100_000;
+pub(crate) const DEFAULT_OSC52_WARN_BYTES: usize = 100_000;
 
 /// `ESC ] 52 ; c ; <base64 of text> BEL`: sets the clipboard (`c`) of the terminal that reads it.
 ///
@@ -19,7 +19,7 @@ pub const DEFAULT_OSC52_WARN_BYTES: usize = 100_000;
 /// tmux reads a plain OSC 52 itself, keeps the text as a paste buffer (`tmux show-buffer`) and
 /// forwards it to the outer terminal; passthrough would skip the buffer and needs
 /// `allow-passthrough` besides. BEL ends it rather than `ESC \`, as more terminals accept it.
-pub fn osc52_sequence(text: &str) -> String {
+pub(crate) fn osc52_sequence(text: &str) -> String {
     format!("\x1b]52;c;{}\x07", STANDARD.encode(text))
 }
 

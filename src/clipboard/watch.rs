@@ -30,14 +30,15 @@ mod wayland;
 ))]
 mod x11;
 
-pub use poller::{Polled, Poller, Waits};
+pub use poller::Waits;
+pub(crate) use poller::{Polled, Poller};
 
 /// The source name watched text is kept under, as `<paste>` is for pastes.
-pub const SOURCE: &str = "<clipboard>";
+pub(crate) const SOURCE: &str = "<clipboard>";
 
 /// The shortest polling interval accepted: faster polling costs CPU and still misses copies
 /// made faster than it; where the display server tells of each copy the watch does not poll.
-pub const MIN_INTERVAL_MS: u64 = 50;
+pub(crate) const MIN_INTERVAL_MS: u64 = 50;
 
 /// `[watch]` in `config.toml`: how the clipboard is watched (`crosstalk watch`, `W`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -73,7 +74,7 @@ impl Default for WatchConfig {
 
 impl WatchConfig {
     /// The interval, raised to [`MIN_INTERVAL_MS`].
-    pub fn interval(&self) -> Duration {
+    pub(crate) fn interval(&self) -> Duration {
         Duration::from_millis(self.interval_ms.max(MIN_INTERVAL_MS))
     }
 }
@@ -81,7 +82,7 @@ impl WatchConfig {
 /// The SHA-256 of a clipboard text, line breaks and trailing white space normalized: a
 /// terminal or clipboard tool that turns `\n` into `\r\n` or drops the last newline does not
 /// make the same text new.
-pub type TextDigest = [u8; 32];
+pub(crate) type TextDigest = [u8; 32];
 
 /// The digest of `text` as the watcher compares it.
 pub fn digest(text: &str) -> TextDigest {

@@ -15,13 +15,13 @@ const FIRST: u32 = 0xE0000;
 const LAST: u32 = 0xE007F;
 
 /// Whether `c` is a tag character.
-pub fn is_tag(c: char) -> bool {
+pub(crate) fn is_tag(c: char) -> bool {
     (FIRST..=LAST).contains(&(c as u32))
 }
 
 /// What a tag character stands for: the ASCII character it mirrors (U+E0020–U+E007E), or
 /// `None` for the language tag, the cancel tag and the unassigned ones.
-pub fn tag_ascii(c: char) -> Option<char> {
+pub(crate) fn tag_ascii(c: char) -> Option<char> {
     let u = (c as u32).checked_sub(FIRST)?;
     (0x20..0x7F)
         .contains(&u)
@@ -30,7 +30,7 @@ pub fn tag_ascii(c: char) -> Option<char> {
 }
 
 /// What a variation selector stands for in a run of them: its byte.
-pub fn selector_byte(c: char) -> Option<u8> {
+pub(crate) fn selector_byte(c: char) -> Option<u8> {
     match c as u32 {
         u @ 0xFE00..=0xFE0F => Some((u - 0xFE00) as u8),
         u @ 0xE0100..=0xE01EF => Some((u - 0xE0100 + 16) as u8),
@@ -178,7 +178,7 @@ impl Hidden {
 
 /// What a diagnostic says of `h`, found in `what` (`the body`, a header's name): how many,
 /// and the words they spell (the first 80 characters).
-pub fn describe(what: &str, h: &Hidden) -> String {
+pub(crate) fn describe(what: &str, h: &Hidden) -> String {
     let spelled = h
         .spelled(80)
         .map(|words| format!(" They spell “{words}”."))

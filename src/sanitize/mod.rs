@@ -41,7 +41,7 @@ fn plain(s: &str) -> bool {
 /// [`sanitize`] for text that arrives in pieces (a stream written to a terminal): the tab
 /// column carries over from one piece to the next, so the pieces print as the whole would.
 #[derive(Debug, Default, Clone)]
-pub struct Sanitizer {
+pub(crate) struct Sanitizer {
     col: usize,
 }
 
@@ -109,7 +109,7 @@ impl Sanitizer {
 }
 
 /// Like [`sanitize`] for text that must stay on one line: newlines are shown as `␊`.
-pub fn sanitize_line(s: &str) -> Cow<'_, str> {
+pub(crate) fn sanitize_line(s: &str) -> Cow<'_, str> {
     if s.contains('\n') {
         Cow::Owned(sanitize(&s.replace('\n', "\u{240A}")).into_owned())
     } else {
@@ -121,7 +121,7 @@ pub fn sanitize_line(s: &str) -> Cow<'_, str> {
 /// the mark of a look-alike when its letters mix scripts: `аlice@example.com ⚠ mixes
 /// Cyrillic and Latin letters` (see [`crate::protocol::scripts`]). Every place that shows
 /// such an identifier to the operator shows it so.
-pub fn marked_id(id: &str) -> Cow<'_, str> {
+pub(crate) fn marked_id(id: &str) -> Cow<'_, str> {
     match look_alike_mark(id) {
         Some(mark) => Cow::Owned(format!("{} {mark}", sanitize_line(id))),
         None => sanitize_line(id),
@@ -130,7 +130,7 @@ pub fn marked_id(id: &str) -> Cow<'_, str> {
 
 /// The mark [`marked_id`] adds, alone (`⚠ mixes Cyrillic and Latin letters`): for a place
 /// that quotes the identifier in its own way.
-pub fn look_alike_mark(id: &str) -> Option<String> {
+pub(crate) fn look_alike_mark(id: &str) -> Option<String> {
     crate::sanitize::scripts::look_alike(id).map(|why| format!("⚠ {why}"))
 }
 
@@ -150,7 +150,7 @@ fn needs_escape(c: char) -> bool {
 /// format characters, tag characters. (Variation selectors and blank look-alikes are shown
 /// as placeholders on a terminal but kept in what the operator writes: one selector picks
 /// an emoji's or an ideograph's look, and `hidden-text` reports them when they spell.)
-pub fn is_removed_when_typed(c: char) -> bool {
+pub(crate) fn is_removed_when_typed(c: char) -> bool {
     let u = c as u32;
     // Printable ASCII, nearly all of any text, is answered first.
     if (0x20..0x7f).contains(&u) {
@@ -179,7 +179,7 @@ fn is_look_alike(c: char) -> bool {
 /// editor box: C0/C1 controls other than newline and tab, DEL, bidi and invisible format
 /// characters, and tag characters (text a model reads that the screen does not show).
 /// Returns the text and how many were removed, so the operator is told.
-pub fn strip_controls(s: &str) -> (String, usize) {
+pub(crate) fn strip_controls(s: &str) -> (String, usize) {
     // Tabs are the one thing `sanitize` expands rather than hides: an editor keeps them.
     let bad = |c: char| c != '\t' && is_removed_when_typed(c);
     let s = s.replace("\r\n", "\n");

@@ -20,7 +20,7 @@ use unicode_security::restriction_level::{RestrictionLevel, RestrictionLevelDete
 /// The scripts `s` mixes, by name in alphabetical order (`["Cyrillic", "Latin"]`), or
 /// `None` when it is single-script or highly restrictive (see above). ASCII text is
 /// single-script at the cost of one check.
-pub fn mixed_scripts(s: &str) -> Option<Vec<&'static str>> {
+pub(crate) fn mixed_scripts(s: &str) -> Option<Vec<&'static str>> {
     if s.is_ascii() || s.is_single_script() {
         return None;
     }

@@ -13,10 +13,10 @@ use super::regular_file::{self, NotRegular};
 use crate::protocol::attachments::{self, Attachment, Check};
 
 /// Extensions of envelope files, lower-case.
-pub const EXTENSIONS: [&str; 2] = ["crosstalk", "aict"];
+pub(crate) const EXTENSIONS: [&str; 2] = ["crosstalk", "aict"];
 
 /// Whether `path` names an envelope file by its extension (any case).
-pub fn is_envelope_file(path: &Path) -> bool {
+pub(crate) fn is_envelope_file(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
@@ -27,7 +27,7 @@ pub fn is_envelope_file(path: &Path) -> bool {
 /// directory that cannot be listed or holds no envelope file stays itself, so that reading
 /// it fails and is reported like any input that cannot be read, the others imported all the
 /// same.
-pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" || !p.is_dir() {
@@ -131,7 +131,7 @@ pub fn write_split(
 
 /// Checks each attachment against the file of its name in `dir` (never outside it: names
 /// that are not plain file names are not looked up, and a symbolic link is not followed).
-pub fn check_dir(list: &[Attachment], dir: &Path) -> Vec<Check> {
+pub(crate) fn check_dir(list: &[Attachment], dir: &Path) -> Vec<Check> {
     check_dir_why(list, dir)
         .into_iter()
         .map(|(c, _)| c)
@@ -140,7 +140,7 @@ pub fn check_dir(list: &[Attachment], dir: &Path) -> Vec<Check> {
 
 /// [`check_dir`], with why a file was not read when it was not (where a link points, what
 /// the name is instead of a file, the error).
-pub fn check_dir_why(list: &[Attachment], dir: &Path) -> Vec<(Check, Option<String>)> {
+pub(crate) fn check_dir_why(list: &[Attachment], dir: &Path) -> Vec<(Check, Option<String>)> {
     list.iter().map(|a| check_one(a, dir)).collect()
 }
 

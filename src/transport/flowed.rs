@@ -11,7 +11,7 @@
 /// How a text part declared itself: `format=flowed`, and with `delsp=yes` the space before
 /// each soft break is the client's own, not the text's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Flowed {
+pub(crate) struct Flowed {
     /// `delsp=yes`: the space that marks a soft break was added by the client.
     pub delsp: bool,
 }
@@ -19,7 +19,9 @@ pub struct Flowed {
 impl Flowed {
     /// What a part's `Content-Type` parameters say (names and values in any case), `None`
     /// when the text is not flowed.
-    pub fn from_params<'a>(params: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Self> {
+    pub(crate) fn from_params<'a>(
+        params: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Option<Self> {
         let (mut flowed, mut delsp) = (false, false);
         for (name, value) in params {
             let value = value.trim();
@@ -35,7 +37,7 @@ impl Flowed {
 
 /// The text `flowed` was made from: soft breaks joined, space-stuffing removed, quoted lines
 /// joined only with lines quoted as deeply. Lines end in LF (a CR before it is dropped).
-pub fn unflow(text: &str, how: Flowed) -> String {
+pub(crate) fn unflow(text: &str, how: Flowed) -> String {
     let mut out = String::with_capacity(text.len());
     // The logical line being put together, and its quote depth.
     let mut open: Option<(usize, String)> = None;

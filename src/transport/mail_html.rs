@@ -38,7 +38,7 @@ use html5ever::tokenizer::{
 
 /// The text an HTML document shows, one line of output per displayed line, each ending in
 /// `\n`, without the blank lines before the first and after the last.
-pub fn to_text(html: &str) -> String {
+pub(crate) fn to_text(html: &str) -> String {
     let tokenizer = Tokenizer::new(Sink(RefCell::default()), TokenizerOpts::default());
     let queue = BufferQueue::default();
     // In pieces: a tendril holds at most 4 GiB, and the tokenizer keeps less in hand so.

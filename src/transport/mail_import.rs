@@ -56,7 +56,7 @@ impl Decoded {
 
 impl ReadAsMail {
     /// One line for people: what the input was read as, and whose line numbers follow.
-    pub fn describe(&self, name: &str) -> String {
+    pub(crate) fn describe(&self, name: &str) -> String {
         let what = match (self.format, self.messages) {
             ("eml", _) => "an e-mail message".to_string(),
             (_, 1) => "an mbox mailbox of 1 message".to_string(),
@@ -70,13 +70,13 @@ impl ReadAsMail {
 }
 
 /// The name the decoded text of input `name` is stored and reported under.
-pub fn decoded_name(name: &str) -> String {
+pub(crate) fn decoded_name(name: &str) -> String {
     format!("{name} (decoded mail)")
 }
 
 /// [`decode`], asking `store` (when there is one) which envelopes it holds and with which
 /// `meta: email` block.
-pub fn decode_against(
+pub(crate) fn decode_against(
     bytes: &[u8],
     kind: MailKind,
     opts: &Options,

@@ -13,7 +13,7 @@ use crate::protocol::{Code, Diagnostic, Options};
 /// How many messages deep, one forwarded inside another, are read. Forwarding a forward as
 /// an attachment nests one level each time; eight is more than people do, and a bound keeps
 /// a hostile mail of a hundred thousand nested messages from costing more than its size.
-pub const MAX_DEPTH: usize = 8;
+pub(crate) const MAX_DEPTH: usize = 8;
 
 /// What in a mail was not read as its sender's client showed it, said on the import's
 /// report (and by `parse`, `fmt` and `check`) rather than passed over.

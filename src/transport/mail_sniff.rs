@@ -11,7 +11,7 @@ use std::path::Path;
 use super::mail::MailKind;
 
 /// How much of an input's head is looked at.
-pub const HEAD: usize = 16 * 1024;
+pub(crate) const HEAD: usize = 16 * 1024;
 
 /// Whether an input is mail: by its name's extension first (`.eml`, `.mbox`, `.mbx` are;
 /// `.crosstalk`, `.aict` are not), then by its first bytes (see [`mail_kind`]).
@@ -43,7 +43,7 @@ pub fn sniff(path: Option<&Path>, head: &[u8]) -> Option<MailKind> {
 ///   an encoding, or `Received`, `Return-Path`, `DKIM-Signature`, `Delivered-To`,
 ///   `Authentication-Results`. `From:` and `Subject:` lines alone are what a note above a
 ///   paste may hold, so they are no evidence.
-pub fn mail_kind(head: &[u8]) -> Option<MailKind> {
+pub(crate) fn mail_kind(head: &[u8]) -> Option<MailKind> {
     let cut = head.len() >= HEAD;
     let head = String::from_utf8_lossy(&head[..head.len().min(HEAD)]);
     let head = head.strip_prefix('\u{feff}').unwrap_or(&head);

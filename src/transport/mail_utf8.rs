@@ -15,7 +15,7 @@ use crate::protocol::{Code, Diagnostic};
 /// Where a text part stops being UTF-8: the line and column of its decoded text, for a part
 /// whose declared character set is UTF-8 or ASCII, or which names none. A part in another
 /// character set is converted by mail-parser and is not this one's to judge.
-pub fn first_invalid(raw: &[u8], part: &MessagePart<'_>) -> Option<(u32, u32)> {
+pub(crate) fn first_invalid(raw: &[u8], part: &MessagePart<'_>) -> Option<(u32, u32)> {
     let charset = charset(part).map(|c| c.to_ascii_lowercase());
     if charset.is_some_and(|c| !matches!(c.as_str(), "utf-8" | "utf8" | "us-ascii" | "ascii")) {
         return None;
@@ -60,7 +60,7 @@ fn known(charset: &str) -> bool {
 /// The character set a text part names when mail-parser cannot convert it (so it was read
 /// as UTF-8), as it is written but printable and at most 40 characters: it came from the
 /// sender and reaches a terminal in the warning.
-pub fn unknown_charset_of(part: &MessagePart<'_>) -> Option<String> {
+pub(crate) fn unknown_charset_of(part: &MessagePart<'_>) -> Option<String> {
     let c = charset(part)?;
     if known(c) {
         return None;
@@ -74,7 +74,7 @@ pub fn unknown_charset_of(part: &MessagePart<'_>) -> Option<String> {
 
 /// The warning for the mail named `mail`, whose text part `part` names the character set
 /// `charset` that could not be converted.
-pub fn unknown_charset(mail: &str, part: usize, charset: &str) -> Diagnostic {
+pub(crate) fn unknown_charset(mail: &str, part: usize, charset: &str) -> Diagnostic {
     Diagnostic::new(
         Code::UnknownCharset,
         1,

@@ -60,7 +60,7 @@ impl std::error::Error for NotRegular {
 }
 
 /// What a file type is, for people.
-pub fn kind_of(meta: &Metadata) -> &'static str {
+pub(crate) fn kind_of(meta: &Metadata) -> &'static str {
     let t = meta.file_type();
     if t.is_dir() {
         return "a directory";
@@ -112,19 +112,19 @@ pub fn open(path: &Path) -> Result<(File, Metadata), NotRegular> {
 /// Opens `path` as [`open`] does if it is also a file of this user (the effective uid) with
 /// no other name: a file this user's own program wrote and renamed into place, never a link
 /// (symbolic or hard) planted to make it read something else.
-pub fn open_own(path: &Path) -> Result<(File, Metadata), NotRegular> {
+pub(crate) fn open_own(path: &Path) -> Result<(File, Metadata), NotRegular> {
     open_owned_by(path, effective_uid())
 }
 
 /// [`open_own`] for the user `uid` (tests ask for another user's, which needs no root).
-pub fn open_owned_by(path: &Path, uid: u32) -> Result<(File, Metadata), NotRegular> {
+pub(crate) fn open_owned_by(path: &Path, uid: u32) -> Result<(File, Metadata), NotRegular> {
     let (file, meta) = open(path)?;
     check_own(&meta, uid)?;
     Ok((file, meta))
 }
 
 /// Whether `meta` is that of a file of `uid` with one name.
-pub fn check_own(meta: &Metadata, uid: u32) -> Result<(), NotRegular> {
+pub(crate) fn check_own(meta: &Metadata, uid: u32) -> Result<(), NotRegular> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt as _;
@@ -144,13 +144,13 @@ pub fn check_own(meta: &Metadata, uid: u32) -> Result<(), NotRegular> {
 
 /// This process's effective uid: the owner of the files it creates.
 #[cfg(unix)]
-pub fn effective_uid() -> u32 {
+pub(crate) fn effective_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
 /// No uids here: owners are not compared.
 #[cfg(not(unix))]
-pub fn effective_uid() -> u32 {
+pub(crate) fn effective_uid() -> u32 {
     0
 }
 

@@ -58,7 +58,7 @@ pub struct Oldest {
 
 /// What the spool holds, for a report.
 #[derive(Debug, Default)]
-pub struct Survey {
+pub(crate) struct Survey {
     /// Copies waiting to be sent.
     pub waiting: usize,
     /// Names that are not the spool's copies.
@@ -166,7 +166,7 @@ impl Spool {
     }
 
     /// What the spool holds: copies waiting, strangers, copies kept aside.
-    pub fn survey(&self) -> std::io::Result<Survey> {
+    pub(crate) fn survey(&self) -> std::io::Result<Survey> {
         let mut survey = Survey::default();
         for path in self.names()? {
             match regular_file::open_own(&path) {
@@ -238,7 +238,7 @@ impl Spool {
     /// Removes the temporary files of writes that never finished (a crash, a kill, power
     /// lost) once they are [`STALE`]: they are never sent, and not kept either. Only the
     /// spool's own are removed; returns them.
-    pub fn sweep(&self) -> Vec<PathBuf> {
+    pub(crate) fn sweep(&self) -> Vec<PathBuf> {
         self.sweep_older_than(STALE)
     }
 

@@ -37,7 +37,7 @@ pub const FILES: &[(&str, &str)] = &[
 ];
 
 /// The operator's addresses in the demo conversations.
-pub const OPERATOR: [&str; 2] = ["human://kalle", "human://kalle@crosstalk.example"];
+pub(crate) const OPERATOR: [&str; 2] = ["human://kalle", "human://kalle@crosstalk.example"];
 
 /// How long before the demo starts each file's conversation ends, in minutes (in `FILES`
 /// order; `None` keeps the file's ids: file 05 is signed, and its signatures cover them).
@@ -60,7 +60,7 @@ const LEFT_TO_RELAY: [&str; 2] = ["04-too-large-error.crosstalk", "00-missed-rel
 /// `text` with every ULID in its `thread:`, `parent:` and `message:` headers moved in time so
 /// that the newest ends `ago` before `now`; the random part of each id is kept, so ids stay
 /// distinct and every reference still points at the same message.
-pub fn retime(text: &str, now: jiff::Timestamp, ago: jiff::SignedDuration) -> String {
+pub(crate) fn retime(text: &str, now: jiff::Timestamp, ago: jiff::SignedDuration) -> String {
     let id_of = |line: &str| -> Option<ulid::Ulid> {
         let (key, value) = line.split_once(':')?;
         if !["thread", "parent", "message"].contains(&key.trim()) {

@@ -6,42 +6,42 @@ use ratatui::style::{Color, Modifier, Style};
 use crate::protocol::Intent;
 
 /// Unfocused pane borders.
-pub const BORDER: Style = Style::new().fg(Color::DarkGray);
+pub(crate) const BORDER: Style = Style::new().fg(Color::DarkGray);
 /// The focused pane's border.
-pub const FOCUS_BORDER: Style = Style::new().fg(Color::Cyan);
+pub(crate) const FOCUS_BORDER: Style = Style::new().fg(Color::Cyan);
 /// The focused pane's (or field's) title: reversed, so focus shows without colour.
-pub const FOCUS_TITLE: Style = Style::new()
+pub(crate) const FOCUS_TITLE: Style = Style::new()
     .add_modifier(Modifier::REVERSED)
     .add_modifier(Modifier::BOLD);
 /// The selected row.
-pub const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED);
+pub(crate) const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED);
 /// The cursor of the composer's body and META boxes.
-pub const CURSOR: Style = Style::new().add_modifier(Modifier::REVERSED);
+pub(crate) const CURSOR: Style = Style::new().add_modifier(Modifier::REVERSED);
 /// Text selected in the composer's boxes: underlined too, so it shows without colour.
-pub const SELECTION: Style = Style::new()
+pub(crate) const SELECTION: Style = Style::new()
     .bg(Color::LightBlue)
     .add_modifier(Modifier::UNDERLINED);
 /// Secondary text (times, counts).
-pub const DIM: Style = Style::new().fg(Color::DarkGray);
+pub(crate) const DIM: Style = Style::new().fg(Color::DarkGray);
 /// Section titles.
-pub const TITLE: Style = Style::new().add_modifier(Modifier::BOLD);
+pub(crate) const TITLE: Style = Style::new().add_modifier(Modifier::BOLD);
 /// Header and META keys.
 pub const KEY: Style = Style::new().fg(Color::Cyan);
 /// Errors.
 pub const ERROR: Style = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
 /// Warnings.
-pub const WARN: Style = Style::new().fg(Color::Yellow);
+pub(crate) const WARN: Style = Style::new().fg(Color::Yellow);
 /// Good news.
 pub const OK: Style = Style::new().fg(Color::Green);
 /// Key names in hints.
-pub const HINT_KEY: Style = Style::new().fg(Color::Black).bg(Color::Gray);
+pub(crate) const HINT_KEY: Style = Style::new().fg(Color::Black).bg(Color::Gray);
 /// Unread marker.
-pub const UNREAD: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
+pub(crate) const UNREAD: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
 /// "Awaiting reply" marker.
-pub const AWAITING: Style = Style::new().fg(Color::Yellow);
+pub(crate) const AWAITING: Style = Style::new().fg(Color::Yellow);
 
 /// Marks a row's spans as the selected row when `on`.
-pub fn highlight(spans: &mut [ratatui::text::Span<'_>], on: bool) {
+pub(crate) fn highlight(spans: &mut [ratatui::text::Span<'_>], on: bool) {
     if on {
         for s in spans {
             s.style = s.style.patch(SELECTED);

@@ -10,7 +10,7 @@ use crate::store::{ImportItem, ImportReport, Outcome};
 /// its id; ties and ids without a time go by input order, later first); when it added none,
 /// the last id conflict (its versions are what is new); else the first envelope already
 /// stored, so the operator sees where the paste belongs.
-pub fn landing(report: &ImportReport) -> Option<&ImportItem> {
+pub(crate) fn landing(report: &ImportReport) -> Option<&ImportItem> {
     let placed = |i: &&ImportItem| i.thread.is_some() && i.message.is_some();
     let added = report
         .items
@@ -76,7 +76,7 @@ pub fn summary(report: &ImportReport) -> (bool, String) {
 
 /// What the preview offers for `item` beyond Enter, one line each: for an envelope rejected only
 /// because an id is not valid, the keys that import it with fresh ids or edit the paste first.
-pub fn preview_hint(app: &crate::app::App, item: &ImportItem) -> Vec<String> {
+pub(crate) fn preview_hint(app: &crate::app::App, item: &ImportItem) -> Vec<String> {
     let errors = || item.diagnostics.iter().filter(|d| d.is_error());
     let ids_only = item.outcome == Outcome::Rejected
         && errors().next().is_some()

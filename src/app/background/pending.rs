@@ -16,10 +16,10 @@ use crate::store::StoreError;
 
 /// How long the app's connection waits for another connection's write lock: short enough
 /// that a key press never waits noticeably, long enough to ride out a reader's brief lock.
-pub const APP_BUSY_TIMEOUT: Duration = Duration::from_millis(5);
+pub(crate) const APP_BUSY_TIMEOUT: Duration = Duration::from_millis(5);
 
 /// How long quitting waits for the database to take drafts still pending.
-pub const QUIT_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const QUIT_WAIT: Duration = Duration::from_secs(5);
 
 /// Why the database did not take a write, in words for the status line.
 pub fn cause(e: &anyhow::Error) -> String {
@@ -32,7 +32,7 @@ pub fn cause(e: &anyhow::Error) -> String {
 }
 
 /// Whether `e` is another connection holding the database's lock.
-pub fn is_busy(e: &anyhow::Error) -> bool {
+pub(crate) fn is_busy(e: &anyhow::Error) -> bool {
     kind(e) == Some(Kind::Busy)
 }
 
@@ -85,7 +85,7 @@ impl PendingDraft {
 /// Writes `text` to a new file named `<prefix>-<time>.txt`, readable by its owner only:
 /// beside the database when that folder takes it, else in the temporary folder. Returns
 /// where it went.
-pub fn write_aside(db: Option<&Path>, prefix: &str, text: &str) -> anyhow::Result<PathBuf> {
+pub(crate) fn write_aside(db: Option<&Path>, prefix: &str, text: &str) -> anyhow::Result<PathBuf> {
     let stamp = jiff::Timestamp::now()
         .strftime("%Y%m%dT%H%M%SZ")
         .to_string();
@@ -111,7 +111,7 @@ pub fn write_aside(db: Option<&Path>, prefix: &str, text: &str) -> anyhow::Resul
 
 /// The files [`write_aside`] left beside the database under `prefix`, oldest first (their
 /// names carry the time).
-pub fn written_aside(db: Option<&Path>, prefix: &str) -> Vec<PathBuf> {
+pub(crate) fn written_aside(db: Option<&Path>, prefix: &str) -> Vec<PathBuf> {
     let Some(dir) = db.and_then(Path::parent) else {
         return Vec::new();
     };

@@ -15,7 +15,7 @@ impl App {
     /// How often the runtime sends [`Action::Tick`](crate::app::Action::Tick): every second, more
     /// often while something waits for the database. What the clipboard watch finds does
     /// not wait for a tick: the runtime asks for it between ticks ([`App::watch_has_news`]).
-    pub fn tick_interval(&self) -> std::time::Duration {
+    pub(crate) fn tick_interval(&self) -> std::time::Duration {
         if self.has_pending() || !self.watch_waiting.is_empty() || self.delivering() {
             std::time::Duration::from_millis(250)
         } else {

@@ -18,7 +18,7 @@ impl App {
     }
 
     /// Whether the watch found something the next tick should take (asked between ticks).
-    pub fn watch_has_news(&self) -> bool {
+    pub(crate) fn watch_has_news(&self) -> bool {
         self.watch.as_ref().is_some_and(Poller::has_news)
     }
 

@@ -231,7 +231,7 @@ fn needs_argument(cmd: &str) -> Option<String> {
 }
 
 /// `~` and `~/…` name the home directory, as in a shell (`~user` is not expanded).
-pub fn expand_home(arg: &str) -> PathBuf {
+pub(crate) fn expand_home(arg: &str) -> PathBuf {
     let home = || directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
     if arg == "~" {
         if let Some(h) = home() {

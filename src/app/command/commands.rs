@@ -57,10 +57,10 @@ pub struct Command {
 
 /// Where a command's help or note names the export formats: filled in from
 /// [`crate::export::EXTENSIONS`], so a format added there is listed here too.
-pub const FORMATS: &str = "{formats}";
+pub(crate) const FORMATS: &str = "{formats}";
 
 /// The commands, in help's order.
-pub const COMMANDS: &[Command] = &[
+pub(crate) const COMMANDS: &[Command] = &[
     Command {
         cmd: Cmd::Help,
         name: "help",
@@ -282,7 +282,7 @@ pub fn listing() -> String {
 }
 
 /// The names Tab offers for what is typed.
-pub fn names_starting(typed: &str) -> Vec<String> {
+pub(crate) fn names_starting(typed: &str) -> Vec<String> {
     (COMMANDS.iter())
         .filter(|c| c.name.starts_with(typed))
         .map(|c| c.name.to_string())

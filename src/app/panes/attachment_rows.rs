@@ -11,10 +11,10 @@ use crate::protocol::MetaBlock;
 use crate::protocol::attachments::{self, Attachment, Check};
 
 /// Files up to this size are checked when their message is shown.
-pub const CHECK_LIMIT: u64 = 16 << 20;
+pub(crate) const CHECK_LIMIT: u64 = 16 << 20;
 
 /// Whether a block is the attachments block.
-pub fn is_attachments(block: &MetaBlock) -> bool {
+pub(crate) fn is_attachments(block: &MetaBlock) -> bool {
     block
         .namespace
         .eq_ignore_ascii_case(namespaces::ATTACHMENTS)
@@ -53,7 +53,7 @@ fn row(kind: RowKind, text: String) -> Row {
 }
 
 /// `A1 notes.txt · text/plain · 3 bytes · sha256:ba78…15ad · ok`, made safe to print.
-pub fn describe(a: &Attachment, check: Option<Option<Check>>) -> String {
+pub(crate) fn describe(a: &Attachment, check: Option<Option<Check>>) -> String {
     let mut parts = vec![format!(
         "{} {}",
         safe_line(&a.key),

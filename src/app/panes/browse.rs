@@ -31,7 +31,7 @@ impl App {
             Action::Top => self.move_by(isize::MIN / 2)?,
             Action::Bottom => match self.focus {
                 Pane::List => {
-                    self.list.to_bottom(&self.store)?;
+                    self.list.go_to_bottom(&self.store)?;
                     self.open_selected_thread(false)?;
                 }
                 _ => self.move_by(isize::MAX / 2)?,
@@ -74,7 +74,7 @@ impl App {
                         Action::Collapse => t.collapse(),
                         Action::Expand => t.expand(),
                         Action::ToggleBranch => t.toggle(),
-                        _ => t.to_parent(),
+                        _ => t.go_to_parent(),
                     }
                     if self.focus == Pane::List {
                         self.focus = Pane::Tree;

@@ -113,12 +113,12 @@ pub struct Inspector {
 }
 
 /// Below this many rows the inspector shows the body first, the headers folded to one line.
-pub const FOLD_BELOW: usize = 16;
+pub(crate) const FOLD_BELOW: usize = 16;
 
 impl Inspector {
     /// Rebuilds the rows when the message, the size, the view or the folding changed.
     /// `unfold_key` names the key that shows the headers, for the folded line.
-    pub fn refresh(
+    pub(crate) fn refresh(
         &mut self,
         msg: Option<&StoredMessage>,
         width: u16,
@@ -199,13 +199,13 @@ impl Inspector {
     }
 
     /// Shows the headers when they are folded, folds them when shown.
-    pub fn toggle_headers(&mut self) {
+    pub(crate) fn toggle_headers(&mut self) {
         self.headers = Some(self.folded);
         self.scroll = 0;
     }
 
     /// Scrolls by `delta` rows, within the content.
-    pub fn scroll_by(&mut self, delta: isize, height: usize) {
+    pub(crate) fn scroll_by(&mut self, delta: isize, height: usize) {
         let max = self.rows.len().saturating_sub(height);
         self.scroll = self.scroll.saturating_add_signed(delta).min(max);
     }
@@ -215,7 +215,7 @@ impl Inspector {
 /// the headers are one line and the body comes right after it, so a short pane shows what
 /// was said first; META blocks, diagnostics and the signature follow the body. Attachments
 /// are listed, and checked against the files in `dir` when it is given.
-pub fn field_rows(
+pub(crate) fn field_rows(
     m: &StoredMessage,
     w: usize,
     folded: Option<&str>,
@@ -481,7 +481,7 @@ fn body_rows(rows: &mut Vec<Row>, m: &StoredMessage, w: usize) {
 }
 
 /// An envelope text wrapped to `w` cells (the pane's title names the view).
-pub fn text_rows(text: &str, w: usize) -> Vec<Row> {
+pub(crate) fn text_rows(text: &str, w: usize) -> Vec<Row> {
     let mut rows = Vec::new();
     for line in safe(text).lines() {
         for part in wrap(line, w) {

@@ -5,7 +5,7 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 
 /// The smallest terminal the app draws in; below it, it says so instead.
-pub const MIN_SIZE: (u16, u16) = (60, 20);
+pub(crate) const MIN_SIZE: (u16, u16) = (60, 20);
 
 /// The browse screen's regions (pane areas include their borders).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -51,27 +51,27 @@ impl Areas {
 }
 
 /// The rows inside a bordered pane.
-pub fn inner_height(pane: Rect) -> usize {
+pub(crate) fn inner_height(pane: Rect) -> usize {
     pane.height.saturating_sub(2) as usize
 }
 
 /// The envelope rows the paste preview's list shows at once: 55 % of the popup's inside,
 /// below the "not saved" note when there is one, as `ui::popups` lays it out. PgUp and PgDn
 /// move by it, less a row that stays in sight.
-pub fn preview_page(size: Rect, unsaved: bool) -> usize {
+pub(crate) fn preview_page(size: Rect, unsaved: bool) -> usize {
     let popup = centered(size, 110, size.height.saturating_sub(4));
     let inside = inner_height(popup).saturating_sub(if unsaved { 2 } else { 0 });
     (inside * 55 / 100).saturating_sub(1).max(1)
 }
 
 /// The drafts popup (`D`).
-pub fn drafts_area(size: Rect) -> Rect {
+pub(crate) fn drafts_area(size: Rect) -> Rect {
     centered(size, 90, 16)
 }
 
 /// The queue popup (`Q`): above the hint and status lines, which say what settling a row
 /// did and how to undo it (a long status takes the hint line too).
-pub fn queue_area(size: Rect) -> Rect {
+pub(crate) fn queue_area(size: Rect) -> Rect {
     let above = Rect {
         height: size.height.saturating_sub(2),
         ..size
@@ -81,28 +81,28 @@ pub fn queue_area(size: Rect) -> Rect {
 
 /// A picker of `rows` rows: the error codes after `E`, the contacts after `N` (at most 12
 /// in sight; the list scrolls).
-pub fn picker_area(size: Rect, width: u16, rows: usize) -> Rect {
+pub(crate) fn picker_area(size: Rect, width: u16, rows: usize) -> Rect {
     centered(size, width, (rows.min(12) as u16) + 4)
 }
 
 /// The keys popup (`K`).
-pub fn keys_area(size: Rect) -> Rect {
+pub(crate) fn keys_area(size: Rect) -> Rect {
     centered(size, 100, size.height.saturating_sub(4).max(6))
 }
 
 /// The rows PgUp and PgDn move in a popup list drawn in `area`: its inside, less a row that
 /// stays in sight.
-pub fn popup_page(area: Rect) -> usize {
+pub(crate) fn popup_page(area: Rect) -> usize {
     inner_height(area).saturating_sub(1).max(1)
 }
 
 /// The columns inside a bordered pane.
-pub fn inner_width(pane: Rect) -> u16 {
+pub(crate) fn inner_width(pane: Rect) -> u16 {
     pane.width.saturating_sub(2)
 }
 
 /// Whether the terminal is too small to draw in.
-pub fn too_small(size: Rect) -> bool {
+pub(crate) fn too_small(size: Rect) -> bool {
     size.width < MIN_SIZE.0 || size.height < MIN_SIZE.1
 }
 
@@ -112,7 +112,7 @@ pub fn contains(r: Rect, x: u16, y: u16) -> bool {
 }
 
 /// A centered popup of at most `w`×`h` inside `area`.
-pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width.saturating_sub(2)).max(1);
     let h = h.min(area.height.saturating_sub(2)).max(1);
     Rect {

@@ -113,7 +113,7 @@ fn state_named(name: Option<&str>) -> StateFilter {
 
 impl App {
     /// Where the operator is, as the next start reopens it.
-    pub fn place_to_remember(&self) -> Place {
+    pub(crate) fn place_to_remember(&self) -> Place {
         Place {
             thread: (self.tree.as_ref().map(|t| t.outline.id.clone()))
                 .or_else(|| self.list.selected_id().map(str::to_string)),

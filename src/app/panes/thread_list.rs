@@ -41,7 +41,7 @@ impl ThreadList {
     /// Fetches the first page again (after an import, a filter change), keeping the
     /// selected thread selected when it is still there.
     /// A window at the list's end is fetched again at the end, as many rows as it held.
-    pub fn reload(&mut self, store: &Store) -> Result<(), StoreError> {
+    pub(crate) fn reload(&mut self, store: &Store) -> Result<(), StoreError> {
         let keep = self.selected_id().map(str::to_string);
         let want = (self.rows.len().max(PAGE)).max(self.selected + 1);
         if self.before {
@@ -61,7 +61,7 @@ impl ThreadList {
     }
 
     /// Fetches the first page for a new filter and selects its first row.
-    pub fn refilter(&mut self, store: &Store) -> Result<(), StoreError> {
+    pub(crate) fn refilter(&mut self, store: &Store) -> Result<(), StoreError> {
         self.first_page(store)?;
         self.count(store)
     }
@@ -95,7 +95,7 @@ impl ThreadList {
     /// the end of those fetched, or the rows before them when it nears their start in a
     /// window at the list's end. Past the start of such a window by more than a page (`g`),
     /// the list's first page is fetched again.
-    pub fn move_by(&mut self, delta: isize, store: &Store) -> Result<(), StoreError> {
+    pub(crate) fn move_by(&mut self, delta: isize, store: &Store) -> Result<(), StoreError> {
         let mut target = (self.selected as isize).saturating_add(delta);
         if self.before && target < -(PAGE as isize) {
             return self.first_page(store);
@@ -110,7 +110,7 @@ impl ThreadList {
         let target = usize::try_from(target).unwrap_or(0);
         if self.more && target >= self.rows.len() + PAGE {
             // Further than a page past what is held: the end is what was asked for.
-            return self.to_bottom(store);
+            return self.go_to_bottom(store);
         }
         while self.more && target + PAGE / 4 >= self.rows.len() {
             self.fetch_after(store, PAGE)?;
@@ -151,7 +151,7 @@ impl ThreadList {
 
     /// Selects the last thread. Only the list's last page is fetched (read backwards off
     /// the index from the end): the rows before it are fetched as the operator scrolls up.
-    pub fn to_bottom(&mut self, store: &Store) -> Result<(), StoreError> {
+    pub(crate) fn go_to_bottom(&mut self, store: &Store) -> Result<(), StoreError> {
         if self.more {
             self.rows = store.thread_page(&self.filter, self.state, ThreadPage::Last, PAGE)?;
             self.before = self.rows.len() == PAGE;
@@ -164,7 +164,12 @@ impl ThreadList {
 
     /// Fetches more rows until thread `id` is among them, the list ends, or `most` rows are
     /// fetched.
-    pub fn fetch_until(&mut self, id: &str, most: usize, store: &Store) -> Result<(), StoreError> {
+    pub(crate) fn fetch_until(
+        &mut self,
+        id: &str,
+        most: usize,
+        store: &Store,
+    ) -> Result<(), StoreError> {
         while self.more && self.rows.len() < most && !self.rows.iter().any(|r| r.summary.id == id) {
             self.fetch_after(store, PAGE)?;
         }
@@ -172,21 +177,21 @@ impl ThreadList {
     }
 
     /// Selects the thread `id` when it is among the rows.
-    pub fn select_id(&mut self, id: &str) {
+    pub(crate) fn select_id(&mut self, id: &str) {
         if let Some(i) = self.rows.iter().position(|r| r.summary.id == id) {
             self.selected = i;
         }
     }
 
     /// Keeps the selection inside a window of `height` rows.
-    pub fn scroll_into_view(&mut self, height: usize) {
+    pub(crate) fn scroll_into_view(&mut self, height: usize) {
         self.offset = keep_visible(self.selected, self.offset, height, self.rows.len());
     }
 }
 
 /// The first visible row that keeps `selected` visible with a margin of two rows, moving the
 /// window as little as possible (so a list scrolls line by line, not page by page).
-pub fn keep_visible(selected: usize, offset: usize, height: usize, len: usize) -> usize {
+pub(crate) fn keep_visible(selected: usize, offset: usize, height: usize, len: usize) -> usize {
     if height == 0 {
         return selected;
     }

@@ -9,7 +9,7 @@
 use crate::store::ThreadOutline;
 
 /// Deepest indentation drawn; deeper branches keep this column (and say their depth).
-pub const MAX_INDENT: usize = 12;
+pub(crate) const MAX_INDENT: usize = 12;
 
 /// The tree state of one open thread.
 #[derive(Debug)]
@@ -36,7 +36,7 @@ pub struct ThreadTree {
 }
 
 /// The widest intent column; a longer intent is cut with `…`.
-pub const MAX_INTENT_WIDTH: usize = 14;
+pub(crate) const MAX_INTENT_WIDTH: usize = 14;
 
 impl ThreadTree {
     /// Builds the tree state of a loaded thread.
@@ -102,7 +102,7 @@ impl ThreadTree {
     }
 
     /// The number of messages hidden under `i` (its whole subtree).
-    pub fn subtree_len(&self, i: usize) -> usize {
+    pub(crate) fn subtree_len(&self, i: usize) -> usize {
         let d = self.outline.rows[i].depth;
         self.outline.rows[i + 1..]
             .iter()
@@ -148,7 +148,7 @@ impl ThreadTree {
     }
 
     /// Selects the message with id `id`; whether it is in this thread.
-    pub fn select_id(&mut self, id: &str) -> bool {
+    pub(crate) fn select_id(&mut self, id: &str) -> bool {
         match self.outline.rows.iter().position(|m| m.id == id) {
             Some(i) => {
                 self.select_index(i);
@@ -159,13 +159,13 @@ impl ThreadTree {
     }
 
     /// Moves the selection by `delta` visible rows.
-    pub fn move_by(&mut self, delta: isize) {
+    pub(crate) fn move_by(&mut self, delta: isize) {
         let last = self.visible.len().saturating_sub(1);
         self.selected = self.selected.saturating_add_signed(delta).min(last);
     }
 
     /// Folds or unfolds the selected branch.
-    pub fn toggle(&mut self) {
+    pub(crate) fn toggle(&mut self) {
         if let Some(i) = self.selected_index().filter(|&i| self.replies[i] > 0) {
             self.folded[i] = !self.folded[i];
             self.refresh_visible();
@@ -173,7 +173,7 @@ impl ThreadTree {
     }
 
     /// Left: folds an open branch, else goes to the parent.
-    pub fn collapse(&mut self) {
+    pub(crate) fn collapse(&mut self) {
         let Some(i) = self.selected_index() else {
             return;
         };
@@ -181,12 +181,12 @@ impl ThreadTree {
             self.folded[i] = true;
             self.refresh_visible();
         } else {
-            self.to_parent();
+            self.go_to_parent();
         }
     }
 
     /// Right: unfolds a folded branch, else goes to the first reply.
-    pub fn expand(&mut self) {
+    pub(crate) fn expand(&mut self) {
         let Some(i) = self.selected_index() else {
             return;
         };
@@ -199,7 +199,7 @@ impl ThreadTree {
     }
 
     /// Selects the selected message's parent.
-    pub fn to_parent(&mut self) {
+    pub(crate) fn go_to_parent(&mut self) {
         if let Some(p) = self.selected_index().and_then(|i| self.parent[i]) {
             self.select_index(p);
         }
@@ -260,7 +260,7 @@ mod tests {
         assert!(t.select_id("d"));
         assert_eq!(t.visible, [0, 1, 2, 3, 4]);
         assert_eq!(t.selected_index(), Some(3));
-        t.to_parent();
+        t.go_to_parent();
         assert_eq!(t.selected_index(), Some(2));
         t.expand();
         assert_eq!(t.selected_index(), Some(3));

@@ -14,7 +14,7 @@ const KEYS_WIDTH: usize = 17;
 
 /// One line of help.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HelpLine {
+pub(crate) enum HelpLine {
     /// A section title, or the blank line between sections.
     Title(String),
     /// The keys cell (indented and padded to the description column; blank on a continuation
@@ -28,12 +28,12 @@ pub enum HelpLine {
 }
 
 /// The help popup in a `size` terminal.
-pub fn help_area(size: Rect) -> Rect {
+pub(crate) fn help_area(size: Rect) -> Rect {
     centered(size, 76, size.height.saturating_sub(2))
 }
 
 /// Help's lines inside `cols` columns.
-pub fn help_lines(keymap: &Keymap, cols: usize) -> Vec<HelpLine> {
+pub(crate) fn help_lines(keymap: &Keymap, cols: usize) -> Vec<HelpLine> {
     let mut out = Vec::new();
     for (keys, what) in keymap.help_rows() {
         if keys.is_empty() {
@@ -57,7 +57,7 @@ pub fn help_lines(keymap: &Keymap, cols: usize) -> Vec<HelpLine> {
 }
 
 /// The furthest help scrolls in a `size` terminal: where its last line is at the bottom.
-pub fn help_last_scroll(keymap: &Keymap, size: Rect) -> usize {
+pub(crate) fn help_last_scroll(keymap: &Keymap, size: Rect) -> usize {
     let area = help_area(size);
     help_lines(keymap, inner_width(area) as usize)
         .len()

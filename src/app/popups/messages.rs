@@ -82,7 +82,7 @@ impl MessageLog {
 
 /// The `:messages` popup in a `size` terminal, as tall as its lines up to the screen's, and
 /// those lines: what the view draws and the app scrolls over, worked out once.
-pub fn messages_layout(log: &MessageLog, size: Rect) -> (Rect, Vec<(Level, String)>) {
+pub(crate) fn messages_layout(log: &MessageLog, size: Rect) -> (Rect, Vec<(Level, String)>) {
     let wide = centered(size, 110, size.height);
     let lines = log.lines(inner_width(wide) as usize);
     let rows = lines.len().max(1) as u16;
@@ -92,7 +92,7 @@ pub fn messages_layout(log: &MessageLog, size: Rect) -> (Rect, Vec<(Level, Strin
 
 /// The furthest `:messages` scrolls in a `size` terminal: where the newest message's last
 /// line is at the bottom (where it opens).
-pub fn last_scroll(log: &MessageLog, size: Rect) -> usize {
+pub(crate) fn last_scroll(log: &MessageLog, size: Rect) -> usize {
     let (area, lines) = messages_layout(log, size);
     lines.len().saturating_sub(inner_height(area))
 }

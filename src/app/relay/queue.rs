@@ -8,7 +8,7 @@ use crate::app::{Action, App, Pane};
 use crate::store::{ImportReport, Queue, QueueRow, Section};
 
 /// Rows read per section when the queue opens.
-pub const QUEUE_LIMIT: usize = 200;
+pub(crate) const QUEUE_LIMIT: usize = 200;
 
 /// The open queue.
 #[derive(Debug)]
@@ -173,7 +173,7 @@ impl App {
 
 /// The inspector's delivery line: when the message arrived (or was sent), the time it claims
 /// where that differs, what is left to do with it, and how it was relayed or settled.
-pub fn delivery_text(
+pub(crate) fn delivery_text(
     m: &crate::store::StoredMessage,
     d: &crate::store::Delivery,
     now: jiff::Timestamp,

@@ -46,7 +46,7 @@ impl Field {
 }
 
 /// The META templates `meta_template` adds, in turn.
-pub const META_TEMPLATES: [&str; 2] = [
+pub(crate) const META_TEMPLATES: [&str; 2] = [
     "meta: routing\nX-Route: \nX-Reply-To: \nX-Priority: normal\nX-Delivery: copy_paste",
     "meta: privacy\nPII: none\nConsent: explicit_yes\nScope: general",
 ];
@@ -90,7 +90,7 @@ impl Form {
 
     /// The form of a new envelope in a new thread: the same form `crosstalk new` writes
     /// (banner `v1`, a fresh `session`).
-    pub fn new_envelope(user: &str, thread: String, message: String) -> Form {
+    pub(crate) fn new_envelope(user: &str, thread: String, message: String) -> Form {
         Form {
             version: "v1".into(),
             from: String::new(),
@@ -109,7 +109,7 @@ impl Form {
 
     /// The fields of an envelope (its META blocks are not carried over: the form holds them
     /// as typed text).
-    pub fn from_envelope(env: &Envelope) -> Form {
+    pub(crate) fn from_envelope(env: &Envelope) -> Form {
         Form {
             version: env.banner.version.clone(),
             from: env.banner.from.clone(),
@@ -155,7 +155,7 @@ impl Form {
 
 /// Reads META blocks written as in an envelope (`meta: ns` then `Key: value` lines);
 /// returns the blocks and a located note for each line that is neither.
-pub fn parse_meta(text: &str) -> (Vec<MetaBlock>, Vec<String>) {
+pub(crate) fn parse_meta(text: &str) -> (Vec<MetaBlock>, Vec<String>) {
     let mut blocks: Vec<MetaBlock> = Vec::new();
     let mut problems = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -243,7 +243,7 @@ pub struct Composer {
 }
 
 /// A multi-line box (the body, META) holding `text`, its cursor at the end.
-pub fn multi_line_box(text: &str) -> TextArea<'static> {
+pub(crate) fn multi_line_box(text: &str) -> TextArea<'static> {
     let mut t = boxed(text, false);
     t.move_cursor(ratatui_textarea::CursorMove::Bottom);
     t.move_cursor(ratatui_textarea::CursorMove::End);
@@ -297,7 +297,7 @@ impl Composer {
     }
 
     /// Moves the focus to `field`; only the focused box shows a cursor.
-    pub fn set_focus(&mut self, field: Field) {
+    pub(crate) fn set_focus(&mut self, field: Field) {
         self.focus = field;
         let on = ratatui::style::Style::default().add_modifier(ratatui::style::Modifier::REVERSED);
         let off = ratatui::style::Style::default();
@@ -313,7 +313,7 @@ impl Composer {
     }
 
     /// The text box that has the focus (none for the intent picker).
-    pub fn focused_box(&mut self) -> Option<&mut TextArea<'static>> {
+    pub(crate) fn focused_box(&mut self) -> Option<&mut TextArea<'static>> {
         self.text_box(self.focus)
     }
 
@@ -327,7 +327,7 @@ impl Composer {
     }
 
     /// Takes the address book and validates again with it.
-    pub fn with_book(mut self, book: crate::contacts::AddressBook) -> Composer {
+    pub(crate) fn with_book(mut self, book: crate::contacts::AddressBook) -> Composer {
         self.book = book;
         self.validate();
         self
@@ -391,12 +391,12 @@ impl Composer {
     }
 
     /// Whether the envelope can be sent: no errors and the META text is all understood.
-    pub fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         self.meta_problems.is_empty() && !self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
     /// Moves the intent picker by `delta`.
-    pub fn pick_intent(&mut self, delta: isize) {
+    pub(crate) fn pick_intent(&mut self, delta: isize) {
         let all: Vec<&str> = intents().collect();
         let cur = all
             .iter()
@@ -408,7 +408,7 @@ impl Composer {
     }
 
     /// Adds the next META template and focuses the META box.
-    pub fn add_meta_template(&mut self) {
+    pub(crate) fn add_meta_template(&mut self) {
         let (from, to) = (self.form.from.trim(), self.form.to.trim());
         let t = META_TEMPLATES[self.next_template % META_TEMPLATES.len()];
         // Routing starts from the banner's own addresses when they are filled in.
@@ -435,7 +435,7 @@ impl Composer {
     }
 
     /// Replaces the body as a step undo takes back (the text back from `$EDITOR`).
-    pub fn set_body(&mut self, what: &'static str, text: &str) {
+    pub(crate) fn set_body(&mut self, what: &'static str, text: &str) {
         let text = text.strip_suffix('\n').unwrap_or(text);
         self.replace(what, Some(text), None);
     }

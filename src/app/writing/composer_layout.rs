@@ -86,7 +86,7 @@ impl ComposerAreas {
     }
 
     /// The inside (columns, rows) of the box of `field`: the body's or META's.
-    pub fn text_size(&self, field: Field) -> (usize, usize) {
+    pub(crate) fn text_size(&self, field: Field) -> (usize, usize) {
         let r = match field {
             Field::Meta => self.meta,
             _ => self.body,

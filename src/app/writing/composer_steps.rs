@@ -19,7 +19,7 @@ const KEPT: usize = 20;
 
 /// One change that replaced whole boxes.
 #[derive(Debug, Clone)]
-pub struct Replacement {
+pub(crate) struct Replacement {
     /// What it is called in the status line: "the redaction".
     pub what: &'static str,
     /// Each box it replaced: the box to put back (text, cursor, its own history), and the
@@ -56,7 +56,7 @@ pub enum Stepped {
 
 impl Composer {
     /// The box of `field` (none for the intent picker).
-    pub fn text_box(&mut self, field: Field) -> Option<&mut TextArea<'static>> {
+    pub(crate) fn text_box(&mut self, field: Field) -> Option<&mut TextArea<'static>> {
         match field {
             Field::Body => Some(&mut self.body),
             Field::From => Some(&mut self.from),

@@ -16,10 +16,10 @@ use ratatui_textarea::{CursorMove, TextArea};
 use unicode_width::UnicodeWidthChar;
 
 /// Cells a tab takes: the widget's own tab stop.
-pub const TAB: usize = 4;
+pub(crate) const TAB: usize = 4;
 
 /// Cells `c` takes on screen.
-pub fn cell_width(c: char) -> usize {
+pub(crate) fn cell_width(c: char) -> usize {
     if c == '\t' {
         TAB
     } else {
@@ -48,7 +48,7 @@ pub struct Rows {
 }
 
 /// The column ranges one line takes in rows of `width` cells.
-pub fn line_rows(line: &str, width: usize) -> Vec<(usize, usize)> {
+pub(crate) fn line_rows(line: &str, width: usize) -> Vec<(usize, usize)> {
     let width = width.max(1);
     let chars: Vec<char> = line.chars().collect();
     let mut rows = Vec::new();
@@ -203,7 +203,7 @@ pub fn cursor(ta: &TextArea<'_>) -> (usize, usize) {
 /// nearest `goal` — the cell a run of vertical moves started from, so that passing a short
 /// row does not pull the cursor to the left for good — and returns that goal. `select`
 /// extends the selection, as Shift does with the widget's own moves.
-pub fn move_rows(
+pub(crate) fn move_rows(
     ta: &mut TextArea<'_>,
     width: usize,
     delta: isize,
@@ -228,7 +228,7 @@ pub fn move_rows(
 
 /// Puts the cursor of `ta` at (`line`, `col`). The widget jumps to positions of 16 bits; a
 /// position beyond them (a line of more than 65 535 characters) is reached a step at a time.
-pub fn jump(ta: &mut TextArea<'_>, line: usize, col: usize) {
+pub(crate) fn jump(ta: &mut TextArea<'_>, line: usize, col: usize) {
     if let (Ok(l), Ok(c)) = (u16::try_from(line), u16::try_from(col)) {
         ta.move_cursor(CursorMove::Jump(l, c));
         return;

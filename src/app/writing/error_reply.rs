@@ -27,7 +27,7 @@ pub struct CodePicker {
 }
 
 /// The picker's rows: (code, what it means); the taxonomy in the spec's order, then NACK.
-pub fn choices() -> Vec<(&'static str, &'static str)> {
+pub(crate) fn choices() -> Vec<(&'static str, &'static str)> {
     ERROR_CODES
         .iter()
         .copied()
@@ -48,7 +48,7 @@ fn meta_text(meta: &[MetaBlock]) -> String {
 }
 
 /// The preview's offer for an envelope with errors: the key that answers it with E-FORMAT.
-pub fn format_error_hint(app: &App, item: &crate::store::ImportItem) -> Option<String> {
+pub(crate) fn format_error_hint(app: &App, item: &crate::store::ImportItem) -> Option<String> {
     if !item.diagnostics.iter().any(|d| d.is_error()) {
         return None;
     }

@@ -11,7 +11,7 @@ use crate::protocol::pii::{self, describe_counts};
 /// The META text with `PII: <value>` in its `meta: privacy` block: the entry is replaced when
 /// there is one, added under the namespace line when the block has none, and a block is
 /// appended when there is no privacy block.
-pub fn set_pii(meta: &str, value: &str) -> String {
+pub(crate) fn set_pii(meta: &str, value: &str) -> String {
     let mut lines: Vec<String> = meta.split('\n').map(str::to_string).collect();
     let start = lines
         .iter()

@@ -11,7 +11,10 @@ use crate::protocol::{self, Envelope};
 /// Signs `env` when a key is configured: `Ok(Some(pkid))` when signed, `Ok(None)` when no key
 /// is configured, `Err` saying what to fix when the key cannot be used (nothing is copied
 /// then: an envelope the operator meant to sign must not leave unsigned).
-pub fn sign_composed(cfg: &SigningConfig, env: &mut Envelope) -> Result<Option<String>, String> {
+pub(crate) fn sign_composed(
+    cfg: &SigningConfig,
+    env: &mut Envelope,
+) -> Result<Option<String>, String> {
     let Some(path) = &cfg.key else {
         return Ok(None);
     };

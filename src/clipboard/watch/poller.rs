@@ -176,7 +176,7 @@ impl Poller {
 
     /// Whether something arrived since the last drain, without waiting: the app's loop asks
     /// between two ticks, so a copy is taken at once rather than at the next tick.
-    pub fn has_news(&self) -> bool {
+    pub(crate) fn has_news(&self) -> bool {
         let mut early = self.early.borrow_mut();
         if early.is_empty()
             && let Ok(p) = self.rx.try_recv()

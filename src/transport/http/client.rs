@@ -50,7 +50,7 @@ pub enum PostError {
 
 /// The URL to post to: `url` as given when it names a path, else with the binding's
 /// `/crosstalk/receive` appended (so `http://host:8787` works as a contact's `url`).
-pub fn receive_url(url: &str) -> Result<String, PostError> {
+pub(crate) fn receive_url(url: &str) -> Result<String, PostError> {
     let url = url.trim();
     let bad = |why: &str| PostError::BadUrl {
         url: url.to_string(),

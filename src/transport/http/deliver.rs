@@ -56,7 +56,7 @@ pub fn record(
 
 /// [`record`] for a post to the window of `to`, one of a POLL's targets: the POLL went to
 /// that target only (see `store::fanout`), the others still wait for theirs.
-pub fn record_to(
+pub(crate) fn record_to(
     store: &mut Store,
     message: &str,
     to: Option<&str>,

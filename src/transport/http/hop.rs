@@ -26,13 +26,13 @@ use crate::transport::route::{self, Carrier, HopPlan};
 pub const HOP_PATH: &str = "/crosstalk/hop";
 
 /// Where a companion asks for the next envelope of a several-envelope copy.
-pub const NEXT_PATH: &str = "/crosstalk/hop/next";
+pub(crate) const NEXT_PATH: &str = "/crosstalk/hop/next";
 
 /// The answers' type.
 pub const JSON: &str = "application/json";
 
 /// How the ledger records an envelope relayed through a companion.
-pub const RELAY_METHOD: &str = "companion";
+pub(crate) const RELAY_METHOD: &str = "companion";
 
 /// What the desk answers a companion.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,7 +65,7 @@ struct ErrorBody {
 }
 
 /// A refusal answered to a companion: status, code and reason in JSON.
-pub fn json_refusal(status: u16, code: &str, reason: &str) -> Answer {
+pub(crate) fn json_refusal(status: u16, code: &str, reason: &str) -> Answer {
     json_error(
         status,
         HopError {
@@ -77,7 +77,7 @@ pub fn json_refusal(status: u16, code: &str, reason: &str) -> Answer {
 }
 
 /// The 413 answered to a companion whose copy is past `limit` bytes.
-pub fn json_too_large(reason: &str, limit: u64) -> Answer {
+pub(crate) fn json_too_large(reason: &str, limit: u64) -> Answer {
     json_error(
         413,
         HopError {
@@ -199,7 +199,7 @@ fn failed(e: &StoreError) -> Answer {
 
 /// The hop URL for a desk given as `http://host:port` (any path the user gave that ends in
 /// one of the binding's paths is replaced).
-pub fn hop_url(desk: &str) -> Result<String, super::client::PostError> {
+pub(crate) fn hop_url(desk: &str) -> Result<String, super::client::PostError> {
     let base = super::client::receive_url(desk)?;
     let base = base
         .strip_suffix(super::RECEIVE_PATH)

@@ -21,11 +21,11 @@ use tokio::time::Instant;
 
 /// The most of a refused body read and thrown away: more than a body `serve` takes, so a
 /// transcript pasted whole a few times over still gets its 413.
-pub const LINGER_BYTES: u64 = 16 << 20;
+pub(crate) const LINGER_BYTES: u64 = 16 << 20;
 
 /// Whether the rest of a body is worth reading: `declared` is its `Content-Length`, `read`
 /// what was read of it already. Without a length (chunked) it is read up to the bound.
-pub fn worth_it(declared: Option<u64>, read: u64) -> bool {
+pub(crate) fn worth_it(declared: Option<u64>, read: u64) -> bool {
     declared.is_none_or(|n| n.saturating_sub(read) <= LINGER_BYTES)
 }
 

@@ -25,18 +25,18 @@ pub mod slots;
 pub mod turn_away;
 
 /// The path envelopes are posted to.
-pub const RECEIVE_PATH: &str = "/crosstalk/receive";
+pub(crate) const RECEIVE_PATH: &str = "/crosstalk/receive";
 
 /// The one content type requests and answers carry.
-pub const CONTENT_TYPE: &str = "text/plain; charset=utf-8";
+pub(crate) const CONTENT_TYPE: &str = "text/plain; charset=utf-8";
 
 /// The transport's name in the delivery ledger and in `X-Delivery`.
-pub const METHOD: &str = "http";
+pub(crate) const METHOD: &str = "http";
 
 /// Whether a `Content-Type` header value is plain text in UTF-8: `text/plain` with no
 /// charset (UTF-8 is then assumed, as RFC 8259-era clients send) or `charset=utf-8`, in any
 /// case and spacing.
-pub fn is_plain_utf8(content_type: &str) -> bool {
+pub(crate) fn is_plain_utf8(content_type: &str) -> bool {
     let mut parts = content_type.split(';').map(str::trim);
     if !parts
         .next()

@@ -17,7 +17,7 @@ pub fn needed(max_connections: usize) -> u64 {
 
 /// What raising the limit came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpenFiles {
+pub(crate) struct OpenFiles {
     /// The soft limit before.
     pub was: Option<u64>,
     /// The soft limit now (`None`: unlimited).
@@ -45,7 +45,7 @@ impl OpenFiles {
 /// Raises the soft limit on open files to `wanted` (or as near as the hard limit allows);
 /// never lowers it.
 #[cfg(unix)]
-pub fn raise_to(wanted: u64) -> OpenFiles {
+pub(crate) fn raise_to(wanted: u64) -> OpenFiles {
     use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     let limit = getrlimit(Resource::Nofile);
     let was = limit.current;
@@ -74,7 +74,7 @@ pub fn raise_to(wanted: u64) -> OpenFiles {
 
 /// Elsewhere the limit is the system's to set.
 #[cfg(not(unix))]
-pub fn raise_to(wanted: u64) -> OpenFiles {
+pub(crate) fn raise_to(wanted: u64) -> OpenFiles {
     OpenFiles {
         was: None,
         now: None,

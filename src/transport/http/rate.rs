@@ -11,7 +11,7 @@ use std::time::Instant;
 const MAX_CLIENTS: usize = 10_000;
 
 /// Token buckets by client address.
-pub struct RateLimit {
+pub(crate) struct RateLimit {
     per_second: f64,
     burst: f64,
     buckets: Mutex<HashMap<IpAddr, (f64, Instant)>>,

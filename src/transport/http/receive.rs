@@ -68,7 +68,7 @@ impl Desk {
 
     /// How long a hop delivered straight to its recipient waits out a peer that asks to be
     /// sent again (`[send] retry_for`).
-    pub fn waiting_out(mut self, retry_for: std::time::Duration) -> Self {
+    pub(crate) fn waiting_out(mut self, retry_for: std::time::Duration) -> Self {
         self.retry_for = retry_for;
         self
     }

@@ -12,14 +12,14 @@ use super::client::{self, PostError, Response};
 
 /// The least time between two tries: a `Retry-After: 0` (or a date past) is waited out
 /// this long, so a peer that keeps asking for no wait is not posted to in a tight loop.
-pub const MIN_WAIT: Duration = Duration::from_secs(1);
+pub(crate) const MIN_WAIT: Duration = Duration::from_secs(1);
 
 /// The first wait after a 429 that does not say when (doubled each time after).
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 
 /// How long a delivery waits out a peer that asks to be sent again, unless `[send]
 /// retry_for` says otherwise.
-pub const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
 
 /// How long `send` may wait in all for a peer that asks it to wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub struct Retried {
 /// How long a `Retry-After` value asks to wait, read at `now`: delta-seconds, or an
 /// HTTP-date in any of the three forms RFC 9110 §5.6.7 has recipients accept (a date past
 /// asks for no wait). `None` for anything else, which is then as good as no header.
-pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
         // Digits past what a u64 holds still ask for a very long wait.

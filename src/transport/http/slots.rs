@@ -41,7 +41,7 @@ pub const YOUNG: Duration = Duration::from_millis(100);
 /// Who counts as one client for the per-client cap: an IPv4 address (an IPv4 client of a
 /// dual-stack listener included), or an IPv6 /64 — the block one host or one subscriber is
 /// given, which it can fill with as many addresses as it likes.
-pub fn client_of(ip: IpAddr) -> IpAddr {
+pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -56,7 +56,7 @@ pub fn client_of(ip: IpAddr) -> IpAddr {
 }
 
 /// The slots and their holders.
-pub struct Slots {
+pub(crate) struct Slots {
     max: usize,
     per_client: usize,
     table: Mutex<Table>,
@@ -75,7 +75,7 @@ struct Held {
 }
 
 /// What a connection's task and the table share.
-pub struct Conn {
+pub(crate) struct Conn {
     /// Since when it waits for a request head; `None` while a request is served.
     waiting_since: Mutex<Option<Instant>>,
     /// Told when the connection must give its slot up.
@@ -83,7 +83,7 @@ pub struct Conn {
 }
 
 /// The answer to a new connection.
-pub enum Admission {
+pub(crate) enum Admission {
     /// It holds a slot (another, evicted, may have given it up).
     Admitted(Slot),
     /// Its client holds its share of the slots already.
@@ -114,7 +114,7 @@ impl Slots {
     }
 
     /// A slot for a connection from `ip` accepted at `now`, if it may have one.
-    pub fn admit(self: &Arc<Self>, ip: IpAddr, now: Instant) -> Admission {
+    pub(crate) fn admit(self: &Arc<Self>, ip: IpAddr, now: Instant) -> Admission {
         let client = client_of(ip);
         let mut t = self.table();
         if t.per_client.get(&client).copied().unwrap_or(0) >= self.per_client {
@@ -144,6 +144,7 @@ impl Slots {
     }
 
     /// How many slots are held.
+    #[cfg(test)]
     pub fn held(&self) -> usize {
         self.table().held.len()
     }
@@ -199,7 +200,7 @@ impl Conn {
 }
 
 /// A request being served (see [`Conn::serving`]).
-pub struct Serving(Arc<Conn>);
+pub(crate) struct Serving(Arc<Conn>);
 
 impl Drop for Serving {
     fn drop(&mut self) {
@@ -208,7 +209,7 @@ impl Drop for Serving {
 }
 
 /// A held slot, given back when dropped.
-pub struct Slot {
+pub(crate) struct Slot {
     slots: Arc<Slots>,
     id: u64,
     conn: Arc<Conn>,
@@ -221,7 +222,7 @@ impl Slot {
     }
 
     /// Resolves when the connection must give its slot up (it is no longer counted then).
-    pub async fn evicted(&self) {
+    pub(crate) async fn evicted(&self) {
         self.conn.evicted.notified().await;
     }
 }

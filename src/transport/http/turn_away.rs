@@ -22,17 +22,17 @@ use tokio::io::AsyncWrite;
 use tokio::net::TcpStream;
 
 /// The most of a turned-away client's request read before the socket closes.
-pub const DRAIN_BYTES: usize = 64 * 1024;
+pub(crate) const DRAIN_BYTES: usize = 64 * 1024;
 
 /// How long a turned-away connection is kept open, all told.
-pub const DRAIN_TIME: Duration = Duration::from_secs(1);
+pub(crate) const DRAIN_TIME: Duration = Duration::from_secs(1);
 
 /// How long nothing may come from a turned-away client before its connection is closed.
-pub const QUIET: Duration = Duration::from_millis(250);
+pub(crate) const QUIET: Duration = Duration::from_millis(250);
 
 /// How a turned-away connection ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ended {
+pub(crate) enum Ended {
     /// Answered, and the client closed its side after `n` bytes.
     Closed(usize),
     /// Answered; the client sent more than [`DRAIN_BYTES`] and was cut off.
@@ -57,7 +57,7 @@ pub fn answer(retry_after: u64, body: &str) -> Vec<u8> {
 
 /// Writes `answer` on `stream`, shuts its sending side, reads what the client sent (within
 /// the bounds above) and closes it.
-pub async fn answer_and_close(mut stream: TcpStream, answer: &[u8]) -> Ended {
+pub(crate) async fn answer_and_close(mut stream: TcpStream, answer: &[u8]) -> Ended {
     let exchange = async {
         let mut left = answer;
         while !left.is_empty() {
@@ -103,7 +103,7 @@ pub async fn answer_and_close(mut stream: TcpStream, answer: &[u8]) -> Ended {
 /// turned away to give this one a task. Nothing waits, so nothing here can be held; a client
 /// whose request was in (as it is when a client writes it as it connects) reads the answer
 /// before the end, with nothing unread to reset the connection.
-pub fn answer_at_once(stream: TcpStream, answer: &[u8]) {
+pub(crate) fn answer_at_once(stream: TcpStream, answer: &[u8]) {
     let mut buf = [0u8; 4096];
     let mut read = 0usize;
     while read <= DRAIN_BYTES {

@@ -17,7 +17,8 @@
 mod http;
 mod window;
 
-pub use window::{Carrier, ForRecipient, HopPlan, Turn, for_recipient, for_target, plan, put_up};
+pub(crate) use window::for_target;
+pub use window::{Carrier, ForRecipient, HopPlan, Turn, for_recipient, plan, put_up};
 
 use crate::contacts::Contact;
 use crate::protocol::Options;
@@ -131,7 +132,7 @@ pub struct Done {
 /// relay straight to its recipient when the recipient's route is direct, waiting for the
 /// answer (each line on the way told to `note`). The plan then says so
 /// ([`HopPlan::Delivered`]); any other plan is returned as it was, for a window.
-pub fn carry_direct(
+pub(crate) fn carry_direct(
     store: &mut Store,
     plan: HopPlan,
     carrier: &Carrier<'_>,
@@ -157,7 +158,7 @@ pub fn carry_direct(
 }
 
 /// The next windows of a plan: the other targets a relayed or delivered POLL still goes to.
-pub fn next_of(plan: &HopPlan) -> &[Waiting] {
+pub(crate) fn next_of(plan: &HopPlan) -> &[Waiting] {
     match plan {
         HopPlan::Relay { next, .. } | HopPlan::Delivered { next, .. } => next,
         _ => &[],

@@ -45,7 +45,7 @@ impl<'a> Carrier<'a> {
     }
 
     /// This carrier, waiting out a busy peer for `retry_for` instead.
-    pub fn waiting_out(self, retry_for: Duration) -> Self {
+    pub(crate) fn waiting_out(self, retry_for: Duration) -> Self {
         Carrier { retry_for, ..self }
     }
 
@@ -107,7 +107,7 @@ pub fn for_recipient(
 /// What the window of `to` gets of `m` (its recipient, or one of a POLL's targets): as
 /// [`for_recipient`], by `to`'s contact (matched by name or address) and what was carried to
 /// `to` before.
-pub fn for_target(
+pub(crate) fn for_target(
     store: &Store,
     m: &StoredMessage,
     to: &str,
