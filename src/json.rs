@@ -117,6 +117,10 @@ fn fields(e: &Envelope, intent: Option<String>) -> Value {
     if !hops.is_empty() {
         v["audit"] = json!(hops);
     }
+    // `meta: safety` read (only when it says something): content warnings, allowed uses.
+    if let Some(safety) = crate::protocol::safety::reading(e) {
+        v["safety"] = json!(safety);
+    }
     v
 }
 
@@ -370,6 +374,22 @@ mod tests {
     }
 
     /// An envelope written with its diagnostics on the side is its JSON value written.
+    /// `meta: safety` is read for scripts (`safety`: warnings, allowed uses) beside the block
+    /// as written, and only where it says something.
+    #[test]
+    fn a_safety_block_is_read_into_its_own_field() {
+        let text = "[[A\u{2192}B v1.1]]\nintent: REQUEST\nmeta: safety\n  Content-Warning: gore\n  Allowed-Use: general\nbody: |\n  hi\nsig: none\n[[END]]\n\
+                    [[A\u{2192}B v1.1]]\nintent: REQUEST\nmeta: safety\n  X-Note: nothing\nbody: |\n  hi\nsig: none\n[[END]]\n";
+        let ex = crate::protocol::extract(text, &crate::protocol::Options::default());
+        let v = envelope(&ex.envelopes[0], None);
+        assert_eq!(
+            v["safety"],
+            serde_json::json!({"warnings": ["gore"], "allowed_use": ["general"]})
+        );
+        assert_eq!(v["meta"][0]["namespace"], "safety");
+        assert!(envelope(&ex.envelopes[1], None).get("safety").is_none());
+    }
+
     #[test]
     fn envelopes_write_as_their_values() {
         let text = "[[A\u{2192}B v1]]\nuser: u\nnot a header\nintent: INFORM\nbody: |\n  hi\n[[END]]\n\

@@ -1887,3 +1887,30 @@ fn watch_on_start_starts_the_watch_or_says_why_not() {
     }
     assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
 }
+
+/// A received envelope's `meta: safety` content warning stands out in the inspector, ahead of
+/// the body it warns of, and says so on the folded headers line too; its allowed uses are a
+/// row of their own. Read from the screen, where the operator reads it.
+#[test]
+fn a_content_warning_is_shown_ahead_of_the_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(store_in(dir.path()), 100, 40);
+    let text = "[[CLAUDE→CHATGPT v1.1]]\nthread: 01K0000000000000000000000A\nmessage: 01K0000000000000000000000B\ncontext: triage\nintent: REQUEST\nmeta: safety\n  Content-Warning: graphic injury\n  Allowed-Use: general, no_training\nbody: |\n  The report follows.\nsig: none\n[[END]]\n";
+    t.act(Action::Paste(text.into()));
+    t.key(KeyCode::Enter, NONE);
+    let screen = t.screen();
+    let warning = screen.find("⚠ content warning: graphic injury");
+    let uses = screen.find("general, no_training");
+    // The inspector's body, below the tree's row that starts with it.
+    let body = screen.rfind("The report follows.");
+    assert!(
+        warning.is_some() && uses.is_some() && body.is_some(),
+        "{screen}"
+    );
+    assert!(warning < body, "the warning comes first:\n{screen}");
+    // Folded headers say a warning waits below.
+    t.act(Action::ToggleHeaders);
+    let folded = t.screen();
+    assert!(folded.contains("headers ("), "{folded}");
+    assert!(folded.contains("content warning below"), "{folded}");
+}

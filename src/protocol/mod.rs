@@ -39,6 +39,7 @@ mod pii_fold;
 pub mod poll;
 mod quick;
 pub mod render;
+pub mod safety;
 mod scan;
 pub mod signature;
 mod spare;

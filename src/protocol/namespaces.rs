@@ -21,6 +21,8 @@ pub const ATTACHMENTS: &str = "attachments";
 pub const KEYS: &str = "keys";
 /// A key or grant withdrawn.
 pub const REVOCATION: &str = "revocation";
+/// Content warnings and allowed use, shown ahead of the body (see `safety`).
+pub const SAFETY: &str = "safety";
 
 /// Every namespace with meaning.
 pub const ALL: &[&str] = &[
@@ -33,6 +35,7 @@ pub const ALL: &[&str] = &[
     ATTACHMENTS,
     KEYS,
     REVOCATION,
+    SAFETY,
 ];
 
 #[cfg(test)]

@@ -275,7 +275,12 @@ pub(crate) fn field_rows(
             } else {
                 format!("PII: {pii}")
             };
-            for part in [intent.as_ref(), status.as_str(), pii_part.as_str()] {
+            // A content warning is read before the body, folded or not.
+            let warned = crate::protocol::safety::reading(env)
+                .filter(|s| !s.warnings.is_empty())
+                .map(|_| "content warning below")
+                .unwrap_or_default();
+            for part in [intent.as_ref(), status.as_str(), pii_part.as_str(), warned] {
                 if !part.is_empty() {
                     line.push_str(" · ");
                     line.push_str(part);
@@ -315,6 +320,20 @@ pub(crate) fn field_rows(
         ));
         if crate::app::panes::attachment_rows::is_attachments(block) {
             rows.extend(crate::app::panes::attachment_rows::rows(block, w, dir));
+            continue;
+        }
+        // The sender's content warnings stand out, ahead of the body they warn of.
+        if crate::protocol::safety::is_safety(&block.namespace) {
+            for (k, v) in &block.entries {
+                if crate::protocol::safety::is_warning_key(k) && !v.trim().is_empty() {
+                    let text = format!("⚠ content warning: {}", safe_line(v.trim()));
+                    for part in wrap(&text, w) {
+                        rows.push(Row::new(RowKind::Warning, "", part));
+                    }
+                } else {
+                    field(&mut rows, k, v);
+                }
+            }
             continue;
         }
         for (k, v) in &block.entries {
