@@ -337,6 +337,10 @@ impl<'a> Block<'a, '_> {
     }
 
     /// Reads sections until `[[END]]` (returns true) or until the envelope evidently stops.
+    ///
+    /// Each line is first asked what ends or continues a section (blank lines, what follows
+    /// `sig:`, a continued META value); a `key: value` line is then read by its key
+    /// ([`Block::keyed`]), and any other by [`Block::unkeyed`].
     fn run(&mut self) -> bool {
         let mut state = State::Headers;
         while let Some(v) = self.peek() {
@@ -370,164 +374,199 @@ impl<'a> Block<'a, '_> {
                 continue;
             }
             self.close_meta_entry();
-            let Some((key, value, voff)) = lines::split_key(c) else {
-                if state == State::AfterBody && self.terminator_ahead(v.line.no) {
-                    // A header after the body ended it, and text follows before `sig:` or
-                    // `[[END]]`: most likely body text around a line that looked like a
-                    // header. Reading the envelope as ending here would drop that text
-                    // and call its `sig:` and `[[END]]` missing.
-                    self.unread_after_body(&v);
-                    continue;
-                }
-                if state != State::AfterBody && self.terminator_ahead(v.line.no) {
-                    // Fixed text, not a copy per line: an envelope at the size limit can
-                    // be half a million such lines, each with its finding.
-                    let (code, message) = if state == State::Meta {
-                        (
-                            Code::BadMetaEntry,
-                            "this line inside a META block is not `Key: value`; write it as `Key: value`, or move it into the body",
-                        )
-                    } else {
-                        (
-                            Code::UnexpectedLine,
-                            "this line is not a header, a META block or the body; write it as `Key: value`, or move it into the body",
-                        )
-                    };
-                    self.diags.push(Diagnostic::new(
-                        code,
-                        v.line.no,
-                        v.col(lines::indent_of(c).1),
-                        message,
-                    ));
-                    self.seen = true;
-                    self.structural(&v);
-                    continue;
-                }
-                return false;
+            let read = match lines::split_key(c) {
+                Some((key, value, voff)) => self.keyed(&v, c, (key, value, voff), state),
+                None => self.unkeyed(&v, c, state).then_some(state),
             };
-            // Inside a META block keys are case-sensitive: only the lower-case structural
-            // keys end it, so `User:` or `Body:` stay entries of the block.
-            let lower = structural_key(key, state == State::Meta);
-            let after_body = state == State::AfterBody;
-            match lower {
-                "body" | "response" => {
-                    self.seen = true;
-                    self.reply_form = lower == "response";
-                    let (indent, lead) = lines::indent_of(c);
-                    self.pos.body = Some(v.pos(lead));
-                    let key = body::KeyLine {
-                        name: if self.reply_form { "response" } else { "body" },
-                        value,
-                        at: v.pos(voff),
-                        indent,
-                    };
-                    self.structural(&v);
-                    self.body(&key);
-                    state = State::AfterBody;
-                }
-                "sig" | "hash" => {
-                    self.seen = true;
-                    let p = Some(v.pos(lines::indent_of(c).1));
-                    if lower == "sig" {
-                        self.env.sig = Some(v.part(value));
-                        self.pos.sig = p;
-                    } else {
-                        self.env.hash = Some(v.part(value));
-                        self.pos.hash = p;
-                    }
-                    self.structural(&v);
-                    state = State::AfterBody;
-                }
-                "meta" => {
-                    self.seen = true;
-                    if after_body {
-                        self.after_body(&v);
-                    }
-                    let mpos = v.pos(lines::indent_of(c).1);
-                    let legacy = value.starts_with('|');
-                    let namespace = if legacy {
-                        Cow::Borrowed("legacy")
-                    } else {
-                        v.part(value)
-                    };
-                    // A block holds a handful of entries (`meta: privacy` five): room for
-                    // eight at once, instead of four and then eight.
-                    let entries = self.spare.entries(8);
-                    self.env.meta.push(MetaRef { namespace, entries });
-                    let entry_pos = self.spare.entry_pos(8);
-                    self.pos.meta.push((mpos, entry_pos));
-                    self.structural(&v);
-                    if legacy {
-                        self.diags.push(Diagnostic::new(
-                            Code::LegacyMeta,
-                            mpos.line,
-                            mpos.column,
-                            "the older `meta: |` layout was read as `meta: legacy`; write META blocks as `meta: <namespace>` followed by `Key: value` lines",
-                        ));
-                        // Words after `|` belong to no entry: unread, so said (and a
-                        // signature cannot vouch for them).
-                        let after = value[1..].trim_start_matches(|c: char| {
-                            c.is_ascii_digit() || c == '-' || c == '+'
-                        });
-                        let rest = after.trim();
-                        if !rest.is_empty() {
-                            // Where the words start: after `|`, its flags and the spaces.
-                            let at = v.pos(voff + value.len() - after.trim_start().len());
-                            let shown = lines::excerpt(rest, 40);
-                            self.diags.push(Diagnostic::new(
-                                Code::BadMetaEntry,
-                                at.line,
-                                at.column,
-                                format!(
-                                    "`{shown}` after `meta: |` was not read (the block's entries are the indented `key: value` lines below it); move it into the body"
-                                ),
-                            ));
-                        }
-                        self.legacy_meta();
-                        state = State::Headers;
-                    } else {
-                        state = State::Meta;
-                    }
-                }
-                k if is_known(k) || state != State::Meta => {
-                    if after_body && !is_known(k) && !self.terminator_ahead(v.line.no) {
-                        return false;
-                    }
-                    self.seen = true;
-                    if after_body {
-                        self.after_body(&v);
-                    }
-                    // Kept as written: the canonical form must not change what was signed.
-                    self.env.headers.push(HeaderRef {
-                        key: v.part(key),
-                        value: v.part(value),
-                    });
-                    self.pos.headers.push(v.pos(voff));
-                    self.structural(&v);
-                    if !after_body {
-                        state = State::Headers;
-                    }
-                }
-                _ => {
-                    // An entry of the open META block; keys are case-sensitive.
-                    let (block, positions) =
-                        match (self.env.meta.last_mut(), self.pos.meta.last_mut()) {
-                            (Some(b), Some((_, p))) => (b, p),
-                            _ => return false,
-                        };
-                    block.entries.push((v.part(key), v.part(value)));
-                    positions.push(v.pos(voff));
-                    self.meta_entry = Some(MetaEntry {
-                        indent: lines::indent_of(c).0,
-                        continued: false,
-                        base: None,
-                        flow: Flow::of(value),
-                    });
-                    self.structural(&v);
-                }
+            match read {
+                Some(next) => state = next,
+                None => return false,
             }
         }
         false
+    }
+
+    /// A line that is not `key: value`, read in `state`; whether the envelope goes on.
+    fn unkeyed(&mut self, v: &View<'a>, c: &str, state: State) -> bool {
+        if !self.terminator_ahead(v.line.no) {
+            return false;
+        }
+        if state == State::AfterBody {
+            // A header after the body ended it, and text follows before `sig:` or
+            // `[[END]]`: most likely body text around a line that looked like a header.
+            // Reading the envelope as ending here would drop that text and call its `sig:`
+            // and `[[END]]` missing.
+            self.unread_after_body(v);
+            return true;
+        }
+        // Fixed text, not a copy per line: an envelope at the size limit can be half a
+        // million such lines, each with its finding.
+        let (code, message) = if state == State::Meta {
+            (
+                Code::BadMetaEntry,
+                "this line inside a META block is not `Key: value`; write it as `Key: value`, or move it into the body",
+            )
+        } else {
+            (
+                Code::UnexpectedLine,
+                "this line is not a header, a META block or the body; write it as `Key: value`, or move it into the body",
+            )
+        };
+        self.diags.push(Diagnostic::new(
+            code,
+            v.line.no,
+            v.col(lines::indent_of(c).1),
+            message,
+        ));
+        self.seen = true;
+        self.structural(v);
+        true
+    }
+
+    /// A `key: value` line (its value at `voff`), read in `state`: the state after it, or
+    /// `None` where the envelope stops.
+    fn keyed(
+        &mut self,
+        v: &View<'a>,
+        c: &str,
+        (key, value, voff): (&str, &str, usize),
+        state: State,
+    ) -> Option<State> {
+        // Inside a META block keys are case-sensitive: only the lower-case structural keys
+        // end it, so `User:` or `Body:` stay entries of the block.
+        let lower = structural_key(key, state == State::Meta);
+        let after_body = state == State::AfterBody;
+        match lower {
+            "body" | "response" => {
+                self.seen = true;
+                self.reply_form = lower == "response";
+                let (indent, lead) = lines::indent_of(c);
+                self.pos.body = Some(v.pos(lead));
+                let key = body::KeyLine {
+                    name: if self.reply_form { "response" } else { "body" },
+                    value,
+                    at: v.pos(voff),
+                    indent,
+                };
+                self.structural(v);
+                self.body(&key);
+                Some(State::AfterBody)
+            }
+            "sig" | "hash" => {
+                self.seen = true;
+                let p = Some(v.pos(lines::indent_of(c).1));
+                if lower == "sig" {
+                    self.env.sig = Some(v.part(value));
+                    self.pos.sig = p;
+                } else {
+                    self.env.hash = Some(v.part(value));
+                    self.pos.hash = p;
+                }
+                self.structural(v);
+                Some(State::AfterBody)
+            }
+            "meta" => {
+                self.seen = true;
+                if after_body {
+                    self.after_body(v);
+                }
+                Some(self.meta_key(v, c, value, voff))
+            }
+            k if is_known(k) || state != State::Meta => {
+                if after_body && !is_known(k) && !self.terminator_ahead(v.line.no) {
+                    return None;
+                }
+                self.seen = true;
+                if after_body {
+                    self.after_body(v);
+                }
+                // Kept as written: the canonical form must not change what was signed.
+                self.env.headers.push(HeaderRef {
+                    key: v.part(key),
+                    value: v.part(value),
+                });
+                self.pos.headers.push(v.pos(voff));
+                self.structural(v);
+                Some(if after_body { state } else { State::Headers })
+            }
+            _ => {
+                self.meta_entry_line(v, c, key, value, voff)?;
+                Some(state)
+            }
+        }
+    }
+
+    /// A `meta:` line opening a block named `value` (at `voff`): the state after it.
+    fn meta_key(&mut self, v: &View<'a>, c: &str, value: &str, voff: usize) -> State {
+        let mpos = v.pos(lines::indent_of(c).1);
+        let legacy = value.starts_with('|');
+        let namespace = if legacy {
+            Cow::Borrowed("legacy")
+        } else {
+            v.part(value)
+        };
+        // A block holds a handful of entries (`meta: privacy` five): room for eight at once,
+        // instead of four and then eight.
+        let entries = self.spare.entries(8);
+        self.env.meta.push(MetaRef { namespace, entries });
+        let entry_pos = self.spare.entry_pos(8);
+        self.pos.meta.push((mpos, entry_pos));
+        self.structural(v);
+        if !legacy {
+            return State::Meta;
+        }
+        self.diags.push(Diagnostic::new(
+            Code::LegacyMeta,
+            mpos.line,
+            mpos.column,
+            "the older `meta: |` layout was read as `meta: legacy`; write META blocks as `meta: <namespace>` followed by `Key: value` lines",
+        ));
+        // Words after `|` belong to no entry: unread, so said (and a signature cannot vouch
+        // for them).
+        let after =
+            value[1..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+        let rest = after.trim();
+        if !rest.is_empty() {
+            // Where the words start: after `|`, its flags and the spaces.
+            let at = v.pos(voff + value.len() - after.trim_start().len());
+            let shown = lines::excerpt(rest, 40);
+            self.diags.push(Diagnostic::new(
+                Code::BadMetaEntry,
+                at.line,
+                at.column,
+                format!(
+                    "`{shown}` after `meta: |` was not read (the block's entries are the indented `key: value` lines below it); move it into the body"
+                ),
+            ));
+        }
+        self.legacy_meta();
+        State::Headers
+    }
+
+    /// An entry of the open META block (keys are case-sensitive); `None` when no block is
+    /// open.
+    fn meta_entry_line(
+        &mut self,
+        v: &View<'a>,
+        c: &str,
+        key: &str,
+        value: &str,
+        voff: usize,
+    ) -> Option<()> {
+        let (block, positions) = match (self.env.meta.last_mut(), self.pos.meta.last_mut()) {
+            (Some(b), Some((_, p))) => (b, p),
+            _ => return None,
+        };
+        block.entries.push((v.part(key), v.part(value)));
+        positions.push(v.pos(voff));
+        self.meta_entry = Some(MetaEntry {
+            indent: lines::indent_of(c).0,
+            continued: false,
+            base: None,
+            flow: Flow::of(value),
+        });
+        self.structural(v);
+        Some(())
     }
 
     /// Whether a line may stand between `sig:` and `[[END]]`: only the one `hash:` (it covers
