@@ -170,64 +170,15 @@ pub(crate) fn parse_block<'a>(
         b.invisible(banner_line.no, banner_col);
     }
     b.diags.extend(version);
-    if let Some(h) = first.first() {
-        let keys: Vec<String> = first.iter().map(|h| format!("`{}:`", h.key)).collect();
-        let (what, was) = match keys.len() {
-            1 => ("the first header", "was"),
-            _ => ("the first headers", "were"),
-        };
-        b.diags.push(Diagnostic::new(
-            Code::HeaderOnBanner,
-            h.pos.line,
-            h.pos.column,
-            format!(
-                "{} stood on the banner's line and {was} read as {what} (a line break was lost); put the banner on a line of its own",
-                keys.join(", "),
-            ),
-        ));
-    }
-    for h in first {
-        b.seen = true;
-        b.env.headers.push(HeaderRef {
-            key: part_of(banner_map.original, &banner_map.cleaned, h.key),
-            value: part_of(banner_map.original, &banner_map.cleaned, h.value),
-        });
-        b.pos.headers.push(h.pos);
-    }
+    b.banner_headers(banner_map, first);
     let terminated = b.run();
     b.close_meta_entry();
     if !b.seen && !terminated {
         return None;
     }
     *cur = b.cur;
-    if terminated && !b.seen {
-        b.diags.push(Diagnostic::new(
-            Code::EmptyEnvelope,
-            banner_line.no,
-            banner_col,
-            "the envelope has no headers and no body; put `user:`, `session:`, `intent:` and `body: |` between the banner and `[[END]]`",
-        ));
-    }
-    if !terminated {
-        b.diags.push(Diagnostic::new(
-            Code::MissingEnd,
-            b.last.no,
-            1,
-            format!(
-                "no `[[END]]`: the envelope was taken to end at line {}; add `[[END]]` as its last line",
-                b.last.no
-            ),
-        ));
-    }
     let byte_range = banner_line.start..b.last.end;
-    if byte_range.len() > opts.size_limit {
-        b.diags.push(too_large(
-            byte_range.len(),
-            opts.size_limit,
-            banner_line.no,
-            banner_col,
-        ));
-    }
+    b.end_findings(terminated, &banner_line, banner_col, byte_range.len(), opts);
     Some(ParsedRef {
         envelope: b.env,
         span: Span {
@@ -334,6 +285,74 @@ impl<'a> Block<'a, '_> {
             column,
             "invisible characters (zero-width space, byte-order mark) were removed from this line; they often come from rich-text copies",
         ));
+    }
+
+    /// Reads the headers that stood on the banner's own line (`first`, in `banner_map`): a
+    /// line break was lost, which is said once for all of them.
+    fn banner_headers(&mut self, banner_map: &LineMap<'a>, first: Vec<BannerHeader<'_>>) {
+        if let Some(h) = first.first() {
+            let keys: Vec<String> = first.iter().map(|h| format!("`{}:`", h.key)).collect();
+            let (what, was) = match keys.len() {
+                1 => ("the first header", "was"),
+                _ => ("the first headers", "were"),
+            };
+            self.diags.push(Diagnostic::new(
+                Code::HeaderOnBanner,
+                h.pos.line,
+                h.pos.column,
+                format!(
+                    "{} stood on the banner's line and {was} read as {what} (a line break was lost); put the banner on a line of its own",
+                    keys.join(", "),
+                ),
+            ));
+        }
+        for h in first {
+            self.seen = true;
+            self.env.headers.push(HeaderRef {
+                key: part_of(banner_map.original, &banner_map.cleaned, h.key),
+                value: part_of(banner_map.original, &banner_map.cleaned, h.value),
+            });
+            self.pos.headers.push(h.pos);
+        }
+    }
+
+    /// What is said of the envelope as a whole once read (`bytes` long, its banner on
+    /// `banner_line` at `banner_col`): empty, not `terminated`, or too large.
+    fn end_findings(
+        &mut self,
+        terminated: bool,
+        banner_line: &Line<'a>,
+        banner_col: u32,
+        bytes: usize,
+        opts: &Options,
+    ) {
+        if terminated && !self.seen {
+            self.diags.push(Diagnostic::new(
+                Code::EmptyEnvelope,
+                banner_line.no,
+                banner_col,
+                "the envelope has no headers and no body; put `user:`, `session:`, `intent:` and `body: |` between the banner and `[[END]]`",
+            ));
+        }
+        if !terminated {
+            self.diags.push(Diagnostic::new(
+                Code::MissingEnd,
+                self.last.no,
+                1,
+                format!(
+                    "no `[[END]]`: the envelope was taken to end at line {}; add `[[END]]` as its last line",
+                    self.last.no
+                ),
+            ));
+        }
+        if bytes > opts.size_limit {
+            self.diags.push(too_large(
+                bytes,
+                opts.size_limit,
+                banner_line.no,
+                banner_col,
+            ));
+        }
     }
 
     /// Reads sections until `[[END]]` (returns true) or until the envelope evidently stops.
