@@ -452,7 +452,17 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         size_limit: config.protocol.size_limit,
         now: Some(jiff::Timestamp::now()),
     };
-    let db = cli.db.as_deref();
+    command_with(command, cli.db.as_deref(), &config, opts)
+}
+
+/// Runs `command` on database `db` (where it uses one) with `config` and `opts`: the config
+/// is read and the time taken by then.
+fn command_with(
+    command: Command,
+    db: Option<&std::path::Path>,
+    config: &crate::config::Config,
+    opts: &Options,
+) -> Result<u8, Failure> {
     match command {
         Command::HoldClipboard => Ok(0),
         Command::Parse { file, json } => reading::parse_cmd::parse(file.as_deref(), json, opts),
@@ -475,10 +485,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             file.as_deref(),
             &key,
             pkid.as_deref(),
-            match format {
-                SigFormatArg::Jws => crate::protocol::signature::SigFormat::Jws,
-                SigFormatArg::Ed25519 => crate::protocol::signature::SigFormat::Ed25519,
-            },
+            sig_format(format),
         ),
         Command::Verify { file, key, json } => match key {
             Some(key) => writing::sign_cmd::verify(file.as_deref(), &key, json, opts),
@@ -489,8 +496,8 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Command::Backup { file, force, json } => {
             database::backup_cmd::backup(db, &file, force, json)
         }
-        Command::Serve(args) => carrying::http_cmd::serve(db, &config, args),
-        Command::Send(args) => carrying::http_cmd::send(db, &config, opts, args),
+        Command::Serve(args) => carrying::http_cmd::serve(db, config, args),
+        Command::Send(args) => carrying::http_cmd::send(db, config, opts, args),
         Command::Import {
             files,
             json,
@@ -503,13 +510,13 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             fresh_ids,
             &config.operator.addresses,
         ),
-        Command::Primer(args) => writing::primer_cmd::primer(&config, opts, args),
+        Command::Primer(args) => writing::primer_cmd::primer(config, opts, args),
         Command::Watch {
             json,
             to: Some(url),
             token,
-        } => carrying::companion::companion(&url, token, json, &config, opts),
-        Command::Watch { json, .. } => carrying::watch_cmd::watch(db, json, &config, opts),
+        } => carrying::companion::companion(&url, token, json, config, opts),
+        Command::Watch { json, .. } => carrying::watch_cmd::watch(db, json, config, opts),
         Command::Threads {
             json,
             limit,
@@ -519,29 +526,13 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             database::archive_cmd::archive(db, &thread, undo, json)
         }
         Command::Consent { json } => ledgers::consent_cmd::consent(db, json),
-        Command::Queue {
-            what: Some(_),
-            limit: Some(_),
-            ..
-        } => Err(Failure::usage(
-            "--limit is for listing the queue; `queue done`, `dismiss` and `undo` take an id only",
-        )),
-        Command::Queue {
-            what: Some(what),
-            json,
-            ..
-        } => ledgers::queue_cmd::settle(db, &config.operator.addresses, &what, json),
-        Command::Queue {
-            what: None,
-            json,
-            limit,
-        } => ledgers::queue_cmd::queue(db, &config.operator.addresses, limit.unwrap_or(50), json),
+        Command::Queue { what, json, limit } => queue(db, config, what, limit, json),
         Command::Show { thread, json } => database::store_cmd::show(db, &thread, json),
         Command::Poll {
             message,
             json,
             close,
-        } => ledgers::poll_cmd::poll(db, &config, &message, json, close),
+        } => ledgers::poll_cmd::poll(db, config, &message, json, close),
         Command::Export {
             thread,
             all,
@@ -549,13 +540,10 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             output,
             force,
             split,
-        } => match split {
-            Some(dir) => database::split_cmd::split(db, thread.as_deref(), all, format, &dir),
-            None => {
-                let output = output.as_deref().map(|o| (o, force));
-                database::store_cmd::export(db, thread.as_deref(), all, format, output)
-            }
-        },
+        } => {
+            let output = output.as_deref().map(|o| (o, force));
+            export_to(db, thread.as_deref(), all, format, output, split.as_deref())
+        }
         Command::Attachments { what } => reading::attachments_cmd::attachments(db, what, opts),
         Command::Delete { what, yes, json } => database::erase_cmd::delete(db, &what, yes, json),
         Command::Search { query, json, limit } => {
@@ -575,5 +563,51 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             (user.as_deref(), config.compose.user.as_deref()),
             opts,
         ),
+    }
+}
+
+/// The `sig:` form asked for on the command line, as the protocol names it.
+fn sig_format(format: SigFormatArg) -> crate::protocol::signature::SigFormat {
+    match format {
+        SigFormatArg::Jws => crate::protocol::signature::SigFormat::Jws,
+        SigFormatArg::Ed25519 => crate::protocol::signature::SigFormat::Ed25519,
+    }
+}
+
+/// `export`: to one file (`output`, with whether it may be overwritten) or standard
+/// output, or with `--split` to a file per thread in folder `split`.
+fn export_to(
+    db: Option<&std::path::Path>,
+    thread: Option<&str>,
+    all: bool,
+    format: Option<export::Format>,
+    output: Option<(&std::path::Path, bool)>,
+    split: Option<&std::path::Path>,
+) -> Result<u8, Failure> {
+    match split {
+        Some(dir) => database::split_cmd::split(db, thread, all, format, dir),
+        None => database::store_cmd::export(db, thread, all, format, output),
+    }
+}
+
+/// `queue`: the queue listed (`limit` rows, 50 unless given), or one of its entries settled
+/// (`what`, which takes an id only).
+fn queue(
+    db: Option<&std::path::Path>,
+    config: &crate::config::Config,
+    what: Option<ledgers::queue_cmd::QueueCmd>,
+    limit: Option<usize>,
+    json: bool,
+) -> Result<u8, Failure> {
+    match (what, limit) {
+        (Some(_), Some(_)) => Err(Failure::usage(
+            "--limit is for listing the queue; `queue done`, `dismiss` and `undo` take an id only",
+        )),
+        (Some(what), None) => {
+            ledgers::queue_cmd::settle(db, &config.operator.addresses, &what, json)
+        }
+        (None, limit) => {
+            ledgers::queue_cmd::queue(db, &config.operator.addresses, limit.unwrap_or(50), json)
+        }
     }
 }

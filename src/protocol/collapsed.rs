@@ -89,6 +89,10 @@ fn tokens(s: &str, from: usize, to: usize) -> Vec<Token> {
 
 /// Parses the one-line envelope that `bm` starts in `cleaned` (the cleaned text of `line`).
 /// Returns it and, when more of the line follows, the offset to continue scanning from.
+///
+/// Where it stops is found first ([`Stop::find`]), then which keys are its structure
+/// ([`structural`]), then their values are read ([`read_values`]) and the findings of the
+/// line as a whole added.
 pub(crate) fn parse_line(
     line: Line<'_>,
     map: &LineMap<'_>,
@@ -101,37 +105,136 @@ pub(crate) fn parse_line(
         line: line.no,
         column: col(off),
     };
-    // Where the envelope stops: `[[END]]`, or a following banner, or the end of the line.
-    let mut stop = cleaned.len();
-    let mut env_end = cleaned.len();
-    let mut resume = None;
-    let mut terminated = false;
-    let mut search = bm.end;
-    while let Some(rel) = memchr::memmem::find(&cleaned.as_bytes()[search..], b"[[") {
-        let at = search + rel;
-        search = at + 2;
-        match match_bracket(cleaned, at) {
-            Bracket::End { end } => {
-                stop = at;
-                env_end = end;
-                terminated = true;
-                resume = (end < cleaned.len()).then_some(end);
-                break;
+    let stop = Stop::find(cleaned, bm.end);
+    let structural = structural(cleaned, bm.end, stop.stop);
+    let mut env = Envelope {
+        banner: banner_of(&bm),
+        headers: Vec::new(),
+        meta: Vec::new(),
+        body: None,
+        sig: None,
+        hash: None,
+    };
+    let mut positions = Positions {
+        banner: pos(bm.start),
+        ..Positions::default()
+    };
+    let (reply_form, unread_meta) = read_values(
+        cleaned,
+        &structural,
+        stop.stop,
+        &pos,
+        &mut env,
+        &mut positions,
+    );
+
+    let start = map.original_offset(bm.start);
+    let end = map.original_offset(stop.env_end);
+    let mut diagnostics = vec![Diagnostic::new(
+        Code::CollapsedNewlines,
+        line.no,
+        col(bm.start),
+        "the envelope arrived on one line (a chat window collapsed its newlines) and was recovered by its header keys; check the values, and copy envelopes inside a code fence to keep line breaks",
+    )];
+    diagnostics.extend(super::parse::version_diag(&bm, line.no, col(bm.start)));
+    diagnostics.extend(unread_meta);
+    if lines::had_invisible(&line.text[start..end]) {
+        diagnostics.push(Diagnostic::new(
+            Code::InvisibleChars,
+            line.no,
+            col(bm.start),
+            "invisible characters (zero-width space, byte-order mark) were removed from this envelope's headers; they often come from rich-text copies",
+        ));
+    }
+    if end - start > opts.size_limit {
+        diagnostics.push(super::parse::too_large(
+            end - start,
+            opts.size_limit,
+            line.no,
+            col(bm.start),
+        ));
+    }
+    if !stop.terminated {
+        diagnostics.push(Diagnostic::new(
+            Code::MissingEnd,
+            line.no,
+            col(stop.stop),
+            "no `[[END]]`: the envelope was taken to end here; add `[[END]]` at its end",
+        ));
+    }
+    let parsed = Parsed {
+        envelope: env,
+        span: Span {
+            start_line: line.no,
+            end_line: line.no,
+        },
+        byte_range: line.start + start..line.start + end,
+        diagnostics,
+        prefix: String::new(),
+        collapsed: true,
+        reply_form,
+        terminated: stop.terminated,
+        positions,
+    };
+    (parsed, stop.resume)
+}
+
+/// Where a one-line envelope stops: at its `[[END]]`, or a following banner, or the end of
+/// the line.
+struct Stop {
+    /// Where its last value ends.
+    stop: usize,
+    /// Where the envelope ends (after its `[[END]]`).
+    env_end: usize,
+    /// Where scanning goes on, when more of the line follows.
+    resume: Option<usize>,
+    /// It ends with `[[END]]`.
+    terminated: bool,
+}
+
+impl Stop {
+    /// Where the envelope whose banner ends at `from` in `cleaned` stops.
+    fn find(cleaned: &str, from: usize) -> Stop {
+        let mut search = from;
+        while let Some(rel) = memchr::memmem::find(&cleaned.as_bytes()[search..], b"[[") {
+            let at = search + rel;
+            search = at + 2;
+            match match_bracket(cleaned, at) {
+                Bracket::End { end } => {
+                    return Stop {
+                        stop: at,
+                        env_end: end,
+                        resume: (end < cleaned.len()).then_some(end),
+                        terminated: true,
+                    };
+                }
+                Bracket::Banner(_) => {
+                    return Stop {
+                        stop: at,
+                        env_end: at,
+                        resume: Some(at),
+                        terminated: false,
+                    };
+                }
+                Bracket::Nothing => {}
             }
-            Bracket::Banner(_) => {
-                stop = at;
-                env_end = at;
-                resume = Some(at);
-                break;
-            }
-            Bracket::Nothing => {}
+        }
+        Stop {
+            stop: cleaned.len(),
+            env_end: cleaned.len(),
+            resume: None,
+            terminated: false,
         }
     }
-    let toks = tokens(cleaned, bm.end, stop);
+}
+
+/// The keys of `cleaned[from..stop]` that are the envelope's structure. After the body only
+/// the last `sig:` and `hash:` count; before it, every key does.
+fn structural(cleaned: &str, from: usize, stop: usize) -> Vec<Token> {
+    let toks = tokens(cleaned, from, stop);
     let body_idx = toks
         .iter()
         .position(|t| t.key == "body" || t.key == "response");
-    // After the body only the last `sig:` and `hash:` count; before it, every key does.
     let mut structural: Vec<Token> = match body_idx {
         Some(i) => toks[..=i].to_vec(),
         None => toks.clone(),
@@ -150,19 +253,20 @@ pub(crate) fn parse_line(
         structural.extend(sig);
         structural.extend(hash);
     }
+    structural
+}
 
-    let mut env = Envelope {
-        banner: banner_of(&bm),
-        headers: Vec::new(),
-        meta: Vec::new(),
-        body: None,
-        sig: None,
-        hash: None,
-    };
-    let mut positions = Positions {
-        banner: pos(bm.start),
-        ..Positions::default()
-    };
+/// Reads the value of each of the `structural` keys (each runs to the next, the last to
+/// `stop`) into `env`, and where each stands (by `pos`) into `positions`. Says whether the
+/// body is v1.0's `response:`, and what META text was not read.
+fn read_values(
+    cleaned: &str,
+    structural: &[Token],
+    stop: usize,
+    pos: &dyn Fn(usize) -> Pos,
+    env: &mut Envelope,
+    positions: &mut Positions,
+) -> (bool, Vec<Diagnostic>) {
     let mut reply_form = false;
     let mut unread_meta = Vec::new();
     for (i, t) in structural.iter().enumerate() {
@@ -191,8 +295,7 @@ pub(crate) fn parse_line(
                 positions.hash = Some(pos(t.start));
             }
             "meta" => {
-                let (block, entry_pos, unread) =
-                    meta_block(cleaned, voff, voff + value.len(), &pos);
+                let (block, entry_pos, unread) = meta_block(cleaned, voff, voff + value.len(), pos);
                 env.meta.push(block);
                 positions.meta.push((pos(t.start), entry_pos));
                 unread_meta.extend(unread);
@@ -207,56 +310,7 @@ pub(crate) fn parse_line(
             }
         }
     }
-
-    let start = map.original_offset(bm.start);
-    let end = map.original_offset(env_end);
-    let mut diagnostics = vec![Diagnostic::new(
-        Code::CollapsedNewlines,
-        line.no,
-        col(bm.start),
-        "the envelope arrived on one line (a chat window collapsed its newlines) and was recovered by its header keys; check the values, and copy envelopes inside a code fence to keep line breaks",
-    )];
-    diagnostics.extend(super::parse::version_diag(&bm, line.no, col(bm.start)));
-    diagnostics.extend(unread_meta);
-    if lines::had_invisible(&line.text[start..end]) {
-        diagnostics.push(Diagnostic::new(
-            Code::InvisibleChars,
-            line.no,
-            col(bm.start),
-            "invisible characters (zero-width space, byte-order mark) were removed from this envelope's headers; they often come from rich-text copies",
-        ));
-    }
-    if end - start > opts.size_limit {
-        diagnostics.push(super::parse::too_large(
-            end - start,
-            opts.size_limit,
-            line.no,
-            col(bm.start),
-        ));
-    }
-    if !terminated {
-        diagnostics.push(Diagnostic::new(
-            Code::MissingEnd,
-            line.no,
-            col(stop),
-            "no `[[END]]`: the envelope was taken to end here; add `[[END]]` at its end",
-        ));
-    }
-    let parsed = Parsed {
-        envelope: env,
-        span: Span {
-            start_line: line.no,
-            end_line: line.no,
-        },
-        byte_range: line.start + start..line.start + end,
-        diagnostics,
-        prefix: String::new(),
-        collapsed: true,
-        reply_form,
-        terminated,
-        positions,
-    };
-    (parsed, resume)
+    (reply_form, unread_meta)
 }
 
 /// `routing X-Route: a → b X-Priority: high` → namespace and entries, and a `bad-meta-entry`

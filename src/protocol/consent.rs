@@ -368,8 +368,11 @@ fn revocation(s: &Statement<'_>) -> Option<(Key, Timestamp)> {
     Some((key, at))
 }
 
-/// Builds the ledger from every statement (any order) at clock `now`.
-pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Timestamp) -> Ledger {
+/// The grants and the verified withdrawals among `statements`, each sorted by when it
+/// counts, and the withdrawals not verified (which withdraw nothing).
+fn sort_statements<'a>(
+    statements: impl IntoIterator<Item = Statement<'a>>,
+) -> (Vec<Grant>, Vec<Revoke>, Vec<Unverified>) {
     let mut grants: Vec<Grant> = Vec::new();
     let mut revokes: Vec<Revoke> = Vec::new();
     let mut unverified = Vec::new();
@@ -399,6 +402,12 @@ pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Time
     // so the order statements arrive in never matters.
     grants.sort_by(|a, b| (a.at, &a.message).cmp(&(b.at, &b.message)));
     revokes.sort_by(|a, b| (a.at, &a.message).cmp(&(b.at, &b.message)));
+    (grants, revokes, unverified)
+}
+
+/// Builds the ledger from every statement (any order) at clock `now`.
+pub fn ledger<'a>(statements: impl IntoIterator<Item = Statement<'a>>, now: Timestamp) -> Ledger {
+    let (grants, revokes, unverified) = sort_statements(statements);
     let mut order: Vec<Key> = Vec::new();
     let mut latest: BTreeMap<Key, (usize, Vec<String>)> = BTreeMap::new();
     for (i, g) in grants.iter().enumerate() {

@@ -194,68 +194,7 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
     let mut targets = Vec::with_capacity(exp.targets.len());
     let mut counts: Vec<(String, usize)> = options.iter().map(|o| (o.clone(), 0)).collect();
     for target in &exp.targets {
-        let mut line = TargetResult {
-            target: target.clone(),
-            standing: Standing::Silent,
-            vote: None,
-            answer: None,
-            at: None,
-            message: None,
-            why: String::new(),
-        };
-        let answers = order.iter().map(|&i| &replies[i]).filter(|r| {
-            (same_party(&r.sender, target) && awaiting::is_answer(r.intent.as_ref()))
-                || desk_timeout_for(r, target)
-        });
-        let mut late = None;
-        for r in answers {
-            if is_late(r.intent.as_ref(), r.time, deadline) {
-                late.get_or_insert(r);
-                continue;
-            }
-            line.answer = Some(answer_label(r));
-            line.at = r.time.as_ref().map(rfc3339);
-            line.message = Some(r.id.clone());
-            match r.intent {
-                None | Some(Intent::Respond) => {
-                    let vote = reading::read_vote(&r.meta, &r.body, &options);
-                    line.vote = vote.vote;
-                    line.standing = if line.vote.is_some() {
-                        Standing::Voted
-                    } else {
-                        Standing::NoVote
-                    };
-                    line.why = vote.why;
-                }
-                _ => {
-                    line.standing = Standing::Declined;
-                    line.why = if r.by_desk {
-                        "timed out: the desk's E-TIMEOUT at the deadline".into()
-                    } else {
-                        format!("answered {}", answer_label(r))
-                    };
-                }
-            }
-            break;
-        }
-        if line.standing == Standing::Silent {
-            if let Some(r) = late {
-                line.standing = Standing::Late;
-                line.answer = Some(answer_label(r));
-                line.at = r.time.as_ref().map(rfc3339);
-                line.message = Some(r.id.clone());
-                line.why = format!(
-                    "arrived {}, after the deadline {}",
-                    r.time.as_ref().map(short).unwrap_or_default(),
-                    deadline.as_ref().map(short).unwrap_or_default()
-                );
-            } else {
-                line.why = match deadline {
-                    Some(d) if now > d => "no answer arrived before the deadline".into(),
-                    _ => "no answer yet".into(),
-                };
-            }
-        }
+        let line = target_result(target, replies, &order, &options, deadline, now);
         if let Some(v) = &line.vote {
             match counts.iter_mut().find(|(o, _)| o.eq_ignore_ascii_case(v)) {
                 Some((_, n)) => *n += 1,
@@ -310,6 +249,82 @@ pub fn tally(poll: &Envelope, replies: &[PollReply], now: Timestamp) -> Option<T
         targets,
         silent,
     })
+}
+
+/// Where `target` stands in the poll: its latest answer (`order` holds the indices of
+/// `replies`, latest first) in time before `deadline`, or else its first late one, or
+/// silence (as of `now`).
+fn target_result(
+    target: &str,
+    replies: &[PollReply],
+    order: &[usize],
+    options: &[String],
+    deadline: Option<Timestamp>,
+    now: Timestamp,
+) -> TargetResult {
+    let mut line = TargetResult {
+        target: target.to_string(),
+        standing: Standing::Silent,
+        vote: None,
+        answer: None,
+        at: None,
+        message: None,
+        why: String::new(),
+    };
+    let answers = order.iter().map(|&i| &replies[i]).filter(|r| {
+        (same_party(&r.sender, target) && awaiting::is_answer(r.intent.as_ref()))
+            || desk_timeout_for(r, target)
+    });
+    let mut late = None;
+    for r in answers {
+        if is_late(r.intent.as_ref(), r.time, deadline) {
+            late.get_or_insert(r);
+            continue;
+        }
+        line.answer = Some(answer_label(r));
+        line.at = r.time.as_ref().map(rfc3339);
+        line.message = Some(r.id.clone());
+        match r.intent {
+            None | Some(Intent::Respond) => {
+                let vote = reading::read_vote(&r.meta, &r.body, options);
+                line.vote = vote.vote;
+                line.standing = if line.vote.is_some() {
+                    Standing::Voted
+                } else {
+                    Standing::NoVote
+                };
+                line.why = vote.why;
+            }
+            _ => {
+                line.standing = Standing::Declined;
+                line.why = if r.by_desk {
+                    "timed out: the desk's E-TIMEOUT at the deadline".into()
+                } else {
+                    format!("answered {}", answer_label(r))
+                };
+            }
+        }
+        break;
+    }
+    if line.standing == Standing::Silent {
+        if let Some(r) = late {
+            line.standing = Standing::Late;
+            line.answer = Some(answer_label(r));
+            line.at = r.time.as_ref().map(rfc3339);
+            line.message = Some(r.id.clone());
+            line.why = format!(
+                "arrived {}, after the deadline {}",
+                r.time.as_ref().map(short).unwrap_or_default(),
+                deadline.as_ref().map(short).unwrap_or_default()
+            );
+        } else {
+            line.why = match deadline {
+                Some(d) if now > d => "no answer arrived before the deadline".into(),
+                _ => "no answer yet".into(),
+            };
+        }
+    }
+    line
 }
 
 /// `RESPOND`, `NACK`, `ERROR E-TIMEOUT`, or `v1.0 reply` for an answer.

@@ -60,6 +60,9 @@ struct Block<'a> {
 /// no finding but an intent under its v1.0 name, which is added to `found` then. When it
 /// is, `cur` (standing after the banner) is moved past its `[[END]]` line, where the full
 /// reader leaves it; otherwise `cur` and `found` are left as they were.
+///
+/// In two steps: the lines read in their shape ([`Reading::lines`]), then what the
+/// validator asks of the envelope as a whole ([`Reading::intent`]).
 pub(crate) fn read<'a>(
     banner: &Line<'a>,
     bm: &BannerMatch<'_>,
@@ -67,7 +70,7 @@ pub(crate) fn read<'a>(
     opts: &Options,
     found: &mut Vec<Diagnostic>,
 ) -> bool {
-    let mut v11 = match bm.version {
+    let v11 = match bm.version {
         Some("v1") => false,
         Some("v1.1") => true,
         _ => return false,
@@ -78,161 +81,204 @@ pub(crate) fn read<'a>(
     {
         return false;
     }
-    let mut c = *cur;
-    let mut headers: [Option<&str>; KNOWN_HEADERS.len()] = [None; KNOWN_HEADERS.len()];
-    // The line of the `intent:` header (its value stands at column 9: the line is ASCII).
-    let mut intent_line = 0;
-    // Whether the body is v1.0's `response: |`, which needs no `sig:` and is a reply.
-    let mut reply_form = false;
-    let mut block: Option<Block<'a>> = None;
-    let mut pii_declared: Option<&'a str> = None;
-    let mut state = State::Headers;
-    // Where the body's lines start, and how many there are (read again only when personal
-    // data must be looked for in them).
-    let mut body_from = c;
-    let (mut body_lines, mut body_bytes, mut body_ascii) = (0, 0, true);
-    let end = loop {
-        let Some(line) = c.next_line() else {
-            return false;
-        };
-        let t = line.text;
-        match state {
-            State::Headers | State::Meta => {
-                if t.is_empty() {
-                    state = State::Headers;
-                    continue;
-                }
-                if !structural_ok(t) {
-                    return false;
-                }
-                let indent = t.bytes().take_while(|&b| b == b' ').count();
-                let Some((key, value)) = key_value(&t[indent..]) else {
-                    return false;
-                };
-                if state == State::Meta && key.as_bytes()[0].is_ascii_uppercase() && indent <= 4 {
-                    let Some(b) = block.as_mut() else {
-                        return false;
-                    };
-                    if !entry_ok(b, key, value, opts) {
-                        return false;
-                    }
-                    // Personal data is declared in `meta: privacy` in any case.
-                    if pii_declared.is_none()
-                        && key.eq_ignore_ascii_case("PII")
-                        && b.namespace.eq_ignore_ascii_case(namespaces::PRIVACY)
-                    {
-                        pii_declared = Some(value);
-                    }
-                    continue;
-                }
-                if indent != 0 {
-                    return false;
-                }
-                match key {
-                    "body" | "response" if value == "|" => {
-                        reply_form = key == "response";
-                        body_from = c;
-                        let Some((bytes, lines, ascii)) = body_lines_at(c.rest().as_bytes()) else {
-                            return false;
-                        };
-                        c.skip_lines(bytes, lines);
-                        (body_bytes, body_lines, body_ascii) = (bytes, lines as usize, ascii);
-                        state = State::Body;
-                    }
-                    "meta" if !value.starts_with('|') => {
-                        v11 = true;
-                        block = Some(Block {
-                            namespace: value,
-                            keys: [""; MAX_ENTRIES],
-                            n: 0,
-                        });
-                        state = State::Meta;
-                    }
-                    _ => {
-                        let Some(i) = header_index(key) else {
-                            return false;
-                        };
-                        if headers[i].is_some() {
-                            return false;
-                        }
-                        if i == INTENT {
-                            if !t.is_ascii() {
-                                return false;
-                            }
-                            intent_line = line.no;
-                        }
-                        if matches!(i, THREAD | PARENT | MESSAGE) {
-                            if super::check_id(value).is_err() {
-                                return false;
-                            }
-                            v11 = true;
-                        }
-                        headers[i] = Some(value);
-                        state = State::Headers;
-                    }
-                }
-            }
-            // The line after the body's lines: what ends it.
-            State::Body => {
-                if reply_form && t == "[[END]]" {
-                    break line.end;
-                }
-                if t != "sig: none" {
-                    return false;
-                }
-                state = State::Sig;
-            }
-            State::Sig => {
-                if t != "[[END]]" {
-                    return false;
-                }
-                break line.end;
-            }
-        }
+    let mut r = Reading {
+        c: *cur,
+        v11,
+        headers: [None; KNOWN_HEADERS.len()],
+        intent_line: 0,
+        reply_form: false,
+        block: None,
+        pii_declared: None,
+        state: State::Headers,
+        body_from: *cur,
+        body_lines: 0,
+        body_bytes: 0,
+        body_ascii: true,
+    };
+    let Some(end) = r.lines(opts) else {
+        return false;
     };
     if end - banner.start > opts.size_limit {
         return false;
     }
-    // What the validator asks of the envelope as a whole. Without `intent:`, the
-    // `response:` form is a reply; any other body is reported.
-    let (intent, legacy) = match headers[INTENT].map(Intent::classify) {
-        Some((i, IntentKind::Core)) => (i, false),
-        Some((i, IntentKind::Legacy)) => (i, true),
-        None if reply_form => (Intent::Respond, false),
-        _ => return false,
+    let Some((intent, legacy)) = r.intent() else {
+        return false;
     };
-    if intent == Intent::Error
-        || (intent == Intent::Respond && v11 && headers[PARENT].is_none())
-        || (!v11 && headers[SESSION].is_none())
-    {
-        return false;
-    }
-    if let (Some(parent), Some(message)) = (headers[PARENT], headers[MESSAGE])
-        && parent.eq_ignore_ascii_case(message)
-    {
-        return false;
-    }
-    // The body's text is made only when it must be searched: for hidden text when it is
-    // not ASCII, for personal data when the envelope says it holds none.
-    let pii_none = pii_declared
-        .is_some_and(|d| d.eq_ignore_ascii_case("none") || d.eq_ignore_ascii_case("redacted"));
-    if pii_none || !body_ascii {
-        let body = body_text(body_from, body_lines, body_bytes);
-        if crate::sanitize::hidden::find(&body).is_some()
-            || (pii_none && !super::pii::find(&body).is_empty())
-        {
-            return false;
-        }
-    }
-    if legacy && let Some(raw) = headers[INTENT] {
+    if legacy && let Some(raw) = r.headers[INTENT] {
         let pos = Pos {
-            line: intent_line,
+            line: r.intent_line,
             column: "intent: ".len() as u32 + 1,
         };
         found.push(legacy_intent(raw, &intent, pos));
     }
-    *cur = c;
+    *cur = r.c;
     true
+}
+
+/// An envelope being read by [`read`]: where it stands, and what it said so far. Every
+/// method answers `None` where the envelope leaves the plainest shape (the quick reader
+/// declines).
+struct Reading<'a> {
+    c: Cursor<'a>,
+    /// It is v1.1: said by its banner, or by a header or META block only v1.1 has.
+    v11: bool,
+    headers: [Option<&'a str>; KNOWN_HEADERS.len()],
+    /// The line of the `intent:` header (its value stands at column 9: the line is ASCII).
+    intent_line: u32,
+    /// Whether the body is v1.0's `response: |`, which needs no `sig:` and is a reply.
+    reply_form: bool,
+    block: Option<Block<'a>>,
+    pii_declared: Option<&'a str>,
+    state: State,
+    /// Where the body's lines start, and how many there are (read again only when personal
+    /// data must be looked for in them).
+    body_from: Cursor<'a>,
+    body_lines: usize,
+    body_bytes: usize,
+    body_ascii: bool,
+}
+
+impl<'a> Reading<'a> {
+    /// Reads the envelope's lines through its `[[END]]`, and says where that line ends.
+    fn lines(&mut self, opts: &Options) -> Option<usize> {
+        loop {
+            let line = self.c.next_line()?;
+            let t = line.text;
+            match self.state {
+                State::Headers | State::Meta => {
+                    if t.is_empty() {
+                        self.state = State::Headers;
+                        continue;
+                    }
+                    self.structural(&line, opts)?;
+                }
+                // The line after the body's lines: what ends it.
+                State::Body => {
+                    if self.reply_form && t == "[[END]]" {
+                        return Some(line.end);
+                    }
+                    if t != "sig: none" {
+                        return None;
+                    }
+                    self.state = State::Sig;
+                }
+                State::Sig => return (t == "[[END]]").then_some(line.end),
+            }
+        }
+    }
+
+    /// A line of the headers or a META block: a `key: value` header, META entry, or the
+    /// `body: |` or `meta:` key that opens the part after it.
+    fn structural(&mut self, line: &Line<'a>, opts: &Options) -> Option<()> {
+        let t = line.text;
+        if !structural_ok(t) {
+            return None;
+        }
+        let indent = t.bytes().take_while(|&b| b == b' ').count();
+        let (key, value) = key_value(&t[indent..])?;
+        if self.state == State::Meta && key.as_bytes()[0].is_ascii_uppercase() && indent <= 4 {
+            return self.entry(key, value, opts);
+        }
+        if indent != 0 {
+            return None;
+        }
+        match key {
+            "body" | "response" if value == "|" => {
+                self.reply_form = key == "response";
+                self.body_from = self.c;
+                let (bytes, lines, ascii) = body_lines_at(self.c.rest().as_bytes())?;
+                self.c.skip_lines(bytes, lines);
+                (self.body_bytes, self.body_lines, self.body_ascii) =
+                    (bytes, lines as usize, ascii);
+                self.state = State::Body;
+            }
+            "meta" if !value.starts_with('|') => {
+                self.v11 = true;
+                self.block = Some(Block {
+                    namespace: value,
+                    keys: [""; MAX_ENTRIES],
+                    n: 0,
+                });
+                self.state = State::Meta;
+            }
+            _ => self.header(line, key, value)?,
+        }
+        Some(())
+    }
+
+    /// An entry of the open META block.
+    fn entry(&mut self, key: &'a str, value: &'a str, opts: &Options) -> Option<()> {
+        let b = self.block.as_mut()?;
+        if !entry_ok(b, key, value, opts) {
+            return None;
+        }
+        // Personal data is declared in `meta: privacy` in any case.
+        if self.pii_declared.is_none()
+            && key.eq_ignore_ascii_case("PII")
+            && b.namespace.eq_ignore_ascii_case(namespaces::PRIVACY)
+        {
+            self.pii_declared = Some(value);
+        }
+        Some(())
+    }
+
+    /// A known header, given once, its id (if it is one) valid.
+    fn header(&mut self, line: &Line<'a>, key: &str, value: &'a str) -> Option<()> {
+        let i = header_index(key)?;
+        if self.headers[i].is_some() {
+            return None;
+        }
+        if i == INTENT {
+            if !line.text.is_ascii() {
+                return None;
+            }
+            self.intent_line = line.no;
+        }
+        if matches!(i, THREAD | PARENT | MESSAGE) {
+            super::check_id(value).ok()?;
+            self.v11 = true;
+        }
+        self.headers[i] = Some(value);
+        self.state = State::Headers;
+        Some(())
+    }
+
+    /// What the validator asks of the envelope as a whole, once its lines are read: its
+    /// intent, and whether it is written under its v1.0 name. Without `intent:`, the
+    /// `response:` form is a reply; any other body is reported.
+    fn intent(&self) -> Option<(Intent, bool)> {
+        let headers = &self.headers;
+        let (intent, legacy) = match headers[INTENT].map(Intent::classify) {
+            Some((i, IntentKind::Core)) => (i, false),
+            Some((i, IntentKind::Legacy)) => (i, true),
+            None if self.reply_form => (Intent::Respond, false),
+            _ => return None,
+        };
+        if intent == Intent::Error
+            || (intent == Intent::Respond && self.v11 && headers[PARENT].is_none())
+            || (!self.v11 && headers[SESSION].is_none())
+        {
+            return None;
+        }
+        if let (Some(parent), Some(message)) = (headers[PARENT], headers[MESSAGE])
+            && parent.eq_ignore_ascii_case(message)
+        {
+            return None;
+        }
+        // The body's text is made only when it must be searched: for hidden text when it is
+        // not ASCII, for personal data when the envelope says it holds none.
+        let pii_none = (self.pii_declared)
+            .is_some_and(|d| d.eq_ignore_ascii_case("none") || d.eq_ignore_ascii_case("redacted"));
+        if pii_none || !self.body_ascii {
+            let body = body_text(self.body_from, self.body_lines, self.body_bytes);
+            if crate::sanitize::hidden::find(&body).is_some()
+                || (pii_none && !super::pii::find(&body).is_empty())
+            {
+                return None;
+            }
+        }
+        Some((intent, legacy))
+    }
 }
 
 /// Whether a header or META line reads as written: ASCII without a carriage return, or

@@ -282,6 +282,66 @@ impl<'a> Extractor<'a> {
         }
     }
 
+    /// The banner `bm` at `at` ends its line (`whole`: it is all of the line): the start of
+    /// an envelope (read quickly when it is in the plainest shape, else in full and
+    /// validated), or a banner with nothing of an envelope after it, which is said.
+    fn banner_alone(
+        &mut self,
+        line: Line<'a>,
+        map: &LineMap<'a>,
+        at: usize,
+        bm: BannerMatch<'_>,
+        whole: bool,
+    ) -> Option<ParsedRef<'a>> {
+        let c: &str = &map.cleaned;
+        if self.quick && at == 0 && c[bm.end..].is_empty() && map.unchanged() {
+            let mut ahead = self.cur;
+            #[cfg(debug_assertions)]
+            let had = self.diags.len();
+            if quick::read(&line, &bm, &mut ahead, &self.opts, &mut self.diags) {
+                #[cfg(debug_assertions)]
+                self.assert_clean(line, map, bm, &ahead, had);
+                self.cur = ahead;
+                self.clean += 1;
+                return None;
+            }
+        }
+        let prefix = quote_prefix(line.text);
+        let column = map.column(at);
+        // `parse_block` moves the cursor only when it found an envelope.
+        if let Some(mut p) = parse::parse_block(
+            &self.opts,
+            &mut self.spare,
+            line,
+            map,
+            bm,
+            &prefix,
+            &mut self.cur,
+            Vec::new(),
+        ) {
+            if !whole {
+                p.diagnostics
+                    .push(text_before_banner(&c[..at], line.no, column));
+            }
+            validate::validate_ref(&mut p, self.input, &self.opts);
+            return Some(p);
+        }
+        let (code, message) = if whole {
+            (
+                Code::LoneBanner,
+                "a banner with no headers or body after it was ignored; if it starts an envelope, put its headers on the lines after it",
+            )
+        } else {
+            (
+                Code::BannerInText,
+                "a banner at the end of a line of text, with no headers or body after it, was not read as an envelope; if it starts one, put it on a line of its own with its headers after it",
+            )
+        };
+        self.diags
+            .push(Diagnostic::new(code, line.no, column, message));
+        None
+    }
+
     fn scan_line(
         &mut self,
         line: Line<'a>,
@@ -317,52 +377,7 @@ impl<'a> Extractor<'a> {
                             // `[[Page→Other]]` at the end of prose: a wiki link, not a banner.
                             continue;
                         }
-                        if self.quick && at == 0 && rest.is_empty() && map.unchanged() {
-                            let mut ahead = self.cur;
-                            #[cfg(debug_assertions)]
-                            let had = self.diags.len();
-                            if quick::read(&line, &bm, &mut ahead, &self.opts, &mut self.diags) {
-                                #[cfg(debug_assertions)]
-                                self.assert_clean(line, &map, bm, &ahead, had);
-                                self.cur = ahead;
-                                self.clean += 1;
-                                return None;
-                            }
-                        }
-                        let prefix = quote_prefix(line.text);
-                        let column = map.column(at);
-                        // `parse_block` moves the cursor only when it found an envelope.
-                        if let Some(mut p) = parse::parse_block(
-                            &self.opts,
-                            &mut self.spare,
-                            line,
-                            &map,
-                            bm,
-                            &prefix,
-                            &mut self.cur,
-                            Vec::new(),
-                        ) {
-                            if !whole {
-                                p.diagnostics
-                                    .push(text_before_banner(&c[..at], line.no, column));
-                            }
-                            validate::validate_ref(&mut p, self.input, &self.opts);
-                            return Some(p);
-                        }
-                        let (code, message) = if whole {
-                            (
-                                Code::LoneBanner,
-                                "a banner with no headers or body after it was ignored; if it starts an envelope, put its headers on the lines after it",
-                            )
-                        } else {
-                            (
-                                Code::BannerInText,
-                                "a banner at the end of a line of text, with no headers or body after it, was not read as an envelope; if it starts one, put it on a line of its own with its headers after it",
-                            )
-                        };
-                        self.diags
-                            .push(Diagnostic::new(code, line.no, column, message));
-                        return None;
+                        return self.banner_alone(line, &map, at, bm, whole);
                     }
                     if collapsed::looks_collapsed(rest) {
                         if let Some(p) = self.header_on_banner(line, &map, at, bm) {

@@ -252,56 +252,84 @@ pub fn judge(
                       ask the sender to sign with a key id (pkid= or a JWS kid)";
         return Some(verdict(SigState::Unknown, None, detail.into()));
     };
-    let mangled = transport_repairs(parsed);
-    let failed = |e: SigError| explain_failure(parsed, &e);
     if is_did_key(&id) && pinned.is_none() {
-        return Some(match parse_did_key(&id) {
-            Err(e) => verdict(SigState::Bad, pkid, format!("its did:key key id: {e}")),
-            Ok(key) => match check(&key) {
-                Ok(()) => verdict(
-                    SigState::Verified,
-                    pkid,
-                    "signed by the key its did:key names (the id is the key itself)".into(),
-                ),
-                Err(e) => verdict(SigState::Bad, pkid, failed(e)),
-            },
-        });
+        return Some(by_did_key(parsed, &id, pkid, &check));
     }
     let Some(pin) = pinned else {
-        // Advice to add a key under an id the trust store refuses could not be followed (and
-        // shown with placeholders for what it hides, could not even be typed).
-        let advice = if is_key_id(&id) {
-            format!(
-                "no key is known for `{id}`; add it with `crosstalk keys add {id} KEY` once you \
-                 have it from the sender"
-            )
-        } else {
-            format!(
-                "no key can be known for `{id}`: the trust store refuses key ids with spaces, \
-                 `;`, control, invisible or bidi characters; ask the sender to sign with a plain \
-                 key id (alice@example.com)"
-            )
-        };
-        return Some(verdict(SigState::Unknown, pkid.clone(), advice));
+        return Some(no_key(&id, pkid));
     };
+    Some(against_pin(parsed, &check, pin, &id, pkid, arriving))
+}
+
+/// A signature whose key id `id` is a did:key, with no key pinned for it: the id is the key
+/// itself, so it is checked against that.
+fn by_did_key(
+    parsed: &Parsed,
+    id: &str,
+    pkid: Option<String>,
+    check: &impl Fn(&VerifyingKey) -> Result<(), SigError>,
+) -> Verdict {
+    match parse_did_key(id) {
+        Err(e) => verdict(SigState::Bad, pkid, format!("its did:key key id: {e}")),
+        Ok(key) => match check(&key) {
+            Ok(()) => verdict(
+                SigState::Verified,
+                pkid,
+                "signed by the key its did:key names (the id is the key itself)".into(),
+            ),
+            Err(e) => verdict(SigState::Bad, pkid, explain_failure(parsed, &e)),
+        },
+    }
+}
+
+/// No key is pinned for `id`: unknown, with advice the operator can follow.
+fn no_key(id: &str, pkid: Option<String>) -> Verdict {
+    // Advice to add a key under an id the trust store refuses could not be followed (and
+    // shown with placeholders for what it hides, could not even be typed).
+    let advice = if is_key_id(id) {
+        format!(
+            "no key is known for `{id}`; add it with `crosstalk keys add {id} KEY` once you \
+             have it from the sender"
+        )
+    } else {
+        format!(
+            "no key can be known for `{id}`: the trust store refuses key ids with spaces, \
+             `;`, control, invisible or bidi characters; ask the sender to sign with a plain \
+             key id (alice@example.com)"
+        )
+    };
+    verdict(SigState::Unknown, pkid, advice)
+}
+
+/// A signature judged against the key pinned for `id` (and the one pending for it);
+/// `arriving` as [`judge`] says.
+fn against_pin(
+    parsed: &Parsed,
+    check: &impl Fn(&VerifyingKey) -> Result<(), SigError>,
+    pin: &PinnedKey,
+    id: &str,
+    pkid: Option<String>,
+    arriving: bool,
+) -> Verdict {
+    let mangled = transport_repairs(parsed);
     if pin.state == KeyState::Revoked {
-        return Some(verdict(
+        return verdict(
             SigState::Bad,
             pkid.clone(),
             format!("the key for `{id}` is revoked: its signatures no longer count"),
-        ));
+        );
     }
     let first = check(&pin.key);
     if first.is_ok() {
-        return Some(verdict(
+        return verdict(
             SigState::Verified,
             pkid.clone(),
             format!("signed by the key pinned for `{id}`"),
-        ));
+        );
     }
     if let Some(pending) = &pin.pending {
         if check(pending).is_ok() {
-            return Some(verdict(
+            return verdict(
                 SigState::Changed,
                 pkid.clone(),
                 format!(
@@ -309,15 +337,15 @@ pub fn judge(
                      or someone else claims the id; confirm with the sender another way, then \
                      `crosstalk keys trust {id}`"
                 ),
-            ));
+            );
         }
     }
     let e = first.err().unwrap_or(SigError::Mismatch);
     if !mangled.is_empty() || e != SigError::Mismatch {
-        return Some(verdict(SigState::Bad, pkid, failed(e)));
+        return verdict(SigState::Bad, pkid, explain_failure(parsed, &e));
     }
     match (pin.state, arriving) {
-        (KeyState::Changed, _) | (KeyState::Trusted, true) => Some(Verdict {
+        (KeyState::Changed, _) | (KeyState::Trusted, true) => Verdict {
             flags_key: pin.state == KeyState::Trusted,
             ..verdict(
                 SigState::Changed,
@@ -329,16 +357,16 @@ pub fn judge(
                      new key)"
                 ),
             )
-        }),
+        },
         // Judged again after the operator trusted the key: a mismatch is a bad signature.
-        _ => Some(verdict(
+        _ => verdict(
             SigState::Bad,
             pkid,
             format!(
                 "the signature does not match the key trusted for `{id}`: the text was changed \
                  after signing"
             ),
-        )),
+        ),
     }
 }
 

@@ -36,304 +36,369 @@ const INTENT: usize = 6;
 
 /// Adds the content diagnostics of `p` (an envelope in the reader's own form, as the
 /// extractor finds it) and sorts all of them by position.
+///
+/// The checks run in a fixed order, each a method of [`Check`]: findings at the same place
+/// keep that order once sorted.
 pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
     normalize(p);
-    let mut d = Vec::new();
-    let env = &p.envelope;
-    let at = |pos: Pos, code: Code, msg: String| Diagnostic::new(code, pos.line, pos.column, msg);
-    let banner = p.positions.banner;
+    let mut c = Check {
+        p: &*p,
+        banner: p.positions.banner,
+        first: [None; KNOWN_HEADERS.len()],
+        d: Vec::new(),
+    };
+    c.banner_findings();
+    c.header_findings();
+    c.intent_findings();
+    c.meta_findings(opts);
+    c.body_findings();
+    c.missing_parts();
+    c.sig_findings();
+    c.hash_findings(input);
+    let mut d = c.d;
+    p.diagnostics.append(&mut d);
+    p.diagnostics.sort_by_key(|d| (d.line, d.column));
+}
 
-    let major = env.banner.version.trim_start_matches(['v', 'V']);
-    // The part before the first `.` (a byte search: this is asked of every envelope).
-    if major.as_bytes().split(|&b| b == b'.').next() != Some(b"1") {
-        d.push(at(
-            banner,
-            Code::UnsupportedVersion,
-            format!(
+/// The content checks of one envelope, and what they found so far.
+struct Check<'p, 'a> {
+    p: &'p ParsedRef<'a>,
+    /// Where a finding without a place of its own stands: the banner.
+    banner: Pos,
+    /// Where each known key first stands among the headers (see [`Check::header_findings`]).
+    first: [Option<usize>; KNOWN_HEADERS.len()],
+    d: Vec<Diagnostic>,
+}
+
+impl<'p> Check<'p, '_> {
+    fn push(&mut self, pos: Pos, code: Code, msg: String) {
+        self.d
+            .push(Diagnostic::new(code, pos.line, pos.column, msg));
+    }
+
+    /// What `Envelope::header` would answer for known header `k`: the first of its key.
+    fn value(&self, k: usize) -> Option<&'p str> {
+        self.first[k].map(|i| self.p.envelope.headers[i].value.as_ref())
+    }
+
+    /// What `Envelope::header_pos` would answer for known header `k`, or the banner.
+    fn header_at(&self, k: usize) -> Pos {
+        (self.first[k])
+            .and_then(|i| self.p.positions.headers.get(i).copied())
+            .unwrap_or(self.banner)
+    }
+
+    /// `Envelope::is_v11`, with the headers' keys already matched.
+    fn v11(&self) -> bool {
+        let env = &self.p.envelope;
+        env.banner.version == "v1.1"
+            || !env.meta.is_empty()
+            || [THREAD, PARENT, MESSAGE]
+                .iter()
+                .any(|&k| self.first[k].is_some())
+    }
+
+    /// The banner: a protocol version this reads, and addresses that are addresses.
+    fn banner_findings(&mut self) {
+        let p = self.p;
+        let (env, banner) = (&p.envelope, self.banner);
+        let major = env.banner.version.trim_start_matches(['v', 'V']);
+        // The part before the first `.` (a byte search: this is asked of every envelope).
+        if major.as_bytes().split(|&b| b == b'.').next() != Some(b"1") {
+            let msg = format!(
                 "protocol version `{}` is not supported; crosstalk reads v1 and v1.x envelopes",
                 env.banner.version
-            ),
-        ));
-    }
-    for (side, value) in [("sender", &env.banner.from), ("recipient", &env.banner.to)] {
-        if let Err(e) = check_address(value) {
-            d.push(at(banner, Code::BadAddress, format!("banner {side}: {e}")));
+            );
+            self.push(banner, Code::UnsupportedVersion, msg);
         }
-        if let Some(m) = look_alike(&format!("banner {side}"), value) {
-            d.push(at(banner, Code::MixedScript, m));
+        for (side, value) in [("sender", &env.banner.from), ("recipient", &env.banner.to)] {
+            if let Err(e) = check_address(value) {
+                self.push(banner, Code::BadAddress, format!("banner {side}: {e}"));
+            }
+            if let Some(m) = look_alike(&format!("banner {side}"), value) {
+                self.push(banner, Code::MixedScript, m);
+            }
         }
     }
 
-    // Headers: ids, repeats, hidden bidi controls. Each key is matched against the known
-    // ones once; where each known key first stands is kept, for the checks below (asking the
-    // envelope for a header walks them all again each time).
-    let mut first: [Option<usize>; KNOWN_HEADERS.len()] = [None; KNOWN_HEADERS.len()];
-    for (i, h) in env.headers.iter().enumerate() {
-        let pos = p.positions.headers.get(i).copied().unwrap_or(banner);
-        let known = known_header_index(&h.key);
-        if matches!(known, Some(THREAD | PARENT | MESSAGE)) {
-            if let Err(e) = super::check_id(&h.value) {
-                d.push(at(pos, Code::BadId, format!("{}: {e}", h.key)));
-            }
-        }
-        if let Some(k) = known {
-            match first[k] {
-                None => first[k] = Some(i),
-                Some(f) => {
-                    let (code, what) = if env.headers[f].value == h.value {
-                        (Code::DuplicateHeader, "repeats the same value; remove one")
-                    } else {
-                        (
-                            Code::ConflictingHeader,
-                            "is given twice with different values; keep the right one",
-                        )
-                    };
-                    d.push(at(pos, code, format!("`{}` {what}", h.key)));
+    /// Headers: ids, repeats, hidden bidi controls. Each key is matched against the known
+    /// ones once; where each known key first stands is kept in `first`, for the checks after
+    /// this one (asking the envelope for a header walks them all again each time).
+    fn header_findings(&mut self) {
+        let p = self.p;
+        let env = &p.envelope;
+        for (i, h) in env.headers.iter().enumerate() {
+            let pos = p.positions.headers.get(i).copied().unwrap_or(self.banner);
+            let known = known_header_index(&h.key);
+            if matches!(known, Some(THREAD | PARENT | MESSAGE)) {
+                if let Err(e) = super::check_id(&h.value) {
+                    self.push(pos, Code::BadId, format!("{}: {e}", h.key));
                 }
             }
+            if let Some(k) = known {
+                match self.first[k] {
+                    None => self.first[k] = Some(i),
+                    Some(f) => {
+                        let (code, what) = if env.headers[f].value == h.value {
+                            (Code::DuplicateHeader, "repeats the same value; remove one")
+                        } else {
+                            (
+                                Code::ConflictingHeader,
+                                "is given twice with different values; keep the right one",
+                            )
+                        };
+                        self.push(pos, code, format!("`{}` {what}", h.key));
+                    }
+                }
+            }
+            // Bidi controls and hidden text are all outside ASCII, as most values are: one
+            // look.
+            let plain = h.value.is_ascii();
+            if !plain && has_bidi_control(&h.value) {
+                self.push(pos, Code::BidiControl, bidi_message(&h.key));
+            }
+            if let Some(hidden) = (!plain)
+                .then(|| crate::sanitize::hidden::find(&h.value))
+                .flatten()
+            {
+                let what = format!("`{}`", h.key);
+                let msg = crate::sanitize::hidden::describe(&what, &hidden);
+                self.push(pos, Code::HiddenText, msg);
+            }
         }
-        // Bidi controls and hidden text are all outside ASCII, as most values are: one look.
-        let plain = h.value.is_ascii();
-        if !plain && has_bidi_control(&h.value) {
-            d.push(at(pos, Code::BidiControl, bidi_message(&h.key)));
-        }
-        if let Some(hidden) = (!plain)
-            .then(|| crate::sanitize::hidden::find(&h.value))
-            .flatten()
-        {
-            let what = format!("`{}`", h.key);
-            d.push(at(
-                pos,
-                Code::HiddenText,
-                crate::sanitize::hidden::describe(&what, &hidden),
-            ));
-        }
-    }
-    // What `Envelope::header` and `header_pos` would answer: the first of each key.
-    let value = |k: usize| first[k].map(|i| env.headers[i].value.as_ref());
-    let header_at = |k: usize| first[k].and_then(|i| p.positions.headers.get(i).copied());
-    let (parent, message, intent_raw) = (value(PARENT), value(MESSAGE), value(INTENT));
-    // `Envelope::is_v11`, with the headers' keys already matched.
-    let v11 = env.banner.version == "v1.1"
-        || !env.meta.is_empty()
-        || [THREAD, PARENT, MESSAGE]
-            .iter()
-            .any(|&k| first[k].is_some());
-
-    // A message that names itself as its parent would answer itself: a loop in the tree.
-    if let (Some(parent), Some(message)) = (parent, message)
-        && parent.trim().eq_ignore_ascii_case(message.trim())
-    {
-        d.push(at(
-            header_at(PARENT).unwrap_or(banner),
-            Code::SelfParent,
-            "`parent` names this message itself; set it to the id of the message this one answers, or remove it".into(),
-        ));
     }
 
-    // Intent, classified once for the diagnostics and for what `Parsed::intent` reads (which
-    // for an envelope without `intent:` is its rule for replies).
-    let classified = intent_raw.map(Intent::classify);
-    let intent = match &classified {
-        Some((i, _)) => Some(i.clone()),
-        None => p.intent(),
-    };
-    if let (Some(raw), Some(kind)) = (intent_raw, &classified) {
-        let pos = header_at(INTENT).unwrap_or(banner);
-        match kind {
-            (i, IntentKind::Legacy) => d.push(legacy_intent(raw, i, pos)),
-            (_, IntentKind::Unknown) => d.push(at(
+    /// What the parent and the intent say together: no message its own parent, an intent
+    /// from the registry, a RESPOND that names what it answers, an ERROR with its code.
+    fn intent_findings(&mut self) {
+        let (parent, message) = (self.value(PARENT), self.value(MESSAGE));
+        // A message that names itself as its parent would answer itself: a loop in the tree.
+        if let (Some(parent), Some(message)) = (parent, message)
+            && parent.trim().eq_ignore_ascii_case(message.trim())
+        {
+            self.push(
+                self.header_at(PARENT),
+                Code::SelfParent,
+                "`parent` names this message itself; set it to the id of the message this one answers, or remove it".into(),
+            );
+        }
+        // Intent, classified once for the diagnostics and for what `Parsed::intent` reads
+        // (which for an envelope without `intent:` is its rule for replies).
+        let intent_raw = self.value(INTENT);
+        let classified = intent_raw.map(Intent::classify);
+        let intent = match &classified {
+            Some((i, _)) => Some(i.clone()),
+            None => self.p.intent(),
+        };
+        let pos = self.header_at(INTENT);
+        if let (Some(raw), Some(kind)) = (intent_raw, &classified) {
+            match kind {
+                (i, IntentKind::Legacy) => self.d.push(legacy_intent(raw, i, pos)),
+                (_, IntentKind::Unknown) => {
+                    let msg = format!(
+                        "intent `{raw}` is not in the registry ({}); it was kept as written",
+                        Intent::registry_list()
+                    );
+                    self.push(pos, Code::UnknownIntent, msg);
+                }
+                _ => {}
+            }
+        }
+        if intent == Some(Intent::Respond) && self.v11() && parent.is_none() {
+            self.push(
                 pos,
-                Code::UnknownIntent,
-                format!(
-                    "intent `{raw}` is not in the registry ({}); it was kept as written",
-                    Intent::registry_list()
-                ),
-            )),
-            _ => {}
+                Code::RespondWithoutParent,
+                "a v1.1 RESPOND without `parent`: add `parent: <message id of the request>` so it can be placed in its thread".into(),
+            );
+        }
+        if intent == Some(Intent::Error) {
+            self.error_code_findings(pos);
         }
     }
-    if intent == Some(Intent::Respond) && v11 && parent.is_none() {
-        d.push(at(
-            header_at(INTENT).unwrap_or(banner),
-            Code::RespondWithoutParent,
-            "a v1.1 RESPOND without `parent`: add `parent: <message id of the request>` so it can be placed in its thread".into(),
-        ));
-    }
-    if intent == Some(Intent::Error) {
-        match env
-            .meta_block(namespaces::ERROR)
-            .and_then(|m| m.get("Code"))
-        {
-            None => d.push(at(
-                header_at(INTENT).unwrap_or(banner),
+
+    /// An ERROR's `meta: error` block names its code, from the taxonomy; `intent_at` is where
+    /// its `intent:` stands.
+    fn error_code_findings(&mut self, intent_at: Pos) {
+        let p = self.p;
+        match (p.envelope.meta_block(namespaces::ERROR)).and_then(|m| m.get("Code")) {
+            None => self.push(
+                intent_at,
                 Code::ErrorCodeMissing,
                 format!(
                     "intent ERROR needs a `meta: error` block with `Code: E-…` ({})",
                     super::error_envelope::code_list()
                 ),
-            )),
-            Some(code) if !is_error_code(code) => d.push(at(
-                meta_pos(p, namespaces::ERROR, "Code").unwrap_or(banner),
+            ),
+            Some(code) if !is_error_code(code) => self.push(
+                meta_pos(p, namespaces::ERROR, "Code").unwrap_or(self.banner),
                 Code::ErrorCodeUnknown,
                 format!(
                     "error code `{code}` is not in the taxonomy; use one of {}",
                     super::error_envelope::code_list()
                 ),
-            )),
+            ),
             Some(_) => {}
         }
     }
 
-    // META values the spec defines.
-    for (bi, block) in env.meta.iter().enumerate() {
-        let earlier = (block.entries.len() > LONG_BLOCK).then(|| first_of_each_key(&block.entries));
-        for (ei, (key, value)) in block.entries.iter().enumerate() {
-            let pos = p
-                .positions
-                .meta
-                .get(bi)
-                .and_then(|(_, e)| e.get(ei))
-                .copied()
-                .unwrap_or(banner);
-            let plain = value.is_ascii();
-            if !plain && has_bidi_control(value) {
-                d.push(at(pos, Code::BidiControl, bidi_message(key)));
-            }
-            // (An audit block written by older relays repeats its keys once per hop.)
-            let before = match &earlier {
-                Some(firsts) => firsts.get(ei).copied().flatten().map(|i| &block.entries[i]),
-                None => block.entries[..ei].iter().find(|(k, _)| k == key),
-            };
-            if let Some((_, first)) =
-                before.filter(|_| !block.namespace.eq_ignore_ascii_case(namespaces::AUDIT))
-            {
-                let what = if first.trim() == value.trim() {
-                    "repeats the same value; remove one"
-                } else {
-                    "is given twice with different values, so neither is taken for sure; keep the right one"
+    /// META values: hidden characters, repeated keys, look-alike key ids, and the values the
+    /// spec defines.
+    fn meta_findings(&mut self, opts: &Options) {
+        let p = self.p;
+        for (bi, block) in p.envelope.meta.iter().enumerate() {
+            let earlier =
+                (block.entries.len() > LONG_BLOCK).then(|| first_of_each_key(&block.entries));
+            for (ei, (key, value)) in block.entries.iter().enumerate() {
+                let pos = (p.positions.meta.get(bi))
+                    .and_then(|(_, e)| e.get(ei))
+                    .copied()
+                    .unwrap_or(self.banner);
+                let plain = value.is_ascii();
+                if !plain && has_bidi_control(value) {
+                    self.push(pos, Code::BidiControl, bidi_message(key));
+                }
+                // (An audit block written by older relays repeats its keys once per hop.)
+                let before = match &earlier {
+                    Some(firsts) => firsts.get(ei).copied().flatten().map(|i| &block.entries[i]),
+                    None => block.entries[..ei].iter().find(|(k, _)| k == key),
                 };
-                d.push(at(
-                    pos,
-                    Code::MetaRepeated,
-                    format!("`{key}` in `meta: {}` {what}", block.namespace),
-                ));
-            }
-            if let Some(hidden) = (!plain)
-                .then(|| crate::sanitize::hidden::find(value))
-                .flatten()
-            {
-                let what = format!("`{key}` in `meta: {}`", block.namespace);
-                d.push(at(
-                    pos,
-                    Code::HiddenText,
-                    crate::sanitize::hidden::describe(&what, &hidden),
-                ));
-            }
-            if !plain
-                && block.namespace.eq_ignore_ascii_case(namespaces::KEYS)
-                && key.eq_ignore_ascii_case("Key-ID")
-                && let Some(m) = look_alike("the announced `Key-ID`", value)
-            {
-                d.push(at(pos, Code::MixedScript, m));
-            }
-            if let Some((code, message)) = meta_value_finding(&block.namespace, key, value, opts) {
-                d.push(at(pos, code, message));
+                if let Some((_, first)) =
+                    before.filter(|_| !block.namespace.eq_ignore_ascii_case(namespaces::AUDIT))
+                {
+                    let what = if first.trim() == value.trim() {
+                        "repeats the same value; remove one"
+                    } else {
+                        "is given twice with different values, so neither is taken for sure; keep the right one"
+                    };
+                    let msg = format!("`{key}` in `meta: {}` {what}", block.namespace);
+                    self.push(pos, Code::MetaRepeated, msg);
+                }
+                if let Some(hidden) = (!plain)
+                    .then(|| crate::sanitize::hidden::find(value))
+                    .flatten()
+                {
+                    let what = format!("`{key}` in `meta: {}`", block.namespace);
+                    let msg = crate::sanitize::hidden::describe(&what, &hidden);
+                    self.push(pos, Code::HiddenText, msg);
+                }
+                if !plain
+                    && block.namespace.eq_ignore_ascii_case(namespaces::KEYS)
+                    && key.eq_ignore_ascii_case("Key-ID")
+                    && let Some(m) = look_alike("the announced `Key-ID`", value)
+                {
+                    self.push(pos, Code::MixedScript, m);
+                }
+                if let Some((code, message)) =
+                    meta_value_finding(&block.namespace, key, value, opts)
+                {
+                    self.push(pos, code, message);
+                }
             }
         }
     }
 
-    if let Some(hidden) = env.body.as_deref().and_then(crate::sanitize::hidden::find) {
-        // Placed at the `body:` key; the message names the body line.
-        let body = env.body.as_deref().unwrap_or_default();
-        let line = body[..hidden.first].matches('\n').count() + 1;
-        d.push(at(
-            p.positions.body.unwrap_or(banner),
-            Code::HiddenText,
-            crate::sanitize::hidden::describe(&format!("the body, from its line {line},"), &hidden),
-        ));
+    /// The body: hidden text, personal data where none is declared, and the intent it is
+    /// read with when none is written.
+    fn body_findings(&mut self) {
+        let p = self.p;
+        let env = &p.envelope;
+        let body_at = p.positions.body.unwrap_or(self.banner);
+        if let Some(hidden) = env.body.as_deref().and_then(crate::sanitize::hidden::find) {
+            // Placed at the `body:` key; the message names the body line.
+            let body = env.body.as_deref().unwrap_or_default();
+            let line = body[..hidden.first].matches('\n').count() + 1;
+            let what = format!("the body, from its line {line},");
+            let msg = crate::sanitize::hidden::describe(&what, &hidden);
+            self.push(body_at, Code::HiddenText, msg);
+        }
+        if let Some(found) = undeclared_pii(p) {
+            let pos = meta_pos(p, namespaces::PRIVACY, "PII").unwrap_or(self.banner);
+            self.push(pos, Code::PiiUndeclared, found);
+        }
+        if self.value(INTENT).is_none() && env.body.is_some() && !p.reply_form {
+            // `protocol::answers`' rule.
+            let why = if self.value(PARENT).is_some() {
+                "it names a `parent`, so it was read as RESPOND"
+            } else if self.value(SESSION).is_some() && self.first[THREAD].is_none() {
+                "it is read as RESPOND when an envelope of its session comes before it (in this text, or stored), else as having no intent"
+            } else {
+                "it answers nothing it names, so it has no intent"
+            };
+            self.push(
+                body_at,
+                Code::MissingIntent,
+                format!(
+                    "no `intent:` header; {why}. Add `intent: RESPOND` (or REQUEST, …) above `body:`"
+                ),
+            );
+        }
     }
-    if let Some(found) = undeclared_pii(p) {
-        let pos = meta_pos(p, namespaces::PRIVACY, "PII").unwrap_or(banner);
-        d.push(at(pos, Code::PiiUndeclared, found));
-    }
-    let session = value(SESSION);
-    if intent_raw.is_none() && env.body.is_some() && !p.reply_form {
-        // `protocol::answers`' rule.
-        let why = if parent.is_some() {
-            "it names a `parent`, so it was read as RESPOND"
-        } else if session.is_some() && first[THREAD].is_none() {
-            "it is read as RESPOND when an envelope of its session comes before it (in this text, or stored), else as having no intent"
-        } else {
-            "it answers nothing it names, so it has no intent"
-        };
-        d.push(at(
-            p.positions.body.unwrap_or(banner),
-            Code::MissingIntent,
-            format!(
-                "no `intent:` header; {why}. Add `intent: RESPOND` (or REQUEST, …) above `body:`"
-            ),
-        ));
-    }
-    if !v11 && session.is_none() {
-        d.push(at(
-            banner,
-            Code::MissingSession,
-            "a v1.0 envelope (no `thread:`) needs `session:` to join its conversation; add `session: <time> <id>` (e.g. `session: 2025-10-09T16Z abc123`)".into(),
-        ));
-    }
-    // The v1.0 `response:` reply is the one documented form that carries no `sig:`.
-    if env.sig.is_none() && !p.reply_form {
-        // At the start of the `[[END]]` line; an envelope that ends on its banner's line (one
-        // collapsed onto a line, perhaps after others) at its banner, so that its findings
-        // stay after the envelopes before it on that line.
-        let (line, column) = if p.terminated && p.span.end_line != banner.line {
-            (p.span.end_line, 1)
-        } else {
-            (banner.line, banner.column)
-        };
-        d.push(Diagnostic::new(
-            Code::MissingSig,
-            line,
-            column,
-            "no `sig:` line; write `sig: none` before `[[END]]` for an unsigned envelope",
-        ));
-    }
-    if env.body.is_none() {
-        d.push(at(
-            banner,
-            Code::MissingBody,
-            "no `body:` line; add `body: |` followed by the message indented by two spaces".into(),
-        ));
-    }
-    if let Some(sig) = &env.sig {
-        let pos = p.positions.sig.unwrap_or(banner);
-        if let Err(SigError::Malformed(why)) = parse_sig(sig) {
-            d.push(at(
-                pos,
-                Code::UnknownSigFormat,
-                format!("malformed `sig:` value: {why}"),
+
+    /// The parts an envelope needs: a session (v1.0), a `sig:` line and a body.
+    fn missing_parts(&mut self) {
+        let (p, banner) = (self.p, self.banner);
+        if !self.v11() && self.value(SESSION).is_none() {
+            self.push(
+                banner,
+                Code::MissingSession,
+                "a v1.0 envelope (no `thread:`) needs `session:` to join its conversation; add `session: <time> <id>` (e.g. `session: 2025-10-09T16Z abc123`)".into(),
+            );
+        }
+        // The v1.0 `response:` reply is the one documented form that carries no `sig:`.
+        if p.envelope.sig.is_none() && !p.reply_form {
+            // At the start of the `[[END]]` line; an envelope that ends on its banner's line
+            // (one collapsed onto a line, perhaps after others) at its banner, so that its
+            // findings stay after the envelopes before it on that line.
+            let (line, column) = if p.terminated && p.span.end_line != banner.line {
+                (p.span.end_line, 1)
+            } else {
+                (banner.line, banner.column)
+            };
+            self.d.push(Diagnostic::new(
+                Code::MissingSig,
+                line,
+                column,
+                "no `sig:` line; write `sig: none` before `[[END]]` for an unsigned envelope",
             ));
+        }
+        if p.envelope.body.is_none() {
+            self.push(
+                banner,
+                Code::MissingBody,
+                "no `body:` line; add `body: |` followed by the message indented by two spaces"
+                    .into(),
+            );
+        }
+    }
+
+    /// The `sig:` line: a form this reads, nothing beside the signature, nothing hidden, and
+    /// a key id that does not pass for another.
+    fn sig_findings(&mut self) {
+        let p = self.p;
+        let Some(sig) = &p.envelope.sig else {
+            return;
+        };
+        let pos = p.positions.sig.unwrap_or(self.banner);
+        if let Err(SigError::Malformed(why)) = parse_sig(sig) {
+            let msg = format!("malformed `sig:` value: {why}");
+            self.push(pos, Code::UnknownSigFormat, msg);
         }
         // The `sig:` line is outside what any signature covers: words put there ride along
         // with a valid signature unsigned.
         let extra = super::signature::extra_parts(sig);
         if !extra.is_empty() {
             let shown = super::lines::excerpt(&extra.join("; "), 60);
-            d.push(at(
+            self.push(
                 pos,
                 Code::SigExtra,
                 format!(
                     "`sig:` also carries `{shown}`, which no signature covers and crosstalk does not read; only `pkid=` and `sig=` belong there: ask the sender to sign again"
                 ),
-            ));
+            );
         }
         if let Some(hidden) = crate::sanitize::hidden::find(sig) {
-            d.push(at(
-                pos,
-                Code::HiddenText,
-                crate::sanitize::hidden::describe("`sig:`", &hidden),
-            ));
+            let msg = crate::sanitize::hidden::describe("`sig:`", &hidden);
+            self.push(pos, Code::HiddenText, msg);
         }
         let signer = (!sig.is_ascii())
             .then(|| parse_sig(sig).ok())
@@ -342,21 +407,23 @@ pub(crate) fn validate_ref(p: &mut ParsedRef<'_>, input: &str, opts: &Options) {
                 super::signature::key_id(&s).and_then(|id| look_alike("the signature's key id", id))
             });
         if let Some(m) = signer {
-            d.push(at(pos, Code::MixedScript, m));
-        }
-    }
-    if let Some(hash) = &env.hash {
-        if !hash_matches(&p.clone().into_parsed(), input, hash) {
-            d.push(at(
-                p.positions.hash.unwrap_or(banner),
-                Code::HashMismatch,
-                "the hash does not match the text: the paste may be truncated or edited; copy the envelope again".into(),
-            ));
+            self.push(pos, Code::MixedScript, m);
         }
     }
 
-    p.diagnostics.append(&mut d);
-    p.diagnostics.sort_by_key(|d| (d.line, d.column));
+    /// The integrity hash, when there is one, matches the text of `input`.
+    fn hash_findings(&mut self, input: &str) {
+        let p = self.p;
+        if let Some(hash) = &p.envelope.hash {
+            if !hash_matches(&p.clone().into_parsed(), input, hash) {
+                self.push(
+                    p.positions.hash.unwrap_or(self.banner),
+                    Code::HashMismatch,
+                    "the hash does not match the text: the paste may be truncated or edited; copy the envelope again".into(),
+                );
+            }
+        }
+    }
 }
 
 /// What personal data the body holds when `meta: privacy` declares `PII: none` or

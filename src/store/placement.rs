@@ -75,50 +75,7 @@ impl Store {
             env.set_header("thread", target.thread.as_str());
             let canonical = crate::protocol::render(&env);
             let edit = texts::raw_edit(&m.raw, &canonical);
-            // The stored headers leave out what columns hold: read with the columns as they
-            // are, written with the new thread and parent.
-            type Held = (String, Option<String>, Option<String>, Option<String>, Option<String>);
-            let (stored, user, session, context, intent): Held = tx.query_row(
-                "SELECT headers, user, session, context, intent_raw FROM messages WHERE id = ?1",
-                [&id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )?;
-            let read = HeaderColumns {
-                message: Some(&id),
-                thread: Some(&m.thread),
-                parent: old_parent.as_deref(),
-                user: user.as_deref(),
-                session: session.as_deref(),
-                context: context.as_deref(),
-                intent: intent.as_deref(),
-            };
-            let headers = texts::parse_headers(&stored, &read).ok().map(|mut h| {
-                for header in &mut h {
-                    match header.key.as_str() {
-                        "thread" => header.value = target.thread.clone(),
-                        "parent" => header.value = parent.clone(),
-                        _ => {}
-                    }
-                }
-                if !h.iter().any(|x| x.key == "parent") {
-                    let at = h.iter().position(|x| x.key == "message").unwrap_or(h.len());
-                    h.insert(
-                        at,
-                        crate::protocol::Header {
-                            key: "parent".into(),
-                            value: parent.clone(),
-                        },
-                    );
-                }
-                texts::encode_headers(
-                    &h,
-                    &HeaderColumns {
-                        thread: Some(&target.thread),
-                        parent: Some(&parent),
-                        ..read
-                    },
-                )
-            });
+            let headers = moved_headers(&tx, &id, &m, &target.thread, &parent)?;
             tx.prepare_cached(
                 "UPDATE messages SET parent_id = ?2, thread_id = ?9, headers = coalesce(?3, headers),
                     canonical = ?4, raw = ?5, raw_prefix = ?6, raw_suffix = ?7,
@@ -138,32 +95,7 @@ impl Store {
             ])?;
             if target.thread != m.thread {
                 // Everything below it joins the new parent's thread with it.
-                let moving: Vec<String> = tx
-                    .prepare_cached(
-                        "WITH RECURSIVE sub(id) AS (
-                            SELECT id FROM messages WHERE parent_id = ?1
-                            UNION
-                            SELECT r.id FROM messages r JOIN sub ON r.parent_id = sub.id
-                         )
-                         SELECT id FROM sub",
-                    )?
-                    .query_map([&id], |r| r.get(0))?
-                    .collect::<Result<_, _>>()?;
-                for moved in &moving {
-                    texts::rehome(&tx, moved, &target.thread)?;
-                }
-                for thread in [&m.thread, &target.thread] {
-                    tx.execute(
-                        "UPDATE threads SET message_count =
-                             (SELECT count(*) FROM messages WHERE thread_id = ?1)
-                         WHERE id = ?1",
-                        [thread],
-                    )?;
-                }
-                tx.execute(
-                    "DELETE FROM threads WHERE id = ?1 AND message_count = 0",
-                    [&m.thread],
-                )?;
+                move_below(&tx, &id, &m.thread, &target.thread)?;
             }
             // The message it left may wait again, the one it joined may wait no more.
             for p in old_parent.iter().chain([&parent]) {
@@ -178,4 +110,97 @@ impl Store {
             Ok(Ok(()))
         })
     }
+}
+
+/// The stored headers of message `m` (id `id`) as they are to read once it answers `parent`
+/// in thread `thread`; `None` when they cannot be read (the column is then kept as it is).
+/// The stored headers leave out what columns hold: read with the columns as they are,
+/// written with the new thread and parent.
+fn moved_headers(
+    tx: &rusqlite::Connection,
+    id: &str,
+    m: &super::StoredMessage,
+    thread: &str,
+    parent: &str,
+) -> Result<Option<String>, StoreError> {
+    type Held = (
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let (stored, user, session, context, intent): Held = tx.query_row(
+        "SELECT headers, user, session, context, intent_raw FROM messages WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
+    let read = HeaderColumns {
+        message: Some(id),
+        thread: Some(&m.thread),
+        parent: m.parent.as_deref(),
+        user: user.as_deref(),
+        session: session.as_deref(),
+        context: context.as_deref(),
+        intent: intent.as_deref(),
+    };
+    Ok(texts::parse_headers(&stored, &read).ok().map(|mut h| {
+        for header in &mut h {
+            match header.key.as_str() {
+                "thread" => header.value = thread.to_string(),
+                "parent" => header.value = parent.to_string(),
+                _ => {}
+            }
+        }
+        if !h.iter().any(|x| x.key == "parent") {
+            let at = h.iter().position(|x| x.key == "message").unwrap_or(h.len());
+            h.insert(
+                at,
+                crate::protocol::Header {
+                    key: "parent".into(),
+                    value: parent.to_string(),
+                },
+            );
+        }
+        texts::encode_headers(
+            &h,
+            &HeaderColumns {
+                thread: Some(thread),
+                parent: Some(parent),
+                ..read
+            },
+        )
+    }))
+}
+
+/// Everything below message `id` moves with it from thread `from` to thread `to`: the
+/// threads' counts follow, and `from` goes when nothing is left in it.
+fn move_below(tx: &rusqlite::Connection, id: &str, from: &str, to: &str) -> Result<(), StoreError> {
+    let moving: Vec<String> = tx
+        .prepare_cached(
+            "WITH RECURSIVE sub(id) AS (
+                SELECT id FROM messages WHERE parent_id = ?1
+                UNION
+                SELECT r.id FROM messages r JOIN sub ON r.parent_id = sub.id
+             )
+             SELECT id FROM sub",
+        )?
+        .query_map([id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for moved in &moving {
+        texts::rehome(tx, moved, to)?;
+    }
+    for thread in [from, to] {
+        tx.execute(
+            "UPDATE threads SET message_count =
+                 (SELECT count(*) FROM messages WHERE thread_id = ?1)
+             WHERE id = ?1",
+            [thread],
+        )?;
+    }
+    tx.execute(
+        "DELETE FROM threads WHERE id = ?1 AND message_count = 0",
+        [from],
+    )?;
+    Ok(())
 }

@@ -139,7 +139,6 @@ impl Store {
             intent: env.intent_raw(),
         };
         let (headers, meta) = super::envelope_columns(env, &cols);
-        let participants = [env.banner.from.clone(), env.banner.to.clone()];
         let tx = self.begin_write()?;
         tx.execute(
             "INSERT OR IGNORE INTO threads (id, context, created_at, last_activity)
@@ -202,31 +201,45 @@ impl Store {
         )?;
         let seq = tx.last_insert_rowid();
         ledger.after_insert(&tx, time, thread, seq, true, &env.banner.from)?;
-        let existing: String = tx.query_row(
-            "SELECT participants FROM threads WHERE id = ?1",
-            [thread],
-            |r| r.get(0),
-        )?;
-        let mut all: Vec<String> = serde_json::from_str(&existing).unwrap_or_default();
-        for p in participants {
-            if !all.contains(&p) {
-                all.push(p);
-            }
-        }
-        tx.execute(
-            "UPDATE threads SET message_count = message_count + 1, last_activity = ?2,
-                participants = ?3, context = coalesce(context, ?4), archived_at = NULL
-             WHERE id = ?1",
-            params![
-                thread,
-                time,
-                serde_json::to_string(&all).unwrap_or_default(),
-                env.context()
-            ],
-        )?;
+        thread_counts_it(&tx, thread, env, time)?;
         tx.commit()?;
         Ok(())
     }
+}
+
+/// Thread `thread` counts the composed message `env` (made at `time`): its activity, its
+/// participants (the banner's sender and recipient join), its context when it had none, and
+/// it is not archived any more.
+fn thread_counts_it(
+    tx: &rusqlite::Connection,
+    thread: &str,
+    env: &Envelope,
+    time: &str,
+) -> Result<(), StoreError> {
+    let participants = [env.banner.from.clone(), env.banner.to.clone()];
+    let existing: String = tx.query_row(
+        "SELECT participants FROM threads WHERE id = ?1",
+        [thread],
+        |r| r.get(0),
+    )?;
+    let mut all: Vec<String> = serde_json::from_str(&existing).unwrap_or_default();
+    for p in participants {
+        if !all.contains(&p) {
+            all.push(p);
+        }
+    }
+    tx.execute(
+        "UPDATE threads SET message_count = message_count + 1, last_activity = ?2,
+            participants = ?3, context = coalesce(context, ?4), archived_at = NULL
+         WHERE id = ?1",
+        params![
+            thread,
+            time,
+            serde_json::to_string(&all).unwrap_or_default(),
+            env.context()
+        ],
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! Where a v1.0 envelope goes and when it is a stored message already is `v10` (its rules
 //! are `v10_place`'s).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::Path;
@@ -21,7 +22,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::background::Follower;
 use super::delivery::{ParentRow, ParentWait};
 use super::import::{ImportItem, Outcome};
-use super::prepare::{Prepared, fill};
+use super::prepare::{Filled, Guess, Prepared, fill};
 use super::receipt_id::ReceiptIds;
 use super::{PIECE_PAUSE, PIECE_TIME, StoreError};
 use super::{conflict, cycle, fresh, v10_place};
@@ -353,237 +354,386 @@ impl Run<'_> {
     }
 }
 
+/// What the stored history holds of an envelope about to be stored (see [`Run::seen`]).
+enum Seen {
+    /// Nothing: it is a new message, stored (when it has no message id) under this digest.
+    New(Option<String>),
+    /// The stored message of this id in this thread: a duplicate.
+    Duplicate(String, String),
+    /// Settled without a new row (its signature added, a conflicting version kept), or held
+    /// (`None`) as the start of a tail.
+    Settled(Option<ImportItem>),
+}
+
+/// The ids a new message is stored under, as [`Run::name`] found them, with what its row
+/// says of how they were found.
+struct NewIds {
+    thread: String,
+    message: String,
+    parent: Option<String>,
+    /// For an envelope without a message id, the digest of its text at its place.
+    digest: Option<String>,
+    /// Its thread or message id was made here.
+    assigned: bool,
+}
+
+/// The item of an envelope settled as `outcome`, as the stored message and thread `stored`
+/// when there is one; its diagnostics are taken from `p`.
+fn item(
+    p: &mut crate::protocol::Parsed,
+    outcome: Outcome,
+    stored: Option<(String, String)>,
+) -> ImportItem {
+    let (message, thread) = stored.unzip();
+    ImportItem {
+        span: p.span,
+        outcome,
+        message,
+        thread,
+        diagnostics: std::mem::take(&mut p.diagnostics),
+    }
+}
+
 impl Run<'_> {
     /// Threads and stores the envelope at `index` in the input, and says what became of it;
     /// `None` when it is held, with `may_hold`, as the start of a tail (see `v10_place`).
+    ///
+    /// In four steps, each its own function: ids repaired, a rejected envelope reported, a
+    /// stored copy recognized ([`Run::seen`]), and a new message stored ([`Run::store_new`]).
     fn store_one(
         &mut self,
         prep: &mut Prepared,
         index: usize,
         may_hold: bool,
     ) -> Result<Option<ImportItem>, StoreError> {
-        let Prepared {
-            parsed: p,
-            raw,
-            digest,
-            filled,
-            guess,
-            answered_by,
-            marks,
-        } = prep;
-        // Invalid ids named before (or, when asked, any) are replaced before anything else.
-        // The envelope's index in the input is what its ids made on receipt derive from.
+        let fresh_message = self.repair_ids(prep, index)?;
+        if prep.parsed.has_errors() {
+            if let Some(marked) = prep.marks.as_deref() {
+                self.unmark(marked, &prep.parsed.envelope.banner.from)?;
+            }
+            return Ok(Some(item(&mut prep.parsed, Outcome::Rejected, None)));
+        }
+        // Where an envelope without named ids goes: a v1.0 envelope is a stored message only
+        // if it would go where that message is.
+        let place = match prep.filled {
+            Some(_) => None,
+            None => Some(self.place(&prep.parsed.envelope)?),
+        };
+        match self.seen(prep, index, may_hold, place.as_ref())? {
+            Seen::New(digest) => self.store_new(prep, index, place, digest, fresh_message),
+            Seen::Duplicate(id, thread) => {
+                let p = &mut prep.parsed;
+                self.note_session(&p.envelope, &id, &thread);
+                Ok(Some(item(p, Outcome::Duplicate, Some((id, thread)))))
+            }
+            Seen::Settled(item) => Ok(item),
+        }
+    }
+
+    /// Replaces invalid ids named before (or, when asked, any) before anything else, and says
+    /// whether the message id is one made here. The envelope's index in the input is what its
+    /// ids made on receipt derive from.
+    fn repair_ids(&mut self, prep: &mut Prepared, index: usize) -> Result<bool, StoreError> {
         let repaired = fresh::repair(
             self.conn,
             &|purpose| self.receipt.id(index, purpose),
             self.paste_id,
             &self.now,
             self.fresh_ids,
-            p,
+            &mut prep.parsed,
         )?;
         if repaired.changed {
-            *filled = None;
-            *guess = None;
+            // What the worker filled in was for the ids as received.
+            prep.filled = None;
+            prep.guess = None;
             // The ids given may be stored: they are looked up.
             self.stored_ids = None;
         }
-        if p.has_errors() {
-            if let Some(marked) = marks.as_deref() {
-                self.unmark(marked, &p.envelope.banner.from)?;
-            }
-            return Ok(Some(ImportItem {
-                span: p.span,
-                outcome: Outcome::Rejected,
-                message: None,
-                thread: None,
-                diagnostics: std::mem::take(&mut p.diagnostics),
-            }));
-        }
-        // Where an envelope without named ids goes: a v1.0 envelope is a stored message only
-        // if it would go where that message is.
-        let place = match filled {
-            Some(_) => None,
-            None => Some(self.place(&p.envelope)?),
-        };
-        // Envelopes with a message id are the same message when the id is; only those
-        // without one (v1.0) are recognized by their text and place (see `v10_place`).
-        let (duplicate, digest) = match p.envelope.message_key() {
-            Some(id) => match &self.stored_ids {
-                Some(stored) if !stored.contains(&id_key(&id)) => (None, None),
-                _ => match conflict::stored(self.conn, &id)? {
-                    None => (None, None),
-                    Some(s) => {
-                        let canonical = conflict::candidate(p, filled.as_ref(), &s);
-                        let copy = conflict::compare(&s.canonical, &canonical);
-                        if copy == conflict::Copy::SignsStored {
-                            // The same message, signed now: its text takes the signature and
-                            // the signature is judged like any other.
-                            let seq = conflict::add_signature(
-                                self.conn, &s.id, p, raw, &canonical, &self.now,
-                            )?;
-                            let notes = self.trust.record(self.conn, seq, p, raw, &self.now)?;
-                            self.note_session(&p.envelope, &s.id, &s.thread);
-                            let mut diagnostics = std::mem::take(&mut p.diagnostics);
-                            diagnostics.extend(notes);
-                            return Ok(Some(ImportItem {
-                                span: p.span,
-                                outcome: Outcome::Signed,
-                                message: Some(s.id),
-                                thread: Some(s.thread),
-                                diagnostics,
-                            }));
-                        }
-                        // A copy changed on the way (a gateway's block, hops, whitespace, a
-                        // signature a chat dropped) is the same message: a duplicate.
-                        if copy == conflict::Copy::Other {
-                            // Same id, other content: kept beside the stored message, and
-                            // reported as the error it is.
-                            let diagnostics =
-                                serde_json::to_string(&p.diagnostics).unwrap_or_default();
-                            let kept = conflict::keep_version(
-                                self.conn,
-                                &s.id,
-                                self.paste_id,
-                                raw,
-                                &canonical,
-                                &diagnostics,
-                                &self.now,
-                            )?;
-                            let mut diagnostics = std::mem::take(&mut p.diagnostics);
-                            diagnostics
-                                .insert(0, conflict::diagnostic(p.span.start_line, &s, Some(kept)));
-                            return Ok(Some(ImportItem {
-                                span: p.span,
-                                outcome: Outcome::Conflict,
-                                message: Some(s.id),
-                                thread: Some(s.thread),
-                                diagnostics,
-                            }));
-                        }
-                        (Some((s.id, s.thread)), None)
-                    }
-                },
-            },
-            None => {
-                let base = digest
-                    .take()
-                    .unwrap_or_else(|| v10_place::text_digest(&p.envelope));
-                let parent = place.as_ref().and_then(|pl| pl.parent.as_deref());
-                // The digest it is stored under, as the worker worked it out when it guessed
-                // this place.
-                let placed = match guess.as_deref() {
-                    Some(g) if g.parent.as_deref() == parent => {
-                        debug_assert_eq!(g.placed, v10_place::placed(&base, parent));
-                        g.placed.clone()
-                    }
-                    _ => v10_place::placed(&base, parent),
-                };
-                let mut found = self.v10_stored(&p.envelope, &base, parent, &placed)?;
-                // The first of its session in this input, answering the session's latest
-                // message: it may begin the session's end pasted again, which only the
-                // envelopes after it tell.
-                if let (None, true, Some(_), Some(session)) = (
-                    &found,
-                    may_hold && self.opens_session(&p.envelope),
-                    parent,
-                    p.envelope.session(),
-                ) {
-                    let first = Prepared {
-                        answered_by: answered_by.clone(),
-                        marks: marks.clone(),
-                        parsed: p.clone(),
-                        raw: raw.clone(),
-                        digest: Some(base.clone()),
-                        filled: None,
-                        guess: None,
-                    };
-                    if let Some(tail) =
-                        v10_place::Tail::start(self.conn, session, &base, (first, index))?
-                    {
-                        if tail.may_grow() {
-                            self.tails.insert(session.to_string(), tail);
-                            return Ok(None);
-                        }
-                        // The latest message itself, pasted again.
-                        found = (tail.settle().found.into_iter())
-                            .next()
-                            .map(|(_, _, s)| (s.id, s.thread));
-                    }
-                }
-                (found, Some(placed))
-            }
-        };
-        if let Some((id, thread)) = duplicate {
-            self.note_session(&p.envelope, &id, &thread);
-            return Ok(Some(ImportItem {
-                span: p.span,
-                outcome: Outcome::Duplicate,
-                message: Some(id),
-                thread: Some(thread),
-                diagnostics: std::mem::take(&mut p.diagnostics),
-            }));
-        }
+        Ok(repaired.fresh_message)
+    }
 
+    /// What the stored history holds of the envelope already. Envelopes with a message id are
+    /// the same message when the id is; only those without one (v1.0) are recognized by
+    /// their text and place (see `v10_place`).
+    fn seen(
+        &mut self,
+        prep: &mut Prepared,
+        index: usize,
+        may_hold: bool,
+        place: Option<&Place>,
+    ) -> Result<Seen, StoreError> {
+        let stored = match prep.parsed.envelope.message_key() {
+            Some(id) => match &self.stored_ids {
+                Some(stored) if !stored.contains(&id_key(&id)) => None,
+                _ => conflict::stored(self.conn, &id)?,
+            },
+            None => return self.v10_seen(prep, index, may_hold, place),
+        };
+        match stored {
+            None => Ok(Seen::New(None)),
+            Some(s) => self.stored_copy(prep, s),
+        }
+    }
+
+    /// What becomes of an envelope whose message id is stored as `s`: the same message (a
+    /// duplicate, or signed now), or another under the same id (a conflict).
+    fn stored_copy(
+        &mut self,
+        prep: &mut Prepared,
+        s: conflict::Stored,
+    ) -> Result<Seen, StoreError> {
+        let (p, raw) = (&mut prep.parsed, &prep.raw);
+        let canonical = conflict::candidate(p, prep.filled.as_ref(), &s);
+        match conflict::compare(&s.canonical, &canonical) {
+            conflict::Copy::SignsStored => {
+                // The same message, signed now: its text takes the signature and the signature
+                // is judged like any other.
+                let seq = conflict::add_signature(self.conn, &s.id, p, raw, &canonical, &self.now)?;
+                let notes = self.trust.record(self.conn, seq, p, raw, &self.now)?;
+                self.note_session(&p.envelope, &s.id, &s.thread);
+                let mut item = item(p, Outcome::Signed, Some((s.id, s.thread)));
+                item.diagnostics.extend(notes);
+                Ok(Seen::Settled(Some(item)))
+            }
+            conflict::Copy::Other => {
+                // Same id, other content: kept beside the stored message, and reported as the
+                // error it is.
+                let diagnostics = serde_json::to_string(&p.diagnostics).unwrap_or_default();
+                let kept = conflict::keep_version(
+                    self.conn,
+                    &s.id,
+                    self.paste_id,
+                    raw,
+                    &canonical,
+                    &diagnostics,
+                    &self.now,
+                )?;
+                let conflict = conflict::diagnostic(p.span.start_line, &s, Some(kept));
+                let mut item = item(p, Outcome::Conflict, Some((s.id, s.thread)));
+                item.diagnostics.insert(0, conflict);
+                Ok(Seen::Settled(Some(item)))
+            }
+            // A copy changed on the way (a gateway's block, hops, whitespace, a signature a
+            // chat dropped) is the same message: a duplicate.
+            _ => Ok(Seen::Duplicate(s.id, s.thread)),
+        }
+    }
+
+    /// What the stored history holds of a v1.0 envelope (no message id), recognized by its
+    /// text digest at `place`; held as the start of a tail when only the envelopes after it
+    /// can tell.
+    fn v10_seen(
+        &mut self,
+        prep: &mut Prepared,
+        index: usize,
+        may_hold: bool,
+        place: Option<&Place>,
+    ) -> Result<Seen, StoreError> {
+        let p = &prep.parsed;
+        let base = (prep.digest.take()).unwrap_or_else(|| v10_place::text_digest(&p.envelope));
+        let parent = place.and_then(|pl| pl.parent.as_deref());
+        // The digest it is stored under, as the worker worked it out when it guessed this
+        // place.
+        let placed = match prep.guess.as_deref() {
+            Some(g) if g.parent.as_deref() == parent => {
+                debug_assert_eq!(g.placed, v10_place::placed(&base, parent));
+                g.placed.clone()
+            }
+            _ => v10_place::placed(&base, parent),
+        };
+        let mut found = self.v10_stored(&p.envelope, &base, parent, &placed)?;
+        // The first of its session in this input, answering the session's latest message: it
+        // may begin the session's end pasted again, which only the envelopes after it tell.
+        if let (None, true, Some(_), Some(session)) = (
+            &found,
+            may_hold && self.opens_session(&p.envelope),
+            parent,
+            p.envelope.session(),
+        ) {
+            let first = Prepared {
+                answered_by: prep.answered_by.clone(),
+                marks: prep.marks.clone(),
+                parsed: p.clone(),
+                raw: prep.raw.clone(),
+                digest: Some(base.clone()),
+                filled: None,
+                guess: None,
+            };
+            if let Some(tail) = v10_place::Tail::start(self.conn, session, &base, (first, index))? {
+                if tail.may_grow() {
+                    self.tails.insert(session.to_string(), tail);
+                    return Ok(Seen::Settled(None));
+                }
+                // The latest message itself, pasted again.
+                found = (tail.settle().found.into_iter())
+                    .next()
+                    .map(|(_, _, s)| (s.id, s.thread));
+            }
+        }
+        Ok(match found {
+            Some((id, thread)) => Seen::Duplicate(id, thread),
+            None => Seen::New(Some(placed)),
+        })
+    }
+
+    /// Stores a new message: its ids named ([`Run::name`]), its row inserted
+    /// ([`Run::insert_row`]), what this writer keeps of the parent and the thread brought up
+    /// to date ([`Run::note_arrival`]), and what its arrival tells of its signature and of the
+    /// replies stored before it.
+    fn store_new(
+        &mut self,
+        prep: &mut Prepared,
+        index: usize,
+        place: Option<Place>,
+        digest: Option<String>,
+        fresh_message: bool,
+    ) -> Result<Option<ImportItem>, StoreError> {
+        let Prepared {
+            parsed: p,
+            raw,
+            filled,
+            guess,
+            answered_by,
+            marks,
+            ..
+        } = prep;
         let env = &p.envelope;
-        let ids_assigned =
-            env.thread().is_none() || env.message().is_none() || repaired.fresh_message;
-        let mut own = None;
-        let (thread, message, parent, filled) = match filled.as_ref() {
+        let assigned = env.thread().is_none() || env.message().is_none() || fresh_message;
+        let (ids, filled) = self.name(p, raw, filled.as_ref(), guess, place, index)?;
+        let ids = NewIds {
+            digest,
+            assigned,
+            ..ids
+        };
+        let (seq, ledger) = self.insert_row(p, raw, &ids, &filled, answered_by.as_deref())?;
+        let env = &filled.env;
+        self.note_arrival(&ids, &filled, &ledger, seq)?;
+        let mut row = Some(ParentRow {
+            seq,
+            waits: ledger.awaiting_from.is_some(),
+            to_me: ledger.to_me,
+            // As the ledger reads it back from the stored intent.
+            poll: filled.intent.as_ref().map(|i| Intent::parse(i.as_str())) == Some(Intent::Poll),
+            to_relay: ledger.state() == Some("to_relay"),
+            sender: super::delivery::party_hash(&env.banner.from),
+        });
+        // Only an answer (a RESPOND, NACK, ERROR or CLOSE, not an ACK) answers, as the ledger
+        // counts it.
+        if let Some(parent) = ids.parent.as_ref().filter(|_| ledger.answers) {
+            self.mark_answered(parent)?;
+        }
+        let mut diagnostics = self.trust_notes(seq, p, raw)?;
+        let key = id_key(&ids.message);
+        if self.named_parents.contains(&key) || self.named_before(&ids.message)? {
+            self.arrived_after_replies(p.span.start_line, &ids, seq, &mut diagnostics)?;
+            // Its wait was counted again from those replies: read when asked.
+            row = None;
+        }
+        if let Some(row) = row {
+            self.parents.insert(ids.message.clone(), row);
+        }
+        // It marked the message it was to answer as carried ahead of time: not that one after
+        // all (placed elsewhere), so the mark goes back.
+        if let Some(marked) = marks
+            .as_deref()
+            .filter(|m| ids.parent.as_deref() != Some(*m))
+        {
+            self.unmark(marked, &p.envelope.banner.from)?;
+        }
+        self.remember(&ids, key);
+        self.note_session(&p.envelope, &ids.message, &ids.thread);
+        Ok(Some(ImportItem {
+            span: p.span,
+            outcome: Outcome::Imported,
+            message: Some(ids.message),
+            thread: Some(ids.thread),
+            diagnostics,
+        }))
+    }
+
+    /// The thread, message and parent of a new message, and its stored form: as the worker
+    /// filled it in (`filled`, or the `guess` made at this very place), or filled in now.
+    fn name<'f>(
+        &mut self,
+        p: &crate::protocol::Parsed,
+        raw: &str,
+        filled: Option<&'f Filled>,
+        guess: &mut Option<Box<Guess>>,
+        place: Option<Place>,
+        index: usize,
+    ) -> Result<(NewIds, Cow<'f, Filled>), StoreError> {
+        let env = &p.envelope;
+        let named = |thread, message, parent| NewIds {
+            thread,
+            message,
+            parent,
+            digest: None,
+            assigned: false,
+        };
+        if let Some(f) = filled {
             // Named thread and message: the worker filled them in already.
-            Some(f) => (
+            let ids = named(
                 f.env.thread_key().unwrap_or_default().into_owned(),
                 f.env.message_key().unwrap_or_default().into_owned(),
                 env.parent_key().map(|p| p.into_owned()),
-                f,
-            ),
+            );
+            return Ok((ids, Cow::Borrowed(f)));
+        }
+        let Place { thread, parent } = match place {
+            Some(place) => place,
+            None => self.place(env)?,
+        };
+        let message = match env.message_key() {
+            Some(m) => m.into_owned(),
             None => {
-                let Place { thread, parent } = match place {
-                    Some(place) => place,
-                    None => self.place(env)?,
-                };
-                let message = match env.message_key() {
-                    Some(m) => m.into_owned(),
-                    None => {
-                        // The id made on receipt for its index, as the worker made it.
-                        let first = (guess.as_deref())
-                            .filter(|g| g.index == index)
-                            .map(|g| g.message.clone());
-                        self.receipt_message(index, first, parent.as_deref())?
-                    }
-                };
-                let thread = thread.unwrap_or_else(|| message.clone());
-                let filled = match guess.take() {
-                    // The worker filled it in at this very place.
-                    Some(g) if g.thread == thread && g.message == message && g.parent == parent => {
-                        debug_assert!(guessed_right(p, raw, &g));
-                        #[cfg(test)]
-                        GUESSES_TAKEN.with(|n| n.set(n.get() + 1));
-                        own.insert(g.filled)
-                    }
-                    _ => own.insert(fill(p, &thread, &message, parent.as_deref())),
-                };
-                (thread, message, parent, &*filled)
+                // The id made on receipt for its index, as the worker made it.
+                let first = (guess.as_deref())
+                    .filter(|g| g.index == index)
+                    .map(|g| g.message.clone());
+                self.receipt_message(index, first, parent.as_deref())?
             }
         };
+        let thread = thread.unwrap_or_else(|| message.clone());
+        let filled = match guess.take() {
+            // The worker filled it in at this very place.
+            Some(g) if g.thread == thread && g.message == message && g.parent == parent => {
+                debug_assert!(guessed_right(p, raw, &g));
+                #[cfg(test)]
+                GUESSES_TAKEN.with(|n| n.set(n.get() + 1));
+                g.filled
+            }
+            _ => fill(p, &thread, &message, parent.as_deref()),
+        };
+        Ok((named(thread, message, parent), Cow::Owned(filled)))
+    }
 
+    /// Inserts the new message's row, with its delivery ledger worked out, and says its
+    /// `seq` and that ledger. `answered_by` answered it a little later in the input.
+    fn insert_row(
+        &mut self,
+        p: &crate::protocol::Parsed,
+        raw: &str,
+        ids: &NewIds,
+        filled: &Filled,
+        answered_by: Option<&str>,
+    ) -> Result<(i64, super::delivery::Ledger), StoreError> {
+        let NewIds {
+            thread,
+            message,
+            parent,
+            ..
+        } = ids;
         let env = &filled.env;
-        self.touch_thread(
-            &thread,
-            env.context(),
-            [&env.banner.from, &env.banner.to],
-            1,
-        )?;
+        self.touch_thread(thread, env.context(), [&env.banner.from, &env.banner.to], 1)?;
         let raw_edit = match &filled.raw_edit {
-            Some(edit) => std::borrow::Cow::Borrowed(edit),
-            None => std::borrow::Cow::Owned(super::texts::raw_edit(raw, &filled.canonical)),
+            Some(edit) => Cow::Borrowed(edit),
+            None => Cow::Owned(super::texts::raw_edit(raw, &filled.canonical)),
         };
         let known = parent.as_deref().and_then(|p| self.parents.get(p).copied());
-        // As the ledger reads it back from the stored intent.
-        let poll = filled.intent.as_ref().map(|i| Intent::parse(i.as_str())) == Some(Intent::Poll);
         let mut ledger = super::delivery::prepare_knowing(
             self.conn,
             &super::delivery::NewMessage {
-                id: &message,
+                id: message,
                 parent: parent.as_deref(),
                 received: true,
                 sender: &env.banner.from,
@@ -597,7 +747,7 @@ impl Run<'_> {
             Some(&filled.ledger),
         )?;
         // Answered a little later in the input by another party: carried, so stored relayed.
-        if let Some(by) = answered_by.as_deref() {
+        if let Some(by) = answered_by {
             ledger.relayed_ahead(by, &self.now);
         }
         self.insert.execute(params![
@@ -624,8 +774,8 @@ impl Run<'_> {
             raw_edit.text,
             raw_edit.prefix,
             raw_edit.suffix,
-            digest,
-            ids_assigned,
+            ids.digest,
+            ids.assigned,
             self.now,
             ledger.sent_at,
             ledger.recipient_key,
@@ -639,16 +789,30 @@ impl Run<'_> {
             ledger.relayed.as_ref().map(|r| r.0.as_str()),
             ledger.relayed.as_ref().map(|r| r.1.as_str()),
         ])?;
-        let seq = self.conn.last_insert_rowid();
+        Ok((self.conn.last_insert_rowid(), ledger))
+    }
+
+    /// What the new message's arrival (row `seq`) changed in the ledger of its thread and its
+    /// parent, and in what this writer keeps of them: the parents' rows and the HANDOFFs that
+    /// wait.
+    fn note_arrival(
+        &mut self,
+        ids: &NewIds,
+        filled: &Filled,
+        ledger: &super::delivery::Ledger,
+        seq: i64,
+    ) -> Result<(), StoreError> {
+        let env = &filled.env;
+        let thread = &ids.thread;
         // Only where a HANDOFF of the thread waits for this sender to write.
-        let handoffs = self.handoffs.get_mut(&thread).is_some_and(|to| {
+        let handoffs = self.handoffs.get_mut(thread).is_some_and(|to| {
             // Every HANDOFF of the thread to this sender ends now.
             !to.is_empty() && to.remove(&super::delivery::address_key(&env.banner.from))
         });
         let arrival = ledger.after_insert(
             self.conn,
             &self.now,
-            &thread,
+            thread,
             seq,
             handoffs,
             &env.banner.from,
@@ -657,7 +821,7 @@ impl Run<'_> {
             // Waits of other messages of the thread ended: their rows are read again.
             self.parents.clear();
         }
-        if let Some(parent) = &parent {
+        if let Some(parent) = &ids.parent {
             match arrival.wait {
                 ParentWait::Unchanged => {}
                 ParentWait::Ended => {
@@ -679,29 +843,32 @@ impl Run<'_> {
             (self.handoffs.entry(thread.clone()).or_default())
                 .insert(super::delivery::address_key(&env.banner.to));
         }
-        let mut row = Some(ParentRow {
-            seq,
-            waits: ledger.awaiting_from.is_some(),
-            to_me: ledger.to_me,
-            poll,
-            to_relay: ledger.state() == Some("to_relay"),
-            sender: super::delivery::party_hash(&env.banner.from),
-        });
-        // Only an answer (a RESPOND, NACK, ERROR or CLOSE, not an ACK) answers, as the ledger
-        // counts it.
-        if let Some(parent) = parent.as_ref().filter(|_| ledger.answers) {
-            if self.awaiting.remove(parent) {
-                // The message it answers is answered now.
-                self.conn
-                    .prepare_cached(
-                        "UPDATE messages SET status = 'answered', updated_at = ?2
-                         WHERE id = ?1 AND status = 'awaiting_reply'",
-                    )?
-                    .execute(params![parent, self.now])?;
-            }
+        Ok(())
+    }
+
+    /// The message `parent`, answered by the new message: answered now, when it awaited
+    /// its reply.
+    fn mark_answered(&mut self, parent: &str) -> Result<(), StoreError> {
+        if self.awaiting.remove(parent) {
+            self.conn
+                .prepare_cached(
+                    "UPDATE messages SET status = 'answered', updated_at = ?2
+                     WHERE id = ?1 AND status = 'awaiting_reply'",
+                )?
+                .execute(params![parent, self.now])?;
         }
+        Ok(())
+    }
+
+    /// The new message's diagnostics (taken from `p`) with what its signature's judgement
+    /// adds, which are stored with its row (`seq`) too.
+    fn trust_notes(
+        &mut self,
+        seq: i64,
+        p: &mut crate::protocol::Parsed,
+        raw: &str,
+    ) -> Result<Vec<crate::protocol::Diagnostic>, StoreError> {
         let trust_notes = self.trust.record(self.conn, seq, p, raw, &self.now)?;
-        let key = id_key(&message);
         let mut diagnostics = std::mem::take(&mut p.diagnostics);
         if !trust_notes.is_empty() {
             diagnostics.extend(trust_notes);
@@ -712,49 +879,47 @@ impl Run<'_> {
                     serde_json::to_string(&diagnostics).unwrap_or_default()
                 ])?;
         }
-        if self.named_parents.contains(&key) || self.named_before(&message)? {
-            // It arrived after a reply to it: that reply may lead back to it.
-            if let Some(parent) = &parent {
-                if cycle::closes_cycle(self.conn, &message, parent)? {
-                    diagnostics.push(cycle::diagnostic(p.span.start_line, &message, parent));
-                    self.conn
-                        .prepare_cached("UPDATE messages SET diagnostics = ?2 WHERE id = ?1")?
-                        .execute(params![
-                            message,
-                            serde_json::to_string(&diagnostics).unwrap_or_default()
-                        ])?;
-                }
+        Ok(diagnostics)
+    }
+
+    /// The new message (row `seq`, at `line` of the input) arrived after a reply to it: that
+    /// reply may lead back to it (a cycle, added to `diagnostics` and stored), and its replies
+    /// move to its thread and stop waiting for it.
+    fn arrived_after_replies(
+        &mut self,
+        line: u32,
+        ids: &NewIds,
+        seq: i64,
+        diagnostics: &mut Vec<crate::protocol::Diagnostic>,
+    ) -> Result<(), StoreError> {
+        let message = &ids.message;
+        if let Some(parent) = &ids.parent {
+            if cycle::closes_cycle(self.conn, message, parent)? {
+                diagnostics.push(cycle::diagnostic(line, message, parent));
+                self.conn
+                    .prepare_cached("UPDATE messages SET diagnostics = ?2 WHERE id = ?1")?
+                    .execute(params![
+                        message,
+                        serde_json::to_string(&diagnostics).unwrap_or_default()
+                    ])?;
             }
-            self.rehome_replies(&message, &thread)?;
-            super::delivery::parent_arrived(self.conn, seq, &message, &self.now)?;
-            // Its wait was counted again from those replies: read when asked.
-            row = None;
         }
-        if let Some(row) = row {
-            self.parents.insert(message.clone(), row);
-        }
-        // It marked the message it was to answer as carried ahead of time: not that one after
-        // all (placed elsewhere), so the mark goes back.
-        if let Some(marked) = marks.as_deref().filter(|m| parent.as_deref() != Some(*m)) {
-            self.unmark(marked, &p.envelope.banner.from)?;
-        }
-        if let Some(parent) = parent {
-            self.named_parents.insert(id_key(&parent));
+        self.rehome_replies(message, &ids.thread)?;
+        super::delivery::parent_arrived(self.conn, seq, message, &self.now)
+    }
+
+    /// Keeps what the sets of this import say of the new message (`key`, its id's): its id
+    /// and digest stored, its parent named.
+    fn remember(&mut self, ids: &NewIds, key: u64) {
+        if let Some(parent) = &ids.parent {
+            self.named_parents.insert(id_key(parent));
         }
         if let Some(stored) = &mut self.stored_ids {
             stored.insert(key);
         }
-        if let (Some(stored), Some(digest)) = (&mut self.stored_digests, &digest) {
+        if let (Some(stored), Some(digest)) = (&mut self.stored_digests, &ids.digest) {
             stored.insert(id_key(digest));
         }
-        self.note_session(&p.envelope, &message, &thread);
-        Ok(Some(ImportItem {
-            span: p.span,
-            outcome: Outcome::Imported,
-            message: Some(message),
-            thread: Some(thread),
-            diagnostics,
-        }))
     }
 
     /// Takes back the relay stored ahead of time for message `id` (see `prepare::Answers`):

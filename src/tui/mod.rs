@@ -85,21 +85,7 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
     let keymap = keymap(&config)?;
     let data = crate::config::data_dir();
     init_logging(&data);
-    let (store, label, db_path) = if launch.demo {
-        let mut store = Store::open_in_memory()?;
-        demo::seed(&mut store)?;
-        (store, "demo (throwaway database)".to_string(), None)
-    } else {
-        let path = launch
-            .db
-            .or_else(|| std::env::var_os("CROSSTALK_DB").map(PathBuf::from))
-            .or_else(crate::store::default_path)
-            .ok_or_else(|| anyhow!("no home directory for the database; pass --db PATH"))?;
-        let mut store =
-            Store::open(&path).with_context(|| format!("opening {}", path.display()))?;
-        store.remember_soundness_in(crate::config::state_dir().join("checked"));
-        (store, path.display().to_string(), Some(path))
-    };
+    let (store, label, db_path) = open_store(launch.db, launch.demo)?;
     // 4 MiB of page cache: enough for what is on screen; the import's 32 MiB would make
     // the app hold tens of megabytes after opening one long thread.
     store.limit_cache(4096)?;
@@ -108,45 +94,7 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
             "the app needs a terminal; for scripts use the subcommands (`crosstalk --help`)"
         ));
     }
-    let settings = Settings {
-        user: config
-            .compose
-            .user
-            .clone()
-            .unwrap_or_else(crate::config::default_user),
-        from: config.compose.from.clone().unwrap_or_default(),
-        fence: config
-            .recipients
-            .iter()
-            .filter(|(_, r)| r.fence)
-            .map(|(n, _)| n.clone())
-            .collect(),
-        options: Options {
-            size_limit: config.protocol.size_limit,
-            now: None,
-        },
-        label,
-        db_path,
-        // The demo's conversations have their own operator, whatever the config says.
-        operator: Some(if launch.demo {
-            demo::OPERATOR.iter().map(|a| a.to_string()).collect()
-        } else {
-            config.operator.addresses.clone()
-        }),
-        copy_on_import: config.relay.copy_on_import,
-        audit_by: config.audit_name(),
-        signing: config.signing.clone(),
-        send: config.send.clone(),
-        // The demo's desk is its own operator too.
-        desk: if launch.demo {
-            demo::OPERATOR[0].to_string()
-        } else {
-            config.desk_address()
-        },
-        // A throwaway database has no place to come back to.
-        place_file: (!launch.demo)
-            .then(|| crate::config::state_dir().join(crate::app::panes::resume::FILE)),
-    };
+    let settings = settings(&config, launch.demo, label, db_path);
     let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
     tracing::info!("starting on {}", settings.label);
 
@@ -188,6 +136,69 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         0 => 0,
         signal => 128u8.saturating_add(signal as u8),
     })
+}
+
+/// The database the app opens: a throwaway one seeded for `demo`, else `db`, `$CROSSTALK_DB`
+/// or the platform's default; with the name the app shows for it, and its path.
+fn open_store(db: Option<PathBuf>, demo: bool) -> anyhow::Result<(Store, String, Option<PathBuf>)> {
+    Ok(if demo {
+        let mut store = Store::open_in_memory()?;
+        demo::seed(&mut store)?;
+        (store, "demo (throwaway database)".to_string(), None)
+    } else {
+        let path = db
+            .or_else(|| std::env::var_os("CROSSTALK_DB").map(PathBuf::from))
+            .or_else(crate::store::default_path)
+            .ok_or_else(|| anyhow!("no home directory for the database; pass --db PATH"))?;
+        let mut store =
+            Store::open(&path).with_context(|| format!("opening {}", path.display()))?;
+        store.remember_soundness_in(crate::config::state_dir().join("checked"));
+        (store, path.display().to_string(), Some(path))
+    })
+}
+
+/// What the app is told of `config`, its database (`label`, `db_path`) and whether it is
+/// the `demo`, whose conversations and desk have their own operator.
+fn settings(config: &Config, demo: bool, label: String, db_path: Option<PathBuf>) -> Settings {
+    Settings {
+        user: config
+            .compose
+            .user
+            .clone()
+            .unwrap_or_else(crate::config::default_user),
+        from: config.compose.from.clone().unwrap_or_default(),
+        fence: config
+            .recipients
+            .iter()
+            .filter(|(_, r)| r.fence)
+            .map(|(n, _)| n.clone())
+            .collect(),
+        options: Options {
+            size_limit: config.protocol.size_limit,
+            now: None,
+        },
+        label,
+        db_path,
+        // The demo's conversations have their own operator, whatever the config says.
+        operator: Some(if demo {
+            demo::OPERATOR.iter().map(|a| a.to_string()).collect()
+        } else {
+            config.operator.addresses.clone()
+        }),
+        copy_on_import: config.relay.copy_on_import,
+        audit_by: config.audit_name(),
+        signing: config.signing.clone(),
+        send: config.send.clone(),
+        // The demo's desk is its own operator too.
+        desk: if demo {
+            demo::OPERATOR[0].to_string()
+        } else {
+            config.desk_address()
+        },
+        // A throwaway database has no place to come back to.
+        place_file: (!demo)
+            .then(|| crate::config::state_dir().join(crate::app::panes::resume::FILE)),
+    }
 }
 
 /// The number of the signal that asked the app to end (0: none yet): SIGTERM (`kill`, a shutdown), SIGHUP (the

@@ -14,7 +14,7 @@ use crate::app::text::{safe_line, short_time, tail, truncate, width, window};
 use crate::store::Outcome;
 
 /// Draws `popup` over the screen.
-pub(super) fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
+pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
     match popup {
         Popup::Help { scroll } => help(app, *scroll, frame, size),
         Popup::Messages { scroll } => messages(app, *scroll, frame, size),
@@ -23,125 +23,143 @@ pub(super) fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
         Popup::ErrorCodes(picker) => super::poll::codes(picker, frame, size),
         Popup::Keys { keys, scroll } => super::keys::render(keys, *scroll, frame, size),
         Popup::Preview(p) => preview(app, p, frame, size),
-        Popup::PasteBox { text, note } => {
-            let area = centered(size, 100, 20);
-            let b = frame_block(
-                " Paste box — C-s previews the import, Esc cancels ",
-                frame,
-                area,
-            );
-            let [n, t] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(b);
-            frame.render_widget(
-                Paragraph::new(Span::styled(note.clone(), theme::DIM)).wrap(Wrap { trim: true }),
-                n,
-            );
-            frame.render_widget(text.as_ref(), t);
-        }
+        Popup::PasteBox { text, note } => paste_box(text, note, frame, size),
         Popup::Search(s) => search(app, s, frame, size),
         Popup::Conversation(c) => super::conversation::render(app, c, frame, size),
-        Popup::Command(p) => {
-            let area = Rect {
-                x: 0,
-                y: size.height.saturating_sub(2),
-                width: size.width,
-                height: 2,
-            };
-            frame.render_widget(Clear, area);
-            frame.render_widget(
-                Paragraph::new(vec![
-                    Line::from(vec![
-                        Span::styled(":", theme::KEY),
-                        // Completed file names come from the disk: never raw.
-                        Span::raw(tail(
-                            &safe_line(&p.text),
-                            (size.width as usize).saturating_sub(2),
-                        )),
-                        Span::raw("▏"),
-                    ]),
-                    Line::from(Span::styled(
-                        if p.candidates.is_empty() {
-                            let what = if p.text.starts_with("pipe-thread ") {
-                                "Enter runs the command with the open thread on its input, "
-                            } else if p.text.starts_with("pipe ") {
-                                "Enter runs the command with the envelope on its input, "
-                            } else {
-                                "Enter runs, Tab completes, "
-                            };
-                            format!("{what}Esc cancels — :help lists the commands")
-                        } else {
-                            truncate(&safe_line(&p.candidates.join("  ")), size.width as usize)
-                        },
-                        theme::DIM,
-                    )),
-                ]),
-                area,
-            );
-        }
+        Popup::Command(p) => command_line(p, frame, size),
         Popup::Erase(ask) => erase(ask, frame, size),
         Popup::Drafts {
-            drafts,
+            drafts: list,
             unsent,
             selected,
             confirm,
-        } => {
-            let area = crate::app::panes::layout::drafts_area(size);
-            let inner = frame_block(
-                " Drafts — Enter resumes, x discards, Esc closes ",
-                frame,
-                area,
-            );
-            let being_composed = drafts.iter().map(|d| {
-                let form: serde_json::Value = serde_json::from_str(&d.form).unwrap_or_default();
-                let get = |k: &str| {
-                    form.get(k)
-                        .and_then(|v| v.as_str())
-                        .unwrap_or("")
-                        .to_string()
-                };
-                let first = get("body").lines().next().unwrap_or("").to_string();
-                let mark = if confirm.as_deref() == Some(d.id.as_str()) {
-                    "✗ "
-                } else {
-                    ""
-                };
-                format!(
-                    "{mark}{}  {} {}  — {}→{}",
-                    short_time(&d.updated_at),
-                    get("intent"),
-                    first,
-                    get("from"),
-                    get("to"),
-                )
-            });
-            // Then the envelopes filed but never copied, as the queue lists them.
-            let filed = unsent.iter().map(|m| {
-                format!(
-                    "{}  not copied: {} {}  — {}→{}",
-                    short_time(&m.since),
-                    m.intent.as_deref().unwrap_or(""),
-                    m.first_line,
-                    m.from,
-                    m.to,
-                )
-            });
-            let lines: Vec<Line> = being_composed
-                .chain(filed)
-                .enumerate()
-                .skip(first_shown(*selected, inner.height))
-                .take(inner.height as usize)
-                .map(|(i, text)| {
-                    let text = truncate(&safe_line(&text), inner.width as usize);
-                    let style = if i == *selected {
-                        theme::SELECTED
-                    } else {
-                        ratatui::style::Style::new()
-                    };
-                    Line::from(Span::styled(text, style))
-                })
-                .collect();
-            frame.render_widget(Paragraph::new(lines), inner);
-        }
+        } => drafts(list, unsent, *selected, confirm.as_deref(), frame, size),
     }
+}
+
+/// The paste box: why it is open, above the text so far.
+fn paste_box(text: &ratatui_textarea::TextArea<'_>, note: &str, frame: &mut Frame, size: Rect) {
+    let area = centered(size, 100, 20);
+    let b = frame_block(
+        " Paste box — C-s previews the import, Esc cancels ",
+        frame,
+        area,
+    );
+    let [n, t] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(b);
+    frame.render_widget(
+        Paragraph::new(Span::styled(note.to_string(), theme::DIM)).wrap(Wrap { trim: true }),
+        n,
+    );
+    frame.render_widget(text, t);
+}
+
+/// The `:` command line, on the screen's last two lines: what is typed, and beneath it
+/// the completions or what Enter does.
+fn command_line(p: &crate::app::popups::popup::Prompt, frame: &mut Frame, size: Rect) {
+    let area = Rect {
+        x: 0,
+        y: size.height.saturating_sub(2),
+        width: size.width,
+        height: 2,
+    };
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(vec![
+                Span::styled(":", theme::KEY),
+                // Completed file names come from the disk: never raw.
+                Span::raw(tail(
+                    &safe_line(&p.text),
+                    (size.width as usize).saturating_sub(2),
+                )),
+                Span::raw("▏"),
+            ]),
+            Line::from(Span::styled(
+                if p.candidates.is_empty() {
+                    let what = if p.text.starts_with("pipe-thread ") {
+                        "Enter runs the command with the open thread on its input, "
+                    } else if p.text.starts_with("pipe ") {
+                        "Enter runs the command with the envelope on its input, "
+                    } else {
+                        "Enter runs, Tab completes, "
+                    };
+                    format!("{what}Esc cancels — :help lists the commands")
+                } else {
+                    truncate(&safe_line(&p.candidates.join("  ")), size.width as usize)
+                },
+                theme::DIM,
+            )),
+        ]),
+        area,
+    );
+}
+
+/// The drafts: those being composed, then the envelopes filed but never copied; the
+/// `selected` one marked, and the one `confirm` names marked for discarding.
+fn drafts(
+    drafts: &[crate::store::Draft],
+    unsent: &[crate::store::QueueRow],
+    selected: usize,
+    confirm: Option<&str>,
+    frame: &mut Frame,
+    size: Rect,
+) {
+    let area = crate::app::panes::layout::drafts_area(size);
+    let inner = frame_block(
+        " Drafts — Enter resumes, x discards, Esc closes ",
+        frame,
+        area,
+    );
+    let being_composed = drafts.iter().map(|d| {
+        let form: serde_json::Value = serde_json::from_str(&d.form).unwrap_or_default();
+        let get = |k: &str| {
+            form.get(k)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        let first = get("body").lines().next().unwrap_or("").to_string();
+        let mark = if confirm == Some(d.id.as_str()) {
+            "✗ "
+        } else {
+            ""
+        };
+        format!(
+            "{mark}{}  {} {}  — {}→{}",
+            short_time(&d.updated_at),
+            get("intent"),
+            first,
+            get("from"),
+            get("to"),
+        )
+    });
+    // Then the envelopes filed but never copied, as the queue lists them.
+    let filed = unsent.iter().map(|m| {
+        format!(
+            "{}  not copied: {} {}  — {}→{}",
+            short_time(&m.since),
+            m.intent.as_deref().unwrap_or(""),
+            m.first_line,
+            m.from,
+            m.to,
+        )
+    });
+    let lines: Vec<Line> = being_composed
+        .chain(filed)
+        .enumerate()
+        .skip(first_shown(selected, inner.height))
+        .take(inner.height as usize)
+        .map(|(i, text)| {
+            let text = truncate(&safe_line(&text), inner.width as usize);
+            let style = if i == selected {
+                theme::SELECTED
+            } else {
+                ratatui::style::Style::new()
+            };
+            Line::from(Span::styled(text, style))
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// The erase question: what goes, what stays, and that only `y` erases.
@@ -302,78 +320,12 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         .enumerate()
         .skip(first_shown(p.selected, list.height))
         .take(list.height as usize)
-        .map(|(i, item)| {
-            let (mark, style) = match item.outcome {
-                Outcome::Rejected => ("✗ error ", theme::ERROR),
-                Outcome::Conflict => ("✗ id    ", theme::ERROR),
-                Outcome::Duplicate => ("= dup   ", theme::DIM),
-                Outcome::Signed => ("✓ signed", theme::OK),
-                Outcome::Imported if item.diagnostics.is_empty() => ("✓ valid ", theme::OK),
-                Outcome::Imported
-                    if item
-                        .diagnostics
-                        .iter()
-                        .all(|d| repairs::note(d.code.as_str()).is_some()) =>
-                {
-                    ("✓ fixed ", theme::OK)
-                }
-                Outcome::Imported => ("! warn  ", theme::WARN),
-            };
-            let text = format!(
-                "line {:<5} {:<28} {}",
-                item.span.start_line,
-                p.destinations.get(i).map(String::as_str).unwrap_or(""),
-                p.summaries.get(i).map(String::as_str).unwrap_or("")
-            );
-            let mut spans = vec![
-                Span::styled(mark, style),
-                Span::raw(truncate(&safe_line(&text), w.saturating_sub(9))),
-            ];
-            theme::highlight(&mut spans, i == p.selected);
-            Line::from(spans)
-        })
+        .map(|(i, item)| preview_row(p, i, item, w))
         .collect();
     frame.render_widget(Paragraph::new(lines), list);
-    let mut d: Vec<Line> = Vec::new();
-    if let Some(item) = p.report.items.get(p.selected) {
-        if let Some(m) = &item.message {
-            d.push(Line::from(Span::styled(format!("message {m}"), theme::DIM)));
-        }
-        if item.diagnostics.is_empty() {
-            d.push(Line::from(Span::styled("No problems found.", theme::OK)));
-        }
-        for hint in crate::app::background::landing::preview_hint(app, item) {
-            d.push(Line::from(Span::styled(hint, theme::WARN)));
-        }
-        if let Some(hint) = crate::app::writing::error_reply::format_error_hint(app, item) {
-            d.push(Line::from(Span::styled(hint, theme::WARN)));
-        }
-        for diag in &item.diagnostics {
-            // A repair is done: said as such, not as something to fix.
-            if let Some(note) = repairs::note(diag.code.as_str()) {
-                d.push(Line::from(Span::styled(
-                    format!("line {}: repaired: {note} [{}]", diag.line, diag.code),
-                    theme::OK,
-                )));
-                continue;
-            }
-            let style = if diag.is_error() {
-                theme::ERROR
-            } else {
-                theme::WARN
-            };
-            d.push(Line::from(Span::styled(
-                format!(
-                    "line {}:{}: {} [{}]",
-                    diag.line,
-                    diag.column,
-                    safe_line(&diag.message),
-                    diag.code
-                ),
-                style,
-            )));
-        }
-    }
+    let d = (p.report.items.get(p.selected))
+        .map(|item| preview_detail(app, item))
+        .unwrap_or_default();
     frame.render_widget(
         Paragraph::new(d).wrap(Wrap { trim: false }).block(
             Block::default()
@@ -383,6 +335,148 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         detail,
     );
     let _ = app;
+}
+
+/// The preview's line for `item`, the `i`th of the paste, in `w` cells: its outcome marked,
+/// its line, where it goes and what it says.
+fn preview_row(p: &Preview, i: usize, item: &crate::store::ImportItem, w: usize) -> Line<'static> {
+    let (mark, style) = match item.outcome {
+        Outcome::Rejected => ("✗ error ", theme::ERROR),
+        Outcome::Conflict => ("✗ id    ", theme::ERROR),
+        Outcome::Duplicate => ("= dup   ", theme::DIM),
+        Outcome::Signed => ("✓ signed", theme::OK),
+        Outcome::Imported if item.diagnostics.is_empty() => ("✓ valid ", theme::OK),
+        Outcome::Imported
+            if item
+                .diagnostics
+                .iter()
+                .all(|d| repairs::note(d.code.as_str()).is_some()) =>
+        {
+            ("✓ fixed ", theme::OK)
+        }
+        Outcome::Imported => ("! warn  ", theme::WARN),
+    };
+    let text = format!(
+        "line {:<5} {:<28} {}",
+        item.span.start_line,
+        p.destinations.get(i).map(String::as_str).unwrap_or(""),
+        p.summaries.get(i).map(String::as_str).unwrap_or("")
+    );
+    let mut spans = vec![
+        Span::styled(mark, style),
+        Span::raw(truncate(&safe_line(&text), w.saturating_sub(9))),
+    ];
+    theme::highlight(&mut spans, i == p.selected);
+    Line::from(spans)
+}
+
+/// What the preview says of the selected `item`: its message id, the hints of what its
+/// import will do, and each diagnostic (a repair said as done).
+fn preview_detail(app: &App, item: &crate::store::ImportItem) -> Vec<Line<'static>> {
+    let mut d: Vec<Line> = Vec::new();
+    if let Some(m) = &item.message {
+        d.push(Line::from(Span::styled(format!("message {m}"), theme::DIM)));
+    }
+    if item.diagnostics.is_empty() {
+        d.push(Line::from(Span::styled("No problems found.", theme::OK)));
+    }
+    for hint in crate::app::background::landing::preview_hint(app, item) {
+        d.push(Line::from(Span::styled(hint, theme::WARN)));
+    }
+    if let Some(hint) = crate::app::writing::error_reply::format_error_hint(app, item) {
+        d.push(Line::from(Span::styled(hint, theme::WARN)));
+    }
+    for diag in &item.diagnostics {
+        // A repair is done: said as such, not as something to fix.
+        if let Some(note) = repairs::note(diag.code.as_str()) {
+            d.push(Line::from(Span::styled(
+                format!("line {}: repaired: {note} [{}]", diag.line, diag.code),
+                theme::OK,
+            )));
+            continue;
+        }
+        let style = if diag.is_error() {
+            theme::ERROR
+        } else {
+            theme::WARN
+        };
+        d.push(Line::from(Span::styled(
+            format!(
+                "line {}:{}: {} [{}]",
+                diag.line,
+                diag.column,
+                safe_line(&diag.message),
+                diag.code
+            ),
+            style,
+        )));
+    }
+    d
+}
+
+/// The search result's line for hit `h`, the `i`th, in `w` cells: what it is and where
+/// (its thread's context, unless the hit is in the context itself), then its snippet with
+/// the hit in view.
+fn search_row(s: &Search, i: usize, h: &crate::store::SearchHit, w: usize) -> Line<'static> {
+    let ctx = safe_line(h.context.as_deref().unwrap_or(&h.thread)).into_owned();
+    let snippet = safe_line(&h.snippet).into_owned();
+    // A hit in the context itself: the snippet is the context, said once.
+    let bare: String = snippet
+        .chars()
+        .filter(|c| !matches!(c, '[' | ']'))
+        .collect();
+    let label = s.labels.get(i).map(|l| {
+        let intent = safe_line(l.intent.as_deref().unwrap_or("?")).into_owned();
+        format!("{intent:<8} {} ", truncate(&safe_line(&l.from), 14))
+    });
+    let in_context = bare.trim_matches('…') == ctx;
+    let mut prefix = if in_context {
+        String::new()
+    } else {
+        format!("{} — ", truncate(&ctx, w / 4))
+    };
+    if let Some(label) = label {
+        prefix = format!("{label}{prefix}");
+    }
+    // The text of a conflicting version, not the stored one: said first.
+    if let Some(n) = h.version {
+        prefix = format!("✗ version {n} · {prefix}");
+    }
+    // The hit stays in view however long the line.
+    let room = w.saturating_sub(width(&prefix));
+    // A hit in the context takes half the row at most: the body's start follows it.
+    let has_body = s
+        .labels
+        .get(i)
+        .is_some_and(|l| !l.body_start.trim().is_empty());
+    let snippet_room = if in_context && has_body {
+        room / 2
+    } else {
+        room
+    };
+    let shown = window(&snippet, snippet.find('[').unwrap_or(0), snippet_room);
+    // A hit in the context says nothing of the message: its body's start follows.
+    let after = match s.labels.get(i) {
+        Some(l) if in_context => {
+            let start = l
+                .body_start
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let rest = room.saturating_sub(width(&shown) + 3);
+            if rest > 4 && !start.is_empty() {
+                format!(" · {}", truncate(&safe_line(&start), rest))
+            } else {
+                String::new()
+            }
+        }
+        _ => String::new(),
+    };
+    let mut spans = vec![Span::styled(prefix, theme::DIM)];
+    spans.extend(hit_spans(&shown));
+    spans.push(Span::styled(after, theme::DIM));
+    theme::highlight(&mut spans, i == s.selected);
+    Line::from(spans)
 }
 
 /// A snippet's text with its `[hits]` emphasised (the brackets stay: they also show where
@@ -444,67 +538,7 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
         .enumerate()
         .skip(first_shown(s.selected, results.height))
         .take(results.height as usize)
-        .map(|(i, h)| {
-            let ctx = safe_line(h.context.as_deref().unwrap_or(&h.thread)).into_owned();
-            let snippet = safe_line(&h.snippet).into_owned();
-            // A hit in the context itself: the snippet is the context, said once.
-            let bare: String = snippet
-                .chars()
-                .filter(|c| !matches!(c, '[' | ']'))
-                .collect();
-            let label = s.labels.get(i).map(|l| {
-                let intent = safe_line(l.intent.as_deref().unwrap_or("?")).into_owned();
-                format!("{intent:<8} {} ", truncate(&safe_line(&l.from), 14))
-            });
-            let in_context = bare.trim_matches('…') == ctx;
-            let mut prefix = if in_context {
-                String::new()
-            } else {
-                format!("{} — ", truncate(&ctx, w / 4))
-            };
-            if let Some(label) = label {
-                prefix = format!("{label}{prefix}");
-            }
-            // The text of a conflicting version, not the stored one: said first.
-            if let Some(n) = h.version {
-                prefix = format!("✗ version {n} · {prefix}");
-            }
-            // The hit stays in view however long the line.
-            let room = w.saturating_sub(width(&prefix));
-            // A hit in the context takes half the row at most: the body's start follows it.
-            let has_body = s
-                .labels
-                .get(i)
-                .is_some_and(|l| !l.body_start.trim().is_empty());
-            let snippet_room = if in_context && has_body {
-                room / 2
-            } else {
-                room
-            };
-            let shown = window(&snippet, snippet.find('[').unwrap_or(0), snippet_room);
-            // A hit in the context says nothing of the message: its body's start follows.
-            let after = match s.labels.get(i) {
-                Some(l) if in_context => {
-                    let start = l
-                        .body_start
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    let rest = room.saturating_sub(width(&shown) + 3);
-                    if rest > 4 && !start.is_empty() {
-                        format!(" · {}", truncate(&safe_line(&start), rest))
-                    } else {
-                        String::new()
-                    }
-                }
-                _ => String::new(),
-            };
-            let mut spans = vec![Span::styled(prefix, theme::DIM)];
-            spans.extend(hit_spans(&shown));
-            spans.push(Span::styled(after, theme::DIM));
-            theme::highlight(&mut spans, i == s.selected);
-            Line::from(spans)
-        })
+        .map(|(i, h)| search_row(s, i, h, w))
         .collect();
     let _ = app;
     frame.render_widget(Paragraph::new(lines), results);

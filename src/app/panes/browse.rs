@@ -1,7 +1,7 @@
 //! Actions on the browse screen: moving through threads and messages, folding, the panes,
 //! the mouse, and copying envelopes.
 
-use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::panes::layout::{contains, inner_height};
 use crate::app::panes::thread_tree::ThreadTree;
@@ -10,18 +10,7 @@ use crate::app::{Action, App, Pane};
 
 impl App {
     pub(in crate::app) fn browse_action(&mut self, action: Action) -> anyhow::Result<()> {
-        let areas = self.areas();
-        // A warning about personal data holds for the very next copy only: moving on, or
-        // anything else, asks again (consent may have changed meanwhile).
-        if !matches!(
-            action,
-            Action::Copy | Action::CopyThread | Action::Tick | Action::Resize(..)
-        ) && self.relay_pii_confirmed.take().is_some()
-            && self.status.1.starts_with("Not copied:")
-        {
-            // The line said the next press copies: no longer so.
-            self.info("Copy not confirmed: y asks again.");
-        }
+        self.forget_copy_confirmation(&action);
         match action {
             Action::Quit => self.quit = true,
             Action::Up => self.move_by(-1)?,
@@ -48,19 +37,7 @@ impl App {
                 self.moving = None;
                 self.info("Not moved.");
             }
-            Action::Back => {
-                if self.list.filtering || !self.list.filter.is_empty() && self.focus == Pane::List {
-                    self.list.filtering = false;
-                    self.list.filter.clear();
-                    self.list.refilter(&self.store)?;
-                    self.open_selected_thread(false)?;
-                } else {
-                    self.focus = match self.focus {
-                        Pane::Inspector => Pane::Tree,
-                        _ => Pane::List,
-                    };
-                }
-            }
+            Action::Back => self.back()?,
             Action::NextPane | Action::PrevPane => {
                 let order = [Pane::List, Pane::Tree, Pane::Inspector];
                 let i = order.iter().position(|p| *p == self.focus).unwrap_or(0);
@@ -69,52 +46,15 @@ impl App {
                 self.list.filtering = false;
             }
             Action::Collapse | Action::Expand | Action::ToggleBranch | Action::Parent => {
-                if let Some(t) = self.tree.as_mut() {
-                    match action {
-                        Action::Collapse => t.collapse(),
-                        Action::Expand => t.expand(),
-                        Action::ToggleBranch => t.toggle(),
-                        _ => t.go_to_parent(),
-                    }
-                    if self.focus == Pane::List {
-                        self.focus = Pane::Tree;
-                    }
-                    self.after_tree_move();
-                }
+                self.fold(&action)
             }
             Action::Filter => {
                 self.focus = Pane::List;
                 self.list.filtering = true;
             }
-            // Only the open filter takes typed keys (see `App::scope`); a control or alt
-            // chord bound to nothing is not text.
-            Action::Input(ev) if self.list.filtering => {
-                self.focus = Pane::List;
-                let chord = ev
-                    .modifiers
-                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-                match ev.code {
-                    KeyCode::Backspace => {
-                        self.list.filter.pop();
-                    }
-                    KeyCode::Char(c) if !chord => self.list.filter.push(c),
-                    _ => return Ok(()),
-                }
-                self.list.refilter(&self.store)?;
-                self.open_selected_thread(false)?;
-            }
-            // A paste into the open filter is text too: its first line (a filter is one
-            // line; the line break a copied id often ends with is not part of it), without
-            // control characters.
-            Action::Paste(text) if self.list.filtering => {
-                self.focus = Pane::List;
-                let first = text.lines().next().unwrap_or_default();
-                self.list
-                    .filter
-                    .push_str(&crate::app::strip_controls(first).0);
-                self.list.refilter(&self.store)?;
-                self.open_selected_thread(false)?;
-            }
+            // Only the open filter takes typed keys (see `App::scope`).
+            Action::Input(ev) if self.list.filtering => self.filter_key(ev)?,
+            Action::Paste(text) if self.list.filtering => self.filter_paste(&text)?,
             Action::ToggleHeaders => {
                 self.inspector.toggle_headers();
                 self.refresh_inspector();
@@ -147,60 +87,150 @@ impl App {
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::ErrorReply => self.pick_error_code(),
-            Action::Keys => {
-                let keys = self.store.keys()?;
-                if keys.is_empty() {
-                    self.info("No keys yet: `crosstalk keys add` or a key announcement adds one.");
-                }
-                self.popup = Some(Popup::Keys { keys, scroll: 0 });
-            }
-            Action::Click(x, y) => {
-                if contains(areas.list, x, y) {
-                    self.focus = Pane::List;
-                    let row = (y.saturating_sub(areas.list.y + 1)) as usize + self.list.offset;
-                    if y > areas.list.y && row < self.list.rows.len() {
-                        self.list.selected = row;
-                        self.open_selected_thread(false)?;
-                    }
-                } else if contains(areas.tree, x, y) {
-                    self.focus = Pane::Tree;
-                    if let Some(t) = self.tree.as_mut() {
-                        let row = (y.saturating_sub(areas.tree.y + 1)) as usize + t.offset;
-                        if y > areas.tree.y && row < t.visible.len() {
-                            t.selected = row;
-                        }
-                    }
-                    self.after_tree_move();
-                } else if contains(areas.inspector, x, y) {
-                    self.focus = Pane::Inspector;
-                    // A click on the folded headers line unfolds them.
-                    let row =
-                        (y.saturating_sub(areas.inspector.y + 1)) as usize + self.inspector.scroll;
-                    let on_fold = y > areas.inspector.y
-                        && self.inspector.rows.get(row).map(|r| r.kind)
-                            == Some(crate::app::panes::inspector::RowKind::Folded);
-                    if on_fold {
-                        self.inspector.toggle_headers();
-                        self.refresh_inspector();
-                    }
-                }
-            }
-            Action::Scroll(x, y, dir) => {
-                let delta = 3 * dir as isize;
-                if contains(areas.inspector, x, y) {
-                    let h = inner_height(areas.inspector);
-                    self.inspector.scroll_by(delta, h);
-                } else if contains(areas.tree, x, y) {
-                    if let Some(t) = self.tree.as_mut() {
-                        t.move_by(delta);
-                    }
-                    self.after_tree_move();
-                } else if contains(areas.list, x, y) {
-                    self.list.move_by(delta, &self.store)?;
-                    self.open_selected_thread(false)?;
-                }
-            }
+            Action::Keys => self.open_keys()?,
+            Action::Click(x, y) => self.click(x, y)?,
+            Action::Scroll(x, y, dir) => self.scroll_at(x, y, dir)?,
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// A warning about personal data holds for the very next copy only: moving on, or
+    /// anything else but `action` being a copy (or time passing), asks again (consent may have
+    /// changed meanwhile).
+    fn forget_copy_confirmation(&mut self, action: &Action) {
+        if !matches!(
+            action,
+            Action::Copy | Action::CopyThread | Action::Tick | Action::Resize(..)
+        ) && self.relay_pii_confirmed.take().is_some()
+            && self.status.1.starts_with("Not copied:")
+        {
+            // The line said the next press copies: no longer so.
+            self.info("Copy not confirmed: y asks again.");
+        }
+    }
+
+    /// Back: out of the filter (cleared) in the list, else to the pane before.
+    fn back(&mut self) -> anyhow::Result<()> {
+        if self.list.filtering || !self.list.filter.is_empty() && self.focus == Pane::List {
+            self.list.filtering = false;
+            self.list.filter.clear();
+            self.list.refilter(&self.store)?;
+            self.open_selected_thread(false)?;
+        } else {
+            self.focus = match self.focus {
+                Pane::Inspector => Pane::Tree,
+                _ => Pane::List,
+            };
+        }
+        Ok(())
+    }
+
+    /// Folding and climbing the tree (`action` one of Collapse, Expand, ToggleBranch,
+    /// Parent), which takes the focus from the list.
+    fn fold(&mut self, action: &Action) {
+        if let Some(t) = self.tree.as_mut() {
+            match action {
+                Action::Collapse => t.collapse(),
+                Action::Expand => t.expand(),
+                Action::ToggleBranch => t.toggle(),
+                _ => t.go_to_parent(),
+            }
+            if self.focus == Pane::List {
+                self.focus = Pane::Tree;
+            }
+            self.after_tree_move();
+        }
+    }
+
+    /// A key typed into the open filter; a control or alt chord bound to nothing is not text.
+    fn filter_key(&mut self, ev: KeyEvent) -> anyhow::Result<()> {
+        self.focus = Pane::List;
+        let chord = ev
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        match ev.code {
+            KeyCode::Backspace => {
+                self.list.filter.pop();
+            }
+            KeyCode::Char(c) if !chord => self.list.filter.push(c),
+            _ => return Ok(()),
+        }
+        self.list.refilter(&self.store)?;
+        self.open_selected_thread(false)
+    }
+
+    /// A paste into the open filter is text too: its first line (a filter is one line; the
+    /// line break a copied id often ends with is not part of it), without control characters.
+    fn filter_paste(&mut self, text: &str) -> anyhow::Result<()> {
+        self.focus = Pane::List;
+        let first = text.lines().next().unwrap_or_default();
+        self.list
+            .filter
+            .push_str(&crate::app::strip_controls(first).0);
+        self.list.refilter(&self.store)?;
+        self.open_selected_thread(false)
+    }
+
+    /// The keys popup, with a word on how to add one when there is none.
+    fn open_keys(&mut self) -> anyhow::Result<()> {
+        let keys = self.store.keys()?;
+        if keys.is_empty() {
+            self.info("No keys yet: `crosstalk keys add` or a key announcement adds one.");
+        }
+        self.popup = Some(Popup::Keys { keys, scroll: 0 });
+        Ok(())
+    }
+
+    /// A click at (`x`, `y`): focuses the pane under it and selects the row clicked (in the
+    /// inspector, a click on the folded headers unfolds them).
+    fn click(&mut self, x: u16, y: u16) -> anyhow::Result<()> {
+        let areas = self.areas();
+        if contains(areas.list, x, y) {
+            self.focus = Pane::List;
+            let row = (y.saturating_sub(areas.list.y + 1)) as usize + self.list.offset;
+            if y > areas.list.y && row < self.list.rows.len() {
+                self.list.selected = row;
+                self.open_selected_thread(false)?;
+            }
+        } else if contains(areas.tree, x, y) {
+            self.focus = Pane::Tree;
+            if let Some(t) = self.tree.as_mut() {
+                let row = (y.saturating_sub(areas.tree.y + 1)) as usize + t.offset;
+                if y > areas.tree.y && row < t.visible.len() {
+                    t.selected = row;
+                }
+            }
+            self.after_tree_move();
+        } else if contains(areas.inspector, x, y) {
+            self.focus = Pane::Inspector;
+            let row = (y.saturating_sub(areas.inspector.y + 1)) as usize + self.inspector.scroll;
+            let on_fold = y > areas.inspector.y
+                && self.inspector.rows.get(row).map(|r| r.kind)
+                    == Some(crate::app::panes::inspector::RowKind::Folded);
+            if on_fold {
+                self.inspector.toggle_headers();
+                self.refresh_inspector();
+            }
+        }
+        Ok(())
+    }
+
+    /// The wheel turned (`dir`) over (`x`, `y`): the pane under it scrolls, three rows a step.
+    fn scroll_at(&mut self, x: u16, y: u16, dir: i8) -> anyhow::Result<()> {
+        let areas = self.areas();
+        let delta = 3 * dir as isize;
+        if contains(areas.inspector, x, y) {
+            let h = inner_height(areas.inspector);
+            self.inspector.scroll_by(delta, h);
+        } else if contains(areas.tree, x, y) {
+            if let Some(t) = self.tree.as_mut() {
+                t.move_by(delta);
+            }
+            self.after_tree_move();
+        } else if contains(areas.list, x, y) {
+            self.list.move_by(delta, &self.store)?;
+            self.open_selected_thread(false)?;
         }
         Ok(())
     }

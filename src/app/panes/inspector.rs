@@ -222,42 +222,19 @@ pub(crate) fn field_rows(
     dir: Option<&std::path::Path>,
 ) -> Vec<Row> {
     let env = &m.envelope;
-    let mut rows = Vec::new();
+    let mut f = Fields {
+        rows: Vec::new(),
+        w,
+        keyw: key_width(env, w),
+    };
     let title = format!(
         "{} → {}  {}",
         crate::sanitize::marked_id(&env.banner.from),
         crate::sanitize::marked_id(&env.banner.to),
         safe_line(&env.banner.version)
     );
-    rows.push(Row::new(RowKind::Title, "", truncate(&title, w)));
-    let keyw = env
-        .headers
-        .iter()
-        .map(|h| width(&safe_line(&h.key)))
-        .chain(
-            env.meta
-                .iter()
-                .flat_map(|b| b.entries.iter().map(|(k, _)| width(&safe_line(k)))),
-        )
-        .chain([6])
-        .max()
-        .unwrap_or(6)
-        .min(w / 3);
-    let field = |rows: &mut Vec<Row>, key: &str, value: &str| {
-        let key = truncate(&safe_line(key), keyw);
-        let pad = format!("{key}{} ", " ".repeat(keyw.saturating_sub(width(&key))));
-        for (i, part) in wrap(&safe_line(value), w.saturating_sub(keyw + 1))
-            .into_iter()
-            .enumerate()
-        {
-            let k = if i == 0 {
-                pad.clone()
-            } else {
-                " ".repeat(keyw + 1)
-            };
-            rows.push(Row::new(RowKind::Field, k, part));
-        }
-    };
+    f.rows
+        .push(Row::new(RowKind::Title, "", truncate(&title, w)));
     let status = status_text(m);
     // Personal data in the body, named by kind (the badge a reply's redaction starts from).
     let pii = env
@@ -268,58 +245,33 @@ pub(crate) fn field_rows(
     let diags = m.diagnostics.as_array().map(Vec::as_slice).unwrap_or(&[]);
     match folded {
         Some(key) => {
-            let intent = env.intent_raw().map(safe_line).unwrap_or_default();
-            let mut line = format!("▸ {} headers ({key})", env.headers.len());
-            let pii_part = if pii.is_empty() {
-                String::new()
-            } else {
-                format!("PII: {pii}")
-            };
-            // A content warning is read before the body, folded or not.
-            let warned = crate::protocol::safety::reading(env)
-                .filter(|s| !s.warnings.is_empty())
-                .map(|_| "content warning below")
-                .unwrap_or_default();
-            for part in [intent.as_ref(), status.as_str(), pii_part.as_str(), warned] {
-                if !part.is_empty() {
-                    line.push_str(" · ");
-                    line.push_str(part);
-                }
-            }
-            let problems = diags
-                .iter()
-                .filter(|d| {
-                    let code = d.get("code").and_then(|v| v.as_str()).unwrap_or("");
-                    crate::app::panes::repairs::note(code).is_none()
-                })
-                .count();
-            if problems > 0 {
-                line.push_str(&format!(" · {problems} diagnostic(s) below"));
-            }
-            rows.push(Row::new(RowKind::Folded, "", truncate(&line, w)));
-            body_rows(&mut rows, m, w);
+            let line = folded_line(env, key, &status, &pii, diags);
+            f.rows
+                .push(Row::new(RowKind::Folded, "", truncate(&line, w)));
+            body_rows(&mut f.rows, m, w);
         }
         None => {
             for h in &env.headers {
-                field(&mut rows, &h.key, &h.value);
+                f.field(&h.key, &h.value);
             }
-            field(&mut rows, "status", &status);
+            f.field("status", &status);
             if !pii.is_empty() {
-                field(&mut rows, "pii", &pii);
+                f.field("pii", &pii);
             }
-            field(&mut rows, "stored", &short_time(&m.received_at));
+            f.field("stored", &short_time(&m.received_at));
         }
     }
     let audit = crate::protocol::audit::is_audit;
     for block in env.meta.iter().filter(|b| !audit(b)) {
-        rows.push(Row::new(RowKind::Blank, "", ""));
-        rows.push(Row::new(
+        f.rows.push(Row::new(RowKind::Blank, "", ""));
+        f.rows.push(Row::new(
             RowKind::Title,
             "",
             truncate(&format!("meta: {}", safe_line(&block.namespace)), w),
         ));
         if crate::app::panes::attachment_rows::is_attachments(block) {
-            rows.extend(crate::app::panes::attachment_rows::rows(block, w, dir));
+            f.rows
+                .extend(crate::app::panes::attachment_rows::rows(block, w, dir));
             continue;
         }
         // The sender's content warnings stand out, ahead of the body they warn of.
@@ -328,24 +280,118 @@ pub(crate) fn field_rows(
                 if crate::protocol::safety::is_warning_key(k) && !v.trim().is_empty() {
                     let text = format!("⚠ content warning: {}", safe_line(v.trim()));
                     for part in wrap(&text, w) {
-                        rows.push(Row::new(RowKind::Warning, "", part));
+                        f.rows.push(Row::new(RowKind::Warning, "", part));
                     }
                 } else {
-                    field(&mut rows, k, v);
+                    f.field(k, v);
                 }
             }
             continue;
         }
         for (k, v) in &block.entries {
-            field(&mut rows, k, v);
+            f.field(k, v);
         }
     }
+    let mut rows = f.rows;
     audit_rows(&mut rows, env, w);
     if folded.is_none() {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(RowKind::Title, "", "body"));
         body_rows(&mut rows, m, w);
     }
+    diagnostic_rows(&mut rows, diags, w);
+    signature_rows(&mut rows, env, w);
+    rows
+}
+
+/// Rows of `key: value` fields, their keys padded to one width.
+struct Fields {
+    rows: Vec<Row>,
+    /// The pane's width, in cells.
+    w: usize,
+    /// The keys' width: the widest key, at most a third of the pane.
+    keyw: usize,
+}
+
+impl Fields {
+    /// The field `key: value`, its value wrapped under itself.
+    fn field(&mut self, key: &str, value: &str) {
+        let keyw = self.keyw;
+        let key = truncate(&safe_line(key), keyw);
+        let pad = format!("{key}{} ", " ".repeat(keyw.saturating_sub(width(&key))));
+        for (i, part) in wrap(&safe_line(value), self.w.saturating_sub(keyw + 1))
+            .into_iter()
+            .enumerate()
+        {
+            let k = if i == 0 {
+                pad.clone()
+            } else {
+                " ".repeat(keyw + 1)
+            };
+            self.rows.push(Row::new(RowKind::Field, k, part));
+        }
+    }
+}
+
+/// The width of the keys of `env`'s headers and META entries (at least 6, the width of
+/// `status`), at most a third of `w`.
+fn key_width(env: &crate::protocol::Envelope, w: usize) -> usize {
+    env.headers
+        .iter()
+        .map(|h| width(&safe_line(&h.key)))
+        .chain(
+            env.meta
+                .iter()
+                .flat_map(|b| b.entries.iter().map(|(k, _)| width(&safe_line(k)))),
+        )
+        .chain([6])
+        .max()
+        .unwrap_or(6)
+        .min(w / 3)
+}
+
+/// The one line folded headers stand as: how many, the key that unfolds them, the intent,
+/// the status, the personal data and how many diagnostics follow.
+fn folded_line(
+    env: &crate::protocol::Envelope,
+    key: &str,
+    status: &str,
+    pii: &str,
+    diags: &[serde_json::Value],
+) -> String {
+    let intent = env.intent_raw().map(safe_line).unwrap_or_default();
+    let mut line = format!("▸ {} headers ({key})", env.headers.len());
+    let pii_part = if pii.is_empty() {
+        String::new()
+    } else {
+        format!("PII: {pii}")
+    };
+    // A content warning is read before the body, folded or not.
+    let warned = crate::protocol::safety::reading(env)
+        .filter(|s| !s.warnings.is_empty())
+        .map(|_| "content warning below")
+        .unwrap_or_default();
+    for part in [intent.as_ref(), status, pii_part.as_str(), warned] {
+        if !part.is_empty() {
+            line.push_str(" · ");
+            line.push_str(part);
+        }
+    }
+    let problems = diags
+        .iter()
+        .filter(|d| {
+            let code = d.get("code").and_then(|v| v.as_str()).unwrap_or("");
+            crate::app::panes::repairs::note(code).is_none()
+        })
+        .count();
+    if problems > 0 {
+        line.push_str(&format!(" · {problems} diagnostic(s) below"));
+    }
+    line
+}
+
+/// The stored diagnostics: the problems, then the repairs made when the envelope was read.
+fn diagnostic_rows(rows: &mut Vec<Row>, diags: &[serde_json::Value], w: usize) {
     let (repaired, problems): (Vec<&serde_json::Value>, Vec<&serde_json::Value>) = diags
         .iter()
         .partition(|d| crate::app::panes::repairs::note(code(d)).is_some());
@@ -397,6 +443,10 @@ pub(crate) fn field_rows(
             }
         }
     }
+}
+
+/// The signature, as written: it is not verified here.
+fn signature_rows(rows: &mut Vec<Row>, env: &crate::protocol::Envelope, w: usize) {
     rows.push(Row::new(RowKind::Blank, "", ""));
     rows.push(Row::new(RowKind::Title, "", "signature"));
     let sig = match env.sig.as_deref() {
@@ -410,7 +460,6 @@ pub(crate) fn field_rows(
     for part in wrap(&sig, w) {
         rows.push(Row::new(RowKind::Field, "", part));
     }
-    rows
 }
 
 /// The audit hops as a timeline, oldest first: who received the envelope from whom and

@@ -97,51 +97,9 @@ pub(crate) fn companion(
             Event::OtherText => latest = None,
             Event::Copied(text) => {
                 latest = Some(digest(&text));
-                match desk.send(&text, true) {
-                    Sent::Answered(answer) => {
-                        hops += usize::from(act(&mut w, &answer)?);
-                        // The desk answers again: what the spool holds goes now, not after
-                        // the back-off the last failure set.
-                        retry.succeeded();
-                    }
-                    Sent::Later(why) => {
-                        keep(&spool, &text, &why, &w)?;
-                        retry.failed();
-                    }
-                    Sent::Refused(why, limit) => {
-                        let size = limit
-                            .map(|l| format!(" ({} bytes; the desk takes at most {l})", text.len()))
-                            .unwrap_or_default();
-                        w.say(&format!(
-                            "The desk refused the copy{size}: {why}. It is still on your clipboard."
-                        ))?;
-                        w.ring();
-                    }
-                    Sent::Denied(why) => {
-                        keep(&spool, &text, &why, &w)?;
-                        return Err(denied(&why));
-                    }
-                }
+                hops += send_copied(&desk, &spool, &mut w, &mut retry, &text)?;
             }
-            Event::Enter => {
-                let Some(next) = w.take_waiting() else {
-                    w.say("Nothing waits to be put up: Enter follows a copy that held several envelopes.")?;
-                    continue;
-                };
-                match desk.post(&desk.next, &next.message) {
-                    Sent::Answered(answer) => {
-                        hops += usize::from(act(&mut w, &answer)?);
-                    }
-                    Sent::Later(why) | Sent::Refused(why, _) => {
-                        w.say(&format!(
-                            "Not put up (the desk did not answer: {why}); press Enter to try again."
-                        ))?;
-                        w.ring();
-                        w.wait_again(next);
-                    }
-                    Sent::Denied(why) => return Err(denied(&why)),
-                }
-            }
+            Event::Enter => hops += put_up_next(&desk, &mut w)?,
             Event::Idle => {}
         }
         if retry.due() {
@@ -158,6 +116,66 @@ pub(crate) fn companion(
         "crosstalk: stopped; {hops} hop(s) through the desk{}.",
         spooling::left(&spool)
     );
+    Ok(0)
+}
+
+/// Sends copy `text` to the desk, and says how many hops it made: an answer is acted on
+/// (and the spool's back-off ends), a copy the desk cannot take now is spooled, one it will
+/// never take stays on the clipboard, and a refused token ends the companion.
+fn send_copied(
+    desk: &Desk,
+    spool: &Spool,
+    w: &mut Watching,
+    retry: &mut Retry,
+    text: &str,
+) -> Result<usize, Failure> {
+    match desk.send(text, true) {
+        Sent::Answered(answer) => {
+            let hops = usize::from(act(w, &answer)?);
+            // The desk answers again: what the spool holds goes now, not after the back-off
+            // the last failure set.
+            retry.succeeded();
+            return Ok(hops);
+        }
+        Sent::Later(why) => {
+            keep(spool, text, &why, w)?;
+            retry.failed();
+        }
+        Sent::Refused(why, limit) => {
+            let size = limit
+                .map(|l| format!(" ({} bytes; the desk takes at most {l})", text.len()))
+                .unwrap_or_default();
+            w.say(&format!(
+                "The desk refused the copy{size}: {why}. It is still on your clipboard."
+            ))?;
+            w.ring();
+        }
+        Sent::Denied(why) => {
+            keep(spool, text, &why, w)?;
+            return Err(denied(&why));
+        }
+    }
+    Ok(0)
+}
+
+/// Enter: the next envelope of a copy that held several is put up on the clipboard,
+/// through the desk; says how many hops that made. Not answered, it waits for Enter again.
+fn put_up_next(desk: &Desk, w: &mut Watching) -> Result<usize, Failure> {
+    let Some(next) = w.take_waiting() else {
+        w.say("Nothing waits to be put up: Enter follows a copy that held several envelopes.")?;
+        return Ok(0);
+    };
+    match desk.post(&desk.next, &next.message) {
+        Sent::Answered(answer) => return Ok(usize::from(act(w, &answer)?)),
+        Sent::Later(why) | Sent::Refused(why, _) => {
+            w.say(&format!(
+                "Not put up (the desk did not answer: {why}); press Enter to try again."
+            ))?;
+            w.ring();
+            w.wait_again(next);
+        }
+        Sent::Denied(why) => return Err(denied(&why)),
+    }
     Ok(0)
 }
 

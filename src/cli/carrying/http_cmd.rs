@@ -193,49 +193,7 @@ pub(crate) fn send(
     let report = store
         .import_text(&input.name, &input.text, opts)
         .map_err(store_failure)?;
-    let item = report.items.first();
-    let id = match item {
-        Some(i)
-            if matches!(
-                i.outcome,
-                Outcome::Imported | Outcome::Duplicate | Outcome::Signed
-            ) =>
-        {
-            i.message.clone().unwrap_or_default()
-        }
-        Some(i) if i.outcome == Outcome::Conflict => {
-            return Err(Failure {
-                code: EXIT_INVALID,
-                message: format!(
-                    "not sent: message {} is stored with other text; this text is kept beside it as a conflicting version (V in the app shows it). Send the stored message, or give this one its own message id",
-                    sanitize_line(i.message.as_deref().unwrap_or("?"))
-                ),
-            });
-        }
-        _ => {
-            let why: Vec<String> = item
-                .map(|i| {
-                    i.diagnostics
-                        .iter()
-                        .filter(|d| d.is_error())
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default()
-                .iter()
-                .map(|d| {
-                    format!(
-                        "\n  {}:{}",
-                        sanitize_line(&input.name),
-                        sanitize_line(&d.to_string())
-                    )
-                })
-                .collect();
-            return Err(Failure {
-                code: EXIT_INVALID,
-                message: format!("not sent: the envelope is not valid{}", why.concat()),
-            });
-        }
-    };
+    let id = sendable(report.items.first(), &input.name)?;
     let stored = store
         .message(&id)
         .map_err(store_failure)?
@@ -277,28 +235,7 @@ pub(crate) fn send(
             },
         )?;
     } else {
-        use std::io::Write;
-        let _ = writeln!(
-            out,
-            "{} {id} to {}: {}",
-            if delivered.accepted {
-                "delivered"
-            } else {
-                "refused"
-            },
-            sanitize_line(&url),
-            sanitize_line(&delivered.summary())
-        );
-        if !delivered.accepted {
-            for line in response
-                .body
-                .lines()
-                .map(str::trim_start)
-                .filter(|l| l.starts_with("line "))
-            {
-                let _ = writeln!(out, "  {}", sanitize_line(line));
-            }
-        }
+        print_answer(&mut out, &id, &url, &delivered, response);
     }
     out.finish()?;
     if let Some(gave_up) = &retried.gave_up {
@@ -308,6 +245,85 @@ pub(crate) fn send(
         );
     }
     Ok(if delivered.accepted { 0 } else { EXIT_INVALID })
+}
+
+/// The id of the stored message `send` posts, from the import's `item` of input `name`:
+/// imported now, stored already, or signed now. An envelope kept as a conflicting version,
+/// or rejected, is not sent: the failure says why.
+fn sendable(item: Option<&crate::store::ImportItem>, name: &str) -> Result<String, Failure> {
+    match item {
+        Some(i)
+            if matches!(
+                i.outcome,
+                Outcome::Imported | Outcome::Duplicate | Outcome::Signed
+            ) =>
+        {
+            Ok(i.message.clone().unwrap_or_default())
+        }
+        Some(i) if i.outcome == Outcome::Conflict => Err(Failure {
+            code: EXIT_INVALID,
+            message: format!(
+                "not sent: message {} is stored with other text; this text is kept beside it as a conflicting version (V in the app shows it). Send the stored message, or give this one its own message id",
+                sanitize_line(i.message.as_deref().unwrap_or("?"))
+            ),
+        }),
+        _ => {
+            let why: Vec<String> = item
+                .map(|i| {
+                    i.diagnostics
+                        .iter()
+                        .filter(|d| d.is_error())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+                .iter()
+                .map(|d| {
+                    format!(
+                        "\n  {}:{}",
+                        sanitize_line(name),
+                        sanitize_line(&d.to_string())
+                    )
+                })
+                .collect();
+            Err(Failure {
+                code: EXIT_INVALID,
+                message: format!("not sent: the envelope is not valid{}", why.concat()),
+            })
+        }
+    }
+}
+
+/// What `send` prints of the peer's answer to message `id` posted to `url`: delivered or
+/// refused, and the lines of a refusal that name a line of the envelope.
+fn print_answer(
+    out: &mut Stdout,
+    id: &str,
+    url: &str,
+    delivered: &deliver::Delivered,
+    response: &client::Response,
+) {
+    use std::io::Write;
+    let _ = writeln!(
+        out,
+        "{} {id} to {}: {}",
+        if delivered.accepted {
+            "delivered"
+        } else {
+            "refused"
+        },
+        sanitize_line(url),
+        sanitize_line(&delivered.summary())
+    );
+    if !delivered.accepted {
+        for line in response
+            .body
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| l.starts_with("line "))
+        {
+            let _ = writeln!(out, "  {}", sanitize_line(line));
+        }
+    }
 }
 
 /// What `send --json` prints: the delivery, and what it took to get its answer.

@@ -10,7 +10,7 @@ use crate::sanitize::sanitize_line;
 use crate::store::{Outcome, Store, StoreError, ThreadView};
 
 /// Opens the database named by `--db`, `$CROSSTALK_DB`, or the platform default.
-pub(crate) fn open(db: Option<&Path>) -> Result<Store, Failure> {
+pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
     let path = db_path(db)?;
     let _ = OPENED.set(path.clone());
     let mut store = Store::open(&path).map_err(|e| match e {
@@ -185,7 +185,7 @@ enum JsonEntry {
 /// `crosstalk import`: every input that can be read is imported (committed in pieces); a
 /// report per envelope. Inputs that cannot be read are reported on standard error with why,
 /// the others imported all the same, and the command then exits 2 (an I/O error).
-pub(crate) fn import(
+pub fn import(
     db: Option<&Path>,
     files: &[PathBuf],
     as_json: bool,
@@ -207,8 +207,11 @@ pub(crate) fn import(
     let expanded = crate::transport::file::expand(files);
     let files = &expanded[..];
     let mut ok = true;
-    let mut not_read: Vec<NotRead> = Vec::new();
-    let mut reports = Vec::new();
+    let mut reports = Reports {
+        as_json,
+        entries: Vec::new(),
+        not_read: Vec::new(),
+    };
     let mut out = Stdout::new();
     for (i, f) in files.iter().enumerate() {
         // File names reach the terminal: they may hold control characters too.
@@ -217,68 +220,16 @@ pub(crate) fn import(
         } else {
             sanitize_line(&f.to_string_lossy()).into_owned()
         };
-        let (mut reader, size): (Box<dyn Read>, Option<u64>) = if f.as_os_str() == "-" {
-            (Box::new(std::io::stdin().lock()), None)
-        } else {
-            match std::fs::File::open(f) {
-                Ok(file) => {
-                    let size = file.metadata().ok().map(|m| m.len());
-                    (Box::new(file), size)
-                }
-                Err(e) => {
-                    let _ = out.flush();
-                    eprintln!("crosstalk: cannot read `{name}`: {e}; not imported");
-                    let n = NotRead::new(name, e.to_string());
-                    if as_json {
-                        reports.push(JsonEntry::NotRead(n.clone()));
-                    }
-                    not_read.push(n);
-                    continue;
-                }
-            }
-        };
-        let mut progress = Progress::new(size);
-        // Mail (by extension, else by its first bytes) is decoded first.
-        let path = (f.as_os_str() != "-").then_some(f.as_path());
         let Some(open_store) = store.as_mut() else {
             break;
         };
-        let result = crate::transport::mail_import::import_input(
-            open_store,
-            &name,
-            path,
-            &mut reader,
-            opts,
-            &mut |n| progress.update(n),
-            fresh_ids,
-        );
-        progress.finish();
-        let (report, mail) = match result {
-            Ok(done) => {
-                if i + 1 == files.len() {
-                    // The last input is stored: the database is closed (the rest of the log
-                    // copied into it and the log removed) while the report is printed.
-                    closing.0 = store.take().map(|s| std::thread::spawn(move || drop(s)));
-                }
-                done
-            }
-            Err(StoreError::Read { error, .. }) => {
-                let _ = out.flush();
-                // A directory is read for its envelope files; this one has none.
-                let why = if f.is_dir() {
-                    format!("{error}, and it holds no .crosstalk or .aict file")
-                } else {
-                    error.to_string()
-                };
-                eprintln!("crosstalk: cannot read `{name}`: {why}; not imported");
-                let n = NotRead::new(name, why);
-                if as_json {
-                    reports.push(JsonEntry::NotRead(n.clone()));
-                }
-                not_read.push(n);
+        let (report, mail) = match import_file(open_store, f, &name, opts, fresh_ids) {
+            Ok(done) => done,
+            Err(Unimported::NotRead(why)) => {
+                reports.not_read(&mut out, name, why);
                 continue;
             }
-            Err(e) => {
+            Err(Unimported::Failed(e)) => {
                 // The database failed: nothing more can be imported. Say which inputs were
                 // not (this one may be in part: importing it again completes it).
                 let _ = out.flush();
@@ -292,110 +243,203 @@ pub(crate) fn import(
                 )));
             }
         };
+        if i + 1 == files.len() {
+            // The last input is stored: the database is closed (the rest of the log copied
+            // into it and the log removed) while the report is printed.
+            closing.0 = store.take().map(|s| std::thread::spawn(move || drop(s)));
+        }
         // A conflict is kept, yet an error: the operator must look at it.
         ok &= report.count(Outcome::Rejected) == 0
             && report.count(Outcome::Conflict) == 0
             && !report.items.is_empty();
         if as_json {
-            reports.push(JsonEntry::Read(JsonReport {
+            reports.entries.push(JsonEntry::Read(JsonReport {
                 report,
                 read_as_mail: mail,
             }));
             continue;
         }
-        let name = sanitize_line(&name);
-        // Line numbers of mail are those of its decoded text, named as `check` names it.
-        let at = match &mail {
-            Some(mail) => {
-                let _ = writeln!(out, "{}", sanitize_line(&mail.describe(&name)));
-                sanitize_line(&mail.decoded_name).into_owned()
-            }
-            None => name.to_string(),
-        };
-        for d in &report.diagnostics {
-            let _ = writeln!(out, "{at}:{}", sanitize_line(&d.to_string()));
-        }
-        for item in &report.items {
-            let what = match item.outcome {
-                Outcome::Imported => "imported",
-                Outcome::Duplicate => "duplicate",
-                Outcome::Rejected => "rejected",
-                Outcome::Conflict => "id conflict, kept as a version of",
-                Outcome::Signed => "signed copy of the stored (unsigned)",
-            };
-            let id = item
-                .message
-                .as_deref()
-                .map(|m| format!(" {m}"))
-                .unwrap_or_default();
-            let thread = item
-                .thread
-                .as_deref()
-                .map(|t| format!(" (thread {t})"))
-                .unwrap_or_default();
-            let _ = writeln!(out, "{at}:{}: {what}{id}{thread}", item.span.start_line);
-            // Trust alarms are said even for an envelope imported fine: a changed key or a
-            // revocation without effect is what the operator must act on; so is a consent
-            // that grants nothing because its value or its limit cannot be read.
-            let alarm = |d: &&crate::protocol::Diagnostic| {
-                crate::store::is_trust_alarm(d.code)
-                    || matches!(
-                        d.code,
-                        crate::protocol::Code::BadExpires | crate::protocol::Code::UnknownConsent
-                    )
-            };
-            for d in item.diagnostics.iter().filter(alarm) {
-                let _ = writeln!(out, "  {at}:{}", sanitize_line(&d.to_string()));
-            }
-            if matches!(item.outcome, Outcome::Rejected | Outcome::Conflict) {
-                for d in item.diagnostics.iter().filter(|d| d.is_error()) {
-                    let _ = writeln!(out, "  {at}:{}", sanitize_line(&d.to_string()));
-                }
-                let bad_id =
-                    |d: &&crate::protocol::Diagnostic| d.code == crate::protocol::Code::BadId;
-                let errors = || item.diagnostics.iter().filter(|d| d.is_error());
-                if item.outcome == Outcome::Rejected && errors().all(|d| bad_id(&d)) {
-                    let _ = writeln!(
-                        out,
-                        "  hint: `crosstalk import --fresh-ids` imports it with fresh ids, keeping these as aliases"
-                    );
-                }
-            }
-        }
-        let conflicts = match report.count(Outcome::Conflict) {
-            0 => String::new(),
-            n => format!(", {n} id conflict{}", if n == 1 { "" } else { "s" }),
-        };
-        let _ = writeln!(
-            out,
-            "{name}: {} imported, {} duplicate, {} rejected{conflicts}{}",
-            report.count(Outcome::Imported),
-            report.count(Outcome::Duplicate),
-            report.count(Outcome::Rejected),
-            match report.count(Outcome::Signed) {
-                0 => String::new(),
-                n => format!(", {n} signed"),
-            }
-        );
+        print_report(&mut out, &name, &report, mail.as_ref());
     }
     if as_json {
-        crate::cli::output::print_json(&mut out, &reports)?;
+        crate::cli::output::print_json(&mut out, &reports.entries)?;
     }
     out.finish()?;
-    if !not_read.is_empty() {
-        let names: Vec<String> = not_read
-            .iter()
+    if !reports.not_read.is_empty() {
+        let names: Vec<String> = (reports.not_read.iter())
             .map(|n| format!("`{}` ({})", n.name, n.why))
             .collect();
         eprintln!(
             "crosstalk: {} of {} inputs not read, so not imported: {}",
-            not_read.len(),
+            reports.not_read.len(),
             files.len(),
             names.join(", ")
         );
         return Ok(EXIT_USAGE);
     }
     Ok(if ok { 0 } else { EXIT_INVALID })
+}
+
+/// Why an input was not imported: it could not be read (why, for the operator), or the
+/// database failed.
+enum Unimported {
+    NotRead(String),
+    Failed(StoreError),
+}
+
+/// Imports input `f` (shown as `name`) into `store`, with a progress line while it is read.
+/// Mail (by extension, else by its first bytes) is decoded first.
+fn import_file(
+    store: &mut Store,
+    f: &Path,
+    name: &str,
+    opts: &Options,
+    fresh_ids: bool,
+) -> Result<
+    (
+        crate::store::ImportReport,
+        Option<crate::transport::mail_import::ReadAsMail>,
+    ),
+    Unimported,
+> {
+    let (mut reader, size) = open_input(f).map_err(|e| Unimported::NotRead(e.to_string()))?;
+    let mut progress = Progress::new(size);
+    let path = (f.as_os_str() != "-").then_some(f);
+    let result = crate::transport::mail_import::import_input(
+        store,
+        name,
+        path,
+        &mut reader,
+        opts,
+        &mut |n| progress.update(n),
+        fresh_ids,
+    );
+    progress.finish();
+    result.map_err(|e| match e {
+        // A directory is read for its envelope files; this one has none.
+        StoreError::Read { error, .. } if f.is_dir() => {
+            Unimported::NotRead(format!("{error}, and it holds no .crosstalk or .aict file"))
+        }
+        StoreError::Read { error, .. } => Unimported::NotRead(error.to_string()),
+        e => Unimported::Failed(e),
+    })
+}
+
+/// The input `f` opened, with its size when known (for the progress line); `-` is standard
+/// input.
+fn open_input(f: &Path) -> std::io::Result<(Box<dyn Read>, Option<u64>)> {
+    if f.as_os_str() == "-" {
+        return Ok((Box::new(std::io::stdin().lock()), None));
+    }
+    let file = std::fs::File::open(f)?;
+    let size = file.metadata().ok().map(|m| m.len());
+    Ok((Box::new(file), size))
+}
+
+/// What `import` says at the end: the inputs not read, and (with `--json`) every entry.
+struct Reports {
+    as_json: bool,
+    entries: Vec<JsonEntry>,
+    not_read: Vec<NotRead>,
+}
+
+impl Reports {
+    /// Input `name` could not be read, for reason `why`: said on standard error now (after
+    /// what standard output holds so far), and kept for the summary and the JSON list.
+    fn not_read(&mut self, out: &mut Stdout, name: String, why: String) {
+        let _ = out.flush();
+        eprintln!("crosstalk: cannot read `{name}`: {why}; not imported");
+        let n = NotRead::new(name, why);
+        if self.as_json {
+            self.entries.push(JsonEntry::NotRead(n.clone()));
+        }
+        self.not_read.push(n);
+    }
+}
+
+/// The text report of input `name`: a line per envelope, with what needs the operator's eye
+/// beneath it, and the counts.
+fn print_report(
+    out: &mut Stdout,
+    name: &str,
+    report: &crate::store::ImportReport,
+    mail: Option<&crate::transport::mail_import::ReadAsMail>,
+) {
+    let name = sanitize_line(name);
+    // Line numbers of mail are those of its decoded text, named as `check` names it.
+    let at = match mail {
+        Some(mail) => {
+            let _ = writeln!(out, "{}", sanitize_line(&mail.describe(&name)));
+            sanitize_line(&mail.decoded_name).into_owned()
+        }
+        None => name.to_string(),
+    };
+    for d in &report.diagnostics {
+        let _ = writeln!(out, "{at}:{}", sanitize_line(&d.to_string()));
+    }
+    for item in &report.items {
+        print_item(out, &at, item);
+    }
+    let conflicts = match report.count(Outcome::Conflict) {
+        0 => String::new(),
+        n => format!(", {n} id conflict{}", if n == 1 { "" } else { "s" }),
+    };
+    let _ = writeln!(
+        out,
+        "{name}: {} imported, {} duplicate, {} rejected{conflicts}{}",
+        report.count(Outcome::Imported),
+        report.count(Outcome::Duplicate),
+        report.count(Outcome::Rejected),
+        match report.count(Outcome::Signed) {
+            0 => String::new(),
+            n => format!(", {n} signed"),
+        }
+    );
+}
+
+/// One envelope's line of the text report (`at` names the input), with the trust alarms
+/// and, for one not stored as it is, its errors.
+fn print_item(out: &mut Stdout, at: &str, item: &crate::store::ImportItem) {
+    let what = match item.outcome {
+        Outcome::Imported => "imported",
+        Outcome::Duplicate => "duplicate",
+        Outcome::Rejected => "rejected",
+        Outcome::Conflict => "id conflict, kept as a version of",
+        Outcome::Signed => "signed copy of the stored (unsigned)",
+    };
+    let id = (item.message.as_deref())
+        .map(|m| format!(" {m}"))
+        .unwrap_or_default();
+    let thread = (item.thread.as_deref())
+        .map(|t| format!(" (thread {t})"))
+        .unwrap_or_default();
+    let _ = writeln!(out, "{at}:{}: {what}{id}{thread}", item.span.start_line);
+    // Trust alarms are said even for an envelope imported fine: a changed key or a
+    // revocation without effect is what the operator must act on; so is a consent that
+    // grants nothing because its value or its limit cannot be read.
+    let alarm = |d: &&crate::protocol::Diagnostic| {
+        crate::store::is_trust_alarm(d.code)
+            || matches!(
+                d.code,
+                crate::protocol::Code::BadExpires | crate::protocol::Code::UnknownConsent
+            )
+    };
+    for d in item.diagnostics.iter().filter(alarm) {
+        let _ = writeln!(out, "  {at}:{}", sanitize_line(&d.to_string()));
+    }
+    if matches!(item.outcome, Outcome::Rejected | Outcome::Conflict) {
+        for d in item.diagnostics.iter().filter(|d| d.is_error()) {
+            let _ = writeln!(out, "  {at}:{}", sanitize_line(&d.to_string()));
+        }
+        let bad_id = |d: &&crate::protocol::Diagnostic| d.code == crate::protocol::Code::BadId;
+        let errors = || item.diagnostics.iter().filter(|d| d.is_error());
+        if item.outcome == Outcome::Rejected && errors().all(|d| bad_id(&d)) {
+            let _ = writeln!(
+                out,
+                "  hint: `crosstalk import --fresh-ids` imports it with fresh ids, keeping these as aliases"
+            );
+        }
+    }
 }
 
 /// A database being closed on a thread of its own; dropping this waits for it.
@@ -410,7 +454,7 @@ impl Drop for Closing {
 }
 
 /// `crosstalk threads`: newest activity first.
-pub(crate) fn threads(
+pub fn threads(
     db: Option<&Path>,
     limit: usize,
     archived: bool,
@@ -530,7 +574,7 @@ pub(in crate::cli) fn load_thread(store: &Store, id: &str) -> Result<ThreadView,
 
 /// `crosstalk show`: the thread as an indented tree, or JSON. Replies deeper than
 /// [`export::MAX_INDENT`] are not indented further but say their depth.
-pub(crate) fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
+pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     let store = open_existing(db)?;
     let t = load_thread(&store, id)?;
     let mut out = Stdout::new();
@@ -573,7 +617,7 @@ pub(crate) fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Fai
 /// exact bytes to a file or pipe; on a terminal the text is shown with placeholders for what
 /// a terminal would act on. A file is written beside its final name and renamed into place,
 /// 0600, so an interrupted export never leaves half a backup under the name asked for.
-pub(crate) fn export(
+pub fn export(
     db: Option<&Path>,
     thread: Option<&str>,
     all: bool,
@@ -633,12 +677,7 @@ fn export_failure(e: export::ExportError, to: &str) -> Failure {
 }
 
 /// `crosstalk search`.
-pub(crate) fn search(
-    db: Option<&Path>,
-    query: &str,
-    limit: usize,
-    as_json: bool,
-) -> Result<u8, Failure> {
+pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Result<u8, Failure> {
     if query.trim().is_empty() {
         return Err(Failure::usage(
             "nothing to search for: give one or more words (`crosstalk search port number`)",
@@ -708,7 +747,7 @@ pub(in crate::cli) fn one_message(
 /// The app files it as a message when the operator copies it (C-y). It is from `desk`
 /// (`Config::desk_address_as`), as the app's `r` writes. The user header is `--user`
 /// (checked as an option), else the config's `[compose] user`, as for `new`.
-pub(crate) fn reply(
+pub fn reply(
     db: Option<&Path>,
     message: &str,
     desk: &str,

@@ -170,64 +170,15 @@ pub(crate) fn parse_block<'a>(
         b.invisible(banner_line.no, banner_col);
     }
     b.diags.extend(version);
-    if let Some(h) = first.first() {
-        let keys: Vec<String> = first.iter().map(|h| format!("`{}:`", h.key)).collect();
-        let (what, was) = match keys.len() {
-            1 => ("the first header", "was"),
-            _ => ("the first headers", "were"),
-        };
-        b.diags.push(Diagnostic::new(
-            Code::HeaderOnBanner,
-            h.pos.line,
-            h.pos.column,
-            format!(
-                "{} stood on the banner's line and {was} read as {what} (a line break was lost); put the banner on a line of its own",
-                keys.join(", "),
-            ),
-        ));
-    }
-    for h in first {
-        b.seen = true;
-        b.env.headers.push(HeaderRef {
-            key: part_of(banner_map.original, &banner_map.cleaned, h.key),
-            value: part_of(banner_map.original, &banner_map.cleaned, h.value),
-        });
-        b.pos.headers.push(h.pos);
-    }
+    b.banner_headers(banner_map, first);
     let terminated = b.run();
     b.close_meta_entry();
     if !b.seen && !terminated {
         return None;
     }
     *cur = b.cur;
-    if terminated && !b.seen {
-        b.diags.push(Diagnostic::new(
-            Code::EmptyEnvelope,
-            banner_line.no,
-            banner_col,
-            "the envelope has no headers and no body; put `user:`, `session:`, `intent:` and `body: |` between the banner and `[[END]]`",
-        ));
-    }
-    if !terminated {
-        b.diags.push(Diagnostic::new(
-            Code::MissingEnd,
-            b.last.no,
-            1,
-            format!(
-                "no `[[END]]`: the envelope was taken to end at line {}; add `[[END]]` as its last line",
-                b.last.no
-            ),
-        ));
-    }
     let byte_range = banner_line.start..b.last.end;
-    if byte_range.len() > opts.size_limit {
-        b.diags.push(too_large(
-            byte_range.len(),
-            opts.size_limit,
-            banner_line.no,
-            banner_col,
-        ));
-    }
+    b.end_findings(terminated, &banner_line, banner_col, byte_range.len(), opts);
     Some(ParsedRef {
         envelope: b.env,
         span: Span {
@@ -336,7 +287,79 @@ impl<'a> Block<'a, '_> {
         ));
     }
 
+    /// Reads the headers that stood on the banner's own line (`first`, in `banner_map`): a
+    /// line break was lost, which is said once for all of them.
+    fn banner_headers(&mut self, banner_map: &LineMap<'a>, first: Vec<BannerHeader<'_>>) {
+        if let Some(h) = first.first() {
+            let keys: Vec<String> = first.iter().map(|h| format!("`{}:`", h.key)).collect();
+            let (what, was) = match keys.len() {
+                1 => ("the first header", "was"),
+                _ => ("the first headers", "were"),
+            };
+            self.diags.push(Diagnostic::new(
+                Code::HeaderOnBanner,
+                h.pos.line,
+                h.pos.column,
+                format!(
+                    "{} stood on the banner's line and {was} read as {what} (a line break was lost); put the banner on a line of its own",
+                    keys.join(", "),
+                ),
+            ));
+        }
+        for h in first {
+            self.seen = true;
+            self.env.headers.push(HeaderRef {
+                key: part_of(banner_map.original, &banner_map.cleaned, h.key),
+                value: part_of(banner_map.original, &banner_map.cleaned, h.value),
+            });
+            self.pos.headers.push(h.pos);
+        }
+    }
+
+    /// What is said of the envelope as a whole once read (`bytes` long, its banner on
+    /// `banner_line` at `banner_col`): empty, not `terminated`, or too large.
+    fn end_findings(
+        &mut self,
+        terminated: bool,
+        banner_line: &Line<'a>,
+        banner_col: u32,
+        bytes: usize,
+        opts: &Options,
+    ) {
+        if terminated && !self.seen {
+            self.diags.push(Diagnostic::new(
+                Code::EmptyEnvelope,
+                banner_line.no,
+                banner_col,
+                "the envelope has no headers and no body; put `user:`, `session:`, `intent:` and `body: |` between the banner and `[[END]]`",
+            ));
+        }
+        if !terminated {
+            self.diags.push(Diagnostic::new(
+                Code::MissingEnd,
+                self.last.no,
+                1,
+                format!(
+                    "no `[[END]]`: the envelope was taken to end at line {}; add `[[END]]` as its last line",
+                    self.last.no
+                ),
+            ));
+        }
+        if bytes > opts.size_limit {
+            self.diags.push(too_large(
+                bytes,
+                opts.size_limit,
+                banner_line.no,
+                banner_col,
+            ));
+        }
+    }
+
     /// Reads sections until `[[END]]` (returns true) or until the envelope evidently stops.
+    ///
+    /// Each line is first asked what ends or continues a section (blank lines, what follows
+    /// `sig:`, a continued META value); a `key: value` line is then read by its key
+    /// ([`Block::keyed`]), and any other by [`Block::unkeyed`].
     fn run(&mut self) -> bool {
         let mut state = State::Headers;
         while let Some(v) = self.peek() {
@@ -370,164 +393,199 @@ impl<'a> Block<'a, '_> {
                 continue;
             }
             self.close_meta_entry();
-            let Some((key, value, voff)) = lines::split_key(c) else {
-                if state == State::AfterBody && self.terminator_ahead(v.line.no) {
-                    // A header after the body ended it, and text follows before `sig:` or
-                    // `[[END]]`: most likely body text around a line that looked like a
-                    // header. Reading the envelope as ending here would drop that text
-                    // and call its `sig:` and `[[END]]` missing.
-                    self.unread_after_body(&v);
-                    continue;
-                }
-                if state != State::AfterBody && self.terminator_ahead(v.line.no) {
-                    // Fixed text, not a copy per line: an envelope at the size limit can
-                    // be half a million such lines, each with its finding.
-                    let (code, message) = if state == State::Meta {
-                        (
-                            Code::BadMetaEntry,
-                            "this line inside a META block is not `Key: value`; write it as `Key: value`, or move it into the body",
-                        )
-                    } else {
-                        (
-                            Code::UnexpectedLine,
-                            "this line is not a header, a META block or the body; write it as `Key: value`, or move it into the body",
-                        )
-                    };
-                    self.diags.push(Diagnostic::new(
-                        code,
-                        v.line.no,
-                        v.col(lines::indent_of(c).1),
-                        message,
-                    ));
-                    self.seen = true;
-                    self.structural(&v);
-                    continue;
-                }
-                return false;
+            let read = match lines::split_key(c) {
+                Some((key, value, voff)) => self.keyed(&v, c, (key, value, voff), state),
+                None => self.unkeyed(&v, c, state).then_some(state),
             };
-            // Inside a META block keys are case-sensitive: only the lower-case structural
-            // keys end it, so `User:` or `Body:` stay entries of the block.
-            let lower = structural_key(key, state == State::Meta);
-            let after_body = state == State::AfterBody;
-            match lower {
-                "body" | "response" => {
-                    self.seen = true;
-                    self.reply_form = lower == "response";
-                    let (indent, lead) = lines::indent_of(c);
-                    self.pos.body = Some(v.pos(lead));
-                    let key = body::KeyLine {
-                        name: if self.reply_form { "response" } else { "body" },
-                        value,
-                        at: v.pos(voff),
-                        indent,
-                    };
-                    self.structural(&v);
-                    self.body(&key);
-                    state = State::AfterBody;
-                }
-                "sig" | "hash" => {
-                    self.seen = true;
-                    let p = Some(v.pos(lines::indent_of(c).1));
-                    if lower == "sig" {
-                        self.env.sig = Some(v.part(value));
-                        self.pos.sig = p;
-                    } else {
-                        self.env.hash = Some(v.part(value));
-                        self.pos.hash = p;
-                    }
-                    self.structural(&v);
-                    state = State::AfterBody;
-                }
-                "meta" => {
-                    self.seen = true;
-                    if after_body {
-                        self.after_body(&v);
-                    }
-                    let mpos = v.pos(lines::indent_of(c).1);
-                    let legacy = value.starts_with('|');
-                    let namespace = if legacy {
-                        Cow::Borrowed("legacy")
-                    } else {
-                        v.part(value)
-                    };
-                    // A block holds a handful of entries (`meta: privacy` five): room for
-                    // eight at once, instead of four and then eight.
-                    let entries = self.spare.entries(8);
-                    self.env.meta.push(MetaRef { namespace, entries });
-                    let entry_pos = self.spare.entry_pos(8);
-                    self.pos.meta.push((mpos, entry_pos));
-                    self.structural(&v);
-                    if legacy {
-                        self.diags.push(Diagnostic::new(
-                            Code::LegacyMeta,
-                            mpos.line,
-                            mpos.column,
-                            "the older `meta: |` layout was read as `meta: legacy`; write META blocks as `meta: <namespace>` followed by `Key: value` lines",
-                        ));
-                        // Words after `|` belong to no entry: unread, so said (and a
-                        // signature cannot vouch for them).
-                        let after = value[1..].trim_start_matches(|c: char| {
-                            c.is_ascii_digit() || c == '-' || c == '+'
-                        });
-                        let rest = after.trim();
-                        if !rest.is_empty() {
-                            // Where the words start: after `|`, its flags and the spaces.
-                            let at = v.pos(voff + value.len() - after.trim_start().len());
-                            let shown = lines::excerpt(rest, 40);
-                            self.diags.push(Diagnostic::new(
-                                Code::BadMetaEntry,
-                                at.line,
-                                at.column,
-                                format!(
-                                    "`{shown}` after `meta: |` was not read (the block's entries are the indented `key: value` lines below it); move it into the body"
-                                ),
-                            ));
-                        }
-                        self.legacy_meta();
-                        state = State::Headers;
-                    } else {
-                        state = State::Meta;
-                    }
-                }
-                k if is_known(k) || state != State::Meta => {
-                    if after_body && !is_known(k) && !self.terminator_ahead(v.line.no) {
-                        return false;
-                    }
-                    self.seen = true;
-                    if after_body {
-                        self.after_body(&v);
-                    }
-                    // Kept as written: the canonical form must not change what was signed.
-                    self.env.headers.push(HeaderRef {
-                        key: v.part(key),
-                        value: v.part(value),
-                    });
-                    self.pos.headers.push(v.pos(voff));
-                    self.structural(&v);
-                    if !after_body {
-                        state = State::Headers;
-                    }
-                }
-                _ => {
-                    // An entry of the open META block; keys are case-sensitive.
-                    let (block, positions) =
-                        match (self.env.meta.last_mut(), self.pos.meta.last_mut()) {
-                            (Some(b), Some((_, p))) => (b, p),
-                            _ => return false,
-                        };
-                    block.entries.push((v.part(key), v.part(value)));
-                    positions.push(v.pos(voff));
-                    self.meta_entry = Some(MetaEntry {
-                        indent: lines::indent_of(c).0,
-                        continued: false,
-                        base: None,
-                        flow: Flow::of(value),
-                    });
-                    self.structural(&v);
-                }
+            match read {
+                Some(next) => state = next,
+                None => return false,
             }
         }
         false
+    }
+
+    /// A line that is not `key: value`, read in `state`; whether the envelope goes on.
+    fn unkeyed(&mut self, v: &View<'a>, c: &str, state: State) -> bool {
+        if !self.terminator_ahead(v.line.no) {
+            return false;
+        }
+        if state == State::AfterBody {
+            // A header after the body ended it, and text follows before `sig:` or
+            // `[[END]]`: most likely body text around a line that looked like a header.
+            // Reading the envelope as ending here would drop that text and call its `sig:`
+            // and `[[END]]` missing.
+            self.unread_after_body(v);
+            return true;
+        }
+        // Fixed text, not a copy per line: an envelope at the size limit can be half a
+        // million such lines, each with its finding.
+        let (code, message) = if state == State::Meta {
+            (
+                Code::BadMetaEntry,
+                "this line inside a META block is not `Key: value`; write it as `Key: value`, or move it into the body",
+            )
+        } else {
+            (
+                Code::UnexpectedLine,
+                "this line is not a header, a META block or the body; write it as `Key: value`, or move it into the body",
+            )
+        };
+        self.diags.push(Diagnostic::new(
+            code,
+            v.line.no,
+            v.col(lines::indent_of(c).1),
+            message,
+        ));
+        self.seen = true;
+        self.structural(v);
+        true
+    }
+
+    /// A `key: value` line (its value at `voff`), read in `state`: the state after it, or
+    /// `None` where the envelope stops.
+    fn keyed(
+        &mut self,
+        v: &View<'a>,
+        c: &str,
+        (key, value, voff): (&str, &str, usize),
+        state: State,
+    ) -> Option<State> {
+        // Inside a META block keys are case-sensitive: only the lower-case structural keys
+        // end it, so `User:` or `Body:` stay entries of the block.
+        let lower = structural_key(key, state == State::Meta);
+        let after_body = state == State::AfterBody;
+        match lower {
+            "body" | "response" => {
+                self.seen = true;
+                self.reply_form = lower == "response";
+                let (indent, lead) = lines::indent_of(c);
+                self.pos.body = Some(v.pos(lead));
+                let key = body::KeyLine {
+                    name: if self.reply_form { "response" } else { "body" },
+                    value,
+                    at: v.pos(voff),
+                    indent,
+                };
+                self.structural(v);
+                self.body(&key);
+                Some(State::AfterBody)
+            }
+            "sig" | "hash" => {
+                self.seen = true;
+                let p = Some(v.pos(lines::indent_of(c).1));
+                if lower == "sig" {
+                    self.env.sig = Some(v.part(value));
+                    self.pos.sig = p;
+                } else {
+                    self.env.hash = Some(v.part(value));
+                    self.pos.hash = p;
+                }
+                self.structural(v);
+                Some(State::AfterBody)
+            }
+            "meta" => {
+                self.seen = true;
+                if after_body {
+                    self.after_body(v);
+                }
+                Some(self.meta_key(v, c, value, voff))
+            }
+            k if is_known(k) || state != State::Meta => {
+                if after_body && !is_known(k) && !self.terminator_ahead(v.line.no) {
+                    return None;
+                }
+                self.seen = true;
+                if after_body {
+                    self.after_body(v);
+                }
+                // Kept as written: the canonical form must not change what was signed.
+                self.env.headers.push(HeaderRef {
+                    key: v.part(key),
+                    value: v.part(value),
+                });
+                self.pos.headers.push(v.pos(voff));
+                self.structural(v);
+                Some(if after_body { state } else { State::Headers })
+            }
+            _ => {
+                self.meta_entry_line(v, c, key, value, voff)?;
+                Some(state)
+            }
+        }
+    }
+
+    /// A `meta:` line opening a block named `value` (at `voff`): the state after it.
+    fn meta_key(&mut self, v: &View<'a>, c: &str, value: &str, voff: usize) -> State {
+        let mpos = v.pos(lines::indent_of(c).1);
+        let legacy = value.starts_with('|');
+        let namespace = if legacy {
+            Cow::Borrowed("legacy")
+        } else {
+            v.part(value)
+        };
+        // A block holds a handful of entries (`meta: privacy` five): room for eight at once,
+        // instead of four and then eight.
+        let entries = self.spare.entries(8);
+        self.env.meta.push(MetaRef { namespace, entries });
+        let entry_pos = self.spare.entry_pos(8);
+        self.pos.meta.push((mpos, entry_pos));
+        self.structural(v);
+        if !legacy {
+            return State::Meta;
+        }
+        self.diags.push(Diagnostic::new(
+            Code::LegacyMeta,
+            mpos.line,
+            mpos.column,
+            "the older `meta: |` layout was read as `meta: legacy`; write META blocks as `meta: <namespace>` followed by `Key: value` lines",
+        ));
+        // Words after `|` belong to no entry: unread, so said (and a signature cannot vouch
+        // for them).
+        let after =
+            value[1..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+        let rest = after.trim();
+        if !rest.is_empty() {
+            // Where the words start: after `|`, its flags and the spaces.
+            let at = v.pos(voff + value.len() - after.trim_start().len());
+            let shown = lines::excerpt(rest, 40);
+            self.diags.push(Diagnostic::new(
+                Code::BadMetaEntry,
+                at.line,
+                at.column,
+                format!(
+                    "`{shown}` after `meta: |` was not read (the block's entries are the indented `key: value` lines below it); move it into the body"
+                ),
+            ));
+        }
+        self.legacy_meta();
+        State::Headers
+    }
+
+    /// An entry of the open META block (keys are case-sensitive); `None` when no block is
+    /// open.
+    fn meta_entry_line(
+        &mut self,
+        v: &View<'a>,
+        c: &str,
+        key: &str,
+        value: &str,
+        voff: usize,
+    ) -> Option<()> {
+        let (block, positions) = match (self.env.meta.last_mut(), self.pos.meta.last_mut()) {
+            (Some(b), Some((_, p))) => (b, p),
+            _ => return None,
+        };
+        block.entries.push((v.part(key), v.part(value)));
+        positions.push(v.pos(voff));
+        self.meta_entry = Some(MetaEntry {
+            indent: lines::indent_of(c).0,
+            continued: false,
+            base: None,
+            flow: Flow::of(value),
+        });
+        self.structural(v);
+        Some(())
     }
 
     /// Whether a line may stand between `sig:` and `[[END]]`: only the one `hash:` (it covers
