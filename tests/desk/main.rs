@@ -6,7 +6,7 @@
 //! (temporary directories and databases, a tmux server on a socket of its own, Xvfb on a
 //! display it picks, `serve` on an ephemeral port), and none changes the process's
 //! environment or current directory. A test that needs another environment runs itself in a
-//! child process (`helpers::common::run_self`).
+//! child process (`helpers::common::this_test`).
 
 mod helpers;
 

@@ -88,6 +88,32 @@ impl Server {
         self.child.as_ref().map(Child::id).unwrap_or(0)
     }
 
+    /// How many sockets the server holds open (its listener among them), read from
+    /// `/proc`: each connection it admits holds two (hyper's and the spare it answers on when
+    /// the connection gives its slot up), one it has let go none.
+    pub fn sockets(&self) -> usize {
+        let fds = std::fs::read_dir(format!("/proc/{}/fd", self.pid())).expect("serve's fds");
+        fds.filter_map(Result::ok)
+            .filter(|fd| {
+                std::fs::read_link(fd.path())
+                    .is_ok_and(|to| to.to_string_lossy().starts_with("socket:"))
+            })
+            .count()
+    }
+
+    /// Waits (at most 20 s) until the server holds `n` sockets (see [`Server::sockets`]).
+    pub fn wait_sockets(&self, n: usize, what: &str) {
+        let start = Instant::now();
+        while self.sockets() != n {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "{what}: serve holds {} sockets, not {n}",
+                self.sockets()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Sends SIGTERM without waiting.
     pub fn terminate(&self) {
         let status = Command::new("kill")

@@ -78,6 +78,8 @@ struct Flood {
     opened: Arc<AtomicUsize>,
     /// Connections the server answered or closed (each opened again when renewing).
     closed: Arc<AtomicUsize>,
+    /// Ticks done: each trickled a byte on every connection that trickles and looked at all.
+    ticks: Arc<AtomicUsize>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -133,9 +135,11 @@ impl Flood {
         let stop = Arc::new(AtomicBool::new(false));
         let opened = Arc::new(AtomicUsize::new(0));
         let closed = Arc::new(AtomicUsize::new(0));
+        let ticks = Arc::new(AtomicUsize::new(0));
         let (ready_tx, ready) = std::sync::mpsc::channel();
         let thread = {
-            let (stop, opened, closed) = (stop.clone(), opened.clone(), closed.clone());
+            let (stop, opened, closed, ticks) =
+                (stop.clone(), opened.clone(), closed.clone(), ticks.clone());
             std::thread::spawn(move || {
                 let dialer = Dialer::new();
                 let mut held: Vec<Held> = (0..FLOOD)
@@ -163,6 +167,8 @@ impl Flood {
                             }
                         }
                     }
+                    ticks.fetch_add(1, Ordering::Relaxed);
+                    // The pace of the trickle, not a wait for anything.
                     std::thread::sleep(TICK);
                 }
             })
@@ -172,6 +178,7 @@ impl Flood {
             stop,
             opened,
             closed,
+            ticks,
             thread: Some(thread),
         }
     }
@@ -181,6 +188,18 @@ impl Flood {
         let closed = self.closed.load(Ordering::Relaxed);
         let opened = self.opened.load(Ordering::Relaxed);
         (opened.saturating_sub(closed), closed)
+    }
+
+    /// Waits (at most 30 s) until the flood has done `n` ticks.
+    fn ticked(&self, n: usize) {
+        let start = std::time::Instant::now();
+        while self.ticks.load(Ordering::Relaxed) < n {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the flood did not tick {n} times"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Waits (at most 30 s) until the server has answered or closed `n` connections: the
@@ -291,8 +310,8 @@ fn a_thousand_addresses_holding_connections_keep_no_one_out() {
     // The default slots, and a head timeout longer than the test: none is closed on time.
     let server = guarded_server(dir.path(), &["--head-timeout", "60"]);
     let flood = Flood::start(server.addr, addresses(FLOOD), true);
-    // Every one trickled or sat for a tick or two.
-    std::thread::sleep(TICK * 2);
+    // Every one trickled or sat for two ticks.
+    flood.ticked(2);
     served_while_flooded(&server, "127.0.0.2", 5, "a thousand addresses hold");
     // All held at once: the default slots are more than the flood.
     let (open, closed) = flood.counts();
@@ -314,6 +333,7 @@ fn a_thousand_addresses_over_fewer_slots_make_room_for_a_newcomer() {
     let flood = Flood::start(server.addr, addresses(FLOOD), false);
     // Every connection past the slots was answered; the last 256 in are held past `YOUNG`.
     flood.answered_at_least(FLOOD - 256);
+    // What is waited for is age itself (past `YOUNG`), so a wait of a set time is the way.
     std::thread::sleep(TICK);
     served_while_flooded(
         &server,
@@ -423,17 +443,23 @@ fn past_the_connections_every_one_reading_a_request_a_newcomer_is_answered_503_a
         &dir.path().join("srv.db"),
         &["--max-connections", "2", "--request-timeout", "30"],
     );
+    let idle = server.sockets();
     let held = [
         reading("127.0.0.1", server.addr),
         reading("127.0.0.3", server.addr),
     ];
+    server.wait_sockets(idle + 4, "both admitted");
+    // Admitted is not enough: each must have had its head read, or it could give its slot up
+    // to the newcomer. Nothing outside the server shows that a head was read (the body's
+    // first byte is read with it, and the server says nothing until it has the rest), so a
+    // bounded wait is the only way.
     std::thread::sleep(Duration::from_millis(300));
     let (answer, took) = post_plain(server.addr, "127.0.0.2");
     assert_busy(&answer, "as many connections as it takes");
     assert!(took < GOAL, "answered after {took:?}");
     // One of them done: the next is served.
     drop(held);
-    std::thread::sleep(Duration::from_millis(300));
+    server.wait_sockets(idle, "both let go");
     let (answer, _) = post_plain(server.addr, "127.0.0.2");
     assert_eq!(answer.status, 200, "{answer:?}");
     assert_eq!(server.stop(), 0);
@@ -448,7 +474,11 @@ fn when_all_are_taken_the_connection_waiting_longest_for_a_head_makes_room() {
         &["--max-connections", "1", "--head-timeout", "30"],
     );
     // One connection holds the only slot, sending nothing.
+    let before = server.sockets();
     let idle = TcpStream::connect(server.addr).unwrap();
+    server.wait_sockets(before + 2, "the idle one admitted");
+    // Admitted, and it must be older than `YOUNG` (100 ms) to give its slot up: age is waited
+    // for by the clock.
     std::thread::sleep(Duration::from_millis(300));
     let (answer, took) = post_plain(server.addr, "127.0.0.2");
     assert_eq!(answer.status, 200, "{answer:?}");
@@ -475,10 +505,16 @@ fn one_address_holds_its_share_of_the_connections() {
     );
     // Two requests being read from 127.0.0.1: its share. A third from it is answered at
     // once; one from elsewhere is served.
+    let none = server.sockets();
     let held = [
         reading("127.0.0.1", server.addr),
         reading("127.0.0.1", server.addr),
     ];
+    server.wait_sockets(none + 4, "both admitted");
+    // Admitted is not enough: each must have had its head read, or it could give its slot up
+    // to the newcomer. Nothing outside the server shows that a head was read (the body's
+    // first byte is read with it, and the server says nothing until it has the rest), so a
+    // bounded wait is the only way.
     std::thread::sleep(Duration::from_millis(300));
     let (answer, took) = post_plain(server.addr, "127.0.0.1");
     assert_busy(&answer, "from your address");
@@ -487,11 +523,15 @@ fn one_address_holds_its_share_of_the_connections() {
     assert_eq!(answer.status, 200, "{answer:?}");
     assert!(took < GOAL, "served after {took:?}");
     drop(held);
+    server.wait_sockets(none, "the held ones let go");
     // Two idle connections from 127.0.0.1: the older makes room for its own newcomer.
     let idle = [
         TcpStream::connect(server.addr).unwrap(),
         TcpStream::connect(server.addr).unwrap(),
     ];
+    server.wait_sockets(none + 4, "both idle ones admitted");
+    // Admitted, and it must be older than `YOUNG` (100 ms) to give its slot up: age is waited
+    // for by the clock.
     std::thread::sleep(Duration::from_millis(300));
     let (answer, took) = post_plain(server.addr, "127.0.0.1");
     assert_eq!(answer.status, 200, "{answer:?}");
@@ -508,13 +548,19 @@ fn past_the_requests_read_at_once_a_request_is_answered_503_at_once() {
         &dir.path().join("srv.db"),
         &["--max-requests", "1", "--request-timeout", "30"],
     );
+    let none = server.sockets();
     let held = reading("127.0.0.1", server.addr);
+    server.wait_sockets(none + 2, "the held one admitted");
+    // Admitted is not enough: its request must be being read, which nothing outside the
+    // server shows (the body's first byte is read with the head, and the server says nothing
+    // until it has the rest), so a bounded wait is the only way.
     std::thread::sleep(Duration::from_millis(300));
     let (answer, took) = post_plain(server.addr, "127.0.0.2");
     assert_busy(&answer, "as many requests as it takes");
     assert!(took < GOAL, "answered after {took:?}");
+    // Once the connection is let go, its request no longer holds a place.
     drop(held);
-    std::thread::sleep(Duration::from_millis(300));
+    server.wait_sockets(none, "the held one let go");
     let (answer, _) = post_plain(server.addr, "127.0.0.2");
     assert_eq!(answer.status, 200, "{answer:?}");
     assert_eq!(server.stop(), 0);

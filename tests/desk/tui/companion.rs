@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tmux::relay::{self, count};
-use tmux::xvfb::{Piped, Xvfb, next_json, spawn_piped};
+use tmux::xvfb::{Piped, Xvfb, next_json, next_line, spawn_piped};
 use tmux::{BIN, Term, sh_quote};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -181,7 +181,8 @@ fn a_companion_relays_through_the_desk_and_spools_while_it_is_down() {
     x.copy(&both);
     let s = l.wait_for_n("2 envelopes for others in one copy", 1);
     assert!(s.contains("Enter puts up the first (for GEMINI)"), "{s}");
-    std::thread::sleep(Duration::from_millis(400));
+    // The companion says so once it has acted on the copy, any copy it makes included: the
+    // clipboard read now is what it left.
     assert_eq!(x.clipboard_until("a read", |c| !c.is_empty()), both);
     l.enter();
     let pasted = x.clipboard_until("the first of two", |c| c.contains("write the TTL down"));
@@ -286,6 +287,13 @@ fn walk(dir: &Path) -> Vec<String> {
     out
 }
 
+/// Waits for a companion's first line on standard error, which it writes once it watches the
+/// clipboard: a copy made after it is news to it.
+fn companion_started(err: &std::sync::mpsc::Receiver<String>) {
+    let line = next_line(err, "the companion to start watching");
+    assert!(line.contains("watching the clipboard"), "{line}");
+}
+
 /// The companion for a script (`--json`): started while the desk is down, a copy is spooled
 /// (a `note` says so) and sent when the desk comes up on its port, then put on the clipboard
 /// (the answer's `hop` and how it was copied); a wrong token ends it with exit 2, the copy
@@ -315,7 +323,7 @@ fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token()
         out,
         err,
     } = companion(TOKEN);
-    std::thread::sleep(Duration::from_millis(500));
+    companion_started(&err);
     let text = format!(
         "Reply:\n{}",
         envelope("CLAUDE", "GEMINI", 1, None, "Spooled first.")
@@ -354,9 +362,9 @@ fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token()
     let Piped {
         mut child,
         out: _out,
-        err: _err,
+        err,
     } = companion("wrong");
-    std::thread::sleep(Duration::from_millis(500));
+    companion_started(&err);
     x.copy(&format!(
         "Reply:\n{}",
         envelope("GEMINI", "CLAUDE", 2, Some(1), "Kept.")
@@ -530,7 +538,7 @@ fn a_copy_that_cannot_be_spooled_is_named_and_the_companion_goes_on() {
     let Piped {
         mut child,
         out,
-        err: _err,
+        err,
     } = spawn_piped(
         x.crosstalk(dir.path(), &config)
             .args([
@@ -554,7 +562,7 @@ fn a_copy_that_cannot_be_spooled_is_named_and_the_companion_goes_on() {
             ))),
         "{first}"
     );
-    std::thread::sleep(Duration::from_millis(500));
+    companion_started(&err);
     let copy = |n: u8| {
         x.copy(&format!(
             "Reply:\n{}",

@@ -1189,8 +1189,28 @@ fn sigterm_during_a_piped_command_ends_both() {
         t.format("#{mouse_standard_flag}#{mouse_any_flag}#{mouse_sgr_flag}"),
         "000"
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // The command's shell is gone (its command line names the marker): it can never touch it.
+    let marker_arg = marker.to_str().unwrap();
+    let start = Instant::now();
+    while running_with(marker_arg) {
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "the piped command outlived the app"
+        );
+        std::thread::sleep(POLL);
+    }
     assert!(!marker.exists(), "the command was ended with the app");
+}
+
+/// Whether a process of this machine has `arg` in its command line (a zombie has none).
+fn running_with(arg: &str) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.filter_map(Result::ok).any(|p| {
+        let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+        String::from_utf8_lossy(&cmdline).contains(arg)
+    })
 }
 
 /// At 80×24 in a real terminal, an error longer than the status and hint lines ends in

@@ -112,7 +112,8 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
     x.copy(&both);
     let s = t.wait_for("2 envelopes for others in one copy");
     assert!(s.contains("> puts up the first (for GEMINI)"), "{s}");
-    std::thread::sleep(Duration::from_millis(400));
+    // The decision, with any copy it makes, comes before the status line that says what came
+    // of it: the clipboard read now is what the decision left.
     assert_eq!(x.clipboard_until("a read", |c| !c.is_empty()), both);
     t.keys(&[">"]);
     let pasted = x.clipboard_until("the first of two", |c| c.contains("write the TTL down"));
@@ -127,7 +128,10 @@ fn three_windows_relay_in_two_clipboard_operations_per_hop() {
     t.wait_for("that was the last");
 
     // No loop: every envelope stored once, none of crosstalk's own copies imported; the
-    // pastes kept are the six the windows copied.
+    // pastes kept are the six the windows copied. The watch hears of the app's own last copy
+    // after the status line says it was made, and an own copy is never announced, so nothing
+    // shows that it was heard: a bounded wait, a few of the watch's reads long, is the only
+    // way to give a wrong import its chance to happen.
     std::thread::sleep(Duration::from_millis(400));
     relay::stored_once_threaded_and_relayed(&t.db, 6, "relayed_at IS NOT NULL");
     assert_eq!(count(&t.db, "SELECT count(*) FROM pastes"), 6);
@@ -240,7 +244,8 @@ fn the_watch_command_hops_too() {
             .contains("addressed to you"),
         "{line}"
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // The watch writes its line once it has acted on the copy, any copy it makes included:
+    // the clipboard read now is what it left.
     assert_eq!(x.clipboard(), to_me);
 
     // Two for others: left alone, both listed as waiting.
@@ -254,7 +259,8 @@ fn the_watch_command_hops_too() {
     assert_eq!(line["hop"]["decision"], "several", "{line}");
     assert_eq!(line["waiting"], 2, "{line}");
     assert_eq!(line["hop"]["waiting"][0]["to"], "GEMINI", "{line}");
-    std::thread::sleep(Duration::from_millis(300));
+    // The watch writes its line once it has acted on the copy, any copy it makes included:
+    // the clipboard read now is what it left.
     assert_eq!(x.clipboard(), both);
 
     // No loop: four messages, one relayed (by the system clipboard), three pastes kept.
@@ -310,7 +316,8 @@ fn the_watch_command_posts_to_an_http_contact() {
         "{line}"
     );
     assert!(line.get("hop").is_none(), "{line}");
-    std::thread::sleep(Duration::from_millis(300));
+    // The watch writes its line once it has acted on the copy, any copy it makes included:
+    // the clipboard read now is what it left.
     assert_eq!(x.clipboard(), copied, "nothing put on the clipboard");
 
     let relayed =

@@ -15,7 +15,6 @@ use crate::helpers::tmux;
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::{RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -31,16 +30,6 @@ fn envelope() -> String {
 /// An envelope with errors (ids that are not ULIDs).
 const INVALID: &str = "[[A→B v1]]\nthread: nope\nmessage: nope\nintent: REQUEST\n\nbody: |\n  x\nsig: none\n[[END]]\n";
 
-/// Taken shared by the tests here that run an X clipboard, and alone by the burst: its copies
-/// are milliseconds apart, and the other tests' Xvfb servers, apps and copies running beside
-/// it take the cores its watch needs to read each copy before the next replaces it (the
-/// machine's load, not the watch's doing).
-static CORES: RwLock<()> = RwLock::new(());
-
-fn shared() -> RwLockReadGuard<'static, ()> {
-    CORES.read().unwrap_or_else(|e| e.into_inner())
-}
-
 fn count(db: &Path, sql: &str) -> i64 {
     let c = rusqlite::Connection::open(db).unwrap();
     c.query_row(sql, [], |r| r.get(0)).unwrap()
@@ -48,7 +37,6 @@ fn count(db: &Path, sql: &str) -> i64 {
 
 #[test]
 fn the_cli_imports_each_copied_envelope_once_and_announces_invalid_ones() {
-    let _cores = shared();
     let Some(x) = Xvfb::start() else { return };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
@@ -77,11 +65,10 @@ fn the_cli_imports_each_copied_envelope_once_and_announces_invalid_ones() {
     assert_eq!(first["rejected"], 0, "{first}");
     assert_eq!(count(&db, "SELECT count(*) FROM messages"), 1);
 
-    // The same text copied again, then text without an envelope: neither is news, so the
-    // next line is the invalid envelope's.
-    x.copy(&envelope());
-    x.copy("a chat answer with no envelope in it");
-    std::thread::sleep(Duration::from_millis(400));
+    // The same text copied again, then text without an envelope, each read by the watch:
+    // neither is news, so the next line is the invalid envelope's.
+    x.copy_until_read(&envelope());
+    x.copy_until_read("a chat answer with no envelope in it");
     x.copy(INVALID);
     let bad: Value = serde_json::from_str(&next_line(&out, "the invalid envelope")).unwrap();
     assert_eq!(bad["rejected"], 1, "{bad}");
@@ -142,7 +129,6 @@ fn watch_json(x: &Xvfb, dir: &Path, config: &str) -> (Piped, String) {
 /// guarantees (an event for each owner change), whatever the load on the machine.
 #[test]
 fn every_copy_is_read_as_it_is_made_not_at_the_next_look() {
-    let _cores = shared();
     let Some(x) = Xvfb::start() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (mut w, started) = watch_json(&x, dir.path(), "[watch]\ninterval_ms = 60000\n");
@@ -213,8 +199,8 @@ const BURST_MAY_MISS: i64 = 4;
 /// X server tells of the copy. (A polling watch stores about one in ten: see the next test.)
 #[test]
 fn a_burst_of_copies_is_all_imported() {
-    let _cores = CORES.write().unwrap_or_else(|e| e.into_inner());
-    let Some(x) = Xvfb::start() else { return };
+    // Alone among the tests with an X clipboard (see `Xvfb::start_alone`).
+    let Some(x) = Xvfb::start_alone() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (mut w, started) = watch_json(&x, dir.path(), "");
     assert!(started.contains("(X11 events)"), "{started}");
@@ -236,7 +222,6 @@ fn a_burst_of_copies_is_all_imported() {
 /// too. The fallback from a source that does not open is held in `watch/poller.rs`'s tests.)
 #[test]
 fn with_events_off_the_watch_polls_and_says_so() {
-    let _cores = shared();
     let Some(x) = Xvfb::start() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (mut w, started) = watch_json(&x, dir.path(), "[watch]\nevents = false\n");
@@ -283,7 +268,6 @@ fn without_a_display_the_watch_says_so_and_ends() {
 
 #[test]
 fn the_app_watches_after_w_and_never_imports_its_own_copy() {
-    let _cores = shared();
     let Some(x) = Xvfb::start() else { return };
     let Some(mut t) = Term::new() else { return };
     std::fs::write(t.path("config.toml"), "[watch]\ninterval_ms = 100\n").unwrap();
@@ -315,6 +299,9 @@ fn the_app_watches_after_w_and_never_imports_its_own_copy() {
     // Chat text in between, so that what the app copies next differs from what both
     // watches saw last (the envelope imported above is already in canonical form).
     x.copy("some chat text");
+    // Neither watch says anything of a text without envelopes, and an `xclip` serving a
+    // number of reads cannot tell whose they were: a bounded wait, many of the watches'
+    // reads long, is the only way to know both saw it.
     std::thread::sleep(Duration::from_millis(400));
     // The app's own copy of the selected envelope lands on the clipboard …
     t.keys(&["Enter", "y"]);
@@ -327,7 +314,10 @@ fn the_app_watches_after_w_and_never_imports_its_own_copy() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    // … and several intervals later it was not taken for new input.
+    // … and several intervals later it was not taken for new input. An own copy is never
+    // announced, so nothing shows that the watch has heard of it: a bounded wait is the only
+    // way to give a wrong import its chance (the invalid copy below comes after it, and the
+    // other watch's first line shows that it skipped the copy too).
     std::thread::sleep(Duration::from_millis(800));
     assert_eq!(count(&t.db, "SELECT count(*) FROM pastes"), 1);
     assert!(!t.screen().contains("already stored"));
@@ -352,7 +342,6 @@ fn the_app_watches_after_w_and_never_imports_its_own_copy() {
 /// the helper never puts its text back over a later copy by another program: it ends.
 #[test]
 fn a_copy_outlives_its_command_and_never_comes_back_over_a_later_one() {
-    let _cores = shared();
     let Some(x) = Xvfb::start() else { return };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -384,9 +373,14 @@ fn a_copy_outlives_its_command_and_never_comes_back_over_a_later_one() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(held.contains("CLAUDE"), "{held}");
-    // Another program copies: its text stays, now and after the helper's next look.
+    // Another program copies: its text stays, now and once the helper has ended (after
+    // that, nothing can put the helper's text back).
     x.copy("the next window's answer");
-    std::thread::sleep(Duration::from_millis(1500));
+    let start = Instant::now();
+    while helpers_on(&x.display) > 0 {
+        assert!(start.elapsed() < WAIT, "the helper never ended");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert_eq!(x.clipboard(), "the next window's answer");
     assert_eq!(
         helpers_on(&x.display),

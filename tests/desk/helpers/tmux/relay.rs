@@ -2,7 +2,6 @@
 //! the checks that each was stored once, threaded and relayed.
 
 use std::path::Path;
-use std::time::Duration;
 
 use super::xvfb::Xvfb;
 
@@ -10,12 +9,13 @@ use super::xvfb::Xvfb;
 pub const INVALID: &str = "[[CLAUDE→CHATGPT v1]]\nthread: nope\nmessage: nope\nintent: REQUEST\nbody: |\n  broken\nsig: none\n[[END]]\n";
 
 /// Copies [`INVALID`]: whatever relays (`wait_for(text)` returns its output once it shows
-/// `text`) says why it left the clipboard alone, and the clipboard keeps the copy.
+/// `text`) says why it left the clipboard alone, and the clipboard keeps the copy. What it
+/// says comes after its decision and any copy that made, so the clipboard is read once it
+/// has said it.
 pub fn an_invalid_copy_stays_on_the_clipboard(x: &Xvfb, wait_for: impl Fn(&str) -> String) {
     x.copy(INVALID);
     let s = wait_for("Clipboard left unchanged");
     assert!(s.contains("is invalid: 2:9"), "{s}");
-    std::thread::sleep(Duration::from_millis(400));
     assert_eq!(x.clipboard_until("a read", |c| !c.is_empty()), INVALID);
 }
 

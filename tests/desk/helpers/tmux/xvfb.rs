@@ -5,6 +5,23 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Taken shared by every test that runs an X clipboard, and alone by one whose copies are
+/// milliseconds apart (the watch's burst): the other tests' Xvfb servers, apps and copies
+/// running beside it take the cores its watch needs to read each copy before the next
+/// replaces it (the machine's load, not the watch's doing).
+static CORES: RwLock<()> = RwLock::new(());
+
+/// A hold on [`CORES`], for as long as the X server runs.
+enum Cores {
+    Shared {
+        _held: RwLockReadGuard<'static, ()>,
+    },
+    Alone {
+        _held: RwLockWriteGuard<'static, ()>,
+    },
+}
 
 fn found(program: &str) -> bool {
     std::env::var_os("PATH")
@@ -16,10 +33,28 @@ pub struct Xvfb {
     child: Child,
     /// The display, `:N`.
     pub display: String,
+    /// Held while it runs.
+    _cores: Cores,
 }
 
 impl Xvfb {
+    /// Xvfb beside the other tests' X servers.
     pub fn start() -> Option<Xvfb> {
+        let cores = Cores::Shared {
+            _held: CORES.read().unwrap_or_else(|e| e.into_inner()),
+        };
+        Xvfb::start_holding(cores)
+    }
+
+    /// Xvfb once every other test's X server has ended, none starting until this one ends.
+    pub fn start_alone() -> Option<Xvfb> {
+        let cores = Cores::Alone {
+            _held: CORES.write().unwrap_or_else(|e| e.into_inner()),
+        };
+        Xvfb::start_holding(cores)
+    }
+
+    fn start_holding(cores: Cores) -> Option<Xvfb> {
         if std::env::var("CROSSTALK_SKIP_XVFB").as_deref() == Ok("1") {
             eprintln!("skipping the X clipboard test: CROSSTALK_SKIP_XVFB=1");
             return None;
@@ -49,7 +84,11 @@ impl Xvfb {
         out.read_line(&mut line).expect("Xvfb's display number");
         let display = format!(":{}", line.trim());
         assert!(display.len() > 1, "Xvfb printed no display number");
-        Some(Xvfb { child, display })
+        Some(Xvfb {
+            child,
+            display,
+            _cores: cores,
+        })
     }
 
     /// Sets the clipboard as a Copy button would; xclip stays to serve it.
@@ -80,6 +119,20 @@ impl Xvfb {
             .expect("xclip");
         std::io::Write::write_all(&mut c.stdin.take().unwrap(), text.as_bytes()).unwrap();
         c
+    }
+
+    /// Sets the clipboard with [`Xvfb::copy_read_once`] and waits (at most [`LINE_WAIT`])
+    /// until it was read: a watch on this display has then seen `text`.
+    pub fn copy_until_read(&self, text: &str) {
+        let mut xclip = self.copy_read_once(text);
+        let start = std::time::Instant::now();
+        while xclip.try_wait().unwrap().is_none() {
+            if start.elapsed() > LINE_WAIT {
+                let _ = xclip.kill();
+                panic!("nothing read the copy {text:?} within {LINE_WAIT:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
 
     /// The clipboard's text now ("" when the read did not finish within two seconds: an
