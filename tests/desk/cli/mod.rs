@@ -1,0 +1,15 @@
+//! The `crosstalk` binary as scripts use it: each command group's output, JSON shapes and
+//! exit codes, what it lets reach a terminal, and its peak memory on hostile input.
+
+mod backup_erase;
+mod consent;
+mod integrity;
+mod keys;
+mod mail_export;
+mod memory;
+mod output;
+mod primer;
+mod queue;
+mod store;
+mod terminal;
+mod transport;

@@ -1,0 +1,253 @@
+//! Building an app over a temporary database, without a terminal, for view snapshots and
+//! action-driven flows.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use crosstalk::app::keymap::Keymap;
+use crosstalk::app::{Action, App, Settings};
+use crosstalk::clipboard::{Clipboard, ClipboardConfig, Env};
+use crosstalk::store::Store;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+
+/// Bytes the app wrote to "the terminal" (OSC 52 copies).
+#[derive(Clone, Default)]
+pub struct Sink(pub Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An app, its database directory and what it wrote to the terminal.
+pub struct Harness {
+    pub app: App,
+    pub dir: tempfile::TempDir,
+    pub terminal: Sink,
+    /// What the app asked of the runtime and a test has not taken yet (the runtime would
+    /// have suspended the screen for each).
+    pub effects: Vec<crosstalk::app::Effect>,
+}
+
+/// Where copies land in tests: with no display and "a terminal", OSC 52 into the sink.
+pub fn harness(store: Store, w: u16, h: u16) -> Harness {
+    harness_named(store, None, w, h)
+}
+
+/// [`harness`] on the database file `db`, which the app knows by its path (files it writes
+/// beside it, what it finds there when it starts).
+pub fn harness_on(db: &std::path::Path, w: u16, h: u16) -> Harness {
+    harness_named(Store::open(db).unwrap(), Some(db.to_path_buf()), w, h)
+}
+
+/// [`harness_on`], the app not started yet: a test sets what the runtime would (where the
+/// last place is remembered, `[watch]`), then calls `app.start()`.
+pub fn harness_unstarted(db: &std::path::Path, w: u16, h: u16) -> Harness {
+    build(Store::open(db).unwrap(), Some(db.to_path_buf()), w, h)
+}
+
+fn harness_named(store: Store, db_path: Option<std::path::PathBuf>, w: u16, h: u16) -> Harness {
+    let mut t = build(store, db_path, w, h);
+    t.app.start();
+    t
+}
+
+fn build(store: Store, db_path: Option<std::path::PathBuf>, w: u16, h: u16) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let env = Env {
+        terminal: true,
+        ..Env::default()
+    };
+    let clipboard = Clipboard::new(ClipboardConfig::default(), env, dir.path().to_path_buf());
+    let sink = Sink::default();
+    let settings = Settings {
+        user: "op".into(),
+        from: String::new(),
+        fence: vec!["fenced-bot".into()],
+        options: Default::default(),
+        label: "test.db".into(),
+        db_path,
+        ..Default::default()
+    };
+    let mut app = App::new(
+        store,
+        Keymap::default(),
+        settings,
+        clipboard,
+        Box::new(sink.clone()),
+        Rect::new(0, 0, w, h),
+    )
+    .unwrap();
+    // Long before anything in the database: every age reads 0s, so screens are stable.
+    app.fixed_now = Some("2000-01-01T00:00:00Z".parse().unwrap());
+    app.now = app.fixed_now.unwrap();
+    Harness {
+        app,
+        dir,
+        terminal: sink,
+        effects: Vec::new(),
+    }
+}
+
+/// Records each message of `text` (its `message:` lines) as arrived when its id says: the
+/// history a test replays, in which a vote or a deadline counts by arrival, not by the id.
+pub fn replay_arrivals(store: &mut Store, text: &str) {
+    for line in text.lines() {
+        if let Some(id) = line.trim().strip_prefix("message: ") {
+            if let Some(at) = crosstalk::store::ulid_time(id) {
+                store.set_arrival(id, at).unwrap();
+            }
+        }
+    }
+}
+
+/// A database file in `dir`.
+pub fn store_in(dir: &std::path::Path) -> Store {
+    Store::open(&dir.join("t.db")).unwrap()
+}
+
+/// The demo threads in a fresh in-memory database.
+pub fn demo_store() -> Store {
+    let mut s = Store::open_in_memory().unwrap();
+    crosstalk::tui::demo::seed(&mut s).unwrap();
+    s
+}
+
+impl Harness {
+    /// Presses a key as the terminal would report it.
+    pub fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
+        let ev = KeyEvent::new(code, mods);
+        if let Some(a) = self.app.key_action(&ev) {
+            let effects = self.app.update(a);
+            self.effects.extend(effects);
+        }
+    }
+
+    /// Presses the keys of a key string: each character one key press (`\n` is Enter,
+    /// `\t` is Tab).
+    pub fn keys(&mut self, s: &str) {
+        for c in s.chars() {
+            let code = match c {
+                '\n' => KeyCode::Enter,
+                '\t' => KeyCode::Tab,
+                c => KeyCode::Char(c),
+            };
+            self.key(code, KeyModifiers::NONE);
+        }
+    }
+
+    /// Ctrl + `c`.
+    pub fn ctrl(&mut self, c: char) {
+        self.key(KeyCode::Char(c), KeyModifiers::CONTROL);
+    }
+
+    /// Applies an action directly.
+    pub fn act(&mut self, a: Action) {
+        let effects = self.app.update(a);
+        self.effects.extend(effects);
+    }
+
+    /// The one effect the app asked for since the last taken, taken.
+    pub fn take_effect(&mut self) -> Option<crosstalk::app::Effect> {
+        assert!(self.effects.len() <= 1, "more than one: {:?}", self.effects);
+        self.effects.pop()
+    }
+
+    /// The screen as drawn, with styles.
+    pub fn buffer(&self) -> ratatui::buffer::Buffer {
+        let (w, h) = (self.app.size.width, self.app.size.height);
+        let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        term.draw(|f| crosstalk::ui::render(&self.app, f)).unwrap();
+        term.backend().buffer().clone()
+    }
+
+    /// The screen as text, one line per row.
+    pub fn screen(&self) -> String {
+        let (w, h) = (self.app.size.width, self.app.size.height);
+        let buf = self.buffer();
+        let mut out = String::new();
+        for y in 0..h {
+            let mut line = String::new();
+            for x in 0..w {
+                line.push_str(buf[(x, y)].symbol());
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The text the app sent as OSC 52 copies, decoded, in order.
+    pub fn copies(&self) -> Vec<String> {
+        use base64::Engine;
+        let bytes = self.terminal.0.lock().unwrap().clone();
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        text.split("\x1b]52;c;")
+            .skip(1)
+            .map(|s| {
+                let b64 = s.split('\x07').next().unwrap();
+                String::from_utf8(
+                    base64::engine::general_purpose::STANDARD
+                        .decode(b64)
+                        .unwrap(),
+                )
+                .unwrap()
+            })
+            .collect()
+    }
+}
+
+/// The app's clipboard read from `file` (with `cat`, as `[clipboard] paste_command` reads
+/// one), copies still going as OSC 52 into the sink; `W` starts the watch, and this returns
+/// once its first look is done (what `file` holds then is not new).
+pub fn watch_file(t: &mut Harness, file: &std::path::Path) {
+    if !file.exists() {
+        std::fs::write(file, "").unwrap();
+    }
+    t.app.clipboard = Clipboard::new(
+        ClipboardConfig {
+            paste_command: Some(format!("cat '{}'", file.display())),
+            ..Default::default()
+        },
+        Env {
+            terminal: true,
+            ..Env::default()
+        },
+        t.dir.path().to_path_buf(),
+    );
+    t.app.watch_config.interval_ms = 50;
+    t.act(Action::ToggleWatch);
+    assert!(t.app.watching(), "{:?}", t.app.status);
+    let status = |a: &App| a.status.1.starts_with("Watching the clipboard");
+    tick_until(t, "the watch's first look", status);
+}
+
+/// Ticks (as the runtime does between key presses) until `done` holds, at most 10 s.
+pub fn tick_until(t: &mut Harness, what: &str, done: impl Fn(&App) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !done(&t.app) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what} did not happen within 10 s; status: {:?}",
+            t.app.status
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        t.act(Action::Tick);
+    }
+}
+
+/// Copies `text` to the clipboard the watch reads (`file`, see [`watch_file`]) and ticks
+/// until message `id` is stored.
+pub fn copy_watched(t: &mut Harness, file: &std::path::Path, text: &str, id: &str) {
+    std::fs::write(file, text).unwrap();
+    let stored = |a: &App| a.store.message(id).ok().flatten().is_some();
+    tick_until(t, &format!("the import of {id}"), stored);
+}

@@ -1,0 +1,16 @@
+//! The real binary in a real terminal: a tmux server per test, and for the clipboard flows a
+//! real X clipboard under Xvfb.
+
+mod attachments;
+mod companion;
+mod delivery;
+mod flows;
+mod hop;
+mod http;
+mod integrity;
+mod poll;
+mod primer;
+mod privacy;
+mod refresh;
+mod trust;
+mod watch_xvfb;
