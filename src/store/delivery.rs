@@ -58,8 +58,8 @@ pub(crate) struct NewMessage<'a> {
 }
 
 /// The ledger's columns of a message about to be stored (its `INSERT` writes them), and what
-/// its arrival changes for the message it answers ([`Ledger::after_insert`]).
-pub(crate) struct Ledger {
+/// its arrival changes for the message it answers ([`LedgerColumns::after_insert`]).
+pub(crate) struct LedgerColumns {
     pub sent_at: String,
     pub recipient_key: String,
     pub to_me: bool,
@@ -80,11 +80,11 @@ pub(crate) struct Ledger {
     /// It is a CLOSE: no further messages are expected in its thread.
     pub closes: bool,
     /// When and how it was relayed as it is stored: a reply from another party follows it
-    /// closely in the input ([`Ledger::relayed_ahead`]).
+    /// closely in the input ([`LedgerColumns::relayed_ahead`]).
     pub relayed: Option<(String, String)>,
 }
 
-/// What a new message's arrival changed in the ledger (see [`Ledger::after_insert`]).
+/// What a new message's arrival changed in the ledger (see [`LedgerColumns::after_insert`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LedgerChange {
     /// What became of the wait of the message it answers.
@@ -191,7 +191,7 @@ pub(crate) fn prepare(
     m: &NewMessage<'_>,
     operator: &HashSet<String>,
     stored_at: &str,
-) -> Result<Ledger, StoreError> {
+) -> Result<LedgerColumns, StoreError> {
     prepare_knowing(conn, m, operator, stored_at, None, None)
 }
 
@@ -237,7 +237,7 @@ pub(crate) fn prepare_knowing(
     stored_at: &str,
     known: Option<ParentRow>,
     ahead_of_time: Option<&Ahead>,
-) -> Result<Ledger, StoreError> {
+) -> Result<LedgerColumns, StoreError> {
     let worked_out;
     let Ahead {
         recipient_key,
@@ -259,7 +259,7 @@ pub(crate) fn prepare_knowing(
             .optional()?,
         None => None,
     };
-    Ok(Ledger {
+    Ok(LedgerColumns {
         // When the desk saw it: what a model wrote into the id is no evidence of when.
         sent_at: stored_at.to_string(),
         to_me,
@@ -278,7 +278,7 @@ pub(crate) fn prepare_knowing(
     })
 }
 
-impl Ledger {
+impl LedgerColumns {
     /// The queue's section the message starts in, as `schema::ledger_state` (by which a
     /// trigger keeps `ledger_state` afterwards) says for a message not relayed or answered yet.
     pub(crate) fn state(&self) -> Option<&'static str> {
@@ -294,7 +294,7 @@ impl Ledger {
     }
 
     /// The message is stored relayed, at `now`: `by` (another party) answers it a little later
-    /// in the same input, so it was evidently carried (as [`Ledger::after_insert`] infers
+    /// in the same input, so it was evidently carried (as [`LedgerColumns::after_insert`] infers
     /// when the reply is stored, without updating the row it has just written). Only for a
     /// message to relay: one for the operator is not theirs to carry.
     pub(crate) fn relayed_ahead(&mut self, by: &str, now: &str) {
@@ -400,7 +400,7 @@ impl Ledger {
 
 /// A message arrived after replies naming it: those replies no longer miss their parent, the
 /// message's own wait counts them, and one received from another party than its sender shows
-/// it was carried already (see [`Ledger::after_insert`]).
+/// it was carried already (see [`LedgerColumns::after_insert`]).
 pub(crate) fn parent_arrived(
     conn: &Connection,
     seq: i64,

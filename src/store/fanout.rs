@@ -5,7 +5,7 @@
 //! copied. A received POLL leaves the queue's "to relay" once every target has had it; until
 //! then it is relayed to some of them ("relayed to 2 of 3 targets").
 //!
-//! A relay the ledger infers from a reply (see `delivery::Ledger::after_insert`) counts for
+//! A relay the ledger infers from a reply (see `delivery::LedgerColumns::after_insert`) counts for
 //! the target that answered and for no other: one target's vote shows that its window got the
 //! POLL, not that the others did. A reply from a party the POLL does not target infers nothing.
 //!

@@ -132,13 +132,13 @@ enum Announced {
 }
 
 /// The keys of the trust store, held in memory for one import.
-pub(super) struct Ledger {
+pub(super) struct PinnedKeys {
     keys: HashMap<String, PinnedKey>,
 }
 
-impl Ledger {
+impl PinnedKeys {
     /// Reads every key (a handful; a damaged row is skipped as if absent).
-    pub fn load(conn: &Connection) -> Result<Ledger, StoreError> {
+    pub fn load(conn: &Connection) -> Result<PinnedKeys, StoreError> {
         let mut stmt =
             conn.prepare_cached("SELECT pkid, public_key, pending_key, state FROM keys")?;
         let rows = stmt.query_map([], |r| {
@@ -164,7 +164,7 @@ impl Ledger {
                 );
             }
         }
-        Ok(Ledger { keys })
+        Ok(PinnedKeys { keys })
     }
 
     /// Takes in one message just stored as `seq`: pins or compares the keys it announces,
@@ -349,7 +349,7 @@ fn store_verdict(conn: &Connection, seq: i64, v: &Verdict) -> Result<(), StoreEr
 /// what a signature must cover (a `response:` reply's signable portion says `response:`), a
 /// verdict stored before may no longer hold.
 pub(super) fn rejudge_all(conn: &Connection) -> Result<(), StoreError> {
-    let ledger = Ledger::load(conn)?;
+    let ledger = PinnedKeys::load(conn)?;
     let pkids: Vec<String> = conn
         .prepare("SELECT DISTINCT pkid FROM signatures WHERE pkid IS NOT NULL")?
         .query_map([], |r| r.get(0))?
@@ -434,7 +434,7 @@ impl Store {
 
     /// The key pinned for `pkid`, as signatures are judged against it.
     pub fn pinned_key(&self, pkid: &str) -> Result<Option<PinnedKey>, StoreError> {
-        Ok(Ledger::load(&self.conn)?.keys.remove(pkid))
+        Ok(PinnedKeys::load(&self.conn)?.keys.remove(pkid))
     }
 
     /// One key, by key id.
@@ -500,7 +500,7 @@ impl Store {
             if let (Some(seq), Some(text)) = (seq, text) {
                 let ex = crate::protocol::extract(&text, &Options::default());
                 if let Some(p) = ex.envelopes.first() {
-                    let ledger = Ledger::load(&tx)?;
+                    let ledger = PinnedKeys::load(&tx)?;
                     let sig = p
                         .envelope
                         .sig
@@ -539,7 +539,7 @@ impl Store {
                 params![pkid, now()],
             )?;
             if n > 0 {
-                let ledger = Ledger::load(&tx)?;
+                let ledger = PinnedKeys::load(&tx)?;
                 rejudge(&tx, pkid, ledger.keys.get(pkid))?;
             }
             tx.commit()?;

@@ -163,17 +163,12 @@ impl Store {
             time,
         )?;
         tx.execute(
-            "INSERT INTO messages (id, thread_id, parent_id, direction, status, sender, recipient,
-                version, user, session, context, intent, intent_raw, body, sig, hash, headers,
-                meta, diagnostics, canonical, received_at, sent_at, recipient_key, to_me,
-                awaiting_from, awaiting_needed, missing_parent, ledger_state)
-             VALUES (?1, ?2, ?3, 'composed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+            super::writer::INSERT_MESSAGE,
             params![
                 id,
                 thread,
                 parent,
-                status,
+                None::<i64>,
                 env.banner.from,
                 env.banner.to,
                 env.banner.version,
@@ -188,8 +183,12 @@ impl Store {
                 headers,
                 meta,
                 serde_json::to_string(diagnostics).unwrap_or_default(),
-                // Rendered again when read (see `texts`): kept only if that would differ.
-                super::texts::kept_canonical(env, canonical),
+                // Composed here: no received text, no digest, ids not made on receipt.
+                None::<&str>,
+                None::<i64>,
+                None::<i64>,
+                None::<&str>,
+                false,
                 time,
                 ledger.sent_at,
                 ledger.recipient_key,
@@ -198,6 +197,13 @@ impl Store {
                 ledger.awaiting_needed,
                 ledger.missing_parent,
                 ledger.state(),
+                false,
+                None::<&str>,
+                None::<&str>,
+                "composed",
+                status,
+                // Rendered again when read (see `texts`): kept only if that would differ.
+                super::texts::kept_canonical(env, canonical),
             ],
         )?;
         let seq = tx.last_insert_rowid();

@@ -39,16 +39,20 @@ fn id_key(id: &str) -> u64 {
     h.finish()
 }
 
-/// Stores one received message: the statement every envelope of an import runs.
-const INSERT_MESSAGE: &str = "INSERT INTO messages (id, thread_id, parent_id, paste_id, direction,
-        status, sender, recipient, version, user, session, context, intent, intent_raw,
+/// Stores one message: the one `INSERT INTO messages`, which every envelope of an import runs
+/// and a reply composed here runs too (`reply`). Its direction, status and canonical text
+/// come last (`?35`–`?37`): an import binds `'received'`, `'received'` and no canonical text
+/// (its columns render to it), a reply binds its own; a column a caller has no value for is
+/// bound its default (`NULL`, or `0` for `ids_assigned` and `parent_inferred`).
+pub(super) const INSERT_MESSAGE: &str = "INSERT INTO messages (id, thread_id, parent_id, paste_id,
+        sender, recipient, version, user, session, context, intent, intent_raw,
         body, sig, hash, headers, meta, diagnostics, raw, raw_prefix, raw_suffix,
         digest, ids_assigned, received_at, sent_at, recipient_key, to_me,
         awaiting_from, awaiting_needed, missing_parent, ledger_state, parent_inferred,
-        relayed_at, relay_method)
-     VALUES (?1, ?2, ?3, ?4, 'received', 'received', ?5, ?6, ?7, ?8, ?9, ?10, ?11,
-        ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,
-        ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)";
+        relayed_at, relay_method, direction, status, canonical)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+        ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33,
+        ?34, ?35, ?36, ?37)";
 
 /// The in-memory sets' hasher: their keys are [`id_key`]s, hashes already, so each is its own
 /// hash instead of being hashed a second time with SipHash on every look-up.
@@ -158,7 +162,7 @@ pub(super) struct Run<'c> {
     /// The operator's addresses, for the delivery ledger's "addressed to me".
     operator: HashSet<String>,
     /// The trust store's keys, for judging signatures and pinning announced keys.
-    trust: super::keys::Ledger,
+    trust: super::keys::PinnedKeys,
     /// Copies each committed piece into the database while the next is written; started at
     /// the first piece's end, so a paste of a few envelopes never starts it.
     checkpointer: Option<Follower>,
@@ -171,7 +175,7 @@ pub(super) struct Run<'c> {
     /// piece's end, as another writer may change them between two pieces.
     parents: HashMap<String, ParentRow>,
     /// Threads holding a HANDOFF that waits for its new owner to write (see
-    /// `Ledger::after_insert`): read at every piece's start, kept as this writer stores them.
+    /// `LedgerColumns::after_insert`): read at every piece's start, kept as this writer stores them.
     handoffs: HashMap<String, HashSet<String>>,
     /// [`INSERT_MESSAGE`], prepared once: taking it from the connection's statement cache
     /// hashed and compared its 600 characters on the way out and again on the way back, for
@@ -210,7 +214,7 @@ impl<'c> Run<'c> {
             fresh_ids: false,
             receipt: ReceiptIds::for_paste(conn, paste_id)?,
             operator: super::delivery::operator_addresses(conn)?,
-            trust: super::keys::Ledger::load(conn)?,
+            trust: super::keys::PinnedKeys::load(conn)?,
             checkpointer: None,
             indexer: None,
             parents: HashMap::new(),
@@ -337,7 +341,7 @@ impl Run<'_> {
         self.parents.clear();
         self.last_seq = now;
         self.awaiting = awaiting(self.conn)?;
-        self.trust = super::keys::Ledger::load(self.conn)?;
+        self.trust = super::keys::PinnedKeys::load(self.conn)?;
         self.piece_started = Instant::now();
         Ok(())
     }
@@ -638,6 +642,9 @@ impl Run<'_> {
             parent.is_some() && p.envelope.parent().is_none(),
             ledger.relayed.as_ref().map(|r| r.0.as_str()),
             ledger.relayed.as_ref().map(|r| r.1.as_str()),
+            "received",
+            "received",
+            None::<&str>,
         ])?;
         let seq = self.conn.last_insert_rowid();
         // Only where a HANDOFF of the thread waits for this sender to write.

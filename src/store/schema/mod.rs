@@ -470,7 +470,7 @@ fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
 /// Which of the queue's sections a message is in, from its ledger columns (NULL: none): the
 /// rule `ledger_state` is kept by. Received for someone else and not copied for them yet,
 /// addressed to the operator and not answered by them, or waiting for replies.
-/// `delivery::Ledger::state` is the same rule for a message being stored.
+/// `delivery::LedgerColumns::state` is the same rule for a message being stored.
 /// A message addressed to the operator is theirs to answer only when it asks for an answer
 /// (`Intent::expects_response`, as the `intent` column holds it; one without an intent may
 /// ask): a RESPOND, ACK or CLOSE for them is read, not answered. An item the operator
