@@ -91,8 +91,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
 const KNOWN: &[(&str, &str, &str)] = &[
     // The hop composes what goes on the clipboard (fence, primer) from the address book:
     // what a window is sent belongs to the delivery above the store.
-    ("store", "contacts", "store/hop.rs"),
-    ("store", "primer", "store/hop.rs"),
+    ("store", "contacts", "store/relay/hop.rs"),
+    ("store", "primer", "store/relay/hop.rs"),
 ];
 
 /// Code of a source file as the layers see it: its comments and its test module left out.

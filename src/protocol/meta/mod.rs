@@ -1,0 +1,10 @@
+//! The META blocks the desk gives meaning to, each read by the rules of its namespace:
+//! attachments, relay hops (`audit`), consent, personal data (`pii`) and polls.
+
+pub mod attachments;
+pub mod audit;
+pub mod consent;
+pub mod namespaces;
+pub mod pii;
+mod pii_fold;
+pub mod poll;
