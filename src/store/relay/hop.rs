@@ -11,7 +11,7 @@
 
 use rusqlite::OptionalExtension;
 
-use crate::store::{ImportReport, Outcome, Store, StoreError};
+use super::{ImportReport, Outcome, Store, StoreError};
 
 /// What a hop does with an import's envelopes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +45,7 @@ const TARGET_BEFORE: &str = "SELECT 1 FROM message_relays
 impl Store {
     /// The hop's decision for `report`, the import of one clipboard text.
     pub fn hop_decision(&self, report: &ImportReport) -> Result<HopDecision, StoreError> {
-        let line = |i: &crate::store::ImportItem| i.span.start_line;
+        let line = |i: &super::ImportItem| i.span.start_line;
         for item in &report.items {
             match item.outcome {
                 Outcome::Conflict => {
@@ -135,7 +135,7 @@ impl Store {
         if found.is_some() || !self.keeps_target_relays() {
             return Ok(found.is_some());
         }
-        let key = crate::store::delivery::address_key(recipient);
+        let key = super::delivery::address_key(recipient);
         let found: Option<i64> = self
             .conn
             .prepare_cached(TARGET_BEFORE)?
@@ -210,7 +210,7 @@ impl Store {
     /// appended, which leaves its signature intact.
     pub fn relay_text(
         &self,
-        m: &crate::store::StoredMessage,
+        m: &super::StoredMessage,
         audit_by: Option<&str>,
         now: jiff::Timestamp,
     ) -> Result<String, StoreError> {
@@ -220,7 +220,7 @@ impl Store {
     /// [`Store::relay_text`], and whether this desk's audit hop went into it.
     pub fn relay_text_and_hop(
         &self,
-        m: &crate::store::StoredMessage,
+        m: &super::StoredMessage,
         audit_by: Option<&str>,
         now: jiff::Timestamp,
     ) -> Result<(String, bool), StoreError> {
@@ -238,7 +238,7 @@ impl Store {
     }
 
     /// Whether a copy of `m` gets this desk's audit hop: it was received for someone else.
-    fn gets_hop(&self, m: &crate::store::StoredMessage) -> Result<bool, StoreError> {
+    fn gets_hop(&self, m: &super::StoredMessage) -> Result<bool, StoreError> {
         Ok(m.direction == "received" && self.delivery(&m.id)?.is_some_and(|d| !d.to_me))
     }
 
@@ -247,7 +247,7 @@ impl Store {
     /// that recipient before.
     pub fn for_recipient(
         &self,
-        m: &crate::store::StoredMessage,
+        m: &super::StoredMessage,
         carrier: &Carrier<'_>,
     ) -> Result<ForRecipient, StoreError> {
         self.for_target(m, &m.envelope.banner.to, carrier)
@@ -258,7 +258,7 @@ impl Store {
     /// carried to `to` before.
     pub fn for_target(
         &self,
-        m: &crate::store::StoredMessage,
+        m: &super::StoredMessage,
         to: &str,
         carrier: &Carrier<'_>,
     ) -> Result<ForRecipient, StoreError> {

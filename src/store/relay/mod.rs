@@ -7,3 +7,6 @@ mod reply;
 
 pub use hop::{Carrier, ForRecipient, Hop, HopDecision, Turn, Waiting};
 pub use reply::{ReplyParties, reply_envelope, reply_parties};
+
+// `hop` names what it uses of the store as `super::…`, as it did beside them.
+use super::{ImportItem, ImportReport, Outcome, Store, StoreError, StoredMessage, delivery};
