@@ -49,7 +49,7 @@ const REBUILD_OVER: i64 = 20_000;
 
 /// The index's own tables, in schema `schema`: the full-text table without content (the
 /// texts stay in `messages`), whose rows can still be deleted by rowid, and its state.
-pub(in crate::store) fn create_sql(schema: &str) -> String {
+pub(super) fn create_sql(schema: &str) -> String {
     format!(
         "CREATE VIRTUAL TABLE IF NOT EXISTS {schema}.messages_fts USING fts5(
              body, context, participants,
@@ -110,10 +110,7 @@ fn attach_once(conn: &Connection, db: &Path) -> Result<(), StoreError> {
 
 /// Attaches the index of the database at `db` for reading, when it exists and is the index
 /// of this database as it is now (`Ok(false)` otherwise: nothing is attached).
-pub(in crate::store) fn attach_for_reading(
-    conn: &Connection,
-    db: &Path,
-) -> Result<bool, StoreError> {
+pub(super) fn attach_for_reading(conn: &Connection, db: &Path) -> Result<bool, StoreError> {
     let file = path_of(db);
     if !file.exists() {
         return Ok(false);
@@ -192,7 +189,7 @@ fn wanted(conn: &Connection) -> Result<Wanted, StoreError> {
 /// caught up, then the messages stored since. One transaction of the index's file; the
 /// database is only read. Does nothing, at the cost of three look-ups, when there is nothing
 /// to do. Whether changes noted were applied (and may be forgotten).
-pub(in crate::store) fn catch_up(conn: &Connection, schema: &str) -> Result<bool, StoreError> {
+pub(super) fn catch_up(conn: &Connection, schema: &str) -> Result<bool, StoreError> {
     if let Some(s) = state(conn, schema)?
         && s.holds(&wanted(conn)?)
     {
@@ -282,7 +279,7 @@ fn apply_changes(
 /// Forgets, through the database's own connection `store`, the changes the index in schema
 /// `schema` of `index` has applied: they are needed no more. Only tidying: another writer
 /// holding the database leaves them for the next time.
-pub(in crate::store) fn prune_changes(index: &Connection, store: &Connection, schema: &str) {
+pub(super) fn prune_changes(index: &Connection, store: &Connection, schema: &str) {
     if let Ok(Some(s)) = state(index, schema) {
         let _ = store.execute(
             "DELETE FROM main.search_changes WHERE n <= ?1",
@@ -357,10 +354,7 @@ pub(in crate::store) fn indexer(
 
 /// A connection that reads the database at `path` and writes only its index (attached as
 /// [`SCHEMA`]): it never begins a transaction that locks the database for writing.
-pub(in crate::store) fn open(
-    path: &Path,
-    busy_timeout: Duration,
-) -> Result<Connection, StoreError> {
+pub(super) fn open(path: &Path, busy_timeout: Duration) -> Result<Connection, StoreError> {
     // CREATE: an attached file is opened with the connection's flags, and the index's file
     // may not exist yet (the database does: its own connection made it).
     let conn = Connection::open_with_flags(

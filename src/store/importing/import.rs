@@ -24,7 +24,7 @@ use crate::protocol::{self, Diagnostic, Options, Span};
 use crate::store::{Store, StoreError, now};
 
 /// Size of the pieces an input is stored and read back in.
-pub(in crate::store) const CHUNK: usize = 8 << 20;
+pub(super) const CHUNK: usize = 8 << 20;
 
 /// Pieces from this size on are compressed on a thread of their own (for a paste of a few
 /// lines, starting a thread would cost more than compressing it).

@@ -20,14 +20,14 @@ use crate::protocol::{self, Diagnostic, Envelope, Extractor, Intent, Options, Pa
 use crate::store::v10_place;
 
 /// Stored pieces handed to the worker and not yet extracted.
-pub(in crate::store) const IN_FLIGHT: usize = 2;
+pub(super) const IN_FLIGHT: usize = 2;
 /// Batches of prepared envelopes waiting for the writer.
 const QUEUE: usize = 8;
 /// Envelopes per batch: enough to make the hand-over cheap, few enough to start writing early.
 const BATCH: usize = 64;
 
 /// What the worker tells the writer, in input order.
-pub(in crate::store) enum Event {
+pub(super) enum Event {
     /// Envelopes ready to thread and store.
     Envelopes(Vec<Prepared>),
     /// A piece of the input was taken: `done` bytes of the input are extracted so far, and
@@ -41,7 +41,7 @@ pub(in crate::store) enum Event {
 }
 
 /// A piece of the input as the writer read it from the database.
-pub(in crate::store) struct Piece {
+pub(super) struct Piece {
     /// Its bytes as stored.
     pub stored: Vec<u8>,
     /// Whether they are compressed (see `pieces`).
@@ -182,7 +182,7 @@ pub(in crate::store) fn fill(
     }
 }
 
-pub(in crate::store) fn prepare(parsed: Parsed, piece: &str) -> Prepared {
+pub(super) fn prepare(parsed: Parsed, piece: &str) -> Prepared {
     if parsed.has_errors() {
         // The text is kept: an envelope rejected only for its ids may still be imported with
         // fresh ones.
@@ -477,7 +477,7 @@ impl Guesser {
 /// Envelopes come back on `spent` once stored, to be freed here: memory is best returned by
 /// the thread that allocated it (the allocator's per-thread pools otherwise contend, which
 /// cost more than the second thread saved).
-pub(in crate::store) fn run(
+pub(super) fn run(
     pieces: Receiver<Piece>,
     events: SyncSender<Event>,
     spent: Receiver<Vec<Prepared>>,
@@ -577,7 +577,7 @@ fn free(spent: &Receiver<Vec<Prepared>>) {
 }
 
 /// The channel the worker reports on.
-pub(in crate::store) fn events() -> (SyncSender<Event>, Receiver<Event>) {
+pub(super) fn events() -> (SyncSender<Event>, Receiver<Event>) {
     std::sync::mpsc::sync_channel(QUEUE)
 }
 

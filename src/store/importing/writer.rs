@@ -117,7 +117,7 @@ impl ThreadAcc {
 }
 
 /// The state of one import.
-pub(in crate::store) struct Run<'c> {
+pub(super) struct Run<'c> {
     conn: &'c Connection,
     /// When committing in pieces: how long to wait for the lock again, and the database.
     pieces: Option<(Duration, &'c Path)>,

@@ -98,10 +98,7 @@ impl Store {
 
     /// The condition on thread `t` that it is shown under `state`: archived threads only
     /// under [`StateFilter::Archived`](crate::store::StateFilter::Archived), the others elsewhere.
-    pub(in crate::store) fn archived_condition(
-        &self,
-        state: crate::store::StateFilter,
-    ) -> &'static str {
+    pub(super) fn archived_condition(&self, state: crate::store::StateFilter) -> &'static str {
         match (state, self.can_settle()) {
             (_, false) => "1",
             (crate::store::StateFilter::Archived, true) => "t.archived_at IS NOT NULL",
@@ -353,7 +350,7 @@ const SIGNATURE_ALARMS: &str = "SELECT m.thread_id, count(*)
 
 impl Store {
     /// Per thread, how many of its messages have a bad signature or one by a changed key.
-    pub(in crate::store) fn signature_alarms_by_thread(
+    pub(super) fn signature_alarms_by_thread(
         &self,
     ) -> Result<std::collections::HashMap<String, usize>, StoreError> {
         // CROSS JOIN keeps signatures the outer loop: left to itself SQLite scanned every
@@ -368,7 +365,7 @@ impl Store {
 /// thread `t` that matches them as `?1` to `?4`. The filter is typed a key at a time, so a
 /// fixed statement shape keeps it in the prepared-statement cache; without words the
 /// condition is always true and the rows come straight off the activity index.
-pub(in crate::store) fn filter_condition(filter: &str) -> (Vec<String>, String) {
+pub(super) fn filter_condition(filter: &str) -> (Vec<String>, String) {
     let words: Vec<String> = filter
         .split_whitespace()
         .take(4)

@@ -147,7 +147,7 @@ macro_rules! status_sql {
          ELSE status END"
     };
 }
-pub(in crate::store) use status_sql;
+pub(super) use status_sql;
 
 pub(in crate::store) const MESSAGE_COLUMNS: &str = concat!(
     "id, thread_id, parent_id, direction, ",

@@ -60,10 +60,10 @@ const HELD: [(&str, char); 7] = [
 
 /// Between two headers in the `headers` column, and two blocks in the `meta` column (ASCII
 /// record separator).
-pub(in crate::store) const RS: char = '\u{1e}';
+pub(super) const RS: char = '\u{1e}';
 /// Between a header's key and its value, and before a META entry's key and value (ASCII
 /// unit separator).
-pub(in crate::store) const US: char = '\u{1f}';
+pub(super) const US: char = '\u{1f}';
 
 impl<'a> HeaderColumns<'a> {
     /// The column holding the value of header `key` (the key exactly as written).

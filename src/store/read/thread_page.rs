@@ -65,7 +65,7 @@ impl ThreadPage {
 /// The statement reading a page of the list: `condition` filters the threads, `start` is the
 /// page's [`ThreadPage::sql`] condition, `order` its direction (the store's tests read its
 /// plan).
-pub(in crate::store) fn page_sql(
+pub(super) fn page_sql(
     store: &Store,
     condition: &str,
     state: StateFilter,

@@ -13,7 +13,7 @@ use crate::store::{Store, StoreError};
 /// the same fresh id. The spelling as written is found through the index first; another
 /// case only by looking through the aliases (few: only envelopes imported with fresh ids
 /// have any), the first one kept winning.
-pub(in crate::store) fn resolve(
+pub(super) fn resolve(
     conn: &Connection,
     alias: &str,
     kind: &str,
@@ -36,7 +36,7 @@ pub(in crate::store) fn resolve(
 }
 
 /// Keeps `alias` as the original of `id` (the first fresh id given for it stays).
-pub(in crate::store) fn keep(
+pub(super) fn keep(
     conn: &Connection,
     alias: &str,
     kind: &str,

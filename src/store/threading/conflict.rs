@@ -75,7 +75,7 @@ pub(in crate::store) fn candidate(p: &Parsed, filled: Option<&Filled>, s: &Store
 }
 
 /// The canonical text `p` would be stored with under `s`'s id, from the envelope alone.
-pub(in crate::store) fn canonical_of(p: &Parsed, s: &Stored) -> String {
+pub(super) fn canonical_of(p: &Parsed, s: &Stored) -> String {
     let env = &p.envelope;
     let filled = match (env.thread_key(), env.message_key()) {
         (Some(t), Some(m)) => Some(fill(p, &t, &m, env.parent_key().as_deref())),
@@ -335,7 +335,7 @@ fn split_sig(canonical: &str) -> (Option<&str>, String) {
 /// is unsigned, the incoming one signed, and nothing else differs. Such a paste is the same
 /// message, now signed (signed by the operator after copying it, or by its sender when asked),
 /// and replaces the stored text rather than standing beside it as a conflict.
-pub(in crate::store) fn signs_stored(stored: &str, incoming: &str) -> bool {
+pub(super) fn signs_stored(stored: &str, incoming: &str) -> bool {
     let unsigned =
         |s: Option<&str>| s.is_none_or(|v| v.is_empty() || v.eq_ignore_ascii_case("none"));
     let (old_sig, old_rest) = split_sig(stored);

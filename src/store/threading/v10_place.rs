@@ -42,7 +42,7 @@ use crate::store::prepare::Prepared;
 
 /// How many messages before a session's latest a paste may begin and still be read as the
 /// session's end pasted again.
-pub(in crate::store) const MAX_TAIL: usize = 32;
+pub(super) const MAX_TAIL: usize = 32;
 
 /// How many of a session's latest messages a v1.0 reply looks back over for the one
 /// addressed to its sender.
@@ -184,7 +184,7 @@ pub(in crate::store) struct Stored {
 }
 
 /// The digest of an envelope's canonical text as received.
-pub(in crate::store) fn base(canonical: &str) -> String {
+pub(super) fn base(canonical: &str) -> String {
     hex(&Sha256::digest(canonical.as_bytes()))
 }
 

@@ -15,7 +15,7 @@ use crate::store::v10_place;
 /// gave it so far (stored or found stored), newest last, each with its thread and parties:
 /// where a v1.0 reply past a third party's message looks first, before the messages stored
 /// before them.
-pub(in crate::store) struct SessionLast {
+pub(super) struct SessionLast {
     id: String,
     thread: Option<String>,
     recent: std::collections::VecDeque<(String, String, v10_place::Parties)>,
