@@ -8,43 +8,30 @@
 //! - [`render()`] writes the canonical form (see `docs/PROTOCOL.md`).
 //! - [`signature`] signs and verifies in both `sig:` forms; [`keys`] reads the key formats.
 //! - [`error_envelope`] builds the ERROR reply the spec describes.
+//!
+//! The rooms below keep its jobs apart: `model` (what an envelope is and says), `read` (finding
+//! and reading envelopes in text), `check` (diagnostics, validation, sameness), `write` (the
+//! canonical form, replies), `sign` (signatures, keys, trust) and `meta` (the META namespaces
+//! with meaning). They are private: this module re-exports what the rest of the crate uses,
+//! items by name and, where functions are named by their module (`pii::find`), the module.
 
-pub mod ack;
-pub mod address;
-pub mod answers;
-pub mod attachments;
-pub mod audit;
-pub mod awaiting;
-mod borrowed;
-pub mod carry;
-pub mod claim;
-mod collapsed;
-pub mod consent;
-pub mod diagnostic;
-pub mod did_key;
-pub mod error_envelope;
-#[cfg(test)]
-mod fast_props;
-pub mod id;
-pub mod intent;
-pub mod keys;
-pub mod line_ends;
-mod lines;
-pub mod meaning;
-pub mod model;
-pub mod namespaces;
-mod parse;
-pub mod pii;
-mod pii_fold;
-pub mod poll;
-mod quick;
-pub mod render;
-pub mod safety;
-mod scan;
-pub mod signature;
-mod spare;
-pub mod trust;
-pub mod validate;
+#![warn(unreachable_pub)]
+
+mod check;
+mod meta;
+mod model;
+mod read;
+mod sign;
+mod write;
+
+pub use check::{diagnostic, meaning, validate};
+pub use meta::{attachments, audit, consent, namespaces, pii, poll, safety};
+pub use model::{address, answers, awaiting, claim, id, intent};
+pub use read::line_ends;
+pub use sign::{did_key, keys, signature, trust};
+pub use write::{ack, carry, error_envelope, render};
+
+use read::{borrowed, collapsed, lines, parse, quick, scan};
 
 pub use answers::{Sessions, placed_by_session};
 pub(crate) use borrowed::ParsedRef;
@@ -52,7 +39,7 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 pub use id::{NewIds, check_id, fill_ids, is_id, timestamp_ms};
 pub use intent::{Intent, IntentKind};
 pub use lines::typed_header_value;
-pub use model::{Banner, Envelope, Header, MetaBlock};
+pub use model::{Banner, Envelope, Header, MetaBlock, first_line, is_known_header};
 pub use render::{render, signable};
 pub use scan::Extractor;
 pub(crate) use scan::Step;

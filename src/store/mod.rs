@@ -8,250 +8,74 @@
 //!
 //! A database whose file, folder or disk does not allow writing is opened read-only: reading
 //! works, and every write fails with [`StoreError::ReadOnly`], which names the file.
+//!
+//! This module is the [`Store`] type, its constructor and the facade: the rooms below keep the
+//! store's jobs apart — `schema` (versions, migrations), `importing` (text in, threads out),
+//! `threading` (where a received message belongs, under which id), `read` (the history read
+//! back), `fulltext` (search), `ledgers` (delivery, queue, consent, keys, polls), `relay` (what
+//! goes out) and `maintenance` (the files, backups, erasure) — and the rest of the crate names
+//! what they make as `crate::store::Thing`.
 
-mod alias;
-mod background;
-mod backup;
-mod browse;
-mod changes;
-mod checkpointer;
-mod conflict;
-mod consent;
-mod cycle;
-mod delivery;
-mod erase;
-mod fanout;
-mod fresh;
-mod hop;
-mod import;
-mod import_summary;
-mod keys;
-mod lookup;
-mod meta_column;
-mod paste_text;
-mod pieces;
-pub mod pii;
-mod placement;
-mod poll;
-mod prepare;
-mod query;
-mod queue;
-mod receipt_id;
-mod relay_pii;
-mod reply;
+#![warn(unreachable_pub)]
+
+mod busy;
+mod error;
+mod fulltext;
+mod importing;
+mod ledgers;
+mod maintenance;
+mod read;
+mod relay;
 mod schema;
-mod search;
-mod search_index;
-mod settle;
-mod soundness;
 #[cfg(test)]
 mod test_support;
-mod texts;
-mod thread_page;
-mod tree;
-mod v10_place;
-mod writer;
+mod threading;
 
-pub use backup::Backup;
-pub use browse::{Draft, DraftSave, DraftTaken, ThreadRow};
-pub use conflict::MessageVersion;
-pub use delivery::{Delivery, ulid_time};
-pub use erase::{EARLIER_COPIES, EraseTarget, Erasure};
-pub use fanout::{Carried, RelayedTo, TargetRelay};
-pub use hop::{HopDecision, Waiting};
-pub use import::{ImportItem, ImportReport, Kept, Outcome};
-pub use import_summary::ImportSummary;
-pub use keys::{Added, KeyRow, KeySource, SignatureCheck, is_trust_alarm};
-pub use lookup::{IdMatches, MessageLabel};
-pub use paste_text::PasteSummary;
-pub use placement::MoveRefused;
-pub use poll::{ClosedPoll, MessageMatch, PollView};
-pub use query::{StoredMessage, ThreadSummary, ThreadView};
-pub use queue::{Queue, QueueRow, QueueSection, Section, StateFilter};
-pub use reply::{ReplyParties, reply_envelope, reply_parties};
+// The facade: what the rest of the crate, the binary and the tests name, as `crate::store::Thing`.
+pub use busy::{BUSY_TIMEOUT, PIECE_TIME};
+pub use error::StoreError;
+pub use fulltext::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
+pub use importing::{ImportItem, ImportReport, ImportSummary, Kept, Outcome};
+pub use ledgers::{
+    Added, Carried, ClosedPoll, Delivery, KeyRow, KeySource, MessageMatch, PollView, Queue,
+    QueueRow, QueueSection, RelayedTo, Section, Settled, SignatureCheck, StateFilter, TargetRelay,
+    is_trust_alarm, ulid_time,
+};
+pub use maintenance::{
+    Backup, CHECKED_UP_TO, DATABASE_FILES, EARLIER_COPIES, EraseTarget, Erasure, beside, folder_of,
+};
+pub use read::{
+    Draft, DraftSave, DraftTaken, IdMatches, MessageLabel, PasteSummary, StoredMessage, ThreadKey,
+    ThreadOutline, ThreadPage, ThreadRow, ThreadSummary, ThreadView, TreeRow,
+};
+pub use relay::{HopDecision, ReplyParties, Waiting, reply_envelope, reply_parties};
 pub use schema::SCHEMA_VERSION;
-pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
-pub use settle::Settled;
-pub use thread_page::{ThreadKey, ThreadPage};
-pub use tree::{ThreadOutline, TreeRow};
+pub use threading::{MessageVersion, MoveRefused};
+
+pub(crate) use busy::{PIECE_PAUSE, begin_immediate};
+pub(crate) use read::envelope_columns;
+
+// The modules the rooms share, named from the store (`crate::store::texts`, `super::delivery`).
+use busy::retry_busy;
+use error::is_busy;
+use fulltext::{SearchIndex, search_index};
+use importing::{import, pieces, prepare, writer};
+use ledgers::{delivery, keys};
+use maintenance::{
+    background, checkpointer, erase, is_disk_full, is_read_only, locate, owner_only, soundness,
+    unwritable, url_path,
+};
+use read::{meta_column, paste_text, pii, query, texts};
+use relay::hop;
+use threading::{alias, conflict, cycle, fresh, v10_place};
 
 use std::cell::{Cell, OnceCell, RefCell};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::ids::IdGenerator;
-
-/// How long a writer waits for another process's transaction before giving up.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// How long an import holds the write lock at most before it commits what it has and lets
-/// other writers in. Short enough that the app saving a draft, or a second import, waits a
-/// fraction of a second; long enough that committing (and indexing) costs a few percent.
-pub const PIECE_TIME: Duration = Duration::from_millis(200);
-
-/// How often a writer waiting for the lock asks again. SQLite's own busy handler sleeps up to
-/// 100 ms between attempts, which an import pausing for a few milliseconds between its pieces
-/// would nearly always miss: a waiter would starve behind a long import.
-const BUSY_POLL: Duration = Duration::from_millis(1);
-
-/// How long an import pauses between two pieces: several [`BUSY_POLL`]s, so a waiting writer
-/// notices the lock is free and takes it.
-pub(crate) const PIECE_PAUSE: Duration = Duration::from_millis(8);
-
-/// What went wrong with the database; messages say what to do.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// SQLite refused an operation.
-    #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// The database was written by a newer crosstalk.
-    #[error(
-        "the database has schema version {found}, newer than this crosstalk understands ({supported}); upgrade crosstalk, or use another database with --db"
-    )]
-    TooNew {
-        /// Version found in the file.
-        found: i64,
-        /// Newest version this binary writes.
-        supported: i64,
-    },
-    /// The database's folder could not be created.
-    #[error("cannot create `{path}`: {source}")]
-    CreateDir {
-        /// The folder.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A new database file could not be created.
-    #[error(
-        "{path}: cannot create the database ({source}); make its folder writable, or name another file with --db",
-        path = path.display()
-    )]
-    CannotCreate {
-        /// The database file.
-        path: PathBuf,
-        /// What SQLite said.
-        source: rusqlite::Error,
-    },
-    /// Reading an input failed.
-    #[error("cannot read {source_name}: {error}")]
-    Read {
-        /// Name of the input.
-        source_name: String,
-        /// The I/O error.
-        error: std::io::Error,
-    },
-    /// A stored row could not be decoded (the database was edited by hand, or is damaged).
-    #[error("stored message `{id}` is damaged: {why}")]
-    Damaged {
-        /// The message id.
-        id: String,
-        /// What could not be read.
-        why: String,
-    },
-    /// No message with this id.
-    #[error("no message `{0}` in the database; `crosstalk threads` and `crosstalk show` list them")]
-    NoMessage(String),
-    /// No thread with this id.
-    #[error("no thread `{0}` in the database; `crosstalk threads` lists them")]
-    NoThread(String),
-    /// A write to a database that cannot be written.
-    #[error(
-        "{path}: the database is read-only ({why}); reading it works, but to change it make the file and its folder writable, or copy it somewhere writable and name the copy with --db",
-        path = path.display()
-    )]
-    ReadOnly {
-        /// The database file.
-        path: PathBuf,
-        /// Why it cannot be written.
-        why: String,
-    },
-    /// The disk (or the database's size limit) is full.
-    #[error(
-        "{path}: the disk is full; free some space and try again (what was committed before is kept, and an import run again completes where it stopped)",
-        path = path.display()
-    )]
-    DiskFull {
-        /// The database file.
-        path: PathBuf,
-    },
-    /// SQLite found damaged pages in the database (or the file is not a database at all).
-    #[error(
-        "{path}: the database is damaged ({detail}), so nothing is written to it; restore a backup (a copy made by `crosstalk backup`: put it in place of this file with the app closed, or name it with --db), or save what SQLite can still read with `sqlite3 {path} .recover | sqlite3 recovered.db` and use --db recovered.db",
-        path = path.display()
-    )]
-    Corrupt {
-        /// The database file.
-        path: PathBuf,
-        /// What SQLite said, or what its check found first.
-        detail: String,
-    },
-    /// Another writer held the database longer than this one would wait.
-    #[error(
-        "{path}: another program kept the database busy for {secs:.1} s; try again when it is done",
-        path = path.display(),
-        secs = waited.as_secs_f64()
-    )]
-    Busy {
-        /// The database file.
-        path: PathBuf,
-        /// How long this writer waited.
-        waited: Duration,
-    },
-    /// A file a copy of the database would replace.
-    #[error(
-        "{path} exists; name another file, or pass --force to replace it",
-        path = path.display()
-    )]
-    Exists {
-        /// The file.
-        path: PathBuf,
-    },
-    /// A file beside the database could not be written.
-    #[error("cannot write {path}: {error}", path = path.display())]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        error: std::io::Error,
-    },
-    /// A search with more distinct words than are searched for.
-    #[error(
-        "the search has {words} different words; at most {max} are searched for at once: remove some"
-    )]
-    TooManyWords {
-        /// Distinct words in the query.
-        words: usize,
-        /// The most that are searched for.
-        max: usize,
-    },
-}
-
-impl StoreError {
-    /// This error naming the database at `path` when it is one of SQLite's that do not say
-    /// which file they are about (read-only, disk full, busy, damaged).
-    pub fn located(self, path: &Path) -> StoreError {
-        locate(self, path, None)
-    }
-
-    /// Whether another writer held the database (the write may simply be tried again).
-    pub fn is_busy(&self) -> bool {
-        match self {
-            StoreError::Busy { .. } => true,
-            StoreError::Sqlite(e) => is_busy(e),
-            _ => false,
-        }
-    }
-}
-
-fn is_busy(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
-    )
-}
 
 /// The default database: `crosstalk.db` in the platform data directory
 /// (`$XDG_DATA_HOME/crosstalk/` on Linux).
@@ -311,27 +135,6 @@ impl Drop for Store {
         if let Some(dir) = self.soundness_records.take() {
             self.record_soundness(&dir);
         }
-    }
-}
-
-/// Where a store's full-text index is.
-struct SearchIndex {
-    /// The schema holding it: its own file ([`search_index::SCHEMA`]); for a database read
-    /// without migrating, the index inside an older one (`main`), or one made in memory when
-    /// the file is missing or behind, or cannot be made (`temp`).
-    schema: &'static str,
-    /// The connection that writes and reads the index of a database file: the database with
-    /// the index's file attached. Not the store's, whose write transactions (`BEGIN
-    /// IMMEDIATE`) would take the index's lock too, and wait whenever another process
-    /// indexes. `None` when the store's own connection holds the index (a database in
-    /// memory or read-only, an index in memory).
-    conn: Option<Connection>,
-}
-
-impl SearchIndex {
-    /// An index the store's own connection holds in `schema`.
-    fn within(schema: &'static str) -> OnceCell<SearchIndex> {
-        OnceCell::from(SearchIndex { schema, conn: None })
     }
 }
 
@@ -739,305 +542,6 @@ impl Store {
     }
 }
 
-/// Begins an immediate (write) transaction on `conn`, asking again every [`BUSY_POLL`] while
-/// another writer holds the lock, for up to `timeout`.
-pub(crate) fn begin_immediate(
-    conn: &Connection,
-    timeout: Duration,
-    path: &Path,
-) -> Result<(), StoreError> {
-    retry_busy(conn, timeout, path, || {
-        conn.execute_batch("BEGIN IMMEDIATE")
-    })
-}
-
-/// Runs `attempt` until it does not fail with SQLITE_BUSY, or `timeout` has passed. SQLite's
-/// own busy handler is off meanwhile (see [`BUSY_POLL`] for why).
-fn retry_busy<T>(
-    conn: &Connection,
-    timeout: Duration,
-    path: &Path,
-    mut attempt: impl FnMut() -> rusqlite::Result<T>,
-) -> Result<T, StoreError> {
-    let start = Instant::now();
-    conn.busy_timeout(Duration::ZERO)?;
-    let r = loop {
-        match attempt() {
-            Err(e) if is_busy(&e) => {
-                let waited = start.elapsed();
-                if waited >= timeout {
-                    break Err(StoreError::Busy {
-                        path: path.to_path_buf(),
-                        waited,
-                    });
-                }
-                std::thread::sleep(BUSY_POLL);
-            }
-            r => break r.map_err(StoreError::from),
-        }
-    };
-    conn.busy_timeout(timeout)?;
-    r
-}
-
-/// The largest database checked as a whole before a store's first write (see
-/// [`Store::check_writable`]): about a second's reading.
-pub const CHECKED_UP_TO: u64 = 256 << 20;
-
-/// Below this many bytes free, an I/O error of SQLite's is taken for a full disk: it needs
-/// room for a page of its log and for its shared memory (32 KiB) to go on.
-const NEARLY_FULL: u64 = 256 << 10;
-
-/// Whether `e` is SQLite failing for want of room on the disk holding `path`: "database or
-/// disk is full", or "disk I/O error" there when that file system is (nearly) full, which is
-/// how SQLite reports failing to make or grow its shared memory and log files.
-fn is_disk_full(e: &StoreError, path: &Path) -> bool {
-    let StoreError::Sqlite(e) = e else {
-        return false;
-    };
-    match e.sqlite_error_code() {
-        Some(ErrorCode::DiskFull) => true,
-        Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen) => {
-            room_left(path).is_some_and(|free| free < NEARLY_FULL)
-        }
-        _ => false,
-    }
-}
-
-/// The bytes free for this user on the file system holding `path` (its folder's, when the
-/// file is not there yet).
-fn room_left(path: &Path) -> Option<u64> {
-    let at = if path.exists() { path } else { folder_of(path) };
-    let s = rustix::fs::statvfs(at).ok()?;
-    Some(s.f_bavail.saturating_mul(s.f_frsize))
-}
-
-/// Names the database in SQLite's read-only, disk-full, busy and damaged-database errors.
-fn locate(e: StoreError, path: &Path, timeout: Option<Duration>) -> StoreError {
-    if is_disk_full(&e, path) {
-        return StoreError::DiskFull {
-            path: path.to_path_buf(),
-        };
-    }
-    let StoreError::Sqlite(inner) = &e else {
-        return e;
-    };
-    match inner.sqlite_error_code() {
-        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => StoreError::Corrupt {
-            path: path.to_path_buf(),
-            detail: inner.to_string(),
-        },
-        Some(ErrorCode::ReadOnly) => StoreError::ReadOnly {
-            path: path.to_path_buf(),
-            why: "its file, folder or file system refuses writes".into(),
-        },
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Busy {
-            path: path.to_path_buf(),
-            waited: timeout.unwrap_or(BUSY_TIMEOUT),
-        },
-        _ => e,
-    }
-}
-
-/// Whether SQLite refused a write because the database or its folder cannot be written.
-fn is_read_only(e: &StoreError) -> bool {
-    let StoreError::Sqlite(e) = e else {
-        return false;
-    };
-    matches!(
-        e.sqlite_error_code(),
-        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied)
-    )
-}
-
-/// Why an existing database cannot be written, judged from permissions (SQLite needs to
-/// write the file, and to create its `-wal` and `-shm` files next to it).
-/// The folder a file named `path` is in: its parent, or the current folder for a bare name
-/// (whose parent is the empty path). Where files beside it are made and renamed into place.
-pub fn folder_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
-
-fn unwritable(path: &Path) -> Option<String> {
-    let writable = |p: &Path| {
-        std::fs::metadata(p)
-            .map(|m| !m.permissions().readonly())
-            .unwrap_or(false)
-    };
-    if !writable(path) {
-        return Some("the file is not writable".into());
-    }
-    let dir = folder_of(path);
-    // The folder: the permission bits say too little (another owner, ACLs), so try.
-    let probe = dir.join(format!(
-        ".{}.crosstalk-probe-{}",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    match std::fs::File::create(&probe) {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            None
-        }
-        // SQLite's files exist already (another process has it open): it can go on
-        // using them.
-        Err(_) if shm_exists(path) => None,
-        Err(e) => Some(format!("its folder is not writable: {e}")),
-    }
-}
-
-fn shm_exists(path: &Path) -> bool {
-    beside(path, "-shm").exists() && beside(path, "-wal").exists()
-}
-
-/// Every file a database at `path` may have: `path` followed by each of these. SQLite's own
-/// beside the database (its log, shared memory and journal), the full-text index's file
-/// (`search_index`) and SQLite's own beside that.
-pub const DATABASE_FILES: [&str; 8] = [
-    "",
-    "-wal",
-    "-shm",
-    "-journal",
-    "-search",
-    "-search-wal",
-    "-search-shm",
-    "-search-journal",
-];
-
-/// The file SQLite keeps beside database `path` under `suffix` (`-wal`, `-shm`, `-journal`).
-pub fn beside(path: &Path, suffix: &str) -> std::path::PathBuf {
-    let mut p = path.as_os_str().to_owned();
-    p.push(suffix);
-    p.into()
-}
-
-/// `path` as the path of a `file:` URI (`%`, `?` and `#` escaped).
-fn url_path(path: &Path) -> String {
-    let mut out = String::new();
-    for c in path.to_string_lossy().chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '?' => out.push_str("%3f"),
-            '#' => out.push_str("%23"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-impl Store {
-    /// The full-text index: the schema holding it, and the connection it is read and written
-    /// through. Found at the first call (see `find_index`).
-    pub(crate) fn searched(&self) -> (&'static str, &Connection) {
-        let index = self.index.get_or_init(|| self.find_index());
-        (index.schema, index.conn.as_ref().unwrap_or(&self.conn))
-    }
-
-    /// The index of a database file: its own file, attached to a connection of its own; for a
-    /// read-only store, attached to the store's connection when the file is there and current.
-    /// Otherwise (missing or behind and this process may not write it, or no file can be made
-    /// beside the database) one in memory, for as long as the store is open, made from the
-    /// messages by the next catching up.
-    fn find_index(&self) -> SearchIndex {
-        let why = if self.read_only.is_some() {
-            match search_index::attach_for_reading(&self.conn, &self.path) {
-                Ok(true) => {
-                    return SearchIndex {
-                        schema: search_index::SCHEMA,
-                        conn: None,
-                    };
-                }
-                Ok(false) => "missing or behind, and read-only".to_string(),
-                Err(e) => e.to_string(),
-            }
-        } else {
-            match search_index::open(&self.path, self.busy_timeout) {
-                Ok(conn) => {
-                    return SearchIndex {
-                        schema: search_index::SCHEMA,
-                        conn: Some(conn),
-                    };
-                }
-                Err(e) => e.to_string(),
-            }
-        };
-        tracing::debug!(
-            "{}: search index kept in memory: {why}",
-            self.path.display()
-        );
-        // Should even this fail, searching says so: its table is missing.
-        if let Err(e) = self.conn.execute_batch(&search_index::create_sql("temp")) {
-            tracing::debug!("{}: no search index in memory: {e}", self.path.display());
-        }
-        SearchIndex {
-            schema: "temp",
-            conn: None,
-        }
-    }
-
-    /// Brings the full-text index up to the database (see `search_index`): the store's own
-    /// index file, or for a read-only store the index it made in memory. The changes applied
-    /// are then forgotten, without waiting for another writer (the next time will do).
-    pub(crate) fn catch_up_search(&self) {
-        self.unindexed.set(false);
-        let (schema, index) = self.searched();
-        // A read-only store may write only an index in memory: the file it reads is current
-        // (or it would not read it), and an older database's inside one cannot be written.
-        if self.read_only.is_some() && schema != "temp" {
-            return;
-        }
-        match search_index::catch_up(index, schema) {
-            // Only the index file applies changes for everyone: one in memory leaves them.
-            Ok(true) if self.read_only.is_none() && schema == search_index::SCHEMA => {
-                let waits = self.conn.busy_timeout(Duration::ZERO);
-                search_index::prune_changes(index, &self.conn, schema);
-                if waits.is_ok() {
-                    let _ = self.conn.busy_timeout(self.busy_timeout);
-                }
-            }
-            Ok(_) => {}
-            Err(e) => tracing::debug!(
-                "{}: search index not brought up to date: {e}",
-                self.path.display()
-            ),
-        }
-    }
-}
-
-/// The `headers` and `meta` columns of an envelope: its headers (a value that `cols` holds
-/// left out, see `texts::encode_headers`) and its META blocks (see `meta_column`), in the
-/// order received (query.rs reads them back).
-pub(crate) fn envelope_columns(
-    env: &crate::protocol::Envelope,
-    cols: &texts::HeaderColumns<'_>,
-) -> (String, String) {
-    (
-        texts::encode_headers(&env.headers, cols),
-        meta_column::encode(&env.meta),
-    )
-}
-
-/// Makes a database this process just created, and the log and shared memory SQLite made
-/// beside it, readable by their owner only: the conversations are the operator's, as backups,
-/// exports and keys are (SQLite gives a log it makes later the database's mode). Done after
-/// SQLite made the file, not before it: another process may be creating the same database
-/// at the same moment, and an empty file made ahead of SQLite changed how they took turns.
-fn owner_only(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    for p in ["", "-wal", "-shm"].map(|suffix| beside(path, suffix)) {
-        if p.exists() {
-            if let Err(e) = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)) {
-                tracing::debug!("{}: mode not set: {e}", p.display());
-            }
-        }
-    }
-}
-
 /// The current time as RFC 3339 with a fixed six-digit fraction, so that stored times sort
 /// correctly as text.
 pub(crate) fn now() -> String {
@@ -1050,6 +554,7 @@ pub(crate) fn now() -> String {
 mod tests {
     use super::*;
     use crate::protocol::Options;
+    use std::time::Instant;
 
     /// A new database, its log and the folders made for it are the owner's alone.
     #[test]

@@ -470,7 +470,7 @@ fn lean_rows(tx: &Transaction) -> Result<(), StoreError> {
 /// Which of the queue's sections a message is in, from its ledger columns (NULL: none): the
 /// rule `ledger_state` is kept by. Received for someone else and not copied for them yet,
 /// addressed to the operator and not answered by them, or waiting for replies.
-/// `delivery::Ledger::state` is the same rule for a message being stored.
+/// `delivery::LedgerColumns::state` is the same rule for a message being stored.
 /// A message addressed to the operator is theirs to answer only when it asks for an answer
 /// (`Intent::expects_response`, as the `intent` column holds it; one without an intent may
 /// ask): a RESPOND, ACK or CLOSE for them is read, not answered. An item the operator
@@ -690,20 +690,20 @@ const TEXTS_VERSION: i64 = 6;
 const COMPACTING_VERSION: i64 = 12;
 
 /// The version whose migration makes the digest unique where present (see `m13_digest_where_present`).
-pub const DIGEST_WHERE_PRESENT: i64 = 13;
+pub(super) const DIGEST_WHERE_PRESENT: i64 = 13;
 
 /// The version from which the ledger's time is the time observed here, queue items can be
 /// settled by hand and threads archived (see `observed`); a database before it, read without
 /// migrating, has neither of the last two.
-pub const OBSERVED: i64 = 14;
+pub(super) const OBSERVED: i64 = 14;
 
 /// The version from which a POLL is relayed per target (`message_relays`, see `fanout`); a
 /// database before it, read without migrating, has no such records.
-pub const PER_TARGET: i64 = 15;
+pub(super) const PER_TARGET: i64 = 15;
 
 /// The version from which the full-text index is in a file of its own (see `search_index`);
 /// a database before it, read without migrating, has it inside.
-pub const SEARCH_APART: i64 = 12;
+pub(super) const SEARCH_APART: i64 = 12;
 
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -711,10 +711,10 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// The oldest version this binary reads as it is, when it cannot migrate the database (the
 /// file is read-only): version 11 only rewrote CHECK constraints and 13 made an index partial,
 /// which reading never meets; before 12 the full-text index is read inside the database.
-pub const READABLE_FROM: i64 = 10;
+pub(super) const READABLE_FROM: i64 = 10;
 
 /// Refuses a database written by a newer crosstalk.
-pub fn refuse_newer(conn: &Connection) -> Result<(), StoreError> {
+pub(super) fn refuse_newer(conn: &Connection) -> Result<(), StoreError> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > SCHEMA_VERSION {
         return Err(StoreError::TooNew {
@@ -727,7 +727,7 @@ pub fn refuse_newer(conn: &Connection) -> Result<(), StoreError> {
 
 /// Brings the database to [`SCHEMA_VERSION`], or refuses one that is newer; waits up to
 /// `timeout` for another writer.
-pub fn migrate(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), StoreError> {
+pub(super) fn migrate(conn: &Connection, timeout: Duration, path: &Path) -> Result<(), StoreError> {
     refuse_newer(conn)?;
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {

@@ -10,7 +10,7 @@
 //! when its head is in. Only one thread writes:
 //! a dedicated writer owns the [`Store`] and answers requests in arrival order, so handlers
 //! never block the runtime on SQLite and two requests never compete for the database's lock
-//! (another process still may: the store waits for it, see `store/writer.rs`).
+//! (another process still may: the store waits for it, see `store/importing/writer.rs`).
 //!
 //! On SIGINT or SIGTERM the server stops accepting, lets every request in flight finish (its
 //! envelope stored and its answer sent), then lets the writer finish what it was handed and

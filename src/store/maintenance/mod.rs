@@ -1,0 +1,17 @@
+//! Keeping the database file: backups, erasure, the record of a database left sound, the
+//! write-ahead log copied in during a long import (`checkpointer`), and the threads that work
+//! beside an import (`background`).
+
+pub(super) mod background;
+mod backup;
+pub(super) mod checkpointer;
+pub(super) mod erase;
+mod files;
+pub(super) mod soundness;
+
+pub use backup::Backup;
+pub use erase::{EARLIER_COPIES, EraseTarget, Erasure};
+pub use files::{CHECKED_UP_TO, DATABASE_FILES, beside, folder_of};
+pub(in crate::store) use files::{
+    is_disk_full, is_read_only, locate, owner_only, unwritable, url_path,
+};
