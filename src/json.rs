@@ -206,7 +206,7 @@ pub(crate) struct SafeFormatter {
 
 impl SafeFormatter {
     /// A formatter whose output starts `level` indentation steps in.
-    pub fn at(level: usize) -> Self {
+    pub(crate) fn at(level: usize) -> Self {
         SafeFormatter {
             level,
             has_value: false,

@@ -9,6 +9,8 @@
 //! table and fails a test when a room uses one above it, or when the protocol reads the
 //! clock; ARCHITECTURE.md is the map.
 
+#![warn(unreachable_pub)]
+
 pub mod app;
 pub mod cells;
 pub mod cli;

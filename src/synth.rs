@@ -74,28 +74,28 @@ const PARENT_WINDOW: usize = 64;
 mod tables {
     use super::Mangle;
     /// Banner parties: simple name, address, whether the address ends in a per-thread hex id.
-    pub const PARTIES: [(&str, &str, bool); 7] = [
+    pub(super) const PARTIES: [(&str, &str, bool); 7] = [
         ("CLAUDE", "claude://session/", true), ("CHATGPT", "chatgpt://thread/", true),
         ("BROTHER", "chatgpt://thread/", true), ("GEMINI", "gemini://chat/", true),
         ("SYSTEM", "mcp://relay@localhost/run-", true), ("KALLE", "human://kalle@example.com", false),
         ("supportbot@acme.com", "human://support.acme.com/queue/billing", false),
     ];
-    pub const USERS: &[&str] = &["kalle", "brother", "alice", "bob", "ops", "dr.smith", "mira"];
-    pub const CONTEXTS: &[&str] = &[
+    pub(super) const USERS: &[&str] = &["kalle", "brother", "alice", "bob", "ops", "dr.smith", "mira"];
+    pub(super) const CONTEXTS: &[&str] = &[
         "schema migration", "api-design", "pricing page copy", "incident-4412", "release 1.4.2",
         "consent flow review", "ci flakiness", "data export request", "naming", "q3 metrics",
     ];
-    pub const OPENERS: &[&str] = &["REQUEST", "REQUEST", "REQUEST", "POLL", "BROADCAST", "ESCALATE", "HANDOFF"];
-    pub const REPLIES: &[&str] = &[
+    pub(super) const OPENERS: &[&str] = &["REQUEST", "REQUEST", "REQUEST", "POLL", "BROADCAST", "ESCALATE", "HANDOFF"];
+    pub(super) const REPLIES: &[&str] = &[
         "RESPOND", "RESPOND", "RESPOND", "RESPOND", "RESPOND", "RESPOND", "RESPOND", "RESPOND",
         "REQUEST", "REQUEST", "REQUEST", "ACK", "ACK", "ESCALATE", "HANDOFF", "POLL",
     ];
     /// v1.0 follow-ups; the empty intent is the `response: |` reply with only `session:`.
-    pub const V10: &[&str] = &["", "", "ANSWER", "QUESTION"];
+    pub(super) const V10: &[&str] = &["", "", "ANSWER", "QUESTION"];
     /// Body lines that look like the end of an envelope (only ever indented inside a body).
-    pub const TRICKY: &[&str] = &["[[END]]", "sig: none", "sig: ed25519:pkid=alice@example.com;sig=AbC123DeF456=="];
+    pub(super) const TRICKY: &[&str] = &["[[END]]", "sig: none", "sig: ed25519:pkid=alice@example.com;sig=AbC123DeF456=="];
     // Bank lengths must stay prime to the strides 7, 11 and 13 of `Rng::walk`.
-    pub const BODY: &[&str] = &[
+    pub(super) const BODY: &[&str] = &[
         "Can you review the migration plan for the orders table?", "Short answer: yes, with two caveats.",
         "The plan adds a nullable column first and backfills it in batches of 10k rows.",
         "Rollout is planned for Thursday after the freeze lifts.", "I would call it `relay`.",
@@ -113,7 +113,7 @@ mod tables {
         "Root cause: an expired certificate on the internal relay.", "Is a ULID or a UUIDv7 better?",
         "Zusammenfassung für das Team: der Plan steht, der Termin noch nicht.",
     ];
-    pub const OPERATOR: &[&str] = &[
+    pub(super) const OPERATOR: &[&str] = &[
         "Pasting Claude's reply below.", "Relaying this to ChatGPT now, same thread as before.",
         "Okay, here is what came back.", "I trimmed nothing this time, it should be the whole thing.",
         "The chat window ate some newlines again, sorry about that.", "Thanks, that worked. One more.",
@@ -124,7 +124,7 @@ mod tables {
         "Keep the reply short, I have to paste it on my phone.", "The timestamps look odd, I left them.",
         "Forwarding the answer, let me know if the body got cut off.",
     ];
-    pub const ASSISTANT: &[&str] = &[
+    pub(super) const ASSISTANT: &[&str] = &[
         "Here is the envelope for ChatGPT, ready to copy.", "Below is my reply in the Crosstalk format.",
         "I kept the thread id so the reply links to the right conversation.",
         "The privacy block says personal data was redacted before sending.",
@@ -140,8 +140,8 @@ mod tables {
         "I split the answer into a short list so it survives copying.",
     ];
     /// Prose voices: speaker labels (a line of their own or a prefix) and what they say.
-    pub const MANGLES: [Mangle; 5] = [Mangle::Collapse, Mangle::Strip, Mangle::NoEnd, Mangle::Quote, Mangle::Crlf];
-    pub const VOICES: [(&[&str], &[&str]); 2] = [
+    pub(super) const MANGLES: [Mangle; 5] = [Mangle::Collapse, Mangle::Strip, Mangle::NoEnd, Mangle::Quote, Mangle::Crlf];
+    pub(super) const VOICES: [(&[&str], &[&str]); 2] = [
         (&["Kalle: ", "You said:\n", "Operator: ", "", ""], OPERATOR),
         (&["ChatGPT said:\n", "Claude: ", "Assistant: ", "", ""], ASSISTANT),
     ];

@@ -375,7 +375,7 @@ pub(crate) struct Failure {
 
 impl Failure {
     /// A usage or I/O failure (exit 2).
-    pub fn usage(message: impl Into<String>) -> Self {
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
         Failure {
             code: EXIT_USAGE,
             message: message.into(),

@@ -15,8 +15,6 @@
 //! with meaning). They are private: this module re-exports what the rest of the crate uses,
 //! items by name and, where functions are named by their module (`pii::find`), the module.
 
-#![warn(unreachable_pub)]
-
 mod check;
 mod meta;
 mod model;
@@ -33,21 +31,25 @@ pub use write::{ack, carry, error_envelope, render};
 
 use read::{borrowed, collapsed, lines, parse, quick, scan};
 
-pub use answers::{Sessions, placed_by_session};
+pub use answers::Sessions;
+pub(crate) use answers::placed_by_session;
 pub(crate) use borrowed::ParsedRef;
-pub use diagnostic::{Code, Diagnostic, Severity};
-pub use id::{NewIds, check_id, fill_ids, is_id, timestamp_ms};
-pub use intent::{Intent, IntentKind};
-pub use lines::typed_header_value;
-pub use model::{Banner, Envelope, Header, MetaBlock, first_line, is_known_header};
-pub use render::{render, signable};
-pub use scan::Extractor;
+pub(crate) use diagnostic::Diagnostic;
+pub use diagnostic::{Code, Severity};
+pub(crate) use id::{NewIds, check_id, fill_ids};
+pub use id::{is_id, timestamp_ms};
+pub use intent::Intent;
+pub(crate) use intent::IntentKind;
+pub(crate) use lines::typed_header_value;
+pub use model::{Banner, Envelope, Header, MetaBlock, first_line};
+pub use render::render;
+pub(crate) use scan::Extractor;
 pub(crate) use scan::Step;
 
 use std::ops::Range;
 
 /// The default size limit for one envelope: 1 MiB, past which it is `E-TOO-LARGE`.
-pub const DEFAULT_SIZE_LIMIT: usize = 1024 * 1024;
+pub(crate) const DEFAULT_SIZE_LIMIT: usize = 1024 * 1024;
 
 /// Settings for extraction and validation.
 #[derive(Debug, Clone)]
@@ -194,7 +196,7 @@ impl Parsed {
 
     /// [`Parsed::signable_received`] in each way of leaving audit hops out (one text when
     /// there are none).
-    pub fn signable_received_all(&self, input: &str) -> Option<Vec<String>> {
+    pub(crate) fn signable_received_all(&self, input: &str) -> Option<Vec<String>> {
         let sig = self.positions.sig?;
         if self.collapsed {
             return None;
@@ -207,7 +209,7 @@ impl Parsed {
     /// `lines` (the envelope's first lines, as received) joined with LF, leaving out those
     /// of audit hops, which no signature covers: one text per way of leaving them out
     /// ([`audit::Blanks`]), without repeats.
-    pub fn signed_lines(&self, lines: &[&str]) -> Vec<String> {
+    pub(crate) fn signed_lines(&self, lines: &[&str]) -> Vec<String> {
         let join = |skip: &[u32]| {
             let mut out = String::with_capacity(self.byte_range.len());
             for (i, line) in lines.iter().enumerate() {
@@ -255,11 +257,6 @@ impl Extraction {
         self.all_diagnostics().filter(|d| d.is_error()).count()
     }
 
-    /// Number of warnings, in envelopes and outside them.
-    pub fn warning_count(&self) -> usize {
-        self.all_diagnostics().filter(|d| !d.is_error()).count()
-    }
-
     /// All diagnostics, outside and inside envelopes.
     pub fn all_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics
@@ -296,7 +293,7 @@ pub fn extract(input: &str, opts: &Options) -> Extraction {
 /// alone), else before the last line that starts with a banner (it always ends whatever
 /// came before). `None` when the text has neither. Large inputs are extracted in pieces —
 /// on several cores, or read back from the store a piece at a time — cut this way.
-pub fn last_safe_cut(text: &str) -> Option<usize> {
+pub(crate) fn last_safe_cut(text: &str) -> Option<usize> {
     last_safe_cut_bytes(text.as_bytes())
 }
 
@@ -304,7 +301,7 @@ pub fn last_safe_cut(text: &str) -> Option<usize> {
 /// sequences replaced with U+FFFD reads: the markers are ASCII, and a line that starts with
 /// `[[` is decoded as far as a banner can reach. A cut comes after a line break, which no
 /// UTF-8 sequence holds, so each side decodes as it does within the whole.
-pub fn last_safe_cut_bytes(b: &[u8]) -> Option<usize> {
+pub(crate) fn last_safe_cut_bytes(b: &[u8]) -> Option<usize> {
     let mut end = b.len();
     while let Some(i) = memchr::memmem::rfind(&b[..end], b"\n[[END]]") {
         let after = i + "\n[[END]]".len();
@@ -364,7 +361,7 @@ pub fn split_points(input: &str, parts: usize) -> Vec<Range<usize>> {
 }
 
 /// The `no-envelope` error, for inputs in which nothing was found.
-pub fn no_envelope() -> Diagnostic {
+pub(crate) fn no_envelope() -> Diagnostic {
     Diagnostic::new(
         Code::NoEnvelope,
         1,

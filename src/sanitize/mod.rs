@@ -48,7 +48,7 @@ pub(crate) struct Sanitizer {
 impl Sanitizer {
     /// Appends `s` to `out` made safe, and returns how many characters were shown as
     /// placeholders (tabs, expanded to spaces, are not counted: nothing of them is hidden).
-    pub fn push(&mut self, s: &str, out: &mut String) -> usize {
+    pub(crate) fn push(&mut self, s: &str, out: &mut String) -> usize {
         let mut replaced = 0;
         // Within a run of tag characters that mirror ASCII: `⟨tags: ` is open.
         let mut in_tags = false;

@@ -11,12 +11,12 @@ use rusqlite::Connection;
 use super::{StoreError, is_busy};
 
 /// How long a writer waits for another process's transaction before giving up.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long an import holds the write lock at most before it commits what it has and lets
 /// other writers in. Short enough that the app saving a draft, or a second import, waits a
 /// fraction of a second; long enough that committing (and indexing) costs a few percent.
-pub const PIECE_TIME: Duration = Duration::from_millis(200);
+pub(crate) const PIECE_TIME: Duration = Duration::from_millis(200);
 
 /// How often a writer waiting for the lock asks again. SQLite's own busy handler sleeps up to
 /// 100 ms between attempts, which an import pausing for a few milliseconds between its pieces

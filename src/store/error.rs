@@ -144,7 +144,7 @@ impl StoreError {
     }
 
     /// Whether another writer held the database (the write may simply be tried again).
-    pub fn is_busy(&self) -> bool {
+    pub(crate) fn is_busy(&self) -> bool {
         match self {
             StoreError::Busy { .. } => true,
             StoreError::Sqlite(e) => is_busy(e),

@@ -16,8 +16,6 @@
 //! goes out) and `maintenance` (the files, backups, erasure) — and the rest of the crate names
 //! what they make as `crate::store::Thing`.
 
-#![warn(unreachable_pub)]
-
 mod busy;
 mod error;
 mod fulltext;
@@ -32,27 +30,33 @@ mod test_support;
 mod threading;
 
 // The facade: what the rest of the crate, the binary and the tests name, as `crate::store::Thing`.
-pub use busy::{BUSY_TIMEOUT, PIECE_TIME};
+pub(crate) use busy::{BUSY_TIMEOUT, PIECE_TIME};
 pub use error::StoreError;
-pub use fulltext::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
-pub use importing::{ImportItem, ImportReport, ImportSummary, Kept, Outcome};
+pub(crate) use fulltext::SearchHit;
+pub use fulltext::{MAX_SEARCH_WORDS, RANKED_MATCHES, SearchResults};
+pub(crate) use importing::{ImportItem, ImportSummary};
+pub use importing::{ImportReport, Kept, Outcome};
+pub(crate) use ledgers::{
+    Added, KeyRow, PollView, QueueRow, SignatureCheck, TargetRelay, is_trust_alarm,
+};
 pub use ledgers::{
-    Added, Carried, ClosedPoll, Delivery, KeyRow, KeySource, MessageMatch, PollView, Queue,
-    QueueRow, QueueSection, RelayedTo, Section, Settled, SignatureCheck, StateFilter, TargetRelay,
-    is_trust_alarm, ulid_time,
+    Carried, Delivery, KeySource, MessageMatch, Queue, Section, Settled, StateFilter, ulid_time,
 };
-pub use maintenance::{
-    Backup, CHECKED_UP_TO, DATABASE_FILES, EARLIER_COPIES, EraseTarget, Erasure, beside, folder_of,
+pub(crate) use maintenance::{CHECKED_UP_TO, EARLIER_COPIES, folder_of};
+pub use maintenance::{DATABASE_FILES, EraseTarget, Erasure, beside};
+pub use read::{Draft, StoredMessage, ThreadView};
+pub(crate) use read::{
+    DraftSave, DraftTaken, MessageLabel, ThreadKey, ThreadOutline, ThreadPage, ThreadRow,
+    ThreadSummary,
 };
-pub use read::{
-    Draft, DraftSave, DraftTaken, IdMatches, MessageLabel, PasteSummary, StoredMessage, ThreadKey,
-    ThreadOutline, ThreadPage, ThreadRow, ThreadSummary, ThreadView, TreeRow,
-};
-pub use relay::{HopDecision, ReplyParties, Waiting, reply_envelope, reply_parties};
+pub use relay::reply_envelope;
+pub(crate) use relay::{HopDecision, Waiting, reply_parties};
 pub use schema::SCHEMA_VERSION;
-pub use threading::{MessageVersion, MoveRefused};
+pub use threading::MoveRefused;
 
 pub(crate) use busy::{PIECE_PAUSE, begin_immediate};
+#[cfg(test)]
+pub(crate) use read::TreeRow;
 pub(crate) use read::envelope_columns;
 
 // The modules the rooms share, named from the store (`crate::store::texts`, `super::delivery`).
@@ -79,7 +83,7 @@ use crate::ids::IdGenerator;
 
 /// The default database: `crosstalk.db` in the platform data directory
 /// (`$XDG_DATA_HOME/crosstalk/` on Linux).
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "crosstalk").map(|d| d.data_dir().join("crosstalk.db"))
 }
 
@@ -227,7 +231,7 @@ impl Store {
 
     /// Opens an existing database for reading only (`None` when there is no file): for
     /// commands that only consult it, such as `check`.
-    pub fn open_for_reading(path: &Path) -> Result<Option<Store>, StoreError> {
+    pub(crate) fn open_for_reading(path: &Path) -> Result<Option<Store>, StoreError> {
         if !path.exists() {
             return Ok(None);
         }
@@ -384,7 +388,7 @@ impl Store {
     /// Whether the database keeps queue items settled by hand and archived threads: every
     /// database this crosstalk writes does; one read without migrating from before
     /// [`schema::OBSERVED`] has neither (its threads then read as none archived).
-    pub fn can_settle(&self) -> bool {
+    pub(crate) fn can_settle(&self) -> bool {
         self.version >= schema::OBSERVED
     }
 
@@ -412,7 +416,7 @@ impl Store {
     /// sound, and skips the check before the first write when a record says they are as a
     /// sound store left them (see [`soundness`]). For the binary's stores: a test's stores
     /// check every time.
-    pub fn remember_soundness_in(&mut self, dir: PathBuf) {
+    pub(crate) fn remember_soundness_in(&mut self, dir: PathBuf) {
         if self.read_only.is_none() && self.path != Path::new(":memory:") {
             self.soundness_records = Some(dir);
         }

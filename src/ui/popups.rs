@@ -14,7 +14,7 @@ use crate::app::text::{safe_line, short_time, tail, truncate, width, window};
 use crate::store::Outcome;
 
 /// Draws `popup` over the screen.
-pub fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
+pub(super) fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
     match popup {
         Popup::Help { scroll } => help(app, *scroll, frame, size),
         Popup::Messages { scroll } => messages(app, *scroll, frame, size),

@@ -29,7 +29,7 @@ pub(crate) struct Replacement {
 
 impl Replacement {
     /// The boxes it replaced.
-    pub fn fields(&self) -> impl Iterator<Item = Field> + '_ {
+    pub(crate) fn fields(&self) -> impl Iterator<Item = Field> + '_ {
         self.boxes.iter().map(|(f, ..)| *f)
     }
 }

@@ -10,7 +10,7 @@ use crate::sanitize::sanitize_line;
 use crate::store::{Outcome, Store, StoreError, ThreadView};
 
 /// Opens the database named by `--db`, `$CROSSTALK_DB`, or the platform default.
-pub fn open(db: Option<&Path>) -> Result<Store, Failure> {
+pub(crate) fn open(db: Option<&Path>) -> Result<Store, Failure> {
     let path = db_path(db)?;
     let _ = OPENED.set(path.clone());
     let mut store = Store::open(&path).map_err(|e| match e {
@@ -185,7 +185,7 @@ enum JsonEntry {
 /// `crosstalk import`: every input that can be read is imported (committed in pieces); a
 /// report per envelope. Inputs that cannot be read are reported on standard error with why,
 /// the others imported all the same, and the command then exits 2 (an I/O error).
-pub fn import(
+pub(crate) fn import(
     db: Option<&Path>,
     files: &[PathBuf],
     as_json: bool,
@@ -454,7 +454,7 @@ impl Drop for Closing {
 }
 
 /// `crosstalk threads`: newest activity first.
-pub fn threads(
+pub(crate) fn threads(
     db: Option<&Path>,
     limit: usize,
     archived: bool,
@@ -574,7 +574,7 @@ pub(in crate::cli) fn load_thread(store: &Store, id: &str) -> Result<ThreadView,
 
 /// `crosstalk show`: the thread as an indented tree, or JSON. Replies deeper than
 /// [`export::MAX_INDENT`] are not indented further but say their depth.
-pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
+pub(crate) fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
     let store = open_existing(db)?;
     let t = load_thread(&store, id)?;
     let mut out = Stdout::new();
@@ -617,7 +617,7 @@ pub fn show(db: Option<&Path>, id: &str, as_json: bool) -> Result<u8, Failure> {
 /// exact bytes to a file or pipe; on a terminal the text is shown with placeholders for what
 /// a terminal would act on. A file is written beside its final name and renamed into place,
 /// 0600, so an interrupted export never leaves half a backup under the name asked for.
-pub fn export(
+pub(crate) fn export(
     db: Option<&Path>,
     thread: Option<&str>,
     all: bool,
@@ -677,7 +677,12 @@ fn export_failure(e: export::ExportError, to: &str) -> Failure {
 }
 
 /// `crosstalk search`.
-pub fn search(db: Option<&Path>, query: &str, limit: usize, as_json: bool) -> Result<u8, Failure> {
+pub(crate) fn search(
+    db: Option<&Path>,
+    query: &str,
+    limit: usize,
+    as_json: bool,
+) -> Result<u8, Failure> {
     if query.trim().is_empty() {
         return Err(Failure::usage(
             "nothing to search for: give one or more words (`crosstalk search port number`)",
@@ -747,7 +752,7 @@ pub(in crate::cli) fn one_message(
 /// The app files it as a message when the operator copies it (C-y). It is from `desk`
 /// (`Config::desk_address_as`), as the app's `r` writes. The user header is `--user`
 /// (checked as an option), else the config's `[compose] user`, as for `new`.
-pub fn reply(
+pub(crate) fn reply(
     db: Option<&Path>,
     message: &str,
     desk: &str,

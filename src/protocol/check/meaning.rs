@@ -117,12 +117,12 @@ fn meaning(env: &Envelope) -> Meaning {
 /// signature on the way is not the same as a signed one here; the store judges that case
 /// itself (a signed copy of an unsigned message signs it, an unsigned copy of a signed one
 /// is a duplicate).
-pub fn same_meaning(a: &Envelope, b: &Envelope) -> bool {
+pub(crate) fn same_meaning(a: &Envelope, b: &Envelope) -> bool {
     meaning(a) == meaning(b)
 }
 
 /// [`same_meaning`] with the signatures left out of the comparison.
-pub fn same_but_signature(a: &Envelope, b: &Envelope) -> bool {
+pub(crate) fn same_but_signature(a: &Envelope, b: &Envelope) -> bool {
     let (mut a, mut b) = (meaning(a), meaning(b));
     a.sig = None;
     b.sig = None;

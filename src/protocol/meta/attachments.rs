@@ -95,7 +95,7 @@ impl Check {
 }
 
 /// Whether `key` names an attachment entry: `A` (any case) followed by digits.
-pub fn is_entry_key(key: &str) -> bool {
+pub(crate) fn is_entry_key(key: &str) -> bool {
     let mut chars = key.chars();
     matches!(chars.next(), Some('A' | 'a')) && key.len() > 1 && chars.all(|c| c.is_ascii_digit())
 }
@@ -261,7 +261,7 @@ pub fn check(a: &Attachment, file: Option<&[u8]>) -> Check {
 /// [`check`] of a file of `len` bytes read from `reader` as it is hashed: the size is judged
 /// first, from `len` alone, and the content is never held whole (an attached file may be
 /// larger than memory). An error reading is the caller's to name.
-pub fn check_reader(
+pub(crate) fn check_reader(
     a: &Attachment,
     len: u64,
     mut reader: impl std::io::Read,
@@ -336,7 +336,7 @@ pub fn entry_value(mime: &str, name: &str, size: u64, bytes: &[u8]) -> String {
 /// Adds an attachment to `env`, or replaces the entry with the same name: the first
 /// `meta: attachments` block takes it (one is made when there is none) under the next free
 /// `A{N}` key.
-pub fn upsert(env: &mut Envelope, name: &str, value: String) {
+pub(crate) fn upsert(env: &mut Envelope, name: &str, value: String) {
     let same = |(k, v): &(String, String)| {
         is_entry_key(k) && parse_entry(k, v).name.as_deref() == Some(name)
     };
@@ -371,7 +371,7 @@ pub fn upsert(env: &mut Envelope, name: &str, value: String) {
 
 /// A media type guessed from a file name's extension, for attaching: text files by their
 /// usual extensions, envelopes as text, anything else as bytes.
-pub fn guess_mime(name: &str) -> &'static str {
+pub(crate) fn guess_mime(name: &str) -> &'static str {
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     match ext.as_deref() {
         Some("txt" | "text" | "log" | "crosstalk" | "aict") => "text/plain",

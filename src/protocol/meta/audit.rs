@@ -13,7 +13,7 @@ use crate::protocol::render::render;
 use crate::protocol::{Envelope, MetaBlock, Parsed, namespaces};
 
 /// Whether a META block is an audit hop (the namespace in any case).
-pub fn is_audit(block: &MetaBlock) -> bool {
+pub(crate) fn is_audit(block: &MetaBlock) -> bool {
     block
         .namespace
         .trim()
@@ -32,7 +32,8 @@ pub fn without_hops(env: &Envelope) -> std::borrow::Cow<'_, Envelope> {
 
 /// Whether two envelope texts read the same once audit hops are left out (and at least one
 /// of them has hops): the same envelope, carried by more or other relays.
-pub fn same_but_hops(a: &str, b: &str) -> bool {
+#[cfg(test)]
+pub(crate) fn same_but_hops(a: &str, b: &str) -> bool {
     let read = |t: &str| {
         let ex = crate::protocol::extract(t, &crate::protocol::Options::default());
         let [p] = &ex.envelopes[..] else {
@@ -221,7 +222,7 @@ pub fn append_hop(env: &mut Envelope, relay: &Relay<'_>) {
 /// Blank lines outside the body mean nothing, but a hop inserted into a signed text brings
 /// its own, before it, after it or both; each way is tried (none changes what is read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Blanks {
+pub(crate) enum Blanks {
     /// The blank lines before the block.
     Before,
     /// The blank lines after it.
@@ -235,7 +236,7 @@ pub enum Blanks {
 /// envelope says, and the blank lines around it as `blanks` says. Every other line of the
 /// envelope is covered, so whatever an inserted `meta: audit` line captures is left out of
 /// the signed text and the signature fails.
-pub fn unsigned_lines(p: &Parsed, input_lines: &[&str], blanks: Blanks) -> Vec<u32> {
+pub(crate) fn unsigned_lines(p: &Parsed, input_lines: &[&str], blanks: Blanks) -> Vec<u32> {
     let env = &p.envelope;
     if !env.meta.iter().any(is_audit) {
         return Vec::new();

@@ -3,24 +3,24 @@
 //! out instead, so a namespace is renamed, or a new one added, here.
 
 /// Where an envelope goes: `Targets` (a POLL's voters), `X-Route`, `X-Reply-To`, `X-Priority`.
-pub const ROUTING: &str = "routing";
+pub(crate) const ROUTING: &str = "routing";
 /// Personal data and consent: `PII`, `Consent`, `Expires`, `Scope`.
-pub const PRIVACY: &str = "privacy";
+pub(crate) const PRIVACY: &str = "privacy";
 /// A POLL's `Type`, `Options`, `Quorum`, `Deadline`; a reply's `Vote`.
 pub const POLL: &str = "poll";
 /// An ERROR's `Code`, `Reason`, `Target`.
 pub const ERROR: &str = "error";
 /// An audit hop: who carried the envelope, when, how.
-pub const AUDIT: &str = "audit";
+pub(crate) const AUDIT: &str = "audit";
 /// What a mail gateway adds with the mail's headers (Message-ID, In-Reply-To, Subject, From,
 /// Date): the transport's record, not the sender's words.
 pub const EMAIL: &str = "email";
 /// Files that travel with the envelope, by name, size and digest.
-pub const ATTACHMENTS: &str = "attachments";
+pub(crate) const ATTACHMENTS: &str = "attachments";
 /// Keys announced for signing.
-pub const KEYS: &str = "keys";
+pub(crate) const KEYS: &str = "keys";
 /// A key or grant withdrawn.
-pub const REVOCATION: &str = "revocation";
+pub(crate) const REVOCATION: &str = "revocation";
 /// Content warnings and allowed use, shown ahead of the body (see `safety`).
 pub const SAFETY: &str = "safety";
 

@@ -38,7 +38,7 @@ pub enum PiiKind {
 
 impl PiiKind {
     /// The placeholder redaction writes.
-    pub fn placeholder(self) -> &'static str {
+    pub(crate) fn placeholder(self) -> &'static str {
         match self {
             PiiKind::Email => "[EMAIL]",
             PiiKind::Phone => "[PHONE]",
@@ -48,7 +48,7 @@ impl PiiKind {
     }
 
     /// In words, for diagnostics and badges.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             PiiKind::Email => "an e-mail address",
             PiiKind::Phone => "a phone number",
@@ -319,7 +319,7 @@ fn iban_of(s: &str) -> bool {
 }
 
 /// ISO 13616: move the first four characters to the end, letters to 10..35, mod 97 == 1.
-pub fn iban_valid(s: &str) -> bool {
+pub(crate) fn iban_valid(s: &str) -> bool {
     let compact: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
     if !(15..=34).contains(&compact.len()) {
         return false;
@@ -341,7 +341,7 @@ pub fn iban_valid(s: &str) -> bool {
 
 /// A card number: 13 to 19 digits, a known issuer's first digit (2–6), not one digit
 /// repeated, and the Luhn check.
-pub fn card_valid(s: &str) -> bool {
+pub(crate) fn card_valid(s: &str) -> bool {
     let digits: Vec<u32> = s.chars().filter_map(|c| c.to_digit(10)).collect();
     if !(13..=19).contains(&digits.len()) || !(2..=6).contains(&digits[0]) {
         return false;
@@ -388,7 +388,7 @@ pub fn kinds(text: &str) -> Vec<PiiKind> {
 }
 
 /// How many times [`redact`] looks again for what its replacements uncovered.
-pub const REDACT_PASSES: usize = 16;
+pub(crate) const REDACT_PASSES: usize = 16;
 
 /// `text` with every finding replaced by its placeholder, and what was replaced (kind and
 /// count, in order of kind).
@@ -421,7 +421,7 @@ pub fn redact(text: &str) -> (String, Vec<(PiiKind, usize)>) {
 }
 
 /// `counts` in words: "2 e-mail addresses, 1 phone number".
-pub fn describe_counts(counts: &[(PiiKind, usize)]) -> String {
+pub(crate) fn describe_counts(counts: &[(PiiKind, usize)]) -> String {
     counts
         .iter()
         .map(|(kind, n)| {

@@ -32,14 +32,14 @@ impl Safety {
 }
 
 /// Whether `key` writes a content warning.
-pub fn is_warning_key(key: &str) -> bool {
+pub(crate) fn is_warning_key(key: &str) -> bool {
     WARNING_KEYS
         .iter()
         .any(|k| k.eq_ignore_ascii_case(key.trim()))
 }
 
 /// Whether `key` writes allowed uses.
-pub fn is_use_key(key: &str) -> bool {
+pub(crate) fn is_use_key(key: &str) -> bool {
     USE_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key.trim()))
 }
 
@@ -65,7 +65,7 @@ pub fn reading(env: &Envelope) -> Option<Safety> {
 }
 
 /// Whether a block's namespace is this one (in any case, as other tools may write it).
-pub fn is_safety(namespace: &str) -> bool {
+pub(crate) fn is_safety(namespace: &str) -> bool {
     namespace.trim().eq_ignore_ascii_case(namespaces::SAFETY)
 }
 

@@ -4,7 +4,7 @@
 //! `<scheme>://<authority>[/path][?query][#fragment]`, `email:<addr>` or `tel:<number>`.
 
 /// Checks one banner side or routing hop; `Err` says what is wrong and how to write it.
-pub fn check_address(value: &str) -> Result<(), String> {
+pub(crate) fn check_address(value: &str) -> Result<(), String> {
     if plainly_valid(value.as_bytes()) {
         return Ok(());
     }
@@ -175,7 +175,7 @@ fn check_simple(v: &str) -> Result<(), String> {
 }
 
 /// Splits an `X-Route` value into hops (`a → b → c`, `->` accepted).
-pub fn route_hops(value: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn route_hops(value: &str) -> impl Iterator<Item = &str> {
     value.split('→').flat_map(ascii_arrows).map(str::trim)
 }
 

@@ -19,7 +19,7 @@ use crate::protocol::{Envelope, Intent, Parsed};
 /// The session an envelope is placed by: its `session:` when it names no `thread:` (a v1.0
 /// envelope, or one with ids but no thread). It then answers the message before it in that
 /// session; one naming a thread answers only its `parent:`.
-pub fn placed_by_session(env: &Envelope) -> Option<&str> {
+pub(crate) fn placed_by_session(env: &Envelope) -> Option<&str> {
     match (env.thread(), env.session()) {
         (None, Some(session)) => Some(session),
         _ => None,

@@ -135,7 +135,7 @@ fn entry<'m>(m: &'m MetaBlock, key: &str) -> Option<&'m str> {
 }
 
 /// `["a", "b"]`, `[a, b]` or `a, b` → the names, quotes and blanks removed, empty ones dropped.
-pub fn parse_targets(value: &str) -> Vec<String> {
+pub(crate) fn parse_targets(value: &str) -> Vec<String> {
     let v = value.trim();
     let v = v.strip_prefix('[').unwrap_or(v);
     let v = v.strip_suffix(']').unwrap_or(v);
@@ -148,7 +148,7 @@ pub fn parse_targets(value: &str) -> Vec<String> {
 
 /// `2-of-3`, `2/3`, `2`, `all`, `majority` → answers needed out of `targets`; `None` when it
 /// says none of these (the poll then waits for every target).
-pub fn parse_quorum(value: &str, targets: usize) -> Option<usize> {
+pub(crate) fn parse_quorum(value: &str, targets: usize) -> Option<usize> {
     let v = value.trim().to_ascii_lowercase();
     match v.as_str() {
         "all" | "unanimous" => return Some(targets),

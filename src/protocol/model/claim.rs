@@ -33,11 +33,11 @@ pub struct Claim {
 
 /// How far a claim may be from the time the desk saw before it is worth showing: clocks
 /// differ, and a copy takes a while to be carried.
-pub const TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
+pub(crate) const TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
 
 /// The time at the start of a `session:` value (`2025-10-09T16Z abc123`,
 /// `2025-10-08T14:23Z a7f3d1`, or a full RFC 3339 time), with the span its precision covers.
-pub fn session_time(session: &str) -> Option<(Timestamp, SignedDuration)> {
+pub(crate) fn session_time(session: &str) -> Option<(Timestamp, SignedDuration)> {
     let first = session.split_whitespace().next()?;
     let at = crate::protocol::validate::parse_time(first)?;
     let body = first.trim_end_matches('Z');

@@ -6,11 +6,6 @@
 
 use serde::Serialize;
 
-/// Whether `key` is one of [`KNOWN_HEADERS`], in any case.
-pub fn is_known_header(key: &str) -> bool {
-    KNOWN_HEADERS.iter().any(|k| k.eq_ignore_ascii_case(key))
-}
-
 /// The known header keys, in canonical order. Anything else is an unknown header: kept, never
 /// dropped, rendered after these in the order it was received.
 pub(crate) const KNOWN_HEADERS: [&str; 7] = [
@@ -218,11 +213,6 @@ impl Envelope {
         );
     }
 
-    /// Removes every occurrence of header `key`.
-    pub fn remove_header(&mut self, key: &str) {
-        self.headers.retain(|h| !h.key.eq_ignore_ascii_case(key));
-    }
-
     /// The first META block with `namespace`.
     pub fn meta_block(&self, namespace: &str) -> Option<&MetaBlock> {
         self.meta.iter().find(|m| m.namespace == namespace)
@@ -249,15 +239,15 @@ impl Envelope {
         self.header("message")
     }
     /// The `thread` header as stored and compared (see [`crate::protocol::id::key`]).
-    pub fn thread_key(&self) -> Option<std::borrow::Cow<'_, str>> {
+    pub(crate) fn thread_key(&self) -> Option<std::borrow::Cow<'_, str>> {
         self.thread().map(super::id::key)
     }
     /// The `parent` header as stored and compared.
-    pub fn parent_key(&self) -> Option<std::borrow::Cow<'_, str>> {
+    pub(crate) fn parent_key(&self) -> Option<std::borrow::Cow<'_, str>> {
         self.parent().map(super::id::key)
     }
     /// The `message` header as stored and compared.
-    pub fn message_key(&self) -> Option<std::borrow::Cow<'_, str>> {
+    pub(crate) fn message_key(&self) -> Option<std::borrow::Cow<'_, str>> {
         self.message().map(super::id::key)
     }
     /// The `context` header.

@@ -1,7 +1,7 @@
 //! Message, thread and parent identifiers: ULID or UUIDv7, and monotonic ULID generation.
 
 /// Why a value is not an identifier, phrased so the message can tell the user what to fix.
-pub fn check_id(value: &str) -> Result<(), String> {
+pub(crate) fn check_id(value: &str) -> Result<(), String> {
     let v = crate::protocol::lines::trim(value);
     if v.len() == 36 && v.as_bytes().get(8) == Some(&b'-') {
         return check_uuid_v7(v);
@@ -120,7 +120,7 @@ pub trait NewIds {
 
 /// Fills `thread` and `message` of an envelope that has none (v1.0 envelopes get their ids on
 /// receipt). Returns which keys were added.
-pub fn fill_ids(env: &mut crate::protocol::Envelope, ids: &dyn NewIds) -> Vec<&'static str> {
+pub(crate) fn fill_ids(env: &mut crate::protocol::Envelope, ids: &dyn NewIds) -> Vec<&'static str> {
     let mut added = Vec::new();
     if env.message().is_none() {
         env.set_header("message", ids.next_id());

@@ -35,7 +35,7 @@ pub enum Intent {
 
 /// Where a raw intent value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IntentKind {
+pub(crate) enum IntentKind {
     /// A v1.1 core intent.
     Core,
     /// A v1.0 intent mapped to its v1.1 name.
@@ -45,7 +45,7 @@ pub enum IntentKind {
 }
 
 /// The v1.0 names and what they became.
-pub const LEGACY_INTENTS: [(&str, Intent); 5] = [
+pub(crate) const LEGACY_INTENTS: [(&str, Intent); 5] = [
     ("QUESTION", Intent::Request),
     ("ANSWER", Intent::Respond),
     ("STATUS", Intent::Broadcast),
@@ -56,7 +56,7 @@ pub const LEGACY_INTENTS: [(&str, Intent); 5] = [
 impl Intent {
     /// All core intents in registry order: the registry, kept once (their names are
     /// [`Intent::as_str`]'s).
-    pub const CORE: &'static [Intent] = &[
+    pub(crate) const CORE: &'static [Intent] = &[
         Intent::Request,
         Intent::Respond,
         Intent::Escalate,
@@ -71,7 +71,7 @@ impl Intent {
     ];
 
     /// The registry's names as a diagnostic lists them: `REQUEST, RESPOND, …`.
-    pub fn registry_list() -> String {
+    pub(crate) fn registry_list() -> String {
         let names: Vec<&str> = Self::CORE.iter().map(Intent::as_str).collect();
         names.join(", ")
     }
@@ -82,7 +82,7 @@ impl Intent {
     }
 
     /// Normalizes a raw value and says whether it was core, legacy or unknown.
-    pub fn classify(raw: &str) -> (Intent, IntentKind) {
+    pub(crate) fn classify(raw: &str) -> (Intent, IntentKind) {
         let raw = crate::protocol::lines::trim(raw);
         // Nearly every envelope writes its intent as the registry does: compared by length
         // and bytes first, before the case-insensitive search (this is asked on every
@@ -127,7 +127,7 @@ impl Intent {
     }
 
     /// Whether a reply to this intent is a RESPOND (the ones that ask for an answer).
-    pub fn expects_response(&self) -> bool {
+    pub(crate) fn expects_response(&self) -> bool {
         matches!(
             self,
             Intent::Request | Intent::Poll | Intent::Escalate | Intent::Handoff
@@ -139,7 +139,7 @@ impl Intent {
     /// intent, as v1.0 writes them, asks too), ACK to any other. A RESPOND, BROADCAST or
     /// CLOSE is acknowledged: answering it with a REQUEST would ask its sender a question
     /// nobody put.
-    pub fn reply_preset(original: Option<&Intent>) -> Intent {
+    pub(crate) fn reply_preset(original: Option<&Intent>) -> Intent {
         if original.is_none_or(Intent::expects_response) {
             Intent::Respond
         } else {

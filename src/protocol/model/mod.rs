@@ -10,5 +10,5 @@ mod envelope;
 pub mod id;
 pub mod intent;
 
-pub use envelope::{Banner, Envelope, Header, MetaBlock, first_line, is_known_header};
+pub use envelope::{Banner, Envelope, Header, MetaBlock, first_line};
 pub(crate) use envelope::{KNOWN_HEADERS, STRUCTURAL_KEYS, known_header_index, structural_key};

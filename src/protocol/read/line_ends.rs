@@ -20,7 +20,7 @@ use std::borrow::Cow;
 
 /// How a text's lines end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineEnds {
+pub(crate) enum LineEnds {
     /// At LF (CR LF too): read as it is.
     Lf,
     /// At runs of this many CRs (1: CR alone; 2: CR LF through a terminal's paste; 3: a text
@@ -33,7 +33,7 @@ const MOST_CRS: usize = 4;
 
 /// How the lines of a text beginning with `start` end. For a text read in pieces, `start` is
 /// its first piece: a run of CRs at its very end may go on in the next, and is not counted.
-pub fn detect(start: &[u8]) -> LineEnds {
+pub(crate) fn detect(start: &[u8]) -> LineEnds {
     if memchr::memchr(b'\n', start).is_some() || memchr::memchr(b'\r', start).is_none() {
         return LineEnds::Lf;
     }
@@ -57,7 +57,7 @@ pub fn detect(start: &[u8]) -> LineEnds {
 /// Rewrites the line ends of a text read in pieces, as [`LineEnds`] says, piece by piece (a
 /// run of CRs may be split between two pieces).
 #[derive(Debug, Clone)]
-pub struct Rewriter {
+pub(crate) struct Rewriter {
     ends: LineEnds,
     /// How many CRs of the run the last piece ended in were counted towards the next break.
     run: usize,
@@ -65,17 +65,17 @@ pub struct Rewriter {
 
 impl Rewriter {
     /// A rewriter for a text whose lines end as `ends` says.
-    pub fn new(ends: LineEnds) -> Rewriter {
+    pub(crate) fn new(ends: LineEnds) -> Rewriter {
         Rewriter { ends, run: 0 }
     }
 
     /// Whether it changes anything.
-    pub fn rewrites(&self) -> bool {
+    pub(crate) fn rewrites(&self) -> bool {
         self.ends != LineEnds::Lf
     }
 
     /// The next piece, its line ends rewritten.
-    pub fn piece(&mut self, text: String) -> String {
+    pub(crate) fn piece(&mut self, text: String) -> String {
         if !self.rewrites() || memchr::memchr(b'\r', text.as_bytes()).is_none() {
             if !text.is_empty() {
                 self.run = 0;
@@ -91,7 +91,7 @@ impl Rewriter {
 
     /// The next piece as bytes, its line ends rewritten in place: the last CR of each run
     /// that makes a break becomes LF (so CR CR reads as CR LF, as the lines of §1 read it).
-    pub fn bytes(&mut self, bytes: &mut [u8]) {
+    pub(crate) fn bytes(&mut self, bytes: &mut [u8]) {
         let LineEnds::Cr(k) = self.ends else {
             return;
         };
@@ -110,7 +110,7 @@ impl Rewriter {
 }
 
 /// `text` with its line ends rewritten as [`detect`] reads them.
-pub fn normalize(text: &str) -> Cow<'_, str> {
+pub(crate) fn normalize(text: &str) -> Cow<'_, str> {
     match detect(text.as_bytes()) {
         LineEnds::Lf => Cow::Borrowed(text),
         ends => Cow::Owned(Rewriter::new(ends).piece(text.to_string())),
@@ -118,7 +118,7 @@ pub fn normalize(text: &str) -> Cow<'_, str> {
 }
 
 /// [`normalize`] of a text owned: rewritten in place.
-pub fn normalize_owned(text: String) -> String {
+pub(crate) fn normalize_owned(text: String) -> String {
     match detect(text.as_bytes()) {
         LineEnds::Lf => text,
         ends => Rewriter::new(ends).piece(text),

@@ -225,7 +225,7 @@ pub(crate) fn is_invisible(c: char) -> bool {
 /// envelope's structural lines and refuses bidi controls there, so a value keeping them would
 /// read otherwise at the other end than in the sender's store; a control character would
 /// reach the next chat window, or terminal, as it is.
-pub fn typed_header_value(s: &str) -> Cow<'_, str> {
+pub(crate) fn typed_header_value(s: &str) -> Cow<'_, str> {
     let drop = |c: char| c.is_control() || is_invisible(c) || is_bidi_control(c);
     if (s.is_ascii() && !s.bytes().any(|b| b.is_ascii_control()))
         || !s.chars().any(|c| drop(c) || is_odd_space(c))

@@ -171,7 +171,7 @@ fn begins_line(cleaned: &str, at: usize) -> bool {
 
 /// An iterator over the envelopes of one input, in order. Diagnostics that belong to no
 /// envelope are collected and handed over by [`Extractor::into_diagnostics`].
-pub struct Extractor<'a> {
+pub(crate) struct Extractor<'a> {
     input: &'a str,
     cur: Cursor<'a>,
     opts: Options,
@@ -189,7 +189,7 @@ pub struct Extractor<'a> {
 
 impl<'a> Extractor<'a> {
     /// An extractor over the whole of `input`, numbering lines from 1.
-    pub fn new(input: &'a str, opts: Options) -> Self {
+    pub(crate) fn new(input: &'a str, opts: Options) -> Self {
         Self::with_first_line(input, 1, opts).at_input_start()
     }
 
@@ -197,7 +197,7 @@ impl<'a> Extractor<'a> {
     /// callers that read a large file in pieces still get the file's line numbers. A
     /// U+FEFF at the piece's start is text here (reported on a structural line, as anywhere
     /// in a line); for the piece that starts the input, [`Extractor::at_input_start`].
-    pub fn with_first_line(input: &'a str, first_line: u32, opts: Options) -> Self {
+    pub(crate) fn with_first_line(input: &'a str, first_line: u32, opts: Options) -> Self {
         Extractor {
             input,
             cur: Cursor::new(input, first_line),
@@ -214,7 +214,7 @@ impl<'a> Extractor<'a> {
     /// file's encoding signature, not text, and is skipped (byte offsets still refer to the
     /// input). Only there: a piece cut from the middle of a file that starts with U+FEFF
     /// holds it as the whole file read at once does.
-    pub fn at_input_start(mut self) -> Self {
+    pub(crate) fn at_input_start(mut self) -> Self {
         let unread = self.cur.rest().len() == self.input.len();
         if unread && self.input.starts_with('\u{FEFF}') {
             self.cur.skip('\u{FEFF}'.len_utf8());
@@ -252,7 +252,7 @@ impl<'a> Extractor<'a> {
     }
 
     /// The diagnostics found outside envelopes.
-    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+    pub(crate) fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.diags
     }
 

@@ -20,7 +20,7 @@ pub const PREFIX: &str = "did:key:";
 const MAX_ID: usize = 128;
 
 /// Whether a key id is a `did:key` (and so names its own key).
-pub fn is_did_key(id: &str) -> bool {
+pub(crate) fn is_did_key(id: &str) -> bool {
     id.trim()
         .get(..PREFIX.len())
         .is_some_and(|p| p.eq_ignore_ascii_case(PREFIX))
@@ -28,7 +28,7 @@ pub fn is_did_key(id: &str) -> bool {
 
 /// Reads the Ed25519 key a `did:key` names. A fragment (`#z6Mk…`, the verification method
 /// DID documents append) is ignored.
-pub fn parse_did_key(id: &str) -> Result<VerifyingKey, KeyError> {
+pub(crate) fn parse_did_key(id: &str) -> Result<VerifyingKey, KeyError> {
     let id = id.trim();
     if !is_did_key(id) {
         return Err(KeyError::Unrecognized(format!(
@@ -72,7 +72,7 @@ pub fn did_key(key: &VerifyingKey) -> String {
 }
 
 /// Decodes base58 (Bitcoin alphabet); the error names the first character that is not in it.
-pub fn base58_decode(text: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn base58_decode(text: &str) -> Result<Vec<u8>, String> {
     // Big-endian base-256 digits, built up one base58 digit at a time.
     let mut out: Vec<u8> = Vec::with_capacity(text.len());
     for (i, c) in text.chars().enumerate() {
@@ -105,7 +105,7 @@ pub fn base58_decode(text: &str) -> Result<Vec<u8>, String> {
 }
 
 /// Encodes bytes as base58 (Bitcoin alphabet).
-pub fn base58_encode(bytes: &[u8]) -> String {
+pub(crate) fn base58_encode(bytes: &[u8]) -> String {
     let zeros = bytes.iter().take_while(|&&b| b == 0).count();
     // Little-endian base-58 digits.
     let mut digits: Vec<u8> = Vec::with_capacity(bytes.len() * 138 / 100 + 1);

@@ -109,7 +109,7 @@ pub fn public_key_txt(key: &VerifyingKey) -> String {
 
 /// A short, stable key id derived from the key itself, for `pkid=` when the signer has not
 /// chosen a name: the same key always gets the same id.
-pub fn default_pkid(key: &VerifyingKey) -> String {
+pub(crate) fn default_pkid(key: &VerifyingKey) -> String {
     let encoded = URL_SAFE_NO_PAD.encode(key.as_bytes());
     format!("key-{}", &encoded[..16])
 }

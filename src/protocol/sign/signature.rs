@@ -17,7 +17,7 @@ use crate::protocol::{Code, Envelope, Parsed};
 
 /// The JWS protected header crosstalk writes, byte for byte as in the rc1 vectors, so a
 /// signature made here matches theirs exactly.
-pub const JWS_PROTECTED: &str = r#"{"alg":"EdDSA","b64":true,"crit":["b64","cty","ver"],"cty":"crosstalk/v1.1","typ":"JOSE","ver":"1.1-rc1"}"#;
+pub(crate) const JWS_PROTECTED: &str = r#"{"alg":"EdDSA","b64":true,"crit":["b64","cty","ver"],"cty":"crosstalk/v1.1","typ":"JOSE","ver":"1.1-rc1"}"#;
 
 /// What a valid `sig:` value of the spec's form looks like, for error messages.
 const ED25519_FORM: &str = "a valid value looks like `ed25519:pkid=<key-id>;sig=<the 64-byte signature in base64, 88 characters>`";
@@ -37,7 +37,7 @@ pub enum SigFormat {
 
 /// A `sig:` value understood, so verification need not re-parse text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SigValue {
+pub(crate) enum SigValue {
     /// `none` or empty: the sender chose not to sign.
     None,
     /// The spec's form: Ed25519 directly over the payload bytes.
@@ -111,7 +111,7 @@ pub enum Matched {
 }
 
 /// Reads a `sig:` value in either form, so verification works whichever one a peer wrote.
-pub fn parse_sig(value: &str) -> Result<SigValue, SigError> {
+pub(crate) fn parse_sig(value: &str) -> Result<SigValue, SigError> {
     let value = crate::protocol::lines::trim(value);
     if value.is_empty() || value.eq_ignore_ascii_case("none") {
         return Ok(SigValue::None);
@@ -126,7 +126,7 @@ pub fn parse_sig(value: &str) -> Result<SigValue, SigError> {
 
 /// The parts of an `ed25519:` value besides `pkid=` and `sig=`: the signature covers the
 /// text above `sig:`, never the `sig:` line, so whatever else that line says is unsigned.
-pub fn extra_parts(value: &str) -> Vec<&str> {
+pub(crate) fn extra_parts(value: &str) -> Vec<&str> {
     let Some((alg, rest)) = value.trim().split_once(':') else {
         return Vec::new();
     };
@@ -256,7 +256,7 @@ fn base64_problem(text: &str, e: &base64::DecodeError) -> String {
 }
 
 /// The key id a signature names: `pkid=` of the spec's form, or `kid` of a JWS header.
-pub fn key_id(sig: &SigValue) -> Option<&str> {
+pub(crate) fn key_id(sig: &SigValue) -> Option<&str> {
     match sig {
         SigValue::None => None,
         SigValue::Ed25519 { pkid, .. } => Some(pkid),
@@ -299,7 +299,11 @@ pub fn sign_bytes(payload: &[u8], key: &SigningKey, format: SigFormat, pkid: &st
 
 /// Checks a parsed signature against exact payload bytes; choosing which text to try is left
 /// to [`verify_parsed`].
-pub fn verify_bytes(payload: &[u8], sig: &SigValue, key: &VerifyingKey) -> Result<(), SigError> {
+pub(crate) fn verify_bytes(
+    payload: &[u8],
+    sig: &SigValue,
+    key: &VerifyingKey,
+) -> Result<(), SigError> {
     let (input, signature) = match sig {
         SigValue::None => return Err(SigError::Unsigned),
         SigValue::Ed25519 { signature, .. } => (payload.to_vec(), signature),
@@ -345,7 +349,7 @@ pub fn verify_parsed(
 
 /// [`verify_parsed`] for a caller that kept the envelope's received text (transport wrapping
 /// undone, one LF per line, as the store keeps it) rather than the whole input.
-pub fn verify_received(
+pub(crate) fn verify_received(
     parsed: &Parsed,
     received: &str,
     key: &VerifyingKey,

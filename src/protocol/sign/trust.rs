@@ -59,7 +59,7 @@ impl SigState {
     }
 
     /// Whether the operator must be alarmed (shown in red).
-    pub fn is_alarm(self) -> bool {
+    pub(crate) fn is_alarm(self) -> bool {
         matches!(self, SigState::Bad | SigState::Changed)
     }
 }
@@ -137,7 +137,7 @@ pub struct Announcement {
 /// is), nor an invisible character or bidi control (it would read as another id than it is:
 /// `alice` with a zero-width space is not `alice`). The trust store holds only such ids,
 /// whether added by hand or announced, and `sign` writes only such ids.
-pub fn is_key_id(id: &str) -> bool {
+pub(crate) fn is_key_id(id: &str) -> bool {
     use crate::protocol::lines::{is_bidi_control, is_invisible};
     !id.is_empty()
         && !id.chars().any(|c| {
@@ -184,7 +184,7 @@ pub fn announcements(env: &Envelope) -> Vec<Result<Announcement, String>> {
 }
 
 /// Reads a public key in any form a person pastes: PEM, `ed25519:pk=<base64>`, `did:key`.
-pub fn read_key(text: &str) -> Result<VerifyingKey, crate::protocol::keys::KeyError> {
+pub(crate) fn read_key(text: &str) -> Result<VerifyingKey, crate::protocol::keys::KeyError> {
     if is_did_key(text) {
         parse_did_key(text)
     } else {
@@ -194,7 +194,7 @@ pub fn read_key(text: &str) -> Result<VerifyingKey, crate::protocol::keys::KeyEr
 
 /// Whether the envelope revokes something (intent REVOKE or a `meta: revocation` block),
 /// which counts only when a trusted key signed it.
-pub fn is_revocation(env: &Envelope) -> bool {
+pub(crate) fn is_revocation(env: &Envelope) -> bool {
     env.intent() == Some(Intent::Revoke)
         || env
             .meta
@@ -204,7 +204,7 @@ pub fn is_revocation(env: &Envelope) -> bool {
 
 /// The repairs the parser made to a paste that change its characters: after one of these, a
 /// signature cannot match the text as received, and a mismatch says nothing about the sender.
-pub fn transport_repairs(parsed: &Parsed) -> Vec<&'static str> {
+pub(crate) fn transport_repairs(parsed: &Parsed) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     if parsed.collapsed {
         out.push("its line breaks were collapsed");
@@ -372,7 +372,7 @@ fn against_pin(
 
 /// Says why a signature failed; a mismatch on a paste the parser had to repair is blamed on
 /// the transport, not on the sender or a forger.
-pub fn explain_failure(parsed: &Parsed, e: &SigError) -> String {
+pub(crate) fn explain_failure(parsed: &Parsed, e: &SigError) -> String {
     let mangled = transport_repairs(parsed);
     if mangled.is_empty() || *e != SigError::Mismatch {
         return e.to_string();
@@ -397,8 +397,9 @@ fn verdict(state: SigState, pkid: Option<String>, detail: String) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::render::signable;
     use crate::protocol::signature::{SigFormat, sign_envelope, verify_parsed};
-    use crate::protocol::{Options, extract, render, signable};
+    use crate::protocol::{Options, extract, render};
     use ed25519_dalek::SigningKey;
     use proptest::prelude::*;
 

@@ -11,7 +11,7 @@ use crate::protocol::{Envelope, MetaBlock, NewIds, is_id};
 ///
 /// `desk` is who acknowledges: the operator's own address when one is configured (the desk
 /// took the envelope, not necessarily its recipient); else the envelope's recipient.
-pub fn ack_envelope(
+pub(crate) fn ack_envelope(
     original: &Envelope,
     stored_id: &str,
     desk: Option<&str>,
@@ -36,7 +36,7 @@ pub fn ack_envelope(
 
 /// The sender of a reply the desk writes to `original`: `desk` when it is a valid address,
 /// else the original's recipient, else `SYSTEM`.
-pub fn sender_for(original: &Envelope, desk: Option<&str>) -> String {
+pub(crate) fn sender_for(original: &Envelope, desk: Option<&str>) -> String {
     match desk.filter(|d| check_address(d).is_ok()) {
         Some(d) => d.to_string(),
         None => valid_or(&original.banner.to, "SYSTEM"),

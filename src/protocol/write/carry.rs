@@ -27,7 +27,7 @@ pub fn carried(received: &str, canonical: &str, hop: Option<&audit::Relay<'_>>) 
 
 /// [`carried`], and whether the envelope goes as something else than its stored canonical
 /// form (then `fmt` says so).
-pub fn carried_as(
+pub(crate) fn carried_as(
     received: &str,
     canonical: &str,
     hop: Option<&audit::Relay<'_>>,

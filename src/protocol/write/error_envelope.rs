@@ -18,18 +18,18 @@ pub const ERROR_CODES: [(&str, &str); 8] = [
 ];
 
 /// Whether `code` is in the taxonomy (exact, upper-case, as the spec writes them).
-pub fn is_error_code(code: &str) -> bool {
+pub(crate) fn is_error_code(code: &str) -> bool {
     ERROR_CODES.iter().any(|(c, _)| *c == code)
 }
 
 /// The taxonomy's codes as a diagnostic lists them: `E-ROUTE, E-CONSENT, …`.
-pub fn code_list() -> String {
+pub(crate) fn code_list() -> String {
     let codes: Vec<&str> = ERROR_CODES.iter().map(|(c, _)| *c).collect();
     codes.join(", ")
 }
 
 /// The default reason for a taxonomy code.
-pub fn default_reason(code: &str) -> Option<&'static str> {
+pub(crate) fn default_reason(code: &str) -> Option<&'static str> {
     ERROR_CODES
         .iter()
         .find(|(c, _)| *c == code)

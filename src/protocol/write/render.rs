@@ -16,7 +16,7 @@ use crate::protocol::Envelope;
 use crate::protocol::lines;
 
 /// Whether `s` is not in Unicode NFC (or may not be: the quick check cannot always tell).
-pub fn needs_nfc(s: &str) -> bool {
+pub(crate) fn needs_nfc(s: &str) -> bool {
     !s.is_ascii() && is_nfc_quick(s.chars()) != IsNormalized::Yes
 }
 
@@ -46,7 +46,7 @@ pub enum BodyKey {
 
 /// The canonical text of a parsed envelope: as [`render`], with the body under the key it
 /// was received with (see [`BodyKey`]).
-pub fn render_parsed(p: &crate::protocol::Parsed) -> String {
+pub(crate) fn render_parsed(p: &crate::protocol::Parsed) -> String {
     render_as(&p.envelope, body_key(p))
 }
 
@@ -68,7 +68,7 @@ pub fn render_as(env: &Envelope, key: BodyKey) -> String {
 /// rather than in NFC: what a backup writes of an envelope whose text normalization would
 /// change (a body is kept exactly as written, see docs/PROTOCOL.md §1), so that importing the
 /// backup gives back the same bytes. Its NFC form is [`render_as`].
-pub fn render_as_written(env: &Envelope, key: BodyKey) -> String {
+pub(crate) fn render_as_written(env: &Envelope, key: BodyKey) -> String {
     let mut out = text_with(env, key);
     if let Some(sig) = &env.sig {
         field(&mut out, "sig", sig);
@@ -82,7 +82,7 @@ pub fn render_as_written(env: &Envelope, key: BodyKey) -> String {
 
 /// Whether anything the envelope holds is not in NFC, so that its canonical text differs from
 /// its text as written ([`render_as_written`]).
-pub fn holds_unnormalized(env: &Envelope) -> bool {
+pub(crate) fn holds_unnormalized(env: &Envelope) -> bool {
     let b = &env.banner;
     [&b.from, &b.to, &b.version]
         .into_iter()
@@ -101,7 +101,7 @@ pub fn holds_unnormalized(env: &Envelope) -> bool {
 /// The signable portion in canonical form: banner through the last body line, each line
 /// ending in LF, NFC, without audit hops (relays add them to signed envelopes: see
 /// [`crate::protocol::audit`]). These are the bytes a signature covers.
-pub fn signable(env: &Envelope) -> String {
+pub(crate) fn signable(env: &Envelope) -> String {
     nfc(&signable_raw(env, BodyKey::Body))
 }
 
@@ -111,7 +111,7 @@ pub fn signable(env: &Envelope) -> String {
 /// saying `body:`, anyone could turn a signed `body:` into `response:` (or back) and change
 /// what the envelope asks for while it still verified. crosstalk's own signing writes `body:`
 /// and an explicit `intent: RESPOND` instead (see `cli::sign_cmd`).
-pub fn signable_parsed(p: &crate::protocol::Parsed) -> String {
+pub(crate) fn signable_parsed(p: &crate::protocol::Parsed) -> String {
     nfc(&signable_raw(&p.envelope, body_key(p)))
 }
 
@@ -220,18 +220,18 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// The `hash:` value crosstalk writes: CRC32 (IEEE) in lower-case hex over the text from
 /// `[[` through the `sig:` line, LF-terminated.
-pub fn crc32_hex(text: &str) -> String {
+pub(crate) fn crc32_hex(text: &str) -> String {
     format!("{:08x}", crc32fast::hash(text.as_bytes()))
 }
 
 /// The canonical text from the banner through the `sig:` line, which `hash:` covers.
-pub fn hashed_portion(env: &Envelope) -> String {
+pub(crate) fn hashed_portion(env: &Envelope) -> String {
     hashed_as(env, BodyKey::Body)
 }
 
 /// [`hashed_portion`] of a parsed envelope, with the body under the key it was received with
 /// (as [`signable_parsed`], and for the same reason).
-pub fn hashed_portion_parsed(p: &crate::protocol::Parsed) -> String {
+pub(crate) fn hashed_portion_parsed(p: &crate::protocol::Parsed) -> String {
     hashed_as(&p.envelope, body_key(p))
 }
 

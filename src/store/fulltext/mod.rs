@@ -6,4 +6,5 @@ mod search;
 pub(super) mod search_index;
 
 pub(in crate::store) use index_of::SearchIndex;
-pub use search::{MAX_SEARCH_WORDS, MIN_PREFIX_CHARS, RANKED_MATCHES, SearchHit, SearchResults};
+pub(crate) use search::SearchHit;
+pub use search::{MAX_SEARCH_WORDS, RANKED_MATCHES, SearchResults};

@@ -25,7 +25,7 @@ pub const MAX_SEARCH_WORDS: usize = 32;
 /// FTS5 merges the lists of every word a prefix begins: one letter begins most words of a
 /// history (about 170 ms to count and rank at 100 000 messages, on every key press), two
 /// letters about half that, three a few milliseconds. A single letter is looked for as a word.
-pub const MIN_PREFIX_CHARS: usize = 2;
+pub(crate) const MIN_PREFIX_CHARS: usize = 2;
 
 /// A search result.
 #[derive(Debug, Clone, Serialize)]

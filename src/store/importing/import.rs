@@ -156,7 +156,11 @@ impl Store {
     /// Stores what `reader` yields as received and commits it, without importing anything:
     /// a transport keeps the bytes it was given (a mail, say) before it decodes them and
     /// imports what they hold.
-    pub fn keep_reader(&mut self, source: &str, reader: &mut dyn Read) -> Result<Kept, StoreError> {
+    pub(crate) fn keep_reader(
+        &mut self,
+        source: &str,
+        reader: &mut dyn Read,
+    ) -> Result<Kept, StoreError> {
         let (paste_id, diagnostics) =
             self.write(|store| store.store_paste(source, reader, &mut |_| {}))?;
         Ok(Kept {
@@ -183,7 +187,7 @@ impl Store {
     /// [`Store::import_kept`], and with `fresh_ids` an envelope rejected only because its
     /// `thread`, `message` or `parent` is not a valid id is imported with fresh ids, the
     /// originals kept as aliases.
-    pub fn import_kept_with(
+    pub(crate) fn import_kept_with(
         &mut self,
         kept: &Kept,
         opts: &Options,

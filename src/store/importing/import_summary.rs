@@ -55,7 +55,7 @@ impl ImportSummary {
     }
 
     /// Whether the operator should hear of it (the bell): something new, or something wrong.
-    pub fn is_news(&self) -> bool {
+    pub(crate) fn is_news(&self) -> bool {
         self.imported > 0 || self.rejected > 0
     }
 

@@ -10,5 +10,6 @@ pub(super) mod prepare;
 mod receipt_id;
 pub(super) mod writer;
 
-pub use import::{ImportItem, ImportReport, Kept, Outcome};
-pub use import_summary::ImportSummary;
+pub(crate) use import::ImportItem;
+pub use import::{ImportReport, Kept, Outcome};
+pub(crate) use import_summary::ImportSummary;

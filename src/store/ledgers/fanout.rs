@@ -70,7 +70,7 @@ pub struct Carried {
 
 impl Carried {
     /// The count of `targets`.
-    pub fn of_targets(targets: &[TargetRelay]) -> Carried {
+    pub(crate) fn of_targets(targets: &[TargetRelay]) -> Carried {
         Carried {
             to: targets.iter().filter(|t| t.relayed.is_some()).count(),
             of: targets.len(),
@@ -227,7 +227,7 @@ impl Store {
 
     /// The windows message `id` goes to, each with when and how it was carried there: `None`
     /// for a message that is no POLL (it goes to its recipient) or is not stored.
-    pub fn fanout(&self, id: &str) -> Result<Option<Vec<TargetRelay>>, StoreError> {
+    pub(crate) fn fanout(&self, id: &str) -> Result<Option<Vec<TargetRelay>>, StoreError> {
         match self.seq_of(id)? {
             Some(seq) => read(&self.conn, seq, self.keeps_target_relays()),
             None => Ok(None),

@@ -114,7 +114,7 @@ fn decode(b64: &str) -> Option<VerifyingKey> {
 
 /// Whether a diagnostic is one of the trust store's: a changed key, an unreadable key
 /// announcement, a revocation without effect.
-pub fn is_trust_alarm(code: Code) -> bool {
+pub(crate) fn is_trust_alarm(code: Code) -> bool {
     matches!(
         code,
         Code::KeyChanged | Code::KeyAnnouncement | Code::UnverifiedRevocation
@@ -433,7 +433,7 @@ impl Store {
     }
 
     /// The key pinned for `pkid`, as signatures are judged against it.
-    pub fn pinned_key(&self, pkid: &str) -> Result<Option<PinnedKey>, StoreError> {
+    pub(crate) fn pinned_key(&self, pkid: &str) -> Result<Option<PinnedKey>, StoreError> {
         Ok(PinnedKeys::load(&self.conn)?.keys.remove(pkid))
     }
 
@@ -487,7 +487,7 @@ impl Store {
 
     /// Judges one stored message's signature (a composed one, signed as it was filed) with
     /// the keys as they are; no key is marked changed by it.
-    pub fn judge_message(&mut self, id: &str) -> Result<(), StoreError> {
+    pub(crate) fn judge_message(&mut self, id: &str) -> Result<(), StoreError> {
         self.write(|store| {
             let tx = store.begin_write()?;
             let seq: Option<i64> = tx
@@ -576,23 +576,5 @@ impl Store {
                 })
             })
             .optional()?)
-    }
-
-    /// The verdicts of a thread's signed messages, by message id, for marking the tree.
-    pub fn signature_states(&self, thread: &str) -> Result<HashMap<String, SigState>, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "SELECT m.id, s.state FROM messages m JOIN signatures s ON s.seq = m.seq
-                 WHERE m.thread_id = ?1",
-            )?
-            .query_map([thread], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-            })?
-            .filter_map(|r| match r {
-                Ok((id, s)) => SigState::parse(&s).map(|s| Ok((id, s))),
-                Err(e) => Some(Err(e)),
-            })
-            .collect::<Result<_, _>>()?)
     }
 }

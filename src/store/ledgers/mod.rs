@@ -11,8 +11,12 @@ mod queue;
 mod settle;
 
 pub use delivery::{Delivery, ulid_time};
-pub use fanout::{Carried, RelayedTo, TargetRelay};
-pub use keys::{Added, KeyRow, KeySource, SignatureCheck, is_trust_alarm};
-pub use poll::{ClosedPoll, MessageMatch, PollView};
-pub use queue::{Queue, QueueRow, QueueSection, Section, StateFilter};
+pub use fanout::Carried;
+pub(crate) use fanout::TargetRelay;
+pub use keys::KeySource;
+pub(crate) use keys::{Added, KeyRow, SignatureCheck, is_trust_alarm};
+pub use poll::MessageMatch;
+pub(crate) use poll::PollView;
+pub(crate) use queue::QueueRow;
+pub use queue::{Queue, Section, StateFilter};
 pub use settle::Settled;

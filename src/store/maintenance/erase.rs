@@ -21,7 +21,7 @@ use crate::store::{Store, StoreError};
 /// operator made before it. A backup (`crosstalk backup`) is a whole database of its own and
 /// an export (`crosstalk export`, a mail or file written out) a file of its own; neither is
 /// changed by erasing here.
-pub const EARLIER_COPIES: &str = "Backups and exports made before this still hold the erased text: delete or replace those copies too";
+pub(crate) const EARLIER_COPIES: &str = "Backups and exports made before this still hold the erased text: delete or replace those copies too";
 
 /// What an erasure removes (or, from [`Store::erase_plan`], would remove).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub struct Erasure {
 
 impl Erasure {
     /// "3 messages, 2 raw pastes (1 other message keeps its text but loses its raw copy), …"
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let e = self;
         let n = |count: usize, one: &str, many: &str| {
             format!("{count} {}", if count == 1 { one } else { many })

@@ -10,7 +10,7 @@ use crate::store::{BUSY_TIMEOUT, StoreError};
 
 /// The largest database checked as a whole before a store's first write (see
 /// [`Store::check_writable`]): about a second's reading.
-pub const CHECKED_UP_TO: u64 = 256 << 20;
+pub(crate) const CHECKED_UP_TO: u64 = 256 << 20;
 
 /// Below this many bytes free, an I/O error of SQLite's is taken for a full disk: it needs
 /// room for a page of its log and for its shared memory (32 KiB) to go on.
@@ -86,7 +86,7 @@ pub(in crate::store) fn is_read_only(e: &StoreError) -> bool {
 /// write the file, and to create its `-wal` and `-shm` files next to it).
 /// The folder a file named `path` is in: its parent, or the current folder for a bare name
 /// (whose parent is the empty path). Where files beside it are made and renamed into place.
-pub fn folder_of(path: &Path) -> &Path {
+pub(crate) fn folder_of(path: &Path) -> &Path {
     match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -9,9 +9,10 @@ pub(super) mod erase;
 mod files;
 pub(super) mod soundness;
 
-pub use backup::Backup;
-pub use erase::{EARLIER_COPIES, EraseTarget, Erasure};
-pub use files::{CHECKED_UP_TO, DATABASE_FILES, beside, folder_of};
+pub(crate) use erase::EARLIER_COPIES;
+pub use erase::{EraseTarget, Erasure};
+pub(crate) use files::{CHECKED_UP_TO, folder_of};
+pub use files::{DATABASE_FILES, beside};
 pub(in crate::store) use files::{
     is_disk_full, is_read_only, locate, owner_only, unwritable, url_path,
 };

@@ -108,7 +108,7 @@ impl Store {
 
     /// Caps SQLite's page cache at `kib` KiB. Imports want a large one (see `Store::open`);
     /// the app, which reads a screenful at a time, keeps its memory small with a smaller one.
-    pub fn limit_cache(&self, kib: u32) -> Result<(), StoreError> {
+    pub(crate) fn limit_cache(&self, kib: u32) -> Result<(), StoreError> {
         self.conn
             .pragma_update(None, "cache_size", -i64::from(kib))?;
         Ok(())
@@ -187,7 +187,7 @@ impl Store {
     /// caller keeps its text under a new id, so neither window's text is lost and no two
     /// envelopes go out under one id. A draft that is gone (discarded or erased elsewhere) is
     /// saved again.
-    pub fn save_draft_checked(
+    pub(crate) fn save_draft_checked(
         &mut self,
         env: &Envelope,
         envelope_text: &str,
@@ -283,7 +283,7 @@ impl Store {
 
 /// What [`Store::save_draft_checked`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DraftSave {
+pub(crate) enum DraftSave {
     /// Saved, at this time.
     Saved(String),
     /// Saved again, at this time: another window had discarded or erased it (with its
@@ -295,7 +295,7 @@ pub enum DraftSave {
 
 /// Why a draft's id is no longer this window's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DraftTaken {
+pub(crate) enum DraftTaken {
     /// Another window saved the draft since this one last did.
     Changed,
     /// A message with the draft's id was filed (copied from another window).

@@ -10,7 +10,7 @@ impl Store {
     /// A number that changes when another connection committed to the database since it was
     /// last read. Commits made through this same connection do not change it: the caller
     /// already knows about its own writes.
-    pub fn data_version(&self) -> Result<i64, StoreError> {
+    pub(crate) fn data_version(&self) -> Result<i64, StoreError> {
         Ok(self
             .conn
             .pragma_query_value(None, "data_version", |r| r.get(0))?)

@@ -10,7 +10,7 @@ use crate::store::{Store, StoreError};
 /// What an id prefix names: threads and messages (with their thread) whose id starts with
 /// it, in id order, at most the limit asked for of each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct IdMatches {
+pub(crate) struct IdMatches {
     /// Thread ids.
     pub threads: Vec<String>,
     /// (message id, its thread id).
@@ -22,7 +22,11 @@ impl Store {
     /// a prefix typed in lower case also matches upper-case ids. Both lookups are range
     /// scans of the id indexes (ids sort as bytes: every id with the prefix lies between
     /// the prefix and the prefix followed by the largest character).
-    pub fn ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<IdMatches, StoreError> {
+    pub(crate) fn ids_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<IdMatches, StoreError> {
         let mut found = IdMatches::default();
         if prefix.is_empty() {
             return Ok(found);
@@ -79,7 +83,7 @@ pub struct MessageLabel {
 impl Store {
     /// The label of each of `ids` (in order; a default label for an id not stored). One
     /// indexed lookup per id, reading short columns.
-    pub fn message_labels(&self, ids: &[&str]) -> Result<Vec<MessageLabel>, StoreError> {
+    pub(crate) fn message_labels(&self, ids: &[&str]) -> Result<Vec<MessageLabel>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT intent, sender, substr(coalesce(body, ''), 1, 160) FROM messages
                  WHERE id = ?1",

@@ -14,10 +14,13 @@ pub(super) mod texts;
 mod thread_page;
 mod tree;
 
-pub use browse::{Draft, DraftSave, DraftTaken, ThreadRow};
-pub use lookup::{IdMatches, MessageLabel};
-pub use paste_text::PasteSummary;
-pub use query::{StoredMessage, ThreadSummary, ThreadView};
+pub use browse::Draft;
+pub(crate) use browse::{DraftSave, DraftTaken, ThreadRow};
+pub(crate) use lookup::MessageLabel;
+pub(crate) use query::ThreadSummary;
+pub use query::{StoredMessage, ThreadView};
 pub(crate) use texts::envelope_columns;
-pub use thread_page::{ThreadKey, ThreadPage};
-pub use tree::{ThreadOutline, TreeRow};
+pub(crate) use thread_page::{ThreadKey, ThreadPage};
+pub(crate) use tree::ThreadOutline;
+#[cfg(test)]
+pub(crate) use tree::TreeRow;

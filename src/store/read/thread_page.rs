@@ -11,7 +11,7 @@ use crate::store::{StateFilter, Store, StoreError, ThreadSummary};
 
 /// Where a row of the list stands in its order: its last activity and its id.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ThreadKey {
+pub(crate) struct ThreadKey {
     /// `threads.last_activity`.
     pub last_activity: String,
     /// `threads.id`, which orders threads of the same activity time.
@@ -20,7 +20,7 @@ pub struct ThreadKey {
 
 impl ThreadKey {
     /// The key of `row`.
-    pub fn of(row: &ThreadRow) -> ThreadKey {
+    pub(crate) fn of(row: &ThreadRow) -> ThreadKey {
         ThreadKey {
             last_activity: row.summary.last_activity.clone(),
             id: row.summary.id.clone(),
@@ -30,7 +30,7 @@ impl ThreadKey {
 
 /// Which page of the list to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ThreadPage {
+pub(crate) enum ThreadPage {
     /// From the first row.
     First,
     /// The rows that follow this one (older activity).
@@ -106,7 +106,7 @@ impl Store {
     /// A page of at most `limit` rows of the thread list (newest activity first) under
     /// `filter` (every word in the thread's context, participants or id, case-insensitive)
     /// and `state`, in list order, wherever `page` says it starts.
-    pub fn thread_page(
+    pub(crate) fn thread_page(
         &self,
         filter: &str,
         state: StateFilter,

@@ -17,7 +17,7 @@ use crate::store::{ImportReport, Outcome, Store, StoreError};
 
 /// What a hop does with an import's envelopes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HopDecision {
+pub(crate) enum HopDecision {
     /// Put this message up for its recipient.
     Relay(String),
     /// Several new envelopes for others: put up one at a time, on the operator's key.
@@ -46,7 +46,7 @@ const TARGET_BEFORE: &str = "SELECT 1 FROM message_relays
 
 impl Store {
     /// The hop's decision for `report`, the import of one clipboard text.
-    pub fn hop_decision(&self, report: &ImportReport) -> Result<HopDecision, StoreError> {
+    pub(crate) fn hop_decision(&self, report: &ImportReport) -> Result<HopDecision, StoreError> {
         let line = |i: &crate::store::ImportItem| i.span.start_line;
         for item in &report.items {
             match item.outcome {
@@ -128,7 +128,11 @@ impl Store {
     /// Whether anything was carried to `recipient` before (relayed to it, or composed for it
     /// and copied), other than message `except`: the first envelope a window gets comes with
     /// its contact's preamble.
-    pub fn addressed_before(&self, recipient: &str, except: &str) -> Result<bool, StoreError> {
+    pub(crate) fn addressed_before(
+        &self,
+        recipient: &str,
+        except: &str,
+    ) -> Result<bool, StoreError> {
         let found: Option<i64> = self
             .conn
             .prepare_cached(ADDRESSED_BEFORE)?
@@ -161,7 +165,7 @@ impl Store {
     }
 
     /// [`Store::relay_text`], and whether this desk's audit hop went into it.
-    pub fn relay_text_and_hop(
+    pub(crate) fn relay_text_and_hop(
         &self,
         m: &crate::store::StoredMessage,
         audit_by: Option<&str>,

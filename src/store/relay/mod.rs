@@ -5,5 +5,6 @@ pub(super) mod hop;
 mod relay_pii;
 mod reply;
 
-pub use hop::{HopDecision, Waiting};
-pub use reply::{ReplyParties, reply_envelope, reply_parties};
+pub(crate) use hop::{HopDecision, Waiting};
+pub use reply::reply_envelope;
+pub(crate) use reply::reply_parties;

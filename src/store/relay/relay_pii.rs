@@ -33,7 +33,7 @@ impl Store {
     /// [`Store::pii_held`] for each of `messages` (a thread being copied): the ids and reasons
     /// of those held back, in order. Each thread's consent is read once, and only when a
     /// body holds personal data.
-    pub fn pii_held_all(
+    pub(crate) fn pii_held_all(
         &self,
         messages: &[StoredMessage],
         now: Timestamp,

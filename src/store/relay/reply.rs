@@ -7,7 +7,7 @@ use crate::store::{Store, StoreError, StoredMessage, now};
 
 /// Who the desk's reply to `original` is from and to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplyParties {
+pub(crate) struct ReplyParties {
     /// The desk: the operator writes in their own name (see `Config::desk_address`).
     pub from: String,
     /// The other party: the message's sender, or for a follow-up its recipient.
@@ -23,7 +23,7 @@ pub struct ReplyParties {
 /// wrote itself — composed here, or received from the desk's own address (sent from
 /// elsewhere and copied back in) — is followed up: the reply goes on to its recipient,
 /// rather than from the desk to the desk.
-pub fn reply_parties(original: &StoredMessage, desk: &str) -> ReplyParties {
+pub(crate) fn reply_parties(original: &StoredMessage, desk: &str) -> ReplyParties {
     let o = &original.envelope;
     let desk = desk.trim();
     let key = crate::store::delivery::address_key;

@@ -9,5 +9,4 @@ pub(super) mod fresh;
 mod placement;
 pub(super) mod v10_place;
 
-pub use conflict::MessageVersion;
 pub use placement::MoveRefused;

@@ -28,12 +28,12 @@ pub(crate) struct OpenFiles {
 
 impl OpenFiles {
     /// Whether the limit now allows what was wanted.
-    pub fn enough(&self) -> bool {
+    pub(crate) fn enough(&self) -> bool {
         self.now.is_none_or(|n| n >= self.wanted)
     }
 
     /// A warning for the operator when the limit is too low, saying what to do.
-    pub fn warning(&self, max_connections: usize) -> Option<String> {
+    pub(crate) fn warning(&self, max_connections: usize) -> Option<String> {
         let now = self.now.filter(|_| !self.enough())?;
         Some(format!(
             "only {now} files may be open at once (the hard limit), and max_connections = {max_connections} needs about {}: connections past the limit wait unanswered; raise it (`ulimit -Hn {}` as root, or LimitNOFILE= in a systemd unit) or lower [serve] max_connections",

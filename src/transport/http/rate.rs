@@ -20,7 +20,7 @@ pub(crate) struct RateLimit {
 impl RateLimit {
     /// `per_minute` requests a minute on average, `burst` at once; `per_minute` 0 turns the
     /// limit off.
-    pub fn new(per_minute: u32, burst: u32) -> Self {
+    pub(crate) fn new(per_minute: u32, burst: u32) -> Self {
         RateLimit {
             per_second: f64::from(per_minute) / 60.0,
             burst: f64::from(burst.max(1)),
@@ -29,7 +29,7 @@ impl RateLimit {
     }
 
     /// Whether a request from `client` at `now` may go ahead (taking a token when it may).
-    pub fn allow(&self, client: IpAddr, now: Instant) -> bool {
+    pub(crate) fn allow(&self, client: IpAddr, now: Instant) -> bool {
         if self.per_second <= 0.0 {
             return true;
         }

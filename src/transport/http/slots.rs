@@ -94,7 +94,7 @@ pub(crate) enum Admission {
 
 impl Slots {
     /// `max` slots, at most `per_client` of them for one client (both at least 1).
-    pub fn new(max: usize, per_client: usize) -> Arc<Slots> {
+    pub(crate) fn new(max: usize, per_client: usize) -> Arc<Slots> {
         let max = max.max(1);
         Arc::new(Slots {
             max,
@@ -145,7 +145,7 @@ impl Slots {
 
     /// How many slots are held.
     #[cfg(test)]
-    pub fn held(&self) -> usize {
+    pub(crate) fn held(&self) -> usize {
         self.table().held.len()
     }
 }
@@ -193,7 +193,7 @@ impl Conn {
 
     /// Marks a request as being served until the guard is dropped: meanwhile the connection
     /// keeps its slot, and afterwards it waits for its next head from then on.
-    pub fn serving(self: &Arc<Self>) -> Serving {
+    pub(crate) fn serving(self: &Arc<Self>) -> Serving {
         *self.since() = None;
         Serving(Arc::clone(self))
     }
@@ -217,7 +217,7 @@ pub(crate) struct Slot {
 
 impl Slot {
     /// The connection's shared state, for its requests to mark themselves served.
-    pub fn conn(&self) -> Arc<Conn> {
+    pub(crate) fn conn(&self) -> Arc<Conn> {
         Arc::clone(&self.conn)
     }
 

@@ -178,7 +178,7 @@ pub struct Untaken {
 impl Untaken {
     /// Whether it asks for a withdrawal that is not in force and was not answered by a later
     /// statement of the consent: something the operator should look at.
-    pub fn needs_attention(&self) -> bool {
+    pub(crate) fn needs_attention(&self) -> bool {
         !matches!(self.why, Why::Restated { .. })
     }
 }
@@ -235,7 +235,7 @@ impl Ledger {
 /// one thread depends only on its own statements and, through the ids they name, on the
 /// statements naming those ids, and so on: a reader of one thread's consent (see
 /// `Store::consent_for_thread`) follows these instead of reading every statement.
-pub fn named_ids(meta: &[MetaBlock]) -> impl Iterator<Item = &str> {
+pub(crate) fn named_ids(meta: &[MetaBlock]) -> impl Iterator<Item = &str> {
     meta.iter()
         .flat_map(|m| m.entries.iter())
         .filter(|(k, _)| k == "Consent-ID" || k == "Original-Consent-ID")

@@ -63,7 +63,7 @@ impl Kind {
 
     /// Whether it grants the explicit consent the spec requires for personal data by its own
     /// word. A transfer is as explicit as the consent it came from, which only the ledger knows.
-    pub fn is_explicit(self) -> bool {
+    pub(crate) fn is_explicit(self) -> bool {
         matches!(self, Kind::ExplicitYes | Kind::OptIn)
     }
 }

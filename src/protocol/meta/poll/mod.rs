@@ -131,7 +131,8 @@ pub fn options(poll: &Envelope) -> Vec<String> {
 }
 
 /// The vote a RESPOND carries (see [`reading::read_vote`]).
-pub fn vote_of(reply_meta: &[MetaBlock], body: &str, options: &[String]) -> Option<String> {
+#[cfg(test)]
+pub(crate) fn vote_of(reply_meta: &[MetaBlock], body: &str, options: &[String]) -> Option<String> {
     reading::read_vote(reply_meta, body, options).vote
 }
 
@@ -165,7 +166,7 @@ pub fn deadline(meta: &[MetaBlock]) -> Option<Timestamp> {
 
 /// Whether a reply with `intent` at `time` comes too late for a poll with `deadline`: only a
 /// response can be (a refusal or an error still ends the target's turn).
-pub fn is_late(
+pub(crate) fn is_late(
     intent: Option<&Intent>,
     time: Option<Timestamp>,
     deadline: Option<Timestamp>,
@@ -356,7 +357,7 @@ impl Standing {
 impl TargetResult {
     /// The vote column: the vote, `(no vote)`, the answer that declined or came late, or `-`.
     /// As written in the envelopes: callers make it safe for where they show it.
-    pub fn vote_cell(&self) -> String {
+    pub(crate) fn vote_cell(&self) -> String {
         match (&self.vote, &self.answer, &self.standing) {
             (Some(v), _, _) => v.clone(),
             (None, Some(a), Standing::Declined | Standing::Late) => a.clone(),

@@ -240,7 +240,7 @@ fn first_named(text: &str, options: &[String]) -> Option<String> {
 
 /// The first sentence of a body: its first line with text, up to the first `.`, `!` or `?`
 /// that is followed by a space or ends the line (so `v1.2` and `ABSTAIN.` stay whole).
-pub fn first_sentence(body: &str) -> &str {
+pub(crate) fn first_sentence(body: &str) -> &str {
     let line = crate::protocol::model::first_line(body);
     let bytes = line.as_bytes();
     for (i, b) in bytes.iter().enumerate() {
