@@ -338,15 +338,37 @@ impl App {
     /// Ctrl-Y: stores the composed envelope, copies it and marks it as awaiting a reply. An
     /// envelope with errors is saved as a draft and not copied.
     fn send(&mut self) -> anyhow::Result<()> {
+        let Some((env, text, primer)) = self.ready_to_send()? else {
+            return Ok(());
+        };
+        let Some(c) = self.composer.as_ref() else {
+            return Ok(());
+        };
+        let (thread, message) = (c.form.thread.clone(), c.form.message.clone());
+        if self.store.message(&message)?.is_none() {
+            self.store.file_composed(&env)?;
+        }
+        self.composer = None;
+        self.drafts_changed()?;
+        self.send_filed(&thread, &message, &env.banner.to, text, primer)
+    }
+
+    /// Whether the composer's envelope may go out now: saved under its own id, valid, its
+    /// personal data confirmed, signed when `[signing]` says so. Returns it with the text that
+    /// goes out and the primer that goes before it; says why not otherwise (the draft is
+    /// kept either way).
+    fn ready_to_send(
+        &mut self,
+    ) -> anyhow::Result<Option<(crate::protocol::Envelope, String, Option<String>)>> {
         let id = self.composer.as_ref().map(|c| c.form.message.clone());
         self.save_draft(false)?;
         let Some(c) = self.composer.as_ref() else {
-            return Ok(());
+            return Ok(None);
         };
         if Some(&c.form.message) != id.as_ref() {
             // Another window took the id (the status line says so): the operator looks at
             // what is kept before anything is copied.
-            return Ok(());
+            return Ok(None);
         }
         if let Some(why) = &c.unsaved {
             // Stored first, then copied: a copy the database does not know about would
@@ -355,7 +377,7 @@ impl App {
                 "Not copied yet: {why}. The draft is kept and retried; C-y again once it is saved."
             );
             self.warn(note);
-            return Ok(());
+            return Ok(None);
         }
         if !c.is_valid() {
             let why = c
@@ -370,13 +392,13 @@ impl App {
                 })
                 .unwrap_or_default();
             self.error(format!("Not copied (draft saved): {why}"));
-            return Ok(());
+            return Ok(None);
         }
         if !self.pii_copy_allowed()? {
-            return Ok(());
+            return Ok(None);
         }
         let Some(c) = self.composer.as_ref() else {
-            return Ok(());
+            return Ok(None);
         };
         let (mut env, _) = c.envelope();
         let primer = c.primer.clone();
@@ -386,42 +408,40 @@ impl App {
             Ok(None) => {}
             Err(why) => {
                 self.error(format!("Not copied (draft saved): cannot sign: {why}"));
-                return Ok(());
+                return Ok(None);
             }
         }
-        let thread = c.form.thread.clone();
-        let message = c.form.message.clone();
-        let to = env.banner.to.clone();
-        if self.store.message(&message)?.is_none() {
-            self.store.file_composed(&env)?;
+        Ok(Some((env, text, primer)))
+    }
+
+    /// Sends message `message` (of `thread`, for `to`) just filed as `text`: a POLL to each
+    /// of its targets' windows in turn (each as the hop makes it: fence, preamble or primer),
+    /// straight to a contact that takes envelopes so, else onto the clipboard; the message is
+    /// selected and the status line says what came of it.
+    fn send_filed(
+        &mut self,
+        thread: &str,
+        message: &str,
+        to: &str,
+        text: String,
+        primer: Option<String>,
+    ) -> anyhow::Result<()> {
+        if self.store.fanout(message)?.is_some() {
+            self.put_up_poll(message, primer.is_some())?;
+            return self.reveal_keeping_status(thread, message);
         }
-        self.composer = None;
-        self.drafts_changed()?;
-        // A POLL goes to each of its targets' windows, one copy after another, each as the
-        // hop makes it (fence, preamble or primer).
-        if self.store.fanout(&message)?.is_some() {
-            self.put_up_poll(&message, primer.is_some())?;
-            let status = self.status.clone();
-            self.reveal(&thread, Some(&message))?;
-            self.set_status(status);
-            return Ok(());
-        }
-        // A contact that takes envelopes straight (over HTTP) gets it delivered; the primer
-        // is for chat windows: a first envelope with one is copied.
-        let stored = self.store.message(&message)?;
+        // The primer is for chat windows: a first envelope with one is copied.
+        let stored = self.store.message(message)?;
         if let Some(m) = stored
-            && self.deliver_direct(&m, &to, primer.is_some())?.is_some()
+            && self.deliver_direct(&m, to, primer.is_some())?.is_some()
         {
-            let status = self.status.clone();
-            self.reveal(&thread, Some(&message))?;
-            self.set_status(status);
-            return Ok(());
+            return self.reveal_keeping_status(thread, message);
         }
         let copied = match primer {
             // The primer first, then the envelope (fenced alone when the contact wants it:
             // the primer has a fence of its own inside).
             Some(p) => {
-                let envelope = if self.fence_for(&to) {
+                let envelope = if self.fence_for(to) {
                     crate::contacts::fence(&text)
                 } else {
                     text
@@ -429,21 +449,26 @@ impl App {
                 self.copy_text(&format!("{p}{envelope}"), "")
                     .map(|(l, line)| (l, format!("primer and first envelope: {line}")))
             }
-            None => self.copy_text(&text, &to),
+            None => self.copy_text(&text, to),
         };
         // When nothing was copied the message stays a draft (the status line says why);
         // `y` on it copies it again.
-        if let Some((level, line)) = copied {
-            self.store.mark_copied(&message)?;
-            self.recount_drafts()?;
-            self.reveal(&thread, Some(&message))?;
-            let waits = self.store.delivery(&message).ok().flatten();
-            self.set_status((level, format!("{line}; {}", awaits_text(waits.as_ref()))));
-        } else {
-            let why = self.status.clone();
-            self.reveal(&thread, Some(&message))?;
-            self.set_status(why);
-        }
+        let Some((level, line)) = copied else {
+            return self.reveal_keeping_status(thread, message);
+        };
+        self.store.mark_copied(message)?;
+        self.recount_drafts()?;
+        self.reveal(thread, Some(message))?;
+        let waits = self.store.delivery(message).ok().flatten();
+        self.set_status((level, format!("{line}; {}", awaits_text(waits.as_ref()))));
+        Ok(())
+    }
+
+    /// Selects message `id` of `thread`, keeping what the status line says.
+    fn reveal_keeping_status(&mut self, thread: &str, id: &str) -> anyhow::Result<()> {
+        let status = self.status.clone();
+        self.reveal(thread, Some(id))?;
+        self.set_status(status);
         Ok(())
     }
 

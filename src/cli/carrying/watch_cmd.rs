@@ -43,14 +43,15 @@ pub(crate) fn watch(
         .set_operator_addresses(&config.operator.addresses)
         .map_err(|e| Failure::usage(e.to_string()))?;
     let mut w = Watching::start(config, opts, crate::config::data_dir(), json)?;
-    let book = config.address_book();
-    let audit_by = config.audit_name();
+    let carrying = Carrying {
+        book: config.address_book(),
+        audit_by: config.audit_name(),
+        retry_for: Duration::from_secs(config.send.retry_for),
+    };
     let hop_on = config.relay.copy_on_import;
-    let retry_for = Duration::from_secs(config.send.retry_for);
-    let carrier = || Carrier::now(&book, audit_by.as_deref()).waiting_out(retry_for);
     let mut total = 0usize;
     loop {
-        let text = match w.next()? {
+        match w.next()? {
             Event::Stop => break,
             Event::Started(waits) => {
                 let hop = if hop_on {
@@ -62,67 +63,104 @@ pub(crate) fn watch(
                     "crosstalk: watching the clipboard ({waits}); envelopes copied from now on are imported into {}{hop}. Ctrl-C stops.",
                     sanitize_line(&store.path().display().to_string())
                 );
-                continue;
             }
-            Event::Enter => {
-                let Some(next) = w.take_waiting() else {
-                    w.say("Nothing waits to be put up: Enter follows a copy that held several envelopes.")?;
-                    continue;
-                };
-                // For the window it waited for: a POLL's next target.
-                let hop = route::put_up(&store, &next.message, Some(&next.to), &carrier())
-                    .map_err(|e| Failure::usage(e.to_string()))?
-                    .unwrap_or(HopPlan::Nothing);
-                let hop = w.carry_direct(&mut store, hop, &carrier(), opts)?;
-                if let HopPlan::Delivered { done, .. } = &hop {
-                    w.tell_posted(None, done)?;
-                    continue;
-                }
-                let copied = w.carry(&hop, |id, to, method| {
-                    store.mark_relayed_to(id, to, method).map(drop)
-                })?;
-                w.tell(None, Some(&hop), copied.as_deref())?;
-                continue;
+            Event::Enter => put_up_next(&mut w, &mut store, &carrying, opts)?,
+            Event::Copied(text) => {
+                let hop = hop_on.then_some(&carrying);
+                total += take_copy(&mut w, &mut store, hop, &text, opts)?;
             }
-            Event::Idle => continue,
-            Event::Copied(text) => text,
-            Event::OtherText => continue,
-        };
-        let mut opts = opts.clone();
-        opts.now = Some(jiff::Timestamp::now());
-        let report = store
-            .keep_text(crate::clipboard::watch::SOURCE, &text)
-            .and_then(|kept| store.import_kept(&kept, &opts, &mut |_| {}, true))
-            .map_err(|e| Failure::usage(e.to_string()))?;
-        let arrival = ImportSummary::of(&report);
-        total += arrival.imported;
-        let hop = if hop_on {
-            let plan = route::plan(&store, &report, &carrier())
-                .map_err(|e| Failure::usage(e.to_string()))?;
-            Some(w.carry_direct(&mut store, plan, &carrier(), &opts)?)
-        } else {
-            None
-        };
-        if let Some(hop @ HopPlan::Delivered { done, .. }) = &hop {
-            // Delivered, not copied: the clipboard is left as it is; a POLL's other targets
-            // still wait for Enter.
-            w.wait_for_next(hop);
-            w.tell_posted(Some(&arrival), done)?;
-            continue;
-        }
-        let copied = match &hop {
-            Some(hop) => w.carry(hop, |id, to, method| {
-                store.mark_relayed_to(id, to, method).map(drop)
-            })?,
-            None => None,
-        };
-        w.tell(Some(&arrival), hop.as_ref(), copied.as_deref())?;
-        if hop.is_none() && arrival.is_news() {
-            w.ring();
+            Event::Idle | Event::OtherText => {}
         }
     }
     eprintln!("crosstalk: stopped watching; {total} message(s) imported.");
     Ok(0)
+}
+
+/// How the watch's hop carries an envelope: the address book, the audit name, `[send]
+/// retry_for`.
+struct Carrying {
+    book: crate::contacts::AddressBook,
+    audit_by: Option<String>,
+    retry_for: Duration,
+}
+
+impl Carrying {
+    /// A carrier whose hops say they passed the envelope on now.
+    fn carrier(&self) -> Carrier<'_> {
+        Carrier::now(&self.book, self.audit_by.as_deref()).waiting_out(self.retry_for)
+    }
+}
+
+/// Enter: puts up what waits next (the next envelope of a several-envelope copy, or a POLL
+/// for its next target), for the window it waited for.
+fn put_up_next(
+    w: &mut Watching,
+    store: &mut Store,
+    carrying: &Carrying,
+    opts: &Options,
+) -> Result<(), Failure> {
+    let Some(next) = w.take_waiting() else {
+        return w
+            .say("Nothing waits to be put up: Enter follows a copy that held several envelopes.");
+    };
+    let carrier = carrying.carrier();
+    let hop = route::put_up(store, &next.message, Some(&next.to), &carrier)
+        .map_err(|e| Failure::usage(e.to_string()))?
+        .unwrap_or(HopPlan::Nothing);
+    let hop = w.carry_direct(store, hop, &carrier, opts)?;
+    if let HopPlan::Delivered { done, .. } = &hop {
+        return w.tell_posted(None, done);
+    }
+    let copied = w.carry(&hop, |id, to, method| {
+        store.mark_relayed_to(id, to, method).map(drop)
+    })?;
+    w.tell(None, Some(&hop), copied.as_deref())
+}
+
+/// A copy holding envelopes: kept raw and imported; with `hop` (`[relay] copy_on_import`),
+/// one for someone else is put back on the clipboard for its recipient, or delivered
+/// straight to it. Says what came of it; returns how many messages were imported.
+fn take_copy(
+    w: &mut Watching,
+    store: &mut Store,
+    hop: Option<&Carrying>,
+    text: &str,
+    opts: &Options,
+) -> Result<usize, Failure> {
+    let mut opts = opts.clone();
+    opts.now = Some(jiff::Timestamp::now());
+    let report = store
+        .keep_text(crate::clipboard::watch::SOURCE, text)
+        .and_then(|kept| store.import_kept(&kept, &opts, &mut |_| {}, true))
+        .map_err(|e| Failure::usage(e.to_string()))?;
+    let arrival = ImportSummary::of(&report);
+    let hop = match hop {
+        Some(carrying) => {
+            let carrier = carrying.carrier();
+            let plan =
+                route::plan(store, &report, &carrier).map_err(|e| Failure::usage(e.to_string()))?;
+            Some(w.carry_direct(store, plan, &carrier, &opts)?)
+        }
+        None => None,
+    };
+    if let Some(hop @ HopPlan::Delivered { done, .. }) = &hop {
+        // Delivered, not copied: the clipboard is left as it is; a POLL's other targets
+        // still wait for Enter.
+        w.wait_for_next(hop);
+        w.tell_posted(Some(&arrival), done)?;
+        return Ok(arrival.imported);
+    }
+    let copied = match &hop {
+        Some(hop) => w.carry(hop, |id, to, method| {
+            store.mark_relayed_to(id, to, method).map(drop)
+        })?,
+        None => None,
+    };
+    w.tell(Some(&arrival), hop.as_ref(), copied.as_deref())?;
+    if hop.is_none() && arrival.is_news() {
+        w.ring();
+    }
+    Ok(arrival.imported)
 }
 
 /// What the watch loop is told next.
