@@ -236,41 +236,8 @@ async fn run(
     listener: tokio::net::TcpListener,
     stop: impl Future<Output = ()>,
 ) -> Result<Summary, ServeError> {
-    let (jobs, queue) = mpsc::channel::<Job>();
-    let mut desk = Desk::new(store, settings.desk.clone(), settings.size_limit)
-        .with_carrier(settings.book.clone(), settings.audit_by.clone())
-        .waiting_out(settings.retry_for);
-    let writer = std::thread::Builder::new()
-        .name("crosstalk-serve-writer".into())
-        .spawn(move || {
-            for job in queue {
-                let answer = match job.kind {
-                    Kind::Receive => desk.receive(&job.peer, &job.body),
-                    Kind::Hop { carry } => desk.hop(&job.peer, &job.body, carry),
-                    Kind::Next => desk.put_up(&job.body),
-                };
-                // The client may have gone: its envelope is stored all the same.
-                let _ = job.reply.send(answer);
-            }
-        })
-        .map_err(ServeError::Start)?;
-    let shared = Arc::new(Shared {
-        token: settings.token.clone(),
-        max_body: settings.max_body,
-        request_timeout: settings.request_timeout,
-        requests: Semaphore::new(settings.max_requests.max(1)),
-        rate: super::rate::RateLimit::new(settings.rate_per_minute, settings.burst),
-        retry_after: 60u64
-            .checked_div(u64::from(settings.rate_per_minute))
-            .unwrap_or(1)
-            .max(1),
-        desk: settings.desk.clone(),
-        ids: IdGenerator::new(),
-        jobs: Mutex::new(Some(jobs)),
-        acknowledged: AtomicU64::new(0),
-        refused: AtomicU64::new(0),
-        turned_away: AtomicU64::new(0),
-    });
+    let (jobs, writer) = start_writer(&settings, store)?;
+    let shared = shared_state(&settings, jobs);
     let router = Router::new()
         .route(RECEIVE_PATH, post(receive))
         .route(HOP_PATH, post(hop))
@@ -315,43 +282,12 @@ async fn run(
                 continue;
             }
         };
-        // A second handle on the socket, to answer on it should the connection have to give
-        // its slot up (hyper owns the first and closes it when dropped).
-        let (stream, spare) = match split_off_spare(stream) {
-            Ok(pair) => pair,
-            Err(e) => {
-                tracing::warn!("serve: a connection from {peer} could not be set up: {e}");
-                continue;
-            }
+        let conn = Connection {
+            router: router.clone(),
+            shared: Arc::clone(&shared),
+            turning_away: Arc::clone(&turning_away),
         };
-        let router = router.clone();
-        let conn_state = slot.conn();
-        let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
-            req.extensions_mut().insert(Peer(peer));
-            let serving = conn_state.serving();
-            let answered = router.clone().oneshot(req);
-            async move {
-                let response = answered.await;
-                drop(serving);
-                response
-            }
-        });
-        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
-        let (shared, turning_away) = (Arc::clone(&shared), Arc::clone(&turning_away));
-        tokio::spawn(async move {
-            let evicted = tokio::select! {
-                _ = conn => false,
-                () = slot.evicted() => true,
-            };
-            drop(slot);
-            if evicted {
-                tracing::debug!("serve: {peer} gave its slot up, waiting for a head");
-                // Non-blocking already: the two handles share the socket's flags.
-                if let Some(Ok(spare)) = spare.map(tokio::net::TcpStream::from_std) {
-                    turn_away(&shared, &turning_away, spare, peer, Busy::Evicted);
-                }
-            }
-        });
+        conn.serve(stream, peer, slot, &http, &graceful);
     }
     drop(listener);
     // Requests in flight finish; idle connections close. A client that keeps a request open
@@ -373,6 +309,116 @@ async fn run(
         refused: shared.refused.load(Ordering::Relaxed),
         turned_away: shared.turned_away.load(Ordering::Relaxed),
     })
+}
+
+/// The one thread that writes the database: every request's job, in arrival order, answered
+/// back on the job's channel.
+fn start_writer(
+    settings: &Settings,
+    store: Store,
+) -> Result<(mpsc::Sender<Job>, std::thread::JoinHandle<()>), ServeError> {
+    let (jobs, queue) = mpsc::channel::<Job>();
+    let mut desk = Desk::new(store, settings.desk.clone(), settings.size_limit)
+        .with_carrier(settings.book.clone(), settings.audit_by.clone())
+        .waiting_out(settings.retry_for);
+    let writer = std::thread::Builder::new()
+        .name("crosstalk-serve-writer".into())
+        .spawn(move || {
+            for job in queue {
+                let answer = match job.kind {
+                    Kind::Receive => desk.receive(&job.peer, &job.body),
+                    Kind::Hop { carry } => desk.hop(&job.peer, &job.body, carry),
+                    Kind::Next => desk.put_up(&job.body),
+                };
+                // The client may have gone: its envelope is stored all the same.
+                let _ = job.reply.send(answer);
+            }
+        })
+        .map_err(ServeError::Start)?;
+    Ok((jobs, writer))
+}
+
+/// What every request's handler shares: the limits, the counts, the writer's queue.
+fn shared_state(settings: &Settings, jobs: mpsc::Sender<Job>) -> Arc<Shared> {
+    Arc::new(Shared {
+        token: settings.token.clone(),
+        max_body: settings.max_body,
+        request_timeout: settings.request_timeout,
+        requests: Semaphore::new(settings.max_requests.max(1)),
+        rate: super::rate::RateLimit::new(settings.rate_per_minute, settings.burst),
+        retry_after: 60u64
+            .checked_div(u64::from(settings.rate_per_minute))
+            .unwrap_or(1)
+            .max(1),
+        desk: settings.desk.clone(),
+        ids: IdGenerator::new(),
+        jobs: Mutex::new(Some(jobs)),
+        acknowledged: AtomicU64::new(0),
+        refused: AtomicU64::new(0),
+        turned_away: AtomicU64::new(0),
+    })
+}
+
+/// One admitted connection's handles: the router, the shared state, the turning-away limit.
+struct Connection {
+    router: Router,
+    shared: Arc<Shared>,
+    turning_away: Arc<Semaphore>,
+}
+
+impl Connection {
+    /// Serves the admitted connection from `peer` on a task of its own, holding `slot` until
+    /// it closes; when it has to give its slot up (see `slots`), it is answered 503 on a
+    /// second handle of its socket.
+    fn serve(
+        self,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        slot: super::slots::Slot,
+        http: &hyper::server::conn::http1::Builder,
+        graceful: &GracefulShutdown,
+    ) {
+        // A second handle on the socket, to answer on it should the connection have to give
+        // its slot up (hyper owns the first and closes it when dropped).
+        let (stream, spare) = match split_off_spare(stream) {
+            Ok(pair) => pair,
+            Err(e) => {
+                tracing::warn!("serve: a connection from {peer} could not be set up: {e}");
+                return;
+            }
+        };
+        let Connection {
+            router,
+            shared,
+            turning_away,
+        } = self;
+        let conn_state = slot.conn();
+        let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
+            req.extensions_mut().insert(Peer(peer));
+            let serving = conn_state.serving();
+            let answered = router.clone().oneshot(req);
+            async move {
+                let response = answered.await;
+                drop(serving);
+                response
+            }
+        });
+        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            let evicted = tokio::select! {
+                _ = conn => false,
+                () = slot.evicted() => true,
+            };
+            drop(slot);
+            if evicted {
+                tracing::debug!("serve: {peer} gave its slot up, waiting for a head");
+                // Non-blocking already: the two handles share the socket's flags.
+                if let Some(Ok(spare)) = spare.map(tokio::net::TcpStream::from_std) {
+                    turn_away(&shared, &turning_away, spare, peer, Busy::Evicted);
+                }
+            }
+        });
+    }
 }
 
 /// Why a connection is turned away.
