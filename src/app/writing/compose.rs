@@ -68,7 +68,6 @@ impl App {
     }
 
     pub(in crate::app) fn composer_action(&mut self, action: Action) -> anyhow::Result<()> {
-        let size = self.size;
         let Some(c) = self.composer.as_mut() else {
             return Ok(());
         };
@@ -123,58 +122,67 @@ impl App {
                     ));
                 }
             }
-            Action::Input(ev) => {
-                let single_line = !matches!(c.focus, Field::Body | Field::Meta);
-                if c.focus == Field::Intent {
-                    match ev.code {
-                        KeyCode::Up | KeyCode::Left | KeyCode::Char('k') | KeyCode::Char('h') => {
-                            c.pick_intent(-1)
-                        }
-                        KeyCode::Down
-                        | KeyCode::Right
-                        | KeyCode::Char('j')
-                        | KeyCode::Char('l')
-                        | KeyCode::Char(' ') => c.pick_intent(1),
-                        KeyCode::Enter => c.set_focus(c.focus.step(false)),
-                        _ => return Ok(()),
-                    }
-                } else if single_line && ev.code == KeyCode::Enter {
-                    c.set_focus(c.focus.step(false));
-                    return Ok(());
-                } else if ev.modifiers.contains(KeyModifiers::CONTROL)
-                    && matches!(ev.code, KeyCode::Char('m') | KeyCode::Char('j'))
-                    && single_line
-                {
-                    return Ok(());
-                } else if let Some((rows, select)) = (!single_line)
-                    .then(|| {
-                        let (_, height) = ComposerAreas::new(size, c).text_size(c.focus);
-                        vertical_rows(&ev, height.saturating_sub(1).max(1))
-                    })
-                    .flatten()
-                {
-                    // Up and down go by the rows the box shows, wrapped between words, not by
-                    // the lines of the text (see `editor_rows`).
-                    let (width, _) = ComposerAreas::new(size, c).text_size(c.focus);
-                    let goal = c.goal;
-                    if let Some(b) = c.focused_box() {
-                        let goal = crate::app::writing::editor_rows::move_rows(
-                            b, width, rows, goal, select,
-                        );
-                        c.goal = Some(goal);
-                    }
-                    return Ok(());
-                } else {
-                    let changed = c.focused_box().map(|b| b.input(ev)).unwrap_or(false);
-                    if !changed {
-                        return Ok(());
-                    }
-                    c.validate();
-                }
-                self.save_draft(false)?;
-            }
+            Action::Input(ev) => self.composer_key(ev)?,
             _ => {}
         }
+        Ok(())
+    }
+
+    /// A key typed in the composer: the intent picker's moves, Enter between one-line boxes,
+    /// up and down by the rows a box shows, or the focused box's editing; the draft is saved
+    /// after a change.
+    fn composer_key(&mut self, ev: ratatui::crossterm::event::KeyEvent) -> anyhow::Result<()> {
+        let size = self.size;
+        let Some(c) = self.composer.as_mut() else {
+            return Ok(());
+        };
+        let single_line = !matches!(c.focus, Field::Body | Field::Meta);
+        if c.focus == Field::Intent {
+            match ev.code {
+                KeyCode::Up | KeyCode::Left | KeyCode::Char('k') | KeyCode::Char('h') => {
+                    c.pick_intent(-1)
+                }
+                KeyCode::Down
+                | KeyCode::Right
+                | KeyCode::Char('j')
+                | KeyCode::Char('l')
+                | KeyCode::Char(' ') => c.pick_intent(1),
+                KeyCode::Enter => c.set_focus(c.focus.step(false)),
+                _ => return Ok(()),
+            }
+        } else if single_line && ev.code == KeyCode::Enter {
+            c.set_focus(c.focus.step(false));
+            return Ok(());
+        } else if ev.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(ev.code, KeyCode::Char('m') | KeyCode::Char('j'))
+            && single_line
+        {
+            return Ok(());
+        } else if let Some((rows, select)) = (!single_line)
+            .then(|| {
+                let (_, height) = ComposerAreas::new(size, c).text_size(c.focus);
+                vertical_rows(&ev, height.saturating_sub(1).max(1))
+            })
+            .flatten()
+        {
+            // Up and down go by the rows the box shows, wrapped between words, not by
+            // the lines of the text (see `editor_rows`).
+            let (width, _) = ComposerAreas::new(size, c).text_size(c.focus);
+            let goal = c.goal;
+            if let Some(b) = c.focused_box() {
+                let goal =
+                    crate::app::writing::editor_rows::move_rows(b, width, rows, goal, select);
+                c.goal = Some(goal);
+            }
+            return Ok(());
+        } else {
+            let changed = c.focused_box().map(|b| b.input(ev)).unwrap_or(false);
+            if !changed {
+                return Ok(());
+            }
+            c.validate();
+        }
+        self.save_draft(false)?;
         Ok(())
     }
 
