@@ -185,6 +185,54 @@ impl Harness {
         out
     }
 
+    /// The status line as drawn, without the watch mark: the bottom row, and the hint row
+    /// above it too when a long status took it (its rows joined by a space). What the
+    /// terminal's width cut off is not here: the line ends in ` :messages` then.
+    pub fn status_line(&self) -> String {
+        let buf = self.buffer();
+        let rows: Vec<String> = self.status_rows(&buf).map(|y| row_text(&buf, y)).collect();
+        let mark = WATCH_MARK.trim();
+        let rows: Vec<&str> = rows
+            .iter()
+            .map(|r| r.trim_start().strip_prefix(mark).unwrap_or(r).trim())
+            .filter(|r| !r.is_empty())
+            .collect();
+        rows.join(" ")
+    }
+
+    /// How the status line says how it went, read from the colour of its text (info is
+    /// dim, a warning yellow, an error red), as an operator sees it; an empty line warns of
+    /// nothing, so it reads as info.
+    pub fn status_level(&self) -> crosstalk::app::Level {
+        use crosstalk::app::Level;
+        use ratatui::style::Color;
+        let buf = self.buffer();
+        let y = self.status_rows(&buf).next().unwrap();
+        let skip = if row_text(&buf, y).starts_with(WATCH_MARK) {
+            WATCH_MARK.chars().count() as u16
+        } else {
+            0
+        };
+        let first = (skip..self.app.size.width)
+            .map(|x| &buf[(x, y)])
+            .find(|c| c.symbol() != " ");
+        match first.map(|c| c.fg) {
+            Some(Color::Red) => Level::Error,
+            Some(Color::Yellow) => Level::Warn,
+            _ => Level::Info,
+        }
+    }
+
+    /// The rows the status takes: the bottom one, and the hint row above it when that holds
+    /// no hints (a hint starts with its key on a grey ground) but the status's first line.
+    fn status_rows(&self, buf: &ratatui::buffer::Buffer) -> std::ops::Range<u16> {
+        let h = self.app.size.height;
+        let hints = h - 2;
+        let taken = row_text(buf, hints).starts_with(WATCH_MARK)
+            || buf[(0, hints)].bg != ratatui::style::Color::Gray;
+        if taken { hints..h } else { h - 1..h }
+    }
+
     /// The text the app sent as OSC 52 copies, decoded, in order.
     pub fn copies(&self) -> Vec<String> {
         use base64::Engine;
@@ -203,6 +251,15 @@ impl Harness {
             })
             .collect()
     }
+}
+
+/// What starts the status line while the clipboard watch is on.
+const WATCH_MARK: &str = " ◉ watching ";
+
+/// Row `y` of `buf` as text, trailing blanks dropped.
+fn row_text(buf: &ratatui::buffer::Buffer, y: u16) -> String {
+    let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+    line.trim_end().to_string()
 }
 
 /// The app's clipboard read from `file` (with `cat`, as `[clipboard] paste_command` reads
