@@ -49,9 +49,9 @@ fn y_on_an_envelope_to_relay_copies_it_and_records_it_relayed() {
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("```\n[[CLAUDE→fenced-bot"), "{copy}");
     assert!(
-        t.app.status.1.contains("relayed (OSC 52)"),
+        t.status_line().contains("relayed (OSC 52)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let d = t.app.delivery.clone().unwrap();
     assert_eq!(d.relayed.as_ref().unwrap().1, "OSC 52");
@@ -64,7 +64,11 @@ fn y_on_an_envelope_to_relay_copies_it_and_records_it_relayed() {
     assert!(s.contains("OSC 52") && !s.contains("⇢1"), "{s}");
     // A second `y` copies again but records nothing new.
     t.keys("y");
-    assert!(!t.app.status.1.contains("relayed"), "{:?}", t.app.status);
+    assert!(
+        !t.status_line().contains("relayed"),
+        "{:?}",
+        t.status_line()
+    );
 }
 
 #[test]
@@ -133,7 +137,11 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
         "{}",
         t.screen()
     );
-    assert!(t.app.status.1.contains("(1 of 2)"), "{:?}", t.app.status);
+    assert!(
+        t.status_line().contains("(1 of 2)"),
+        "{:?}",
+        t.status_line()
+    );
     t.keys("s");
     assert_eq!(t.app.list.rows.len(), 1);
     assert_eq!(t.app.list.rows[0].summary.id, v[2]);
@@ -185,9 +193,10 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
     )));
     t.key(KeyCode::Enter, NONE);
     assert!(
-        t.app.status.1.contains("Ready for CHATGPT: paste it there"),
+        t.status_line()
+            .contains("Ready for CHATGPT: paste it there"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.copies().pop().unwrap().starts_with("[[CLAUDE→CHATGPT"));
     assert!(
@@ -211,12 +220,10 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
     )));
     t.key(KeyCode::Enter, NONE);
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .contains("Not relayed: the envelope is addressed to you"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.copies().len(), before);
     // Two new envelopes: not copied.
@@ -227,9 +234,9 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
     )));
     t.key(KeyCode::Enter, NONE);
     assert!(
-        t.app.status.1.contains("Not relayed: 2 new envelopes"),
+        t.status_line().contains("Not relayed: 2 new envelopes"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.copies().len(), before);
 }
@@ -335,7 +342,7 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
         &v[1],
     );
     assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
-    let status = &t.app.status.1;
+    let status = &t.status_line();
     assert!(
         status.contains("1 new message(s) imported")
             && status.contains("Selected, for you: REQUEST GEMINI→KALLE")
@@ -371,7 +378,7 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
         t.app.selected_id(),
         Some(newest.as_str()),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("r");
     let c = t.app.composer.as_ref().expect("the composer");
@@ -420,7 +427,7 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     assert_eq!(c.form.parent.as_deref(), Some(first.as_str()));
     assert!(c.form.body.contains("Half a repl"), "{}", c.form.body);
     assert_eq!(t.app.selected_id(), Some(first.as_str()));
-    let status = &t.app.status.1;
+    let status = &t.status_line();
     assert!(
         status.contains("Arrived for you: REQUEST GEMINI→kalle") && status.contains("(J opens it"),
         "{status}"
@@ -446,9 +453,9 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
         &w[1],
     );
     assert!(
-        t.app.status.1.contains("Ready for GEMINI"),
+        t.status_line().contains("Ready for GEMINI"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.app.selected_id(), Some(first.as_str()));
 
@@ -456,7 +463,7 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.composer.is_none());
     assert_eq!(t.app.selected_id(), Some(first.as_str()));
-    let status = &t.app.status.1;
+    let status = &t.status_line();
     assert!(
         status.contains("Arrived for you meanwhile: REQUEST GEMINI→kalle")
             && status.contains("(J opens it)"),
@@ -465,9 +472,9 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     t.keys("J");
     assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
     assert!(
-        t.app.status.1.contains("(r answers it)"),
+        t.status_line().contains("(r answers it)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("r");
     let c = t.app.composer.as_ref().expect("the composer");
@@ -481,9 +488,9 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     t.keys("J");
     assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
     assert!(
-        t.app.status.1.starts_with("Nothing arrived for you"),
+        t.status_line().starts_with("Nothing arrived for you"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 
     // The help screen open: the same.
@@ -500,12 +507,10 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
     t.key(KeyCode::Esc, NONE);
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .contains("Arrived for you meanwhile: BROADCAST CHATGPT→kalle"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("J");
     assert_eq!(t.app.selected_id(), Some(x[1].as_str()));
@@ -562,7 +567,7 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
     t.keys("y");
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("[[mistral://m→POLL v1]]\n"), "{copy}");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("POLL for claude://s/a (1 of 3): paste it there")
             && status.contains("> puts it up for chatgpt://t/x next"),
@@ -583,7 +588,7 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
         "{copy}"
     );
     assert!(copy.ends_with("[[END]]\n```\n"), "{copy}");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("POLL for chatgpt://t/x (2 of 3): paste it there, its preamble first")
             && status.contains("> puts it up for gemini://g next"),
@@ -601,7 +606,7 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
     t.keys(">");
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("[[mistral://m→POLL v1]]\n"), "{copy}");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("POLL for gemini://g (3 of 3)")
             && status.contains("that was its last target"),
@@ -622,9 +627,9 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
     assert_eq!(t.copies().len(), 3);
     t.keys(">");
     assert!(
-        t.app.status.1.starts_with("Nothing waits"),
+        t.status_line().starts_with("Nothing waits"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.copies().len(), 3);
 
@@ -655,10 +660,10 @@ fn c_y_on_a_composed_poll_copies_it_for_each_target_in_turn() {
     t.ctrl('t');
     t.keys("\nTargets: [claude://s/a, chatgpt://t/x, gemini://g]");
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("[[human://op→POLL v1]]\n"), "{copy}");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("POLL for claude://s/a (1 of 3)")
             && status.contains("> puts it up for chatgpt://t/x next")

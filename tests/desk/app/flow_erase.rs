@@ -71,7 +71,7 @@ fn x_asks_y_erases_esc_keeps() {
     // Esc keeps everything; so does any key other than y.
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.popup.is_none());
-    assert_eq!(t.app.status.1, "Nothing erased.");
+    assert_eq!(t.status_line(), "Nothing erased.");
     assert!(t.app.store.message(&middle).unwrap().is_some());
     t.keys("X");
     t.keys("j");
@@ -80,9 +80,9 @@ fn x_asks_y_erases_esc_keeps() {
     t.keys("y");
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.starts_with("Erased: 1 message"),
+        t.status_line().starts_with("Erased: 1 message"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.app.store.message(&middle).unwrap().is_none());
     // The thread stays open on what is left, with the middle's parent selected.
@@ -105,7 +105,11 @@ fn x_asks_y_erases_esc_keeps() {
     t.keys("y");
     assert!(t.app.list.rows.is_empty());
     assert!(t.app.tree.is_none());
-    assert!(t.app.status.1.contains("1 thread"), "{:?}", t.app.status);
+    assert!(
+        t.status_line().contains("1 thread"),
+        "{:?}",
+        t.status_line()
+    );
 }
 
 /// A thread without context is named by its id (shortened), not by an empty pair of quotes.
