@@ -57,9 +57,9 @@ fn an_id_conflict_is_a_loud_row_and_its_text_is_kept_and_shown_with_v() {
     t.key(KeyCode::Enter, NONE);
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.contains("1 id conflict(s)"),
+        t.status_line().contains("1 id conflict(s)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     // The conflicting message is selected; the stored text is shown with a note.
     assert_eq!(t.app.selected_id(), Some(id[1].as_str()));
@@ -79,9 +79,9 @@ fn an_id_conflict_is_a_loud_row_and_its_text_is_kept_and_shown_with_v() {
     t.keys("y");
     assert!(t.copies().last().unwrap().contains("words someone changed"));
     assert!(
-        t.app.status.1.contains("not recorded as relayed"),
+        t.status_line().contains("not recorded as relayed"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(relayed(&t), before);
     // V again: the stored text.
@@ -120,7 +120,7 @@ fn after_import_the_newest_envelope_added_is_selected_and_copied() {
         t.app.selected_id(),
         Some(id[3].as_str()),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("y");
     let copied = t.copies().last().unwrap().clone();
@@ -143,7 +143,7 @@ fn invalid_ids_are_offered_fresh_ones_with_f_and_the_original_is_shown() {
     assert!(screen.contains("✗ error"), "{screen}");
     assert!(screen.contains("F: import with fresh ids"), "{screen}");
     t.keys("F");
-    assert!(t.app.popup.is_none(), "{:?}", t.app.status);
+    assert!(t.app.popup.is_none(), "{:?}", t.status_line());
     let fresh = t.app.selected_id().unwrap().to_string();
     assert_ne!(fresh, bad_message);
     let screen = t.screen();
@@ -165,7 +165,7 @@ fn invalid_ids_are_offered_fresh_ones_with_f_and_the_original_is_shown() {
         t.app.selected_id(),
         Some(reply.as_str()),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let m = t.app.store.message(&reply).unwrap().unwrap();
     assert_eq!(m.parent.as_deref(), Some(fresh.as_str()));
