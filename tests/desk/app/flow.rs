@@ -28,7 +28,7 @@ fn paste_previews_then_imports_and_keeps_the_raw_text_even_when_cancelled() {
     )));
     assert!(t.screen().contains("Paste: 1 envelope"));
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.list.rows.is_empty());
+    assert_eq!(t.thread_count(), 0);
     let raw = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
     let pastes: i64 = raw
         .query_row("SELECT count(*) FROM pastes", [], |r| r.get(0))
@@ -40,14 +40,14 @@ fn paste_previews_then_imports_and_keeps_the_raw_text_even_when_cancelled() {
         request()
     )));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert!(
         t.status_line()
             .starts_with("Imported 1, 0 already stored, 0 rejected"),
         "{:?}",
         t.status_line()
     );
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     assert!(t.app.selected_message().is_some());
     // The same paste again: a duplicate.
     t.act(Action::Paste(request().to_string()));
@@ -352,7 +352,7 @@ fn new_envelope_needs_addresses_and_explains_errors_before_copying() {
     assert!(copied.contains("context: a context"));
     assert!(copied.contains("meta: routing"));
     assert!(copied.contains("  Hello there"));
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
 }
 
 #[test]
@@ -467,7 +467,7 @@ fn search_filter_fold_and_mouse() {
     let s = t.screen();
     assert!(s.contains(" matches") && !s.contains("  0 of "), "{s}");
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.focus, Pane::Inspector);
+    assert_eq!(t.focused_pane(), Pane::Inspector);
     let m = t.app.selected_message().unwrap();
     assert!(m.envelope.body.as_deref().unwrap().contains("Nishiki"));
     // Typing in the list filters it; Esc clears.
@@ -475,10 +475,10 @@ fn search_filter_fold_and_mouse() {
     t.key(KeyCode::Esc, NONE);
     t.keys("f");
     t.keys("rate limiter");
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert!(t.screen().contains("filter: rate limiter"));
     t.key(KeyCode::Esc, NONE);
-    assert_eq!(t.app.list.rows.len(), crosstalk::tui::demo::FILES.len());
+    assert_eq!(t.thread_count(), crosstalk::tui::demo::FILES.len());
     // Fold the branch point of the rate limiter thread and unfold it.
     t.keys("frate\n");
     let tree = t.app.tree.as_ref().unwrap();
@@ -497,7 +497,7 @@ fn search_filter_fold_and_mouse() {
     let areas = t.app.areas();
     t.act(Action::Click(areas.list.x + 3, areas.list.y + 1));
     assert_eq!(t.app.list.selected, 0);
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
 }
 
 #[test]
@@ -602,7 +602,7 @@ fn a_paste_into_the_open_filter_is_filter_text() {
         "{:?}",
         t.status_line()
     );
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert!(t.screen().contains("filter: kyoto"));
     assert_eq!(
         t.app.store.pastes().map(|p| p.len()).ok(),
@@ -783,7 +783,7 @@ fn reads_and_pastes_while_the_database_is_busy_keep_the_last_data_then_catch_up(
     let s = t.screen();
     assert!(s.contains("(kept)") && s.contains("new thread"), "{s}");
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.status_line());
+    assert_eq!(t.thread_count(), 1, "{:?}", t.status_line());
 }
 
 #[test]
@@ -870,7 +870,7 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     t.act(Action::Paste(text));
     assert!(t.screen().contains("(kept)"), "{}", t.screen());
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.status_line());
+    assert_eq!(t.thread_count(), 1, "{:?}", t.status_line());
     assert_eq!(count(&raw), 1);
 }
 
@@ -1004,8 +1004,8 @@ fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
     t.key(KeyCode::Esc, NONE);
     // Enter keeps the filter and opens the thread; then letters are commands again.
     t.keys("fkyoto\n");
-    assert_eq!(t.app.list.rows.len(), 1);
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.thread_count(), 1);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     let help: Vec<String> = t
         .app
         .keymap
@@ -1215,7 +1215,7 @@ fn export_in_home_child() {
         "{:?}",
         t.status_line()
     );
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     // Too short a prefix lists a few and opens nothing.
     t.keys(":open 0\n");
     assert!(t.status_line().contains("ids ("), "{:?}", t.status_line());
@@ -1367,7 +1367,7 @@ fn an_envelope_filed_but_not_copied_is_a_draft_everywhere() {
     );
     t.key(KeyCode::Enter, KeyModifiers::NONE);
     assert!(t.app.popup.is_none());
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     assert_eq!(t.app.selected_id(), Some(filed.message.as_str()));
 }
 
@@ -1670,7 +1670,7 @@ fn a_status_message_goes_when_the_operator_moves_on() {
     let copied = t.status_line();
     assert!(copied.contains("OSC 52"), "{copied}");
     t.key(KeyCode::Tab, NONE);
-    assert_eq!(t.app.focus, Pane::Inspector);
+    assert_eq!(t.focused_pane(), Pane::Inspector);
     assert_eq!(t.status_line(), copied, "the same message, in another pane");
     t.key(KeyCode::Esc, NONE);
     t.keys("k");
@@ -1686,7 +1686,7 @@ fn a_status_message_goes_when_the_operator_moves_on() {
     );
     t.key(KeyCode::Esc, NONE);
     t.key(KeyCode::Esc, NONE);
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
     t.keys("j");
     assert_eq!(t.status_line(), "", "another thread is selected");
 
@@ -1799,10 +1799,10 @@ fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
 
     let t = start(&place);
     assert_eq!(t.app.list.filter, "plan");
-    assert_eq!(t.app.list.rows.len(), 2);
+    assert_eq!(t.thread_count(), 2);
     assert_eq!(t.app.tree.as_ref().unwrap().outline.id, thread);
     assert_eq!(t.app.selected_id(), Some(message.as_str()));
-    assert_eq!(t.app.focus, Pane::Inspector);
+    assert_eq!(t.focused_pane(), Pane::Inspector);
     let s = t.screen();
     assert!(
         s.contains("filter: plan") && s.contains("first of beta plan"),
@@ -1839,7 +1839,7 @@ fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
     drop(store);
     let t = start(&place);
     assert_eq!(t.app.list.selected_id(), Some("01KB0000000000000000000003"));
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
     assert!(!t.status_line().contains(&gone), "{:?}", t.status_line());
     assert_eq!(t.status_level(), crosstalk::app::Level::Info);
 
@@ -1899,7 +1899,7 @@ fn watch_on_start_starts_the_watch_or_says_why_not() {
         std::thread::sleep(Duration::from_millis(20));
         t.act(Action::Tick);
     }
-    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.status_line());
+    assert_eq!(t.thread_count(), 1, "{:?}", t.status_line());
 }
 
 /// A received envelope's `meta: safety` content warning stands out in the inspector, ahead of

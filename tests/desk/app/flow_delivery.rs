@@ -101,7 +101,7 @@ fn the_queue_lists_sections_and_opens_the_selected_message() {
     t.keys("jj");
     t.key(KeyCode::Enter, NONE);
     assert!(t.app.popup.is_none());
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     assert_eq!(t.app.selected_id(), Some(v[3].as_str()));
     assert!(t.screen().contains("✉ to you"), "{}", t.screen());
     // Esc closes it without opening anything.
@@ -126,10 +126,10 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     );
     store.import_text("t", &text, &Default::default()).unwrap();
     let mut t = harness(store, 120, 30);
-    assert_eq!(t.app.list.rows.len(), 2);
+    assert_eq!(t.thread_count(), 2);
     t.keys("s");
     assert_eq!(t.app.list.state, StateFilter::Only(Section::ToRelay));
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert_eq!(t.app.list.rows[0].summary.id, v[0]);
     // The title says how many of all threads the filter shows.
     assert!(
@@ -143,7 +143,7 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
         t.status_line()
     );
     t.keys("s");
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert_eq!(t.app.list.rows[0].summary.id, v[2]);
     assert!(t.screen().contains("Threads [addressed to me] 1 of 2 "));
     // In the narrow list of 80 columns the counts stay whole, the state's name is cut.
@@ -161,7 +161,7 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     );
     t.key(KeyCode::Esc, NONE);
     t.keys("s");
-    assert!(t.app.list.rows.is_empty());
+    assert_eq!(t.thread_count(), 0);
     assert!(
         t.screen().contains("No thread in this state"),
         "{}",
@@ -170,11 +170,11 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     t.keys("ss");
     // After the sections, the archived threads: none yet.
     assert_eq!(t.app.list.state, StateFilter::Archived);
-    assert!(t.app.list.rows.is_empty());
+    assert_eq!(t.thread_count(), 0);
     assert!(t.screen().contains("[archived]"), "{}", t.screen());
     t.keys("s");
     assert_eq!(t.app.list.state, StateFilter::All);
-    assert_eq!(t.app.list.rows.len(), 2);
+    assert_eq!(t.thread_count(), 2);
 }
 
 #[test]

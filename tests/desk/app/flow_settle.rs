@@ -295,9 +295,9 @@ fn a_archives_a_thread_u_undoes_and_the_archived_view_brings_it_back() {
     // Archived from the tree too (the open thread), then found with the archived threads,
     // where `a` brings it back.
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     t.keys("a");
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
     assert_eq!(listed(&t), [v[4].clone(), v[0].clone()]);
     while t.app.list.state != StateFilter::Archived {
         t.keys("s");

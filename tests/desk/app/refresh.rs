@@ -38,7 +38,7 @@ fn imports_by_another_process_appear_on_the_tick_and_the_selection_stays() {
 
     // Nothing changed: a tick reads nothing again.
     t.act(Action::Tick);
-    assert_eq!(t.app.list.rows.len(), threads);
+    assert_eq!(t.thread_count(), threads);
 
     let mut other = Store::open(&db).unwrap();
     let report = other
@@ -46,7 +46,7 @@ fn imports_by_another_process_appear_on_the_tick_and_the_selection_stays() {
         .unwrap();
     assert_eq!(report.items.len(), 1);
     // Not before the tick: the app reads only when asked.
-    assert_eq!(t.app.list.rows.len(), threads);
+    assert_eq!(t.thread_count(), threads);
     t.act(Action::Tick);
     assert_eq!(
         t.app.list.rows.len(),

@@ -233,6 +233,42 @@ impl Harness {
         if taken { hints..h } else { h - 1..h }
     }
 
+    /// The pane the screen marks as focused: the one whose title starts with `▶`.
+    pub fn focused_pane(&self) -> crosstalk::app::Pane {
+        use crosstalk::app::Pane;
+        let buf = self.buffer();
+        let areas = crosstalk::app::panes::layout::Areas::new(self.app.size);
+        let panes = [
+            (Pane::List, areas.list),
+            (Pane::Tree, areas.tree),
+            (Pane::Inspector, areas.inspector),
+        ];
+        let marked: Vec<Pane> = (panes.into_iter())
+            .filter(|(_, a)| buf[(a.x + 1, a.y)].symbol() == "▶")
+            .map(|(p, _)| p)
+            .collect();
+        match marked[..] {
+            [p] => p,
+            _ => panic!("{} panes marked focused:\n{}", marked.len(), self.screen()),
+        }
+    }
+
+    /// How many threads the title bar says the list holds (`— N threads`; a list with
+    /// more to page in says `N+`, which this refuses).
+    pub fn thread_count(&self) -> usize {
+        let screen = self.screen();
+        let title = screen.lines().next().unwrap_or_default();
+        // ` crosstalk — <database> — N threads[ (filtered)][ — …]`
+        let count = title.split(" — ").nth(2).and_then(|part| {
+            let part = part.strip_suffix(" (filtered)").unwrap_or(part);
+            let n = part
+                .strip_suffix(" threads")
+                .or(part.strip_suffix(" thread"))?;
+            n.parse().ok()
+        });
+        count.unwrap_or_else(|| panic!("no thread count in the title:\n{screen}"))
+    }
+
     /// The text the app sent as OSC 52 copies, decoded, in order.
     pub fn copies(&self) -> Vec<String> {
         use base64::Engine;
