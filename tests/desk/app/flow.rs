@@ -190,7 +190,7 @@ fn r_writes_as_the_desk_to_the_sender() {
         (&close, "CLAUDE", "ACK"),
     ] {
         t.act(Action::Run(format!("open {id}")));
-        assert_eq!(t.app.selected_id(), Some(id.as_str()));
+        assert_eq!(t.shown_message_id().as_deref(), Some(id.as_str()));
         t.keys("r");
         let c = t.app.composer.as_ref().expect("the composer");
         assert_eq!(
@@ -1368,7 +1368,10 @@ fn an_envelope_filed_but_not_copied_is_a_draft_everywhere() {
     t.key(KeyCode::Enter, KeyModifiers::NONE);
     assert!(t.app.popup.is_none());
     assert_eq!(t.focused_pane(), Pane::Tree);
-    assert_eq!(t.app.selected_id(), Some(filed.message.as_str()));
+    assert_eq!(
+        t.shown_message_id().as_deref(),
+        Some(filed.message.as_str())
+    );
 }
 
 /// While the terminal is too small the screen says only that: keys that would act on what
@@ -1791,7 +1794,7 @@ fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
     t.key(KeyCode::Tab, NONE);
     let (thread, message) = (
         t.app.tree.as_ref().unwrap().outline.id.clone(),
-        t.app.selected_id().unwrap().to_string(),
+        t.shown_message_id().unwrap(),
     );
     assert_eq!(thread, "01KB0000000000000000000002");
     assert_eq!(message, thread, "the first message, not the thread's last");
@@ -1801,7 +1804,7 @@ fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
     assert_eq!(t.app.list.filter, "plan");
     assert_eq!(t.thread_count(), 2);
     assert_eq!(t.app.tree.as_ref().unwrap().outline.id, thread);
-    assert_eq!(t.app.selected_id(), Some(message.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(message.as_str()));
     assert_eq!(t.focused_pane(), Pane::Inspector);
     let s = t.screen();
     assert!(

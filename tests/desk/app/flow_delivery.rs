@@ -102,13 +102,13 @@ fn the_queue_lists_sections_and_opens_the_selected_message() {
     t.key(KeyCode::Enter, NONE);
     assert!(t.app.popup.is_none());
     assert_eq!(t.focused_pane(), Pane::Tree);
-    assert_eq!(t.app.selected_id(), Some(v[3].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[3].as_str()));
     assert!(t.screen().contains("✉ to you"), "{}", t.screen());
     // Esc closes it without opening anything.
     t.keys("Q");
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.popup.is_none());
-    assert_eq!(t.app.selected_id(), Some(v[3].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[3].as_str()));
 }
 
 #[test]
@@ -318,7 +318,7 @@ fn watching(dir: &std::path::Path, file: &std::path::Path) -> (support::Harness,
         "CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST",
     )));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     support::watch_file(&mut t, file);
     (t, v[1].clone())
 }
@@ -341,7 +341,7 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
         ),
         &v[1],
     );
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     let status = &t.status_line();
     assert!(
         status.contains("1 new message(s) imported")
@@ -375,7 +375,7 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
     .join("\n");
     support::copy_watched(&mut t, &clip, &copy, &older);
     assert_eq!(
-        t.app.selected_id(),
+        t.shown_message_id().as_deref(),
         Some(newest.as_str()),
         "{:?}",
         t.status_line()
@@ -392,7 +392,9 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
 
     // A copy with nothing for the operator leaves the selection alone.
     t.key(KeyCode::Esc, NONE);
-    let before = t.app.selected_id().map(str::to_string);
+    let before = t
+        .shown_message_id()
+        .expect("the inspector shows the selected envelope");
     let w = ids(2);
     support::copy_watched(
         &mut t,
@@ -400,7 +402,7 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
         &env("CLAUDE", "CHATGPT", &w[0], None, &w[1], "REQUEST"),
         &w[1],
     );
-    assert_eq!(t.app.selected_id().map(str::to_string), before);
+    assert_eq!(t.shown_message_id(), Some(before));
 }
 
 /// While the operator types in the composer or has a popup open, a watched envelope for them
@@ -462,7 +464,7 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     // Leaving the composer names the arrival again after what leaving said.
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.composer.is_none());
-    assert_eq!(t.app.selected_id(), Some(first.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(first.as_str()));
     let status = &t.status_line();
     assert!(
         status.contains("Arrived for you meanwhile: REQUEST GEMINI→kalle")
@@ -470,7 +472,7 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
         "{status}"
     );
     t.keys("J");
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     assert!(
         t.status_line().contains("(r answers it)"),
         "{:?}",
@@ -486,7 +488,7 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     t.key(KeyCode::Esc, NONE);
     // Used: `a` has nothing more to open.
     t.keys("J");
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     assert!(
         t.status_line().starts_with("Nothing arrived for you"),
         "{:?}",
@@ -513,7 +515,7 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
         t.status_line()
     );
     t.keys("J");
-    assert_eq!(t.app.selected_id(), Some(x[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(x[1].as_str()));
 }
 
 /// The address book of the POLL flows: ChatGPT's window collapses newlines (fenced) and
@@ -563,7 +565,7 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
     let v = ids(4);
     t.act(Action::Paste(poll_for_three(&v[0], &v[1])));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     t.keys("y");
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("[[mistral://m→POLL v1]]\n"), "{copy}");
@@ -670,7 +672,7 @@ fn c_y_on_a_composed_poll_copies_it_for_each_target_in_turn() {
             && status.contains("awaiting reply from claude://s/a, chatgpt://t/x, gemini://g"),
         "{status}"
     );
-    let id = t.app.selected_id().unwrap().to_string();
+    let id = t.shown_message_id().unwrap();
     let line = t.app.inspector.delivery_line.clone().unwrap();
     assert!(
         line.contains("copied for 1 of 3 targets (not yet: chatgpt://t/x, gemini://g)"),

@@ -55,7 +55,7 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     let mut t = harness(store, 120, 40);
     t.app.fixed_now = at("2025-10-09T17:00:00Z");
     t.act(Action::Run(format!("open {poll}")));
-    assert_eq!(t.app.selected_id(), Some(poll.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(poll.as_str()));
     t.keys("P");
     assert!(
         matches!(t.app.popup, Some(Popup::Poll(_))),
@@ -160,7 +160,7 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     )));
     t.key(KeyCode::Enter, NONE);
     t.act(Action::Run(format!("open {m}")));
-    assert_eq!(t.app.selected_id(), Some(m.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(m.as_str()));
     t.keys("P");
     assert!(t.app.popup.is_none());
     assert!(
@@ -378,7 +378,7 @@ fn m_moves_a_reply_the_desk_placed() {
     // The first question: the thread's root (the thread is named after it).
     t.app.focus = crosstalk::app::Pane::Tree;
     t.keys("g");
-    assert_eq!(t.app.selected_id(), Some(ids[0].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(ids[0].as_str()));
     t.keys("M");
     assert!(t.status_line().contains("Moved"), "{:?}", t.status_line());
     assert_eq!(
@@ -391,7 +391,7 @@ fn m_moves_a_reply_the_desk_placed() {
             .as_deref(),
         Some(ids[0].as_str())
     );
-    assert_eq!(t.app.selected_id(), Some(ids[2].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(ids[2].as_str()));
     // The first question names no parent and was placed by nobody: not movable.
     t.keys("g");
     t.keys("M");

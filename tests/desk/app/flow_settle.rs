@@ -338,7 +338,7 @@ fn a_queue_row_of_an_archived_thread_opens_it_with_the_archived_threads() {
     t.key(KeyCode::Enter, NONE);
     assert_eq!(t.app.list.state, StateFilter::Archived);
     assert_eq!(t.app.list.selected_id(), Some(v[0].as_str()));
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     assert!(
         t.status_line().contains("archived") && t.status_line().contains("a brings it back"),
         "{:?}",

@@ -269,6 +269,25 @@ impl Harness {
         count.unwrap_or_else(|| panic!("no thread count in the title:\n{screen}"))
     }
 
+    /// The id of the envelope the inspector shows (its `message` field, in the fields view
+    /// or the canonical text), if that row is in sight.
+    pub fn shown_message_id(&self) -> Option<String> {
+        let buf = self.buffer();
+        let pane = crosstalk::app::panes::layout::Areas::new(self.app.size).inspector;
+        (pane.y + 1..pane.bottom().saturating_sub(1)).find_map(|y| {
+            let row: String = (pane.x + 1..pane.right().saturating_sub(1))
+                .map(|x| buf[(x, y)].symbol())
+                .collect();
+            let rest = row.strip_prefix("message")?;
+            let id = rest
+                .strip_prefix(':')
+                .unwrap_or(rest)
+                .split_whitespace()
+                .next()?;
+            Some(id.to_string())
+        })
+    }
+
     /// The text the app sent as OSC 52 copies, decoded, in order.
     pub fn copies(&self) -> Vec<String> {
         use base64::Engine;
