@@ -38,7 +38,7 @@ fn contact_names_in_the_composer_become_addresses() {
     t.key(KeyCode::Tab, KeyModifiers::NONE);
     t.keys("human://kalle\nclaude\n");
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copied = t.copies().pop().unwrap();
     assert!(
         copied.starts_with("[[human://kalle→claude://session/7c2e91 v1]]"),

@@ -108,10 +108,10 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     t.key(KeyCode::Enter, NONE);
     let original = t.app.selected_message().unwrap().clone();
     t.keys("r");
-    assert!(t.app.composer.is_some());
+    assert!(t.composing());
     t.keys("Here is the answer.");
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copied = t.copies().pop().expect("a copy");
     let env = &original.envelope;
     // The desk answers the sender in its own name (the harness's desk is `human://op`).
@@ -205,7 +205,7 @@ fn r_writes_as_the_desk_to_the_sender() {
         if id == &relayed {
             t.keys("Redis.");
             t.ctrl('y');
-            assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+            assert!(!t.composing(), "{:?}", t.status_line());
             let copied = t.copies().pop().unwrap();
             assert!(copied.starts_with("[[kalle→CLAUDE v1]]\n"), "{copied}");
             sent = t.app.selected_message().cloned();
@@ -326,7 +326,7 @@ fn new_envelope_needs_addresses_and_explains_errors_before_copying() {
     t.keys("n");
     t.keys("Hello there");
     t.ctrl('y');
-    assert!(t.app.composer.is_some(), "not sent while invalid");
+    assert!(t.composing(), "not sent while invalid");
     assert!(
         t.status_line().starts_with("Not copied (draft saved)"),
         "{:?}",
@@ -343,7 +343,7 @@ fn new_envelope_needs_addresses_and_explains_errors_before_copying() {
     t.keys("a context");
     t.ctrl('t');
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copied = t.copies().pop().unwrap();
     // The same form as `crosstalk new`: banner v1 and a session.
     assert!(copied.starts_with("[[Claude→Gemini v1]]"), "{copied}");
@@ -732,7 +732,7 @@ fn a_draft_the_database_never_takes_is_written_beside_it_when_the_app_ends() {
     t.keys("kept safe");
     // Leaving the composer: the draft stays pending, and says so.
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.composer.is_none());
+    assert!(!t.composing());
     assert!(
         t.status_line().starts_with("Draft not saved yet"),
         "{:?}",
@@ -885,7 +885,7 @@ fn a_reply_is_not_copied_before_the_database_has_it() {
     let other = hold_write_lock(&db);
     t.keys("the answer");
     t.ctrl('y');
-    assert!(t.app.composer.is_some());
+    assert!(t.composing());
     assert!(t.copies().is_empty());
     assert!(
         t.status_line().starts_with("Not copied yet: database busy"),
@@ -895,7 +895,7 @@ fn a_reply_is_not_copied_before_the_database_has_it() {
     other.execute_batch("COMMIT").unwrap();
     t.act(Action::Tick);
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("  the answer"));
     assert!(
         t.status_line().contains("sent; its intent awaits no reply"),
@@ -991,7 +991,7 @@ fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
         "the footer hints the filter's keys"
     );
     t.keys("rnqyp");
-    assert!(!t.app.quit && t.app.composer.is_none() && t.app.popup.is_none());
+    assert!(!t.app.quit && !t.composing() && t.app.popup.is_none());
     assert_eq!(t.app.list.filter, "rnqyp");
     assert!(t.screen().contains("filter: rnqyp"));
     t.key(KeyCode::Backspace, NONE);
@@ -1000,7 +1000,7 @@ fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.list.filter.is_empty() && !t.app.list.filtering);
     t.keys("r");
-    assert!(t.app.composer.is_some(), "r replies outside the filter");
+    assert!(t.composing(), "r replies outside the filter");
     t.key(KeyCode::Esc, NONE);
     // Enter keeps the filter and opens the thread; then letters are commands again.
     t.keys("fkyoto\n");
@@ -1472,10 +1472,10 @@ fn two_windows_on_one_draft_keep_both_texts_and_never_share_an_id() {
 
     // A copies its draft; B, still on the fork, copies its own under its own id.
     a.ctrl('y');
-    assert!(a.app.composer.is_none(), "{:?}", a.status_line());
+    assert!(!a.composing(), "{:?}", a.status_line());
     b.keys("!");
     b.ctrl('y');
-    assert!(b.app.composer.is_none(), "{:?}", b.status_line());
+    assert!(!b.composing(), "{:?}", b.status_line());
     let copied = [a.copies(), b.copies()].concat();
     let ids: Vec<&str> = copied
         .iter()

@@ -463,7 +463,7 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
 
     // Leaving the composer names the arrival again after what leaving said.
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.composer.is_none());
+    assert!(!t.composing());
     assert_eq!(t.shown_message_id().as_deref(), Some(first.as_str()));
     let status = &t.status_line();
     assert!(
@@ -662,7 +662,7 @@ fn c_y_on_a_composed_poll_copies_it_for_each_target_in_turn() {
     t.ctrl('t');
     t.keys("\nTargets: [claude://s/a, chatgpt://t/x, gemini://g]");
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("[[human://op→POLL v1]]\n"), "{copy}");
     let status = t.status_line();

@@ -127,7 +127,7 @@ fn c_y_posts_a_composed_reply_and_stores_the_ack_under_it() {
     t.keys("r");
     t.keys("Posted, not pasted.");
     t.ctrl('y');
-    assert!(t.app.composer.is_none());
+    assert!(!t.composing());
     assert!(t.copies().is_empty(), "nothing copied to the clipboard");
     let status = settle(&mut t);
     assert_eq!(status, "Delivered to CLAUDE over HTTP: ACK");

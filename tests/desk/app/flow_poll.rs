@@ -201,7 +201,7 @@ fn e_picks_a_code_and_composes_the_error_reply() {
     assert!(c.form.meta.contains("Original-Intent: RESPOND"));
     let id = c.form.message.clone();
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copy = t.copies().pop().unwrap();
     assert!(
         copy.contains("meta: error\nCode: E-FORMAT\nReason: Malformed envelope"),
@@ -216,7 +216,7 @@ fn e_picks_a_code_and_composes_the_error_reply() {
     t.act(Action::Run(format!("open {reply}")));
     t.keys("E");
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.popup.is_none() && t.app.composer.is_none());
+    assert!(t.app.popup.is_none() && !t.composing());
     t.keys("E");
     t.keys(&"j".repeat(12));
     t.keys("\n");
@@ -252,7 +252,7 @@ fn e_in_the_preview_answers_a_broken_envelope_with_e_format() {
         t.status_line()
     );
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("Code: E-FORMAT"));
 
     // A clean paste offers nothing to answer.
@@ -319,7 +319,7 @@ fn the_error_composer_at_80_by_24_keeps_room_for_the_body() {
     t.act(Action::Run(format!("open {reply}")));
     t.keys("E");
     t.keys("jj\n");
-    assert!(t.app.composer.is_some());
+    assert!(t.composing());
     for line in ["first line", "second line", "third line"] {
         t.act(Action::Paste(format!("{line}\n")));
     }

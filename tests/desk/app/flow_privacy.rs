@@ -25,7 +25,7 @@ fn request(thread: &str, id: &str, privacy: &str) -> String {
 
 fn reply_with_email(t: &mut support::Harness) {
     t.keys("r");
-    assert!(t.app.composer.is_some());
+    assert!(t.composing());
     t.keys("Write to ada@example.org today.");
 }
 
@@ -40,7 +40,7 @@ fn personal_data_without_consent_needs_a_second_copy_and_redaction_clears_it() {
     reply_with_email(&mut t);
     let copies = t.copies().len();
     t.ctrl('y');
-    assert!(t.app.composer.is_some(), "not copied yet");
+    assert!(t.composing(), "not copied yet");
     assert_eq!(t.copies().len(), copies);
     let status = t.status_line();
     assert!(
@@ -49,7 +49,7 @@ fn personal_data_without_consent_needs_a_second_copy_and_redaction_clears_it() {
     );
     // A second C-y on the same text copies it.
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));
 
     // Redacted: placeholders, PII: redacted, and copied at the first C-y.
@@ -65,7 +65,7 @@ fn personal_data_without_consent_needs_a_second_copy_and_redaction_clears_it() {
     assert!(c.form.body.contains("[EMAIL]"), "{}", c.form.body);
     assert!(c.form.meta.contains("PII: redacted"), "{}", c.form.meta);
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copy = t.copies().pop().unwrap();
     assert!(copy.contains("Write to [EMAIL] today."), "{copy}");
     assert!(copy.contains("meta: privacy\nPII: redacted"), "{copy}");
@@ -85,7 +85,7 @@ fn a_thread_with_consent_in_force_copies_personal_data_at_once() {
     t.key(KeyCode::Enter, NONE);
     reply_with_email(&mut t);
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.status_line());
+    assert!(!t.composing(), "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));
 }
 

@@ -288,6 +288,21 @@ impl Harness {
         })
     }
 
+    /// Whether the screen is the composer's (its title names the envelope being written)
+    /// rather than the threads' (the title names the database).
+    pub fn composing(&self) -> bool {
+        let screen = self.screen();
+        let title = screen.lines().next().unwrap_or_default();
+        if title.starts_with(" New envelope") || title.starts_with(" Reply to") {
+            return true;
+        }
+        assert!(
+            title.starts_with(" crosstalk — "),
+            "neither the composer nor the threads:\n{screen}"
+        );
+        false
+    }
+
     /// The text the app sent as OSC 52 copies, decoded, in order.
     pub fn copies(&self) -> Vec<String> {
         use base64::Engine;
