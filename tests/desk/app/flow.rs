@@ -1380,6 +1380,7 @@ fn an_envelope_filed_but_not_copied_is_a_draft_everywhere() {
 #[test]
 fn a_screen_too_small_to_see_takes_no_command() {
     let mut t = harness(demo_store(), 50, 15);
+    // Too small, the screen shows no count: the list itself says nothing was erased.
     let threads = t.app.list.rows.len();
     t.keys("X");
     t.keys("y");

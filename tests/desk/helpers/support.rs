@@ -303,6 +303,20 @@ impl Harness {
         false
     }
 
+    /// The thread list's selected row as drawn (the one in reverse video from its first
+    /// cell), inside the pane's borders, blanks at its ends dropped.
+    pub fn selected_thread_row(&self) -> String {
+        use ratatui::style::Modifier;
+        let buf = self.buffer();
+        let pane = crosstalk::app::panes::layout::Areas::new(self.app.size).list;
+        let inside = pane.x + 1..pane.right().saturating_sub(1);
+        let row = (pane.y + 1..pane.bottom().saturating_sub(1))
+            .find(|&y| buf[(pane.x + 1, y)].modifier.contains(Modifier::REVERSED));
+        let row = row.unwrap_or_else(|| panic!("no thread row selected:\n{}", self.screen()));
+        let text: String = inside.map(|x| buf[(x, row)].symbol()).collect();
+        text.trim().to_string()
+    }
+
     /// The text the app sent as OSC 52 copies, decoded, in order.
     pub fn copies(&self) -> Vec<String> {
         use base64::Engine;
