@@ -917,14 +917,14 @@ fn a_thread_opens_while_another_process_imports_and_is_marked_seen_after() {
     drop(other);
     t.keys("f");
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.list.rows[0].unread);
+    assert!(t.thread_rows()[0].starts_with('●'), "{}", t.screen());
     // It imports again (holding the write lock) while the operator opens the thread.
     let import = hold_write_lock(&db);
     let start = Instant::now();
     t.key(KeyCode::Enter, NONE);
     assert!(start.elapsed() < Duration::from_millis(100));
     assert!(t.app.selected_message().is_some(), "{:?}", t.status_line());
-    assert!(!t.app.list.rows[0].unread);
+    assert!(t.thread_rows()[0].starts_with(' '), "{}", t.screen());
     assert_eq!(
         t.status_level(),
         crosstalk::app::Level::Info,
@@ -1865,7 +1865,7 @@ fn watch_on_start_starts_the_watch_or_says_why_not() {
     let mut t = support::harness_unstarted(&db, 120, 40);
     t.app.watch_config.on_start = true;
     t.app.start();
-    assert!(!t.app.watching());
+    assert!(!t.watch_mark_shown(), "{}", t.screen());
     assert_eq!(t.status_level(), crosstalk::app::Level::Error);
     assert!(
         t.status_line()
@@ -1891,7 +1891,7 @@ fn watch_on_start_starts_the_watch_or_says_why_not() {
     t.app.watch_config.on_start = true;
     t.app.watch_config.interval_ms = 50;
     t.app.start();
-    assert!(t.app.watching(), "{:?}", t.status_line());
+    assert!(t.watch_mark_shown(), "{:?}", t.status_line());
     // What the clipboard holds at the watch's first look is not new: copied after it.
     let deadline = Instant::now() + Duration::from_secs(10);
     while !t.status_line().starts_with("Watching the clipboard") && Instant::now() < deadline {

@@ -317,6 +317,29 @@ impl Harness {
         text.trim().to_string()
     }
 
+    /// The thread list's rows as drawn, inside the pane's borders, top first: each starts
+    /// with its unread mark (`●`) or a blank.
+    pub fn thread_rows(&self) -> Vec<String> {
+        let buf = self.buffer();
+        let pane = crosstalk::app::panes::layout::Areas::new(self.app.size).list;
+        (pane.y + 1..pane.bottom().saturating_sub(1))
+            .map(|y| {
+                let row: String = (pane.x + 1..pane.right().saturating_sub(1))
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect();
+                row.trim_end().to_string()
+            })
+            .take_while(|row| !row.is_empty())
+            .collect()
+    }
+
+    /// Whether the status line starts with the mark that the clipboard watch is on.
+    pub fn watch_mark_shown(&self) -> bool {
+        let buf = self.buffer();
+        let y = self.status_rows(&buf).next().unwrap();
+        row_text(&buf, y).starts_with(WATCH_MARK)
+    }
+
     /// The text the app sent as OSC 52 copies, decoded, in order.
     pub fn copies(&self) -> Vec<String> {
         use base64::Engine;
@@ -366,7 +389,7 @@ pub fn watch_file(t: &mut Harness, file: &std::path::Path) {
     );
     t.app.watch_config.interval_ms = 50;
     t.act(Action::ToggleWatch);
-    assert!(t.app.watching(), "{:?}", t.app.status);
+    assert!(t.watch_mark_shown(), "{:?}", t.status_line());
     let status = |a: &App| a.status.1.starts_with("Watching the clipboard");
     tick_until(t, "the watch's first look", status);
 }
