@@ -1,5 +1,7 @@
 //! Building an app over a temporary database, without a terminal, for view snapshots and
-//! action-driven flows.
+//! action-driven flows, and reading its drawn screen where an operator looks: the status
+//! line, the focused pane, the title's thread count, the inspector's envelope, the list's
+//! rows and selection.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
