@@ -38,7 +38,7 @@ fn contact_names_in_the_composer_become_addresses() {
     t.key(KeyCode::Tab, KeyModifiers::NONE);
     t.keys("human://kalle\nclaude\n");
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copied = t.copies().pop().unwrap();
     assert!(
         copied.starts_with("[[human://kalle→claude://session/7c2e91 v1]]"),
@@ -68,8 +68,8 @@ fn n_without_contacts_says_how_to_add_them() {
     t.keys("N");
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.contains("[[contacts]]"),
+        t.status_line().contains("[[contacts]]"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }

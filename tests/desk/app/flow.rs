@@ -28,7 +28,7 @@ fn paste_previews_then_imports_and_keeps_the_raw_text_even_when_cancelled() {
     )));
     assert!(t.screen().contains("Paste: 1 envelope"));
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.list.rows.is_empty());
+    assert_eq!(t.thread_count(), 0);
     let raw = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
     let pastes: i64 = raw
         .query_row("SELECT count(*) FROM pastes", [], |r| r.get(0))
@@ -40,25 +40,23 @@ fn paste_previews_then_imports_and_keeps_the_raw_text_even_when_cancelled() {
         request()
     )));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .starts_with("Imported 1, 0 already stored, 0 rejected"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     assert!(t.app.selected_message().is_some());
     // The same paste again: a duplicate.
     t.act(Action::Paste(request().to_string()));
     assert!(t.screen().contains("already stored"));
     t.key(KeyCode::Enter, NONE);
     assert!(
-        t.app.status.1.contains("1 already stored"),
+        t.status_line().contains("1 already stored"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -69,9 +67,9 @@ fn a_paste_without_envelopes_is_kept_and_explained() {
     t.act(Action::Paste("just some chat text, no envelope\n".into()));
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.contains("No envelope found"),
+        t.status_line().contains("No envelope found"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let raw = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
     let (bytes, zstd): (Vec<u8>, bool) = raw
@@ -95,7 +93,7 @@ fn copy_sends_the_canonical_envelope_and_copy_thread_sends_all() {
     let m = t.app.selected_message().unwrap().clone();
     assert_eq!(copies.len(), 1);
     assert_eq!(copies[0], m.canonical);
-    assert!(t.app.status.1.contains("OSC 52"), "{:?}", t.app.status);
+    assert!(t.status_line().contains("OSC 52"), "{:?}", t.status_line());
     t.keys("Y");
     let all = t.copies().pop().unwrap();
     let n = t.app.tree.as_ref().unwrap().outline.rows.len();
@@ -110,10 +108,10 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     t.key(KeyCode::Enter, NONE);
     let original = t.app.selected_message().unwrap().clone();
     t.keys("r");
-    assert!(t.app.composer.is_some());
+    assert!(t.composing());
     t.keys("Here is the answer.");
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copied = t.copies().pop().expect("a copy");
     let env = &original.envelope;
     // The desk answers the sender in its own name (the harness's desk is `human://op`).
@@ -125,9 +123,9 @@ fn reply_and_copy_waits_for_the_answer_until_an_import_names_it() {
     assert!(copied.contains("intent: RESPOND"));
     assert!(copied.contains("  Here is the answer."));
     assert!(
-        t.app.status.1.contains("sent; its intent awaits no reply"),
+        t.status_line().contains("sent; its intent awaits no reply"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let sent = t.app.selected_message().unwrap().clone();
     // Sent, and awaiting no reply: it is itself the answer.
@@ -192,7 +190,7 @@ fn r_writes_as_the_desk_to_the_sender() {
         (&close, "CLAUDE", "ACK"),
     ] {
         t.act(Action::Run(format!("open {id}")));
-        assert_eq!(t.app.selected_id(), Some(id.as_str()));
+        assert_eq!(t.shown_message_id().as_deref(), Some(id.as_str()));
         t.keys("r");
         let c = t.app.composer.as_ref().expect("the composer");
         assert_eq!(
@@ -207,7 +205,7 @@ fn r_writes_as_the_desk_to_the_sender() {
         if id == &relayed {
             t.keys("Redis.");
             t.ctrl('y');
-            assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+            assert!(!t.composing(), "{:?}", t.status_line());
             let copied = t.copies().pop().unwrap();
             assert!(copied.starts_with("[[kalle→CLAUDE v1]]\n"), "{copied}");
             sent = t.app.selected_message().cloned();
@@ -294,14 +292,18 @@ fn drafts_are_saved_as_typed_and_come_back_after_a_restart() {
         // No save key, no Esc: the app is simply dropped, as a crash would.
     }
     let mut t = harness(store_in(dir.path()), 120, 40);
-    assert!(t.app.status.1.contains("1 draft(s)"), "{:?}", t.app.status);
+    assert!(
+        t.status_line().contains("1 draft(s)"),
+        "{:?}",
+        t.status_line()
+    );
     t.key(KeyCode::Enter, NONE);
     t.keys("r");
     let c = t.app.composer.as_ref().expect("composer");
     assert_eq!(c.form.body, "half a thought");
     t.keys(" more");
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.status.1.contains("Draft kept"));
+    assert!(t.status_line().contains("Draft kept"));
     t.keys("D");
     assert!(t.screen().contains("half a thought more"), "{}", t.screen());
     t.key(KeyCode::Enter, NONE);
@@ -324,11 +326,11 @@ fn new_envelope_needs_addresses_and_explains_errors_before_copying() {
     t.keys("n");
     t.keys("Hello there");
     t.ctrl('y');
-    assert!(t.app.composer.is_some(), "not sent while invalid");
+    assert!(t.composing(), "not sent while invalid");
     assert!(
-        t.app.status.1.starts_with("Not copied (draft saved)"),
+        t.status_line().starts_with("Not copied (draft saved)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.copies().is_empty());
     // Tab to from, type, Enter moves on to `to`.
@@ -341,7 +343,7 @@ fn new_envelope_needs_addresses_and_explains_errors_before_copying() {
     t.keys("a context");
     t.ctrl('t');
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copied = t.copies().pop().unwrap();
     // The same form as `crosstalk new`: banner v1 and a session.
     assert!(copied.starts_with("[[Claude→Gemini v1]]"), "{copied}");
@@ -350,7 +352,7 @@ fn new_envelope_needs_addresses_and_explains_errors_before_copying() {
     assert!(copied.contains("context: a context"));
     assert!(copied.contains("meta: routing"));
     assert!(copied.contains("  Hello there"));
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
 }
 
 #[test]
@@ -377,9 +379,9 @@ fn pasted_control_characters_never_reach_the_editor() {
     let c = t.app.composer.as_ref().unwrap();
     assert_eq!(c.form.body, "a[2Jbc\nd");
     assert!(
-        t.app.status.1.contains("removed 2 control"),
+        t.status_line().contains("removed 2 control"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -433,9 +435,9 @@ fn the_composer_undoes_and_redoes() {
     t.ctrl('z');
     assert_eq!(body(&t), "mine");
     assert!(
-        t.app.status.1.starts_with("Undid the $EDITOR edit"),
+        t.status_line().starts_with("Undid the $EDITOR edit"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.ctrl('r');
     assert_eq!(body(&t), "from the editor");
@@ -465,7 +467,7 @@ fn search_filter_fold_and_mouse() {
     let s = t.screen();
     assert!(s.contains(" matches") && !s.contains("  0 of "), "{s}");
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.focus, Pane::Inspector);
+    assert_eq!(t.focused_pane(), Pane::Inspector);
     let m = t.app.selected_message().unwrap();
     assert!(m.envelope.body.as_deref().unwrap().contains("Nishiki"));
     // Typing in the list filters it; Esc clears.
@@ -473,10 +475,10 @@ fn search_filter_fold_and_mouse() {
     t.key(KeyCode::Esc, NONE);
     t.keys("f");
     t.keys("rate limiter");
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert!(t.screen().contains("filter: rate limiter"));
     t.key(KeyCode::Esc, NONE);
-    assert_eq!(t.app.list.rows.len(), crosstalk::tui::demo::FILES.len());
+    assert_eq!(t.thread_count(), crosstalk::tui::demo::FILES.len());
     // Fold the branch point of the rate limiter thread and unfold it.
     t.keys("frate\n");
     let tree = t.app.tree.as_ref().unwrap();
@@ -495,7 +497,7 @@ fn search_filter_fold_and_mouse() {
     let areas = t.app.areas();
     t.act(Action::Click(areas.list.x + 3, areas.list.y + 1));
     assert_eq!(t.app.list.selected, 0);
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
 }
 
 #[test]
@@ -504,19 +506,17 @@ fn command_line_and_help() {
     t.keys(":");
     t.keys("bogus\n");
     assert!(
-        t.app.status.1.contains("Unknown command `:bogus`"),
+        t.status_line().contains("Unknown command `:bogus`"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     // A known command without its argument says what to add.
     t.keys(":export\n");
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .starts_with("`:export` needs a file name: `:export FILE`"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("?");
     assert!(t.screen().contains("Help"));
@@ -598,11 +598,11 @@ fn a_paste_into_the_open_filter_is_filter_text() {
     assert_eq!(t.app.list.filter, "kyoto");
     assert!(t.app.popup.is_none() && t.app.list.filtering);
     assert!(
-        !t.app.status.1.contains("No envelope"),
+        !t.status_line().contains("No envelope"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert!(t.screen().contains("filter: kyoto"));
     assert_eq!(
         t.app.store.pastes().map(|p| p.len()).ok(),
@@ -612,7 +612,11 @@ fn a_paste_into_the_open_filter_is_filter_text() {
     // Closed, a paste is an import again.
     t.key(KeyCode::Esc, NONE);
     t.act(Action::Paste("kyoto\n".into()));
-    assert!(t.app.status.1.contains("No envelope"), "{:?}", t.app.status);
+    assert!(
+        t.status_line().contains("No envelope"),
+        "{:?}",
+        t.status_line()
+    );
 }
 
 #[test]
@@ -684,12 +688,10 @@ fn typing_never_waits_for_a_locked_database_and_the_draft_is_saved_after() {
     let s = t.screen();
     assert!(s.contains("draft not saved yet: database busy"), "{s}");
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .starts_with("Draft not saved yet: database busy"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.app.has_pending());
     // A tick while the lock is still held: still pending, and it does not wait either.
@@ -709,9 +711,9 @@ fn typing_never_waits_for_a_locked_database_and_the_draft_is_saved_after() {
     assert!(c.unsaved.is_none() && c.saved_at.is_some());
     assert!(t.screen().contains("(draft saved"), "{}", t.screen());
     assert!(
-        t.app.status.1.starts_with("Draft saved"),
+        t.status_line().starts_with("Draft saved"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let form: String = other
         .query_row("SELECT form FROM drafts", [], |r| r.get(0))
@@ -730,11 +732,11 @@ fn a_draft_the_database_never_takes_is_written_beside_it_when_the_app_ends() {
     t.keys("kept safe");
     // Leaving the composer: the draft stays pending, and says so.
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.composer.is_none());
+    assert!(!t.composing());
     assert!(
-        t.app.status.1.starts_with("Draft not saved yet"),
+        t.status_line().starts_with("Draft not saved yet"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.app.pending_drafts.len(), 1);
     // Quitting with the lock still held: a bounded wait, then a file beside the database.
@@ -755,10 +757,10 @@ fn a_draft_the_database_never_takes_is_written_beside_it_when_the_app_ends() {
     drop(t);
     let t = support::harness_on(&db, 120, 40);
     assert!(
-        t.app.status.1.contains("written to files")
-            && t.app.status.1.contains(&*path.to_string_lossy()),
+        t.status_line().contains("written to files")
+            && t.status_line().contains(&*path.to_string_lossy()),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -781,7 +783,7 @@ fn reads_and_pastes_while_the_database_is_busy_keep_the_last_data_then_catch_up(
     let s = t.screen();
     assert!(s.contains("(kept)") && s.contains("new thread"), "{s}");
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
+    assert_eq!(t.thread_count(), 1, "{:?}", t.status_line());
 }
 
 #[test]
@@ -817,9 +819,9 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     assert!(s.contains("Not saved: disk full"), "{s}");
     assert!(s.contains("✓ valid"), "parsed without the database:\n{s}");
     assert!(
-        t.app.status.1.starts_with("Paste not saved: disk full"),
+        t.status_line().starts_with("Paste not saved: disk full"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let raw = rusqlite::Connection::open(&db).unwrap();
     let count = |raw: &rusqlite::Connection| -> i64 {
@@ -831,18 +833,16 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     t.key(KeyCode::Enter, NONE);
     assert!(t.screen().contains("NOT SAVED"), "{}", t.screen());
     assert!(
-        t.app.status.1.starts_with("Still not saved: disk full"),
+        t.status_line().starts_with("Still not saved: disk full"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     // w writes it to a file beside the database, private to the operator.
     t.keys("w");
     let path = t
-        .app
-        .status
-        .1
+        .status_line()
         .strip_prefix("Paste written to ")
-        .unwrap_or_else(|| panic!("{:?}", t.app.status))
+        .unwrap_or_else(|| panic!("{:?}", t.status_line()))
         .to_string();
     let path = std::path::Path::new(&path);
     assert_eq!(path.parent(), Some(dir.path()));
@@ -852,15 +852,13 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     assert!(t.screen().contains("written to"), "{}", t.screen());
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.popup.is_none());
-    assert!(t.app.status.1.contains(path.to_str().unwrap()));
+    assert!(t.status_line().contains(path.to_str().unwrap()));
     // Esc without w: the paste is never dropped silently, it goes to a file.
     t.act(Action::Paste(text.clone()));
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.popup.is_none());
     let second = t
-        .app
-        .status
-        .1
+        .status_line()
         .rsplit("written to ")
         .next()
         .unwrap()
@@ -872,7 +870,7 @@ fn a_paste_on_a_full_disk_is_previewed_kept_in_memory_and_written_to_a_file() {
     t.act(Action::Paste(text));
     assert!(t.screen().contains("(kept)"), "{}", t.screen());
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
+    assert_eq!(t.thread_count(), 1, "{:?}", t.status_line());
     assert_eq!(count(&raw), 1);
 }
 
@@ -887,22 +885,22 @@ fn a_reply_is_not_copied_before_the_database_has_it() {
     let other = hold_write_lock(&db);
     t.keys("the answer");
     t.ctrl('y');
-    assert!(t.app.composer.is_some());
+    assert!(t.composing());
     assert!(t.copies().is_empty());
     assert!(
-        t.app.status.1.starts_with("Not copied yet: database busy"),
+        t.status_line().starts_with("Not copied yet: database busy"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     other.execute_batch("COMMIT").unwrap();
     t.act(Action::Tick);
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("  the answer"));
     assert!(
-        t.app.status.1.contains("sent; its intent awaits no reply"),
+        t.status_line().contains("sent; its intent awaits no reply"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -919,19 +917,19 @@ fn a_thread_opens_while_another_process_imports_and_is_marked_seen_after() {
     drop(other);
     t.keys("f");
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.list.rows[0].unread);
+    assert!(t.thread_rows()[0].starts_with('●'), "{}", t.screen());
     // It imports again (holding the write lock) while the operator opens the thread.
     let import = hold_write_lock(&db);
     let start = Instant::now();
     t.key(KeyCode::Enter, NONE);
     assert!(start.elapsed() < Duration::from_millis(100));
-    assert!(t.app.selected_message().is_some(), "{:?}", t.app.status);
-    assert!(!t.app.list.rows[0].unread);
+    assert!(t.app.selected_message().is_some(), "{:?}", t.status_line());
+    assert!(t.thread_rows()[0].starts_with(' '), "{}", t.screen());
     assert_eq!(
-        t.app.status.0,
+        t.status_level(),
         crosstalk::app::Level::Info,
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.app.pending_seen.len(), 1);
     let seen = |c: &rusqlite::Connection| -> bool {
@@ -962,9 +960,9 @@ fn an_action_the_busy_database_refuses_says_so_and_changes_nothing() {
     t.keys("x");
     assert!(start.elapsed() < Duration::from_millis(100));
     assert!(
-        t.app.status.1.starts_with("Database busy") && t.app.status.1.contains("not done"),
+        t.status_line().starts_with("Database busy") && t.status_line().contains("not done"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let s = t.screen();
     assert!(s.contains("a draft to discard"), "still listed:\n{s}");
@@ -974,7 +972,12 @@ fn an_action_the_busy_database_refuses_says_so_and_changes_nothing() {
     assert!(!t.app.stale);
     assert!(!t.screen().contains("database busy"));
     t.keys("x");
-    assert_eq!(t.app.store.drafts().unwrap().len(), 0, "{:?}", t.app.status);
+    assert_eq!(
+        t.app.store.drafts().unwrap().len(),
+        0,
+        "{:?}",
+        t.status_line()
+    );
 }
 
 #[test]
@@ -988,7 +991,7 @@ fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
         "the footer hints the filter's keys"
     );
     t.keys("rnqyp");
-    assert!(!t.app.quit && t.app.composer.is_none() && t.app.popup.is_none());
+    assert!(!t.app.quit && !t.composing() && t.app.popup.is_none());
     assert_eq!(t.app.list.filter, "rnqyp");
     assert!(t.screen().contains("filter: rnqyp"));
     t.key(KeyCode::Backspace, NONE);
@@ -997,12 +1000,12 @@ fn the_open_filter_takes_every_letter_and_commands_keep_their_keys_otherwise() {
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.list.filter.is_empty() && !t.app.list.filtering);
     t.keys("r");
-    assert!(t.app.composer.is_some(), "r replies outside the filter");
+    assert!(t.composing(), "r replies outside the filter");
     t.key(KeyCode::Esc, NONE);
     // Enter keeps the filter and opens the thread; then letters are commands again.
     t.keys("fkyoto\n");
-    assert_eq!(t.app.list.rows.len(), 1);
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.thread_count(), 1);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     let help: Vec<String> = t
         .app
         .keymap
@@ -1180,7 +1183,7 @@ fn export_in_home_child() {
             .unwrap();
     assert_eq!(json["id"], thread.as_str());
     assert_eq!(json["messages"].as_array().unwrap().len(), count);
-    assert!(t.app.status.1.contains("as json"), "{:?}", t.app.status);
+    assert!(t.status_line().contains("as json"), "{:?}", t.status_line());
     t.keys(":export ~/exports/kyoto.md\n");
     let md = std::fs::read_to_string(home.join("exports/kyoto.md")).unwrap();
     assert!(md.starts_with("# Kyoto"), "{md}");
@@ -1190,10 +1193,10 @@ fn export_in_home_child() {
     t.keys(":export ~/exports/kyoto.eml\n");
     assert!(!home.join("exports/kyoto.eml").exists());
     assert!(
-        t.app.status.1.contains("an .eml file holds one message")
-            && t.app.status.1.contains("Export to a .mbox file"),
+        t.status_line().contains("an .eml file holds one message")
+            && t.status_line().contains("Export to a .mbox file"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys(":export ~/exports/kyoto.mbox\n");
     let mbox = std::fs::read_to_string(home.join("exports/kyoto.mbox")).unwrap();
@@ -1210,17 +1213,15 @@ fn export_in_home_child() {
         t.app.tree.as_ref().unwrap().outline.id,
         thread,
         "{:?}",
-        t.app.status
+        t.status_line()
     );
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     // Too short a prefix lists a few and opens nothing.
     t.keys(":open 0\n");
-    assert!(t.app.status.1.contains("ids ("), "{:?}", t.app.status);
+    assert!(t.status_line().contains("ids ("), "{:?}", t.status_line());
     t.keys(":open ZZZ\n");
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .contains("No thread or message id starts with `ZZZ`")
     );
 }
@@ -1311,13 +1312,8 @@ fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
         false,
         "`grep -c body` exited with status 1".into(),
     ));
-    assert_eq!(
-        t.app.status,
-        (
-            crosstalk::app::Level::Warn,
-            "`grep -c body` exited with status 1".to_string()
-        )
-    );
+    assert_eq!(t.status_line(), "`grep -c body` exited with status 1");
+    assert_eq!(t.status_level(), crosstalk::app::Level::Warn);
     // Alt-| pipes the whole thread, offering the last command again.
     t.key(KeyCode::Char('|'), KeyModifiers::ALT);
     assert!(t.screen().contains(":pipe-thread grep -c body"));
@@ -1332,12 +1328,10 @@ fn pipe_sends_the_envelope_or_the_thread_to_a_command_and_reports_its_status() {
     t.keys(":pipe\n");
     assert_eq!(t.take_effect(), None);
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .contains("`:pipe` needs a command: `:pipe CMD`"),
         "{}",
-        t.app.status.1
+        t.status_line()
     );
 }
 
@@ -1367,14 +1361,17 @@ fn an_envelope_filed_but_not_copied_is_a_draft_everywhere() {
     assert!(s.contains("not copied: RESPOND"), "{s}");
     t.keys("x");
     assert!(
-        t.app.status.1.contains("Enter shows it there"),
+        t.status_line().contains("Enter shows it there"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.key(KeyCode::Enter, KeyModifiers::NONE);
     assert!(t.app.popup.is_none());
-    assert_eq!(t.app.focus, Pane::Tree);
-    assert_eq!(t.app.selected_id(), Some(filed.message.as_str()));
+    assert_eq!(t.focused_pane(), Pane::Tree);
+    assert_eq!(
+        t.shown_message_id().as_deref(),
+        Some(filed.message.as_str())
+    );
 }
 
 /// While the terminal is too small the screen says only that: keys that would act on what
@@ -1383,6 +1380,7 @@ fn an_envelope_filed_but_not_copied_is_a_draft_everywhere() {
 #[test]
 fn a_screen_too_small_to_see_takes_no_command() {
     let mut t = harness(demo_store(), 50, 15);
+    // Too small, the screen shows no count: the list itself says nothing was erased.
     let threads = t.app.list.rows.len();
     t.keys("X");
     t.keys("y");
@@ -1412,12 +1410,12 @@ fn an_edited_body_replaces_an_earlier_editor_failure_on_the_status_line() {
         .error("$EDITOR: `false` exited with exit status: 1; the body is unchanged");
     t.app
         .update(Action::EditedBody("line one\nline two".into()));
-    assert_eq!(t.app.status.1, "Body edited in $EDITOR.");
+    assert_eq!(t.status_line(), "Body edited in $EDITOR.");
     t.app.update(Action::EditedBody("caf\u{FFFD} ok".into()));
     assert!(
-        t.app.status.1.contains("1 character(s) were not UTF-8"),
+        t.status_line().contains("1 character(s) were not UTF-8"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.screen().contains("caf\u{FFFD} ok"));
 }
@@ -1431,9 +1429,9 @@ fn attaching_a_directory_says_it_is_no_file() {
     t.app
         .update(Action::Run(format!("attach {}", dir.path().display())));
     assert!(
-        t.app.status.1.contains("it is not a file"),
+        t.status_line().contains("it is not a file"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -1461,12 +1459,10 @@ fn two_windows_on_one_draft_keep_both_texts_and_never_share_an_id() {
     let fork = b.app.composer.as_ref().unwrap().form.message.clone();
     assert_ne!(fork, id, "B's text went under a new id");
     assert!(
-        b.app
-            .status
-            .1
+        b.status_line()
             .contains("changed in another crosstalk window"),
         "{:?}",
-        b.app.status
+        b.status_line()
     );
     let bodies: Vec<String> = (b.app.store.drafts().unwrap().iter())
         .map(|d| d.envelope.clone())
@@ -1477,10 +1473,10 @@ fn two_windows_on_one_draft_keep_both_texts_and_never_share_an_id() {
 
     // A copies its draft; B, still on the fork, copies its own under its own id.
     a.ctrl('y');
-    assert!(a.app.composer.is_none(), "{:?}", a.app.status);
+    assert!(!a.composing(), "{:?}", a.status_line());
     b.keys("!");
     b.ctrl('y');
-    assert!(b.app.composer.is_none(), "{:?}", b.app.status);
+    assert!(!b.composing(), "{:?}", b.status_line());
     let copied = [a.copies(), b.copies()].concat();
     let ids: Vec<&str> = copied
         .iter()
@@ -1518,9 +1514,9 @@ fn a_draft_filed_from_another_window_is_not_copied_again_under_its_id() {
     let c = b.app.composer.as_ref().expect("still composing");
     assert_ne!(c.form.message, id);
     assert!(
-        b.app.status.1.contains("copied from another"),
+        b.status_line().contains("copied from another"),
         "{:?}",
-        b.app.status
+        b.status_line()
     );
     b.keys(" second");
     b.ctrl('y');
@@ -1545,13 +1541,13 @@ fn a_draft_discarded_in_another_window_comes_back_with_a_word() {
     assert!(
         b.app.store.drafts().unwrap().is_empty(),
         "{:?}",
-        b.app.status
+        b.status_line()
     );
     a.keys(" more");
     assert!(
-        a.app.status.1.contains("discarded or erased in another"),
+        a.status_line().contains("discarded or erased in another"),
         "{:?}",
-        a.app.status
+        a.status_line()
     );
     let drafts = a.app.store.drafts().unwrap();
     assert_eq!(drafts.len(), 1);
@@ -1602,9 +1598,9 @@ fn closing_the_paste_box_keeps_its_text() {
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.contains("kept as paste #"),
+        t.status_line().contains("kept as paste #"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let pastes = t.app.store.pastes().unwrap();
     assert_eq!(pastes.len(), 1);
@@ -1675,42 +1671,42 @@ fn a_status_message_goes_when_the_operator_moves_on() {
     let mut t = harness(demo_store(), 120, 40);
     t.key(KeyCode::Enter, NONE);
     t.keys("y");
-    let copied = t.app.status.1.clone();
+    let copied = t.status_line();
     assert!(copied.contains("OSC 52"), "{copied}");
     t.key(KeyCode::Tab, NONE);
-    assert_eq!(t.app.focus, Pane::Inspector);
-    assert_eq!(t.app.status.1, copied, "the same message, in another pane");
+    assert_eq!(t.focused_pane(), Pane::Inspector);
+    assert_eq!(t.status_line(), copied, "the same message, in another pane");
     t.key(KeyCode::Esc, NONE);
     t.keys("k");
-    assert_eq!(t.app.status.1, "", "another message is selected");
+    assert_eq!(t.status_line(), "", "another message is selected");
     assert!(!t.screen().contains("OSC 52"), "{}", t.screen());
 
     t.keys(":bogus\n");
-    assert_eq!(t.app.status.0, crosstalk::app::Level::Error);
+    assert_eq!(t.status_level(), crosstalk::app::Level::Error);
     t.key(KeyCode::Tab, NONE);
     assert!(
-        t.app.status.1.starts_with("Unknown command"),
+        t.status_line().starts_with("Unknown command"),
         "an error stays put"
     );
     t.key(KeyCode::Esc, NONE);
     t.key(KeyCode::Esc, NONE);
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
     t.keys("j");
-    assert_eq!(t.app.status.1, "", "another thread is selected");
+    assert_eq!(t.status_line(), "", "another thread is selected");
 
     // A view opened clears the line; closing it says nothing either.
     t.keys("y");
-    assert!(!t.app.status.1.is_empty());
+    assert!(!t.status_line().is_empty());
     t.keys("?");
-    assert_eq!(t.app.status.1, "", "help opened");
+    assert_eq!(t.status_line(), "", "help opened");
     t.key(KeyCode::Esc, NONE);
 
     // Moving with something to say: the new message stands.
     t.keys("s");
     assert!(
-        t.app.status.1.starts_with("Showing threads"),
+        t.status_line().starts_with("Showing threads"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 
     t.keys(":messages\n");
@@ -1799,7 +1795,7 @@ fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
     t.key(KeyCode::Tab, NONE);
     let (thread, message) = (
         t.app.tree.as_ref().unwrap().outline.id.clone(),
-        t.app.selected_id().unwrap().to_string(),
+        t.shown_message_id().unwrap(),
     );
     assert_eq!(thread, "01KB0000000000000000000002");
     assert_eq!(message, thread, "the first message, not the thread's last");
@@ -1807,10 +1803,10 @@ fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
 
     let t = start(&place);
     assert_eq!(t.app.list.filter, "plan");
-    assert_eq!(t.app.list.rows.len(), 2);
+    assert_eq!(t.thread_count(), 2);
     assert_eq!(t.app.tree.as_ref().unwrap().outline.id, thread);
-    assert_eq!(t.app.selected_id(), Some(message.as_str()));
-    assert_eq!(t.app.focus, Pane::Inspector);
+    assert_eq!(t.shown_message_id().as_deref(), Some(message.as_str()));
+    assert_eq!(t.focused_pane(), Pane::Inspector);
     let s = t.screen();
     assert!(
         s.contains("filter: plan") && s.contains("first of beta plan"),
@@ -1847,9 +1843,9 @@ fn the_app_reopens_the_thread_and_filters_it_had_when_it_quit() {
     drop(store);
     let t = start(&place);
     assert_eq!(t.app.list.selected_id(), Some("01KB0000000000000000000003"));
-    assert_eq!(t.app.focus, Pane::List);
-    assert!(!t.app.status.1.contains(&gone), "{:?}", t.app.status);
-    assert_eq!(t.app.status.0, crosstalk::app::Level::Info);
+    assert_eq!(t.focused_pane(), Pane::List);
+    assert!(!t.status_line().contains(&gone), "{:?}", t.status_line());
+    assert_eq!(t.status_level(), crosstalk::app::Level::Info);
 
     // Without a place file (the demo) nothing is remembered.
     let mut t = support::harness_unstarted(&db, 120, 40);
@@ -1869,16 +1865,14 @@ fn watch_on_start_starts_the_watch_or_says_why_not() {
     let mut t = support::harness_unstarted(&db, 120, 40);
     t.app.watch_config.on_start = true;
     t.app.start();
-    assert!(!t.app.watching());
-    assert_eq!(t.app.status.0, crosstalk::app::Level::Error);
+    assert!(!t.watch_mark_shown(), "{}", t.screen());
+    assert_eq!(t.status_level(), crosstalk::app::Level::Error);
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .starts_with("Cannot watch the clipboard: no clipboard reachable")
-            && t.app.status.1.ends_with("([watch] on_start)"),
+            && t.status_line().ends_with("([watch] on_start)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     drop(t);
 
@@ -1897,10 +1891,10 @@ fn watch_on_start_starts_the_watch_or_says_why_not() {
     t.app.watch_config.on_start = true;
     t.app.watch_config.interval_ms = 50;
     t.app.start();
-    assert!(t.app.watching(), "{:?}", t.app.status);
+    assert!(t.watch_mark_shown(), "{:?}", t.status_line());
     // What the clipboard holds at the watch's first look is not new: copied after it.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !t.app.status.1.starts_with("Watching the clipboard") && Instant::now() < deadline {
+    while !t.status_line().starts_with("Watching the clipboard") && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
         t.act(Action::Tick);
     }
@@ -1909,7 +1903,7 @@ fn watch_on_start_starts_the_watch_or_says_why_not() {
         std::thread::sleep(Duration::from_millis(20));
         t.act(Action::Tick);
     }
-    assert_eq!(t.app.list.rows.len(), 1, "{:?}", t.app.status);
+    assert_eq!(t.thread_count(), 1, "{:?}", t.status_line());
 }
 
 /// A received envelope's `meta: safety` content warning stands out in the inspector, ahead of

@@ -49,9 +49,9 @@ fn y_on_an_envelope_to_relay_copies_it_and_records_it_relayed() {
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("```\n[[CLAUDE→fenced-bot"), "{copy}");
     assert!(
-        t.app.status.1.contains("relayed (OSC 52)"),
+        t.status_line().contains("relayed (OSC 52)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let d = t.app.delivery.clone().unwrap();
     assert_eq!(d.relayed.as_ref().unwrap().1, "OSC 52");
@@ -64,7 +64,11 @@ fn y_on_an_envelope_to_relay_copies_it_and_records_it_relayed() {
     assert!(s.contains("OSC 52") && !s.contains("⇢1"), "{s}");
     // A second `y` copies again but records nothing new.
     t.keys("y");
-    assert!(!t.app.status.1.contains("relayed"), "{:?}", t.app.status);
+    assert!(
+        !t.status_line().contains("relayed"),
+        "{:?}",
+        t.status_line()
+    );
 }
 
 #[test]
@@ -97,14 +101,14 @@ fn the_queue_lists_sections_and_opens_the_selected_message() {
     t.keys("jj");
     t.key(KeyCode::Enter, NONE);
     assert!(t.app.popup.is_none());
-    assert_eq!(t.app.focus, Pane::Tree);
-    assert_eq!(t.app.selected_id(), Some(v[3].as_str()));
+    assert_eq!(t.focused_pane(), Pane::Tree);
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[3].as_str()));
     assert!(t.screen().contains("✉ to you"), "{}", t.screen());
     // Esc closes it without opening anything.
     t.keys("Q");
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.popup.is_none());
-    assert_eq!(t.app.selected_id(), Some(v[3].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[3].as_str()));
 }
 
 #[test]
@@ -122,10 +126,10 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     );
     store.import_text("t", &text, &Default::default()).unwrap();
     let mut t = harness(store, 120, 30);
-    assert_eq!(t.app.list.rows.len(), 2);
+    assert_eq!(t.thread_count(), 2);
     t.keys("s");
     assert_eq!(t.app.list.state, StateFilter::Only(Section::ToRelay));
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert_eq!(t.app.list.rows[0].summary.id, v[0]);
     // The title says how many of all threads the filter shows.
     assert!(
@@ -133,9 +137,13 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
         "{}",
         t.screen()
     );
-    assert!(t.app.status.1.contains("(1 of 2)"), "{:?}", t.app.status);
+    assert!(
+        t.status_line().contains("(1 of 2)"),
+        "{:?}",
+        t.status_line()
+    );
     t.keys("s");
-    assert_eq!(t.app.list.rows.len(), 1);
+    assert_eq!(t.thread_count(), 1);
     assert_eq!(t.app.list.rows[0].summary.id, v[2]);
     assert!(t.screen().contains("Threads [addressed to me] 1 of 2 "));
     // In the narrow list of 80 columns the counts stay whole, the state's name is cut.
@@ -153,7 +161,7 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     );
     t.key(KeyCode::Esc, NONE);
     t.keys("s");
-    assert!(t.app.list.rows.is_empty());
+    assert_eq!(t.thread_count(), 0);
     assert!(
         t.screen().contains("No thread in this state"),
         "{}",
@@ -162,11 +170,11 @@ fn s_cycles_the_thread_list_through_the_states_and_shows_it_in_the_title() {
     t.keys("ss");
     // After the sections, the archived threads: none yet.
     assert_eq!(t.app.list.state, StateFilter::Archived);
-    assert!(t.app.list.rows.is_empty());
+    assert_eq!(t.thread_count(), 0);
     assert!(t.screen().contains("[archived]"), "{}", t.screen());
     t.keys("s");
     assert_eq!(t.app.list.state, StateFilter::All);
-    assert_eq!(t.app.list.rows.len(), 2);
+    assert_eq!(t.thread_count(), 2);
 }
 
 #[test]
@@ -185,9 +193,10 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
     )));
     t.key(KeyCode::Enter, NONE);
     assert!(
-        t.app.status.1.contains("Ready for CHATGPT: paste it there"),
+        t.status_line()
+            .contains("Ready for CHATGPT: paste it there"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.copies().pop().unwrap().starts_with("[[CLAUDE→CHATGPT"));
     assert!(
@@ -211,12 +220,10 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
     )));
     t.key(KeyCode::Enter, NONE);
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .contains("Not relayed: the envelope is addressed to you"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.copies().len(), before);
     // Two new envelopes: not copied.
@@ -227,9 +234,9 @@ fn copy_on_import_relays_exactly_one_new_envelope_for_someone_else() {
     )));
     t.key(KeyCode::Enter, NONE);
     assert!(
-        t.app.status.1.contains("Not relayed: 2 new envelopes"),
+        t.status_line().contains("Not relayed: 2 new envelopes"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.copies().len(), before);
 }
@@ -311,7 +318,7 @@ fn watching(dir: &std::path::Path, file: &std::path::Path) -> (support::Harness,
         "CLAUDE", "CHATGPT", &v[0], None, &v[1], "REQUEST",
     )));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     support::watch_file(&mut t, file);
     (t, v[1].clone())
 }
@@ -334,8 +341,8 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
         ),
         &v[1],
     );
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
-    let status = &t.app.status.1;
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
+    let status = &t.status_line();
     assert!(
         status.contains("1 new message(s) imported")
             && status.contains("Selected, for you: REQUEST GEMINI→KALLE")
@@ -368,10 +375,10 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
     .join("\n");
     support::copy_watched(&mut t, &clip, &copy, &older);
     assert_eq!(
-        t.app.selected_id(),
+        t.shown_message_id().as_deref(),
         Some(newest.as_str()),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("r");
     let c = t.app.composer.as_ref().expect("the composer");
@@ -385,7 +392,9 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
 
     // A copy with nothing for the operator leaves the selection alone.
     t.key(KeyCode::Esc, NONE);
-    let before = t.app.selected_id().map(str::to_string);
+    let before = t
+        .shown_message_id()
+        .expect("the inspector shows the selected envelope");
     let w = ids(2);
     support::copy_watched(
         &mut t,
@@ -393,7 +402,7 @@ fn a_watched_envelope_for_the_operator_is_selected_and_r_answers_it() {
         &env("CLAUDE", "CHATGPT", &w[0], None, &w[1], "REQUEST"),
         &w[1],
     );
-    assert_eq!(t.app.selected_id().map(str::to_string), before);
+    assert_eq!(t.shown_message_id(), Some(before));
 }
 
 /// While the operator types in the composer or has a popup open, a watched envelope for them
@@ -420,7 +429,7 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     assert_eq!(c.form.parent.as_deref(), Some(first.as_str()));
     assert!(c.form.body.contains("Half a repl"), "{}", c.form.body);
     assert_eq!(t.app.selected_id(), Some(first.as_str()));
-    let status = &t.app.status.1;
+    let status = &t.status_line();
     assert!(
         status.contains("Arrived for you: REQUEST GEMINI→kalle") && status.contains("(J opens it"),
         "{status}"
@@ -446,28 +455,28 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
         &w[1],
     );
     assert!(
-        t.app.status.1.contains("Ready for GEMINI"),
+        t.status_line().contains("Ready for GEMINI"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.app.selected_id(), Some(first.as_str()));
 
     // Leaving the composer names the arrival again after what leaving said.
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.composer.is_none());
-    assert_eq!(t.app.selected_id(), Some(first.as_str()));
-    let status = &t.app.status.1;
+    assert!(!t.composing());
+    assert_eq!(t.shown_message_id().as_deref(), Some(first.as_str()));
+    let status = &t.status_line();
     assert!(
         status.contains("Arrived for you meanwhile: REQUEST GEMINI→kalle")
             && status.contains("(J opens it)"),
         "{status}"
     );
     t.keys("J");
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     assert!(
-        t.app.status.1.contains("(r answers it)"),
+        t.status_line().contains("(r answers it)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("r");
     let c = t.app.composer.as_ref().expect("the composer");
@@ -479,11 +488,11 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     t.key(KeyCode::Esc, NONE);
     // Used: `a` has nothing more to open.
     t.keys("J");
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     assert!(
-        t.app.status.1.starts_with("Nothing arrived for you"),
+        t.status_line().starts_with("Nothing arrived for you"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 
     // The help screen open: the same.
@@ -500,15 +509,13 @@ fn a_watched_envelope_does_not_steal_the_selection_from_the_composer_or_a_popup(
     assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
     t.key(KeyCode::Esc, NONE);
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .contains("Arrived for you meanwhile: BROADCAST CHATGPT→kalle"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("J");
-    assert_eq!(t.app.selected_id(), Some(x[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(x[1].as_str()));
 }
 
 /// The address book of the POLL flows: ChatGPT's window collapses newlines (fenced) and
@@ -558,11 +565,11 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
     let v = ids(4);
     t.act(Action::Paste(poll_for_three(&v[0], &v[1])));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     t.keys("y");
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("[[mistral://m→POLL v1]]\n"), "{copy}");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("POLL for claude://s/a (1 of 3): paste it there")
             && status.contains("> puts it up for chatgpt://t/x next"),
@@ -583,7 +590,7 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
         "{copy}"
     );
     assert!(copy.ends_with("[[END]]\n```\n"), "{copy}");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("POLL for chatgpt://t/x (2 of 3): paste it there, its preamble first")
             && status.contains("> puts it up for gemini://g next"),
@@ -601,7 +608,7 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
     t.keys(">");
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("[[mistral://m→POLL v1]]\n"), "{copy}");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("POLL for gemini://g (3 of 3)")
             && status.contains("that was its last target"),
@@ -622,9 +629,9 @@ fn y_then_gt_puts_a_poll_up_for_each_of_its_targets() {
     assert_eq!(t.copies().len(), 3);
     t.keys(">");
     assert!(
-        t.app.status.1.starts_with("Nothing waits"),
+        t.status_line().starts_with("Nothing waits"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(t.copies().len(), 3);
 
@@ -655,17 +662,17 @@ fn c_y_on_a_composed_poll_copies_it_for_each_target_in_turn() {
     t.ctrl('t');
     t.keys("\nTargets: [claude://s/a, chatgpt://t/x, gemini://g]");
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copy = t.copies().pop().unwrap();
     assert!(copy.starts_with("[[human://op→POLL v1]]\n"), "{copy}");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("POLL for claude://s/a (1 of 3)")
             && status.contains("> puts it up for chatgpt://t/x next")
             && status.contains("awaiting reply from claude://s/a, chatgpt://t/x, gemini://g"),
         "{status}"
     );
-    let id = t.app.selected_id().unwrap().to_string();
+    let id = t.shown_message_id().unwrap();
     let line = t.app.inspector.delivery_line.clone().unwrap();
     assert!(
         line.contains("copied for 1 of 3 targets (not yet: chatgpt://t/x, gemini://g)"),

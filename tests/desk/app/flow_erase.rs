@@ -34,7 +34,7 @@ fn x_asks_y_erases_esc_keeps() {
     let mut t = harness(store_in(dir.path()), 100, 30);
     t.act(Action::Paste(thread_of_three()));
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
 
     // The root, then one down: the middle message.
     t.keys("gj");
@@ -71,7 +71,7 @@ fn x_asks_y_erases_esc_keeps() {
     // Esc keeps everything; so does any key other than y.
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.popup.is_none());
-    assert_eq!(t.app.status.1, "Nothing erased.");
+    assert_eq!(t.status_line(), "Nothing erased.");
     assert!(t.app.store.message(&middle).unwrap().is_some());
     t.keys("X");
     t.keys("j");
@@ -80,9 +80,9 @@ fn x_asks_y_erases_esc_keeps() {
     t.keys("y");
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.starts_with("Erased: 1 message"),
+        t.status_line().starts_with("Erased: 1 message"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.app.store.message(&middle).unwrap().is_none());
     // The thread stays open on what is left, with the middle's parent selected.
@@ -99,13 +99,17 @@ fn x_asks_y_erases_esc_keeps() {
 
     // From the list, X erases the whole thread.
     t.key(KeyCode::Esc, NONE);
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
     t.keys("X");
     assert!(t.screen().contains("thread “erase me”"), "{}", t.screen());
     t.keys("y");
-    assert!(t.app.list.rows.is_empty());
+    assert_eq!(t.thread_count(), 0);
     assert!(t.app.tree.is_none());
-    assert!(t.app.status.1.contains("1 thread"), "{:?}", t.app.status);
+    assert!(
+        t.status_line().contains("1 thread"),
+        "{:?}",
+        t.status_line()
+    );
 }
 
 /// A thread without context is named by its id (shortened), not by an empty pair of quotes.
@@ -121,7 +125,7 @@ fn a_thread_without_context_is_named_by_its_id() {
     )));
     t.key(KeyCode::Enter, NONE);
     t.key(KeyCode::Esc, NONE);
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
     t.keys("X");
     let s = t.screen();
     assert!(!s.contains("“”"), "{s}");

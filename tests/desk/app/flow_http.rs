@@ -32,7 +32,7 @@ fn settle(t: &mut support::Harness) -> String {
         std::thread::sleep(Duration::from_millis(20));
         t.act(Action::Tick);
     }
-    t.app.status.1.clone()
+    t.status_line()
 }
 
 #[test]
@@ -55,9 +55,9 @@ fn y_delivers_over_http_and_records_the_ack() {
         "y waited on the network"
     );
     assert!(
-        t.app.status.1.contains("Delivering to CHATGPT over HTTP"),
+        t.status_line().contains("Delivering to CHATGPT over HTTP"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.copies().is_empty(), "nothing copied to the clipboard");
     let status = settle(&mut t);
@@ -127,7 +127,7 @@ fn c_y_posts_a_composed_reply_and_stores_the_ack_under_it() {
     t.keys("r");
     t.keys("Posted, not pasted.");
     t.ctrl('y');
-    assert!(t.app.composer.is_none());
+    assert!(!t.composing());
     assert!(t.copies().is_empty(), "nothing copied to the clipboard");
     let status = settle(&mut t);
     assert_eq!(status, "Delivered to CLAUDE over HTTP: ACK");
@@ -200,14 +200,14 @@ fn a_peer_that_asks_to_wait_is_waited_out_off_the_ui_thread() {
     while t.app.delivering() && start.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(20));
         t.act(Action::Tick);
-        said.push(t.app.status.1.clone());
+        said.push(t.status_line());
     }
     assert!(
         said.iter()
             .any(|s| s == "CHATGPT answered 429 over HTTP: posting again in 1 s, as it asks…"),
         "{said:?}"
     );
-    assert_eq!(t.app.status.1, "Delivered to CHATGPT over HTTP: 200");
+    assert_eq!(t.status_line(), "Delivered to CHATGPT over HTTP: 200");
     assert_eq!(peer.requests(), 2);
     assert_eq!(
         t.app

@@ -57,12 +57,12 @@ fn an_id_conflict_is_a_loud_row_and_its_text_is_kept_and_shown_with_v() {
     t.key(KeyCode::Enter, NONE);
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.contains("1 id conflict(s)"),
+        t.status_line().contains("1 id conflict(s)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     // The conflicting message is selected; the stored text is shown with a note.
-    assert_eq!(t.app.selected_id(), Some(id[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(id[1].as_str()));
     let screen = t.screen();
     assert!(screen.contains("the original words"), "{screen}");
     assert!(screen.contains("id conflict: 1 other text"), "{screen}");
@@ -79,9 +79,9 @@ fn an_id_conflict_is_a_loud_row_and_its_text_is_kept_and_shown_with_v() {
     t.keys("y");
     assert!(t.copies().last().unwrap().contains("words someone changed"));
     assert!(
-        t.app.status.1.contains("not recorded as relayed"),
+        t.status_line().contains("not recorded as relayed"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(relayed(&t), before);
     // V again: the stored text.
@@ -117,10 +117,10 @@ fn after_import_the_newest_envelope_added_is_selected_and_copied() {
     t.act(Action::Paste(paste));
     t.key(KeyCode::Enter, NONE);
     assert_eq!(
-        t.app.selected_id(),
+        t.shown_message_id().as_deref(),
         Some(id[3].as_str()),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.keys("y");
     let copied = t.copies().last().unwrap().clone();
@@ -143,8 +143,8 @@ fn invalid_ids_are_offered_fresh_ones_with_f_and_the_original_is_shown() {
     assert!(screen.contains("✗ error"), "{screen}");
     assert!(screen.contains("F: import with fresh ids"), "{screen}");
     t.keys("F");
-    assert!(t.app.popup.is_none(), "{:?}", t.app.status);
-    let fresh = t.app.selected_id().unwrap().to_string();
+    assert!(t.app.popup.is_none(), "{:?}", t.status_line());
+    let fresh = t.shown_message_id().unwrap();
     assert_ne!(fresh, bad_message);
     let screen = t.screen();
     assert!(
@@ -162,10 +162,10 @@ fn invalid_ids_are_offered_fresh_ones_with_f_and_the_original_is_shown() {
     )));
     t.key(KeyCode::Enter, NONE);
     assert_eq!(
-        t.app.selected_id(),
+        t.shown_message_id().as_deref(),
         Some(reply.as_str()),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let m = t.app.store.message(&reply).unwrap().unwrap();
     assert_eq!(m.parent.as_deref(), Some(fresh.as_str()));
@@ -219,7 +219,7 @@ fn e_edits_the_paste_and_previews_the_edited_text_keeping_the_original() {
     let screen = t.screen();
     assert!(screen.contains("✓ valid"), "{screen}");
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.selected_id(), Some(good[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(good[1].as_str()));
     // Both the original paste and the edited one are kept.
     let raw = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
     let pastes: i64 = raw
@@ -249,7 +249,7 @@ fn the_preview_shows_the_ids_the_import_will_make() {
     );
     t.key(KeyCode::Enter, NONE);
     assert_eq!(
-        t.app.selected_id(),
+        t.shown_message_id().as_deref(),
         Some(shown.as_str()),
         "the import made the id shown"
     );

@@ -55,12 +55,12 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     let mut t = harness(store, 120, 40);
     t.app.fixed_now = at("2025-10-09T17:00:00Z");
     t.act(Action::Run(format!("open {poll}")));
-    assert_eq!(t.app.selected_id(), Some(poll.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(poll.as_str()));
     t.keys("P");
     assert!(
         matches!(t.app.popup, Some(Popup::Poll(_))),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let s = t.screen();
     for want in [
@@ -78,9 +78,9 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     // Before the deadline `c` writes nothing.
     t.keys("c");
     assert!(
-        t.app.status.1.contains("Poll not closed"),
+        t.status_line().contains("Poll not closed"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(
         t.app.store.thread(&thread).unwrap().unwrap().messages.len(),
@@ -98,7 +98,7 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     );
     t.keys("c");
     assert!(t.app.popup.is_none());
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("Poll closed: wrote 1 E-TIMEOUT ERROR(s) (for gemini://g) and a CLOSE"),
         "{status}"
@@ -130,7 +130,7 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     let error_id = error.id.clone();
     t.act(Action::Run(format!("open {error_id}")));
     t.keys("y");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("awaits no reply") && !status.contains("awaiting reply"),
         "{status}"
@@ -141,9 +141,9 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     assert!(t.screen().contains("Closed by"), "{}", t.screen());
     t.keys("c");
     assert!(
-        t.app.status.1.contains("already closed"),
+        t.status_line().contains("already closed"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.key(KeyCode::Esc, NONE);
     // P on an answer opens its POLL's panel; on a message that neither is nor answers a
@@ -160,13 +160,13 @@ fn p_tallies_a_poll_and_c_closes_it_after_the_deadline() {
     )));
     t.key(KeyCode::Enter, NONE);
     t.act(Action::Run(format!("open {m}")));
-    assert_eq!(t.app.selected_id(), Some(m.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(m.as_str()));
     t.keys("P");
     assert!(t.app.popup.is_none());
     assert!(
-        t.app.status.1.contains("Not a POLL (intent REQUEST)"),
+        t.status_line().contains("Not a POLL (intent REQUEST)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -201,7 +201,7 @@ fn e_picks_a_code_and_composes_the_error_reply() {
     assert!(c.form.meta.contains("Original-Intent: RESPOND"));
     let id = c.form.message.clone();
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copy = t.copies().pop().unwrap();
     assert!(
         copy.contains("meta: error\nCode: E-FORMAT\nReason: Malformed envelope"),
@@ -216,7 +216,7 @@ fn e_picks_a_code_and_composes_the_error_reply() {
     t.act(Action::Run(format!("open {reply}")));
     t.keys("E");
     t.key(KeyCode::Esc, NONE);
-    assert!(t.app.popup.is_none() && t.app.composer.is_none());
+    assert!(t.app.popup.is_none() && !t.composing());
     t.keys("E");
     t.keys(&"j".repeat(12));
     t.keys("\n");
@@ -247,12 +247,12 @@ fn e_in_the_preview_answers_a_broken_envelope_with_e_format() {
     assert!(c.form.meta.contains("Code: E-FORMAT"));
     assert!(c.form.body.contains("[self-parent]"), "{}", c.form.body);
     assert!(
-        t.app.status.1.contains("E-FORMAT reply to CLAUDE"),
+        t.status_line().contains("E-FORMAT reply to CLAUDE"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("Code: E-FORMAT"));
 
     // A clean paste offers nothing to answer.
@@ -264,9 +264,9 @@ fn e_in_the_preview_answers_a_broken_envelope_with_e_format() {
     t.keys("E");
     assert!(matches!(t.app.popup, Some(Popup::Preview(_))));
     assert!(
-        t.app.status.1.contains("nothing to answer"),
+        t.status_line().contains("nothing to answer"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -290,7 +290,7 @@ Deadline: \u{1b}]52;c;aGk=\u{7}\nbody: |\n  \u{1b}[31mred\u{1b}[0m | B\u{9b}X | 
     assert!(
         matches!(t.app.popup, Some(Popup::Poll(_))),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let s = t.screen();
     assert!(s.contains("Quorum: 0 of 2 needed"), "{s}");
@@ -300,9 +300,9 @@ Deadline: \u{1b}]52;c;aGk=\u{7}\nbody: |\n  \u{1b}[31mred\u{1b}[0m | B\u{9b}X | 
     }
     t.keys("c");
     assert!(
-        t.app.status.1.contains("Poll not closed"),
+        t.status_line().contains("Poll not closed"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -319,7 +319,7 @@ fn the_error_composer_at_80_by_24_keeps_room_for_the_body() {
     t.act(Action::Run(format!("open {reply}")));
     t.keys("E");
     t.keys("jj\n");
-    assert!(t.app.composer.is_some());
+    assert!(t.composing());
     for line in ["first line", "second line", "third line"] {
         t.act(Action::Paste(format!("{line}\n")));
     }
@@ -358,9 +358,9 @@ fn m_moves_a_reply_the_desk_placed() {
     assert!(t.screen().contains("placed by the desk"), "{}", t.screen());
     t.keys("M");
     assert!(
-        t.app.status.1.contains("Moving this reply"),
+        t.status_line().contains("Moving this reply"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.key(KeyCode::Esc, NONE);
     assert!(t.app.moving.is_none());
@@ -378,9 +378,9 @@ fn m_moves_a_reply_the_desk_placed() {
     // The first question: the thread's root (the thread is named after it).
     t.app.focus = crosstalk::app::Pane::Tree;
     t.keys("g");
-    assert_eq!(t.app.selected_id(), Some(ids[0].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(ids[0].as_str()));
     t.keys("M");
-    assert!(t.app.status.1.contains("Moved"), "{:?}", t.app.status);
+    assert!(t.status_line().contains("Moved"), "{:?}", t.status_line());
     assert_eq!(
         t.app
             .store
@@ -391,13 +391,13 @@ fn m_moves_a_reply_the_desk_placed() {
             .as_deref(),
         Some(ids[0].as_str())
     );
-    assert_eq!(t.app.selected_id(), Some(ids[2].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(ids[2].as_str()));
     // The first question names no parent and was placed by nobody: not movable.
     t.keys("g");
     t.keys("M");
     assert!(
-        t.app.status.1.contains("only a reply the desk placed"),
+        t.status_line().contains("only a reply the desk placed"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }

@@ -25,7 +25,7 @@ fn request(thread: &str, id: &str, privacy: &str) -> String {
 
 fn reply_with_email(t: &mut support::Harness) {
     t.keys("r");
-    assert!(t.app.composer.is_some());
+    assert!(t.composing());
     t.keys("Write to ada@example.org today.");
 }
 
@@ -40,16 +40,16 @@ fn personal_data_without_consent_needs_a_second_copy_and_redaction_clears_it() {
     reply_with_email(&mut t);
     let copies = t.copies().len();
     t.ctrl('y');
-    assert!(t.app.composer.is_some(), "not copied yet");
+    assert!(t.composing(), "not copied yet");
     assert_eq!(t.copies().len(), copies);
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("1 e-mail address") && status.contains("states no consent"),
         "{status}"
     );
     // A second C-y on the same text copies it.
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));
 
     // Redacted: placeholders, PII: redacted, and copied at the first C-y.
@@ -57,15 +57,15 @@ fn personal_data_without_consent_needs_a_second_copy_and_redaction_clears_it() {
     reply_with_email(&mut t);
     t.key(KeyCode::Char('r'), KeyModifiers::ALT);
     assert!(
-        t.app.status.1.contains("Redacted 1 e-mail address"),
+        t.status_line().contains("Redacted 1 e-mail address"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let c = t.app.composer.as_ref().unwrap();
     assert!(c.form.body.contains("[EMAIL]"), "{}", c.form.body);
     assert!(c.form.meta.contains("PII: redacted"), "{}", c.form.meta);
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     let copy = t.copies().pop().unwrap();
     assert!(copy.contains("Write to [EMAIL] today."), "{copy}");
     assert!(copy.contains("meta: privacy\nPII: redacted"), "{copy}");
@@ -85,7 +85,7 @@ fn a_thread_with_consent_in_force_copies_personal_data_at_once() {
     t.key(KeyCode::Enter, NONE);
     reply_with_email(&mut t);
     t.ctrl('y');
-    assert!(t.app.composer.is_none(), "{:?}", t.app.status);
+    assert!(!t.composing(), "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));
 }
 
@@ -113,7 +113,7 @@ fn first_copy_warning(privacy: &str, own: Option<&str>) -> Option<String> {
         return None;
     }
     assert_eq!(t.copies().len(), copies, "not copied at the first C-y");
-    Some(t.app.status.1.clone())
+    Some(t.status_line())
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn relaying_personal_data_without_consent_needs_a_second_copy() {
     let copies = t.copies().len();
     t.keys("y");
     assert_eq!(t.copies().len(), copies, "not copied at the first y");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains(
             "Not copied: its body holds 1 e-mail address and the thread's consent is expired"
@@ -206,15 +206,19 @@ fn relaying_personal_data_without_consent_needs_a_second_copy() {
     );
     // Any other key forgets the warning, and the line no longer says the next press copies.
     t.keys("H");
-    assert_eq!(t.app.status.1, "Copy not confirmed: y asks again.");
+    assert_eq!(t.status_line(), "Copy not confirmed: y asks again.");
     t.keys("H");
     // Moving away and back: y asks again.
     t.keys("jky");
-    assert_eq!(t.copies().len(), copies, "{:?}", t.app.status);
-    assert!(t.app.status.1.contains("Not copied"), "{:?}", t.app.status);
+    assert_eq!(t.copies().len(), copies, "{:?}", t.status_line());
+    assert!(
+        t.status_line().contains("Not copied"),
+        "{:?}",
+        t.status_line()
+    );
     // The second y in a row on the same message copies it and records the relay.
     t.keys("y");
-    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
+    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));
     let d = t.app.store.delivery(&v[1]).unwrap().unwrap();
     assert!(d.relayed.is_some(), "{d:?}");
@@ -233,7 +237,7 @@ fn relaying_personal_data_without_consent_needs_a_second_copy() {
     t.key(KeyCode::Enter, NONE);
     let copies = t.copies().len();
     t.keys("y");
-    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
+    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.status_line());
 }
 
 #[test]
@@ -300,7 +304,7 @@ fn copying_a_thread_with_personal_data_without_consent_needs_a_second_copy() {
     let copies = t.copies().len();
     t.keys("Y");
     assert_eq!(t.copies().len(), copies, "not copied at the first Y");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.contains("Not copied: 1 of its envelopes hold personal data without consent")
             && status.contains("the thread states no consent")
@@ -308,7 +312,7 @@ fn copying_a_thread_with_personal_data_without_consent_needs_a_second_copy() {
         "{status}"
     );
     t.keys("Y");
-    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
+    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.status_line());
     assert!(t.copies().pop().unwrap().contains("ada@example.org"));
 }
 
@@ -332,17 +336,17 @@ fn consent_expiry_is_judged_on_the_apps_clock() {
     t.app.fixed_now = Some(at("2025-10-10T12:00:00Z"));
     let copies = t.copies().len();
     t.keys("y");
-    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.app.status);
+    assert_eq!(t.copies().len(), copies + 1, "{:?}", t.status_line());
     t.keys("Y");
-    assert_eq!(t.copies().len(), copies + 2, "{:?}", t.app.status);
+    assert_eq!(t.copies().len(), copies + 2, "{:?}", t.status_line());
     // After it expired: held back at the first press.
     t.app.fixed_now = Some(at("2025-10-11T12:00:00Z"));
     t.keys("y");
-    assert_eq!(t.copies().len(), copies + 2, "{:?}", t.app.status);
+    assert_eq!(t.copies().len(), copies + 2, "{:?}", t.status_line());
     assert!(
-        t.app.status.1.contains("the thread's consent is expired"),
+        t.status_line().contains("the thread's consent is expired"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -373,9 +377,9 @@ fn a_redaction_is_undone_and_redone_as_one_step() {
     t.ctrl('z');
     assert_eq!(form(&t), typed, "body and META back as typed");
     assert!(
-        t.app.status.1.starts_with("Undid the redaction"),
+        t.status_line().starts_with("Undid the redaction"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     // Undo goes on into what was typed before it.
     t.ctrl('z');
@@ -408,9 +412,9 @@ fn a_redaction_is_undone_and_redone_as_one_step() {
         "the body was typed in after it: the redaction waits"
     );
     assert!(
-        t.app.status.1.contains("the body was changed after it"),
+        t.status_line().contains("the body was changed after it"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     t.key(KeyCode::Tab, NONE);
     for _ in 0..7 {

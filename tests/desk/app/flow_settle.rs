@@ -86,7 +86,7 @@ fn queue_rows_are_marked_done_dismissed_and_brought_back_newest_first() {
     // `d` on the first row: it leaves at once, and the row after it takes its place.
     t.keys("d");
     assert_eq!(settled(&t, &v[1]).as_deref(), Some("done"));
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status.starts_with("Marked done: REQUEST CLAUDE→CHATGPT")
             && status.ends_with("— u undoes."),
@@ -113,9 +113,9 @@ fn queue_rows_are_marked_done_dismissed_and_brought_back_newest_first() {
     t.keys("x");
     assert_eq!(settled(&t, &v[5]).as_deref(), Some("dismissed"));
     assert!(
-        t.app.status.1.starts_with("Dismissed: ESCALATE"),
+        t.status_line().starts_with("Dismissed: ESCALATE"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(queue_rows(&t), (vec![(Section::ToRelay, v[3].clone())], 0));
     // Closed and opened again, `u` still brings back the last one settled, selected.
@@ -124,12 +124,10 @@ fn queue_rows_are_marked_done_dismissed_and_brought_back_newest_first() {
     t.keys("u");
     assert_eq!(settled(&t, &v[5]), None);
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .starts_with("Back under addressed to me: ESCALATE"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     let (rows, selected) = queue_rows(&t);
     assert_eq!(rows[selected], (Section::ToMe, v[5].clone()));
@@ -142,12 +140,10 @@ fn queue_rows_are_marked_done_dismissed_and_brought_back_newest_first() {
     assert_eq!(relay_marks(&t), 2);
     t.keys("u");
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .starts_with("Nothing settled here to undo: d marks"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(queue_rows(&t).0.len(), 3);
     // The inspector says how a settled message was settled.
@@ -172,15 +168,15 @@ fn a_row_settled_elsewhere_meanwhile_is_read_again() {
         .unwrap();
     t.keys("d");
     assert!(
-        t.app.status.1.contains("was settled already (elsewhere)"),
+        t.status_line().contains("was settled already (elsewhere)"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(settled(&t, &v[1]).as_deref(), Some("dismissed"));
     assert_eq!(queue_rows(&t).0.len(), 2);
     // Nothing of its own to undo.
     t.keys("u");
-    assert!(t.app.status.1.starts_with("Nothing settled here"));
+    assert!(t.status_line().starts_with("Nothing settled here"));
     // A row erased meanwhile is said to be gone, and leaves.
     assert_eq!(
         queue_rows(&t),
@@ -197,12 +193,10 @@ fn a_row_settled_elsewhere_meanwhile_is_read_again() {
         .unwrap();
     t.keys("x");
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .ends_with("is gone (erased meanwhile): the queue is read again."),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert_eq!(queue_rows(&t), (vec![(Section::ToMe, v[5].clone())], 0));
 }
@@ -229,7 +223,7 @@ fn a_draft_being_composed_is_refused_and_one_never_copied_dismissed() {
     }
     for key in ["x", "d"] {
         t.keys(key);
-        let status = t.app.status.1.clone();
+        let status = t.status_line();
         assert!(
             status.starts_with("A draft being composed is not")
                 && status.contains("Enter resumes it; D lists the drafts, where x discards one"),
@@ -244,9 +238,9 @@ fn a_draft_being_composed_is_refused_and_one_never_copied_dismissed() {
     }
     t.keys("x");
     assert!(
-        t.app.status.1.starts_with("Dismissed"),
+        t.status_line().starts_with("Dismissed"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     assert!(t.app.store.unsent_messages(10).unwrap().is_empty());
     assert_eq!(t.app.drafts, drafts_before - 1);
@@ -274,7 +268,7 @@ fn a_archives_a_thread_u_undoes_and_the_archived_view_brings_it_back() {
     assert_eq!(listed(&t), [v[4].clone(), v[2].clone(), v[0].clone()]);
     t.keys("j");
     t.keys("a");
-    let status = t.app.status.1.clone();
+    let status = t.status_line();
     assert!(
         status
             == "Archived “second relay”; its queue items stay in Q. U undoes; s cycles to the archived threads, where a brings it back.",
@@ -293,19 +287,17 @@ fn a_archives_a_thread_u_undoes_and_the_archived_view_brings_it_back() {
     assert_eq!(listed(&t), [v[4].clone(), v[2].clone(), v[0].clone()]);
     assert_eq!(t.app.list.selected_id(), Some(v[2].as_str()));
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .starts_with("“second relay” is back in the thread list: U undoes"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
     // Archived from the tree too (the open thread), then found with the archived threads,
     // where `a` brings it back.
     t.key(KeyCode::Enter, NONE);
-    assert_eq!(t.app.focus, Pane::Tree);
+    assert_eq!(t.focused_pane(), Pane::Tree);
     t.keys("a");
-    assert_eq!(t.app.focus, Pane::List);
+    assert_eq!(t.focused_pane(), Pane::List);
     assert_eq!(listed(&t), [v[4].clone(), v[0].clone()]);
     while t.app.list.state != StateFilter::Archived {
         t.keys("s");
@@ -315,7 +307,7 @@ fn a_archives_a_thread_u_undoes_and_the_archived_view_brings_it_back() {
     t.keys("a");
     assert!(listed(&t).is_empty());
     assert!(t.app.store.archived_at(&v[2]).unwrap().is_none());
-    assert!(t.app.status.1.contains("is back in the thread list"));
+    assert!(t.status_line().contains("is back in the thread list"));
     // `U` undoes that too: archived again, so listed here again.
     t.keys("U");
     assert_eq!(listed(&t), [v[2].clone()]);
@@ -325,12 +317,10 @@ fn a_archives_a_thread_u_undoes_and_the_archived_view_brings_it_back() {
     assert!(t.app.store.archived_at(&v[2]).unwrap().is_none());
     t.keys("U");
     assert!(
-        t.app
-            .status
-            .1
+        t.status_line()
             .starts_with("Nothing archived here to undo: a archives"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -348,11 +338,11 @@ fn a_queue_row_of_an_archived_thread_opens_it_with_the_archived_threads() {
     t.key(KeyCode::Enter, NONE);
     assert_eq!(t.app.list.state, StateFilter::Archived);
     assert_eq!(t.app.list.selected_id(), Some(v[0].as_str()));
-    assert_eq!(t.app.selected_id(), Some(v[1].as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(v[1].as_str()));
     assert!(
-        t.app.status.1.contains("archived") && t.app.status.1.contains("a brings it back"),
+        t.status_line().contains("archived") && t.status_line().contains("a brings it back"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }
 
@@ -375,14 +365,18 @@ fn settling_keys_follow_the_config() {
     assert!(t.screen().contains("D marks done"), "{}", t.screen());
     t.keys("D");
     assert_eq!(settled(&t, &v[1]).as_deref(), Some("done"));
-    assert!(t.app.status.1.ends_with("z undoes."), "{:?}", t.app.status);
+    assert!(
+        t.status_line().ends_with("z undoes."),
+        "{:?}",
+        t.status_line()
+    );
     t.keys("z");
     assert_eq!(settled(&t, &v[1]), None);
     t.key(KeyCode::Esc, NONE);
     t.keys("e");
     assert!(
-        t.app.status.1.contains("where e brings it back"),
+        t.status_line().contains("where e brings it back"),
         "{:?}",
-        t.app.status
+        t.status_line()
     );
 }

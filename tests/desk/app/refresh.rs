@@ -33,12 +33,12 @@ fn imports_by_another_process_appear_on_the_tick_and_the_selection_stays() {
     t.act(Action::Open);
     t.act(Action::Up);
     let thread = t.app.list.selected_id().unwrap().to_string();
-    let message = t.app.selected_id().unwrap().to_string();
-    let threads = t.app.list.rows.len();
+    let message = t.shown_message_id().unwrap();
+    let threads = t.thread_count();
 
     // Nothing changed: a tick reads nothing again.
     t.act(Action::Tick);
-    assert_eq!(t.app.list.rows.len(), threads);
+    assert_eq!(t.thread_count(), threads);
 
     let mut other = Store::open(&db).unwrap();
     let report = other
@@ -46,16 +46,12 @@ fn imports_by_another_process_appear_on_the_tick_and_the_selection_stays() {
         .unwrap();
     assert_eq!(report.items.len(), 1);
     // Not before the tick: the app reads only when asked.
-    assert_eq!(t.app.list.rows.len(), threads);
+    assert_eq!(t.thread_count(), threads);
     t.act(Action::Tick);
-    assert_eq!(
-        t.app.list.rows.len(),
-        threads + 1,
-        "the new thread is listed"
-    );
+    assert_eq!(t.thread_count(), threads + 1, "the new thread is listed");
     assert!(t.screen().contains("from another process"));
     assert_eq!(t.app.list.selected_id(), Some(thread.as_str()));
-    assert_eq!(t.app.selected_id(), Some(message.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(message.as_str()));
 
     // A reply into the open thread: the tree grows, the selection stays on its message.
     let rows = t.app.tree.as_ref().unwrap().outline.rows.len();
@@ -69,7 +65,7 @@ fn imports_by_another_process_appear_on_the_tick_and_the_selection_stays() {
     t.act(Action::Tick);
     let tree = t.app.tree.as_ref().unwrap();
     assert_eq!(tree.outline.rows.len(), rows + 1);
-    assert_eq!(t.app.selected_id(), Some(message.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(message.as_str()));
     assert_eq!(t.app.list.selected_id(), Some(thread.as_str()));
 }
 
@@ -85,12 +81,12 @@ fn folds_survive_a_refresh() {
     t.act(Action::Top);
     t.act(Action::Collapse);
     let visible = t.app.tree.as_ref().unwrap().visible.len();
-    let message = t.app.selected_id().unwrap().to_string();
+    let message = t.shown_message_id().unwrap();
     let mut other = Store::open(&db).unwrap();
     other
         .import_text("other", &other_thread(), &Default::default())
         .unwrap();
     t.act(Action::Tick);
     assert_eq!(t.app.tree.as_ref().unwrap().visible.len(), visible);
-    assert_eq!(t.app.selected_id(), Some(message.as_str()));
+    assert_eq!(t.shown_message_id().as_deref(), Some(message.as_str()));
 }

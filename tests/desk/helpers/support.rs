@@ -1,5 +1,7 @@
 //! Building an app over a temporary database, without a terminal, for view snapshots and
-//! action-driven flows.
+//! action-driven flows, and reading its drawn screen where an operator looks: the status
+//! line, the focused pane, the title's thread count, the inspector's envelope, the list's
+//! rows and selection.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -185,6 +187,161 @@ impl Harness {
         out
     }
 
+    /// The status line as drawn, without the watch mark: the bottom row, and the hint row
+    /// above it too when a long status took it (its rows joined by a space). What the
+    /// terminal's width cut off is not here: the line ends in ` :messages` then.
+    pub fn status_line(&self) -> String {
+        let buf = self.buffer();
+        let rows: Vec<String> = self.status_rows(&buf).map(|y| row_text(&buf, y)).collect();
+        let mark = WATCH_MARK.trim();
+        let rows: Vec<&str> = rows
+            .iter()
+            .map(|r| r.trim_start().strip_prefix(mark).unwrap_or(r).trim())
+            .filter(|r| !r.is_empty())
+            .collect();
+        rows.join(" ")
+    }
+
+    /// How the status line says how it went, read from the colour of its text (info is
+    /// dim, a warning yellow, an error red), as an operator sees it; an empty line warns of
+    /// nothing, so it reads as info.
+    pub fn status_level(&self) -> crosstalk::app::Level {
+        use crosstalk::app::Level;
+        use ratatui::style::Color;
+        let buf = self.buffer();
+        let y = self.status_rows(&buf).next().unwrap();
+        let skip = if row_text(&buf, y).starts_with(WATCH_MARK) {
+            WATCH_MARK.chars().count() as u16
+        } else {
+            0
+        };
+        let first = (skip..self.app.size.width)
+            .map(|x| &buf[(x, y)])
+            .find(|c| c.symbol() != " ");
+        match first.map(|c| c.fg) {
+            Some(Color::Red) => Level::Error,
+            Some(Color::Yellow) => Level::Warn,
+            _ => Level::Info,
+        }
+    }
+
+    /// The rows the status takes: the bottom one, and the hint row above it when that holds
+    /// no hints (a hint starts with its key on a grey ground) but the status's first line.
+    fn status_rows(&self, buf: &ratatui::buffer::Buffer) -> std::ops::Range<u16> {
+        let h = self.app.size.height;
+        let hints = h - 2;
+        let taken = row_text(buf, hints).starts_with(WATCH_MARK)
+            || buf[(0, hints)].bg != ratatui::style::Color::Gray;
+        if taken { hints..h } else { h - 1..h }
+    }
+
+    /// The pane the screen marks as focused: the one whose title starts with `▶`.
+    pub fn focused_pane(&self) -> crosstalk::app::Pane {
+        use crosstalk::app::Pane;
+        let buf = self.buffer();
+        let areas = crosstalk::app::panes::layout::Areas::new(self.app.size);
+        let panes = [
+            (Pane::List, areas.list),
+            (Pane::Tree, areas.tree),
+            (Pane::Inspector, areas.inspector),
+        ];
+        let marked: Vec<Pane> = (panes.into_iter())
+            .filter(|(_, a)| buf[(a.x + 1, a.y)].symbol() == "▶")
+            .map(|(p, _)| p)
+            .collect();
+        match marked[..] {
+            [p] => p,
+            _ => panic!("{} panes marked focused:\n{}", marked.len(), self.screen()),
+        }
+    }
+
+    /// How many threads the title bar says the list holds (`— N threads`; a list with
+    /// more to page in says `N+`, which this refuses).
+    pub fn thread_count(&self) -> usize {
+        let screen = self.screen();
+        let title = screen.lines().next().unwrap_or_default();
+        // ` crosstalk — <database> — N threads[ (filtered)][ — …]`
+        let count = title.split(" — ").nth(2).and_then(|part| {
+            let part = part.strip_suffix(" (filtered)").unwrap_or(part);
+            let n = part
+                .strip_suffix(" threads")
+                .or(part.strip_suffix(" thread"))?;
+            n.parse().ok()
+        });
+        count.unwrap_or_else(|| panic!("no thread count in the title:\n{screen}"))
+    }
+
+    /// The id of the envelope the inspector shows (its `message` field, in the fields view
+    /// or the canonical text), if that row is in sight.
+    pub fn shown_message_id(&self) -> Option<String> {
+        let buf = self.buffer();
+        let pane = crosstalk::app::panes::layout::Areas::new(self.app.size).inspector;
+        (pane.y + 1..pane.bottom().saturating_sub(1)).find_map(|y| {
+            let row: String = (pane.x + 1..pane.right().saturating_sub(1))
+                .map(|x| buf[(x, y)].symbol())
+                .collect();
+            let rest = row.strip_prefix("message")?;
+            let id = rest
+                .strip_prefix(':')
+                .unwrap_or(rest)
+                .split_whitespace()
+                .next()?;
+            Some(id.to_string())
+        })
+    }
+
+    /// Whether the screen is the composer's (its title names the envelope being written)
+    /// rather than the threads' (the title names the database).
+    pub fn composing(&self) -> bool {
+        let screen = self.screen();
+        let title = screen.lines().next().unwrap_or_default();
+        if title.starts_with(" New envelope") || title.starts_with(" Reply to") {
+            return true;
+        }
+        assert!(
+            title.starts_with(" crosstalk — "),
+            "neither the composer nor the threads:\n{screen}"
+        );
+        false
+    }
+
+    /// The thread list's selected row as drawn (the one in reverse video from its first
+    /// cell), inside the pane's borders, blanks at its ends dropped.
+    pub fn selected_thread_row(&self) -> String {
+        use ratatui::style::Modifier;
+        let buf = self.buffer();
+        let pane = crosstalk::app::panes::layout::Areas::new(self.app.size).list;
+        let inside = pane.x + 1..pane.right().saturating_sub(1);
+        let row = (pane.y + 1..pane.bottom().saturating_sub(1))
+            .find(|&y| buf[(pane.x + 1, y)].modifier.contains(Modifier::REVERSED));
+        let row = row.unwrap_or_else(|| panic!("no thread row selected:\n{}", self.screen()));
+        let text: String = inside.map(|x| buf[(x, row)].symbol()).collect();
+        text.trim().to_string()
+    }
+
+    /// The thread list's rows as drawn, inside the pane's borders, top first: each starts
+    /// with its unread mark (`●`) or a blank.
+    pub fn thread_rows(&self) -> Vec<String> {
+        let buf = self.buffer();
+        let pane = crosstalk::app::panes::layout::Areas::new(self.app.size).list;
+        (pane.y + 1..pane.bottom().saturating_sub(1))
+            .map(|y| {
+                let row: String = (pane.x + 1..pane.right().saturating_sub(1))
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect();
+                row.trim_end().to_string()
+            })
+            .take_while(|row| !row.is_empty())
+            .collect()
+    }
+
+    /// Whether the status line starts with the mark that the clipboard watch is on.
+    pub fn watch_mark_shown(&self) -> bool {
+        let buf = self.buffer();
+        let y = self.status_rows(&buf).next().unwrap();
+        row_text(&buf, y).starts_with(WATCH_MARK)
+    }
+
     /// The text the app sent as OSC 52 copies, decoded, in order.
     pub fn copies(&self) -> Vec<String> {
         use base64::Engine;
@@ -203,6 +360,15 @@ impl Harness {
             })
             .collect()
     }
+}
+
+/// What starts the status line while the clipboard watch is on.
+const WATCH_MARK: &str = " ◉ watching ";
+
+/// Row `y` of `buf` as text, trailing blanks dropped.
+fn row_text(buf: &ratatui::buffer::Buffer, y: u16) -> String {
+    let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+    line.trim_end().to_string()
 }
 
 /// The app's clipboard read from `file` (with `cat`, as `[clipboard] paste_command` reads
@@ -225,7 +391,7 @@ pub fn watch_file(t: &mut Harness, file: &std::path::Path) {
     );
     t.app.watch_config.interval_ms = 50;
     t.act(Action::ToggleWatch);
-    assert!(t.app.watching(), "{:?}", t.app.status);
+    assert!(t.watch_mark_shown(), "{:?}", t.status_line());
     let status = |a: &App| a.status.1.starts_with("Watching the clipboard");
     tick_until(t, "the watch's first look", status);
 }
