@@ -3,9 +3,9 @@
 //! in a room's code (comments and test modules aside) to any other room fails the test, so
 //! the direction in `lib.rs` stays true as the code grows.
 //!
-//! The few edges that still go the wrong way are listed in [`KNOWN`] with where they are,
-//! so that they can only go: a new one fails, and one that is gone fails too until it is
-//! taken off the list.
+//! An edge that has to go the wrong way for a while is listed in [`KNOWN`] with where it is,
+//! so that it can only go: a new one fails, and one that is gone fails too until it is taken
+//! off the list. None is listed.
 
 /// Each room and the rooms it may use, bottom first. `cli`, the entry, may use every room
 /// and is not listed.
