@@ -63,8 +63,8 @@ impl App {
     /// message of one that ended.
     pub(in crate::app) fn step_deliveries(&mut self) {
         let mut still = Vec::new();
+        let opts = self.settings.options.clone();
         for mut s in std::mem::take(&mut self.under_way) {
-            let opts = self.settings.options.clone();
             loop {
                 match s.delivery.step(&mut self.store, &opts) {
                     Ok(Step::UnderWay) => {

@@ -26,6 +26,7 @@ use crate::config::Config;
 use crate::protocol::Options;
 use crate::transport::http::client::{self, PostError};
 use crate::transport::http::hop::{HOP_PATH, HopAnswer, NEXT_PATH, hop_url, parse_refusal};
+use crate::transport::route::HopPlan;
 use crate::transport::spool::Spool;
 
 /// How long one exchange with the desk may take.
@@ -228,8 +229,8 @@ impl Desk {
     }
 }
 
-/// Puts a relayed text on the clipboard (the desk has recorded it), or says why not.
-/// Returns whether a hop was made.
+/// Puts a relayed text on the clipboard (the desk has recorded it), says that the desk
+/// delivered it straight to its recipient, or says why not. Returns whether a hop was made.
 pub(in crate::cli) fn act(w: &mut Watching, answer: &HopAnswer) -> Result<bool, Failure> {
     let copied = w.carry(&answer.hop, |_, _, _| Ok(()))?;
     w.tell(
@@ -237,7 +238,8 @@ pub(in crate::cli) fn act(w: &mut Watching, answer: &HopAnswer) -> Result<bool, 
         Some(&answer.hop),
         copied.as_deref(),
     )?;
-    Ok(copied.is_some())
+    let delivered = matches!(&answer.hop, HopPlan::Delivered { done, .. } if done.delivered);
+    Ok(copied.is_some() || delivered)
 }
 
 /// Keeps `text` in the spool and says so. When it cannot be kept (a full disk), says that
