@@ -1,5 +1,5 @@
-//! Properties of the awaiting rule (src/protocol/awaiting.rs): what a message waits for after
-//! any set of replies, in any order.
+//! Properties of the awaiting rule (src/protocol/model/awaiting.rs): what a message waits for
+//! after any set of replies, in any order.
 
 use crosstalk::protocol::awaiting::{expectation, is_answer, outstanding, same_party};
 use crosstalk::protocol::{Intent, MetaBlock};

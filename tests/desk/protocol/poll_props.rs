@@ -1,4 +1,4 @@
-//! Properties of the POLL tally (src/protocol/poll.rs): any replies, in any order, with
+//! Properties of the POLL tally (src/protocol/meta/poll/): any replies, in any order, with
 //! hostile META, give a tally whose counts add up and where only targets count.
 
 use crosstalk::protocol::awaiting::same_party;
