@@ -385,6 +385,83 @@ fn a_scripted_companion_spools_until_the_desk_is_up_and_stops_on_a_wrong_token()
     assert_eq!(serve.stop(), 0);
 }
 
+/// A copy for a contact that takes envelopes over HTTP, through a companion: the desk posts
+/// it to that peer itself (a real `serve`), the companion's JSON line says it was delivered
+/// and leaves the laptop's clipboard as the operator copied it; the desk records it relayed
+/// by `http`, and the peer holds it.
+#[test]
+fn a_companion_leaves_the_clipboard_alone_when_the_desk_delivers_over_http() {
+    use std::process::Stdio;
+    let Some(x) = Xvfb::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let peer_db = dir.path().join("peer.db");
+    let peer = http::Server::start(&peer_db, &["--token", "peer-token"]);
+    let desk_config = dir.path().join("desk.toml");
+    std::fs::write(
+        &desk_config,
+        format!(
+            "[operator]\naddresses = [\"kalle\"]\n\n[[contacts]]\nname = \"GEMINI\"\n\
+             delivery = \"http\"\nurl = \"{}\"\ntoken = \"peer-token\"\n",
+            peer.url
+        ),
+    )
+    .unwrap();
+    let desk_db = dir.path().join("desk.db");
+    let desk = http::Server::start_with(
+        &desk_db,
+        "127.0.0.1:0",
+        Some(&desk_config),
+        &["--token", TOKEN],
+    );
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "[watch]\ninterval_ms = 100\n").unwrap();
+    let Piped {
+        mut child,
+        out,
+        err,
+    } = spawn_piped(
+        x.crosstalk(dir.path(), &config)
+            .args(["watch", "--json", "--to", &desk.url, "--token", TOKEN])
+            .stdin(Stdio::null()),
+    );
+    companion_started(&err);
+    let text = format!(
+        "Reply:\n{}",
+        envelope("CLAUDE", "GEMINI", 1, None, "Straight to the peer.")
+    );
+    x.copy(&text);
+    let line = next_json(&out, "the delivered hop");
+    assert_eq!(line["hop"]["decision"], "delivered", "{line}");
+    assert_eq!(
+        line["hop"]["done"]["line"], "Delivered to GEMINI over HTTP: ACK",
+        "{line}"
+    );
+    assert!(line.get("copied").is_none(), "{line}");
+    // The line is written after the companion acted: the clipboard is still the copy.
+    assert_eq!(x.clipboard(), text);
+    let id = format!("{PREFIX}1");
+    let relayed = crosstalk::store::Store::open(&desk_db)
+        .unwrap()
+        .delivery(&id)
+        .unwrap()
+        .and_then(|d| d.relayed)
+        .map(|(_, how)| how);
+    assert_eq!(relayed.as_deref(), Some("http"));
+    assert_eq!(
+        count(
+            &peer_db,
+            &format!("SELECT count(*) FROM messages WHERE id = '{id}'")
+        ),
+        1
+    );
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(desk.stop(), 0);
+    assert_eq!(peer.stop(), 0);
+}
+
 /// What the companion finds in its spool when it starts, the desk up with a `max_body` of
 /// 4000: a link planted there to a file outside holding an envelope, its own copy, one past
 /// the desk's limit, and half a copy a crash left. Only its own copy reaches the desk; the
