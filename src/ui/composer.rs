@@ -87,7 +87,7 @@ fn form(c: &Composer, areas: &ComposerAreas, frame: &mut Frame) {
     one_line(frame, to, " to", &c.to, c.focus == Field::To);
     let on = c.focus == Field::Intent;
     let picker = if on {
-        format!("◂ {} ▸  (←/→ to pick)", c.form.intent)
+        format!("◂ {} ▸  (←/→, or its first letter)", c.form.intent)
     } else {
         c.form.intent.clone()
     };

@@ -148,6 +148,13 @@ impl App {
                 | KeyCode::Char('l')
                 | KeyCode::Char(' ') => c.pick_intent(1),
                 KeyCode::Enter => c.set_focus(c.focus.step(false)),
+                // Any other letter jumps to the intent it begins (`C` CLOSE, `P` POLL);
+                // `h` `j` `k` `l` move, as everywhere; capitals always jump (`H` HANDOFF).
+                KeyCode::Char(letter) if letter.is_ascii_alphabetic() => {
+                    if !c.pick_intent_by_letter(letter) {
+                        return Ok(());
+                    }
+                }
                 _ => return Ok(()),
             }
         } else if single_line && ev.code == KeyCode::Enter {

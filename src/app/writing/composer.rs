@@ -407,6 +407,34 @@ impl Composer {
         self.validate();
     }
 
+    /// Jumps to the intent starting with `letter` (in any case): the next one after the
+    /// current when the current starts with it too (`R` again goes from REQUEST to RESPOND),
+    /// else the first in the registry's order. Returns whether an intent starts with it.
+    pub(crate) fn pick_intent_by_letter(&mut self, letter: char) -> bool {
+        let all: Vec<&str> = intents().collect();
+        let starts = |i: &str| {
+            i.chars()
+                .next()
+                .is_some_and(|c| c.eq_ignore_ascii_case(&letter))
+        };
+        let cur = all
+            .iter()
+            .position(|i| i.eq_ignore_ascii_case(&self.form.intent));
+        let after = match cur {
+            Some(c) if starts(all[c]) => c + 1,
+            _ => 0,
+        };
+        let next = (0..all.len())
+            .map(|k| (after + k) % all.len())
+            .find(|&k| starts(all[k]));
+        let Some(k) = next else {
+            return false;
+        };
+        self.form.intent = all[k].to_string();
+        self.validate();
+        true
+    }
+
     /// Adds the next META template and focuses the META box.
     pub(crate) fn add_meta_template(&mut self) {
         let (from, to) = (self.form.from.trim(), self.form.to.trim());
@@ -536,6 +564,19 @@ mod tests {
         assert_eq!(c.form.intent, "RESPOND");
         c.pick_intent(-2);
         assert_eq!(c.form.intent, "CLOSE");
+        // By its first letter, in any case; the same letter again goes to the next one.
+        assert!(c.pick_intent_by_letter('P'));
+        assert_eq!(c.form.intent, "POLL");
+        assert!(c.pick_intent_by_letter('r'));
+        assert_eq!(c.form.intent, "REQUEST");
+        assert!(c.pick_intent_by_letter('R'));
+        assert_eq!(c.form.intent, "RESPOND");
+        assert!(c.pick_intent_by_letter('R'));
+        assert_eq!(c.form.intent, "REVOKE");
+        assert!(c.pick_intent_by_letter('R'));
+        assert_eq!(c.form.intent, "REQUEST");
+        assert!(!c.pick_intent_by_letter('Z'));
+        assert_eq!(c.form.intent, "REQUEST");
         c.add_meta_template();
         assert_eq!(c.focus, Field::Meta);
         assert!(c.preview.contains("meta: routing"));

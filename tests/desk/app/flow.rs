@@ -1932,3 +1932,36 @@ fn a_content_warning_is_shown_ahead_of_the_body() {
     assert!(folded.contains("headers ("), "{folded}");
     assert!(folded.contains("content warning below"), "{folded}");
 }
+
+/// The intent picker jumps by first letter (`c` CLOSE, `p` POLL, `R` again from REQUEST to
+/// RESPOND), while `h` `j` `k` `l` and the arrows still step; read from the picker on screen.
+#[test]
+fn the_intent_picker_jumps_to_an_intent_by_its_letter() {
+    let mut t = harness(Store::open_in_memory().unwrap(), 120, 40);
+    t.keys("n");
+    t.keys("Done here.");
+    t.key(KeyCode::Tab, NONE);
+    t.keys("human://op\nCLAUDE\n");
+    assert!(
+        t.screen()
+            .contains("◂ REQUEST ▸  (←/→, or its first letter)"),
+        "{}",
+        t.screen()
+    );
+    t.keys("c");
+    assert!(t.screen().contains("◂ CLOSE ▸"), "{}", t.screen());
+    t.keys("p");
+    assert!(t.screen().contains("◂ POLL ▸"), "{}", t.screen());
+    t.keys("j");
+    assert!(t.screen().contains("◂ ACK ▸"), "{}", t.screen());
+    t.keys("RR");
+    assert!(t.screen().contains("◂ RESPOND ▸"), "{}", t.screen());
+    // A letter no intent begins changes nothing.
+    t.keys("z");
+    assert!(t.screen().contains("◂ RESPOND ▸"), "{}", t.screen());
+    // What is copied carries the intent picked.
+    t.key(KeyCode::Enter, NONE);
+    t.ctrl('y');
+    let copy = t.copies().pop().unwrap();
+    assert!(copy.contains("\nintent: RESPOND\n"), "{copy}");
+}
