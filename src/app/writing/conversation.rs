@@ -75,6 +75,10 @@ impl App {
         let form = Form::from_envelope(&env);
         let mut composer = Composer::new(form, None).with_book(self.contacts.clone());
         composer.primer = Some(primer_prefix(Some(&contact)));
+        // The suggested body is a hint: selected, so that the first key typed replaces it
+        // (and Backspace clears it), while C-y as it stands sends it.
+        composer.set_focus(crate::app::writing::composer::Field::Body);
+        composer.body.select_all();
         self.composer = Some(composer);
         self.save_draft(false)?;
         self.info(format!(

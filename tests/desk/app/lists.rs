@@ -289,3 +289,61 @@ fn selected_topic(t: &support::Harness) -> usize {
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     digits.parse().unwrap()
 }
+
+/// The first envelope's suggested body is a hint: shown selected, the first key typed
+/// replaces it, so nothing is left of it to delete by hand; left as it is, C-y sends it.
+#[test]
+fn the_first_envelopes_suggested_body_is_replaced_by_what_is_typed() {
+    let book = AddressBook {
+        contacts: vec![Contact {
+            name: "CLAUDE".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let mut t = harness(demo_store(), 100, 30);
+    t.app.settings.from = "human://kalle".into();
+    t.app.contacts = book.clone();
+    t.keys("N");
+    t.key(KeyCode::Enter, NONE);
+    t.keys("budget");
+    t.key(KeyCode::Enter, NONE);
+    assert!(t.composing());
+    assert!(
+        t.screen()
+            .contains("Please answer with one envelope as described above."),
+        "{}",
+        t.screen()
+    );
+    t.keys("Is the budget final?");
+    let screen = t.screen();
+    assert!(screen.contains("Is the budget final?"), "{screen}");
+    assert!(
+        !screen.contains("Please answer with one envelope"),
+        "the suggestion is gone: {screen}"
+    );
+    t.ctrl('y');
+    let copy = t
+        .copies()
+        .pop()
+        .unwrap_or_else(|| panic!("{}", t.status_line()));
+    assert!(copy.contains("body: |\n  Is the budget final?\n"), "{copy}");
+
+    // Left as it is, the suggestion is what goes.
+    let mut t = harness(demo_store(), 100, 30);
+    t.app.settings.from = "human://kalle".into();
+    t.app.contacts = book;
+    t.keys("N");
+    t.key(KeyCode::Enter, NONE);
+    t.keys("budget");
+    t.key(KeyCode::Enter, NONE);
+    t.ctrl('y');
+    let copy = t
+        .copies()
+        .pop()
+        .unwrap_or_else(|| panic!("{}", t.status_line()));
+    assert!(
+        copy.contains("  budget\n\n  Please answer with one envelope as described above.\n"),
+        "{copy}"
+    );
+}
