@@ -10,10 +10,10 @@ use crate::contacts::{AddressBook, fence};
 use crate::primer::primer_prefix;
 use crate::store::{HopDecision, ImportReport, Store, StoreError, StoredMessage, Waiting};
 
-/// How this desk writes an envelope for the window it goes to: the address book (fence and
-/// preamble per contact) and the audit hop it adds when configured. The app, `crosstalk
-/// watch` and `crosstalk serve` (for a companion on another machine) all build the same text
-/// from it.
+/// How this desk carries an envelope: the address book (the route per contact, and a
+/// window's fence and preamble), the audit hop it adds when configured, and how long a direct
+/// delivery waits out a busy peer. The app, `crosstalk watch` and `crosstalk serve` (for a
+/// companion on another machine) all choose the route and build the same text from it.
 #[derive(Debug, Clone, Copy)]
 pub struct Carrier<'a> {
     /// Contacts: who wants a fence, who gets a preamble first.
