@@ -154,7 +154,12 @@ impl Desk {
         let hop = if carry {
             let carrier =
                 Carrier::now(&self.book, self.audit_by.as_deref()).waiting_out(self.retry_for);
-            match route::carry_direct(&mut self.store, hop, &carrier, &self.opts, &mut |_| {}) {
+            // The peer's answer is read as of this hop (`self.opts` holds the last receive's time).
+            let opts = crate::protocol::Options {
+                now: Some(carrier.now),
+                ..self.opts.clone()
+            };
+            match route::carry_direct(&mut self.store, hop, &carrier, &opts, &mut |_| {}) {
                 Ok(hop) => hop,
                 Err(e) => return failed(&e),
             }
