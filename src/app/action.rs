@@ -121,6 +121,27 @@ pub enum Action {
     Poll,
     /// Poll panel: after the deadline, write the E-TIMEOUT ERRORs and the CLOSE.
     ClosePoll,
+    /// The answers to the selected message (a POLL's, or its replies) side by side, one
+    /// column per sender.
+    SideBySide,
+    /// Side by side: show the columns to the left.
+    ColumnLeft,
+    /// Side by side: show the columns to the right.
+    ColumnRight,
+    /// The selected message full screen, in the reader.
+    Read,
+    /// Reader: the next match of the search.
+    SearchNext,
+    /// Reader: the match before.
+    SearchPrev,
+    /// Reader: the next message of the thread.
+    NextMessage,
+    /// Reader: the message before in the thread.
+    PrevMessage,
+    /// Reader: copy the whole body.
+    CopyBody,
+    /// Reader: copy code block N (1 to 9) of the body, as numbered on screen.
+    CopyBlock(u8),
     /// Answer the selected message with an ERROR (pick the code) or a NACK; in the paste
     /// preview, reply E-FORMAT to the sender of a broken envelope.
     ErrorReply,
@@ -257,6 +278,32 @@ pub(crate) const BINDABLE: &[(Action, &str, &str)] = &[
         "reply ERROR / NACK (preview: E-FORMAT)",
     ),
     (Action::Keys, "keys", "trust store keys"),
+    (
+        Action::SideBySide,
+        "side_by_side",
+        "the answers side by side, a column per sender",
+    ),
+    (Action::ColumnLeft, "column_left", "columns to the left"),
+    (Action::ColumnRight, "column_right", "columns to the right"),
+    (Action::Read, "read", "read the message full screen"),
+    (Action::SearchNext, "search_next", "next match"),
+    (Action::SearchPrev, "search_prev", "match before"),
+    (Action::NextMessage, "next_message", "next message of the thread"),
+    (
+        Action::PrevMessage,
+        "prev_message",
+        "message before in the thread",
+    ),
+    (Action::CopyBody, "copy_body", "copy the body"),
+    (Action::CopyBlock(1), "copy_block_1", "copy code block [1]"),
+    (Action::CopyBlock(2), "copy_block_2", "copy code block [2]"),
+    (Action::CopyBlock(3), "copy_block_3", "copy code block [3]"),
+    (Action::CopyBlock(4), "copy_block_4", "copy code block [4]"),
+    (Action::CopyBlock(5), "copy_block_5", "copy code block [5]"),
+    (Action::CopyBlock(6), "copy_block_6", "copy code block [6]"),
+    (Action::CopyBlock(7), "copy_block_7", "copy code block [7]"),
+    (Action::CopyBlock(8), "copy_block_8", "copy code block [8]"),
+    (Action::CopyBlock(9), "copy_block_9", "copy code block [9]"),
     (
         Action::RelayNext,
         "relay_next",

@@ -38,11 +38,15 @@ pub enum Scope {
     Poll,
     /// A list to pick from: an error code (after E), a contact (after N).
     Picker,
+    /// One message full screen.
+    Reader,
+    /// The answers to one message in columns, one per sender.
+    SideBySide,
 }
 
 impl Scope {
     /// Every scope, in the order help lists them.
-    pub const ALL: [Scope; 12] = [
+    pub const ALL: [Scope; 14] = [
         Scope::Browse,
         Scope::Filter,
         Scope::Composer,
@@ -55,16 +59,20 @@ impl Scope {
         Scope::Queue,
         Scope::Poll,
         Scope::Picker,
+        Scope::Reader,
+        Scope::SideBySide,
     ];
 
     /// The scopes that show a list: each moves with [`super::panes::list_move::MOVES`].
-    pub(crate) const LISTS: [Scope; 6] = [
+    pub(crate) const LISTS: [Scope; 8] = [
         Scope::Browse,
         Scope::Preview,
         Scope::Drafts,
         Scope::Help,
         Scope::Queue,
         Scope::Picker,
+        Scope::Reader,
+        Scope::SideBySide,
     ];
 
     /// The config table name (`[keys.browse]`).
@@ -82,6 +90,8 @@ impl Scope {
             Scope::Queue => "queue",
             Scope::Poll => "poll",
             Scope::Picker => "picker",
+            Scope::Reader => "reader",
+            Scope::SideBySide => "side_by_side",
         }
     }
 
@@ -100,6 +110,8 @@ impl Scope {
             Scope::Queue => "Queue (after Q)",
             Scope::Poll => "Poll panel (after P)",
             Scope::Picker => "Pickers (an error code after E, a contact after N)",
+            Scope::Reader => "Reader (after o) — / searches, the search types like a prompt",
+            Scope::SideBySide => "Side by side (after C)",
         }
     }
 
@@ -137,6 +149,15 @@ impl Scope {
             Scope::Queue => &[Open, Done, Dismiss, Undo, Down, Back],
             Scope::Poll => &[ClosePoll, Back],
             Scope::Picker => &[Open, Down, Up, Back],
+            Scope::Reader => &[
+                Search,
+                SearchNext,
+                NextMessage,
+                CopyBody,
+                CopyBlock(1),
+                Back,
+            ],
+            Scope::SideBySide => &[Down, ColumnRight, Back],
         }
     }
 }
@@ -293,6 +314,28 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "E", Action::ErrorReply),
     (Scope::Poll, "esc q P", Action::Back),
     (Scope::Poll, "c", Action::ClosePoll),
+    (Scope::Browse, "C", Action::SideBySide),
+    (Scope::SideBySide, "esc q C", Action::Back),
+    (Scope::SideBySide, "h left", Action::ColumnLeft),
+    (Scope::SideBySide, "l right", Action::ColumnRight),
+    (Scope::Browse, "o", Action::Read),
+    (Scope::Reader, "esc q o", Action::Back),
+    (Scope::Reader, "/", Action::Search),
+    (Scope::Reader, "n", Action::SearchNext),
+    (Scope::Reader, "N", Action::SearchPrev),
+    (Scope::Reader, "J ]", Action::NextMessage),
+    (Scope::Reader, "K [", Action::PrevMessage),
+    (Scope::Reader, "y", Action::CopyBody),
+    (Scope::Reader, "space", Action::PageDown),
+    (Scope::Reader, "1", Action::CopyBlock(1)),
+    (Scope::Reader, "2", Action::CopyBlock(2)),
+    (Scope::Reader, "3", Action::CopyBlock(3)),
+    (Scope::Reader, "4", Action::CopyBlock(4)),
+    (Scope::Reader, "5", Action::CopyBlock(5)),
+    (Scope::Reader, "6", Action::CopyBlock(6)),
+    (Scope::Reader, "7", Action::CopyBlock(7)),
+    (Scope::Reader, "8", Action::CopyBlock(8)),
+    (Scope::Reader, "9", Action::CopyBlock(9)),
     (Scope::Browse, "K", Action::Keys),
     (Scope::Browse, ">", Action::RelayNext),
     // As mail clients archive (aerc, Thunderbird: `a`); `U` undoes, `u` being the parent.

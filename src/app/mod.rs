@@ -19,6 +19,7 @@ pub mod keymap;
 pub mod panes;
 pub mod pipe;
 pub mod popups;
+pub mod reading;
 pub mod relay;
 mod status;
 pub mod text;
@@ -560,6 +561,7 @@ impl App {
         if let Some(popups::popup::Popup::PasteBox { text, .. }) = self.popup.as_mut() {
             popups::refit::refit(text, width);
         }
+        self.lay_out_reading();
     }
 
     /// Loads the selected message when the selection changed, and rebuilds the inspector

@@ -9,6 +9,7 @@ mod editor;
 mod inspector;
 mod keys;
 mod poll;
+mod columns;
 mod popups;
 mod queue;
 pub mod theme;

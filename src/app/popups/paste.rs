@@ -253,6 +253,10 @@ impl App {
         match popup {
             Popup::Queue(_) => self.queue_action(action),
             Popup::Poll(_) => self.poll_action(action),
+            Popup::SideBySide(_) => {
+                self.side_by_side_action(action);
+                Ok(())
+            }
             Popup::ErrorCodes(_) => self.code_picker_action(action),
             Popup::Keys { .. } | Popup::Messages { .. } | Popup::Help { .. } => {
                 self.scroll_popup_action(action);

@@ -57,6 +57,8 @@ pub enum Popup {
         /// First row shown.
         scroll: usize,
     },
+    /// `C`: the answers to one message side by side.
+    SideBySide(Box<crate::app::reading::columns::SideBySide>),
     /// `:messages`: what the status line said, whole (see `messages`).
     Messages {
         /// First row shown.
@@ -90,6 +92,7 @@ impl Popup {
             Popup::Conversation(_) => Scope::Prompt,
             Popup::Poll(_) => Scope::Poll,
             Popup::ErrorCodes(_) => Scope::Picker,
+            Popup::SideBySide(_) => Scope::SideBySide,
         }
     }
 }

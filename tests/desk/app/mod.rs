@@ -13,4 +13,5 @@ mod flow_settle;
 mod lists;
 mod props;
 mod refresh;
+mod side_by_side;
 mod views;
