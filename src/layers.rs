@@ -12,6 +12,7 @@
 const ALLOWED: &[(&str, &[&str])] = &[
     ("cells", &[]),
     ("sanitize", &["cells"]),
+    ("markdown", &["sanitize", "cells"]),
     ("protocol", &["sanitize", "cells"]),
     ("contacts", &["protocol", "sanitize", "cells"]),
     (
@@ -63,11 +64,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "primer",
             "contacts",
             "protocol",
+            "markdown",
             "sanitize",
             "cells",
         ],
     ),
-    ("ui", &["app", "store", "protocol", "sanitize", "cells"]),
+    (
+        "ui",
+        &["app", "store", "protocol", "markdown", "sanitize", "cells"],
+    ),
     (
         "tui",
         &[

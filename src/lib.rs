@@ -22,6 +22,7 @@ pub mod ids;
 pub mod json;
 #[cfg(test)]
 mod layers;
+pub mod markdown;
 pub mod primer;
 pub mod protocol;
 pub mod sanitize;
