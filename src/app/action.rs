@@ -288,7 +288,11 @@ pub(crate) const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::Read, "read", "read the message full screen"),
     (Action::SearchNext, "search_next", "next match"),
     (Action::SearchPrev, "search_prev", "match before"),
-    (Action::NextMessage, "next_message", "next message of the thread"),
+    (
+        Action::NextMessage,
+        "next_message",
+        "next message of the thread",
+    ),
     (
         Action::PrevMessage,
         "prev_message",

@@ -21,7 +21,12 @@ pub(super) fn render(v: &SideBySide, frame: &mut Frame, size: Rect) {
     let (shown, each) = v.fit(w);
     let last = (v.first + shown).min(v.columns.len());
     let more = if v.columns.len() > shown {
-        format!(" · columns {}–{} of {} (←/→)", v.first + 1, last, v.columns.len())
+        format!(
+            " · columns {}–{} of {} (←/→)",
+            v.first + 1,
+            last,
+            v.columns.len()
+        )
     } else {
         String::new()
     };

@@ -3,15 +3,16 @@
 //! before it is put in a span.
 
 mod bars;
+mod columns;
 mod composer;
 mod conversation;
 mod editor;
 mod inspector;
 mod keys;
 mod poll;
-mod columns;
 mod popups;
 mod queue;
+mod reader;
 pub mod theme;
 mod thread_list;
 mod thread_tree;

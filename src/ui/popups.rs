@@ -22,6 +22,7 @@ pub(super) fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
         Popup::Poll(panel) => super::poll::panel(app, panel, frame, size),
         Popup::ErrorCodes(picker) => super::poll::codes(picker, frame, size),
         Popup::SideBySide(v) => super::columns::render(v, frame, size),
+        Popup::Reader(r) => super::reader::render(r, frame, size),
         Popup::Keys { keys, scroll } => super::keys::render(keys, *scroll, frame, size),
         Popup::Preview(p) => preview(app, p, frame, size),
         Popup::PasteBox { text, note } => paste_box(text, note, frame, size),

@@ -87,6 +87,7 @@ impl App {
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::SideBySide => self.open_side_by_side()?,
+            Action::Read => self.open_reader(),
             Action::ErrorReply => self.pick_error_code(),
             Action::Keys => self.open_keys()?,
             Action::Click(x, y) => self.click(x, y)?,

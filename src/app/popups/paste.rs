@@ -247,10 +247,16 @@ impl App {
         let Some(popup) = self.popup.as_mut() else {
             return Ok(());
         };
+        if let (Popup::Reader(r), Action::Back) = (&mut *popup, &action) {
+            if r.prompt.take().is_some() {
+                return Ok(());
+            }
+        }
         if action == Action::Back {
             return self.close_popup();
         }
         match popup {
+            Popup::Reader(_) => self.reader_action(action),
             Popup::Queue(_) => self.queue_action(action),
             Popup::Poll(_) => self.poll_action(action),
             Popup::SideBySide(_) => {

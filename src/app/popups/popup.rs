@@ -57,6 +57,8 @@ pub enum Popup {
         /// First row shown.
         scroll: usize,
     },
+    /// `o`: one message full screen.
+    Reader(Box<crate::app::reading::reader::Reader>),
     /// `C`: the answers to one message side by side.
     SideBySide(Box<crate::app::reading::columns::SideBySide>),
     /// `:messages`: what the status line said, whole (see `messages`).
@@ -93,6 +95,9 @@ impl Popup {
             Popup::Poll(_) => Scope::Poll,
             Popup::ErrorCodes(_) => Scope::Picker,
             Popup::SideBySide(_) => Scope::SideBySide,
+            // Its search is typed like any prompt.
+            Popup::Reader(r) if r.prompt.is_some() => Scope::Prompt,
+            Popup::Reader(_) => Scope::Reader,
         }
     }
 }

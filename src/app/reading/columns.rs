@@ -126,12 +126,7 @@ fn column_rows(c: &Column, w: usize) -> Vec<Line<'static>> {
             Style::new().add_modifier(Modifier::BOLD),
         ));
         match m.envelope.body.as_deref() {
-            Some(body) => rows.extend(
-                crate::app::text::safe(body)
-                    .lines()
-                    .flat_map(|l| crate::app::text::wrap(l, w))
-                    .map(Line::from),
-            ),
+            Some(body) => rows.extend(crate::markdown::render(body, w).lines),
             None => rows.push(Line::from("(no body)")),
         }
     }

@@ -12,6 +12,7 @@ mod flow_privacy;
 mod flow_settle;
 mod lists;
 mod props;
+mod reader;
 mod refresh;
 mod side_by_side;
 mod views;

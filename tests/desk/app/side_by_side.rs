@@ -27,14 +27,19 @@ fn poll_of_four() -> (String, String) {
 parent: {poll}\nmessage: {id}\nintent: RESPOND\nmeta: poll\nVote: {vote}\nbody: |\n{body}sig: none\n[[END]]\n\n"
         )
     };
-    let long: String = (1..=60).map(|i| format!("reason {i}\n")).collect();
+    let long: String = (1..=60).map(|i| format!("reason {i}\n\n")).collect();
     let text = format!(
         "[[human://op→POLL v1]]\nuser: kalle\nsession: 2025-10-09T16Z a7f3d1\nthread: {thread}\n\
 message: {poll}\ncontext: storage\nintent: POLL\nmeta: routing\n\
 Targets: [\"CLAUDE\", \"CHATGPT\", \"GEMINI\", \"MISTRAL\"]\nmeta: poll\nType: consensus\n\
 Quorum: 2-of-4\nDeadline: 2025-10-09T18:00Z\nbody: |\n  Which store?\n  SQLITE | FILES\n\
 sig: none\n[[END]]\n\n{}{}{}",
-        answer("CLAUDE", 3, "SQLITE", &format!("SQLite: one file.\n{long}last of claude")),
+        answer(
+            "CLAUDE",
+            3,
+            "SQLITE",
+            &format!("SQLite: one file.\n{long}last of claude")
+        ),
         answer("CHATGPT", 4, "FILES", "Files: greppable."),
         answer("MISTRAL", 5, "SQLITE", "SQLite, with WAL."),
     );
@@ -71,6 +76,8 @@ fn c_shows_a_polls_answers_in_columns_with_their_votes() {
     for who in ["CHATGPT", "GEMINI", "MISTRAL"] {
         assert!(heads.contains(who), "{heads}");
     }
+    let rule = s.lines().find(|l| l.contains('┼')).unwrap();
+    assert_eq!(rule.matches('┼').count(), 3, "{s}");
     // Every column scrolls together: the end of the long answer comes into sight, the heads
     // stay.
     assert!(!s.contains("last of claude"));
@@ -105,7 +112,10 @@ fn at_80_columns_three_columns_show_and_the_arrows_reach_the_fourth() {
     t.key(KeyCode::Right, NONE);
     let s = t.screen();
     assert!(s.contains("columns 2–4 of 4"), "{s}");
-    assert!(s.contains("MISTRAL · vote SQLITE") && !s.contains("CLAUDE ·"), "{s}");
+    assert!(
+        s.contains("MISTRAL · vote SQLITE") && !s.contains("CLAUDE ·"),
+        "{s}"
+    );
     t.keys("l");
     assert!(t.screen().contains("columns 2–4 of 4"), "stops at the last");
     t.keys("h");
@@ -122,9 +132,13 @@ fn replies_to_any_message_go_side_by_side_by_sender() {
         "[[HUMAN→ALL v1]]\nuser: kalle\nsession: 2025-10-09T16Z a7f3d1\nthread: {thread}\n\
 message: {root}\nintent: REQUEST\nbody: |\n  Name the plan.\nsig: none\n[[END]]\n\n"
     );
-    for (i, (from, body)) in [("CLAUDE", "Plan A."), ("GEMINI", "Plan B."), ("CLAUDE", "Or A2.")]
-        .iter()
-        .enumerate()
+    for (i, (from, body)) in [
+        ("CLAUDE", "Plan A."),
+        ("GEMINI", "Plan B."),
+        ("CLAUDE", "Or A2."),
+    ]
+    .iter()
+    .enumerate()
     {
         let id = id_at("2025-10-09T16:10:00Z", 10 + i as u128);
         text.push_str(&format!(
@@ -146,7 +160,10 @@ parent: {root}\nmessage: {id}\nintent: RESPOND\nbody: |\n  {body}\nsig: none\n[[
     assert!(row(&s, "Or A2.").is_some(), "{s}");
     // A message without replies: nothing to compare, and it says so.
     t.key(KeyCode::Esc, NONE);
-    t.act(Action::Run(format!("open {}", id_at("2025-10-09T16:10:00Z", 11))));
+    t.act(Action::Run(format!(
+        "open {}",
+        id_at("2025-10-09T16:10:00Z", 11)
+    )));
     t.keys("C");
     assert!(t.screen().contains("2 answers to the REQUEST"), "siblings");
 }

@@ -11,6 +11,7 @@ mod integrity;
 mod poll;
 mod primer;
 mod privacy;
+mod reading;
 mod refresh;
 mod trust;
 mod watch_xvfb;
