@@ -36,12 +36,13 @@ carries\neach envelope from one window to the next; **nothing** they pasted is\n
 `crosstalk check` names the line of each problem.\n\n- build it\n- sign it with the *release* \
 key\n- publish\n\n| step | command |\n|---|---|\n| build | `cargo build` |\n\n```rust\nfn main() \
 {\n    println!(\"step\");\n}\n```\n\n";
-        let mut out = String::new();
-        let mut n = 0;
+        let (mut out, mut lines, mut n) = (String::new(), 0, 0);
         // As much as one envelope carries, its indentation included.
-        while out.len() + 2 * out.lines().count() < 1_030_000 {
+        while out.len() + 2 * lines < 1_030_000 {
             n += 1;
-            out.push_str(&section.replace("{n}", &n.to_string()));
+            let s = section.replace("{n}", &n.to_string());
+            lines += s.lines().count();
+            out.push_str(&s);
         }
         out
     })

@@ -61,6 +61,8 @@ pub(super) struct Builder {
     table: Option<Table>,
     code: Option<(Option<String>, String)>,
     in_html: bool,
+    /// Bytes of code coloured so far (see [`super::EAGER_COLOUR`]).
+    coloured: usize,
     last_blank: bool,
 }
 
@@ -78,6 +80,7 @@ impl Builder {
             table: None,
             code: None,
             in_html: false,
+            coloured: 0,
             last_blank: false,
         }
     }
@@ -345,14 +348,24 @@ impl Builder {
     fn code_block(&mut self, lang: Option<String>, text: &str) {
         let number = self.blocks.len() + 1;
         let start = self.out.len();
-        for row in code::rows(number, lang.as_deref(), text, self.room()) {
+        let room = self.room();
+        // Coloured now while the body's code is short; past that, when it comes into sight.
+        let now = lang.is_none() || self.coloured + text.len() <= super::EAGER_COLOUR;
+        if now && lang.is_some() {
+            self.coloured += text.len();
+        }
+        let mut prefixes = Vec::new();
+        for row in code::rows(number, lang.as_deref(), text, room, now) {
+            let own = row.len();
             self.emit(row);
+            prefixes.push(self.out.last().map_or(0, |l| l.spans.len() - own));
         }
         self.blocks.push(CodeBlock {
             number,
             lang,
             code: code::as_written(text),
             lines: start..self.out.len(),
+            uncoloured: (!now).then_some(super::Uncoloured { room, prefixes }),
         });
     }
 

@@ -18,8 +18,15 @@ pub(super) fn as_written(code: &str) -> String {
     code.strip_suffix('\n').unwrap_or(code).to_string()
 }
 
-/// The rows of code block `number` in language `lang`, for a width of `max` cells.
-pub(super) fn rows(number: usize, lang: Option<&str>, code: &str, max: usize) -> Vec<Row> {
+/// The rows of code block `number` in language `lang`, for a width of `max` cells; coloured
+/// by its grammar with `colour`, else plain (the same rows, the same cuts).
+pub(super) fn rows(
+    number: usize,
+    lang: Option<&str>,
+    code: &str,
+    max: usize,
+    colour: bool,
+) -> Vec<Row> {
     let mut out = Vec::new();
     let mut label = Row::new();
     let tag = format!("[{number}]");
@@ -37,7 +44,9 @@ pub(super) fn rows(number: usize, lang: Option<&str>, code: &str, max: usize) ->
     if body.is_empty() {
         return out;
     }
-    let mut hl = lang.and_then(|l| Highlighter::new(l, code.len()));
+    let mut hl = lang
+        .filter(|_| colour)
+        .and_then(|l| Highlighter::new(l, code.len()));
     let room = max.saturating_sub(cells::width(BAR)).max(1);
     for line in body.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);

@@ -48,9 +48,51 @@ pub struct CodeBlock {
     pub code: String,
     /// Its rows in [`Rendered::lines`], the label row included.
     pub lines: std::ops::Range<usize>,
+    /// Set while the block is drawn without colours: colouring is the one costly step of a
+    /// render (a grammar's regular expressions run over every line of code), so past the
+    /// first [`EAGER_COLOUR`] bytes of code a body's blocks are coloured when they come into
+    /// sight ([`Rendered::colour`]), not all at once.
+    pub uncoloured: Option<Uncoloured>,
 }
 
+/// What colouring a block later needs: the width its code rows were cut for, and how many
+/// spans of each of its rows are the prefixes of the blocks it sits in (a quote's bar, a
+/// list's indent), which colouring keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uncoloured {
+    room: usize,
+    prefixes: Vec<usize>,
+}
+
+/// Bytes of code a render colours at once; the blocks after them wait for [`Rendered::colour`].
+/// A few milliseconds of a grammar's work: a body with less code is whole after one render.
+pub const EAGER_COLOUR: usize = 8 * 1024;
+
 impl Rendered {
+    /// Colours the code blocks with rows in `rows` that are not coloured yet (see
+    /// [`CodeBlock::uncoloured`]); the rows stay where they are. Whether any changed.
+    pub fn colour(&mut self, rows: std::ops::Range<usize>) -> bool {
+        let mut changed = false;
+        for b in &mut self.blocks {
+            if b.lines.end <= rows.start || b.lines.start >= rows.end {
+                continue;
+            }
+            let Some(u) = b.uncoloured.take() else {
+                continue;
+            };
+            let fresh = code::rows(b.number, b.lang.as_deref(), &b.code, u.room, true);
+            for ((line, row), keep) in (self.lines[b.lines.clone()].iter_mut())
+                .zip(fresh)
+                .zip(u.prefixes)
+            {
+                line.spans.truncate(keep);
+                line.spans.extend(row);
+            }
+            changed = true;
+        }
+        changed
+    }
+
     /// Each line's text without styles (trailing spaces trimmed): what a search reads.
     pub fn plain_lines(&self) -> Vec<String> {
         self.lines

@@ -135,6 +135,7 @@ impl App {
         let (width, _) = reading_size(self.size);
         let reader = reader::Reader::new(m, context.as_deref(), width);
         self.popup = Some(Popup::Reader(Box::new(reader)));
+        self.lay_out_reading();
     }
 
     /// Keys in the reader, and in its search prompt (Back there only closes the prompt: see

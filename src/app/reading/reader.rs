@@ -21,7 +21,8 @@ pub struct Reader {
     pub body: Rendered,
     /// The width `body` was rendered for.
     pub built_for: Option<usize>,
-    /// Each body row's text, folded to lower case, for the search.
+    /// Each body row's text, folded to lower case, for the search: made at the first search
+    /// of a width, not at every opening (a 1 MB body has some 30 000 rows).
     pub plain: Vec<String>,
     /// The first body row shown.
     pub scroll: usize,
@@ -82,26 +83,19 @@ impl Reader {
                 ..Rendered::default()
             },
         };
-        self.plain = (self.body.lines.iter())
-            .map(|l| {
-                fold(
-                    &l.spans
-                        .iter()
-                        .map(|s| s.content.as_ref())
-                        .collect::<String>(),
-                )
-            })
-            .collect();
+        self.plain.clear();
         self.built_for = Some(width);
         self.scroll = (share * self.body.lines.len() as f64) as usize;
         let query = std::mem::take(&mut self.query);
         self.search(&query, false);
     }
 
-    /// Scrolls by `delta` rows, within `page` rows of screen.
+    /// Scrolls by `delta` rows, within `page` rows of screen; the code blocks that come
+    /// into sight are coloured.
     pub(crate) fn scroll_by(&mut self, delta: isize, page: usize) {
         let max = self.body.lines.len().saturating_sub(page);
         self.scroll = self.scroll.saturating_add_signed(delta).min(max);
+        self.body.colour(self.scroll..self.scroll + page);
     }
 
     /// Runs a search for `query` (case folded); with `jump`, shows the first match at or
@@ -109,6 +103,18 @@ impl Reader {
     pub(crate) fn search(&mut self, query: &str, jump: bool) -> bool {
         self.query = query.to_string();
         let q = fold(query);
+        if !q.is_empty() && self.plain.is_empty() {
+            self.plain = (self.body.lines.iter())
+                .map(|l| {
+                    fold(
+                        &l.spans
+                            .iter()
+                            .map(|s| s.content.as_ref())
+                            .collect::<String>(),
+                    )
+                })
+                .collect();
+        }
         self.hits = if q.is_empty() {
             Vec::new()
         } else {
