@@ -28,6 +28,8 @@ pub struct ThreadList {
     pub offset: usize,
     /// The filter text.
     pub filter: String,
+    /// Where the cursor is in the filter, in characters (`None`: at its end).
+    pub filter_at: Option<usize>,
     /// Whether typed characters go to the filter.
     pub filtering: bool,
     /// Only threads with a message in this delivery state (`s` cycles it).

@@ -5,7 +5,7 @@
 
 use crate::app::popups::popup::{Conversation, Popup, Prompt};
 use crate::app::writing::composer::{Composer, Form};
-use crate::app::{Action, App, strip_controls};
+use crate::app::{Action, App};
 use crate::ids::IdGenerator;
 use crate::primer::{Opening, first_envelope, primer_prefix};
 
@@ -41,11 +41,9 @@ impl App {
                 );
             }
             (Some(p), Action::Input(ev)) => {
-                p.edit(&ev);
+                p.edit(&ev, &mut self.kill);
             }
-            (Some(p), Action::Paste(s)) => {
-                p.text.push_str(&strip_controls(&s).0.replace('\n', " "))
-            }
+            (Some(p), Action::Paste(s)) => p.insert(&s),
             (Some(p), Action::Open) => {
                 let context = std::mem::take(&mut p.text);
                 let selected = c.selected;

@@ -610,7 +610,7 @@ fn a_body_written_small_fills_its_box_once_the_terminal_grows() {
     // The body box's rows (the preview beside it shows the body too).
     let body_box = |s: &str| -> Vec<String> {
         let rows: Vec<&str> = s.lines().collect();
-        let Some(top) = rows.iter().position(|r| r.contains("body (C-e")) else {
+        let Some(top) = rows.iter().position(|r| r.contains("body (M-e")) else {
             return Vec::new();
         };
         (rows[top + 1..].iter())
@@ -987,7 +987,7 @@ fn the_editor_gets_a_file_only_the_operator_can_read() {
     t.wait_for("No threads yet.");
     t.type_text("n");
     t.wait_for("New envelope");
-    t.keys(&["C-e"]);
+    t.keys(&["M-e"]);
     t.wait_for("edited in the editor");
     let report = std::fs::read_to_string(&seen).unwrap();
     let mut lines = report.lines();
