@@ -224,7 +224,7 @@ fn preview(app: &App, c: &Composer, frame: &mut Frame, area: Rect) {
     // Where the copy is not all in sight, the title says how to see the rest.
     let how = match c.copy_view {
         Some(_) => format!(
-            "— rows {}–{} of {}; ↑↓ PgUp PgDn scroll, {} copies, Esc back ",
+            "— {}–{}/{} ↑↓ · {} copies · Esc back ",
             (top + 1).min(rows.len()),
             (top + h).min(rows.len()),
             rows.len(),

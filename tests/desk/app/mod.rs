@@ -14,3 +14,4 @@ mod lists;
 mod props;
 mod refresh;
 mod views;
+mod writing;
