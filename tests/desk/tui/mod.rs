@@ -14,3 +14,4 @@ mod privacy;
 mod refresh;
 mod trust;
 mod watch_xvfb;
+mod writing;
