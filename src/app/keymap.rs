@@ -314,6 +314,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Filter, "up ctrl-p", Action::Up),
     (Scope::Filter, "tab", Action::NextPane),
     (Scope::Filter, "ctrl-c", Action::Quit),
+    (Scope::Filter, "ctrl-z ctrl-_", Action::Undo),
+    (Scope::Filter, "ctrl-r", Action::Redo),
     (Scope::Composer, "ctrl-y", Action::SaveAndCopy),
     (Scope::Composer, "ctrl-s", Action::SaveDraft),
     // M-e as neomutt's and aerc's composers edit in $EDITOR with `e`: C-e is readline's
@@ -352,6 +354,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Prompt, "down ctrl-n", Action::Down),
     (Scope::Prompt, "up ctrl-p", Action::Up),
     (Scope::Prompt, "tab", Action::Complete),
+    (Scope::Prompt, "ctrl-z ctrl-_", Action::Undo),
+    (Scope::Prompt, "ctrl-r", Action::Redo),
     (Scope::Confirm, "y", Action::Erase),
     (Scope::Confirm, "esc n q", Action::Back),
 ];

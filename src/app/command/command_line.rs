@@ -21,6 +21,9 @@ impl App {
                 prompt.insert(&s);
                 self.command_history.edited();
             }
+            Action::Undo | Action::Redo if prompt.step(action == Action::Redo) => {
+                self.command_history.edited()
+            }
             Action::Up => {
                 if let Some(line) = self.command_history.older(&prompt.text) {
                     prompt.set(line);

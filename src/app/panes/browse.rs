@@ -54,6 +54,20 @@ impl App {
             }
             // Only the open filter takes typed keys (see `App::scope`).
             Action::Input(ev) if self.list.filtering => self.filter_key(ev)?,
+            Action::Undo | Action::Redo if self.list.filtering => {
+                let list = &mut self.list;
+                let (text, at, undo) =
+                    (&mut list.filter, &mut list.filter_at, &mut list.filter_undo);
+                let stepped = if action == Action::Redo {
+                    undo.redo(text, at)
+                } else {
+                    undo.undo(text, at)
+                };
+                if stepped {
+                    self.list.refilter(&self.store)?;
+                    self.open_selected_thread(false)?;
+                }
+            }
             Action::Paste(text) if self.list.filtering => self.filter_paste(&text)?,
             Action::ToggleHeaders => {
                 self.inspector.toggle_headers();
@@ -147,8 +161,8 @@ impl App {
     fn filter_key(&mut self, ev: KeyEvent) -> anyhow::Result<()> {
         self.focus = Pane::List;
         let list = &mut self.list;
-        let (text, at) = (&mut list.filter, &mut list.filter_at);
-        if !crate::app::writing::readline::edit_line(text, at, &mut self.kill, &ev) {
+        let (text, at, undo) = (&mut list.filter, &mut list.filter_at, &mut list.filter_undo);
+        if !crate::app::writing::readline::edit_line(text, at, &mut self.kill, undo, &ev) {
             return Ok(());
         }
         self.list.refilter(&self.store)?;

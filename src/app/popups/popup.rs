@@ -141,6 +141,8 @@ pub struct Prompt {
     pub at: Option<usize>,
     /// What Tab offered when it could not decide (cleared by the next edit).
     pub candidates: Vec<String>,
+    /// Undo and redo, by word.
+    pub history: crate::app::writing::readline::LineUndo,
 }
 
 impl Prompt {
@@ -148,8 +150,13 @@ impl Prompt {
     /// [`crate::app::writing::readline`]) with the app's kill buffer; whether the text
     /// changed.
     pub fn edit(&mut self, ev: &ratatui::crossterm::event::KeyEvent, kill: &mut String) -> bool {
-        let changed =
-            crate::app::writing::readline::edit_line(&mut self.text, &mut self.at, kill, ev);
+        let changed = crate::app::writing::readline::edit_line(
+            &mut self.text,
+            &mut self.at,
+            kill,
+            &mut self.history,
+            ev,
+        );
         if changed {
             self.candidates.clear();
         }
@@ -160,6 +167,16 @@ impl Prompt {
     pub fn insert(&mut self, text: &str) {
         crate::app::writing::readline::insert_line(&mut self.text, &mut self.at, text);
         self.candidates.clear();
+    }
+
+    /// Undoes (with `redo`: redoes) the last step; whether there was one.
+    pub fn step(&mut self, redo: bool) -> bool {
+        self.candidates.clear();
+        if redo {
+            self.history.redo(&mut self.text, &mut self.at)
+        } else {
+            self.history.undo(&mut self.text, &mut self.at)
+        }
     }
 
     /// Replaces the text, the cursor at its end.

@@ -13,8 +13,9 @@ impl App {
             return Ok(());
         };
         match action {
-            Action::Input(_) | Action::Paste(_) => {
+            Action::Input(_) | Action::Paste(_) | Action::Undo | Action::Redo => {
                 let changed = match action {
+                    Action::Undo | Action::Redo => search.prompt.step(action == Action::Redo),
                     Action::Input(ev) => search.prompt.edit(&ev, &mut self.kill),
                     Action::Paste(s) => {
                         search.prompt.insert(&s);

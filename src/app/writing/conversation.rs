@@ -44,6 +44,12 @@ impl App {
                 p.edit(&ev, &mut self.kill);
             }
             (Some(p), Action::Paste(s)) => p.insert(&s),
+            (Some(p), Action::Undo) => {
+                p.step(false);
+            }
+            (Some(p), Action::Redo) => {
+                p.step(true);
+            }
             (Some(p), Action::Open) => {
                 let context = std::mem::take(&mut p.text);
                 let selected = c.selected;

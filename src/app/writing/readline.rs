@@ -5,6 +5,8 @@
 //! (`M-y` too: in the composer `C-y` copies the envelope), `M-s` selects all so that the next
 //! key replaces it (a line of a prompt, which keeps no selection, is cleared as by a kill).
 //!
+//! Undo and redo (`C-z`, `C-r`, keymap actions) go by word in a line too ([`LineUndo`]).
+//!
 //! One table ([`EDITS`]) is the source of the keys, of what help says of them, and of the
 //! keys a config cannot bind where text is typed ([`is_edit_key`]). A word is a run of
 //! letters, digits and `_`, as readline's `M-f` and `M-b` count them. What is killed is kept
@@ -248,13 +250,53 @@ pub(crate) fn apply(ta: &mut TextArea<'_>, edit: Edit, kill: &mut String) -> boo
     false
 }
 
+/// Steps a line keeps for undo.
+const LINE_KEPT: usize = 100;
+
+/// Undo and redo for one line of text (a prompt, the filter), by the groups a box's go by
+/// (see [`super::text_box`]): a word typed with what precedes it, a run of deletes, each
+/// other change; a move ends a group. A line is short: a step keeps the line as it was.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct LineUndo {
+    undo: Vec<(String, Option<usize>)>,
+    redo: Vec<(String, Option<usize>)>,
+    /// The group being typed — `Some(word)` typing (whether a word character was typed in
+    /// it), `None` deleting — and the column its last edit left the cursor at.
+    open: Option<(Option<bool>, usize)>,
+}
+
+impl LineUndo {
+    /// Takes `text` back to before the last step; whether there was one.
+    pub(crate) fn undo(&mut self, text: &mut String, at: &mut Option<usize>) -> bool {
+        self.open = None;
+        let Some((t, a)) = self.undo.pop() else {
+            return false;
+        };
+        self.redo
+            .push((std::mem::replace(text, t), std::mem::replace(at, a)));
+        true
+    }
+
+    /// Does the last step undone again; whether there was one.
+    pub(crate) fn redo(&mut self, text: &mut String, at: &mut Option<usize>) -> bool {
+        self.open = None;
+        let Some((t, a)) = self.redo.pop() else {
+            return false;
+        };
+        self.undo
+            .push((std::mem::replace(text, t), std::mem::replace(at, a)));
+        true
+    }
+}
+
 /// A key typed into one line of text (a prompt, the filter): the text, where the cursor is in
-/// characters (`None`: at the end, where text set from outside leaves it) and the kill
-/// buffer. Returns whether the text changed (a move changes only `at`).
+/// characters (`None`: at the end, where text set from outside leaves it), the kill buffer and
+/// the line's undo. Returns whether the text changed (a move changes only `at`).
 pub(crate) fn edit_line(
     text: &mut String,
     at: &mut Option<usize>,
     kill: &mut String,
+    undo: &mut LineUndo,
     ev: &KeyEvent,
 ) -> bool {
     let len = text.chars().count();
@@ -274,6 +316,16 @@ pub(crate) fn edit_line(
     if typed.is_none() && edit.is_none() {
         return false;
     }
+    // Whether this change goes on with the group being typed (see `LineUndo`).
+    let typing = |word: Option<bool>| match (typed, edit, word) {
+        (Some(c), _, Some(word)) => !word || is_word(c),
+        (None, Some(Edit::DeleteBack | Edit::DeleteForward), None) => true,
+        _ => false,
+    };
+    let goes_on = undo
+        .open
+        .is_some_and(|(word, left)| left == col && typing(word));
+    let before = (text.clone(), *at);
     let mut ta = TextArea::new(vec![text.clone()]);
     ta.set_max_histories(0);
     jump(&mut ta, 0, col);
@@ -308,10 +360,29 @@ pub(crate) fn edit_line(
     let new_col = ta.cursor().1;
     let new = ta.into_lines().join(" ");
     *at = (new_col < new.chars().count()).then_some(new_col);
-    if changed {
-        *text = new;
+    if !changed {
+        if new_col != col {
+            undo.open = None;
+        }
+        return false;
     }
-    changed
+    *text = new;
+    if !goes_on {
+        if undo.undo.len() == LINE_KEPT {
+            undo.undo.remove(0);
+        }
+        undo.undo.push(before);
+    }
+    undo.redo.clear();
+    undo.open = match (typed, edit) {
+        (Some(c), _) => {
+            let word = goes_on && undo.open.and_then(|(w, _)| w).unwrap_or(false);
+            Some((Some(word || is_word(c)), new_col))
+        }
+        (None, Some(Edit::DeleteBack | Edit::DeleteForward)) => Some((None, new_col)),
+        _ => None,
+    };
+    true
 }
 
 /// Puts `piece` (made one line, without control characters) into `text` at the cursor `at`
@@ -344,8 +415,9 @@ mod tests {
 
     fn typed(text: &str, keys: &[&str]) -> (String, usize, String) {
         let (mut t, mut at, mut kill) = (text.to_string(), None, String::new());
+        let mut undo = LineUndo::default();
         for k in keys {
-            edit_line(&mut t, &mut at, &mut kill, &key(k));
+            edit_line(&mut t, &mut at, &mut kill, &mut undo, &key(k));
         }
         let col = at.unwrap_or(t.chars().count());
         (t, col, kill)
@@ -423,6 +495,39 @@ mod tests {
             typed("ab", &["ctrl-k", "ctrl-k"]),
             ("ab".into(), 2, "".into())
         );
+    }
+
+    #[test]
+    fn a_line_undoes_by_word_and_by_kill() {
+        let (mut t, mut at, mut kill) = (String::new(), None, String::new());
+        let mut undo = LineUndo::default();
+        let mut press = |t: &mut String, at: &mut Option<usize>, undo: &mut LineUndo, k: &str| {
+            let ev = match k.chars().count() {
+                1 => KeyEvent::new(KeyCode::Char(k.chars().next().unwrap()), KeyModifiers::NONE),
+                _ => key(k),
+            };
+            edit_line(t, at, &mut kill, undo, &ev);
+        };
+        for k in "find this word".chars() {
+            press(&mut t, &mut at, &mut undo, &k.to_string());
+        }
+        press(&mut t, &mut at, &mut undo, "ctrl-w");
+        press(&mut t, &mut at, &mut undo, "backspace");
+        press(&mut t, &mut at, &mut undo, "backspace");
+        assert_eq!(t, "find thi");
+        let mut steps = Vec::new();
+        while undo.undo(&mut t, &mut at) {
+            steps.push(t.clone());
+        }
+        assert_eq!(
+            steps,
+            ["find this ", "find this word", "find this", "find", ""]
+        );
+        assert!(undo.redo(&mut t, &mut at) && undo.redo(&mut t, &mut at));
+        assert_eq!((t.as_str(), at), ("find this", None));
+        // A new change forgets what redo had.
+        press(&mut t, &mut at, &mut undo, "!");
+        assert!(!undo.redo(&mut t, &mut at));
     }
 
     #[test]

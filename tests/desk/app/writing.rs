@@ -220,6 +220,15 @@ fn prompts_and_the_filter_edit_as_readline_does() {
     t.ctrl('u');
     t.ctrl('e');
     assert!(t.screen().contains(":help▏"), "{}", t.screen());
+    // Undo goes back by word and kill there too.
+    t.keys(" me");
+    t.ctrl('z');
+    assert!(t.screen().contains(":help▏"), "{}", t.screen());
+    // Then the kill of C-u, the cursor where it was.
+    t.ctrl('z');
+    assert!(t.screen().contains(":help ▏help"), "{}", t.screen());
+    t.ctrl('r');
+    assert!(t.screen().contains(":help▏"), "{}", t.screen());
     t.key(KeyCode::Enter, NONE);
     assert!(t.screen().contains("Help —"), "{}", t.screen());
     t.key(KeyCode::Esc, NONE);
@@ -242,6 +251,8 @@ fn prompts_and_the_filter_edit_as_readline_does() {
     assert!(s.contains("filter: naming▏"), "{s}");
     t.key(KeyCode::Char('s'), ALT);
     assert!(t.screen().contains("filter: ▏"), "{}", t.screen());
+    t.ctrl('z');
+    assert!(t.screen().contains("filter: naming▏"), "{}", t.screen());
 }
 
 /// Help lists the editing keys, and the composer's undo and $EDITOR where readline does not
