@@ -85,6 +85,10 @@ pub struct ComposeConfig {
     pub user: Option<String>,
     /// The sender new envelopes start with (e.g. the operator's own name or address).
     pub from: Option<String>,
+    /// Open `$EDITOR` on the body as soon as a new envelope's or a reply's composer opens, as
+    /// aerc and neomutt do; the composer's form is there when the editor ends.
+    #[serde(default)]
+    pub editor_first: bool,
 }
 
 /// `[recipients."<name>"]`: how copies for one recipient are made.

@@ -70,6 +70,9 @@ pub enum Action {
     SaveAndCopy,
     /// Composer: edit the body in `$EDITOR`.
     EditExternal,
+    /// Composer: the envelope as it will be copied, over the whole screen, to scroll through
+    /// before copying it; again (or Esc) back to the form.
+    ShowCopy,
     /// Composer: next field.
     NextField,
     /// Composer: previous field.
@@ -220,6 +223,7 @@ pub(crate) const BINDABLE: &[(Action, &str, &str)] = &[
     (Action::SaveDraft, "save_draft", "save draft"),
     (Action::SaveAndCopy, "save_and_copy", "save + copy"),
     (Action::EditExternal, "edit_external", "$EDITOR"),
+    (Action::ShowCopy, "show_copy", "whole copy"),
     (Action::NextField, "next_field", "next field"),
     (Action::PrevField, "prev_field", "previous field"),
     (Action::MetaTemplate, "meta_template", "META template"),

@@ -134,6 +134,7 @@ impl Scope {
             Scope::Filter => &[Open, Back, Down, Up],
             Scope::Composer => &[
                 SaveAndCopy,
+                ShowCopy,
                 SaveDraft,
                 EditExternal,
                 NextField,
@@ -141,7 +142,7 @@ impl Scope {
                 Back,
             ],
             Scope::Preview => &[Confirm, SaveToFile, Down, Back],
-            Scope::PasteBox => &[Confirm, Back],
+            Scope::PasteBox => &[Confirm, Undo, Back],
             Scope::Drafts => &[Open, Discard, Back],
             Scope::Help => &[Down, Back],
             Scope::Prompt => &[Open, Down, Back],
@@ -356,15 +357,20 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Filter, "up ctrl-p", Action::Up),
     (Scope::Filter, "tab", Action::NextPane),
     (Scope::Filter, "ctrl-c", Action::Quit),
+    (Scope::Filter, "ctrl-z ctrl-_", Action::Undo),
+    (Scope::Filter, "ctrl-r", Action::Redo),
     (Scope::Composer, "ctrl-y", Action::SaveAndCopy),
     (Scope::Composer, "ctrl-s", Action::SaveDraft),
-    (Scope::Composer, "ctrl-e", Action::EditExternal),
+    // M-e as neomutt's and aerc's composers edit in $EDITOR with `e`: C-e is readline's
+    // end of line.
+    (Scope::Composer, "alt-e", Action::EditExternal),
+    (Scope::Composer, "ctrl-o", Action::ShowCopy),
     (Scope::Composer, "tab", Action::NextField),
     (Scope::Composer, "backtab", Action::PrevField),
     (Scope::Composer, "ctrl-t", Action::MetaTemplate),
-    // C-u and C-r are the text box's own; C-z and C-_ (what terminals send for C-/) as
-    // elsewhere.
-    (Scope::Composer, "ctrl-z ctrl-_ ctrl-u", Action::Undo),
+    // C-z and C-_ (what terminals send for C-/, emacs's and readline's undo); C-u is
+    // readline's kill to the start of the line. C-r redoes, as in vim.
+    (Scope::Composer, "ctrl-z ctrl-_", Action::Undo),
     (Scope::Composer, "ctrl-r", Action::Redo),
     (Scope::Composer, "alt-a", Action::Attach),
     (Scope::Composer, "alt-r", Action::Redact),
@@ -376,6 +382,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Preview, "e", Action::EditPaste),
     (Scope::Preview, "E", Action::ErrorReply),
     (Scope::PasteBox, "ctrl-s", Action::Confirm),
+    (Scope::PasteBox, "ctrl-z ctrl-_", Action::Undo),
+    (Scope::PasteBox, "ctrl-r", Action::Redo),
     (Scope::PasteBox, "esc ctrl-c", Action::Back),
     (Scope::Picker, "enter", Action::Open),
     (Scope::Picker, "esc q", Action::Back),
@@ -389,6 +397,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Prompt, "down ctrl-n", Action::Down),
     (Scope::Prompt, "up ctrl-p", Action::Up),
     (Scope::Prompt, "tab", Action::Complete),
+    (Scope::Prompt, "ctrl-z ctrl-_", Action::Undo),
+    (Scope::Prompt, "ctrl-r", Action::Redo),
     (Scope::Confirm, "y", Action::Erase),
     (Scope::Confirm, "esc n q", Action::Back),
 ];
@@ -480,10 +490,17 @@ fn types_text(scope: Scope) -> bool {
 }
 
 /// Whether `key`, bound to nothing in `scope`, edits its text box: characters, the keys that
-/// delete and move along a line, and in the boxes of several lines Enter and the keys that
+/// delete and move along a line, the readline keys (`C-a`, `C-k`, `M-b`, …, see
+/// [`super::writing::readline`]), and in the boxes of several lines Enter and the keys that
 /// move between lines. Bound to an action there, it could no longer type or edit.
 fn edits_text(scope: Scope, key: Key) -> bool {
-    if !types_text(scope) || !key.mods.is_empty() {
+    if !types_text(scope) {
+        return false;
+    }
+    if super::writing::readline::is_edit_key(key) {
+        return true;
+    }
+    if !key.mods.is_empty() {
         return false;
     }
     let lines = matches!(scope, Scope::Composer | Scope::PasteBox);
@@ -637,6 +654,12 @@ impl Keymap {
             }
             rows.push((String::new(), String::new()));
         }
+        rows.push((
+            String::new(),
+            "Editing text (composer, search, command line, filter, paste box)".into(),
+        ));
+        rows.extend(super::writing::readline::help_rows());
+        rows.push((String::new(), String::new()));
         rows.push((String::new(), "Commands (:)".into()));
         rows.extend(super::command::commands::help_rows());
         rows.push((
@@ -739,16 +762,20 @@ mod tests {
                 &ev(KeyCode::Char(c), KeyModifiers::CONTROL),
             )
         };
-        for c in ['z', '_', '7', '/', 'u'] {
+        for c in ['z', '_', '7', '/'] {
             assert_eq!(ctrl(c), Some(Action::Undo), "C-{c}");
         }
         assert_eq!(ctrl('r'), Some(Action::Redo));
+        // C-u kills to the start of the line, C-e goes to its end: readline's, not bound.
+        assert_eq!(ctrl('u'), None);
+        assert_eq!(ctrl('e'), None);
         assert_eq!(Key::parse("ctrl-/").unwrap().to_string(), "C-_");
         let help = km.help_rows();
         assert!(
-            help.contains(&("C-z C-_ C-u".into(), "undo".into())),
+            help.contains(&("C-z C-_".into(), "undo".into())),
             "{help:?}"
         );
+        assert!(help.contains(&("M-e".into(), "$EDITOR".into())), "{help:?}");
         assert!(help.contains(&("C-r".into(), "redo".into())), "{help:?}");
     }
 
@@ -809,6 +836,27 @@ mod tests {
         assert!(bad("composer", "enter", "undo").contains("types or edits text"));
         assert!(bad("composer", "backspace", "redo").contains("types or edits text"));
         assert!(bad("prompt", "left", "down").contains("types or edits text"));
+        // The readline keys too, in every scope where text is typed.
+        for (scope, k) in [
+            ("composer", "ctrl-k"),
+            ("composer", "ctrl-e"),
+            ("composer", "ctrl-u"),
+            ("composer", "alt-b"),
+            ("prompt", "ctrl-w"),
+            ("prompt", "ctrl-y"),
+            ("filter", "ctrl-a"),
+            ("filter", "alt-backspace"),
+            ("paste_box", "alt-d"),
+            ("paste_box", "ctrl-right"),
+        ] {
+            assert!(
+                bad(scope, k, "help").contains("types or edits text"),
+                "{k} in {scope}"
+            );
+        }
+        // Where a default binds one (C-y copies in the composer), it may be bound again.
+        assert!(Keymap::with_overrides([("composer", "ctrl-y", "save_draft")]).is_ok());
+        assert!(Keymap::with_overrides([("browse", "ctrl-k", "help")]).is_ok());
         assert!(Keymap::with_overrides([("prompt", "enter", "complete")]).is_ok());
         assert!(Keymap::with_overrides([("preview", "backspace", "back")]).is_ok());
         // Keys sent as another key's byte.

@@ -97,6 +97,9 @@ pub struct Settings {
     /// Where the app remembers the thread and filters it had when it quit, to reopen them
     /// (`None`: not remembered, as for the demo; see `resume`).
     pub place_file: Option<std::path::PathBuf>,
+    /// `[compose] editor_first`: a new envelope's or a reply's composer opens `$EDITOR` at
+    /// once.
+    pub editor_first: bool,
 }
 
 impl Settings {
@@ -211,6 +214,9 @@ pub struct App {
     /// without explicit consent, see `Store::pii_held`): a second `y` (`Y`) right after copies
     /// it; any other action forgets it.
     pub relay_pii_confirmed: Option<String>,
+    /// What the readline keys killed last (`C-k`, `C-w`, …), which `C-y` yanks: one buffer
+    /// for every text box, as readline has one kill ring.
+    pub kill: String,
     /// The address book (`[[contacts]]`): names typed in the composer, `N`'s list.
     pub contacts: crate::contacts::AddressBook,
     /// Deliveries straight to contacts (over HTTP), until their answers are recorded.
@@ -278,6 +284,7 @@ impl App {
             hop_next: Vec::new(),
             arrival: None,
             relay_pii_confirmed: None,
+            kill: String::new(),
             contacts,
             under_way: Vec::new(),
             queue_undo: Vec::new(),

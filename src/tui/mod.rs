@@ -195,6 +195,7 @@ fn settings(config: &Config, demo: bool, label: String, db_path: Option<PathBuf>
         } else {
             config.desk_address()
         },
+        editor_first: config.compose.editor_first,
         // A throwaway database has no place to come back to.
         place_file: (!demo)
             .then(|| crate::config::state_dir().join(crate::app::panes::resume::FILE)),

@@ -28,11 +28,14 @@ pub(super) fn render(app: &App, c: &Conversation, frame: &mut Frame, size: Rect)
             truncate(&safe_line(&format!("To {name}")), width),
             theme::DIM,
         )));
-        lines.push(Line::from(vec![
-            Span::styled("context: ", theme::KEY),
-            Span::raw(safe_line(&p.text).into_owned()),
-            Span::raw("▏"),
-        ]));
+        let mut spans = vec![Span::styled("context: ", theme::KEY)];
+        spans.extend(super::editor::typed_line(
+            p.split(),
+            width.saturating_sub(10),
+            ratatui::style::Style::default(),
+            true,
+        ));
+        lines.push(Line::from(spans));
     } else {
         let first = c
             .selected

@@ -10,7 +10,27 @@ use ratatui::widgets::Paragraph;
 use ratatui_textarea::TextArea;
 
 use super::theme;
+use crate::app::text::{safe_line, tail, truncate, width};
 use crate::app::writing::editor_rows::{self, TAB, cell_width};
+
+/// One line typed into a prompt or the filter, the cursor (`▏`, when `cursor`) drawn between
+/// `before` and `after`, in `room` cells besides the cursor: what is before the cursor keeps
+/// its end in sight, what follows it is cut.
+pub(super) fn typed_line(
+    (before, after): (&str, &str),
+    room: usize,
+    style: Style,
+    cursor: bool,
+) -> Vec<Span<'static>> {
+    let before = tail(&safe_line(before), room);
+    let left = room.saturating_sub(width(&before));
+    let after = truncate(&safe_line(after), left);
+    vec![
+        Span::styled(before, style),
+        Span::styled(if cursor { "▏" } else { "" }, style),
+        Span::styled(after, style),
+    ]
+}
 
 /// Draws `ta` in `area` from row `top`; the cursor shows when `focused`.
 pub(super) fn render(ta: &TextArea<'_>, top: usize, focused: bool, frame: &mut Frame, area: Rect) {

@@ -10,7 +10,7 @@ use crate::app::App;
 use crate::app::panes::layout::centered;
 use crate::app::panes::repairs;
 use crate::app::popups::popup::{Popup, Preview, Search};
-use crate::app::text::{safe_line, short_time, tail, truncate, width, window};
+use crate::app::text::{safe_line, short_time, truncate, width, window};
 use crate::store::Outcome;
 
 /// Draws `popup` over the screen.
@@ -67,15 +67,20 @@ fn command_line(p: &crate::app::popups::popup::Prompt, frame: &mut Frame, size: 
     frame.render_widget(Clear, area);
     frame.render_widget(
         Paragraph::new(vec![
-            Line::from(vec![
-                Span::styled(":", theme::KEY),
-                // Completed file names come from the disk: never raw.
-                Span::raw(tail(
-                    &safe_line(&p.text),
+            Line::from(
+                vec![
+                    Span::styled(":", theme::KEY),
+                    // Completed file names come from the disk: never raw.
+                ]
+                .into_iter()
+                .chain(super::editor::typed_line(
+                    p.split(),
                     (size.width as usize).saturating_sub(2),
-                )),
-                Span::raw("▏"),
-            ]),
+                    ratatui::style::Style::default(),
+                    true,
+                ))
+                .collect::<Vec<_>>(),
+            ),
             Line::from(Span::styled(
                 if p.candidates.is_empty() {
                     let what = if p.text.starts_with("pipe-thread ") {
@@ -517,15 +522,18 @@ fn search(app: &App, s: &Search, frame: &mut Frame, size: Rect) {
 
     frame.render_widget(
         Paragraph::new(vec![
-            Line::from(vec![
-                Span::styled("/ ", theme::KEY),
-                Span::raw(tail(
-                    &safe_line(&s.prompt.text),
-                    (input.width as usize).saturating_sub(3 + width(&count)),
-                )),
-                Span::raw("▏"),
-                Span::styled(count, theme::DIM),
-            ]),
+            Line::from(
+                vec![Span::styled("/ ", theme::KEY)]
+                    .into_iter()
+                    .chain(super::editor::typed_line(
+                        s.prompt.split(),
+                        (input.width as usize).saturating_sub(3 + width(&count)),
+                        ratatui::style::Style::default(),
+                        true,
+                    ))
+                    .chain([Span::styled(count, theme::DIM)])
+                    .collect::<Vec<_>>(),
+            ),
             Line::from(Span::styled(
                 s.error.clone().unwrap_or_default(),
                 theme::ERROR,

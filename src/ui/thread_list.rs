@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{focused, inner, pane_block, theme};
-use crate::app::text::{age, safe_line, tail, truncate, width};
+use crate::app::text::{age, safe_line, truncate, width};
 use crate::app::{App, Pane};
 
 /// Draws the list.
@@ -56,12 +56,16 @@ fn title(list: &crate::app::panes::thread_list::ThreadList, pane_width: usize) -
             head = format!("{state} filter: ");
         }
         let room = room(&head);
-        Line::from(vec![
-            Span::raw(head),
-            Span::styled(tail(&safe_line(&list.filter), room), theme::KEY),
-            Span::styled(if list.filtering { "▏" } else { "" }, theme::KEY),
-            Span::raw(" "),
-        ])
+        let typed = crate::app::writing::readline::split_at_cursor(&list.filter, list.filter_at);
+        let mut spans = vec![Span::raw(head)];
+        spans.extend(super::editor::typed_line(
+            typed,
+            room,
+            theme::KEY,
+            list.filtering,
+        ));
+        spans.push(Span::raw(" "));
+        Line::from(spans)
     } else {
         let full = format!(" Threads{state} ");
         if width(&full) + 2 <= pane_width {

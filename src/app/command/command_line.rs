@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::app::command::commands::{self, Arg, Cmd};
 use crate::app::popups::popup::Popup;
 use crate::app::popups::search::SEARCH_LIMIT;
-use crate::app::{Action, App, strip_controls};
+use crate::app::{Action, App};
 use crate::export;
 
 impl App {
@@ -16,23 +16,22 @@ impl App {
             return Ok(());
         };
         match action {
-            Action::Input(ev) if prompt.edit(&ev) => self.command_history.edited(),
+            Action::Input(ev) if prompt.edit(&ev, &mut self.kill) => self.command_history.edited(),
             Action::Paste(s) => {
-                prompt
-                    .text
-                    .push_str(&strip_controls(&s).0.replace('\n', " "));
+                prompt.insert(&s);
                 self.command_history.edited();
+            }
+            Action::Undo | Action::Redo if prompt.step(action == Action::Redo) => {
+                self.command_history.edited()
             }
             Action::Up => {
                 if let Some(line) = self.command_history.older(&prompt.text) {
-                    prompt.text = line.to_string();
-                    prompt.candidates.clear();
+                    prompt.set(line);
                 }
             }
             Action::Down => {
                 if let Some(line) = self.command_history.newer() {
-                    prompt.text = line.to_string();
-                    prompt.candidates.clear();
+                    prompt.set(line);
                 }
             }
             Action::Open => {
@@ -54,7 +53,7 @@ impl App {
                         })
                         .unwrap_or_default()
                 });
-                prompt.text = c.text;
+                prompt.set(c.text);
                 prompt.candidates = c.candidates;
             }
             _ => {}

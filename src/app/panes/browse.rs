@@ -1,7 +1,7 @@
 //! Actions on the browse screen: moving through threads and messages, folding, the panes,
 //! the mouse, and copying envelopes.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 
 use crate::app::panes::layout::{contains, inner_height};
 use crate::app::panes::thread_tree::ThreadTree;
@@ -54,6 +54,20 @@ impl App {
             }
             // Only the open filter takes typed keys (see `App::scope`).
             Action::Input(ev) if self.list.filtering => self.filter_key(ev)?,
+            Action::Undo | Action::Redo if self.list.filtering => {
+                let list = &mut self.list;
+                let (text, at, undo) =
+                    (&mut list.filter, &mut list.filter_at, &mut list.filter_undo);
+                let stepped = if action == Action::Redo {
+                    undo.redo(text, at)
+                } else {
+                    undo.undo(text, at)
+                };
+                if stepped {
+                    self.list.refilter(&self.store)?;
+                    self.open_selected_thread(false)?;
+                }
+            }
             Action::Paste(text) if self.list.filtering => self.filter_paste(&text)?,
             Action::ToggleHeaders => {
                 self.inspector.toggle_headers();
@@ -148,15 +162,10 @@ impl App {
     /// A key typed into the open filter; a control or alt chord bound to nothing is not text.
     fn filter_key(&mut self, ev: KeyEvent) -> anyhow::Result<()> {
         self.focus = Pane::List;
-        let chord = ev
-            .modifiers
-            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        match ev.code {
-            KeyCode::Backspace => {
-                self.list.filter.pop();
-            }
-            KeyCode::Char(c) if !chord => self.list.filter.push(c),
-            _ => return Ok(()),
+        let list = &mut self.list;
+        let (text, at, undo) = (&mut list.filter, &mut list.filter_at, &mut list.filter_undo);
+        if !crate::app::writing::readline::edit_line(text, at, &mut self.kill, undo, &ev) {
+            return Ok(());
         }
         self.list.refilter(&self.store)?;
         self.open_selected_thread(false)
@@ -167,9 +176,8 @@ impl App {
     fn filter_paste(&mut self, text: &str) -> anyhow::Result<()> {
         self.focus = Pane::List;
         let first = text.lines().next().unwrap_or_default();
-        self.list
-            .filter
-            .push_str(&crate::app::strip_controls(first).0);
+        let list = &mut self.list;
+        crate::app::writing::readline::insert_line(&mut list.filter, &mut list.filter_at, first);
         self.list.refilter(&self.store)?;
         self.open_selected_thread(false)
     }

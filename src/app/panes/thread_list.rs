@@ -28,6 +28,10 @@ pub struct ThreadList {
     pub offset: usize,
     /// The filter text.
     pub filter: String,
+    /// Where the cursor is in the filter, in characters (`None`: at its end).
+    pub filter_at: Option<usize>,
+    /// The filter's undo and redo, by word.
+    pub filter_undo: crate::app::writing::readline::LineUndo,
     /// Whether typed characters go to the filter.
     pub filtering: bool,
     /// Only threads with a message in this delivery state (`s` cycles it).

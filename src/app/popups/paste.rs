@@ -234,7 +234,7 @@ impl App {
                     "Paste here with your terminal (Ctrl-Shift-V, Cmd-V, or the mouse)…",
                 );
                 self.popup = Some(Popup::PasteBox {
-                    text: Box::new(text),
+                    text: Box::new(crate::app::writing::text_box::TextBox::new(text)),
                     note: "The clipboard cannot be read from here (remote session or no display)."
                         .into(),
                 });
@@ -312,7 +312,13 @@ impl App {
                     return self.preview_paste("<paste>", &all);
                 }
                 Action::Input(ev) => {
-                    text.input(ev);
+                    text.key(&ev, &mut self.kill, false);
+                }
+                Action::Undo => {
+                    text.undo();
+                }
+                Action::Redo => {
+                    text.redo();
                 }
                 Action::Confirm => {
                     let all = text.lines().join("\n");

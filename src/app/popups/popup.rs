@@ -1,8 +1,6 @@
 //! Popups over the browse screen: help, the paste preview, the paste box, search, the
 //! command line and the drafts list. A popup takes the keys while it is open.
 
-use ratatui_textarea::TextArea;
-
 use crate::app::keymap::Scope;
 use crate::store::{Draft, ImportReport, Kept, MessageLabel, SearchHit, Store};
 
@@ -19,7 +17,7 @@ pub enum Popup {
     /// A box to paste (or type) into, when the clipboard cannot be read.
     PasteBox {
         /// The text so far (boxed: a text area is large, the other popups are not).
-        text: Box<TextArea<'static>>,
+        text: Box<crate::app::writing::text_box::TextBox>,
         /// Why the box is open.
         note: String,
     },
@@ -146,30 +144,59 @@ pub struct UnsavedPaste {
 pub struct Prompt {
     /// The text typed.
     pub text: String,
+    /// Where the cursor is, in characters; `None` at the end (where text set from outside,
+    /// a command recalled or completed, leaves it).
+    pub at: Option<usize>,
     /// What Tab offered when it could not decide (cleared by the next edit).
     pub candidates: Vec<String>,
+    /// Undo and redo, by word.
+    pub history: crate::app::writing::readline::LineUndo,
 }
 
 impl Prompt {
-    /// Applies an editing key; whether the text changed.
-    pub fn edit(&mut self, ev: &ratatui::crossterm::event::KeyEvent) -> bool {
-        use ratatui::crossterm::event::{KeyCode, KeyModifiers};
-        self.candidates.clear();
-        let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
-        match ev.code {
-            KeyCode::Char('u') if ctrl => self.text.clear(),
-            KeyCode::Char('w') if ctrl => {
-                let t = self.text.trim_end();
-                let cut = t.rfind(' ').map(|i| i + 1).unwrap_or(0);
-                self.text.truncate(cut);
-            }
-            KeyCode::Char(c) if !ctrl && !c.is_control() => self.text.push(c),
-            KeyCode::Backspace => {
-                self.text.pop();
-            }
-            _ => return false,
+    /// Applies an editing key (a character, or a readline key: see
+    /// [`crate::app::writing::readline`]) with the app's kill buffer; whether the text
+    /// changed.
+    pub fn edit(&mut self, ev: &ratatui::crossterm::event::KeyEvent, kill: &mut String) -> bool {
+        let changed = crate::app::writing::readline::edit_line(
+            &mut self.text,
+            &mut self.at,
+            kill,
+            &mut self.history,
+            ev,
+        );
+        if changed {
+            self.candidates.clear();
         }
-        true
+        changed
+    }
+
+    /// Puts `text` in at the cursor (a paste: one line, without control characters).
+    pub fn insert(&mut self, text: &str) {
+        crate::app::writing::readline::insert_line(&mut self.text, &mut self.at, text);
+        self.candidates.clear();
+    }
+
+    /// Undoes (with `redo`: redoes) the last step; whether there was one.
+    pub fn step(&mut self, redo: bool) -> bool {
+        self.candidates.clear();
+        if redo {
+            self.history.redo(&mut self.text, &mut self.at)
+        } else {
+            self.history.undo(&mut self.text, &mut self.at)
+        }
+    }
+
+    /// Replaces the text, the cursor at its end.
+    pub fn set(&mut self, text: impl Into<String>) {
+        self.text = text.into();
+        self.at = None;
+        self.candidates.clear();
+    }
+
+    /// The text before the cursor and from it, for drawing the cursor between them.
+    pub fn split(&self) -> (&str, &str) {
+        crate::app::writing::readline::split_at_cursor(&self.text, self.at)
     }
 }
 
@@ -219,13 +246,27 @@ mod tests {
     #[test]
     fn prompt_edits() {
         let mut p = Prompt::default();
+        let mut kill = String::new();
+        let mut key = |p: &mut Prompt, c, m| p.edit(&KeyEvent::new(c, m), &mut kill);
         for c in "hello world".chars() {
-            p.edit(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+            key(&mut p, KeyCode::Char(c), KeyModifiers::NONE);
         }
-        p.edit(&KeyEvent::new(KeyCode::Char('w'), KeyModifiers::CONTROL));
+        key(&mut p, KeyCode::Char('w'), KeyModifiers::CONTROL);
         assert_eq!(p.text, "hello ");
-        p.edit(&KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE));
+        key(&mut p, KeyCode::Backspace, KeyModifiers::NONE);
         assert_eq!(p.text, "hello");
-        assert!(!p.edit(&KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)));
+        assert!(!key(&mut p, KeyCode::Char('x'), KeyModifiers::CONTROL));
+        // The cursor moves, and typing goes where it is.
+        key(&mut p, KeyCode::Char('a'), KeyModifiers::CONTROL);
+        key(&mut p, KeyCode::Char('>'), KeyModifiers::NONE);
+        assert_eq!(p.split(), (">", "hello"));
+        p.insert("a\nb ");
+        assert_eq!(p.text, ">a b hello");
+        key(&mut p, KeyCode::Char('k'), KeyModifiers::CONTROL);
+        key(&mut p, KeyCode::Char('y'), KeyModifiers::CONTROL);
+        key(&mut p, KeyCode::Char('y'), KeyModifiers::CONTROL);
+        assert_eq!(p.text, ">a b hellohello");
+        p.set("new");
+        assert_eq!(p.split(), ("new", ""));
     }
 }

@@ -1,7 +1,7 @@
 //! The search popup: the query searched as it is typed, the hits, and opening one.
 
 use crate::app::popups::popup::Popup;
-use crate::app::{Action, App, strip_controls};
+use crate::app::{Action, App};
 
 /// The search results asked for at a time.
 pub(in crate::app) const SEARCH_LIMIT: usize = 200;
@@ -13,14 +13,12 @@ impl App {
             return Ok(());
         };
         match action {
-            Action::Input(_) | Action::Paste(_) => {
+            Action::Input(_) | Action::Paste(_) | Action::Undo | Action::Redo => {
                 let changed = match action {
-                    Action::Input(ev) => search.prompt.edit(&ev),
+                    Action::Undo | Action::Redo => search.prompt.step(action == Action::Redo),
+                    Action::Input(ev) => search.prompt.edit(&ev, &mut self.kill),
                     Action::Paste(s) => {
-                        search
-                            .prompt
-                            .text
-                            .push_str(&strip_controls(&s).0.replace('\n', " "));
+                        search.prompt.insert(&s);
                         true
                     }
                     _ => false,

@@ -24,7 +24,20 @@ impl App {
         self.info(
             "New envelope: type the body; Tab for the headers, C-y copies, Esc keeps the draft.",
         );
+        self.editor_first();
         Ok(())
+    }
+
+    /// With `[compose] editor_first`: `$EDITOR` on the body of the composer just opened.
+    fn editor_first(&mut self) {
+        if !self.settings.editor_first {
+            return;
+        }
+        if let Some(c) = self.composer.as_mut() {
+            c.set_focus(Field::Body);
+            let body = c.form.body.clone();
+            self.ask(Effect::EditBody(body));
+        }
     }
 
     /// Opens the composer on a reply to the selected message (resuming its draft if one
@@ -36,7 +49,9 @@ impl App {
         };
         let title = crate::app::text::headline(&original.envelope, original.intent.as_deref());
         if let Some(draft) = self.store.drafts_for(&original.id)?.into_iter().next() {
-            return self.resume_draft(&draft);
+            self.resume_draft(&draft)?;
+            self.editor_first();
+            return Ok(());
         }
         let form = Form::reply(
             &original,
@@ -46,6 +61,7 @@ impl App {
         );
         self.composer = Some(Composer::new(form, Some(title)).with_book(self.contacts.clone()));
         self.info("Reply: type the body; C-y saves and copies, Esc keeps the draft.");
+        self.editor_first();
         Ok(())
     }
 
@@ -75,7 +91,22 @@ impl App {
         if !matches!(&action, Action::Input(ev) if vertical_rows(ev, 1).is_some()) {
             c.goal = None;
         }
+        if c.copy_view.is_some() {
+            match action {
+                Action::Back | Action::ShowCopy => c.copy_view = None,
+                Action::Input(ev) => {
+                    let (width, height) = ComposerAreas::new(self.size, c).copy_size();
+                    c.copy_view_key(&ev, width, height);
+                }
+                Action::SaveAndCopy => self.send()?,
+                Action::SaveDraft => self.save_draft(true)?,
+                // The form is out of sight: nothing else acts on it unseen.
+                _ => {}
+            }
+            return Ok(());
+        }
         match action {
+            Action::ShowCopy => c.copy_view = Some(0),
             Action::Back => {
                 let empty = c.form.body.trim().is_empty() && c.form.meta.trim().is_empty();
                 if empty && c.saved_at.is_none() {
@@ -112,7 +143,7 @@ impl App {
             Action::Paste(text) => {
                 let (clean, removed) = strip_controls(&text);
                 if let Some(b) = c.focused_box() {
-                    b.insert_str(&clean);
+                    b.insert(&clean);
                 }
                 c.validate();
                 self.save_draft(false)?;
@@ -183,7 +214,10 @@ impl App {
             }
             return Ok(());
         } else {
-            let changed = c.focused_box().map(|b| b.input(ev)).unwrap_or(false);
+            let kill = &mut self.kill;
+            let changed = (c.focused_box())
+                .map(|b| b.key(&ev, kill, single_line))
+                .unwrap_or(false);
             if !changed {
                 return Ok(());
             }

@@ -5,6 +5,8 @@
 //! back exactly as it was left even when it does not parse yet.
 
 use ratatui_textarea::TextArea;
+
+use crate::app::writing::text_box::TextBox;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::{self, Diagnostic, Envelope, Intent, MetaBlock};
@@ -199,15 +201,15 @@ pub struct Composer {
     /// Fields not edited in a text box (ids, user, version, intent).
     pub form: Form,
     /// Sender box.
-    pub from: TextArea<'static>,
+    pub from: TextBox,
     /// Recipient box.
-    pub to: TextArea<'static>,
+    pub to: TextBox,
     /// Context box.
-    pub context: TextArea<'static>,
+    pub context: TextBox,
     /// META box.
-    pub meta: TextArea<'static>,
+    pub meta: TextBox,
     /// Body editor.
-    pub body: TextArea<'static>,
+    pub body: TextBox,
     /// The focused field.
     pub focus: Field,
     /// The envelope as it will be copied (canonical form, before any fence).
@@ -240,17 +242,19 @@ pub struct Composer {
     pub meta_top: usize,
     /// The cell a run of vertical moves started from, which each of them aims for.
     pub goal: Option<usize>,
+    /// While the copy is shown over the whole screen (`C-o`): the first row shown.
+    pub copy_view: Option<usize>,
 }
 
 /// A multi-line box (the body, META) holding `text`, its cursor at the end.
-pub(crate) fn multi_line_box(text: &str) -> TextArea<'static> {
+pub(crate) fn multi_line_box(text: &str) -> TextBox {
     let mut t = boxed(text, false);
     t.move_cursor(ratatui_textarea::CursorMove::Bottom);
     t.move_cursor(ratatui_textarea::CursorMove::End);
     t
 }
 
-fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
+fn boxed(text: &str, single_line: bool) -> TextBox {
     let lines: Vec<String> = if single_line {
         vec![text.replace('\n', " ")]
     } else {
@@ -260,7 +264,7 @@ fn boxed(text: &str, single_line: bool) -> TextArea<'static> {
     t.set_cursor_line_style(ratatui::style::Style::default());
     // No wrap mode: the multi-line boxes are laid out and drawn by `editor_rows` and
     // `ui::editor`, which wrap between words.
-    t
+    TextBox::new(t)
 }
 
 impl Composer {
@@ -288,6 +292,7 @@ impl Composer {
             body_top: 0,
             meta_top: 0,
             goal: None,
+            copy_view: None,
         };
         c.body.move_cursor(ratatui_textarea::CursorMove::Bottom);
         c.body.move_cursor(ratatui_textarea::CursorMove::End);
@@ -313,7 +318,7 @@ impl Composer {
     }
 
     /// The text box that has the focus (none for the intent picker).
-    pub(crate) fn focused_box(&mut self) -> Option<&mut TextArea<'static>> {
+    pub(crate) fn focused_box(&mut self) -> Option<&mut TextBox> {
         self.text_box(self.focus)
     }
 
@@ -449,10 +454,12 @@ impl Composer {
         self.next_template += 1;
         self.meta.move_cursor(ratatui_textarea::CursorMove::Bottom);
         self.meta.move_cursor(ratatui_textarea::CursorMove::End);
-        if !self.meta.is_empty() {
-            self.meta.insert_newline();
-        }
-        self.meta.insert_str(&t);
+        let t = if self.meta.is_empty() {
+            t
+        } else {
+            format!("\n{t}")
+        };
+        self.meta.insert(&t);
         self.set_focus(Field::Meta);
         self.validate();
     }

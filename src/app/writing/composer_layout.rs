@@ -46,7 +46,10 @@ impl ComposerAreas {
             Constraint::Length(1),
         ])
         .areas(size);
-        let (form, preview) = if main.width >= 110 {
+        let (form, preview) = if c.copy_view.is_some() {
+            // The copy over the whole screen: the form is not drawn.
+            (Rect { height: 0, ..main }, main)
+        } else if main.width >= 110 {
             let [a, b] =
                 Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
                     .areas(main);
@@ -57,9 +60,17 @@ impl ComposerAreas {
             (a, b)
         };
         let meta_h = meta_height(c, form);
+        // The picker, focused, lists every intent: on as many rows as they need (two at 80
+        // columns), taken from the body.
+        let intent_h = if c.focus == Field::Intent {
+            let w = form.width.saturating_sub(LABEL) as usize;
+            intent_rows(&c.form.intent, w).len().clamp(1, 3) as u16
+        } else {
+            1
+        };
         let [row1, intent, context, ids, meta, body] = Layout::vertical([
             Constraint::Length(1),
-            Constraint::Length(1),
+            Constraint::Length(intent_h),
             Constraint::Length(1),
             Constraint::Length(1),
             Constraint::Length(meta_h),
@@ -85,6 +96,14 @@ impl ComposerAreas {
         }
     }
 
+    /// The inside (columns, rows) of the copy's pane.
+    pub(crate) fn copy_size(&self) -> (usize, usize) {
+        (
+            crate::app::panes::layout::inner_width(self.preview) as usize,
+            crate::app::panes::layout::inner_height(self.preview),
+        )
+    }
+
     /// The inside (columns, rows) of the box of `field`: the body's or META's.
     pub(crate) fn text_size(&self, field: Field) -> (usize, usize) {
         let r = match field {
@@ -96,6 +115,31 @@ impl ComposerAreas {
             crate::app::panes::layout::inner_height(r),
         )
     }
+}
+
+/// The width of a field's label, before its box.
+pub const LABEL: u16 = 9;
+
+/// The intents the picker lists, laid out on rows of `width` cells: each (name, whether it
+/// is `current`), the current one written `[NAME]`.
+pub fn intent_rows(current: &str, width: usize) -> Vec<Vec<(&'static str, bool)>> {
+    let mut rows: Vec<Vec<(&'static str, bool)>> = vec![Vec::new()];
+    let mut used = 0;
+    for name in crate::app::writing::composer::intents() {
+        let on = name.eq_ignore_ascii_case(current);
+        let w = name.len() + if on { 2 } else { 0 };
+        let gap = usize::from(used > 0);
+        if used > 0 && used + gap + w > width {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        let gap = usize::from(used > 0);
+        used += gap + w;
+        if let Some(row) = rows.last_mut() {
+            row.push((name, on));
+        }
+    }
+    rows
 }
 
 /// The META box's height in a form of `form`'s size: its rows (up to six) and borders.

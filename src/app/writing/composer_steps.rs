@@ -10,9 +10,8 @@
 //! the step left in them, or the text typed in one since would be lost: then the step says
 //! which box to undo first. Redo is the same walk forward; a new replacement ends it.
 
-use ratatui_textarea::TextArea;
-
 use crate::app::writing::composer::{Composer, Field};
+use crate::app::writing::text_box::TextBox;
 
 /// Replacements remembered for undo (each holds the boxes it replaced, so they are bounded).
 const KEPT: usize = 20;
@@ -24,7 +23,7 @@ pub(crate) struct Replacement {
     pub what: &'static str,
     /// Each box it replaced: the box to put back (text, cursor, its own history), and the
     /// lines the box in the composer must still hold for that to lose nothing.
-    boxes: Vec<(Field, TextArea<'static>, Vec<String>)>,
+    boxes: Vec<(Field, TextBox, Vec<String>)>,
 }
 
 impl Replacement {
@@ -56,7 +55,7 @@ pub enum Stepped {
 
 impl Composer {
     /// The box of `field` (none for the intent picker).
-    pub(crate) fn text_box(&mut self, field: Field) -> Option<&mut TextArea<'static>> {
+    pub(crate) fn text_box(&mut self, field: Field) -> Option<&mut TextBox> {
         match field {
             Field::Body => Some(&mut self.body),
             Field::From => Some(&mut self.from),

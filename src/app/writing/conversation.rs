@@ -5,7 +5,7 @@
 
 use crate::app::popups::popup::{Conversation, Popup, Prompt};
 use crate::app::writing::composer::{Composer, Form};
-use crate::app::{Action, App, strip_controls};
+use crate::app::{Action, App};
 use crate::ids::IdGenerator;
 use crate::primer::{Opening, first_envelope, primer_prefix};
 
@@ -41,10 +41,14 @@ impl App {
                 );
             }
             (Some(p), Action::Input(ev)) => {
-                p.edit(&ev);
+                p.edit(&ev, &mut self.kill);
             }
-            (Some(p), Action::Paste(s)) => {
-                p.text.push_str(&strip_controls(&s).0.replace('\n', " "))
+            (Some(p), Action::Paste(s)) => p.insert(&s),
+            (Some(p), Action::Undo) => {
+                p.step(false);
+            }
+            (Some(p), Action::Redo) => {
+                p.step(true);
             }
             (Some(p), Action::Open) => {
                 let context = std::mem::take(&mut p.text);

@@ -403,24 +403,29 @@ fn hostile_envelope_text_is_shown_as_placeholders() {
 }
 
 /// In the composer C-z (and C-_, which terminals send for C-/) undoes the last change to the
-/// focused box and C-r redoes it; the draft follows.
+/// focused box — a word typed, not a character — and C-r redoes it; the draft follows. C-u is
+/// readline's kill to the start of the line, and its kill is a step undone too.
 #[test]
 fn the_composer_undoes_and_redoes() {
     let mut t = harness(demo_store(), 80, 24);
     t.keys("n");
-    t.keys("abc");
+    t.keys("abc def");
     let body = |t: &support::Harness| t.app.composer.as_ref().unwrap().form.body.clone();
-    assert_eq!(body(&t), "abc");
+    assert_eq!(body(&t), "abc def");
     t.ctrl('z');
-    assert_eq!(body(&t), "ab");
-    t.ctrl('r');
     assert_eq!(body(&t), "abc");
+    t.ctrl('r');
+    assert_eq!(body(&t), "abc def");
     // C-_ as crossterm reports it from a terminal: C-7.
     t.ctrl('7');
-    assert_eq!(body(&t), "ab");
-    t.ctrl('/');
-    assert_eq!(body(&t), "a");
+    assert_eq!(body(&t), "abc");
+    t.keys(" xy");
     t.ctrl('u');
+    assert_eq!(body(&t), "");
+    t.ctrl('/');
+    assert_eq!(body(&t), "abc xy");
+    t.ctrl('z');
+    t.ctrl('z');
     assert_eq!(body(&t), "");
     // The draft saved is what undo left.
     let drafts = t.app.store.drafts().unwrap();
@@ -1942,23 +1947,36 @@ fn the_intent_picker_jumps_to_an_intent_by_its_letter() {
     t.keys("Done here.");
     t.key(KeyCode::Tab, NONE);
     t.keys("human://op\nCLAUDE\n");
+    // Focused, the picker lists every intent, the current one marked.
+    let s = t.screen();
     assert!(
-        t.screen()
-            .contains("◂ REQUEST ▸  (←/→, or its first letter)"),
-        "{}",
-        t.screen()
+        s.contains("▶intent  [REQUEST] RESPOND ESCALATE HANDOFF POLL ACK NACK ERROR")
+            && s.contains("         BROADCAST REVOKE CLOSE"),
+        "{s}"
     );
+    // The marked one, on the picker's two rows (left of the preview's border).
+    let picked = |t: &support::Harness| {
+        let s = t.screen();
+        let rows: String = (s.lines())
+            .skip_while(|l| !l.starts_with("▶intent"))
+            .take(2)
+            .map(|l| l.split(['│', '┌']).next().unwrap_or_default().to_string())
+            .collect();
+        let open = rows.find('[').unwrap_or(0);
+        let close = rows.find(']').unwrap_or(0);
+        rows[open + 1..close].to_string()
+    };
     t.keys("c");
-    assert!(t.screen().contains("◂ CLOSE ▸"), "{}", t.screen());
+    assert_eq!(picked(&t), "CLOSE");
     t.keys("p");
-    assert!(t.screen().contains("◂ POLL ▸"), "{}", t.screen());
+    assert_eq!(picked(&t), "POLL");
     t.keys("j");
-    assert!(t.screen().contains("◂ ACK ▸"), "{}", t.screen());
+    assert_eq!(picked(&t), "ACK");
     t.keys("RR");
-    assert!(t.screen().contains("◂ RESPOND ▸"), "{}", t.screen());
+    assert_eq!(picked(&t), "RESPOND");
     // A letter no intent begins changes nothing.
     t.keys("z");
-    assert!(t.screen().contains("◂ RESPOND ▸"), "{}", t.screen());
+    assert_eq!(picked(&t), "RESPOND");
     // What is copied carries the intent picked.
     t.key(KeyCode::Enter, NONE);
     t.ctrl('y');

@@ -16,3 +16,4 @@ mod reader;
 mod refresh;
 mod side_by_side;
 mod views;
+mod writing;

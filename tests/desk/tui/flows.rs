@@ -610,7 +610,7 @@ fn a_body_written_small_fills_its_box_once_the_terminal_grows() {
     // The body box's rows (the preview beside it shows the body too).
     let body_box = |s: &str| -> Vec<String> {
         let rows: Vec<&str> = s.lines().collect();
-        let Some(top) = rows.iter().position(|r| r.contains("body (C-e")) else {
+        let Some(top) = rows.iter().position(|r| r.contains("body (M-e")) else {
             return Vec::new();
         };
         (rows[top + 1..].iter())
@@ -987,7 +987,7 @@ fn the_editor_gets_a_file_only_the_operator_can_read() {
     t.wait_for("No threads yet.");
     t.type_text("n");
     t.wait_for("New envelope");
-    t.keys(&["C-e"]);
+    t.keys(&["M-e"]);
     t.wait_for("edited in the editor");
     let report = std::fs::read_to_string(&seen).unwrap();
     let mut lines = report.lines();
@@ -1061,7 +1061,7 @@ fn ctrl_c_ends_a_piped_command_not_the_app() {
 }
 
 /// In the composer of the real terminal, C-_ (the byte 0x1F, as terminals send C-/) and C-z
-/// undo the last change, and C-r redoes it.
+/// undo the last change — a word typed — and C-r redoes it.
 #[test]
 fn the_composer_undoes_with_the_keys_terminals_send() {
     let Some(t) = Term::new() else { return };
@@ -1069,19 +1069,18 @@ fn the_composer_undoes_with_the_keys_terminals_send() {
     t.wait_for("Kyoto trip");
     t.type_text("n");
     t.wait_for("New envelope");
-    t.type_text("xyzzy");
-    t.wait_for("xyzzy");
+    t.type_text("xyzzy plugh");
+    t.wait_for("xyzzy plugh");
+    // Undo goes by word: the last word typed, then the one before.
     t.send_bytes(&[0x1f]);
-    t.wait_until("C-_ undid the last letter", |s| {
-        s.contains("xyzz") && !s.contains("xyzzy")
+    t.wait_until("C-_ undid the last word", |s| {
+        s.contains("xyzzy") && !s.contains("plugh")
     });
     t.keys(&["C-z"]);
-    t.wait_until("C-z undid another", |s| {
-        s.contains("xyz") && !s.contains("xyzz")
-    });
+    t.wait_until("C-z undid another", |s| !s.contains("xyzzy"));
     t.keys(&["C-r"]);
     t.wait_until("C-r redid it", |s| {
-        s.contains("xyzz") && !s.contains("xyzzy")
+        s.contains("xyzzy") && !s.contains("plugh")
     });
 }
 

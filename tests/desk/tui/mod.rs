@@ -15,3 +15,4 @@ mod reading;
 mod refresh;
 mod trust;
 mod watch_xvfb;
+mod writing;
