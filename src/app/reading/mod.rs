@@ -148,7 +148,7 @@ impl App {
         let page = reader_page(size, r);
         if let Some(prompt) = r.prompt.as_mut() {
             match action {
-                Action::Input(ev) if prompt.edit(&ev) => {
+                Action::Input(ev) if prompt.edit(&ev, &mut self.kill) => {
                     let q = prompt.text.clone();
                     if r.search(&q, true) {
                         let row = r.hits[r.hit.unwrap_or(0)];
