@@ -1,7 +1,10 @@
 //! The inspector's content: one selected envelope laid out as rows of a given width —
-//! banner and headers, META blocks as key/value tables, the body wrapped, its diagnostics and
-//! signature — or its text as received / in canonical form. Built once per selection, toggle
-//! or resize (a 1 MiB body is wrapped once, not at every frame); views only style the rows.
+//! banner and headers, META blocks as key/value tables, the body rendered as markdown (see
+//! [`crate::markdown`]), its diagnostics and signature — or its text as received / in
+//! canonical form, unrendered. Built once per selection, toggle or resize (a 1 MiB body is
+//! rendered once, not at every frame); views only style the rows.
+
+use ratatui::text::Span;
 
 use crate::app::text::{safe, safe_line, short_time, truncate, width, wrap};
 use crate::store::StoredMessage;
@@ -13,8 +16,11 @@ pub enum RowKind {
     Title,
     /// A header or META entry: `key` then `text`.
     Field,
-    /// Body text.
+    /// Body text, plain (`(no body)`).
     Body,
+    /// A row of the body rendered as markdown: its styled spans in [`Row::spans`], its text
+    /// without styles in [`Row::text`].
+    Markdown,
     /// An error diagnostic.
     Error,
     /// A warning diagnostic.
@@ -36,6 +42,9 @@ pub struct Row {
     pub key: String,
     /// The rest of the row, safe to print.
     pub text: String,
+    /// The styled spans of a [`RowKind::Markdown`] row (made safe, like `text`); empty for
+    /// the other kinds, which the view styles by their kind.
+    pub spans: Vec<Span<'static>>,
 }
 
 impl Row {
@@ -44,6 +53,7 @@ impl Row {
             kind,
             key: key.into(),
             text: text.into(),
+            spans: Vec::new(),
         }
     }
 }
@@ -116,9 +126,11 @@ pub struct Inspector {
 pub(crate) const FOLD_BELOW: usize = 16;
 
 impl Inspector {
-    /// Rebuilds the rows when the message, the size, the view or the folding changed.
-    /// `unfold_key` names the key that shows the headers, for the folded line.
-    pub(crate) fn refresh(
+    /// Rebuilds the rows when the message, the size, the view or the folding changed, and
+    /// does nothing otherwise: the app calls it after every action, so a body is rendered
+    /// once per selection, not at every frame. `unfold_key` names the key that shows the
+    /// headers, for the folded line. (Public for the benchmarks.)
+    pub fn refresh(
         &mut self,
         msg: Option<&StoredMessage>,
         width: u16,
@@ -534,18 +546,30 @@ fn code(d: &serde_json::Value) -> &str {
     d.get("code").and_then(|v| v.as_str()).unwrap_or("")
 }
 
-/// The body, wrapped to `w` cells.
+/// The body rendered as markdown for `w` cells: bodies are mostly markdown, and read as
+/// their author meant them (a hard-wrapped paragraph reflowed, a table in columns, code set
+/// apart) rather than as the markup; `v` shows the text as written.
 fn body_rows(rows: &mut Vec<Row>, m: &StoredMessage, w: usize) {
     match &m.envelope.body {
-        Some(body) => {
-            for line in safe(body).lines() {
-                for part in wrap(line, w) {
-                    rows.push(Row::new(RowKind::Body, "", part));
-                }
-            }
-        }
+        Some(body) => rows.extend(markdown_rows(body, w)),
         None => rows.push(Row::new(RowKind::Body, "", "(no body)")),
     }
+}
+
+/// `text` rendered as markdown for `w` cells, as rows.
+pub(crate) fn markdown_rows(text: &str, w: usize) -> impl Iterator<Item = Row> {
+    crate::markdown::render(text, w)
+        .lines
+        .into_iter()
+        .map(|line| {
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            Row {
+                kind: RowKind::Markdown,
+                key: String::new(),
+                text,
+                spans: line.spans,
+            }
+        })
 }
 
 /// An envelope text wrapped to `w` cells (the pane's title names the view).
