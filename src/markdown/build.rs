@@ -62,11 +62,14 @@ pub(super) struct Builder {
     code: Option<(Option<String>, String)>,
     in_html: bool,
     last_blank: bool,
+    /// Whether code blocks are coloured as they are rendered (else later, in place).
+    colour: bool,
 }
 
 impl Builder {
-    pub(super) fn new(width: usize) -> Self {
+    pub(super) fn new(width: usize, colour: bool) -> Self {
         Self {
+            colour,
             width: width.max(1),
             out: Vec::new(),
             blocks: Vec::new(),
@@ -344,8 +347,10 @@ impl Builder {
 
     fn code_block(&mut self, lang: Option<String>, text: &str) {
         let number = self.blocks.len() + 1;
+        let lang_none = lang.is_none();
         let start = self.out.len();
-        for row in code::rows(number, lang.as_deref(), text, self.room()) {
+        let room = self.room();
+        for row in code::rows(number, lang.as_deref(), text, room, self.colour) {
             self.emit(row);
         }
         self.blocks.push(CodeBlock {
@@ -353,6 +358,8 @@ impl Builder {
             lang,
             code: code::as_written(text),
             lines: start..self.out.len(),
+            room: code::code_room(room),
+            coloured: self.colour || lang_none,
         });
     }
 

@@ -199,3 +199,17 @@ fn escapes_in_the_text_are_shown_not_sent() {
     }
     assert_eq!(r.blocks[0].code, "\u{1b}[2J");
 }
+
+#[test]
+fn code_coloured_later_is_what_a_coloured_render_gives() {
+    let text =
+        "- item\n\n  ```rust\n  fn main() {}\n  ```\n\n```python\ndef f():\n    return 1\n```\n";
+    let mut later = render_uncoloured(text, 30);
+    assert!(!later.blocks[0].coloured());
+    assert_eq!(later.plain_lines(), render(text, 30).plain_lines());
+    later.colour_rows(0..1);
+    assert!(!later.blocks[0].coloured(), "not yet in view");
+    later.colour_rows(0..later.lines.len());
+    assert!(later.blocks.iter().all(CodeBlock::coloured));
+    assert_eq!(later, render(text, 30));
+}

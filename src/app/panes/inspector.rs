@@ -120,6 +120,9 @@ pub struct Inspector {
     pub attachments_dir: Option<std::path::PathBuf>,
     /// The directory the rows were built with.
     built_dir: Option<std::path::PathBuf>,
+    /// The body's code blocks, their `lines` as rows of [`Inspector::rows`]: rendered plain
+    /// and coloured as they come into view (see [`Inspector::colour_in_view`]).
+    code: Vec<crate::markdown::CodeBlock>,
 }
 
 /// Below this many rows the inspector shows the body first, the headers folded to one line.
@@ -153,6 +156,7 @@ impl Inspector {
         if key.as_ref().map(|k| &k.0) != self.built_for.as_ref().map(|k| &k.0) {
             self.scroll = 0;
         }
+        self.code.clear();
         self.rows = match msg {
             Some(m) => match self.view {
                 View::Fields => field_rows(
@@ -160,6 +164,7 @@ impl Inspector {
                     width as usize,
                     fold.then_some(unfold_key),
                     self.attachments_dir.as_deref(),
+                    &mut self.code,
                 ),
                 View::Received => text_rows(&m.raw, width as usize),
                 View::Canonical => text_rows(&m.canonical, width as usize),
@@ -207,7 +212,37 @@ impl Inspector {
                 .map(|part| Row::new(RowKind::Warning, "", part));
             self.rows.splice(0..0, notes);
         }
+        // The blocks' rows were counted from the body's first row.
+        let body = (self.rows.iter().position(|r| r.kind == RowKind::Markdown)).unwrap_or(0);
+        for b in &mut self.code {
+            b.lines = b.lines.start + body..b.lines.end + body;
+        }
         self.built_for = key;
+        self.colour_in_view(height);
+    }
+
+    /// Colours the code blocks with a row within a screen of what `height` rows from
+    /// `scroll` show (a page up or down is coloured before it is seen). Each block is
+    /// coloured once; rows are left where they are.
+    fn colour_in_view(&mut self, height: usize) {
+        let from = self.scroll.saturating_sub(height);
+        let to = self.scroll.saturating_add(2 * height.max(1));
+        for b in &mut self.code {
+            if b.coloured() || b.lines.end <= from || b.lines.start >= to {
+                continue;
+            }
+            let Some(rows) = self.rows.get_mut(b.lines.clone()) else {
+                continue;
+            };
+            let mut lines: Vec<ratatui::text::Line<'static>> = rows
+                .iter_mut()
+                .map(|r| ratatui::text::Line::from(std::mem::take(&mut r.spans)))
+                .collect();
+            b.colour(&mut lines);
+            for (r, l) in rows.iter_mut().zip(lines) {
+                r.spans = l.spans;
+            }
+        }
     }
 
     /// Shows the headers when they are folded, folds them when shown.
@@ -220,18 +255,21 @@ impl Inspector {
     pub(crate) fn scroll_by(&mut self, delta: isize, height: usize) {
         let max = self.rows.len().saturating_sub(height);
         self.scroll = self.scroll.saturating_add_signed(delta).min(max);
+        self.colour_in_view(height);
     }
 }
 
 /// The envelope's fields, laid out in `w` cells. With `folded` (the key that unfolds them)
 /// the headers are one line and the body comes right after it, so a short pane shows what
 /// was said first; META blocks, diagnostics and the signature follow the body. Attachments
-/// are listed, and checked against the files in `dir` when it is given.
+/// are listed, and checked against the files in `dir` when it is given. The body's code
+/// blocks go to `code`, their rows counted from the body's first row.
 pub(crate) fn field_rows(
     m: &StoredMessage,
     w: usize,
     folded: Option<&str>,
     dir: Option<&std::path::Path>,
+    code: &mut Vec<crate::markdown::CodeBlock>,
 ) -> Vec<Row> {
     let env = &m.envelope;
     let mut f = Fields {
@@ -260,7 +298,7 @@ pub(crate) fn field_rows(
             let line = folded_line(env, key, &status, &pii, diags);
             f.rows
                 .push(Row::new(RowKind::Folded, "", truncate(&line, w)));
-            body_rows(&mut f.rows, m, w);
+            body_rows(&mut f.rows, m, w, code);
         }
         None => {
             for h in &env.headers {
@@ -309,7 +347,7 @@ pub(crate) fn field_rows(
     if folded.is_none() {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(RowKind::Title, "", "body"));
-        body_rows(&mut rows, m, w);
+        body_rows(&mut rows, m, w, code);
     }
     diagnostic_rows(&mut rows, diags, w);
     signature_rows(&mut rows, env, w);
@@ -548,28 +586,31 @@ fn code(d: &serde_json::Value) -> &str {
 
 /// The body rendered as markdown for `w` cells: bodies are mostly markdown, and read as
 /// their author meant them (a hard-wrapped paragraph reflowed, a table in columns, code set
-/// apart) rather than as the markup; `v` shows the text as written.
-fn body_rows(rows: &mut Vec<Row>, m: &StoredMessage, w: usize) {
+/// apart) rather than as the markup; `v` shows the text as written. The code is left plain,
+/// its blocks in `code`, to be coloured as it comes into view: a long body with much code
+/// is shown at once.
+fn body_rows(
+    rows: &mut Vec<Row>,
+    m: &StoredMessage,
+    w: usize,
+    code: &mut Vec<crate::markdown::CodeBlock>,
+) {
     match &m.envelope.body {
-        Some(body) => rows.extend(markdown_rows(body, w)),
+        Some(body) => {
+            let rendered = crate::markdown::render_uncoloured(body, w);
+            *code = rendered.blocks;
+            rows.extend(rendered.lines.into_iter().map(|line| {
+                let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+                Row {
+                    kind: RowKind::Markdown,
+                    key: String::new(),
+                    text,
+                    spans: line.spans,
+                }
+            }));
+        }
         None => rows.push(Row::new(RowKind::Body, "", "(no body)")),
     }
-}
-
-/// `text` rendered as markdown for `w` cells, as rows.
-pub(crate) fn markdown_rows(text: &str, w: usize) -> impl Iterator<Item = Row> {
-    crate::markdown::render(text, w)
-        .lines
-        .into_iter()
-        .map(|line| {
-            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-            Row {
-                kind: RowKind::Markdown,
-                key: String::new(),
-                text,
-                spans: line.spans,
-            }
-        })
 }
 
 /// An envelope text wrapped to `w` cells (the pane's title names the view).
