@@ -61,14 +61,15 @@ pub(super) struct Builder {
     table: Option<Table>,
     code: Option<(Option<String>, String)>,
     in_html: bool,
-    /// Bytes of code coloured so far (see [`super::EAGER_COLOUR`]).
-    coloured: usize,
     last_blank: bool,
+    /// Whether code blocks are coloured as they are rendered (else later, in place).
+    colour: bool,
 }
 
 impl Builder {
-    pub(super) fn new(width: usize) -> Self {
+    pub(super) fn new(width: usize, colour: bool) -> Self {
         Self {
+            colour,
             width: width.max(1),
             out: Vec::new(),
             blocks: Vec::new(),
@@ -80,7 +81,6 @@ impl Builder {
             table: None,
             code: None,
             in_html: false,
-            coloured: 0,
             last_blank: false,
         }
     }
@@ -347,25 +347,19 @@ impl Builder {
 
     fn code_block(&mut self, lang: Option<String>, text: &str) {
         let number = self.blocks.len() + 1;
+        let lang_none = lang.is_none();
         let start = self.out.len();
         let room = self.room();
-        // Coloured now while the body's code is short; past that, when it comes into sight.
-        let now = lang.is_none() || self.coloured + text.len() <= super::EAGER_COLOUR;
-        if now && lang.is_some() {
-            self.coloured += text.len();
-        }
-        let mut prefixes = Vec::new();
-        for row in code::rows(number, lang.as_deref(), text, room, now) {
-            let own = row.len();
+        for row in code::rows(number, lang.as_deref(), text, room, self.colour) {
             self.emit(row);
-            prefixes.push(self.out.last().map_or(0, |l| l.spans.len() - own));
         }
         self.blocks.push(CodeBlock {
             number,
             lang,
             code: code::as_written(text),
             lines: start..self.out.len(),
-            uncoloured: (!now).then_some(super::Uncoloured { room, prefixes }),
+            room: code::code_room(room),
+            coloured: self.colour || lang_none,
         });
     }
 

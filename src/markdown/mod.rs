@@ -48,49 +48,43 @@ pub struct CodeBlock {
     pub code: String,
     /// Its rows in [`Rendered::lines`], the label row included.
     pub lines: std::ops::Range<usize>,
-    /// Set while the block is drawn without colours: colouring is the one costly step of a
-    /// render (a grammar's regular expressions run over every line of code), so past the
-    /// first [`EAGER_COLOUR`] bytes of code a body's blocks are coloured when they come into
-    /// sight ([`Rendered::colour`]), not all at once.
-    pub uncoloured: Option<Uncoloured>,
-}
-
-/// What colouring a block later needs: the width its code rows were cut for, and how many
-/// spans of each of its rows are the prefixes of the blocks it sits in (a quote's bar, a
-/// list's indent), which colouring keeps.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Uncoloured {
+    /// The cells each code line was cut to.
     room: usize,
-    prefixes: Vec<usize>,
+    /// Whether its rows are coloured (or have nothing to colour).
+    coloured: bool,
 }
 
-/// Bytes of code a render colours at once; the blocks after them wait for [`Rendered::colour`].
-/// A few milliseconds of a grammar's work: a body with less code is whole after one render.
-pub const EAGER_COLOUR: usize = 8 * 1024;
+impl CodeBlock {
+    /// Whether its rows are coloured yet (a block without a language never is, and counts
+    /// as done).
+    pub fn coloured(&self) -> bool {
+        self.coloured
+    }
+
+    /// Colours its rows in place, if they are not yet: `lines` are its rows, `self.lines`
+    /// of the lines it was rendered in (shifted wherever those were moved to).
+    pub fn colour(&mut self, lines: &mut [Line<'static>]) {
+        if self.coloured {
+            return;
+        }
+        self.coloured = true;
+        if let Some(lang) = &self.lang {
+            code::colour(lang, &self.code, self.room, lines);
+        }
+    }
+}
 
 impl Rendered {
-    /// Colours the code blocks with rows in `rows` that are not coloured yet (see
-    /// [`CodeBlock::uncoloured`]); the rows stay where they are. Whether any changed.
-    pub fn colour(&mut self, rows: std::ops::Range<usize>) -> bool {
-        let mut changed = false;
-        for b in &mut self.blocks {
-            if b.lines.end <= rows.start || b.lines.start >= rows.end {
-                continue;
+    /// Colours the code blocks that have a row in `rows` and are not coloured yet: what a
+    /// view of a body rendered with [`render_uncoloured`] calls for the rows it shows.
+    pub fn colour_rows(&mut self, rows: std::ops::Range<usize>) {
+        for block in &mut self.blocks {
+            if block.lines.start < rows.end && rows.start < block.lines.end {
+                if let Some(lines) = self.lines.get_mut(block.lines.clone()) {
+                    block.colour(lines);
+                }
             }
-            let Some(u) = b.uncoloured.take() else {
-                continue;
-            };
-            let fresh = code::rows(b.number, b.lang.as_deref(), &b.code, u.room, true);
-            for ((line, row), keep) in (self.lines[b.lines.clone()].iter_mut())
-                .zip(fresh)
-                .zip(u.prefixes)
-            {
-                line.spans.truncate(keep);
-                line.spans.extend(row);
-            }
-            changed = true;
         }
-        changed
     }
 
     /// Each line's text without styles (trailing spaces trimmed): what a search reads.
@@ -105,9 +99,17 @@ impl Rendered {
     }
 }
 
-/// `text` (markdown) rendered as lines of at most `width` cells.
+/// `text` (markdown) rendered as lines of at most `width` cells, its code coloured.
 pub fn render(text: &str, width: usize) -> Rendered {
-    build::Builder::new(width).run(text)
+    build::Builder::new(width, true).run(text)
+}
+
+/// [`render`] with the code blocks left plain, to be coloured as they come into view
+/// ([`Rendered::colour_rows`], [`CodeBlock::colour`]): colouring costs some twenty times the
+/// rest of a render, so a long body with much code is shown at once and coloured where it
+/// is read. The lines, their text and their widths are those [`render`] gives.
+pub fn render_uncoloured(text: &str, width: usize) -> Rendered {
+    build::Builder::new(width, false).run(text)
 }
 
 /// Loads the code grammars now, if they are not loaded yet: a caller can pay the one-time cost

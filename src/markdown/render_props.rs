@@ -79,6 +79,13 @@ proptest! {
     }
 
     #[test]
+    fn code_coloured_later_is_the_same(s in text(), width in 20usize..120) {
+        let mut later = super::render_uncoloured(&s, width);
+        later.colour_rows(0..later.lines.len());
+        prop_assert_eq!(later, render(&s, width));
+    }
+
+    #[test]
     fn a_plain_paragraph_keeps_all_its_words(words in prop::collection::vec("[a-zA-Z0-9]{1,20}", 1..60), width in 20usize..100) {
         let text = words.join(" ");
         let shown = render(&text, width).plain_lines().join(" ");

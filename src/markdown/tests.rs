@@ -87,35 +87,6 @@ fn code_blocks_are_numbered_labelled_kept_as_written_and_coloured() {
 }
 
 #[test]
-fn code_past_the_eager_share_is_coloured_when_it_comes_into_sight() {
-    // Enough code that the last blocks wait, one of them inside a quote (its bar stays).
-    let block = "```rust\nfn main() {\n    let answer = 42;\n}\n```\n\n";
-    let n = EAGER_COLOUR / 20;
-    let text = format!("{}> {}", block.repeat(n), block.replace('\n', "\n> "));
-    let mut r = render(&text, 40);
-    let last = r.blocks.last().unwrap().clone();
-    assert!(
-        r.blocks[0].uncoloured.is_none(),
-        "the first are coloured at once"
-    );
-    assert!(last.uncoloured.is_some());
-    let fns = |r: &Rendered, rows: std::ops::Range<usize>| {
-        (r.lines[rows].iter().flat_map(|l| &l.spans))
-            .filter(|s| s.content.contains("fn"))
-            .map(|s| s.style.fg)
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(fns(&r, last.lines.clone()), [None]);
-    let before = r.plain_lines();
-    assert!(!r.colour(0..2), "nothing waits up there");
-    assert!(r.colour(last.lines.start..last.lines.start + 1));
-    assert_eq!(fns(&r, last.lines.clone()), [Some(Color::Magenta)]);
-    assert_eq!(r.plain_lines(), before, "the rows stay as they were");
-    assert!(r.plain_lines()[last.lines.start + 1].starts_with("│ │ fn main"));
-    assert!(r.blocks.last().unwrap().uncoloured.is_none());
-}
-
-#[test]
 fn a_long_code_line_is_cut_not_reflowed() {
     let r = render("```\nabcdefghij  klm\n```", 8);
     assert_eq!(r.plain_lines(), ["[1]", "│ abcdef", "│ ghij", "│ klm"]);
@@ -227,4 +198,18 @@ fn escapes_in_the_text_are_shown_not_sent() {
         assert!(!span.content.contains('\u{1b}'), "{:?}", span.content);
     }
     assert_eq!(r.blocks[0].code, "\u{1b}[2J");
+}
+
+#[test]
+fn code_coloured_later_is_what_a_coloured_render_gives() {
+    let text =
+        "- item\n\n  ```rust\n  fn main() {}\n  ```\n\n```python\ndef f():\n    return 1\n```\n";
+    let mut later = render_uncoloured(text, 30);
+    assert!(!later.blocks[0].coloured());
+    assert_eq!(later.plain_lines(), render(text, 30).plain_lines());
+    later.colour_rows(0..1);
+    assert!(!later.blocks[0].coloured(), "not yet in view");
+    later.colour_rows(0..later.lines.len());
+    assert!(later.blocks.iter().all(CodeBlock::coloured));
+    assert_eq!(later, render(text, 30));
 }

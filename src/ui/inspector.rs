@@ -49,6 +49,7 @@ pub(super) fn render(app: &App, frame: &mut Frame, area: Rect) {
             RowKind::Folded => Line::from(Span::styled(r.text.clone(), theme::DIM)),
             RowKind::Error => Line::from(Span::styled(r.text.clone(), theme::ERROR)),
             RowKind::Warning => Line::from(Span::styled(r.text.clone(), theme::WARN)),
+            RowKind::Markdown => Line::from(r.spans.clone()),
             RowKind::Body | RowKind::Text | RowKind::Blank => Line::from(r.text.clone()),
         })
         .collect();

@@ -330,9 +330,16 @@ fn preview(app: &App, p: &Preview, frame: &mut Frame, size: Rect) {
         .map(|(i, item)| preview_row(p, i, item, w))
         .collect();
     frame.render_widget(Paragraph::new(lines), list);
-    let d = (p.report.items.get(p.selected))
+    let mut d = (p.report.items.get(p.selected))
         .map(|item| preview_detail(app, item))
         .unwrap_or_default();
+    // The body follows what the import will do, rendered as the inspector shows it.
+    let room = (detail.height as usize).saturating_sub(1 + d.len() + 1);
+    let body = p.body_lines(detail.width as usize, room);
+    if !body.is_empty() {
+        d.push(Line::default());
+        d.extend(body);
+    }
     frame.render_widget(
         Paragraph::new(d).wrap(Wrap { trim: false }).block(
             Block::default()

@@ -49,6 +49,7 @@ fn row(kind: RowKind, text: String) -> Row {
         kind,
         key: String::new(),
         text,
+        spans: Vec::new(),
     }
 }
 

@@ -1,7 +1,10 @@
 //! The inspector's content: one selected envelope laid out as rows of a given width —
-//! banner and headers, META blocks as key/value tables, the body wrapped, its diagnostics and
-//! signature — or its text as received / in canonical form. Built once per selection, toggle
-//! or resize (a 1 MiB body is wrapped once, not at every frame); views only style the rows.
+//! banner and headers, META blocks as key/value tables, the body rendered as markdown (see
+//! [`crate::markdown`]), its diagnostics and signature — or its text as received / in
+//! canonical form, unrendered. Built once per selection, toggle or resize (a 1 MiB body is
+//! rendered once, not at every frame); views only style the rows.
+
+use ratatui::text::Span;
 
 use crate::app::text::{safe, safe_line, short_time, truncate, width, wrap};
 use crate::store::StoredMessage;
@@ -13,8 +16,11 @@ pub enum RowKind {
     Title,
     /// A header or META entry: `key` then `text`.
     Field,
-    /// Body text.
+    /// Body text, plain (`(no body)`).
     Body,
+    /// A row of the body rendered as markdown: its styled spans in [`Row::spans`], its text
+    /// without styles in [`Row::text`].
+    Markdown,
     /// An error diagnostic.
     Error,
     /// A warning diagnostic.
@@ -36,6 +42,9 @@ pub struct Row {
     pub key: String,
     /// The rest of the row, safe to print.
     pub text: String,
+    /// The styled spans of a [`RowKind::Markdown`] row (made safe, like `text`); empty for
+    /// the other kinds, which the view styles by their kind.
+    pub spans: Vec<Span<'static>>,
 }
 
 impl Row {
@@ -44,6 +53,7 @@ impl Row {
             kind,
             key: key.into(),
             text: text.into(),
+            spans: Vec::new(),
         }
     }
 }
@@ -110,15 +120,20 @@ pub struct Inspector {
     pub attachments_dir: Option<std::path::PathBuf>,
     /// The directory the rows were built with.
     built_dir: Option<std::path::PathBuf>,
+    /// The body's code blocks, their `lines` as rows of [`Inspector::rows`]: rendered plain
+    /// and coloured as they come into view (see [`Inspector::colour_in_view`]).
+    code: Vec<crate::markdown::CodeBlock>,
 }
 
 /// Below this many rows the inspector shows the body first, the headers folded to one line.
 pub(crate) const FOLD_BELOW: usize = 16;
 
 impl Inspector {
-    /// Rebuilds the rows when the message, the size, the view or the folding changed.
-    /// `unfold_key` names the key that shows the headers, for the folded line.
-    pub(crate) fn refresh(
+    /// Rebuilds the rows when the message, the size, the view or the folding changed, and
+    /// does nothing otherwise: the app calls it after every action, so a body is rendered
+    /// once per selection, not at every frame. `unfold_key` names the key that shows the
+    /// headers, for the folded line. (Public for the benchmarks.)
+    pub fn refresh(
         &mut self,
         msg: Option<&StoredMessage>,
         width: u16,
@@ -141,6 +156,7 @@ impl Inspector {
         if key.as_ref().map(|k| &k.0) != self.built_for.as_ref().map(|k| &k.0) {
             self.scroll = 0;
         }
+        self.code.clear();
         self.rows = match msg {
             Some(m) => match self.view {
                 View::Fields => field_rows(
@@ -148,6 +164,7 @@ impl Inspector {
                     width as usize,
                     fold.then_some(unfold_key),
                     self.attachments_dir.as_deref(),
+                    &mut self.code,
                 ),
                 View::Received => text_rows(&m.raw, width as usize),
                 View::Canonical => text_rows(&m.canonical, width as usize),
@@ -195,7 +212,37 @@ impl Inspector {
                 .map(|part| Row::new(RowKind::Warning, "", part));
             self.rows.splice(0..0, notes);
         }
+        // The blocks' rows were counted from the body's first row.
+        let body = (self.rows.iter().position(|r| r.kind == RowKind::Markdown)).unwrap_or(0);
+        for b in &mut self.code {
+            b.lines = b.lines.start + body..b.lines.end + body;
+        }
         self.built_for = key;
+        self.colour_in_view(height);
+    }
+
+    /// Colours the code blocks with a row within a screen of what `height` rows from
+    /// `scroll` show (a page up or down is coloured before it is seen). Each block is
+    /// coloured once; rows are left where they are.
+    fn colour_in_view(&mut self, height: usize) {
+        let from = self.scroll.saturating_sub(height);
+        let to = self.scroll.saturating_add(2 * height.max(1));
+        for b in &mut self.code {
+            if b.coloured() || b.lines.end <= from || b.lines.start >= to {
+                continue;
+            }
+            let Some(rows) = self.rows.get_mut(b.lines.clone()) else {
+                continue;
+            };
+            let mut lines: Vec<ratatui::text::Line<'static>> = rows
+                .iter_mut()
+                .map(|r| ratatui::text::Line::from(std::mem::take(&mut r.spans)))
+                .collect();
+            b.colour(&mut lines);
+            for (r, l) in rows.iter_mut().zip(lines) {
+                r.spans = l.spans;
+            }
+        }
     }
 
     /// Shows the headers when they are folded, folds them when shown.
@@ -208,18 +255,21 @@ impl Inspector {
     pub(crate) fn scroll_by(&mut self, delta: isize, height: usize) {
         let max = self.rows.len().saturating_sub(height);
         self.scroll = self.scroll.saturating_add_signed(delta).min(max);
+        self.colour_in_view(height);
     }
 }
 
 /// The envelope's fields, laid out in `w` cells. With `folded` (the key that unfolds them)
 /// the headers are one line and the body comes right after it, so a short pane shows what
 /// was said first; META blocks, diagnostics and the signature follow the body. Attachments
-/// are listed, and checked against the files in `dir` when it is given.
+/// are listed, and checked against the files in `dir` when it is given. The body's code
+/// blocks go to `code`, their rows counted from the body's first row.
 pub(crate) fn field_rows(
     m: &StoredMessage,
     w: usize,
     folded: Option<&str>,
     dir: Option<&std::path::Path>,
+    code: &mut Vec<crate::markdown::CodeBlock>,
 ) -> Vec<Row> {
     let env = &m.envelope;
     let mut f = Fields {
@@ -248,7 +298,7 @@ pub(crate) fn field_rows(
             let line = folded_line(env, key, &status, &pii, diags);
             f.rows
                 .push(Row::new(RowKind::Folded, "", truncate(&line, w)));
-            body_rows(&mut f.rows, m, w);
+            body_rows(&mut f.rows, m, w, code);
         }
         None => {
             for h in &env.headers {
@@ -297,7 +347,7 @@ pub(crate) fn field_rows(
     if folded.is_none() {
         rows.push(Row::new(RowKind::Blank, "", ""));
         rows.push(Row::new(RowKind::Title, "", "body"));
-        body_rows(&mut rows, m, w);
+        body_rows(&mut rows, m, w, code);
     }
     diagnostic_rows(&mut rows, diags, w);
     signature_rows(&mut rows, env, w);
@@ -534,15 +584,30 @@ fn code(d: &serde_json::Value) -> &str {
     d.get("code").and_then(|v| v.as_str()).unwrap_or("")
 }
 
-/// The body, wrapped to `w` cells.
-fn body_rows(rows: &mut Vec<Row>, m: &StoredMessage, w: usize) {
+/// The body rendered as markdown for `w` cells: bodies are mostly markdown, and read as
+/// their author meant them (a hard-wrapped paragraph reflowed, a table in columns, code set
+/// apart) rather than as the markup; `v` shows the text as written. The code is left plain,
+/// its blocks in `code`, to be coloured as it comes into view: a long body with much code
+/// is shown at once.
+fn body_rows(
+    rows: &mut Vec<Row>,
+    m: &StoredMessage,
+    w: usize,
+    code: &mut Vec<crate::markdown::CodeBlock>,
+) {
     match &m.envelope.body {
         Some(body) => {
-            for line in safe(body).lines() {
-                for part in wrap(line, w) {
-                    rows.push(Row::new(RowKind::Body, "", part));
+            let rendered = crate::markdown::render_uncoloured(body, w);
+            *code = rendered.blocks;
+            rows.extend(rendered.lines.into_iter().map(|line| {
+                let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+                Row {
+                    kind: RowKind::Markdown,
+                    key: String::new(),
+                    text,
+                    spans: line.spans,
                 }
-            }
+            }));
         }
         None => rows.push(Row::new(RowKind::Body, "", "(no body)")),
     }

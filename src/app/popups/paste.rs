@@ -74,7 +74,7 @@ impl App {
             };
             destinations.push(d);
         }
-        let summaries = summaries(text, &self.settings, &report);
+        let (summaries, bodies) = summaries(text, &self.settings, &report);
         self.popup = Some(Popup::Preview(Preview {
             kept: Some(kept),
             unsaved: None,
@@ -82,6 +82,8 @@ impl App {
             report,
             destinations,
             summaries,
+            bodies,
+            rendered: Default::default(),
             bytes: text.len(),
         }));
         Ok(())
@@ -118,6 +120,9 @@ impl App {
             .iter()
             .map(|p| headline(&p.envelope, None))
             .collect();
+        let bodies = (extracted.envelopes.iter())
+            .map(|p| p.envelope.body.clone())
+            .collect();
         // The file it was already written to, when this is the same paste again.
         let file = match &self.popup {
             Some(Popup::Preview(Preview {
@@ -147,6 +152,8 @@ impl App {
             },
             destinations,
             summaries,
+            bodies,
+            rendered: Default::default(),
             bytes: text.len(),
         }));
         Ok(())
@@ -471,11 +478,42 @@ impl App {
     }
 }
 
+impl Preview {
+    /// The selected envelope's body rendered as markdown for `width` cells, its first `rows`
+    /// lines. The rendering is kept for the item and width it was made for, so a frame that
+    /// draws the same preview again only copies the lines it shows.
+    pub(crate) fn body_lines(
+        &self,
+        width: usize,
+        rows: usize,
+    ) -> Vec<ratatui::text::Line<'static>> {
+        let Some(Some(body)) = self.bodies.get(self.selected) else {
+            return Vec::new();
+        };
+        let mut memo = self.rendered.borrow_mut();
+        if !matches!(&*memo, Some(m) if m.0 == self.selected && m.1 == width) {
+            let lines = crate::markdown::render(body, width).lines;
+            *memo = Some(Box::new((self.selected, width, lines)));
+        }
+        memo.as_ref()
+            .map(|m| m.2.iter().take(rows).cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
 /// For each envelope of `text`: the id it will be stored under when that is made on receipt
 /// (shortened; the dry run makes the same ids as the import), intent, from→to and the body's
-/// first line (the same extraction the import runs).
-fn summaries(text: &str, settings: &crate::app::Settings, report: &ImportReport) -> Vec<String> {
-    crate::protocol::extract(text, &settings.options)
+/// first line (the same extraction the import runs); and its body as written.
+fn summaries(
+    text: &str,
+    settings: &crate::app::Settings,
+    report: &ImportReport,
+) -> (Vec<String>, Vec<Option<String>>) {
+    let extracted = crate::protocol::extract(text, &settings.options);
+    let bodies = (extracted.envelopes.iter())
+        .map(|p| p.envelope.body.clone())
+        .collect();
+    let summaries = extracted
         .envelopes
         .iter()
         .enumerate()
@@ -499,5 +537,6 @@ fn summaries(text: &str, settings: &crate::app::Settings, report: &ImportReport)
             };
             format!("{id}{}", headline(&p.envelope, intent.as_deref()))
         })
-        .collect()
+        .collect();
+    (summaries, bodies)
 }

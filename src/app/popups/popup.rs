@@ -115,11 +115,20 @@ pub struct Preview {
     pub destinations: Vec<String>,
     /// For each item: intent, from→to and the body's first line, safe to print.
     pub summaries: Vec<String>,
+    /// For each item: its body as written (`None`: it has none).
+    pub bodies: Vec<Option<String>>,
+    /// The selected item's body rendered as markdown: which item and width it was rendered
+    /// for, and its lines (see [`Preview::body_lines`]); boxed, as popups are moved whole.
+    pub rendered: std::cell::RefCell<RenderedBody>,
     /// Selected item.
     pub selected: usize,
     /// Bytes pasted.
     pub bytes: usize,
 }
+
+/// A body rendered for the paste preview: the item and width it was rendered for, and its
+/// lines.
+pub type RenderedBody = Option<Box<(usize, usize, Vec<ratatui::text::Line<'static>>)>>;
 
 /// A paste the database did not take (disk full, or busy): kept in memory until it is
 /// stored or written to a file.

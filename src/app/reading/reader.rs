@@ -77,7 +77,7 @@ impl Reader {
             n => self.scroll as f64 / n as f64,
         };
         self.body = match self.message.envelope.body.as_deref() {
-            Some(text) => crate::markdown::render(text, width),
+            Some(text) => crate::markdown::render_uncoloured(text, width),
             None => Rendered {
                 lines: vec![Line::from("(no body)")],
                 ..Rendered::default()
@@ -95,7 +95,7 @@ impl Reader {
     pub(crate) fn scroll_by(&mut self, delta: isize, page: usize) {
         let max = self.body.lines.len().saturating_sub(page);
         self.scroll = self.scroll.saturating_add_signed(delta).min(max);
-        self.body.colour(self.scroll..self.scroll + page);
+        self.body.colour_rows(self.scroll..self.scroll + page);
     }
 
     /// Runs a search for `query` (case folded); with `jump`, shows the first match at or

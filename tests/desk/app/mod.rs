@@ -11,6 +11,7 @@ mod flow_poll;
 mod flow_privacy;
 mod flow_settle;
 mod lists;
+mod markdown;
 mod props;
 mod reader;
 mod refresh;

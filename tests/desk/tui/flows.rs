@@ -452,16 +452,18 @@ fn drafts_survive_quitting_and_sigkill() {
 #[test]
 fn escape_sequences_in_a_body_are_shown_not_obeyed() {
     let Some(t) = Term::new() else { return };
+    // Each line ends in a hard break (`\`): the fields view renders the body as markdown,
+    // which would join the lines of one paragraph.
     let hostile = "[[MALLORY→CLAUDE v1]]\n\
         user: mallory\n\
         session: 2025-10-09T16Z evil01\n\
         context: hostile body\n\
         intent: REQUEST\n\
         body: |\n  \
-        title \x1b]0;PWNED\x07 set\n  \
-        clear \x1b[2J\x1b[H screen \x1b[31mRED\x1b[0m\n  \
-        clip \x1b]52;c;UFdORUQtQ0xJUA==\x07 board\n  \
-        bidi \u{202E}gnp.exe\n  \
+        title \x1b]0;PWNED\x07 set\\\n  \
+        clear \x1b[2J\x1b[H screen \x1b[31mRED\x1b[0m\\\n  \
+        clip \x1b]52;c;UFdORUQtQ0xJUA==\x07 board\\\n  \
+        bidi \u{202E}gnp.exe\\\n  \
         bell \x07 done\n\
         sig: none\n\
         [[END]]\n";
