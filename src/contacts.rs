@@ -90,6 +90,17 @@ impl AddressBook {
         self.contacts.iter().find(|c| c.is(who))
     }
 
+    /// How the desk names `who` (a banner's from or to) on screen: the name of the contact it
+    /// is, when the book knows it (`Claude` for `claude://session/7c2e91`), else `who`
+    /// itself. A name the book does not know is the envelope's own, untrusted text: the
+    /// caller makes it safe to show, as it does a contact's.
+    pub fn display_name<'a>(&'a self, who: &'a str) -> &'a str {
+        match self.find(who) {
+            Some(c) if !c.name.trim().is_empty() => c.name.trim(),
+            _ => who,
+        }
+    }
+
     /// The address for `who`: a contact's address when it is a contact's name, else `who`
     /// as typed.
     pub(crate) fn resolve(&self, who: &str) -> String {
@@ -156,6 +167,15 @@ mod tests {
         assert_eq!(b.resolve(" Claude "), "claude://session/7c2e91");
         assert_eq!(b.resolve("gpt"), "gpt");
         assert_eq!(b.resolve("human://kalle"), "human://kalle");
+    }
+
+    #[test]
+    fn known_addresses_show_as_their_contact_names() {
+        let b = book();
+        assert_eq!(b.display_name("claude://session/7c2e91"), "Claude");
+        assert_eq!(b.display_name("CLAUDE"), "Claude");
+        assert_eq!(b.display_name("gpt"), "gpt");
+        assert_eq!(b.display_name("gemini://chat/1"), "gemini://chat/1");
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod flow_poll;
 mod flow_privacy;
 mod flow_settle;
 mod lists;
+mod narrow;
 mod props;
 mod refresh;
 mod views;

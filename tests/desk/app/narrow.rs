@@ -1,0 +1,96 @@
+//! At 80 columns: thread rows keep their titles readable beside their markers, and
+//! participants go by their contact names in the list and the tree, while names the address
+//! book does not know stay the envelope's own, made safe.
+
+use crate::helpers::support;
+
+use crosstalk::contacts::{AddressBook, Contact};
+use crosstalk::store::Store;
+use support::{demo_store, harness};
+
+fn book() -> AddressBook {
+    AddressBook {
+        contacts: vec![
+            Contact {
+                name: "CLAUDE".into(),
+                address: Some("claude://session/7c2e91".into()),
+                ..Default::default()
+            },
+            Contact {
+                name: "GPT".into(),
+                address: Some("chatgpt://thread/f07d3e".into()),
+                ..Default::default()
+            },
+        ],
+        fenced_recipients: Vec::new(),
+    }
+}
+
+/// The demo's most marked row (unread, addressed to me and a missed relay, awaiting a
+/// reply) kept 6 characters of its context at 80×24 ("⏳ 0s ✉1 ⚠1 incide…"); its markers are
+/// a cell each now, and it keeps 15 and the `…`.
+#[test]
+fn the_demo_rows_keep_their_titles_at_80_columns() {
+    let t = harness(demo_store(), 80, 24);
+    let rows = t.thread_rows();
+    let incident = (rows.iter())
+        .find(|r| r.contains("incident"))
+        .unwrap_or_else(|| panic!("{}", t.screen()));
+    let title = incident
+        .trim_start_matches(['●', '✉', '⧗', '✎', '⇢', '⚠', '✗', ' '])
+        .split("  ")
+        .next()
+        .unwrap();
+    assert!(incident.starts_with("●⚠⧗ "), "{incident:?}");
+    assert!(title.chars().count() >= 15, "{incident:?}\n{}", t.screen());
+    assert!(
+        !rows.iter().any(|r| r.contains("⏳") || r.contains("✉1")),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn participants_show_by_contact_name_in_the_list_and_the_tree() {
+    let mut store = Store::open_in_memory().unwrap();
+    let text = "[[claude://session/7c2e91→chatgpt://thread/f07d3e v1]]\n\
+                message: 01JD8X0000000000000000000A\n\
+                context: launch\n\
+                intent: REQUEST\n\
+                body: Plan the launch.\n\
+                [[/claude://session/7c2e91]]\n";
+    store.import_text("t", text, &Default::default()).unwrap();
+    // A sender the book does not know keeps its own name.
+    let other = "[[gemini://chat/42→chatgpt://thread/f07d3e v1]]\n\
+                 message: 01JD8X0000000000000000000B\n\
+                 body: hi\n\
+                 [[/gemini://chat/42]]\n";
+    store.import_text("u", other, &Default::default()).unwrap();
+    let mut t = harness(store, 80, 24);
+    t.app.contacts = book();
+    let screen = t.screen();
+    let rows = t.thread_rows();
+    assert!(
+        rows.iter().any(|r| r.contains("launch · CLAUDE,…")),
+        "{screen}"
+    );
+    assert!(
+        rows.iter().any(|r| r.contains("gemini://chat/42")),
+        "{screen}"
+    );
+    assert!(!rows.iter().any(|r| r.contains("claude://")), "{screen}");
+    // The tree names them too.
+    let launch = rows.iter().position(|r| r.contains("launch")).unwrap();
+    let at = t.app.list.selected;
+    for _ in at..launch {
+        t.keys("j");
+    }
+    for _ in launch..at {
+        t.keys("k");
+    }
+    t.key(
+        ratatui::crossterm::event::KeyCode::Enter,
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    );
+    let screen = t.screen();
+    assert!(screen.contains("CLAUDE→GPT"), "{screen}");
+}
