@@ -96,6 +96,8 @@ pub struct Settings {
     /// Where the app remembers the thread and filters it had when it quit, to reopen them
     /// (`None`: not remembered, as for the demo; see `resume`).
     pub place_file: Option<std::path::PathBuf>,
+    /// How the screens read (`[ui]`): the tree's indentation, when an awaited reply is late.
+    pub ui: crate::config::UiConfig,
 }
 
 impl Settings {

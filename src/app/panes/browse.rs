@@ -308,7 +308,7 @@ impl App {
     ) -> anyhow::Result<()> {
         match self.store.thread_outline(id)? {
             Some(outline) => {
-                let mut t = ThreadTree::new(outline);
+                let mut t = ThreadTree::with_indent(outline, self.settings.ui.tree_indent);
                 let found = message.is_some_and(|m| t.select_id(m));
                 if !found {
                     t.selected = t.visible.len().saturating_sub(1);

@@ -94,3 +94,73 @@ fn participants_show_by_contact_name_in_the_list_and_the_tree() {
     let screen = t.screen();
     assert!(screen.contains("CLAUDE→GPT"), "{screen}");
 }
+
+/// Opens the demo thread whose row contains `name` in the tree.
+fn open_thread(t: &mut support::Harness, name: &str) {
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+    while t.focused_pane() != crosstalk::app::Pane::List {
+        t.key(KeyCode::BackTab, KeyModifiers::NONE);
+    }
+    let rows = t.thread_rows();
+    let want = (rows.iter())
+        .position(|r| r.contains(name))
+        .unwrap_or_else(|| panic!("no {name}: {rows:?}"));
+    t.keys("g");
+    for _ in 0..want {
+        t.keys("j");
+    }
+    t.key(
+        ratatui::crossterm::event::KeyCode::Enter,
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    );
+}
+
+/// The rows of the tree pane as drawn.
+fn tree_rows(t: &support::Harness) -> Vec<String> {
+    let buf = t.buffer();
+    let pane = crosstalk::app::panes::layout::Areas::new(t.app.size).tree;
+    (pane.y + 1..pane.bottom() - 1)
+        .map(|y| {
+            (pane.x + 1..pane.right() - 1)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .filter(|r| !r.trim().is_empty())
+        .collect()
+}
+
+#[test]
+fn the_tree_indents_every_reply_when_the_config_says_so() {
+    let mut t = harness(demo_store(), 120, 40);
+    open_thread(&mut t, "Kyoto");
+    let branches = tree_rows(&t);
+    // By default the RESPOND, its parent's only reply, stays in its parent's column.
+    assert!(branches[1].starts_with("● RESPOND"), "{branches:#?}");
+    t.app.settings.ui.tree_indent = crosstalk::config::TreeIndent::Every;
+    open_thread(&mut t, "flaky CI");
+    open_thread(&mut t, "Kyoto");
+    let every = tree_rows(&t);
+    assert!(every[1].starts_with("└─● RESPOND"), "{every:#?}");
+    assert!(every[2].starts_with("  ├─● ESCALATE"), "{every:#?}");
+    assert_eq!(branches.len(), every.len());
+}
+
+/// The demo's v1.0 thread names no parents: the desk placed its replies, and the tree says
+/// so on each (`≈`), from a dotted guide where one is drawn.
+#[test]
+fn an_inferred_placement_shows_as_such_in_the_tree() {
+    let mut t = harness(demo_store(), 120, 40);
+    t.app.settings.ui.tree_indent = crosstalk::config::TreeIndent::Every;
+    open_thread(&mut t, "flaky CI");
+    let rows = tree_rows(&t);
+    let placed: Vec<&String> = rows.iter().filter(|r| r.contains("≈")).collect();
+    assert!(!placed.is_empty(), "{rows:#?}");
+    assert!(
+        placed.iter().all(|r| r.contains("└┄") || r.contains("├┄")),
+        "{rows:#?}"
+    );
+    assert!(
+        !rows[0].contains("≈"),
+        "the first message is no reply: {rows:#?}"
+    );
+}
