@@ -1,7 +1,8 @@
 //! The address book: `[[contacts]]` in `config.toml` — the spec's "local config files" that
 //! map a banner name to an address. A contact's name can be typed wherever an address is
-//! asked for (the composer's from and to, `crosstalk primer --to`), and its settings decide
-//! how copies for it are made.
+//! asked for (the composer's from and to, `crosstalk primer --to`), the screens show its name
+//! for its address, and its settings decide how copies for it are made (fence, preamble,
+//! primer on the first copy, delivery).
 //!
 //! How it relates to the older `[recipients."name"]` table: both are read. A contact that
 //! matches a recipient decides by its own `fence`; a recipient no contact matches keeps
@@ -27,6 +28,10 @@ pub struct Contact {
     /// `N` in the app): what this model needs told first.
     #[serde(default)]
     pub preamble: Option<String>,
+    /// Put the primer (the format rules) before the first envelope carried to its window, after
+    /// its preamble: a window opened without `N` learns the format from its first copy.
+    #[serde(default)]
+    pub primer: bool,
     /// How `y` and C-y deliver envelopes to it: the clipboard (default) or `http`.
     #[serde(default)]
     pub delivery: DeliveryMethod,
