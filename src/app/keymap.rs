@@ -300,6 +300,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "U", Action::Undo),
     // What the watch brought for the operator while they were busy: `J`ump to it.
     (Scope::Browse, "J", Action::JumpToArrival),
+    // The next thing to do, across threads: as neomutt's next-unread, for what needs you.
+    (Scope::Browse, "t", Action::NextToDo),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
     // `d` as mutt's delete takes a row out of the index, `x` as drafts discard, `u` as

@@ -84,6 +84,7 @@ impl App {
             Action::Archive => self.toggle_archive()?,
             Action::Undo => self.undo_archive()?,
             Action::JumpToArrival => self.jump_to_arrival()?,
+            Action::NextToDo => self.next_to_do()?,
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::ErrorReply => self.pick_error_code(),

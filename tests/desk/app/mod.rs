@@ -12,6 +12,7 @@ mod flow_privacy;
 mod flow_settle;
 mod lists;
 mod narrow;
+mod next_to_do;
 mod props;
 mod refresh;
 mod views;
