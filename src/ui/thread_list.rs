@@ -178,7 +178,7 @@ fn row_line(
     };
     let marks_w = if cols.marks > 0 { cols.marks + 1 } else { 0 };
     let room = w.saturating_sub(1 + marks_w + 1 + cols.count + 1 + AGE);
-    let main = truncate(&main, room);
+    let main = cut(&main, room);
     let pad = " ".repeat(room.saturating_sub(width(&main)));
     let mut spans = vec![unread];
     if cols.marks > 0 {
@@ -196,6 +196,16 @@ fn row_line(
     ]);
     theme::highlight(&mut spans, selected);
     Line::from(spans)
+}
+
+/// `text` cut to `room` cells, its `…` right after the last word kept (`launch plan…`, not
+/// `launch plan …`).
+fn cut(text: &str, room: usize) -> String {
+    let cut = truncate(text, room);
+    match cut.strip_suffix('…') {
+        Some(kept) if kept.ends_with(' ') => format!("{}…", kept.trim_end()),
+        _ => cut,
+    }
 }
 
 /// The state filter's part of the list title: ` [to relay] 3 of 12`, how many threads it

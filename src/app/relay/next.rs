@@ -39,7 +39,7 @@ impl App {
         };
         let (section, row) = todo[next];
         let (n, of) = (next + 1, todo.len());
-        let what = self.todo_words(section, row);
+        let what = self.todo_words(section, row, &format!(" ({n} of {of})"));
         let (thread, message) = (row.thread.clone(), row.message.clone());
         // A state filter that hides it gives way, as the queue's rows open.
         if self.list.state != StateFilter::Only(section) {
@@ -47,12 +47,13 @@ impl App {
         }
         self.reveal(&thread, Some(&message))?;
         self.focus = Pane::Tree;
-        self.info(format!("{what} ({n} of {of})"));
+        self.info(what);
         Ok(())
     }
 
-    /// How the status line names what `t` found: `to relay: REQUEST CLAUDE→GPT “Plan…”`.
-    fn todo_words(&self, section: Section, row: &QueueRow) -> String {
+    /// How the status line names what `t` found, `count` after it: `to relay: REQUEST
+    /// CLAUDE→GPT “Plan…” (1 of 3)`, its first line cut so that all fits one status line.
+    fn todo_words(&self, section: Section, row: &QueueRow, count: &str) -> String {
         let who = |a: &str| safe_line(self.contacts.display_name(a)).into_owned();
         let head = match section {
             Section::Awaiting => format!(
@@ -61,13 +62,19 @@ impl App {
             ),
             s => s.title().to_string(),
         };
-        let line = crate::app::text::truncate(&safe_line(&row.first_line), 30);
-        format!(
-            "{head}: {} {}→{} “{line}”",
+        let what = format!(
+            "{head}: {} {}→{}",
             safe_line(row.intent.as_deref().unwrap_or("-")),
             who(&row.from),
             who(&row.to),
-        )
+        );
+        let width = crate::app::text::width;
+        let room = (self.size.width as usize).saturating_sub(width(&what) + width(count) + 3);
+        if room < 8 {
+            return format!("{what}{count}");
+        }
+        let line = crate::app::text::truncate(&safe_line(&row.first_line), room);
+        format!("{what} “{line}”{count}")
     }
 }
 
