@@ -164,3 +164,74 @@ fn an_inferred_placement_shows_as_such_in_the_tree() {
         "the first message is no reply: {rows:#?}"
     );
 }
+
+/// The footer line, as drawn above the status line.
+fn footer(t: &support::Harness) -> String {
+    let screen = t.screen();
+    let rows: Vec<&str> = screen.lines().collect();
+    rows[rows.len() - 2].trim_end().to_string()
+}
+
+/// The footer hints the keys of the focused pane and of the selection, from the keymap in
+/// force, whole hints only, within 80 columns.
+#[test]
+fn the_footer_shows_the_keys_of_the_focused_pane_and_the_selection() {
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+    let mut t = harness(demo_store(), 80, 24);
+    while t.focused_pane() != crosstalk::app::Pane::List {
+        t.key(KeyCode::BackTab, KeyModifiers::NONE);
+    }
+    let list = footer(&t);
+    assert!(list.starts_with(" ?  help "), "{list:?}");
+    for hint in ["t  next to do", "Enter  open", "f  filter", "s  by state"] {
+        assert!(list.contains(hint), "{hint}: {list:?}");
+    }
+    assert!(!list.contains("raw / canonical"), "{list:?}");
+    t.key(KeyCode::Tab, KeyModifiers::NONE);
+    let tree = footer(&t);
+    assert!(
+        tree.contains("r  reply") && tree.contains("Space  fold"),
+        "{tree:?}"
+    );
+    assert!(!tree.contains("f  filter"), "{tree:?}");
+    t.key(KeyCode::Tab, KeyModifiers::NONE);
+    let inspector = footer(&t);
+    assert!(inspector.contains("v  raw / canonical"), "{inspector:?}");
+    assert!(inspector.contains("H  headers"), "{inspector:?}");
+    // A message to relay selected: relaying it comes first.
+    t.keys("t");
+    assert!(
+        t.status_line().starts_with("to relay: "),
+        "{}",
+        t.status_line()
+    );
+    let relay = footer(&t);
+    assert!(
+        relay.starts_with(" ?  help  y  relay it  t  next to do "),
+        "{relay:?}"
+    );
+    // Addressed to the operator: answering it.
+    let mut n = 0;
+    while !t.status_line().starts_with("addressed to me: ") && n < 20 {
+        t.keys("t");
+        n += 1;
+    }
+    let mine = footer(&t);
+    assert!(mine.starts_with(" ?  help  r  answer it "), "{mine:?}");
+    for line in [list, tree, inspector, relay, mine] {
+        assert!(crosstalk::cells::width(&line) <= 80, "{line:?}");
+    }
+}
+
+/// A key rebound in `[keys.browse]` is the key the footer shows.
+#[test]
+fn the_footer_shows_rebound_keys() {
+    let mut t = harness(demo_store(), 80, 24);
+    t.app.keymap = crosstalk::app::keymap::Keymap::with_overrides([
+        ("browse", "T", "next_to_do"),
+        ("browse", "t", "top"),
+    ])
+    .unwrap();
+    let line = footer(&t);
+    assert!(line.contains(" T  next to do "), "{line:?}");
+}
