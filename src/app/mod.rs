@@ -386,6 +386,10 @@ impl App {
     }
 
     fn scoped_key_action(&self, ev: &KeyEvent) -> Option<Action> {
+        // Help is filtered by typing: its letters are typed rather than bound (see `help`).
+        if let Some(a) = self.help_typing(ev) {
+            return Some(a);
+        }
         let scope = self.scope();
         if let Some(a) = self.keymap.action(scope, ev) {
             return Some(a);

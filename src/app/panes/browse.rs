@@ -67,7 +67,7 @@ impl App {
             Action::MoveReply => self.move_reply()?,
             Action::Pipe => self.prompt_pipe(false),
             Action::PipeThread => self.prompt_pipe(true),
-            Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
+            Action::Help => self.popup = Some(Popup::help()),
             Action::Search => self.popup = Some(Popup::Search(Search::default())),
             Action::Command => self.popup = Some(Popup::Command(Prompt::default())),
             Action::Drafts => self.open_drafts()?,

@@ -235,3 +235,42 @@ fn the_footer_shows_rebound_keys() {
     let line = footer(&t);
     assert!(line.contains(" T  next to do "), "{line:?}");
 }
+
+/// `?` help narrows as the operator types: letters filter the rows (keys or words), `q`
+/// too once a filter is begun; Backspace widens; Esc clears, then closes. Before a filter,
+/// `q` closes as it always did, and `/` begins a filter to look for it.
+#[test]
+fn help_is_filtered_by_typing() {
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+    let esc = |t: &mut support::Harness| t.key(KeyCode::Esc, KeyModifiers::NONE);
+    let mut t = harness(demo_store(), 80, 24);
+    t.keys("?");
+    assert!(t.screen().contains("type to filter"), "{}", t.screen());
+    t.keys("relay");
+    let s = t.screen();
+    assert!(s.contains("filter: relay▏"), "{s}");
+    assert!(s.contains("next message that needs you"), "{s}");
+    assert!(s.contains("Browse (thread list"), "{s}");
+    assert!(!s.contains("copy envelope") && !s.contains("Composer"), "{s}");
+    // `q` is typed once filtering: nothing holds "relayq".
+    t.keys("q");
+    let s = t.screen();
+    assert!(t.app.popup.is_some(), "q closed help while filtering");
+    assert!(s.contains("No key or description holds “relayq”"), "{s}");
+    t.key(KeyCode::Backspace, KeyModifiers::NONE);
+    assert!(t.screen().contains("next message that needs you"));
+    // Esc clears the filter, and help shows every key again; a second Esc closes.
+    esc(&mut t);
+    let s = t.screen();
+    assert!(s.contains("type to filter") && s.contains("copy envelope"), "{s}");
+    esc(&mut t);
+    assert!(t.app.popup.is_none());
+    // Before a filter, q closes help; `/` begins one to look for q itself.
+    t.keys("?q");
+    assert!(t.app.popup.is_none());
+    t.keys("?/q");
+    let s = t.screen();
+    assert!(s.contains("filter: q▏"), "{s}");
+    assert!(s.contains("quit"), "{s}");
+    assert!(!s.contains("copy envelope"), "{s}");
+}
