@@ -59,6 +59,9 @@ pub struct Config {
     /// `crosstalk send` and the app's HTTP delivery: how long to wait out a busy peer.
     #[serde(default)]
     pub send: SendConfig,
+    /// How the app's screens read.
+    #[serde(default)]
+    pub ui: UiConfig,
     /// The file and text this came from, for locating errors found after parsing.
     #[serde(skip)]
     origin: Option<(PathBuf, String)>,
@@ -89,6 +92,57 @@ pub struct ComposeConfig {
     /// aerc and neomutt do; the composer's form is there when the editor ends.
     #[serde(default)]
     pub editor_first: bool,
+}
+
+/// `[ui]`: how the app's screens read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UiConfig {
+    /// Which replies the thread tree draws one level in.
+    pub tree_indent: TreeIndent,
+    /// How long a message may await its reply before `t` (the next thing to do) stops at it
+    /// (`"30m"`, `"2h"`, `"1d"`); unset: awaited replies are left to the queue.
+    #[serde(deserialize_with = "age_limit")]
+    pub awaiting_after: Option<jiff::SignedDuration>,
+}
+
+/// Which replies the thread tree indents.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TreeIndent {
+    /// Only where a message has several replies: a long back-and-forth stays in one column.
+    #[default]
+    Branches,
+    /// Every reply, one level under what it answers.
+    Every,
+}
+
+/// `"30m"`, `"2h"`, `"1d"`: a number and one of s, m, h, d, w.
+fn age_limit<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<jiff::SignedDuration>, D::Error> {
+    let text = String::deserialize(d)?;
+    parse_age(&text).map(Some).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "`{text}` is no age: write a number and s, m, h, d or w (\"30m\", \"2h\", \"1d\")"
+        ))
+    })
+}
+
+/// An age as `[ui]` writes it (`30m`), in seconds.
+fn parse_age(text: &str) -> Option<jiff::SignedDuration> {
+    let text = text.trim();
+    let unit = text.chars().last()?;
+    let n: i64 = text[..text.len() - unit.len_utf8()].trim().parse().ok()?;
+    let secs = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        'w' => 7 * 86_400,
+        _ => return None,
+    };
+    (n >= 0).then(|| jiff::SignedDuration::from_secs(n.saturating_mul(secs)))
 }
 
 /// `[recipients."<name>"]`: how copies for one recipient are made.
@@ -522,6 +576,31 @@ mod tests {
         std::fs::write(&path, b"[compose]\nuser = \"k\xffa\"\n").unwrap();
         let e = load(Some(&path)).unwrap_err().to_string();
         assert!(e.contains("c.toml:2:10: byte 0xff is not UTF-8"), "{e}");
+    }
+
+    #[test]
+    fn the_ui_section_reads_the_tree_indent_and_an_age() {
+        let c = parse(
+            "[ui]\ntree_indent = \"every\"\nawaiting_after = \"30m\"\n",
+            Path::new("c"),
+        )
+        .unwrap();
+        assert_eq!(c.ui.tree_indent, TreeIndent::Every);
+        assert_eq!(
+            c.ui.awaiting_after,
+            Some(jiff::SignedDuration::from_mins(30))
+        );
+        let c = parse("", Path::new("c")).unwrap();
+        assert_eq!(c.ui, UiConfig::default());
+        assert_eq!(c.ui.tree_indent, TreeIndent::Branches);
+        assert_eq!(parse_age("1d"), Some(jiff::SignedDuration::from_hours(24)));
+        assert_eq!(parse_age("45 s"), Some(jiff::SignedDuration::from_secs(45)));
+        for bad in ["", "m", "30", "3x", "-1h"] {
+            assert_eq!(parse_age(bad), None, "{bad}");
+        }
+        let e = parse("[ui]\nawaiting_after = \"soon\"\n", Path::new("c")).unwrap_err();
+        assert!(e.to_string().contains("`soon` is no age"), "{e}");
+        assert!(parse("[ui]\ntree_indent = \"all\"\n", Path::new("c")).is_err());
     }
 
     #[test]

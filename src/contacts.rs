@@ -1,7 +1,8 @@
 //! The address book: `[[contacts]]` in `config.toml` — the spec's "local config files" that
 //! map a banner name to an address. A contact's name can be typed wherever an address is
-//! asked for (the composer's from and to, `crosstalk primer --to`), and its settings decide
-//! how copies for it are made.
+//! asked for (the composer's from and to, `crosstalk primer --to`), the screens show its name
+//! for its address, and its settings decide how copies for it are made (fence, preamble,
+//! primer on the first copy, delivery).
 //!
 //! How it relates to the older `[recipients."name"]` table: both are read. A contact that
 //! matches a recipient decides by its own `fence`; a recipient no contact matches keeps
@@ -27,6 +28,10 @@ pub struct Contact {
     /// `N` in the app): what this model needs told first.
     #[serde(default)]
     pub preamble: Option<String>,
+    /// Put the primer (the format rules) before the first envelope carried to its window, after
+    /// its preamble: a window opened without `N` learns the format from its first copy.
+    #[serde(default)]
+    pub primer: bool,
     /// How `y` and C-y deliver envelopes to it: the clipboard (default) or `http`.
     #[serde(default)]
     pub delivery: DeliveryMethod,
@@ -88,6 +93,17 @@ impl AddressBook {
     /// The contact `who` names (by name or address).
     pub fn find(&self, who: &str) -> Option<&Contact> {
         self.contacts.iter().find(|c| c.is(who))
+    }
+
+    /// How the desk names `who` (a banner's from or to) on screen: the name of the contact it
+    /// is, when the book knows it (`Claude` for `claude://session/7c2e91`), else `who`
+    /// itself. A name the book does not know is the envelope's own, untrusted text: the
+    /// caller makes it safe to show, as it does a contact's.
+    pub fn display_name<'a>(&'a self, who: &'a str) -> &'a str {
+        match self.find(who) {
+            Some(c) if !c.name.trim().is_empty() => c.name.trim(),
+            _ => who,
+        }
     }
 
     /// The address for `who`: a contact's address when it is a contact's name, else `who`
@@ -156,6 +172,15 @@ mod tests {
         assert_eq!(b.resolve(" Claude "), "claude://session/7c2e91");
         assert_eq!(b.resolve("gpt"), "gpt");
         assert_eq!(b.resolve("human://kalle"), "human://kalle");
+    }
+
+    #[test]
+    fn known_addresses_show_as_their_contact_names() {
+        let b = book();
+        assert_eq!(b.display_name("claude://session/7c2e91"), "Claude");
+        assert_eq!(b.display_name("CLAUDE"), "Claude");
+        assert_eq!(b.display_name("gpt"), "gpt");
+        assert_eq!(b.display_name("gemini://chat/1"), "gemini://chat/1");
     }
 
     #[test]

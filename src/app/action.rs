@@ -164,6 +164,9 @@ pub enum Action {
     /// Open the envelope the clipboard watch brought for the operator while they were in the
     /// composer or a popup.
     JumpToArrival,
+    /// The next message that needs the operator, across threads: to relay, addressed to them,
+    /// awaiting a reply past `[ui] awaiting_after`.
+    NextToDo,
 
     /// Text typed into whatever has the text focus (not bindable).
     Input(KeyEvent),
@@ -324,6 +327,11 @@ pub(crate) const BINDABLE: &[(Action, &str, &str)] = &[
         Action::JumpToArrival,
         "jump_to_arrival",
         "open what the watch brought for you meanwhile",
+    ),
+    (
+        Action::NextToDo,
+        "next_to_do",
+        "next message that needs you (to relay, to you, a late reply)",
     ),
 ];
 

@@ -163,6 +163,84 @@ impl Scope {
     }
 }
 
+/// Where the browse screen is, for its footer: the focused pane and what the selected message
+/// allows or asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BrowseAt {
+    /// The focused pane.
+    pub pane: Option<super::Pane>,
+    /// The selected message is to relay.
+    pub to_relay: bool,
+    /// The selected message is addressed to the operator, to answer.
+    pub to_me: bool,
+    /// The selected message is a reply the desk placed (`≈`): `M` moves it.
+    pub placed: bool,
+    /// The selected message is a POLL: `P` opens its panel.
+    pub poll: bool,
+    /// Copies wait to be put up one after another (`>`).
+    pub waiting: bool,
+}
+
+/// The browse footer's hints where the browse screen is, most useful first: help, the key for
+/// what the selection asks (relay it, answer it), the next thing to do, then the focused
+/// pane's own keys. Each with a short label where the help's words are too long for a
+/// footer.
+fn browse_hints(at: BrowseAt) -> Vec<(Action, &'static str)> {
+    use super::Pane;
+    use Action::*;
+    let mut out: Vec<(Action, &'static str)> = vec![(Help, "help")];
+    if at.pane != Some(Pane::List) {
+        if at.to_relay {
+            out.push((Copy, "relay it"));
+        }
+        if at.to_me {
+            out.push((Reply, "answer it"));
+        }
+        if at.waiting {
+            out.push((RelayNext, "put up the next"));
+        }
+        if at.placed {
+            out.push((MoveReply, "move ≈ reply"));
+        }
+        if at.poll {
+            out.push((Poll, "poll panel"));
+        }
+    }
+    out.push((NextToDo, "next to do"));
+    let pane: &[(Action, &'static str)] = match at.pane {
+        Some(Pane::List) | None => &[
+            (Open, "open"),
+            (Filter, "filter"),
+            (CycleStateFilter, "by state"),
+            (NewEnvelope, "new"),
+            (PasteClipboard, "paste"),
+            (Archive, "archive"),
+            (Search, "search"),
+        ],
+        Some(Pane::Tree) => &[
+            (Reply, "reply"),
+            (Copy, "copy"),
+            (ToggleBranch, "fold"),
+            (Parent, "parent"),
+            (NextPane, "inspector"),
+        ],
+        Some(Pane::Inspector) => &[
+            (ToggleRaw, "raw / canonical"),
+            (ToggleHeaders, "headers"),
+            (Reply, "reply"),
+            (Copy, "copy"),
+            (Pipe, "pipe"),
+        ],
+    };
+    for (a, what) in pane {
+        if !out.iter().any(|(b, _)| b == a) {
+            out.push((a.clone(), what));
+        }
+    }
+    out.push((Quit, "quit"));
+    out
+}
+
 /// A key with its modifiers, as written in config (`ctrl-s`, `G`, `pagedown`, `?`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
@@ -344,6 +422,8 @@ const DEFAULTS: &[(Scope, &str, Action)] = &[
     (Scope::Browse, "U", Action::Undo),
     // What the watch brought for the operator while they were busy: `J`ump to it.
     (Scope::Browse, "J", Action::JumpToArrival),
+    // The next thing to do, across threads: as neomutt's next-unread, for what needs you.
+    (Scope::Browse, "t", Action::NextToDo),
     (Scope::Queue, "enter", Action::Open),
     (Scope::Queue, "esc q Q", Action::Back),
     // `d` as mutt's delete takes a row out of the index, `x` as drafts discard, `u` as
@@ -667,6 +747,15 @@ impl Keymap {
             "recall the commands run before".into(),
         ));
         rows
+    }
+
+    /// The browse footer's hints where the browse screen is (see [`BrowseAt`]): (key, what),
+    /// by the keys in force, so a rebinding shows; an action bound to no key is left out.
+    pub fn browse_hints(&self, at: BrowseAt) -> Vec<(String, &'static str)> {
+        browse_hints(at)
+            .into_iter()
+            .filter_map(|(a, what)| Some((self.key_for(Scope::Browse, &a)?.to_string(), what)))
+            .collect()
     }
 
     /// The footer hints of a scope: (key, description).

@@ -100,6 +100,8 @@ pub struct Settings {
     /// `[compose] editor_first`: a new envelope's or a reply's composer opens `$EDITOR` at
     /// once.
     pub editor_first: bool,
+    /// How the screens read (`[ui]`): the tree's indentation, when an awaited reply is late.
+    pub ui: crate::config::UiConfig,
 }
 
 impl Settings {
@@ -392,6 +394,10 @@ impl App {
     }
 
     fn scoped_key_action(&self, ev: &KeyEvent) -> Option<Action> {
+        // Help is filtered by typing: its letters are typed rather than bound (see `help`).
+        if let Some(a) = self.help_typing(ev) {
+            return Some(a);
+        }
         let scope = self.scope();
         if let Some(a) = self.keymap.action(scope, ev) {
             return Some(a);

@@ -189,6 +189,7 @@ fn settings(config: &Config, demo: bool, label: String, db_path: Option<PathBuf>
         audit_by: config.audit_name(),
         signing: config.signing.clone(),
         send: config.send.clone(),
+        ui: config.ui,
         // The demo's desk is its own operator too.
         desk: if demo {
             demo::OPERATOR[0].to_string()

@@ -1,4 +1,5 @@
-//! The title bar, the key hints (from the keymap, so never stale) and the status line.
+//! The title bar, the key hints (from the keymap, so never stale: those of the focused pane
+//! and the selection on the browse screen) and the status line.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -62,12 +63,18 @@ pub(super) fn hints_and_status(app: &App, frame: &mut Frame, hints_area: Rect, s
     status_lines(app, frame, both, 2);
 }
 
-/// The hint line: `key what` pairs, as many as fit.
+/// The hint line: `key what` pairs, as many as fit, most useful first. On the browse screen
+/// they are the focused pane's and the selection's (a message to relay puts `y relay it`
+/// first); elsewhere the scope's.
 pub(super) fn hint_line(app: &App, width: u16) -> Line<'static> {
+    let hints = match app.scope() {
+        crate::app::keymap::Scope::Browse => app.keymap.browse_hints(browse_at(app)),
+        scope => app.keymap.hints(scope),
+    };
     let mut spans = Vec::new();
     let mut used = 0usize;
-    for (key, what) in app.keymap.hints(app.scope()) {
-        let w = key.chars().count() + what.chars().count() + 4;
+    for (key, what) in hints {
+        let w = crate::app::text::width(&key) + crate::app::text::width(what) + 4;
         if used + w > width as usize {
             break;
         }
@@ -76,6 +83,21 @@ pub(super) fn hint_line(app: &App, width: u16) -> Line<'static> {
         used += w;
     }
     Line::from(spans)
+}
+
+/// Where the browse screen is, for its hints: the focused pane, and what the selected message
+/// is (to relay, to answer, placed by the desk, a POLL) or what waits to be put up.
+fn browse_at(app: &App) -> crate::app::keymap::BrowseAt {
+    let state = app.delivery.as_ref().and_then(|d| d.state.as_deref());
+    let row = (app.tree.as_ref()).and_then(|t| t.selected_index().map(|i| &t.outline.rows[i]));
+    crate::app::keymap::BrowseAt {
+        pane: Some(app.focus),
+        to_relay: state == Some("to_relay"),
+        to_me: state == Some("to_me"),
+        placed: row.is_some_and(|r| r.inferred),
+        poll: row.is_some_and(|r| r.intent.as_deref() == Some("POLL")),
+        waiting: !app.hop_next.is_empty(),
+    }
 }
 
 /// The status line: what just happened.

@@ -16,7 +16,7 @@ use crate::store::Outcome;
 /// Draws `popup` over the screen.
 pub(super) fn render(app: &App, popup: &Popup, frame: &mut Frame, size: Rect) {
     match popup {
-        Popup::Help { scroll } => help(app, *scroll, frame, size),
+        Popup::Help { scroll, filter } => help(app, *scroll, filter.as_deref(), frame, size),
         Popup::Messages { scroll } => messages(app, *scroll, frame, size),
         Popup::Queue(view) => super::queue::render(app, view, frame, size),
         Popup::Poll(panel) => super::poll::panel(app, panel, frame, size),
@@ -210,19 +210,39 @@ pub(super) fn frame_block(title: &str, frame: &mut Frame, area: Rect) -> Rect {
     inner
 }
 
-fn help(app: &App, scroll: usize, frame: &mut Frame, size: Rect) {
+/// Help: every key in force, or while the operator types a filter, the rows whose keys or
+/// words hold it, under their sections' titles; the title says how to filter and leave.
+fn help(app: &App, scroll: usize, filter: Option<&str>, frame: &mut Frame, size: Rect) {
     use crate::app::popups::help::{HelpLine, help_area, help_lines};
     let area = help_area(size);
-    let inner = frame_block(
-        fitting_title(
-            " Help — keys in force (from config.toml [keys.*]) — Esc closes ",
-            " Help — Esc closes ",
+    let title = match filter {
+        None => fitting_title(
+            " Help — keys in force (config [keys.*]) — type to filter, Esc closes ",
+            " Help — type to filter — Esc closes ",
             area,
-        ),
-        frame,
-        area,
-    );
-    let rows = help_lines(&app.keymap, inner.width as usize);
+        )
+        .to_string(),
+        Some(f) => {
+            let head = " Help — filter: ";
+            let tail = "▏ — Bksp widens, Esc clears ";
+            let room = (area.width as usize).saturating_sub(width(head) + width(tail) + 2);
+            format!(
+                "{head}{}{tail}",
+                crate::app::text::tail(&safe_line(f), room)
+            )
+        }
+    };
+    let inner = frame_block(&title, frame, area);
+    let rows = help_lines(&app.keymap, inner.width as usize, filter);
+    if rows.is_empty() {
+        let f = safe_line(filter.unwrap_or_default()).into_owned();
+        let text = format!("No key or description holds “{f}”. Backspace widens, Esc clears.");
+        frame.render_widget(
+            Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
     let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
     let lines: Vec<Line> = rows
         .into_iter()

@@ -88,7 +88,13 @@ fn row_line(
     let (sig, sig_style) = signature_mark(m.signature.as_deref());
     // Personal data in the body: worth knowing before relaying or quoting it.
     let pii = if m.pii.is_some() { "PII " } else { "" };
-    let route = format!("{}→{}", safe_line(&m.from), safe_line(&m.to));
+    // By contact name where the address book knows the address: `Claude→ChatGPT` keeps the
+    // row for the body's first line at 80 columns, where `claude://session/7c2e91→…` took it.
+    let route = format!(
+        "{}→{}",
+        safe_line(app.contacts.display_name(&m.from)),
+        safe_line(app.contacts.display_name(&m.to))
+    );
     let first = m.first_line.as_str();
     let time = age(&m.sent_at, app.now);
     let guide = &t.guide[i];

@@ -90,7 +90,7 @@ pub(crate) fn carry_over(old: &ThreadTree, outline: ThreadOutline) -> ThreadTree
         .filter(|(_, f)| **f)
         .map(|(r, _)| r.id.as_str())
         .collect();
-    let mut t = ThreadTree::new(outline);
+    let mut t = ThreadTree::with_indent(outline, old.indent);
     if !folded.is_empty() {
         for (i, r) in t.outline.rows.iter().enumerate() {
             t.folded[i] = folded.contains(r.id.as_str()) && t.replies[i] > 0;

@@ -84,7 +84,7 @@ impl App {
         }
         match command.cmd {
             Cmd::Quit => self.quit = true,
-            Cmd::Help => self.popup = Some(Popup::Help { scroll: 0 }),
+            Cmd::Help => self.popup = Some(Popup::help()),
             Cmd::Messages => {
                 // Opened at the newest: what was just cut off is what is looked for.
                 let scroll = crate::app::popups::messages::last_scroll(&self.messages, self.size);

@@ -81,7 +81,7 @@ impl App {
             Action::MoveReply => self.move_reply()?,
             Action::Pipe => self.prompt_pipe(false),
             Action::PipeThread => self.prompt_pipe(true),
-            Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
+            Action::Help => self.popup = Some(Popup::help()),
             Action::Search => self.popup = Some(Popup::Search(Search::default())),
             Action::Command => self.popup = Some(Popup::Command(Prompt::default())),
             Action::Drafts => self.open_drafts()?,
@@ -98,6 +98,7 @@ impl App {
             Action::Archive => self.toggle_archive()?,
             Action::Undo => self.undo_archive()?,
             Action::JumpToArrival => self.jump_to_arrival()?,
+            Action::NextToDo => self.next_to_do()?,
             Action::NewConversation => self.start_conversation(),
             Action::Poll => self.open_poll()?,
             Action::SideBySide => self.open_side_by_side()?,
@@ -318,7 +319,7 @@ impl App {
     ) -> anyhow::Result<()> {
         match self.store.thread_outline(id)? {
             Some(outline) => {
-                let mut t = ThreadTree::new(outline);
+                let mut t = ThreadTree::with_indent(outline, self.settings.ui.tree_indent);
                 let found = message.is_some_and(|m| t.select_id(m));
                 if !found {
                     t.selected = t.visible.len().saturating_sub(1);

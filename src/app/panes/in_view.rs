@@ -27,8 +27,9 @@ impl App {
         // row is at the bottom, so the first key back up moves them at once.
         self.inspector.scroll_by(0, inner_height(areas.inspector));
         match self.popup.as_mut() {
-            Some(Popup::Help { scroll }) => {
-                *scroll = (*scroll).min(help::help_last_scroll(&self.keymap, self.size));
+            Some(Popup::Help { scroll, filter }) => {
+                let last = help::help_last_scroll(&self.keymap, self.size, filter.as_deref());
+                *scroll = (*scroll).min(last);
             }
             Some(Popup::Messages { scroll }) => {
                 *scroll = (*scroll).min(messages::last_scroll(&self.messages, self.size));

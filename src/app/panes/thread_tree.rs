@@ -1,11 +1,18 @@
 //! A thread drawn as a tree: the loaded messages in tree order, the guide lines in front of
 //! each, folded branches and the selection.
 //!
-//! Only branching indents: a message that is its parent's only reply is drawn in the
-//! parent's column, so a long back-and-forth between two assistants reads as a list instead
-//! of a staircase running off the screen; where a message has several replies, they are drawn
-//! one level in with `├─`/`└─` guides.
+//! By default only branching indents (`[ui] tree_indent = "branches"`): a message that is its
+//! parent's only reply is drawn in the parent's column, so a long back-and-forth between two
+//! assistants reads as a list instead of a staircase running off the screen; where a message
+//! has several replies, they are drawn one level in with `├─`/`└─` guides. With
+//! `tree_indent = "every"` each reply is drawn one level in under what it answers, so who
+//! answers whom reads off the guides (down to [`MAX_INDENT`] levels).
+//!
+//! A reply whose parent the desk inferred (a v1.0 envelope names none: it was filed under
+//! its session's latest message) hangs from a dotted guide, `├┄`/`└┄`, besides its `≈`: the
+//! line drawn to its parent is a guess, which `M` can move.
 
+pub use crate::config::TreeIndent;
 use crate::store::ThreadOutline;
 
 /// Deepest indentation drawn; deeper branches keep this column (and say their depth).
@@ -33,14 +40,21 @@ pub struct ThreadTree {
     /// Cells of the intent column: the longest intent of the thread (BROADCAST, HANDOFF,
     /// an extension's own word), from 8 up to [`MAX_INTENT_WIDTH`].
     pub intent_width: usize,
+    /// How replies indent (`[ui] tree_indent`), kept so the tree is built again alike.
+    pub indent: TreeIndent,
 }
 
 /// The widest intent column; a longer intent is cut with `…`.
 pub(crate) const MAX_INTENT_WIDTH: usize = 14;
 
 impl ThreadTree {
-    /// Builds the tree state of a loaded thread.
+    /// Builds the tree state of a loaded thread, indenting only at branches.
     pub fn new(outline: ThreadOutline) -> ThreadTree {
+        ThreadTree::with_indent(outline, TreeIndent::Branches)
+    }
+
+    /// Builds the tree state of a loaded thread, its replies indented as `indent` says.
+    pub fn with_indent(outline: ThreadOutline, indent: TreeIndent) -> ThreadTree {
         let n = outline.rows.len();
         let mut parent = vec![None; n];
         let mut replies = vec![0usize; n];
@@ -64,12 +78,19 @@ impl ThreadTree {
         for i in 0..n {
             let Some(p) = parent[i] else { continue };
             seen[p] += 1;
-            if replies[p] == 1 || cont[p].chars().count() >= 2 * MAX_INDENT {
+            let alone = replies[p] == 1 && indent == TreeIndent::Branches;
+            if alone || cont[p].chars().count() >= 2 * MAX_INDENT {
                 guide[i] = cont[p].clone();
                 cont[i] = cont[p].clone();
             } else {
                 let last = seen[p] == replies[p];
-                guide[i] = format!("{}{}", cont[p], if last { "└─" } else { "├─" });
+                let joint = match (last, outline.rows[i].inferred) {
+                    (true, false) => "└─",
+                    (false, false) => "├─",
+                    (true, true) => "└┄",
+                    (false, true) => "├┄",
+                };
+                guide[i] = format!("{}{joint}", cont[p]);
                 cont[i] = format!("{}{}", cont[p], if last { "  " } else { "│ " });
             }
         }
@@ -83,6 +104,7 @@ impl ThreadTree {
             .clamp(8, MAX_INTENT_WIDTH);
         let mut tree = ThreadTree {
             intent_width,
+            indent,
             outline,
             parent,
             replies,
@@ -269,10 +291,57 @@ mod tests {
     }
 
     #[test]
+    fn every_reply_can_indent() {
+        // a → b → (c → d, e)
+        let shape = [("a", 0), ("b", 1), ("c", 2), ("d", 3), ("e", 2)];
+        let rows = shape.iter().map(|(id, d)| msg(id, *d)).collect();
+        let outline = ThreadOutline {
+            id: "t".into(),
+            context: None,
+            rows,
+        };
+        let t = ThreadTree::with_indent(outline, TreeIndent::Every);
+        assert_eq!(t.guide, ["", "└─", "  ├─", "  │ └─", "  └─"]);
+    }
+
+    /// A reply the desk placed hangs from a dotted guide: its line to the parent is a guess.
+    #[test]
+    fn an_inferred_placement_has_a_dotted_guide() {
+        let mut rows: Vec<TreeRow> = [("a", 0), ("b", 1), ("c", 1)]
+            .iter()
+            .map(|(id, d)| msg(id, *d))
+            .collect();
+        rows[2].inferred = true;
+        let outline = ThreadOutline {
+            id: "t".into(),
+            context: None,
+            rows,
+        };
+        let t = ThreadTree::new(outline.clone());
+        assert_eq!(t.guide, ["", "├─", "└┄"]);
+        // Its parent's only reply: in the parent's column by default, dotted when indented.
+        let mut one = outline;
+        one.rows.remove(1);
+        let t = ThreadTree::with_indent(one.clone(), TreeIndent::Every);
+        assert_eq!(t.guide, ["", "└┄"]);
+        assert_eq!(ThreadTree::new(one).guide, ["", ""]);
+    }
+
+    #[test]
     fn deep_chains_stay_in_one_column() {
         let shape: Vec<(String, usize)> = (0..1000).map(|i| (format!("m{i}"), i)).collect();
         let shape: Vec<(&str, usize)> = shape.iter().map(|(s, d)| (s.as_str(), *d)).collect();
         let t = tree(&shape);
         assert!(t.guide.iter().all(String::is_empty));
+        // Indenting every reply, they stop moving right at the deepest indentation.
+        let rows = shape.iter().map(|(id, d)| msg(id, *d)).collect();
+        let outline = ThreadOutline {
+            id: "t".into(),
+            context: None,
+            rows,
+        };
+        let t = ThreadTree::with_indent(outline, TreeIndent::Every);
+        let widest = t.guide.iter().map(|g| g.chars().count()).max().unwrap();
+        assert_eq!(widest, 2 * MAX_INDENT);
     }
 }

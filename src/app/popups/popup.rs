@@ -11,6 +11,8 @@ pub enum Popup {
     Help {
         /// First row shown.
         scroll: usize,
+        /// What the operator typed to narrow the rows, while filtering (see `help`).
+        filter: Option<String>,
     },
     /// What a paste holds and where each envelope would go.
     Preview(Preview),

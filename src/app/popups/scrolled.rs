@@ -26,9 +26,14 @@ impl App {
                     .saturating_sub(crate::app::panes::layout::inner_height(area));
                 scroll_by(scroll, &action, popup_page(area), 3, last);
             }
-            Popup::Help { scroll } => {
+            Popup::Help { .. } if matches!(action, Action::Input(_)) => self.help_typed(action),
+            Popup::Help { scroll, filter } => {
                 let page = popup_page(crate::app::popups::help::help_area(self.size));
-                let last = crate::app::popups::help::help_last_scroll(&self.keymap, self.size);
+                let last = crate::app::popups::help::help_last_scroll(
+                    &self.keymap,
+                    self.size,
+                    filter.as_deref(),
+                );
                 scroll_by(scroll, &action, page, 3, last);
             }
             _ => {}

@@ -227,7 +227,7 @@ impl App {
         }
         let thread = m.thread.clone();
         self.select_put_up(&thread, id)?;
-        let first = match (ready.preamble, primer) {
+        let first = match (ready.preamble, ready.primer || primer) {
             (true, true) => ", the primer first",
             (true, false) => ", its preamble first",
             _ => "",

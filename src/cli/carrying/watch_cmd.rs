@@ -472,10 +472,10 @@ fn posted_line(done: &Done) -> String {
 pub(in crate::cli) fn hop_line(hop: &HopPlan, waiting: &[Waiting]) -> Option<String> {
     Some(match hop {
         HopPlan::Relay { ready, .. } => {
-            let first = if ready.preamble {
-                ", its preamble first"
-            } else {
-                ""
+            let first = match (ready.preamble, ready.primer) {
+                (true, true) => ", the primer first",
+                (true, false) => ", its preamble first",
+                _ => "",
             };
             let more = match waiting.first() {
                 Some(w) if w.message == ready.message => {

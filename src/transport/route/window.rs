@@ -1,6 +1,7 @@
 //! What a chat window gets of a message: the envelope as this desk carries it (its audit
 //! hop added when configured), in the contact's fence, after the contact's preamble the
-//! first time (or the primer, for the first envelope of a conversation); and the hop's plan
+//! first time — and the primer after it, the first time, for a contact with `primer = true`,
+//! or always for the first envelope of a conversation (`N`); and the hop's plan
 //! for a copied text — the same text whether this machine's clipboard takes it (the app,
 //! `crosstalk watch`) or a companion's on another one (`serve` answers it).
 
@@ -16,7 +17,7 @@ use crate::store::{HopDecision, ImportReport, Store, StoreError, StoredMessage, 
 /// companion on another machine) all choose the route and build the same text from it.
 #[derive(Debug, Clone, Copy)]
 pub struct Carrier<'a> {
-    /// Contacts: who wants a fence, who gets a preamble first.
+    /// Contacts: who wants a fence, who gets a preamble first, and who the primer with it.
     pub book: &'a AddressBook,
     /// With `[relay] audit`: the name this desk signs its hops with.
     pub audit_by: Option<&'a str>,
@@ -84,8 +85,13 @@ pub struct ForRecipient {
     pub text: String,
     /// Whether the envelope is in a markdown fence.
     pub fenced: bool,
-    /// Whether the contact's preamble comes first (nothing was carried to it before).
+    /// Whether the contact's preamble comes first (nothing was carried to it before), or the
+    /// primer (which starts with the preamble when there is one).
     pub preamble: bool,
+    /// Whether the primer comes first: the first envelope of a conversation, or the first
+    /// carried to a contact with `primer = true`.
+    #[serde(default)]
+    pub primer: bool,
     /// Whether this desk's `meta: audit` hop was added.
     pub audit: bool,
     /// For a POLL to several targets: which one this copy is for (`to` names it).
@@ -116,16 +122,22 @@ pub(crate) fn for_target(
     let (envelope, audit) = store.relay_text_and_hop(m, carrier.audit_by, carrier.now)?;
     let contact = carrier.book.find(to);
     let fenced = carrier.book.fenced(to);
+    // A contact that asks for the primer gets it once, where its preamble would go: the
+    // first copy to a window opened without `N` teaches the format too.
+    let wants_primer = carrier.primer || contact.is_some_and(|c| c.primer);
     let first = if carrier.primer {
         Some(primer_prefix(contact))
     } else {
         let preamble =
             (contact.and_then(|c| c.preamble.as_deref())).filter(|p| !p.trim().is_empty());
+        let new = (preamble.is_some() || wants_primer) && !store.addressed_before(to, &m.id)?;
         match preamble {
-            Some(p) if !store.addressed_before(to, &m.id)? => Some(p.to_string()),
+            _ if new && wants_primer => Some(primer_prefix(contact)),
+            Some(p) if new => Some(p.to_string()),
             _ => None,
         }
     };
+    let primer = wants_primer && first.is_some();
     let body = if fenced { fence(&envelope) } else { envelope };
     let text = match &first {
         Some(p) => format!("{}\n\n{body}", p.trim_end()),
@@ -147,6 +159,7 @@ pub(crate) fn for_target(
         fenced,
         // The primer starts with the preamble, when the contact has one.
         preamble: first.is_some(),
+        primer,
         audit,
         turn,
     })
@@ -253,4 +266,65 @@ pub fn put_up(
         ready: for_target(store, &m, &to, carrier)?,
         next,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contacts::Contact;
+
+    fn book(primer: bool) -> AddressBook {
+        AddressBook {
+            contacts: vec![Contact {
+                name: "GEMINI".into(),
+                address: Some("gemini://chat/42".into()),
+                primer,
+                ..Default::default()
+            }],
+            fenced_recipients: Vec::new(),
+        }
+    }
+
+    fn stored(store: &mut Store, n: u32) -> StoredMessage {
+        let g = crate::ids::IdGenerator::new();
+        let (thread, id) = (g.next_id(), g.next_id());
+        let text = format!(
+            "[[claude://s/1→gemini://chat/42 v1]]\nthread: {thread}\nmessage: {id}\n\
+             context: c{n}\nintent: REQUEST\nbody: hi\nsig: none\n[[END]]\n"
+        );
+        store.import_text("t", &text, &Default::default()).unwrap();
+        store.message(&id).unwrap().unwrap()
+    }
+
+    /// With `primer = true`, a window's first hop carries the primer, even with no preamble;
+    /// once something was carried there, only the envelope. Without it, nothing comes first.
+    #[test]
+    fn a_contact_with_primer_gets_it_on_its_first_hop() {
+        let mut store = Store::open_in_memory().unwrap();
+        let first = stored(&mut store, 1);
+        let primed = book(true);
+        let carrier = Carrier::now(&primed, None);
+        let ready = for_recipient(&store, &first, &carrier).unwrap();
+        assert!(ready.primer && ready.preamble, "{ready:?}");
+        assert!(
+            ready.text.starts_with(crate::primer::PRIMER.trim_end()),
+            "{}",
+            ready.text
+        );
+        assert!(
+            ready
+                .text
+                .ends_with(&store.relay_text(&first, None, carrier.now).unwrap())
+        );
+        // Without the primer setting the same window gets the envelope alone.
+        let plain = book(false);
+        let ready = for_recipient(&store, &first, &Carrier::now(&plain, None)).unwrap();
+        assert!(!ready.primer && !ready.preamble, "{ready:?}");
+        // Carried once, the window knows the format.
+        store.mark_relayed(&first.id, "test").unwrap();
+        let second = stored(&mut store, 2);
+        let ready = for_recipient(&store, &second, &carrier).unwrap();
+        assert!(!ready.primer && !ready.preamble, "{}", ready.text);
+        assert!(ready.text.starts_with("[[claude://s/1"), "{}", ready.text);
+    }
 }

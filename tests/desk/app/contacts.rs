@@ -73,3 +73,57 @@ fn n_without_contacts_says_how_to_add_them() {
         t.status_line()
     );
 }
+
+/// A contact with `primer = true`: the first hop to its window (here `[relay]
+/// copy_on_import`, as the watch and `>` make it) brings the primer after its preamble, so a
+/// window opened without `N` learns the format; the next hop there is the envelope alone.
+#[test]
+fn a_contact_with_primer_gets_it_on_the_first_hop_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = harness(support::store_in(dir.path()), 120, 40);
+    t.app.settings.copy_on_import = true;
+    t.app.contacts = AddressBook {
+        contacts: vec![Contact {
+            name: "GEMINI".into(),
+            address: Some("gemini://chat/42".into()),
+            preamble: Some("Gemini, read this first.".into()),
+            primer: true,
+            ..Default::default()
+        }],
+        fenced_recipients: Vec::new(),
+    };
+    let g = crosstalk::ids::IdGenerator::new();
+    for round in 0..2 {
+        let (thread, id) = (g.next_id(), g.next_id());
+        t.act(crosstalk::app::Action::Paste(format!(
+            "[[claude://s/1→gemini://chat/42 v1]]\nuser: kalle\nthread: {thread}\n\
+             message: {id}\ncontext: round {round}\nintent: REQUEST\nbody: |\n  hello\n\
+             sig: none\n[[END]]\n"
+        )));
+        t.key(KeyCode::Enter, KeyModifiers::NONE);
+        let copy = t.copies().pop().unwrap();
+        if round == 0 {
+            assert!(
+                copy.starts_with("Gemini, read this first.\n\n# How to answer"),
+                "{copy}"
+            );
+            assert!(
+                t.status_line().contains("the primer first"),
+                "{:?}",
+                t.status_line()
+            );
+        } else {
+            assert!(
+                copy.starts_with("[[claude://s/1→gemini://chat/42 v1]]"),
+                "{copy}"
+            );
+            assert!(!t.status_line().contains("first"), "{:?}", t.status_line());
+        }
+        let env = crosstalk::protocol::extract(&copy, &Default::default());
+        let last = env.envelopes.last().unwrap();
+        assert_eq!(
+            last.envelope.context(),
+            Some(format!("round {round}").as_str())
+        );
+    }
+}

@@ -12,6 +12,8 @@ mod flow_privacy;
 mod flow_settle;
 mod lists;
 mod markdown;
+mod narrow;
+mod next_to_do;
 mod props;
 mod reader;
 mod refresh;

@@ -106,8 +106,10 @@ fn relay_awaiting_missing_parent_and_the_queue_in_the_real_binary() {
     // claims is on another day (just after midnight) and is told with its date.
     t.start(200, 40, &[]);
     t.wait_for("Threads");
-    // The list marks the missed relay.
-    t.wait_for("⚠1");
+    // The list marks the missed relay (before its being to relay too).
+    t.wait_until("the missed relay's row", |s| {
+        tmux::has_row(s, &["⚠", "ctx RESPOND"])
+    });
     // The queue opens its first row: the REQUEST. `y` relays it.
     t.keys(&["Q"]);
     t.wait_for("to relay (4)");

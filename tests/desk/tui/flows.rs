@@ -684,8 +684,9 @@ fn demo_at_80x24_draws_every_pane_cleanly() {
         "inspector:\n{s}"
     );
     assert!(has_row(&s, &["The forecast for 12 December"]), "{s}");
+    // The thread list is focused: its keys are hinted, with the next thing to do.
     assert!(
-        rows[22].contains("help") && rows[22].contains("reply"),
+        rows[22].contains("help") && rows[22].contains("open") && rows[22].contains("next to do"),
         "hint line: {:?}",
         rows[22]
     );
@@ -695,17 +696,31 @@ fn demo_at_80x24_draws_every_pane_cleanly() {
 #[test]
 fn hint_line_shows_whole_hints() {
     let Some(t) = Term::new() else { return };
+    // Every label the browse footer has, for any pane and selection.
     let descriptions = [
         "open",
         "reply",
-        "new envelope",
-        "copy envelope",
-        "copy thread",
-        "paste / import",
+        "new",
+        "copy",
+        "paste",
         "search",
         "filter",
         "help",
         "quit",
+        "next to do",
+        "by state",
+        "archive",
+        "fold",
+        "parent",
+        "inspector",
+        "raw / canonical",
+        "headers",
+        "pipe",
+        "relay it",
+        "answer it",
+        "put up the next",
+        "move ≈ reply",
+        "poll panel",
     ];
     for (w, h) in [(120u16, 40u16), (80, 24)] {
         let (ws, hs) = (w.to_string(), h.to_string());

@@ -8,6 +8,7 @@ mod flows;
 mod hop;
 mod http;
 mod integrity;
+mod next;
 mod poll;
 mod primer;
 mod privacy;
