@@ -259,7 +259,7 @@ fn prompts_and_the_filter_edit_as_readline_does() {
 /// want them.
 #[test]
 fn help_says_the_editing_keys() {
-    let mut t = harness(demo_store(), 120, 200);
+    let mut t = harness(demo_store(), 120, 300);
     t.keys("?");
     let s = t.screen();
     for row in [
