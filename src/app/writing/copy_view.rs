@@ -5,6 +5,9 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use crate::app::Action;
+use crate::app::keymap::Key;
+use crate::app::panes::list_move::{MOVES, step};
 use crate::app::text::{safe, safe_line, soft_wrap};
 use crate::app::writing::composer::Composer;
 
@@ -68,29 +71,30 @@ impl Composer {
         rows
     }
 
-    /// A key in the copy's whole-screen view, which `height` rows of `width` cells show:
-    /// the moves of every list scroll it (↑ ↓ j k, PgUp PgDn Space, g G Home End), `q`
-    /// closes it. Returns whether the key was the view's.
+    /// A key in the copy's whole-screen view, which `height` rows of `width` cells show: it
+    /// scrolls with the keys every list moves with ([`MOVES`]: ↑ ↓ j k, PgUp PgDn, C-d C-u,
+    /// g G Home End) and Space pages as in help; `q` closes it. Returns whether the key was
+    /// the view's.
     pub(crate) fn copy_view_key(&mut self, ev: &KeyEvent, width: usize, height: usize) -> bool {
         let Some(top) = self.copy_view else {
             return false;
         };
-        let last = self.copy_rows(width).len().saturating_sub(height);
-        let page = height.saturating_sub(1).max(1);
-        let top = match ev.code {
-            KeyCode::Down | KeyCode::Char('j') => top + 1,
-            KeyCode::Up | KeyCode::Char('k') => top.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => top + page,
-            KeyCode::PageUp => top.saturating_sub(page),
-            KeyCode::Home | KeyCode::Char('g') => 0,
-            KeyCode::End | KeyCode::Char('G') => last,
-            KeyCode::Char('q') => {
-                self.copy_view = None;
-                return true;
-            }
-            _ => top,
+        let key = Key::from_event(ev);
+        if key == Key::from_event(&KeyEvent::from(KeyCode::Char('q'))) {
+            self.copy_view = None;
+            return true;
+        }
+        let action = match ev.code {
+            KeyCode::Char(' ') => Some(Action::PageDown),
+            _ => (MOVES.iter())
+                .find(|(keys, _)| keys.split(' ').any(|k| Key::parse(k) == Some(key)))
+                .map(|(_, a)| a.clone()),
         };
-        self.copy_view = Some(top.min(last));
+        let last = self.copy_rows(width).len().saturating_sub(height);
+        let page = height.saturating_sub(1).max(1) as isize;
+        if let Some(delta) = action.and_then(|a| step(&a, page)) {
+            self.copy_view = Some(top.saturating_add_signed(delta).min(last));
+        }
         true
     }
 }
