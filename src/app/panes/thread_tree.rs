@@ -253,12 +253,17 @@ mod tests {
         }
     }
 
-    fn tree(shape: &[(&str, usize)]) -> ThreadTree {
-        ThreadTree::new(ThreadOutline {
+    /// A thread of `(id, depth)` rows, in tree order.
+    fn outline(shape: &[(&str, usize)]) -> ThreadOutline {
+        ThreadOutline {
             id: "t".into(),
             context: None,
             rows: shape.iter().map(|(id, d)| msg(id, *d)).collect(),
-        })
+        }
+    }
+
+    fn tree(shape: &[(&str, usize)]) -> ThreadTree {
+        ThreadTree::new(outline(shape))
     }
 
     #[test]
@@ -294,29 +299,15 @@ mod tests {
     fn every_reply_can_indent() {
         // a → b → (c → d, e)
         let shape = [("a", 0), ("b", 1), ("c", 2), ("d", 3), ("e", 2)];
-        let rows = shape.iter().map(|(id, d)| msg(id, *d)).collect();
-        let outline = ThreadOutline {
-            id: "t".into(),
-            context: None,
-            rows,
-        };
-        let t = ThreadTree::with_indent(outline, TreeIndent::Every);
+        let t = ThreadTree::with_indent(outline(&shape), TreeIndent::Every);
         assert_eq!(t.guide, ["", "└─", "  ├─", "  │ └─", "  └─"]);
     }
 
     /// A reply the desk placed hangs from a dotted guide: its line to the parent is a guess.
     #[test]
     fn an_inferred_placement_has_a_dotted_guide() {
-        let mut rows: Vec<TreeRow> = [("a", 0), ("b", 1), ("c", 1)]
-            .iter()
-            .map(|(id, d)| msg(id, *d))
-            .collect();
-        rows[2].inferred = true;
-        let outline = ThreadOutline {
-            id: "t".into(),
-            context: None,
-            rows,
-        };
+        let mut outline = outline(&[("a", 0), ("b", 1), ("c", 1)]);
+        outline.rows[2].inferred = true;
         let t = ThreadTree::new(outline.clone());
         assert_eq!(t.guide, ["", "├─", "└┄"]);
         // Its parent's only reply: in the parent's column by default, dotted when indented.
@@ -334,13 +325,7 @@ mod tests {
         let t = tree(&shape);
         assert!(t.guide.iter().all(String::is_empty));
         // Indenting every reply, they stop moving right at the deepest indentation.
-        let rows = shape.iter().map(|(id, d)| msg(id, *d)).collect();
-        let outline = ThreadOutline {
-            id: "t".into(),
-            context: None,
-            rows,
-        };
-        let t = ThreadTree::with_indent(outline, TreeIndent::Every);
+        let t = ThreadTree::with_indent(outline(&shape), TreeIndent::Every);
         let widest = t.guide.iter().map(|g| g.chars().count()).max().unwrap();
         assert_eq!(widest, 2 * MAX_INDENT);
     }

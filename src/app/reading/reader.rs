@@ -104,16 +104,7 @@ impl Reader {
         self.query = query.to_string();
         let q = fold(query);
         if !q.is_empty() && self.plain.is_empty() {
-            self.plain = (self.body.lines.iter())
-                .map(|l| {
-                    fold(
-                        &l.spans
-                            .iter()
-                            .map(|s| s.content.as_ref())
-                            .collect::<String>(),
-                    )
-                })
-                .collect();
+            self.plain = self.body.plain_lines().iter().map(|l| fold(l)).collect();
         }
         self.hits = if q.is_empty() {
             Vec::new()

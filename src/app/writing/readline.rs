@@ -146,8 +146,8 @@ pub(crate) fn help_rows() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Whether `c` belongs to a word.
-fn is_word(c: char) -> bool {
+/// Whether `c` belongs to a word (for motion, kills and undo's word groups alike).
+pub(crate) fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 

@@ -14,7 +14,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
 use crate::app::writing::editor_rows::jump;
-use crate::app::writing::readline::{self, Edit};
+use crate::app::writing::readline::{self, Edit, is_word};
 
 /// Steps kept for undo.
 const KEPT: usize = 500;
@@ -273,10 +273,6 @@ impl TextBox {
         let col = cursor.1.min(self.base[row].chars().count());
         jump(&mut self.area, row, col);
     }
-}
-
-fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
 }
 
 #[cfg(test)]
