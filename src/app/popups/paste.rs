@@ -480,8 +480,8 @@ impl App {
 
 impl Preview {
     /// The selected envelope's body rendered as markdown for `width` cells, its first `rows`
-    /// lines. The rendering is kept for the item and width it was made for, so a frame that
-    /// draws the same preview again only copies the lines it shows.
+    /// lines, their code coloured. The rendering is kept for the item and width it was made
+    /// for, so a frame that draws the same preview again only copies the lines it shows.
     pub(crate) fn body_lines(
         &self,
         width: usize,
@@ -492,12 +492,15 @@ impl Preview {
         };
         let mut memo = self.rendered.borrow_mut();
         if !matches!(&*memo, Some(m) if m.0 == self.selected && m.1 == width) {
-            let lines = crate::markdown::render(body, width).lines;
-            *memo = Some(Box::new((self.selected, width, lines)));
+            let body = crate::markdown::render_uncoloured(body, width);
+            *memo = Some(Box::new((self.selected, width, body)));
         }
-        memo.as_ref()
-            .map(|m| m.2.iter().take(rows).cloned().collect())
-            .unwrap_or_default()
+        let Some(m) = memo.as_mut() else {
+            return Vec::new();
+        };
+        // Only the rows shown are coloured: a long paste's code costs nothing unseen.
+        m.2.colour_rows(0..rows);
+        m.2.lines.iter().take(rows).cloned().collect()
     }
 }
 

@@ -128,9 +128,9 @@ pub struct Preview {
     pub bytes: usize,
 }
 
-/// A body rendered for the paste preview: the item and width it was rendered for, and its
-/// lines.
-pub type RenderedBody = Option<Box<(usize, usize, Vec<ratatui::text::Line<'static>>)>>;
+/// A body rendered for the paste preview: the item and width it was rendered for, and the
+/// rendering (its code coloured as far as it was shown).
+pub type RenderedBody = Option<Box<(usize, usize, crate::markdown::Rendered)>>;
 
 /// A paste the database did not take (disk full, or busy): kept in memory until it is
 /// stored or written to a file.
