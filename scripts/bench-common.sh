@@ -24,15 +24,15 @@ install_pkg() {
 bench_setup() {
     command -v python3 >/dev/null || die "python3 is needed"
     command -v hyperfine >/dev/null || install_pkg hyperfine hyperfine
-    cargo build --release
-    cargo build --release --example gen_transcript
+    cargo build --profile profiling
+    cargo build --profile profiling --example gen_transcript
     local target_dir
     target_dir=$(cargo metadata --format-version 1 --no-deps |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
     # CROSSTALK=path measures that binary instead (a build of another commit, for figures
     # before and after a change, taken by the same script).
-    cli="${CROSSTALK:-$target_dir/release/crosstalk}"
-    gen="$target_dir/release/examples/gen_transcript"
+    cli="${CROSSTALK:-$target_dir/profiling/crosstalk}"
+    gen="$target_dir/profiling/examples/gen_transcript"
     [ -x "$cli" ] || die "$cli was not built"
     [ -x "$gen" ] || die "$gen was not built"
     if [ -n "${BENCH_DIR:-}" ]; then
@@ -45,12 +45,12 @@ bench_setup() {
     fi
 }
 
-# release_bin: BIN (a binary given, for figures of another build), else the release build made
-# now; as an absolute path.
+# release_bin: BIN (a binary given, for figures of another build), else the release code
+# built now with line tables (`--profile profiling`); as an absolute path.
 release_bin() {
     if [ -z "${BIN:-}" ]; then
-        cargo build --release >&2
-        BIN=target/release/crosstalk
+        cargo build --profile profiling >&2
+        BIN=target/profiling/crosstalk
     fi
     [ -x "$BIN" ] || die "$BIN is not an executable"
     BIN=$(realpath "$BIN")

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::cli::Failure;
-use crate::cli::database::store_cmd::{open, store_failure};
+use crate::cli::database::store_cmd::{open_existing, store_failure};
 use crate::cli::output::{Stdout, print_json};
 
 /// Runs `crosstalk backup FILE [--force] [--json]`.
@@ -38,7 +38,7 @@ pub(crate) fn backup(
             crate::sanitize::sanitize_line(&file.display().to_string())
         )));
     }
-    let store = open(db)?;
+    let store = open_existing(db)?;
     let b = store.backup_to(file, force).map_err(store_failure)?;
     let mut out = Stdout::new();
     if as_json {

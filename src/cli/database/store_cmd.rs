@@ -54,17 +54,26 @@ fn named(db: Option<&Path>) -> bool {
     db.is_some() || std::env::var_os("CROSSTALK_DB").is_some()
 }
 
-/// [`open`] for a command that reads or changes what is stored: a named database that does
-/// not exist is refused, as a mistyped `--db` would otherwise get a new, empty database and
-/// report success (no threads, an empty export). The default database is made as usual.
+/// [`open`] for a command that reads or changes what is stored: a database that does not
+/// exist is refused, never made. A mistyped `--db` would otherwise get a new, empty database
+/// and report success (no threads, an empty export), and `crosstalk threads` on a new machine
+/// would leave an empty database behind; only what stores (`import`, `watch`, `serve`,
+/// `send`, the app) makes one.
 pub(crate) fn open_existing(db: Option<&Path>) -> Result<Store, Failure> {
     let path = db_path(db)?;
-    if named(db) && !path.exists() {
-        return Err(Failure::usage(format!(
-            "no database at `{}`; check the path given with --db or CROSSTALK_DB (`crosstalk \
-             import` makes a new one)",
-            sanitize_line(&path.display().to_string())
-        )));
+    if !path.exists() {
+        let shown = sanitize_line(&path.display().to_string()).into_owned();
+        return Err(Failure::usage(if named(db) {
+            format!(
+                "no database at `{shown}`; check the path given with --db or CROSSTALK_DB \
+                 (`crosstalk import` makes a new one)"
+            )
+        } else {
+            format!(
+                "no database yet at `{shown}`: nothing has been stored; start with `crosstalk \
+                 import FILE` or the app (`crosstalk`), or try `crosstalk --demo`"
+            )
+        }));
     }
     open(db)
 }

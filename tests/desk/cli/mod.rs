@@ -7,6 +7,7 @@ mod integrity;
 mod keys;
 mod mail_export;
 mod memory;
+mod no_database;
 mod output;
 mod primer;
 mod queue;
