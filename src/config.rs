@@ -458,6 +458,69 @@ pub(crate) fn state_dir() -> PathBuf {
         .unwrap_or_else(data_dir)
 }
 
+/// The files of the state directory ([`state_dir`]) that older versions kept in the data
+/// directory: the app's log and the digests of its own copies (which a clipboard watch
+/// leaves alone). Neither is data the operator made, so they belong with state.
+const MOVED_TO_STATE: [&str; 2] = ["crosstalk.log", "own-copies"];
+
+/// The app's log file.
+pub(crate) fn log_file() -> PathBuf {
+    state_dir().join("crosstalk.log")
+}
+
+/// The digests of the last copies the app and the watch made ([`crate::clipboard`]).
+pub(crate) fn own_copies_file() -> PathBuf {
+    state_dir().join("own-copies")
+}
+
+/// Moves what older versions kept in the data directory to the state directory, once:
+/// before the app or the watch first writes there. A file already in the state directory
+/// is kept, and the old one left where it is.
+pub(crate) fn move_state_files() {
+    let (data, state) = (data_dir(), state_dir());
+    if data != state {
+        for e in move_files(&data, &state, &MOVED_TO_STATE) {
+            tracing::warn!("{e}");
+        }
+    }
+}
+
+/// Moves each of `names` from folder `from` to folder `to` (made, 0700, when something is
+/// moved) unless `to` has it already; renamed, or copied and removed across file systems.
+/// Returns what could not be moved.
+fn move_files(from: &Path, to: &Path, names: &[&str]) -> Vec<String> {
+    let mut failed = Vec::new();
+    for name in names {
+        let (old, new) = (from.join(name), to.join(name));
+        if !old.is_file() || new.exists() {
+            continue;
+        }
+        let moved = make_private_dir(to)
+            .and_then(|()| std::fs::rename(&old, &new).or_else(|_| copy_then_remove(&old, &new)));
+        if let Err(e) = moved {
+            failed.push(format!(
+                "cannot move {} to {}: {e}",
+                old.display(),
+                new.display()
+            ));
+        }
+    }
+    failed
+}
+
+fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+fn copy_then_remove(old: &Path, new: &Path) -> std::io::Result<()> {
+    std::fs::copy(old, new)?;
+    std::fs::remove_file(old)
+}
+
 /// Loads the configuration: `explicit` (the `--config` flag) or `$CROSSTALK_CONFIG` must
 /// exist; the default file may be absent.
 pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
@@ -524,6 +587,38 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn state_files_move_from_the_data_directory_once_and_never_over_newer_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let (data, state) = (dir.path().join("data"), dir.path().join("state/crosstalk"));
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::write(data.join("crosstalk.log"), "old log\n").unwrap();
+        std::fs::write(data.join("own-copies"), "digests").unwrap();
+        std::fs::write(data.join("crosstalk.db"), "data stays").unwrap();
+        assert!(super::move_files(&data, &state, &super::MOVED_TO_STATE).is_empty());
+        assert_eq!(
+            std::fs::read_to_string(state.join("crosstalk.log")).unwrap(),
+            "old log\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(state.join("own-copies")).unwrap(),
+            "digests"
+        );
+        assert!(!data.join("crosstalk.log").exists() && !data.join("own-copies").exists());
+        assert!(data.join("crosstalk.db").exists() && !state.join("crosstalk.db").exists());
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&state).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        // An old file beside a newer one is left where it is.
+        std::fs::write(data.join("crosstalk.log"), "older\n").unwrap();
+        assert!(super::move_files(&data, &state, &super::MOVED_TO_STATE).is_empty());
+        assert_eq!(
+            std::fs::read_to_string(state.join("crosstalk.log")).unwrap(),
+            "old log\n"
+        );
+        assert!(data.join("crosstalk.log").exists());
+    }
 
     #[test]
     fn defaults_and_values() {

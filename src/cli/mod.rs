@@ -21,8 +21,10 @@ macro_rules! out {
 
 mod carrying;
 mod database;
+mod help;
 mod input;
 mod ledgers;
+mod manual;
 mod output;
 mod reading;
 mod writing;
@@ -44,9 +46,6 @@ pub(crate) const EXIT_USAGE: u8 = 2;
 /// The operator's desk for AI Crosstalk envelopes.
 #[derive(Debug, Parser)]
 #[command(name = "crosstalk", version, about, long_about = None)]
-#[command(
-    after_help = "Exit status: 0 ok; 1 invalid input, no envelope found or failed verification; 2 usage or I/O error."
-)]
 pub(crate) struct Cli {
     /// Config file [default: $CROSSTALK_CONFIG, then the platform config directory].
     #[arg(long, global = true, value_name = "PATH")]
@@ -353,6 +352,21 @@ enum Command {
     /// marked as delivered over http when the peer takes it, and the peer's ACK or ERROR is
     /// stored in its thread. Exit 1 when the peer refused it.
     Send(carrying::http_cmd::SendArgs),
+    /// Print the completion script for a shell (see the README for where each shell reads it).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page of crosstalk or of one command (`crosstalk man queue done | man
+    /// -l -`), or write every page into a folder.
+    Man {
+        /// The command whose page to print, as its words [default: the program's page].
+        command: Vec<String>,
+        /// Write every page into DIR instead (`crosstalk.1`, `crosstalk-parse.1`, …).
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// The two `sig:` forms on the command line.
@@ -388,7 +402,11 @@ impl Failure {
 /// Everything this prints on standard error passes through the sanitizer: messages quote
 /// file names, arguments and ids as given, and those can hold escape sequences too.
 pub fn run() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    use clap::FromArgMatches;
+    let cli = match manual::program()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
@@ -437,6 +455,12 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             .map(|()| 0)
             .map_err(|e| Failure::usage(e.to_string()));
     }
+    // Nor do the generated scripts and pages depend on the config.
+    match &cli.command {
+        Some(Command::Completions { shell }) => return manual::completions(*shell),
+        Some(Command::Man { command, dir }) => return manual::man(command, dir.as_deref()),
+        _ => {}
+    }
     let config =
         crate::config::load(cli.config.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     let Some(command) = cli.command else {
@@ -465,6 +489,8 @@ fn command_with(
 ) -> Result<u8, Failure> {
     match command {
         Command::HoldClipboard => Ok(0),
+        Command::Completions { shell } => manual::completions(shell),
+        Command::Man { command, dir } => manual::man(&command, dir.as_deref()),
         Command::Parse { file, json } => reading::parse_cmd::parse(file.as_deref(), json, opts),
         Command::Fmt { file, fill_ids } => reading::parse_cmd::fmt(file.as_deref(), fill_ids, opts),
         Command::Check { files, json, no_db } => {

@@ -215,6 +215,13 @@ impl Clipboard {
         }
     }
 
+    /// This handle with its own copies remembered in `file` (the state directory's
+    /// `own-copies`, shared by the app and the clipboard watch).
+    pub fn own_copies_in(mut self, file: PathBuf) -> Clipboard {
+        self.own = watch::OwnCopies::shared(file);
+        self
+    }
+
     /// This handle with its own copies remembered in memory only: a companion on the
     /// operator's machine writes nothing there but its spool.
     pub(crate) fn own_copies_in_memory(mut self) -> Clipboard {

@@ -128,7 +128,7 @@ impl OwnCopies {
         while own.len() > OWN_COPIES {
             own.pop_front();
         }
-        // Only into a data directory that exists (the app makes it for its log): a copy
+        // Only into a state directory that exists (the app makes it for its log): a copy
         // never creates folders.
         let file = self
             .file

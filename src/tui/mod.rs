@@ -6,6 +6,7 @@
 //! The terminal is restored on every way out: a normal quit, an error, and a panic (the
 //! panic hook restores it before the message is printed).
 
+mod burst;
 pub mod demo;
 mod editor;
 mod pipe;
@@ -84,7 +85,8 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
     let config = launch.config;
     let keymap = keymap(&config)?;
     let data = crate::config::data_dir();
-    init_logging(&data);
+    crate::config::move_state_files();
+    init_logging(&crate::config::log_file());
     let (store, label, db_path) = open_store(launch.db, launch.demo)?;
     // 4 MiB of page cache: enough for what is on screen; the import's 32 MiB would make
     // the app hold tens of megabytes after opening one long thread.
@@ -95,7 +97,8 @@ pub fn run(launch: Launch) -> anyhow::Result<u8> {
         ));
     }
     let settings = settings(&config, launch.demo, label, db_path);
-    let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone());
+    let clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data.clone())
+        .own_copies_in(crate::config::own_copies_file());
     tracing::info!("starting on {}", settings.label);
 
     let stop = stop_signal();
@@ -250,6 +253,13 @@ fn without_spin(wait: Duration) -> Duration {
 /// of keys would cost a frame per key.
 const DRAIN: Duration = Duration::from_millis(1);
 
+/// The most events read in one burst before they are acted on (a megabyte of pasted text).
+const MAX_BURST: usize = 1 << 20;
+
+/// How long the rest of an unbracketed paste may keep the app waiting between its pieces
+/// (an SSH connection delivers a long paste in several).
+const PASTE_GAP: Duration = Duration::from_millis(50);
+
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
@@ -292,14 +302,36 @@ fn event_loop(
             continue;
         }
         // Take every event already waiting before drawing again: a held key or a burst of
-        // wheel events costs one frame, not one per event.
-        loop {
-            if let Some(action) = action_of(app, event::read()?) {
+        // wheel events costs one frame, not one per event; and a burst that is pasted text
+        // (a terminal without bracketed paste) is one paste, not keys.
+        let mut burst = vec![event::read()?];
+        while burst.len() < MAX_BURST && event::poll(DRAIN)? {
+            burst.push(event::read()?);
+        }
+        if let Some(mut text) = burst::pasted_text(&burst) {
+            // The rest of a paste that arrives in pieces joins it while it is text.
+            let mut after = None;
+            while text.len() < MAX_BURST * 4 && event::poll(PASTE_GAP)? {
+                let ev = event::read()?;
+                match burst::typed(&ev) {
+                    Some(c) => text.push(c),
+                    None => {
+                        after = Some(ev);
+                        break;
+                    }
+                }
+            }
+            burst = after.into_iter().collect();
+            let effects = app.update(Action::Paste(text));
+            perform_all(terminal, app, effects, stop)?;
+        }
+        for ev in burst {
+            if app.quit {
+                break;
+            }
+            if let Some(action) = action_of(app, ev) {
                 let effects = app.update(action);
                 perform_all(terminal, app, effects, stop)?;
-            }
-            if app.quit || !event::poll(DRAIN)? {
-                break;
             }
         }
         if app.quit {
@@ -370,13 +402,15 @@ fn action_of(app: &App, ev: Event) -> Option<Action> {
     }
 }
 
-/// Logs go to `crosstalk.log` in the data directory, never to the screen.
-fn init_logging(dir: &Path) {
-    let _ = std::fs::create_dir_all(dir);
+/// Logs go to `file` (`crosstalk.log` in the state directory), never to the screen.
+fn init_logging(file: &Path) {
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
     let Ok(file) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(dir.join("crosstalk.log"))
+        .open(file)
     else {
         return;
     };

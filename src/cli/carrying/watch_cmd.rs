@@ -39,6 +39,7 @@ pub(crate) fn watch(
     opts: &Options,
 ) -> Result<u8, Failure> {
     let mut store = open(db)?;
+    crate::config::move_state_files();
     store
         .set_operator_addresses(&config.operator.addresses)
         .map_err(|e| Failure::usage(e.to_string()))?;
@@ -205,7 +206,8 @@ impl Watching {
         Self::start_with(
             config,
             opts,
-            Clipboard::new(config.clipboard.clone(), Env::from_process(), data),
+            Clipboard::new(config.clipboard.clone(), Env::from_process(), data)
+                .own_copies_in(crate::config::own_copies_file()),
             json,
         )
     }

@@ -63,7 +63,8 @@ pub(crate) fn primer(config: &Config, opts: &Options, a: PrimerArgs) -> Result<u
     }
     if a.copy {
         let data = crate::config::data_dir();
-        let mut clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data);
+        let mut clipboard = Clipboard::new(config.clipboard.clone(), Env::from_process(), data)
+            .own_copies_in(crate::config::own_copies_file());
         let report = clipboard
             .copy(&text, &mut std::io::stdout())
             .map_err(|e| Failure::usage(e.to_string()))?;

@@ -6,6 +6,7 @@ mod consent;
 mod integrity;
 mod keys;
 mod mail_export;
+mod manual;
 mod memory;
 mod no_database;
 mod output;

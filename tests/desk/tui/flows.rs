@@ -163,6 +163,39 @@ fn bracketed_paste_with_carriage_returns_imports_cleanly() {
     }
 }
 
+/// A terminal without bracketed paste types a paste as keys. Run as commands, a transcript's
+/// letters would open replies (`n`, `r`), save drafts and type the rest into them; the burst
+/// opens the paste preview instead, as a bracketed paste does, and nothing else happens.
+#[test]
+fn a_paste_without_bracketed_paste_opens_the_preview_not_commands() {
+    let Some(t) = Term::new() else { return };
+    t.start(80, 24, &[]);
+    t.wait_for("No threads yet.");
+    let transcript = std::fs::read_to_string(manifest(TRANSCRIPT)).unwrap();
+    t.paste_as_keys(&transcript);
+    t.wait_for("Paste: 3 envelopes");
+    t.keys(&["Enter"]);
+    t.wait_for("Imported 3");
+    let (_, show) = t.only_thread();
+    assert_eq!(show["messages"].as_array().unwrap().len(), 3, "{show}");
+    for m in show["messages"].as_array().unwrap() {
+        assert_eq!(m["diagnostics"], serde_json::json!([]), "{m}");
+    }
+    let queue = t.cli_json(&["queue"]);
+    let drafts = queue["sections"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["section"] == "drafts"))
+        .map(|s| s["count"].clone());
+    assert_eq!(
+        drafts,
+        Some(serde_json::json!(0)),
+        "no draft was made: {queue}"
+    );
+    // Keys a person types are still keys.
+    t.keys(&["?"]);
+    t.wait_for("Help");
+}
+
 /// A text whose lines end in CR LF (copied on Windows, or from a mail) arrives through a
 /// bracketed paste as CR CR: it stores the body its sender wrote, not one with a blank line
 /// before every line, and is the same message as the copy imported from a file.

@@ -317,6 +317,15 @@ impl Term {
         self.tmux(&args);
     }
 
+    /// `text` pasted as a terminal without bracketed paste sends it: as keys, all at once
+    /// (tmux's `paste-buffer` without `-p`; line feeds as carriage returns).
+    pub fn paste_as_keys(&self, text: &str) {
+        let file = self.path("paste.txt");
+        std::fs::write(&file, text).unwrap();
+        self.tmux(&["load-buffer", "-b", "to-paste", file.to_str().unwrap()]);
+        self.tmux(&["paste-buffer", "-d", "-b", "to-paste", "-t", "ct"]);
+    }
+
     /// The newest tmux paste buffer (what the last OSC 52 copy set), if any.
     pub fn buffer(&self) -> Option<String> {
         let out = self.tmux_output(&["show-buffer"]);

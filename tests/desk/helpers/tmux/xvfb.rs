@@ -163,13 +163,14 @@ impl Xvfb {
 }
 
 impl Xvfb {
-    /// The real binary on this display, at home in `dir` (its data directory too), reading
+    /// The real binary on this display, at home in `dir` (its data and state directory too), reading
     /// `config`, with nothing that would make it think it runs over SSH or on Wayland.
     pub fn crosstalk(&self, dir: &std::path::Path, config: &std::path::Path) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_crosstalk"));
         cmd.env("DISPLAY", &self.display)
             .env("HOME", dir)
             .env("XDG_DATA_HOME", dir)
+            .env("XDG_STATE_HOME", dir)
             .env("CROSSTALK_CONFIG", config)
             .env_remove("WAYLAND_DISPLAY")
             .env_remove("SSH_TTY")
