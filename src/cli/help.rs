@@ -210,7 +210,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
         path: "reply",
         exit: [
             "the draft was saved and printed",
-            "no message has that id, or the prefix names several",
+            "no message has that id, the prefix names several, or the draft written is not valid (it is printed, with its diagnostics)",
             USAGE,
         ],
         examples: &[
@@ -279,7 +279,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
         exit: [
             "stopped with Ctrl-C",
             UNUSED,
-            "no clipboard can be read here, the database could not be opened, or usage error",
+            "no clipboard can be read here, the database could not be opened, the desk refused the token (--to), or usage error",
         ],
         examples: &[
             "crosstalk watch",

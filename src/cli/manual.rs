@@ -60,7 +60,8 @@ pub(super) fn man(words: &[String], dir: Option<&Path>) -> Result<u8, Failure> {
             })?;
     }
     let mut page = Vec::new();
-    render(command, &words.join(" "), &mut page)
+    let man = Man::new(command.clone()).manual(MANUAL);
+    render(&man, command, &words.join(" "), &mut page)
         .map_err(|e| Failure::usage(format!("cannot write the page: {e}")))?;
     let mut out = Stdout::new();
     let _ = out.write_all(&page);
@@ -72,9 +73,9 @@ pub(super) fn man(words: &[String], dir: Option<&Path>) -> Result<u8, Failure> {
 /// how many.
 fn write_all(command: &clap::Command, path: &str, dir: &Path) -> std::io::Result<usize> {
     std::fs::create_dir_all(dir)?;
-    let man = Man::new(command.clone());
+    let man = Man::new(command.clone()).manual(MANUAL);
     let mut page = Vec::new();
-    render(command, path, &mut page)?;
+    render(&man, command, path, &mut page)?;
     std::fs::write(dir.join(man.get_filename()), page)?;
     let mut written = 1;
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
@@ -88,10 +89,17 @@ fn write_all(command: &clap::Command, path: &str, dir: &Path) -> std::io::Result
     Ok(written)
 }
 
+/// The name of the manual the pages belong to, in each page's footer.
+const MANUAL: &str = "crosstalk manual";
+
 /// One page: clap_mangen's sections, then EXIT STATUS and EXAMPLES from the table in place
 /// of the help's text after the options (which clap_mangen would show as "EXTRA").
-fn render(command: &clap::Command, path: &str, w: &mut dyn Write) -> std::io::Result<()> {
-    let man = Man::new(command.clone()).manual("crosstalk manual");
+fn render(
+    man: &Man,
+    command: &clap::Command,
+    path: &str,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
     man.render_title(w)?;
     man.render_name_section(w)?;
     man.render_synopsis_section(w)?;
